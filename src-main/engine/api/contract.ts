@@ -1,0 +1,467 @@
+/**
+ * The one contract between the engine and its front doors (Electron IPC, browser mode, CLI,
+ * in-memory test transport). Imports nothing but the schema library, so the renderer and the
+ * preload can include it.
+ *
+ * Every method is `area:verb`, takes one JSON payload validated against its request schema at
+ * the front door, and answers `{ ok: true, value } | { ok: false, error }`. Long operations answer
+ * a `{ jobId }` and stream `job:progress` / `job:finished` events.
+ */
+import { z } from 'zod';
+
+const kbName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _.-]*$/u, 'letters, digits, space, "_", "-", "." only');
+const id = z.number().int().nonnegative();
+const path = z.string().min(1).max(4096);
+const shortText = z.string().max(10_000);
+
+export const STRATEGIES = ['dr', 'hyp', 'dapt', 'vector', 'llm-only'] as const;
+export type StrategyName = (typeof STRATEGIES)[number];
+export const RDF_FORMATS = ['turtle', 'ntriples', 'nquads', 'rdfxml'] as const;
+export type RdfFormat = (typeof RDF_FORMATS)[number];
+
+const empty = z.object({}).strict();
+
+/** Request schemas, one per method. Unknown fields are refused (`strict`). */
+export const requestSchemas = {
+  'system:doctor': empty,
+  'system:getSettings': empty,
+  'system:setSettings': z.object({ settings: z.record(z.string().max(100), z.unknown()) }).strict(),
+
+  'kb:list': empty,
+  'kb:create': z.object({ name: kbName, description: shortText.optional(), baseIri: z.string().url().max(2000).optional() }).strict(),
+  'kb:info': z.object({ kb: kbName }).strict(),
+  'kb:rename': z.object({ kb: kbName, newName: kbName }).strict(),
+  'kb:delete': z.object({ kb: kbName }).strict(),
+
+  'docs:add': z.object({ kb: kbName, paths: z.array(path).min(1).max(10_000) }).strict(),
+  'docs:list': z
+    .object({
+      kb: kbName,
+      offset: z.number().int().nonnegative().default(0),
+      limit: z.number().int().positive().max(1000).default(200),
+      sort: z.enum(['title', 'mime', 'language', 'size', 'chunkCount', 'tripleCount', 'status', 'addedAt']).default('addedAt'),
+      descending: z.boolean().default(false),
+      filter: z.string().max(500).default(''),
+    })
+    .strict(),
+  'docs:get': z.object({ kb: kbName, id }).strict(),
+  'docs:remove': z.object({ kb: kbName, id }).strict(),
+
+  'index:start': z.object({ kb: kbName }).strict(),
+  'jobs:list': empty,
+  'jobs:cancel': z.object({ jobId: z.string().max(100) }).strict(),
+  'jobs:pause': z.object({ jobId: z.string().max(100) }).strict(),
+
+  'graph:search': z.object({ kb: kbName, query: z.string().max(1000), type: z.string().max(200).optional(), limit: z.number().int().positive().max(500).default(50) }).strict(),
+  'graph:entity': z.object({ kb: kbName, id }).strict(),
+  'graph:neighbourhood': z.object({ kb: kbName, id, hops: z.number().int().min(1).max(3).default(1), limit: z.number().int().positive().max(20_000).default(2000) }).strict(),
+  'rdf:export': z
+    .object({
+      kb: kbName,
+      format: z.enum(RDF_FORMATS).default('turtle'),
+      scope: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('all') }).strict(),
+        z.object({ kind: z.literal('document'), documentId: id }).strict(),
+        z.object({ kind: z.literal('entity'), entityId: id, hops: z.number().int().min(1).max(3) }).strict(),
+      ]),
+      outputPath: path,
+    })
+    .strict(),
+  'rdf:import': z.object({ kb: kbName, inputPath: path, format: z.enum(RDF_FORMATS).optional() }).strict(),
+  'sparql:query': z
+    .object({
+      kb: kbName,
+      query: z.string().min(1).max(100_000),
+      allowUpdate: z.boolean().default(false),
+      timeoutMs: z.number().int().positive().max(600_000).default(10_000),
+      maxRows: z.number().int().positive().max(100_000).default(1000),
+    })
+    .strict(),
+
+  'qa:ask': z
+    .object({
+      kb: kbName,
+      question: z.string().min(1).max(4000),
+      strategy: z.enum(STRATEGIES).default('dr'),
+      answerLanguage: z.string().regex(/^[a-z]{2,3}$/).optional(),
+      retrievalOnly: z.boolean().default(false),
+    })
+    .strict(),
+  'qa:history': z.object({ kb: kbName, search: z.string().max(1000).default(''), limit: z.number().int().positive().max(1000).default(100) }).strict(),
+
+  'models:list': empty,
+  'models:catalog': empty,
+  'models:status': empty,
+  'models:load': z
+    .object({
+      role: z.enum(['generation', 'embedding']),
+      path,
+      gpuLayers: z.union([z.literal('auto'), z.number().int().nonnegative()]).default('auto'),
+      contextSize: z.number().int().min(512).max(1_048_576).optional(),
+      threads: z.number().int().positive().max(256).optional(),
+      batchSize: z.number().int().positive().max(65_536).optional(),
+      sequences: z.number().int().min(1).max(64).optional(),
+    })
+    .strict(),
+  'models:unload': z.object({ role: z.enum(['generation', 'embedding']) }).strict(),
+  'models:inspect': z.object({ path }).strict(),
+  'models:import': z.object({ path, mode: z.enum(['copy', 'reference']).default('copy') }).strict(),
+  'models:remove': z.object({ file: z.string().min(1).max(500) }).strict(),
+  'models:download': z.object({ catalogId: z.string().min(1).max(200) }).strict(),
+  'models:try': z.object({ prompt: z.string().min(1).max(10_000), maxTokens: z.number().int().positive().max(4096).default(256) }).strict(),
+
+  'eval:run': z
+    .object({
+      datasetPath: path,
+      format: z.enum(['hotpotqa', '2wiki', 'musique', 'mse-kg', 'xquad', 'csv', 'jsonl']),
+      strategies: z.array(z.enum(STRATEGIES)).min(1),
+      languages: z.array(z.string().regex(/^[a-z]{2,3}$/)).min(1).default(['en']),
+      limit: z.number().int().positive().max(100_000).default(20),
+      outDir: path,
+    })
+    .strict(),
+  'eval:report': z.object({ outDir: path }).strict(),
+} as const;
+
+export type Method = keyof typeof requestSchemas;
+export const METHODS = Object.keys(requestSchemas) as Method[];
+export type Request<M extends Method> = z.input<(typeof requestSchemas)[M]>;
+export type ParsedRequest<M extends Method> = z.output<(typeof requestSchemas)[M]>;
+
+// ---------- Response types ----------
+
+export interface ErrorData {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+
+export interface JobRef {
+  jobId: string;
+}
+
+export interface GpuDevice {
+  name: string;
+  vramTotalBytes: number;
+  vramFreeBytes: number;
+}
+
+export interface DoctorReport {
+  versions: Record<string, string>;
+  llama: { backend: string; gpu: string | false; devices: GpuDevice[]; error?: string };
+  electronBinary: { present: boolean; reason?: string };
+  models: { file: string; sizeBytes: number; kind: 'gguf' | 'onnx' }[];
+  modelsDir: string;
+  dataDir: { path: string; writable: boolean };
+  generation: ModelStatus | null;
+  embedding: ModelStatus | null;
+}
+
+export interface KbSummary {
+  name: string;
+  description: string;
+  baseIri: string;
+  documentCount: number;
+  entityCount: number;
+  tripleCount: number;
+  embedder: { identity: string; dimension: number } | null;
+  createdAt: string;
+}
+
+export interface KbInfo extends KbSummary {
+  chunkCount: number;
+  relationCount: number;
+  rdf: { state: 'idle' | 'loading' | 'ready' | 'error'; triples: number; message?: string };
+  sizeBytes: number;
+}
+
+export interface DocumentRow {
+  id: number;
+  path: string;
+  title: string;
+  mime: string;
+  size: number;
+  language: string | null;
+  status: 'pending' | 'indexing' | 'indexed' | 'error';
+  error: string | null;
+  chunkCount: number;
+  tripleCount: number;
+  addedAt: string;
+}
+
+export interface DocumentPage {
+  total: number;
+  rows: DocumentRow[];
+}
+
+export interface ChunkView {
+  id: number;
+  ord: number;
+  text: string;
+  summary: string | null;
+  englishText: string | null;
+  language: string | null;
+  startOffset: number;
+  endOffset: number;
+  page: number | null;
+}
+
+export interface TripleView {
+  id: number;
+  sourceId: number;
+  source: string;
+  relation: string;
+  targetId: number;
+  target: string;
+  description: string | null;
+  chunkIds: number[];
+}
+
+export interface DocumentDetail {
+  document: DocumentRow;
+  chunks: ChunkView[];
+  triples: TripleView[];
+}
+
+export interface AddDocumentsResult {
+  added: DocumentRow[];
+  unchanged: number;
+  errors: { path: string; reason: string }[];
+}
+
+export interface EntitySummaryView {
+  id: number;
+  name: string;
+  type: string;
+  summary: string | null;
+  score?: number;
+}
+
+export interface EntityCard extends EntitySummaryView {
+  aliases: string[];
+  outgoing: TripleView[];
+  incoming: TripleView[];
+  sourceChunks: { chunkId: number; documentId: number; documentTitle: string; text: string; page: number | null }[];
+}
+
+export interface GraphView {
+  nodes: { id: number; name: string; type: string; hop: number }[];
+  edges: { id: number; source: number; target: number; relation: string }[];
+  truncated: boolean;
+}
+
+export interface SparqlResult {
+  kind: 'select' | 'ask' | 'graph' | 'update';
+  columns: string[];
+  rows: Record<string, string | null>[];
+  boolean?: boolean;
+  /** CONSTRUCT/DESCRIBE results, as Turtle. */
+  turtle?: string;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export interface Citation {
+  documentId: number;
+  documentTitle: string;
+  chunkId: number;
+  page: number | null;
+  startOffset: number;
+  endOffset: number;
+}
+
+export interface Evidence {
+  kind: 'summary' | 'triple' | 'chunk';
+  text: string;
+  /** Entity name, triple, or chunk label. */
+  label: string;
+  score: number;
+  citations: Citation[];
+}
+
+export interface TraceStep {
+  step: string;
+  detail: unknown;
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  ms: number;
+}
+
+export interface Answer {
+  question: string;
+  questionLanguage: string;
+  answerLanguage: string;
+  strategy: StrategyName;
+  text: string;
+  /** True when no generation model ran: `text` lists ranked evidence only. */
+  retrievalOnly: boolean;
+  evidence: Evidence[];
+  trace: TraceStep[];
+  usage: { llmCalls: number; promptTokens: number; completionTokens: number; cacheHits: number; ms: number };
+}
+
+export interface HistoryEntry {
+  id: number;
+  askedAt: string;
+  answer: Answer;
+}
+
+export interface ModelFile {
+  file: string;
+  path: string;
+  kind: 'gguf' | 'onnx';
+  sizeBytes: number;
+}
+
+export interface ModelInfo {
+  path: string;
+  architecture: string;
+  parameters?: number;
+  quantisation?: string;
+  contextLength?: number;
+  embeddingLength?: number;
+  chatTemplate?: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export interface ModelStatus {
+  role: 'generation' | 'embedding';
+  path: string;
+  identity: string;
+  backend: string;
+  gpuLayers: number;
+  totalLayers: number;
+  contextSize?: number;
+  sequences?: number;
+  threads?: number;
+  dimension?: number;
+  /** Why these settings were chosen (auto offload, fallback after out-of-memory…). */
+  explanation: string;
+}
+
+export interface CatalogEntry {
+  id: string;
+  role: 'generation' | 'embedding';
+  name: string;
+  tier?: 'small' | 'medium' | 'workstation';
+  file: string;
+  sizeBytes: number;
+  licence: string;
+  languages: string[];
+  quantisation?: string;
+  uri: string;
+  sha256?: string;
+  installed: boolean;
+}
+
+export interface EvalReportView {
+  outDir: string;
+  markdown: string;
+  rows: Record<string, unknown>[];
+}
+
+export interface Settings {
+  defaultStrategy: StrategyName;
+  answerLanguage: string | null;
+  uiLanguage: string | null;
+  theme: 'system' | 'light' | 'dark';
+  concurrency: number;
+  strategyParams: Record<string, number>;
+}
+
+/** What each method answers. */
+export interface Responses {
+  'system:doctor': DoctorReport;
+  'system:getSettings': Settings;
+  'system:setSettings': Settings;
+  'kb:list': KbSummary[];
+  'kb:create': KbSummary;
+  'kb:info': KbInfo;
+  'kb:rename': KbSummary;
+  'kb:delete': { deleted: true };
+  'docs:add': AddDocumentsResult;
+  'docs:list': DocumentPage;
+  'docs:get': DocumentDetail;
+  'docs:remove': { removed: true };
+  'index:start': JobRef;
+  'jobs:list': JobState[];
+  'jobs:cancel': { cancelled: boolean };
+  'jobs:pause': { paused: boolean };
+  'graph:search': EntitySummaryView[];
+  'graph:entity': EntityCard;
+  'graph:neighbourhood': GraphView;
+  'rdf:export': JobRef;
+  'rdf:import': JobRef;
+  'sparql:query': SparqlResult;
+  'qa:ask': JobRef;
+  'qa:history': HistoryEntry[];
+  'models:list': ModelFile[];
+  'models:catalog': CatalogEntry[];
+  'models:status': { generation: ModelStatus | null; embedding: ModelStatus | null };
+  'models:load': ModelStatus;
+  'models:unload': { unloaded: boolean };
+  'models:inspect': ModelInfo;
+  'models:import': ModelFile;
+  'models:remove': { removed: true };
+  'models:download': JobRef;
+  'models:try': { text: string; promptTokens: number; completionTokens: number; ms: number };
+  'eval:run': JobRef;
+  'eval:report': EvalReportView;
+}
+
+// ---------- Events ----------
+
+export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval';
+export type JobStatus = 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
+
+export interface JobProgress {
+  jobId: string;
+  kind: JobKind;
+  kb: string | null;
+  stage: string;
+  done: number;
+  total: number;
+  /** Units per second over the stage so far. */
+  rate: number;
+  etaSeconds: number | null;
+  message: string;
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheHits: number;
+}
+
+export interface JobState {
+  jobId: string;
+  kind: JobKind;
+  kb: string | null;
+  status: JobStatus;
+  startedAt: string;
+  progress: JobProgress | null;
+  error: ErrorData | null;
+}
+
+export interface Events {
+  'job:progress': JobProgress;
+  'job:finished': { jobId: string; kind: JobKind; status: Exclude<JobStatus, 'running'>; result: unknown; error: ErrorData | null };
+  /** Streamed answer text of an `ask` job. */
+  'qa:token': { jobId: string; text: string };
+}
+export type EventName = keyof Events;
+export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token'];
+
+/** The typed surface every front door offers: one promise-returning call per method. */
+export interface PolyhopApi {
+  call<M extends Method>(method: M, request: Request<M>): Promise<Responses[M]>;
+  on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+}
+
+/** Channel names on the Electron IPC bridge. */
+export const IPC_INVOKE_CHANNEL = 'polyhop:invoke';
+export const IPC_EVENT_CHANNEL = 'polyhop:event';

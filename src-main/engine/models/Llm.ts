@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+
+/** A prompt file filled with its variables; see {@link PromptLibrary}. */
+export interface RenderedPrompt {
+  /** Path of the prompt under `prompts/` without extension, e.g. `mder/map`. */
+  readonly name: string;
+  /** The `version:` line of the prompt file; part of the call-cache key. */
+  readonly version: string;
+  readonly system: string;
+  readonly user: string;
+  /** The variables the prompt was filled with (test doubles match on these, never on prose). */
+  readonly variables: Readonly<Record<string, string>>;
+}
+
+export interface LlmCallOptions {
+  /** Aborts generation; the call rejects with a CancelledError. */
+  signal?: AbortSignal;
+  /** Completion token budget. Default: 1024. */
+  maxTokens?: number;
+  /** Sampling temperature. Default: 0 (greedy), so re-runs and the call cache agree. */
+  temperature?: number;
+  /** Receives generated text as it streams (free-text calls). */
+  onTextChunk?: (text: string) => void;
+}
+
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number;
+  /** True when the result came from the call cache and no model ran. */
+  cached: boolean;
+}
+
+export type LlmStopReason = 'eos' | 'maxTokens' | 'abort';
+
+export interface LlmTextResult {
+  text: string;
+  usage: LlmUsage;
+  stopReason: LlmStopReason;
+}
+
+export interface LlmJsonResult<T> {
+  value: T;
+  usage: LlmUsage;
+}
+
+/**
+ * A text generator. Implementations: `LlamaCppLlm` (node-llama-cpp), `CachingLlm` (call cache
+ * + accounting around another Llm); the scripted test double lives under `test/` only.
+ */
+export interface Llm {
+  /** Stable identity of the model and every setting that changes its output (cache key part). */
+  readonly identity: string;
+  /** How many calls can run in parallel (the context's sequences). */
+  readonly parallelism: number;
+  generateText(prompt: RenderedPrompt, options?: LlmCallOptions): Promise<LlmTextResult>;
+  /**
+   * Generates under a grammar derived from `schema` (JSON Schema via zod), then validates with it.
+   * Rejects with PolyhopError `LLM_OUTPUT_INVALID` (details: prompt, raw) when output still fails.
+   */
+  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options?: LlmCallOptions): Promise<LlmJsonResult<z.infer<S>>>;
+  countTokens(text: string): number;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Three suites by what a test needs (see README "Tests"): unit (scripted LLM, no models),
+// runtime (real node-llama-cpp / ONNX on generated tiny models), e2e (Chromium against browser mode).
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'test/runtime/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    reporters: ['default', './test/support/summaryReporter.ts'],
+  },
+});
