@@ -78,3 +78,128 @@ export interface ScoredId {
   /** Cosine similarity for KNN, negated bm25 for FTS (higher is better either way). */
   score: number;
 }
+
+/** What the caller knows about a document before it is indexed. */
+export interface NewDocument {
+  path: string;
+  title: string;
+  hash: string;
+  mime: string;
+  size: number;
+  /** Default: null (detected later). */
+  language?: string | null;
+  /** Default: 'pending'. */
+  status?: DocumentStatus;
+}
+
+/** Fields of a document that change when its file changes or its language is detected. */
+export interface DocumentUpdate {
+  title?: string;
+  hash?: string;
+  mime?: string;
+  size?: number;
+  language?: string | null;
+}
+
+export type DocumentSortKey = 'title' | 'mime' | 'language' | 'size' | 'chunkCount' | 'tripleCount' | 'status' | 'addedAt';
+
+export interface ListDocumentsOptions {
+  /** Default: 0. */
+  offset?: number;
+  /** Default: 200. */
+  limit?: number;
+  /** Default: 'addedAt'. */
+  sort?: DocumentSortKey;
+  /** Default: false. */
+  descending?: boolean;
+  /** Case-insensitive substring of the title or path; default '' (all). */
+  filter?: string;
+}
+
+export interface DocumentList {
+  /** Rows matching the filter, before offset/limit. */
+  total: number;
+  rows: DocumentRecord[];
+}
+
+/** What {@link KnowledgeBase.deleteDocument} (and chunk replacement) removed and touched. */
+export interface RemovalResult {
+  /** Surviving entities whose triples changed: now `summaryStale`, to be re-reduced. */
+  touchedEntityIds: number[];
+  /** Entities deleted because no triple referred to them any more. */
+  removedEntityIds: number[];
+  /** Triples deleted because all their provenance was in the removed chunks. */
+  removedTripleIds: number[];
+  removedChunkIds: number[];
+}
+
+export interface ChunkUpdate {
+  summary?: string | null;
+  englishText?: string | null;
+}
+
+export interface ChunkNeighbours {
+  previous: ChunkRecord | null;
+  next: ChunkRecord | null;
+}
+
+export interface NewTriple {
+  sourceId: number;
+  relation: string;
+  targetId: number;
+  /** The chunk the triple was read from; null for imported RDF (no provenance). */
+  chunkId: number | null;
+}
+
+export type TripleDirection = 'out' | 'in' | 'both';
+
+/** The embedding model a KB's vectors come from; vectors of another model are refused. */
+export interface EmbedderRecord {
+  identity: string;
+  dimension: number;
+}
+
+export interface KbMeta {
+  name: string;
+  description: string;
+  /** Absolute IRI ending in '/' or '#', under which the RDF view mints its IRIs. */
+  baseIri: string;
+  createdAt: string;
+  schemaVersion: number;
+  embedder: EmbedderRecord | null;
+}
+
+/** A value with how many rows carry it (entity types, relations). */
+export interface NamedCount {
+  name: string;
+  count: number;
+}
+
+export interface KbStats {
+  documents: number;
+  chunks: number;
+  entities: number;
+  triples: number;
+  relations: number;
+  vectors: Record<VectorKind, number>;
+  /** Database file plus its WAL. */
+  sizeBytes: number;
+}
+
+export interface CallCacheStats {
+  entries: number;
+  hits: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Per prompt name: entries and hits. */
+  byPrompt: { promptName: string; entries: number; hits: number }[];
+}
+
+export interface HistoryRecord {
+  id: number;
+  question: string;
+  strategy: string;
+  /** The answer as the caller stored it (JSON text). */
+  answerJson: string;
+  askedAt: string;
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// `npm run bench [name …] [-- args]`: runs test/bench/<name>.bench.ts (all of them without a name).
+import { readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { register } from 'tsx/esm/api';
+
+register();
+const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'bench');
+const available = readdirSync(benchDir).filter((f) => f.endsWith('.bench.ts')).map((f) => f.replace(/\.bench\.ts$/, '')).sort();
+const args = process.argv.slice(2);
+const names = args.filter((a) => available.includes(a));
+const rest = args.filter((a) => !available.includes(a));
+const unknown = rest.filter((a) => !a.startsWith('-') && !/^\d/.test(a) && rest.indexOf(a) === 0);
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark "${unknown[0]}". Available: ${available.join(', ')}`);
+  process.exit(2);
+}
+for (const name of names.length > 0 ? names : available) {
+  console.log(`\n=== bench ${name} ===`);
+  const mod = await import(pathToFileURL(join(benchDir, `${name}.bench.ts`)).href);
+  await mod.run(rest);
+}

@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+import pkg from './package.json';
+
+// electron-vite reads Electron's major version from the installed package to pick build
+// targets; on machines where Electron's binary (and so the package) could not be installed,
+// take it from our own pin so the app still builds for browser mode.
+process.env.ELECTRON_MAJOR_VER ??= pkg.optionalDependencies.electron.split('.')[0];
+
+// Main and preload keep their npm dependencies external (native modules such as better-sqlite3
+// and node-llama-cpp load from node_modules); the renderer is a plain browser bundle that
+// browser mode serves too.
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: { input: { main: resolve(__dirname, 'src-main/main.ts') } },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload cannot require npm packages: bundle what it imports (the contract).
+      externalizeDeps: false,
+      outDir: 'out/preload',
+      rollupOptions: { input: { index: resolve(__dirname, 'src-preload/index.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src-renderer'),
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
+    },
+    plugins: [react()],
+  },
+});

@@ -1,0 +1,338 @@
+/**
+ * `polyhop <command>`: the CLI front door. Every command is one or more Api calls on an
+ * in-process engine; long ones are jobs whose progress renders as bars on stderr.
+ */
+import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
+import { Engine } from './engine/api/Engine.js';
+import { appPaths, defaultDataDir } from './engine/api/paths.js';
+import { STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
+import { runJob, type JobResult } from './cli/runJob.js';
+import { printDoctor, printTable } from './cli/format.js';
+
+export interface CliOptions {
+  appRoot: string;
+  argv: string[];
+  /** Starts browser mode (kept out of this file so the CLI does not load the HTTP server unless asked). */
+  serve: (engine: Engine, port: number | undefined) => Promise<void>;
+}
+
+export class CliError extends Error {}
+
+export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<number> {
+  let engine: Engine | undefined;
+  const program = new Command('polyhop')
+    .description('Offline knowledge-graph question answering over your documents with local models.')
+    .option('--data-dir <dir>', 'data directory (default: POLYHOP_DATA_DIR or the per-user data folder)')
+    .option('--models-dir <dir>', 'models folder (default: POLYHOP_MODELS_DIR or <app>/models)')
+    .option('--json', 'print machine-readable JSON')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const getEngine = async (): Promise<Engine> => {
+    if (!engine) {
+      const opts = program.opts<{ dataDir?: string; modelsDir?: string }>();
+      engine = await Engine.create({ paths: appPaths(appRoot, opts.dataDir ? resolve(opts.dataDir) : defaultDataDir(), opts.modelsDir) });
+    }
+    return engine;
+  };
+  const json = (): boolean => Boolean(program.opts<{ json?: boolean }>().json);
+  const call = async <M extends Method>(method: M, request: Request<M>): Promise<Responses[M]> => {
+    const reply = await (await getEngine()).call(method, request);
+    if (!reply.ok) throw new CliError(`${reply.error.code}: ${reply.error.message}`);
+    return reply.value as Responses[M];
+  };
+  const job = async <M extends Method>(method: M, request: Request<M>, options: { pauseOnInterrupt?: boolean; onToken?: (t: string) => void } = {}): Promise<JobResult> => {
+    const { jobId } = (await call(method, request)) as { jobId: string };
+    return runJob(await getEngine(), jobId, { ...options, quiet: json() });
+  };
+  const out = (value: unknown, human: () => void): void => {
+    if (json()) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    else human();
+  };
+
+  program
+    .command('doctor')
+    .description('report versions, the llama.cpp backend and GPUs, models found and the data directory')
+    .action(async () => {
+      const report = await call('system:doctor', {});
+      out(report, () => printDoctor(report));
+    });
+
+  program
+    .command('serve')
+    .description('browser mode: serve the app on 127.0.0.1 with a per-run token')
+    .option('--port <n>', 'port (default: a random free port)', (v) => Number.parseInt(v, 10))
+    .action(async (opts: { port?: number }) => {
+      await serve(await getEngine(), opts.port);
+    });
+
+  const kb = program.command('kb').description('manage knowledge bases');
+  kb.command('create <name>')
+    .description('create a knowledge base')
+    .option('--description <text>', 'what it holds')
+    .option('--base-iri <iri>', 'base IRI for its RDF view')
+    .action(async (name: string, opts: { description?: string; baseIri?: string }) => {
+      const created = await call('kb:create', { name, ...(opts.description ? { description: opts.description } : {}), ...(opts.baseIri ? { baseIri: opts.baseIri } : {}) });
+      out(created, () => console.log(`Created knowledge base "${created.name}" (${created.baseIri})`));
+    });
+  kb.command('list')
+    .description('list knowledge bases')
+    .action(async () => {
+      const list = await call('kb:list', {});
+      out(list, () => printTable(list.map((k) => ({ name: k.name, documents: k.documentCount, entities: k.entityCount, triples: k.tripleCount, embedder: k.embedder?.identity ?? '-' }))));
+    });
+  kb.command('info <name>')
+    .description('counts, embedder, RDF view state and size of a knowledge base')
+    .action(async (name: string) => {
+      const info = await call('kb:info', { kb: name });
+      out(info, () => console.log(JSON.stringify(info, null, 2)));
+    });
+  kb.command('rename <name> <newName>')
+    .description('rename a knowledge base')
+    .action(async (name: string, newName: string) => {
+      const renamed = await call('kb:rename', { kb: name, newName });
+      out(renamed, () => console.log(`Renamed to "${renamed.name}"`));
+    });
+  kb.command('delete <name>')
+    .description('delete a knowledge base and everything in it')
+    .action(async (name: string) => {
+      await call('kb:delete', { kb: name });
+      out({ deleted: name }, () => console.log(`Deleted knowledge base "${name}"`));
+    });
+
+  program
+    .command('add <paths...>')
+    .description('add files or folders (recursive) to a knowledge base; unchanged files are skipped')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .action(async (paths: string[], opts: { kb: string }) => {
+      const result = await call('docs:add', { kb: opts.kb, paths: paths.map((p) => resolve(p)) });
+      out(result, () => {
+        console.log(`Added ${result.added.length} document(s), ${result.unchanged} unchanged.`);
+        for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
+      });
+    });
+
+  program
+    .command('index')
+    .description('index pending documents with MDER (Ctrl-C pauses cleanly; run again to resume)')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .action(async (opts: { kb: string }) => {
+      const result = await job('index:start', { kb: opts.kb }, { pauseOnInterrupt: true });
+      out(result, () => console.log(`Indexing ${result.status}.`));
+      if (result.status === 'failed') throw new CliError(result.error?.message ?? 'indexing failed');
+    });
+
+  program
+    .command('docs')
+    .description('documents of a knowledge base with their status and errors')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .option('--filter <text>', 'filter by name, type, language or status', '')
+    .option('--limit <n>', 'rows', (v) => Number.parseInt(v, 10), 200)
+    .action(async (opts: { kb: string; filter: string; limit: number }) => {
+      const page = await call('docs:list', { kb: opts.kb, filter: opts.filter, limit: opts.limit });
+      out(page, () => {
+        printTable(page.rows.map((d) => ({ id: d.id, title: d.title, lang: d.language ?? '-', chunks: d.chunkCount, triples: d.tripleCount, status: d.status, error: d.error ?? '' })));
+        console.log(`${page.rows.length} of ${page.total}`);
+      });
+    });
+
+  program
+    .command('rm <documentId>')
+    .description('remove a document and everything that exists only because of it')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .action(async (documentId: string, opts: { kb: string }) => {
+      await call('docs:remove', { kb: opts.kb, id: Number.parseInt(documentId, 10) });
+      out({ removed: documentId }, () => console.log(`Removed document ${documentId}`));
+    });
+
+  program
+    .command('ask <question>')
+    .description('answer a question over a knowledge base, with citations')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .addOption(new Option('--strategy <name>', 'answering strategy').choices([...STRATEGIES]).default('dr'))
+    .option('--lang <code>', 'answer language (default: the question language)')
+    .option('--retrieval-only', 'no generation: ranked evidence with citations')
+    .option('--trace', 'print the strategy steps')
+    .action(async (question: string, opts: { kb: string; strategy: (typeof STRATEGIES)[number]; lang?: string; retrievalOnly?: boolean; trace?: boolean }) => {
+      const result = await job(
+        'qa:ask',
+        { kb: opts.kb, question, strategy: opts.strategy, retrievalOnly: Boolean(opts.retrievalOnly), ...(opts.lang ? { answerLanguage: opts.lang } : {}) },
+        { onToken: json() ? undefined : (t) => process.stdout.write(t) },
+      );
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `question ${result.status}`);
+      const answer = result.result as Responses['qa:history'][number]['answer'];
+      out(answer, () => {
+        process.stdout.write('\n\nSources:\n');
+        answer.evidence.forEach((e, i) => {
+          const cites = e.citations.map((c) => `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [${c.startOffset}-${c.endOffset}]`).join('; ');
+          console.log(`  [${i + 1}] ${e.label}${cites ? ` — ${cites}` : ''}`);
+        });
+        if (opts.trace) for (const step of answer.trace) console.log(`\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`);
+      });
+    });
+
+  program
+    .command('export')
+    .description('export the RDF view (whole KB, one document, or an entity neighbourhood)')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .requiredOption('-o, --output <file>', 'output file')
+    .addOption(new Option('--format <format>', 'RDF syntax').choices(RDF_FORMATS.filter((f) => f !== 'rdfxml')).default('turtle'))
+    .option('--document <id>', 'only this document', (v) => Number.parseInt(v, 10))
+    .option('--entity <name>', 'only this entity and its neighbourhood')
+    .option('--hops <n>', 'neighbourhood size for --entity', (v) => Number.parseInt(v, 10), 1)
+    .action(async (opts: { kb: string; output: string; format: (typeof RDF_FORMATS)[number]; document?: number; entity?: string; hops: number }) => {
+      let scope: Request<'rdf:export'>['scope'] = { kind: 'all' };
+      if (opts.document !== undefined) scope = { kind: 'document', documentId: opts.document };
+      else if (opts.entity) {
+        const found = await call('graph:search', { kb: opts.kb, query: opts.entity, limit: 1 });
+        if (!found[0]) throw new CliError(`No entity matching "${opts.entity}" in ${opts.kb}`);
+        scope = { kind: 'entity', entityId: found[0].id, hops: opts.hops };
+      }
+      const result = await job('rdf:export', { kb: opts.kb, format: opts.format, scope, outputPath: resolve(opts.output) });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `export ${result.status}`);
+      out(result.result, () => console.log(`Wrote ${resolve(opts.output)}`));
+    });
+
+  program
+    .command('import <file>')
+    .description('import an RDF graph (Turtle, N-Triples, N-Quads, RDF/XML) into a knowledge base (created if missing)')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .addOption(new Option('--format <format>', 'RDF syntax (default: from the extension)').choices([...RDF_FORMATS]))
+    .action(async (file: string, opts: { kb: string; format?: (typeof RDF_FORMATS)[number] }) => {
+      const existing = await call('kb:list', {});
+      if (!existing.some((k) => k.name === opts.kb)) await call('kb:create', { name: opts.kb });
+      const result = await job('rdf:import', { kb: opts.kb, inputPath: resolve(file), ...(opts.format ? { format: opts.format } : {}) });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `import ${result.status}`);
+      out(result.result, () => console.log(`Imported ${file} into "${opts.kb}": ${JSON.stringify(result.result)}`));
+    });
+
+  program
+    .command('sparql <query>')
+    .description('run a SPARQL query (read-only unless --allow-update)')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .option('--allow-update', 'permit SPARQL UPDATE')
+    .option('--timeout <ms>', 'time limit', (v) => Number.parseInt(v, 10), 10_000)
+    .option('--max-rows <n>', 'row cap', (v) => Number.parseInt(v, 10), 1000)
+    .action(async (query: string, opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number }) => {
+      const result = await call('sparql:query', { kb: opts.kb, query, allowUpdate: Boolean(opts.allowUpdate), timeoutMs: opts.timeout, maxRows: opts.maxRows });
+      out(result, () => {
+        if (result.kind === 'select') printTable(result.rows);
+        else if (result.kind === 'ask') console.log(String(result.boolean));
+        else if (result.turtle !== undefined) process.stdout.write(result.turtle);
+        if (result.truncated) console.log(`(truncated at ${opts.maxRows} rows)`);
+      });
+    });
+
+  const models = program.command('models').description('local models: list, inspect, import, download, remove, use');
+  models
+    .command('list')
+    .description('models in the models folder and the catalog')
+    .action(async () => {
+      const [files, catalog] = await Promise.all([call('models:list', {}), call('models:catalog', {})]);
+      out({ files, catalog }, () => {
+        printTable(files.map((f) => ({ file: f.file, kind: f.kind, size: formatBytes(f.sizeBytes) })));
+        console.log('\nCatalog (download with `polyhop models download <id>`):');
+        printTable(catalog.map((c) => ({ id: c.id, role: c.role, tier: c.tier ?? '', size: formatBytes(c.sizeBytes), installed: c.installed ? 'yes' : '' })));
+      });
+    });
+  models
+    .command('info <path>')
+    .description('architecture, parameters, quantisation, context length and chat template of a model file')
+    .action(async (path: string) => {
+      const info = await call('models:inspect', { path: resolve(path) });
+      out(info, () => console.log(JSON.stringify(info, null, 2)));
+    });
+  models
+    .command('import <path>')
+    .description('copy (or reference) a model file into the models folder')
+    .option('--reference', 'keep it where it is')
+    .action(async (path: string, opts: { reference?: boolean }) => {
+      const file = await call('models:import', { path: resolve(path), mode: opts.reference ? 'reference' : 'copy' });
+      out(file, () => console.log(`Imported ${file.file}`));
+    });
+  models
+    .command('download <catalogId>')
+    .description('download a catalog model (the only command that uses the network)')
+    .action(async (catalogId: string) => {
+      const result = await job('models:download', { catalogId });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `download ${result.status}`);
+      out(result.result, () => console.log('Downloaded.'));
+    });
+  models
+    .command('remove <file>')
+    .description('delete a model from the models folder')
+    .action(async (file: string) => {
+      await call('models:remove', { file });
+      out({ removed: file }, () => console.log(`Removed ${file}`));
+    });
+  models
+    .command('use <role> <path>')
+    .description('select the generation or embedding model (loads it to check it works, and remembers it)')
+    .option('--gpu-layers <n>', '"auto" or a number', 'auto')
+    .option('--context-size <n>', 'context size', (v) => Number.parseInt(v, 10))
+    .option('--threads <n>', 'CPU threads', (v) => Number.parseInt(v, 10))
+    .option('--sequences <n>', 'parallel sequences', (v) => Number.parseInt(v, 10))
+    .action(async (role: string, path: string, opts: { gpuLayers: string; contextSize?: number; threads?: number; sequences?: number }) => {
+      if (role !== 'generation' && role !== 'embedding') throw new CliError('role must be "generation" or "embedding"');
+      const status = await call('models:load', {
+        role,
+        path: resolve(path),
+        gpuLayers: opts.gpuLayers === 'auto' ? 'auto' : Number.parseInt(opts.gpuLayers, 10),
+        ...(opts.contextSize ? { contextSize: opts.contextSize } : {}),
+        ...(opts.threads ? { threads: opts.threads } : {}),
+        ...(opts.sequences ? { sequences: opts.sequences } : {}),
+      });
+      out(status, () => console.log(`${role}: ${status.path}\n  backend ${status.backend}, ${status.gpuLayers}/${status.totalLayers} layers on GPU\n  ${status.explanation}`));
+    });
+
+  const bench = program.command('bench').description('evaluate strategies on a QA data set');
+  bench
+    .command('run')
+    .description('build (or reuse) a KB from a data set and ask every question through each strategy')
+    .requiredOption('--dataset <path>', 'data set file')
+    .requiredOption('--format <format>', 'hotpotqa | 2wiki | musique | mse-kg | xquad | csv | jsonl')
+    .option('--strategies <list>', 'comma-separated', 'dr,vector,llm-only')
+    .option('--languages <list>', 'comma-separated language codes', 'en')
+    .option('--limit <n>', 'questions', (v) => Number.parseInt(v, 10), 20)
+    .requiredOption('--out <dir>', 'report folder (a killed run resumes from it)')
+    .action(async (opts: { dataset: string; format: string; strategies: string; languages: string; limit: number; out: string }) => {
+      const result = await job('eval:run', {
+        datasetPath: resolve(opts.dataset),
+        format: opts.format as Request<'eval:run'>['format'],
+        strategies: opts.strategies.split(',') as Request<'eval:run'>['strategies'],
+        languages: opts.languages.split(','),
+        limit: opts.limit,
+        outDir: resolve(opts.out),
+      });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `benchmark ${result.status}`);
+      const report = await call('eval:report', { outDir: resolve(opts.out) });
+      out(report, () => console.log(report.markdown));
+    });
+  bench
+    .command('report <dir>')
+    .description('print the report of a finished run')
+    .action(async (dir: string) => {
+      const report = await call('eval:report', { outDir: resolve(dir) });
+      out(report, () => console.log(report.markdown));
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return 0;
+    if (code?.startsWith('commander.')) return 2;
+    console.error(`polyhop: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await engine?.dispose();
+  }
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)} GB`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
+  return n > 0 ? `${Math.round(n / 1e3)} kB` : '-';
+}

@@ -1,0 +1,53 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { PolyhopError } from '../base/errors.js';
+import { STRATEGIES, type Settings } from './contract.js';
+
+const settingsSchema = z.object({
+  defaultStrategy: z.enum(STRATEGIES).default('dr'),
+  answerLanguage: z.string().regex(/^[a-z]{2,3}$/).nullable().default(null),
+  uiLanguage: z.string().regex(/^[a-z]{2,3}$/).nullable().default(null),
+  theme: z.enum(['system', 'light', 'dark']).default('system'),
+  concurrency: z.number().int().min(1).max(64).default(4),
+  strategyParams: z.record(z.string(), z.number()).default({}),
+});
+
+/** User settings in `<dataDir>/settings.json`, validated on read and write, written atomically. */
+export class SettingsStore {
+  readonly #file: string;
+  #settings: Settings;
+
+  constructor(file: string) {
+    this.#file = file;
+    this.#settings = this.#read();
+  }
+
+  get(): Settings {
+    return structuredClone(this.#settings);
+  }
+
+  update(patch: Record<string, unknown>): Settings {
+    const merged = settingsSchema.safeParse({ ...this.#settings, ...patch });
+    if (!merged.success) throw new PolyhopError('INVALID_REQUEST', `Invalid settings: ${merged.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const unknown = Object.keys(patch).filter((k) => !(k in settingsSchema.shape));
+    if (unknown.length > 0) throw new PolyhopError('INVALID_REQUEST', `Unknown setting(s): ${unknown.join(', ')}`);
+    this.#settings = merged.data;
+    mkdirSync(dirname(this.#file), { recursive: true });
+    const tmp = `${this.#file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.#settings, null, 2));
+    renameSync(tmp, this.#file);
+    return this.get();
+  }
+
+  #read(): Settings {
+    let raw: unknown = {};
+    try {
+      raw = JSON.parse(readFileSync(this.#file, 'utf8'));
+    } catch {
+      // Missing or unreadable settings fall back to defaults; the next write repairs the file.
+    }
+    const parsed = settingsSchema.safeParse(raw);
+    return parsed.success ? parsed.data : settingsSchema.parse({});
+  }
+}

@@ -1,0 +1,68 @@
+import { accessSync, constants, readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { findElectronBinary } from '../../base/electronBinary.js';
+import { probeLlamaBackend } from '../../models/probeLlamaBackend.js';
+import type { DoctorReport } from '../contract.js';
+import type { Engine } from '../Engine.js';
+import type { Handlers } from '../dispatch.js';
+
+export function systemHandlers(engine: Engine): Pick<Handlers, 'system:doctor' | 'system:getSettings' | 'system:setSettings' | 'jobs:list' | 'jobs:cancel' | 'jobs:pause'> {
+  return {
+    'system:doctor': () => doctor(engine),
+    'system:getSettings': () => engine.settings.get(),
+    'system:setSettings': ({ settings }) => engine.settings.update(settings),
+    'jobs:list': () => engine.jobs.list(),
+    'jobs:cancel': ({ jobId }) => ({ cancelled: engine.jobs.cancel(jobId) }),
+    'jobs:pause': ({ jobId }) => ({ paused: engine.jobs.pause(jobId) }),
+  };
+}
+
+async function doctor(engine: Engine): Promise<DoctorReport> {
+  const { appRoot, dataDir, modelsDir } = engine.paths;
+  const electron = findElectronBinary(appRoot);
+  return {
+    versions: versions(appRoot),
+    llama: await probeLlamaBackend(),
+    electronBinary: { present: electron.present, ...(electron.reason ? { reason: electron.reason } : {}) },
+    models: listModelFiles(modelsDir),
+    modelsDir,
+    dataDir: { path: dataDir, writable: isWritable(dataDir) },
+    generation: null,
+    embedding: null,
+  };
+}
+
+function versions(appRoot: string): Record<string, string> {
+  const out: Record<string, string> = { node: process.versions.node };
+  const own = JSON.parse(readFileSync(join(appRoot, 'package.json'), 'utf8')) as { version: string };
+  out.polyhop = own.version;
+  for (const name of ['node-llama-cpp', '@huggingface/transformers', 'better-sqlite3', 'sqlite-vec', 'oxigraph', 'electron']) {
+    try {
+      // Read the manifest directly: ESM-only packages do not export `package.json`.
+      out[name] = (JSON.parse(readFileSync(join(appRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      out[name] = 'not installed';
+    }
+  }
+  return out;
+}
+
+function isWritable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function listModelFiles(modelsDir: string): DoctorReport['models'] {
+  if (!existsSync(modelsDir)) return [];
+  const out: DoctorReport['models'] = [];
+  for (const entry of readdirSync(modelsDir, { withFileTypes: true })) {
+    const full = join(modelsDir, entry.name);
+    if (entry.isFile() && entry.name.toLowerCase().endsWith('.gguf')) out.push({ file: entry.name, sizeBytes: statSync(full).size, kind: 'gguf' });
+    else if (entry.isDirectory() && (existsSync(join(full, 'onnx', 'model.onnx')) || existsSync(join(full, 'model.onnx')))) out.push({ file: entry.name, sizeBytes: 0, kind: 'onnx' });
+  }
+  return out;
+}

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import type { Answer, TraceStep } from '../api/contract.js';
+import { throwIfAborted } from '../base/abort.js';
+import { BugIndicatingError } from '../base/errors.js';
+import type { Llm, LlmUsage } from '../models/Llm.js';
+import { Retriever } from './retrieval/Retriever.js';
+import type { QaSettings } from './settings.js';
+import type { AskOptions, QaContext } from './types.js';
+import { isEnglish } from './language.js';
+
+type Usage = Answer['usage'];
+
+/**
+ * The state of one question: context, languages, the usage meter and the trace. Every LLM call
+ * goes through a {@link StepScope}, so calls, tokens and time are attributed to the step that made
+ * them even when a step runs calls in parallel.
+ */
+export class QaRun {
+  readonly ctx: QaContext;
+  readonly settings: QaSettings;
+  readonly question: string;
+  readonly questionLanguage: string;
+  readonly answerLanguage: string;
+  readonly signal: AbortSignal | undefined;
+  readonly onTextChunk: ((text: string) => void) | undefined;
+  readonly retriever: Retriever;
+  readonly trace: TraceStep[] = [];
+  readonly #usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0 };
+  readonly #started = performance.now();
+  #english: Promise<string> | undefined;
+
+  constructor(ctx: QaContext, settings: QaSettings, question: string, questionLanguage: string, options: AskOptions) {
+    this.ctx = ctx;
+    this.settings = settings;
+    this.question = question;
+    this.questionLanguage = questionLanguage;
+    this.answerLanguage = options.answerLanguage ?? questionLanguage;
+    this.signal = options.signal;
+    this.onTextChunk = options.onTextChunk;
+    this.retriever = new Retriever(ctx.kb, ctx.embedder, settings.shared.rrfK, options.signal);
+  }
+
+  get llm(): Llm {
+    if (!this.ctx.llm) throw new BugIndicatingError('qa: a strategy asked for the LLM in retrieval-only mode');
+    return this.ctx.llm;
+  }
+
+  /**
+   * Runs `fn` as one trace step. `fn` fills `scope.detail` with what the UI should show; a failure
+   * is recorded in the step (with the error message) before it propagates.
+   */
+  async step<T>(name: string, fn: (scope: StepScope) => Promise<T>): Promise<T> {
+    throwIfAborted(this.signal);
+    const scope = new StepScope(this);
+    const started = performance.now();
+    const record = (): void => {
+      this.trace.push({
+        step: name,
+        detail: scope.detail,
+        llmCalls: scope.llmCalls,
+        promptTokens: scope.promptTokens,
+        completionTokens: scope.completionTokens,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    };
+    try {
+      const value = await fn(scope);
+      record();
+      return value;
+    } catch (error) {
+      scope.detail.error = error instanceof Error ? error.message : String(error);
+      record();
+      throw error;
+    }
+  }
+
+  /** The question in English: itself when English, else translated once (step `translate`). */
+  englishQuestion(): Promise<string> {
+    this.#english ??= isEnglish(this.questionLanguage)
+      ? Promise.resolve(this.question)
+      : this.step('translate', async (s) => {
+          const { value } = await s.json('qa/translate', { question: this.question }, TranslationSchema);
+          s.detail.english = value.english;
+          return value.english.trim() || this.question;
+        });
+    return this.#english;
+  }
+
+  /** @internal */
+  count(usage: LlmUsage): void {
+    this.#usage.llmCalls++;
+    this.#usage.promptTokens += usage.promptTokens;
+    this.#usage.completionTokens += usage.completionTokens;
+    if (usage.cached) this.#usage.cacheHits++;
+  }
+
+  usage(): Usage {
+    return { ...this.#usage, ms: Math.round(performance.now() - this.#started) };
+  }
+}
+
+const TranslationSchema = z.object({ english: z.string() });
+
+/** The LLM door of one trace step. */
+export class StepScope {
+  readonly detail: Record<string, unknown> = {};
+  llmCalls = 0;
+  promptTokens = 0;
+  completionTokens = 0;
+  readonly #run: QaRun;
+  readonly #calls: { prompt: string; promptTokens: number; completionTokens: number; ms: number; cached: boolean }[] = [];
+
+  constructor(run: QaRun) {
+    this.#run = run;
+  }
+
+  async json<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<{ value: z.infer<S> }> {
+    const prompt = this.#run.ctx.prompts.render(promptName, variables);
+    const result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? this.#run.settings.shared.stepMaxTokens });
+    this.#count(promptName, result.usage);
+    return { value: result.value };
+  }
+
+  /** Free text; `stream` forwards chunks to the question's `onTextChunk` (final answers only). */
+  async text(promptName: string, variables: Record<string, string | number>, options: { stream?: boolean; maxTokens?: number } = {}): Promise<string> {
+    const prompt = this.#run.ctx.prompts.render(promptName, variables);
+    const onTextChunk = options.stream ? this.#run.onTextChunk : undefined;
+    const result = await this.#run.llm.generateText(prompt, {
+      signal: this.#run.signal,
+      maxTokens: options.maxTokens ?? this.#run.settings.shared.answerMaxTokens,
+      ...(onTextChunk ? { onTextChunk } : {}),
+    });
+    this.#count(promptName, result.usage);
+    if (result.stopReason === 'maxTokens') this.detail.truncated = true;
+    return result.text.trim();
+  }
+
+  #count(prompt: string, usage: LlmUsage): void {
+    this.llmCalls++;
+    this.promptTokens += usage.promptTokens;
+    this.completionTokens += usage.completionTokens;
+    this.#calls.push({ prompt, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, ms: Math.round(usage.durationMs), cached: usage.cached });
+    this.detail.llm = this.#calls;
+    this.#run.count(usage);
+  }
+}

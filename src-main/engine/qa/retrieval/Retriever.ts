@@ -1,0 +1,127 @@
+import { raceAbort } from '../../base/abort.js';
+import type { ChunkRecord, EntityRecord, ScoredId, TextIndexKind, TripleRecord, VectorKind } from '../../kb/types.js';
+import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
+import type { Embedder } from '../../models/Embedder.js';
+import type { EvidenceItem } from '../EvidencePool.js';
+import type { QaKb } from '../types.js';
+import { reciprocalRankFusion } from './reciprocalRankFusion.js';
+
+/** Fused ranking with the two lists it came from (the trace shows all three). */
+export interface HybridRanking {
+  fused: ScoredId[];
+  dense: ScoredId[];
+  sparse: ScoredId[];
+}
+
+/** Provenance chunks looked up per entity for a summary's citations. */
+const ENTITY_PROVENANCE_TRIPLES = 50;
+
+/**
+ * The retrieval primitives every strategy shares: KNN over entity names, entity summaries, chunks
+ * and verbalised triples; BM25 over chunks and triples; reciprocal rank fusion of the two; and
+ * the turning of KB rows into evidence. Query embeddings are cached per question.
+ */
+export class Retriever {
+  readonly #kb: QaKb;
+  readonly #embedder: Embedder;
+  readonly #rrfK: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #vectors = new Map<string, Promise<Float32Array>>();
+  readonly #titles = new Map<number, string>();
+
+  constructor(kb: QaKb, embedder: Embedder, rrfK: number, signal?: AbortSignal) {
+    this.#kb = kb;
+    this.#embedder = embedder;
+    this.#rrfK = rrfK;
+    this.#signal = signal;
+  }
+
+  /** Embeds several query texts in one batch (fills the cache). */
+  async prepare(texts: readonly string[]): Promise<void> {
+    const missing = [...new Set(texts)].filter((t) => !this.#vectors.has(t));
+    if (missing.length === 0) return;
+    const batch = raceAbort(this.#embedder.embed(missing, { purpose: 'query', signal: this.#signal }), this.#signal);
+    missing.forEach((t, i) => this.#vectors.set(t, batch.then((v) => v[i] as Float32Array)));
+    await batch;
+  }
+
+  async embed(text: string): Promise<Float32Array> {
+    await this.prepare([text]);
+    return this.#vectors.get(text) as Promise<Float32Array>;
+  }
+
+  async knn(kind: VectorKind, text: string, k: number): Promise<ScoredId[]> {
+    if (k <= 0) return [];
+    return this.#kb.knn(kind, await this.embed(text), k);
+  }
+
+  bm25(kind: TextIndexKind, text: string, k: number): ScoredId[] {
+    return k <= 0 || !text.trim() ? [] : this.#kb.bm25(kind, text, k);
+  }
+
+  /** Dense and BM25 top-`k` each, fused by reciprocal rank and cut to `k`. */
+  async hybrid(kind: TextIndexKind, text: string, k: number): Promise<HybridRanking> {
+    const dense = await this.knn(kind, text, k);
+    const sparse = this.bm25(kind, text, k);
+    return { fused: reciprocalRankFusion([dense, sparse], this.#rrfK).slice(0, k), dense, sparse };
+  }
+
+  async entitiesByName(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
+    return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.getEntities(ids)).map(({ row, score }) => ({ entity: row, score }));
+  }
+
+  async entitiesBySummary(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
+    const hits = this.#withRows(await this.knn('entity_summary', text, k), (ids) => this.#kb.getEntities(ids));
+    return hits.filter((h) => h.row.summary).map(({ row, score }) => ({ entity: row, score }));
+  }
+
+  chunks(ranking: readonly ScoredId[]): { chunk: ChunkRecord; score: number }[] {
+    return this.#withRows(ranking, (ids) => this.#kb.getChunks(ids)).map(({ row, score }) => ({ chunk: row, score }));
+  }
+
+  triples(ranking: readonly ScoredId[]): { triple: TripleRecord; score: number }[] {
+    return this.#withRows(ranking, (ids) => this.#kb.getTriples(ids)).map(({ row, score }) => ({ triple: row, score }));
+  }
+
+  // ── evidence ───────────────────────────────────────────────────────────────
+
+  /** An entity's MDER summary; cited by the chunks its triples were read from. */
+  summaryEvidence(entity: EntityRecord, score: number): EvidenceItem {
+    const chunkIds = new Set<number>();
+    for (const t of this.#kb.triplesOfEntity(entity.id, 'both', ENTITY_PROVENANCE_TRIPLES)) for (const c of t.chunkIds) chunkIds.add(c);
+    return { kind: 'summary', id: entity.id, label: `${entity.name} (${entity.type})`, text: entity.summary ?? '', score, chunkIds: [...chunkIds] };
+  }
+
+  /** A KB triple as linear verbalisation plus its MDER description when it has one. */
+  tripleEvidence(triple: TripleRecord, score: number): EvidenceItem {
+    const label = verbaliseTriple(triple.sourceName, triple.relation, triple.targetName);
+    const text = triple.description ? `${label}. ${triple.description}` : label;
+    return { kind: 'triple', id: triple.id, label, text, score, chunkIds: triple.chunkIds };
+  }
+
+  /** A chunk's original text, or its English text (`english`), labelled "title #ord". */
+  chunkEvidence(chunk: ChunkRecord, score: number, english = false): EvidenceItem {
+    const text = english ? (chunk.englishText ?? chunk.text) : chunk.text;
+    return { kind: 'chunk', id: chunk.id, label: `${this.documentTitle(chunk.documentId)} #${chunk.ord + 1}`, text, score, chunkIds: [chunk.id] };
+  }
+
+  documentTitle(documentId: number): string {
+    let title = this.#titles.get(documentId);
+    if (title === undefined) {
+      title = this.#kb.getDocument(documentId)?.title ?? `document ${documentId}`;
+      this.#titles.set(documentId, title);
+    }
+    return title;
+  }
+
+  /** Rows of a ranking, in ranking order; ids whose row is gone are skipped. */
+  #withRows<R extends { id: number }>(ranking: readonly ScoredId[], load: (ids: number[]) => R[]): { row: R; score: number }[] {
+    const rows = new Map(load(ranking.map((r) => r.id)).map((r) => [r.id, r]));
+    const out: { row: R; score: number }[] = [];
+    for (const { id, score } of ranking) {
+      const row = rows.get(id);
+      if (row) out.push({ row, score });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,54 @@
+import type { Answer, StrategyName } from '../api/contract.js';
+import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
+import type { Embedder } from '../models/Embedder.js';
+import type { Llm } from '../models/Llm.js';
+import type { PromptLibrary } from '../models/PromptLibrary.js';
+import type { EvidenceItem } from './EvidencePool.js';
+import type { QaRun } from './QaRun.js';
+import type { QaSettings } from './settings.js';
+
+/** The read side of a knowledge base that answering uses (a `KnowledgeBase` is one). */
+export type QaKb = Pick<
+  KnowledgeBase,
+  'knn' | 'bm25' | 'getEntities' | 'getChunks' | 'getTriples' | 'getDocument' | 'triplesOfEntity' | 'entityTypes' | 'stats'
+>;
+
+/** Everything a question is answered with. One per KB and loaded models; cheap to build per question. */
+export interface QaContext {
+  kb: QaKb;
+  /** The generation model; null puts every question in retrieval-only mode. */
+  llm: Llm | null;
+  /** Must be the embedder the KB's vectors were made with (the api checks `kb.assertEmbedder`). */
+  embedder: Embedder;
+  prompts: PromptLibrary;
+  /** Default: QA_DEFAULTS (see `resolveQaSettings` for user overrides). */
+  settings?: QaSettings;
+}
+
+export interface AskOptions {
+  strategy: StrategyName;
+  /** ISO 639-1/3 code of the answer; default: the question's detected language. */
+  answerLanguage?: string;
+  /** Rank evidence without generating even when a model is loaded. Default: false. */
+  retrievalOnly?: boolean;
+  /** Aborts between steps and inside LLM calls; `ask` then rejects with CancelledError. */
+  signal?: AbortSignal;
+  /** Receives the final answer's text as it streams (api: `qa:token` events). Intermediate calls never stream. */
+  onTextChunk?: (text: string) => void;
+}
+
+/** What a strategy returns; `ask` adds language, usage and the trace to make the contract's `Answer`. */
+export interface StrategyResult {
+  text: string;
+  evidence: readonly EvidenceItem[];
+}
+
+/** One answering method. Strategies get a per-question {@link QaRun} (context, meter, trace, LLM helpers). */
+export interface Strategy {
+  readonly name: StrategyName;
+  /** False for `llm-only`: it cannot run in retrieval-only mode. */
+  readonly usesRetrieval: boolean;
+  answer(run: QaRun): Promise<StrategyResult>;
+}
+
+export type { Answer };

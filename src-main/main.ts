@@ -1,0 +1,71 @@
+/**
+ * Electron front door: one hardened window, IPC handed to the engine. Nothing else lives here.
+ */
+import { app, BrowserWindow, ipcMain, session } from 'electron';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Engine } from './engine/api/Engine.js';
+import { appPaths } from './engine/api/paths.js';
+import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from './engine/api/contract.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const rendererDir = join(here, '..', 'renderer');
+const rendererUrl = pathToFileURL(join(rendererDir, 'index.html'));
+
+/** The renderer may load its own files and nothing else: the app is offline by construction. */
+function isOwnFile(url: string): boolean {
+  if (!url.startsWith('file://')) return url.startsWith('devtools://');
+  try {
+    return fileURLToPath(url).startsWith(rendererDir + sep);
+  } catch {
+    return false;
+  }
+}
+
+app.enableSandbox();
+
+app.whenReady().then(async () => {
+  const engine = await Engine.create({ paths: appPaths(app.getAppPath(), app.getPath('userData')) });
+  // Model downloads run in the engine (Node), never in the renderer: every renderer request
+  // outside its own folder is blocked.
+  session.defaultSession.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isOwnFile(details.url) }));
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
+
+  const window = new BrowserWindow({
+    width: 1280,
+    height: 860,
+    show: false,
+    webPreferences: {
+      preload: join(here, '..', 'preload', 'index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  window.once('ready-to-show', () => window.show());
+  window.webContents.on('will-navigate', (event) => event.preventDefault());
+  window.webContents.on('will-attach-webview', (event) => event.preventDefault());
+  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+
+  ipcMain.handle(IPC_INVOKE_CHANNEL, (event, method: unknown, payload: unknown) => {
+    if (event.senderFrame?.url !== rendererUrl.href) return { ok: false, error: { code: 'UNAUTHORIZED', message: 'Unknown sender', details: {} } };
+    return engine.call(method, payload);
+  });
+  engine.onEvent((name, payload) => {
+    if (!window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, { name, payload });
+  });
+
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-navigate', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  });
+
+  await window.loadURL(rendererUrl.href);
+  app.on('window-all-closed', () => {
+    void engine.dispose().finally(() => app.quit());
+  });
+});

@@ -1,0 +1,3 @@
+/** The renderer's view of the engine: the contract's types plus the client. */
+export * from '../../src-main/engine/api/contract.js';
+export { api, ApiError, createClient, UNREACHABLE } from './client.js';

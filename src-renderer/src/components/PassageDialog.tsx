@@ -1,0 +1,62 @@
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ChunkView, Citation } from '../../api/index.js';
+import { useApi } from '../lib/useApi.js';
+import { Dialog } from './Dialog.js';
+import { ErrorView, Loading } from './StateViews.js';
+
+/**
+ * The chunk's text with the cited span marked. Offsets are into the document's text; a span
+ * that covers the whole chunk (or falls outside it) marks the whole chunk.
+ */
+export function HighlightedChunk({ chunk, start, end }: { chunk: ChunkView; start: number; end: number }) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => ref.current?.scrollIntoView?.({ block: 'center' }), [chunk.id, start, end]);
+  const from = Math.max(0, Math.min(chunk.text.length, start - chunk.startOffset));
+  const to = Math.max(from, Math.min(chunk.text.length, end - chunk.startOffset));
+  const [a, b] = to > from ? [from, to] : [0, chunk.text.length];
+  return (
+    <p className="passage">
+      {chunk.text.slice(0, a)}
+      <mark ref={ref} data-testid="passage-highlight">
+        {chunk.text.slice(a, b)}
+      </mark>
+      {chunk.text.slice(b)}
+    </p>
+  );
+}
+
+/** Opens the source passage of a citation: document, page, the chunk with its offsets marked. */
+export function PassageDialog({ kb, citation, onClose }: { kb: string; citation: Citation; onClose: () => void }) {
+  const { t } = useTranslation();
+  const detail = useApi('docs:get', { kb, id: citation.documentId });
+  const chunk = detail.data?.chunks.find((c) => c.id === citation.chunkId);
+  return (
+    <Dialog title={citation.documentTitle} onClose={onClose} testId="passage-dialog" wide>
+      {detail.status === 'loading' && <Loading />}
+      {detail.status === 'error' && <ErrorView error={detail.error} onRetry={detail.reload} />}
+      {detail.data && (
+        <>
+          <p className="muted">
+            {detail.data.document.path}
+            {citation.page !== null && ` · ${t('ask.page', { page: citation.page })}`}
+            {` · ${t('ask.offsets', { start: citation.startOffset, end: citation.endOffset })}`}
+          </p>
+          {chunk ? (
+            <>
+              <HighlightedChunk chunk={chunk} start={citation.startOffset} end={citation.endOffset} />
+              {chunk.englishText && chunk.englishText !== chunk.text && (
+                <details>
+                  <summary>{t('corpus.englishText')}</summary>
+                  <p>{chunk.englishText}</p>
+                </details>
+              )}
+            </>
+          ) : (
+            <p data-testid="passage-missing">{t('ask.chunkGone')}</p>
+          )}
+        </>
+      )}
+    </Dialog>
+  );
+}

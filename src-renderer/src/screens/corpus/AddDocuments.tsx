@@ -1,0 +1,62 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, type AddDocumentsResult } from '../../../api/index.js';
+import { ErrorView } from '../../components/StateViews.js';
+import { formatNumber } from '../../lib/format.js';
+import { useAction } from '../../lib/useApi.js';
+import { useApp } from '../../store/app.js';
+
+/** One absolute path per line (files or folders); the engine walks folders. */
+export function parsePaths(text: string): string[] {
+  return [...new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/^["']|["']$/g, '')).filter(Boolean))];
+}
+
+export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void }) {
+  const { t } = useTranslation();
+  const [text, setText] = useState('');
+  const [result, setResult] = useState<AddDocumentsResult | null>(null);
+  const announce = useApp((s) => s.announce);
+  const paths = parsePaths(text);
+  const add = useAction(async () => {
+    const res = await api().call('docs:add', { kb, paths });
+    setResult(res);
+    setText('');
+    announce(t('corpus.addedSummary', { added: res.added.length, unchanged: res.unchanged, errors: res.errors.length }));
+    void useApp.getState().refreshKbs();
+    onAdded();
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (paths.length) void add.run();
+  };
+  return (
+    <form className="form panel" onSubmit={submit} aria-labelledby="add-docs-heading">
+      <h3 id="add-docs-heading">{t('corpus.addDocuments')}</h3>
+      <label>
+        <span>{t('corpus.pathsLabel')}</span>
+        <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={t('corpus.pathsPlaceholder')} aria-describedby="add-docs-hint" spellCheck={false} data-testid="docs-add-paths" />
+      </label>
+      <p id="add-docs-hint" className="muted small">
+        {t('corpus.pathsHint')}
+      </p>
+      <button type="submit" disabled={!paths.length || add.pending} data-testid="docs-add-submit">
+        {add.pending ? t('common.working') : t('corpus.addCount', { count: paths.length })}
+      </button>
+      {add.error && <ErrorView error={add.error} compact />}
+      {result && (
+        <div className="result" data-testid="docs-add-result" data-added={result.added.length} data-unchanged={result.unchanged} data-errors={result.errors.length}>
+          <p>{t('corpus.addedSummary', { added: formatNumber(result.added.length), unchanged: formatNumber(result.unchanged), errors: formatNumber(result.errors.length) })}</p>
+          {result.errors.length > 0 && (
+            <ul className="error-list">
+              {result.errors.map((e) => (
+                <li key={e.path}>
+                  <code>{e.path}</code>: {e.reason}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </form>
+  );
+}

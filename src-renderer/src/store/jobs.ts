@@ -1,0 +1,121 @@
+import { create } from 'zustand';
+import type { ErrorData, Events, JobKind, JobProgress, JobState, JobStatus } from '../../api/index.js';
+import { api } from '../../api/index.js';
+
+/** A job as the UI knows it: its latest progress per stage, in the order stages appeared. */
+export interface JobView {
+  jobId: string;
+  kind: JobKind;
+  kb: string | null;
+  status: JobStatus;
+  stages: string[];
+  progress: Record<string, JobProgress>;
+  latest: JobProgress | null;
+  result: unknown;
+  error: ErrorData | null;
+  /** Streamed answer text (ask jobs). */
+  text: string;
+}
+
+interface JobsState {
+  jobs: Record<string, JobView>;
+  /** Registers a job just started by this window, before its first event arrives. */
+  track(jobId: string, kind: JobKind, kb: string | null): void;
+  /** Loads jobs the engine is running (after a reload of the page). */
+  sync(): Promise<void>;
+}
+
+function blank(jobId: string, kind: JobKind, kb: string | null): JobView {
+  return { jobId, kind, kb, status: 'running', stages: [], progress: {}, latest: null, result: undefined, error: null, text: '' };
+}
+
+export const useJobs = create<JobsState>()((set) => ({
+  jobs: {},
+  track(jobId, kind, kb) {
+    set((s) => (s.jobs[jobId] ? s : { jobs: { ...s.jobs, [jobId]: blank(jobId, kind, kb) } }));
+  },
+  async sync() {
+    const list: JobState[] = await api().call('jobs:list', {});
+    set((s) => {
+      const jobs = { ...s.jobs };
+      for (const job of list) {
+        const view = jobs[job.jobId] ?? blank(job.jobId, job.kind, job.kb);
+        const progress = job.progress;
+        jobs[job.jobId] = {
+          ...view,
+          status: job.status,
+          error: job.error,
+          ...(progress
+            ? { latest: progress, progress: { ...view.progress, [progress.stage]: progress }, stages: view.stages.includes(progress.stage) ? view.stages : [...view.stages, progress.stage] }
+            : {}),
+        };
+      }
+      return { jobs };
+    });
+  },
+}));
+
+type Pending = { [E in keyof Events]: { name: E; payload: Events[E] } }[keyof Events];
+
+/**
+ * Events are applied in batches (every 100 ms at most) so a fast stream of progress or tokens
+ * costs one render per batch, keeping input responsive while a job runs.
+ */
+let queue: Pending[] = [];
+let scheduled = false;
+
+function flush(): void {
+  scheduled = false;
+  const batch = queue;
+  queue = [];
+  useJobs.setState((s) => {
+    const jobs = { ...s.jobs };
+    for (const event of batch) {
+      const id = event.payload.jobId;
+      if (event.name === 'job:progress') {
+        const p = event.payload;
+        const view = jobs[id] ?? blank(id, p.kind, p.kb);
+        jobs[id] = {
+          ...view,
+          status: view.status === 'paused' ? 'running' : view.status,
+          latest: p,
+          progress: { ...view.progress, [p.stage]: p },
+          stages: view.stages.includes(p.stage) ? view.stages : [...view.stages, p.stage],
+        };
+      } else if (event.name === 'job:finished') {
+        const p = event.payload;
+        const view = jobs[id] ?? blank(id, p.kind, null);
+        jobs[id] = { ...view, status: p.status, result: p.result, error: p.error };
+      } else {
+        const view = jobs[id] ?? blank(id, 'ask', null);
+        jobs[id] = { ...view, text: view.text + event.payload.text };
+      }
+    }
+    return { jobs };
+  });
+}
+
+function enqueue(event: Pending): void {
+  queue.push(event);
+  if (!scheduled) {
+    scheduled = true;
+    setTimeout(flush, 100);
+  }
+}
+
+/** Subscribes the store to the engine's events; returns the unsubscriber. */
+export function connectJobEvents(): () => void {
+  const offs = [
+    api().on('job:progress', (payload) => enqueue({ name: 'job:progress', payload })),
+    api().on('job:finished', (payload) => enqueue({ name: 'job:finished', payload })),
+    api().on('qa:token', (payload) => enqueue({ name: 'qa:token', payload })),
+  ];
+  return () => offs.forEach((off) => off());
+}
+
+/** The newest job of `kind` for `kb`, if this window knows one. */
+export function latestJob(jobs: Record<string, JobView>, kind: JobKind, kb: string | null): JobView | null {
+  let found: JobView | null = null;
+  for (const job of Object.values(jobs)) if (job.kind === kind && (kb === null || job.kb === kb)) found = job;
+  return found;
+}
