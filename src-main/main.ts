@@ -55,8 +55,8 @@ app.whenReady().then(async () => {
     if (event.senderFrame?.url !== rendererUrl.href) return { ok: false, error: { code: 'UNAUTHORIZED', message: 'Unknown sender', details: {} } };
     return engine.call(method, payload);
   });
-  engine.onEvent((name, payload) => {
-    if (!window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, { name, payload });
+  engine.onEvent((event) => {
+    if (!window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);
   });
 
   app.on('web-contents-created', (_e, contents) => {

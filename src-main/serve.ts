@@ -189,8 +189,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     });
   });
 
-  const unsubscribe = options.engine.onEvent((name, payload) => {
-    const message = JSON.stringify({ name, payload });
+  const unsubscribe = options.engine.onEvent((event) => {
+    const message = JSON.stringify(event);
     for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(message);
   });
 

@@ -41,9 +41,11 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
       void engine.call(options.pauseOnInterrupt ? 'jobs:pause' : 'jobs:cancel', { jobId });
     };
     process.on('SIGINT', onSigint);
-    const unsubscribe = engine.onEvent((name, payload) => {
-      if (name === 'qa:token' && payload.jobId === jobId) options.onToken?.(payload.text);
-      else if (name === 'job:progress' && payload.jobId === jobId && !options.quiet) {
+    const unsubscribe = engine.onEvent((event) => {
+      if (event.payload.jobId !== jobId) return;
+      if (event.name === 'qa:token') options.onToken?.(event.payload.text);
+      else if (event.name === 'job:progress' && !options.quiet) {
+        const payload = event.payload;
         const values = {
           stage: payload.stage.padEnd(12),
           rateText: payload.rate > 0 ? `${payload.rate.toFixed(1)}/s` : '',
@@ -59,7 +61,8 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
         }
         bar.setTotal(Math.max(payload.total, 1));
         bar.update(payload.done, values);
-      } else if (name === 'job:finished' && payload.jobId === jobId) {
+      } else if (event.name === 'job:finished') {
+        const payload = event.payload;
         bars.stop();
         unsubscribe();
         process.off('SIGINT', onSigint);

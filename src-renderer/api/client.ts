@@ -149,7 +149,7 @@ function browserClient(options: BrowserClientOptions = {}): PolyhopApi {
   return {
     async call<M extends Method>(method: M, request: Request<M>): Promise<Responses[M]> {
       if (!token) {
-        throw new ApiError({ code: 'UNAUTHORIZED', message: 'No access token: open the full address printed by "polyhop serve".', details: {} });
+        throw new ApiError({ code: 'UNAUTHORIZED', message: 'No access token: open the link printed by "polyhop serve".', details: {} });
       }
       let response: Response;
       try {

@@ -1,17 +1,28 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventName, Events, Method, Reply } from './contract.js';
+import type { EventName, Events, PolyhopEvent, Reply } from './contract.js';
 import { dispatch, type Handlers } from './dispatch.js';
 import { JobManager } from './JobManager.js';
 import type { AppPaths } from './paths.js';
 import { SettingsStore } from './SettingsStore.js';
 import { systemHandlers } from './handlers/system.js';
+import { kbHandlers } from './handlers/kb.js';
+import { modelHandlers } from './handlers/models.js';
+import { KbSessions } from './KbSessions.js';
+import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
+import { ModelManager } from '../models/ModelManager.js';
+import { PromptLibrary } from '../models/PromptLibrary.js';
 
 export interface EngineOptions {
   paths: AppPaths;
+  /**
+   * Models to use instead of the user's selection. For hosts that bring their own (the test
+   * suite's scripted LLM, embedding programs); the app's front doors never pass any.
+   */
+  models?: InjectedModels;
 }
 
-export type EngineEventListener = <E extends EventName>(name: E, payload: Events[E]) => void;
+export type EngineEventListener = (event: PolyhopEvent) => void;
 
 /**
  * The engine behind every front door. It owns the data directory, the open knowledge bases,
@@ -22,6 +33,10 @@ export class Engine {
   readonly paths: AppPaths;
   readonly settings: SettingsStore;
   readonly jobs: JobManager;
+  readonly kbs: KbSessions;
+  readonly models: ModelRuntime;
+  readonly modelFiles: ModelManager;
+  readonly prompts: PromptLibrary;
   readonly #listeners = new Set<EngineEventListener>();
   readonly #handlers: Handlers;
 
@@ -30,8 +45,14 @@ export class Engine {
     mkdirSync(this.paths.dataDir, { recursive: true });
     this.settings = new SettingsStore(join(this.paths.dataDir, 'settings.json'));
     this.jobs = new JobManager((name, payload) => this.#emit(name, payload));
+    this.kbs = new KbSessions(this.paths.dataDir);
+    this.models = new ModelRuntime(this.settings, options.models);
+    this.modelFiles = new ModelManager({ modelsDir: this.paths.modelsDir, catalogPath: join(this.paths.appRoot, 'models', 'catalog.json') });
+    this.prompts = new PromptLibrary(this.paths.promptsDir);
     this.#handlers = {
       ...systemHandlers(this),
+      ...kbHandlers(this),
+      ...modelHandlers(this),
     } as Handlers;
   }
 
@@ -51,17 +72,17 @@ export class Engine {
 
   async dispose(): Promise<void> {
     await this.jobs.dispose();
+    await this.kbs.dispose();
+    await this.models.dispose();
   }
 
   #emit<E extends EventName>(name: E, payload: Events[E]): void {
     for (const listener of this.#listeners) {
       try {
-        listener(name, payload);
+        listener({ name, payload } as PolyhopEvent);
       } catch (error) {
         console.error('[polyhop] event listener failed:', error);
       }
     }
   }
 }
-
-export type { Method };

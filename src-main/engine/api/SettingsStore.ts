@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
-import { STRATEGIES, type Settings } from './contract.js';
+import { modelSelectionSchema, STRATEGIES, type Settings } from './contract.js';
 
 const settingsSchema = z.object({
   defaultStrategy: z.enum(STRATEGIES).default('dr'),
@@ -11,6 +11,8 @@ const settingsSchema = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   concurrency: z.number().int().min(1).max(64).default(4),
   strategyParams: z.record(z.string(), z.number()).default({}),
+  generationModel: modelSelectionSchema.nullable().default(null),
+  embeddingModel: modelSelectionSchema.nullable().default(null),
 });
 
 /** User settings in `<dataDir>/settings.json`, validated on read and write, written atomically. */

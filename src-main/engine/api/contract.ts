@@ -25,6 +25,19 @@ export type RdfFormat = (typeof RDF_FORMATS)[number];
 
 const empty = z.object({}).strict();
 
+/** A model the user picked and how to run it; kept in settings so every front door loads the same. */
+export const modelSelectionSchema = z
+  .object({
+    path,
+    gpuLayers: z.union([z.literal('auto'), z.number().int().nonnegative()]).default('auto'),
+    contextSize: z.number().int().min(512).max(1_048_576).optional(),
+    threads: z.number().int().positive().max(256).optional(),
+    batchSize: z.number().int().positive().max(65_536).optional(),
+    sequences: z.number().int().min(1).max(64).optional(),
+  })
+  .strict();
+export type ModelSelection = z.output<typeof modelSelectionSchema>;
+
 /** Request schemas, one per method. Unknown fields are refused (`strict`). */
 export const requestSchemas = {
   'system:doctor': empty,
@@ -96,17 +109,7 @@ export const requestSchemas = {
   'models:list': empty,
   'models:catalog': empty,
   'models:status': empty,
-  'models:load': z
-    .object({
-      role: z.enum(['generation', 'embedding']),
-      path,
-      gpuLayers: z.union([z.literal('auto'), z.number().int().nonnegative()]).default('auto'),
-      contextSize: z.number().int().min(512).max(1_048_576).optional(),
-      threads: z.number().int().positive().max(256).optional(),
-      batchSize: z.number().int().positive().max(65_536).optional(),
-      sequences: z.number().int().min(1).max(64).optional(),
-    })
-    .strict(),
+  'models:load': modelSelectionSchema.extend({ role: z.enum(['generation', 'embedding']) }).strict(),
   'models:unload': z.object({ role: z.enum(['generation', 'embedding']) }).strict(),
   'models:inspect': z.object({ path }).strict(),
   'models:import': z.object({ path, mode: z.enum(['copy', 'reference']).default('copy') }).strict(),
@@ -373,6 +376,8 @@ export interface Settings {
   theme: 'system' | 'light' | 'dark';
   concurrency: number;
   strategyParams: Record<string, number>;
+  generationModel: ModelSelection | null;
+  embeddingModel: ModelSelection | null;
 }
 
 /** What each method answers. */
@@ -454,6 +459,8 @@ export interface Events {
   'qa:token': { jobId: string; text: string };
 }
 export type EventName = keyof Events;
+/** One event as it travels (IPC, WebSocket, in-process): narrow on `name`. */
+export type PolyhopEvent = { [E in EventName]: { name: E; payload: Events[E] } }[EventName];
 export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token'];
 
 /** The typed surface every front door offers: one promise-returning call per method. */

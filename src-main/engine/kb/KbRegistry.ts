@@ -1,4 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { PolyhopError } from '../base/errors.js';
+import { entityKey } from './entityKey.js';
 import { KnowledgeBase } from './KnowledgeBase.js';
+import { LATEST_SCHEMA_VERSION } from './migrations/migrate.js';
+import { checkBaseIri } from './utils/baseIri.js';
 import type { KbMeta } from './types.js';
 
 export interface KbRegistryOptions {
@@ -26,36 +33,130 @@ export interface KbEntry extends KbMeta {
   problem: string | null;
 }
 
+/** Same rule as the Api contract's kbName. */
+const KB_NAME = /^[\p{L}\p{N}][\p{L}\p{N} _.-]*$/u;
+
 /**
- * The KBs of one data directory, by name. Open handles are cached (one writer connection per KB)
- * and closed by {@link close}, {@link delete} or {@link rename} as needed.
+ * The KBs of one data directory, addressed by name. Each lives in its own directory named by a
+ * stable id (readable slug + random suffix), so renaming touches only its meta. Open handles are
+ * cached, one connection per KB, and closed by {@link close} or {@link delete}.
  */
 export class KbRegistry {
+  readonly #root: string;
+  readonly #busyTimeoutMs: number;
+  readonly #open = new Map<string, KnowledgeBase>();
+
   constructor(options: KbRegistryOptions) {
-    void options;
-    throw new Error('KbRegistry: not implemented yet');
+    this.#root = join(options.dataDir, 'kbs');
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   }
+
+  /** Every KB, by name; one that cannot be read is listed with its `problem`. */
   list(): KbEntry[] {
-    throw new Error('not implemented yet');
+    if (!existsSync(this.#root)) return [];
+    const entries: KbEntry[] = [];
+    for (const dir of readdirSync(this.#root, { withFileTypes: true })) {
+      const file = join(this.#root, dir.name, 'kb.sqlite');
+      if (!dir.isDirectory() || !existsSync(file)) continue;
+      const cached = this.#open.get(dir.name);
+      try {
+        const meta = cached && !cached.closed ? cached.meta() : KnowledgeBase.readMeta(file);
+        const problem = meta.schemaVersion > LATEST_SCHEMA_VERSION ? `written by a newer Polyhop (schema v${meta.schemaVersion}); update Polyhop to open it` : null;
+        entries.push({ ...meta, id: dir.name, file, problem });
+      } catch (error) {
+        const problem = error instanceof Error ? error.message : String(error);
+        entries.push({ name: dir.name, description: '', baseIri: '', createdAt: '', schemaVersion: 0, embedder: null, id: dir.name, file, problem });
+      }
+    }
+    return entries.sort((a, b) => a.name.localeCompare(b.name));
   }
-  /** ALREADY_EXISTS for a duplicate name, BAD_INPUT for an invalid name or base IRI. */
+
+  /** Creates and opens a KB. ALREADY_EXISTS for a duplicate name, BAD_INPUT for an invalid name or base IRI. */
   create(options: CreateKbOptions): KnowledgeBase {
-    throw new Error(`not implemented yet ${String(options)}`);
+    const name = checkName(options.name);
+    if (this.#find(name)) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${name}" already exists`, { details: { name } });
+    const id = `${slug(name)}-${randomBytes(4).toString('hex')}`;
+    const baseIri = checkBaseIri(options.baseIri ?? `urn:polyhop:kb:${id}/`);
+    const dir = join(this.#root, id);
+    mkdirSync(dir, { recursive: true });
+    try {
+      const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
+        create: { name, description: options.description ?? '', baseIri },
+        busyTimeoutMs: this.#busyTimeoutMs,
+      });
+      this.#open.set(id, kb);
+      return kb;
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
-  /** The cached handle of the KB named `name`; NOT_FOUND when there is none. */
+
+  /** The (cached) open KB named `name`; NOT_FOUND when there is none. */
   open(name: string): KnowledgeBase {
-    throw new Error(`not implemented yet ${name}`);
+    const entry = this.get(name);
+    const cached = this.#open.get(entry.id);
+    if (cached && !cached.closed) return cached;
+    const kb = KnowledgeBase.open(entry.file, { busyTimeoutMs: this.#busyTimeoutMs });
+    this.#open.set(entry.id, kb);
+    return kb;
   }
-  /** The entry of `name` (NOT_FOUND when missing). */
+
+  /** The entry of `name` (case-insensitive); NOT_FOUND when missing. */
   get(name: string): KbEntry {
-    throw new Error(`not implemented yet ${name}`);
+    const entry = this.#find(name);
+    if (!entry) throw new PolyhopError('NOT_FOUND', `No knowledge base named "${name}"`, { details: { name } });
+    return entry;
   }
+
+  /** Renames a KB (its id, directory and base IRI stay). ALREADY_EXISTS when `newName` is taken. */
   rename(name: string, newName: string): KbEntry {
-    throw new Error(`not implemented yet ${name}${newName}`);
+    const entry = this.get(name);
+    const clean = checkName(newName);
+    const taken = this.#find(clean);
+    if (taken && taken.id !== entry.id) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, { details: { name: clean } });
+    this.open(entry.name).setMeta({ name: clean });
+    return this.get(clean);
   }
-  /** Closes and deletes the KB's directory. */
+
+  /** Closes the KB and deletes its directory. NOT_FOUND when missing. */
   delete(name: string): void {
-    throw new Error(`not implemented yet ${name}`);
+    const entry = this.get(name);
+    this.#open.get(entry.id)?.close();
+    this.#open.delete(entry.id);
+    rmSync(join(this.#root, entry.id), { recursive: true, force: true });
   }
-  close(): void {}
+
+  /** Closes every open handle. */
+  close(): void {
+    for (const kb of this.#open.values()) kb.close();
+    this.#open.clear();
+  }
+
+  #find(name: string): KbEntry | undefined {
+    const key = entityKey(name);
+    return this.list().find((e) => entityKey(e.name) === key);
+  }
+}
+
+function checkName(name: string): string {
+  const clean = name.trim();
+  if (clean.length < 1 || clean.length > 64 || !KB_NAME.test(clean)) {
+    throw new PolyhopError('BAD_INPUT', `"${name.slice(0, 100)}" is not a valid knowledge base name: use 1–64 letters, digits, spaces, "_", "-" or ".", starting with a letter or digit`, {
+      details: { name },
+    });
+  }
+  return clean;
+}
+
+/** A readable, filesystem- and IRI-safe prefix for the id ('kb' when the name has no ASCII letters). */
+function slug(name: string): string {
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase()
+    .slice(0, 32)
+    .replace(/-+$/g, '');
+  return ascii || 'kb';
 }

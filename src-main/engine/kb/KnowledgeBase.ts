@@ -1,4 +1,17 @@
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { PolyhopError } from '../base/errors.js';
+import { missingCase } from '../base/assert.js';
 import type { CallCacheStore } from '../models/CallCache.js';
+import { cleanName, entityKey } from './entityKey.js';
+import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
+import { SqliteCallCache } from './SqliteCallCache.js';
+import { checkBaseIri } from './utils/baseIri.js';
+import { BinaryIndex } from './utils/BinaryIndex.js';
+import { ftsDocument, ftsQuery } from './utils/ftsText.js';
 import type {
   CallCacheStats,
   ChunkNeighbours,
@@ -6,6 +19,7 @@ import type {
   ChunkUpdate,
   DocumentList,
   DocumentRecord,
+  DocumentSortKey,
   DocumentStatus,
   DocumentUpdate,
   EmbedderRecord,
@@ -29,7 +43,7 @@ import type {
 export interface KnowledgeBaseOptions {
   /** Create the file with this meta when it does not exist. Default: undefined (a missing file is NOT_FOUND). */
   create?: { name: string; description?: string; baseIri: string };
-  /** Open read-only (no migrations, no writes). Default: false. */
+  /** Open read-only (no migrations, no writes; the file must be at the current schema). Default: false. */
   readonly?: boolean;
   /** How long a statement waits for another connection's write lock, in ms. Default: 5000. */
   busyTimeoutMs?: number;
@@ -60,16 +74,59 @@ export interface IterateOptions {
   batchSize?: number;
 }
 
+const VECTOR_OWNERS: Record<VectorKind, string> = { chunk: 'chunks', entity_name: 'entities', entity_summary: 'entities', triple: 'triples' };
+const TEXT_OWNERS: Record<TextIndexKind, string> = { chunk: 'chunks', triple: 'triples' };
+const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
+
+const DOCUMENT_SORT: Record<DocumentSortKey, string> = {
+  title: 'title COLLATE NOCASE',
+  mime: 'mime',
+  language: 'language',
+  size: 'size',
+  chunkCount: 'chunk_count',
+  tripleCount: 'triple_count',
+  status: 'status',
+  addedAt: 'added_at',
+};
+
+const DOCUMENT_COLUMNS = `id, path, title, hash, mime, size, language, status, error,
+  chunk_count AS chunkCount, triple_count AS tripleCount, added_at AS addedAt`;
+const CHUNK_COLUMNS = `id, document_id AS documentId, ord, text, language, start_offset AS startOffset,
+  end_offset AS endOffset, page, summary, english_text AS englishText`;
+const ENTITY_COLUMNS = `e.id, e.name, e.type, e.summary, e.summary_stale AS summaryStale,
+  (SELECT json_group_array(alias) FROM entity_aliases WHERE entity_id = e.id) AS aliases`;
+const TRIPLE_SELECT = `SELECT t.id, t.source_id AS sourceId, s.name AS sourceName, t.relation, t.target_id AS targetId,
+  o.name AS targetName, t.description,
+  (SELECT json_group_array(chunk_id) FROM triple_chunks WHERE triple_id = t.id) AS chunkIds
+  FROM triples t JOIN entities s ON s.id = t.source_id JOIN entities o ON o.id = t.target_id`;
+
+type EntityRow = Omit<EntityRecord, 'summaryStale' | 'aliases'> & { summaryStale: number; aliases: string };
+type TripleRow = Omit<TripleRecord, 'chunkIds'> & { chunkIds: string };
+
+/** A KB file's meta keys; `format` tells a Polyhop KB from any other SQLite file. */
+const FORMAT = 'polyhop-kb';
+
 /**
  * One knowledge base: a SQLite file (WAL) that is the system of record for documents, chunks,
- * entities and triples, with sqlite-vec tables for their vectors and FTS5 tables for BM25. The RDF
- * view (kb/rdf) is derived from it through the `iterate*` generators.
+ * entities and triples, with their vectors (float blobs, searched through an in-memory sign-bit
+ * index then reranked with sqlite-vec's cosine) and FTS5 tables for BM25. The RDF view (kb/rdf) is
+ * derived from it through the `iterate*` generators.
  *
- * Every mutating method runs in one transaction; {@link transaction} groups several.
- * Construct with {@link KnowledgeBase.open}.
+ * Every mutating method runs in one transaction; {@link transaction} groups several. Methods are
+ * synchronous (better-sqlite3): run long batches off the UI thread.
  */
 export class KnowledgeBase {
-  private constructor() {}
+  readonly file: string;
+  readonly #db: Db;
+  readonly #statements = new Map<string, Statement>();
+  /** In-memory sign-bit codes per vector kind, loaded on first search; dropped on any rollback. */
+  readonly #binary = new Map<VectorKind, BinaryIndex>();
+  #callCache: SqliteCallCache | undefined;
+
+  private constructor(file: string, db: Db) {
+    this.file = file;
+    this.#db = db;
+  }
 
   /**
    * Opens (or, with `options.create`, creates) the KB at `file`, applying pending migrations.
@@ -77,268 +134,989 @@ export class KnowledgeBase {
    * a newer schema than this build knows, BAD_INPUT when it is not a Polyhop KB.
    */
   static open(file: string, options: KnowledgeBaseOptions = {}): KnowledgeBase {
-    throw notYet(file, options);
+    const existed = existsSync(file);
+    const readonly = options.readonly ?? false;
+    if (!existed && (!options.create || readonly)) {
+      throw new PolyhopError('NOT_FOUND', `${file}: no knowledge base file here`, { details: { file } });
+    }
+    if (options.create) checkBaseIri(options.create.baseIri);
+    if (!existed) mkdirSync(dirname(file), { recursive: true });
+    const db = openDatabase(file, readonly, options.busyTimeoutMs ?? 5000);
+    try {
+      const version = schemaVersion(db);
+      const tables = db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
+      if (version === 0 && tables > 0) throw notAKb(file, 'it has tables but no Polyhop schema');
+      if (readonly) {
+        assertSupportedVersion(version, file);
+        if (version !== LATEST_SCHEMA_VERSION) {
+          throw new PolyhopError('UNSUPPORTED', `${file}: schema v${version} needs upgrading; open it writable once first`, { details: { file } });
+        }
+      } else {
+        migrate(db, file);
+      }
+      const kb = new KnowledgeBase(file, db);
+      if (kb.#metaValue('format') === undefined) {
+        if (version > 0 || !options.create) throw notAKb(file, 'its meta is missing');
+        const { name, description = '', baseIri } = options.create;
+        if (!cleanName(name)) throw new PolyhopError('BAD_INPUT', `${file}: a knowledge base needs a name`);
+        kb.transaction(() => {
+          kb.#setMetaValue('format', FORMAT);
+          kb.#setMetaValue('name', cleanName(name));
+          kb.#setMetaValue('description', description);
+          kb.#setMetaValue('baseIri', baseIri);
+          kb.#setMetaValue('createdAt', new Date().toISOString());
+        });
+      } else if (kb.#metaValue('format') !== FORMAT) {
+        throw notAKb(file, 'its format marker is not polyhop-kb');
+      }
+      return kb;
+    } catch (error) {
+      db.close();
+      if (!existed) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+      throw error;
+    }
   }
 
   /** Meta of the KB at `file` without migrating it (works for newer schemas too). */
   static readMeta(file: string): KbMeta {
-    throw notYet(file);
+    if (!existsSync(file)) throw new PolyhopError('NOT_FOUND', `${file}: no knowledge base file here`, { details: { file } });
+    const db = openDatabase(file, true, 5000);
+    try {
+      const rows = db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+      const meta = new Map(rows.map((r) => [r.key, r.value]));
+      if (meta.get('format') !== FORMAT) throw notAKb(file, 'its meta is missing');
+      return metaFrom(meta, schemaVersion(db));
+    } catch (error) {
+      if (error instanceof PolyhopError) throw error;
+      throw notAKb(file, error instanceof Error ? error.message : String(error), error);
+    } finally {
+      db.close();
+    }
   }
 
-  readonly file!: string;
   get closed(): boolean {
-    throw notYet();
+    return !this.#db.open;
   }
-  close(): void {}
 
-  /** Runs `fn` in one transaction (nested calls become savepoints); all or nothing. */
+  close(): void {
+    if (!this.#db.open) return;
+    if (!this.#db.readonly) this.#db.pragma('optimize');
+    this.#db.close();
+    this.#statements.clear();
+    this.#binary.clear();
+  }
+
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints); all or nothing. `fn` must be
+   * synchronous. On a rollback the in-memory vector indexes are dropped and reload on next use.
+   */
   transaction<T>(fn: () => T): T {
-    return fn();
+    try {
+      return this.#db.transaction(fn)();
+    } catch (error) {
+      this.#binary.clear();
+      throw error;
+    }
   }
 
   // ── meta ────────────────────────────────────────────────────────────────────
 
   meta(): KbMeta {
-    throw notYet();
+    const rows = this.#stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    return metaFrom(new Map(rows.map((r) => [r.key, r.value])), schemaVersion(this.#db));
   }
+
   /** Renames or re-describes the KB (the base IRI is fixed at creation). */
   setMeta(update: { name?: string; description?: string }): void {
-    throw notYet(update);
+    this.transaction(() => {
+      if (update.name !== undefined) {
+        if (!cleanName(update.name)) throw new PolyhopError('BAD_INPUT', `${this.file}: a knowledge base needs a name`);
+        this.#setMetaValue('name', cleanName(update.name));
+      }
+      if (update.description !== undefined) this.#setMetaValue('description', update.description);
+    });
   }
+
   embedder(): EmbedderRecord | null {
-    throw notYet();
+    const value = this.#metaValue('embedder');
+    return value === undefined ? null : (JSON.parse(value) as EmbedderRecord);
   }
+
   /**
    * Records the embedder whose vectors this KB holds. When it differs from the recorded one, every
-   * stored vector is dropped (they are not comparable) and the vector tables are rebuilt at the new
-   * dimension: this is how a KB is re-embedded.
+   * stored vector is dropped (they are not comparable): this is how a KB is re-embedded.
    */
   setEmbedder(identity: string, dimension: number): void {
-    throw notYet(identity, dimension);
+    if (!identity || !Number.isInteger(dimension) || dimension < 1 || dimension > 8192) {
+      throw new PolyhopError('BAD_INPUT', `${this.file}: embedder needs an identity and a dimension in 1..8192 (got "${identity}", ${dimension})`);
+    }
+    const current = this.embedder();
+    if (current?.identity === identity && current.dimension === dimension) return;
+    this.transaction(() => {
+      for (const kind of VECTOR_KINDS) {
+        this.#db.exec(`DELETE FROM vec_${kind}; DELETE FROM vcode_${kind};`);
+        this.#bumpGeneration(kind);
+      }
+      this.#setMetaValue('embedder', JSON.stringify({ identity, dimension } satisfies EmbedderRecord));
+    });
+    this.#binary.clear();
   }
+
   /**
    * Sets the embedder when none is recorded; throws CONFLICT (offering re-embedding) when another
    * identity or dimension is recorded.
    */
   assertEmbedder(identity: string, dimension: number): void {
-    throw notYet(identity, dimension);
+    const current = this.embedder();
+    if (!current) return this.setEmbedder(identity, dimension);
+    if (current.identity === identity && current.dimension === dimension) return;
+    throw new PolyhopError(
+      'CONFLICT',
+      `Knowledge base "${this.meta().name}" was embedded with ${current.identity} (${current.dimension} dimensions), not ${identity} (${dimension}). ` +
+        `Load ${current.identity} again, or re-embed the knowledge base with ${identity} (its vectors are rebuilt; documents, entities and triples are kept).`,
+      { details: { recorded: current, offered: { identity, dimension }, remedy: 're-embed' } },
+    );
   }
+
   getSetting<T = unknown>(key: string): T | undefined {
-    throw notYet(key);
+    const value = this.#stmt('SELECT value FROM settings WHERE key = ?').pluck().get(key) as string | undefined;
+    return value === undefined ? undefined : (JSON.parse(value) as T);
   }
+
+  /** Stores a JSON-serialisable value; `undefined` deletes the setting. */
   setSetting(key: string, value: unknown): void {
-    throw notYet(key, value);
+    if (value === undefined) this.#stmt('DELETE FROM settings WHERE key = ?').run(key);
+    else this.#stmt('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)').run(key, JSON.stringify(value));
   }
 
   // ── documents ───────────────────────────────────────────────────────────────
 
   /** Throws ALREADY_EXISTS when a document has the same path. */
   addDocument(doc: NewDocument): DocumentRecord {
-    throw notYet(doc);
+    if (this.findDocumentByPath(doc.path)) {
+      throw new PolyhopError('ALREADY_EXISTS', `${doc.path} is already in knowledge base "${this.meta().name}"`, { details: { path: doc.path } });
+    }
+    const id = this.#stmt(
+      `INSERT INTO documents (path, title, hash, mime, size, language, status, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    )
+      .pluck()
+      .get(doc.path, doc.title, doc.hash, doc.mime, doc.size, doc.language ?? null, doc.status ?? 'pending', new Date().toISOString()) as number;
+    return this.#requireDocument(id);
   }
+
   getDocument(id: number): DocumentRecord | undefined {
-    throw notYet(id);
+    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ?`).get(id) as DocumentRecord | undefined;
   }
+
   findDocumentByPath(path: string): DocumentRecord | undefined {
-    throw notYet(path);
+    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE path = ?`).get(path) as DocumentRecord | undefined;
   }
+
+  /** One page of documents; `filter` matches title or path (case-insensitive for ASCII letters). */
   listDocuments(options: ListDocumentsOptions = {}): DocumentList {
-    throw notYet(options);
+    const { offset = 0, limit = 200, sort = 'addedAt', descending = false, filter = '' } = options;
+    const order = DOCUMENT_SORT[sort];
+    if (!order) throw new PolyhopError('BAD_INPUT', `Cannot sort documents by "${String(sort)}"`);
+    const direction = descending ? 'DESC' : 'ASC';
+    const where = filter ? `WHERE title LIKE :pattern ESCAPE '\\' OR path LIKE :pattern ESCAPE '\\'` : '';
+    const params = filter ? { pattern: `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : {};
+    const total = this.#stmt(`SELECT COUNT(*) FROM documents ${where}`).pluck().get(params) as number;
+    const rows = this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents ${where} ORDER BY ${order} ${direction}, id ${direction} LIMIT :limit OFFSET :offset`).all({
+      ...params,
+      limit,
+      offset,
+    }) as DocumentRecord[];
+    return { total, rows };
   }
+
   setDocumentStatus(id: number, status: DocumentStatus, error: string | null = null): void {
-    throw notYet(id, status, error);
+    const changes = this.#stmt('UPDATE documents SET status = ?, error = ? WHERE id = ?').run(status, error, id).changes;
+    if (changes === 0) throw this.#notFound('document', id);
   }
+
   updateDocument(id: number, update: DocumentUpdate): DocumentRecord {
-    throw notYet(id, update);
+    const current = this.#requireDocument(id);
+    const next = { ...current, ...update };
+    this.#stmt('UPDATE documents SET title = ?, hash = ?, mime = ?, size = ?, language = ? WHERE id = ?').run(
+      next.title,
+      next.hash,
+      next.mime,
+      next.size,
+      next.language,
+      id,
+    );
+    return this.#requireDocument(id);
   }
+
   /**
    * Removes the document and everything that exists only because of it: chunks and their vectors
    * and FTS rows, triples whose only provenance was its chunks (with theirs), entities left without
    * triples (with theirs). Shared entities are marked `summaryStale`. NOT_FOUND when missing.
    */
   deleteDocument(id: number): RemovalResult {
-    throw notYet(id);
+    return this.transaction(() => {
+      this.#requireDocument(id);
+      const result = this.#removeChunks(this.#chunkIdsOf(id));
+      this.#stmt('DELETE FROM documents WHERE id = ?').run(id);
+      return result;
+    });
   }
 
   // ── chunks ──────────────────────────────────────────────────────────────────
 
   /** Replaces all chunks of a document; what hung off the old ones goes as in {@link deleteDocument}. */
   replaceChunks(documentId: number, chunks: readonly NewChunk[]): ChunkRecord[] {
-    throw notYet(documentId, chunks);
+    return this.transaction(() => {
+      this.#requireDocument(documentId);
+      this.#removeChunks(this.#chunkIdsOf(documentId));
+      const insert = this.#stmt(
+        `INSERT INTO chunks (document_id, ord, text, language, start_offset, end_offset, page) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      ).pluck();
+      for (const c of chunks) insert.get(documentId, c.ord, c.text, c.language, c.startOffset, c.endOffset, c.page);
+      return this.chunksOfDocument(documentId);
+    });
   }
+
   getChunk(id: number): ChunkRecord | undefined {
-    throw notYet(id);
+    return this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id = ?`).get(id) as ChunkRecord | undefined;
   }
+
   /** Chunks in the order of `ids`; unknown ids are skipped. */
   getChunks(ids: readonly number[]): ChunkRecord[] {
-    throw notYet(ids);
+    const rows = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as ChunkRecord[];
+    return inOrder(ids, rows);
   }
+
   chunksOfDocument(documentId: number): ChunkRecord[] {
-    throw notYet(documentId);
+    return this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY ord`).all(documentId) as ChunkRecord[];
   }
+
   updateChunk(id: number, update: ChunkUpdate): void {
-    throw notYet(id, update);
+    const current = this.getChunk(id);
+    if (!current) throw this.#notFound('chunk', id);
+    this.#stmt('UPDATE chunks SET summary = ?, english_text = ? WHERE id = ?').run(
+      update.summary === undefined ? current.summary : update.summary,
+      update.englishText === undefined ? current.englishText : update.englishText,
+      id,
+    );
   }
+
   /** The chunks just before and after `chunkId` in its document (MDER's ±1 context). */
   neighbours(chunkId: number): ChunkNeighbours {
-    throw notYet(chunkId);
+    const chunk = this.getChunk(chunkId);
+    if (!chunk) throw this.#notFound('chunk', chunkId);
+    const previous = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord < ? ORDER BY ord DESC LIMIT 1`).get(chunk.documentId, chunk.ord);
+    const next = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord > ? ORDER BY ord LIMIT 1`).get(chunk.documentId, chunk.ord);
+    return { previous: (previous as ChunkRecord | undefined) ?? null, next: (next as ChunkRecord | undefined) ?? null };
   }
 
   // ── entities ────────────────────────────────────────────────────────────────
 
   /**
    * The id of the entity named `name` (or aliased so by a merge), created with `type` if none.
-   * Names match exactly on their key: NFKC, case-folded, whitespace trimmed and collapsed.
+   * Names match exactly on {@link entityKey}: NFKC, case-folded, whitespace trimmed and collapsed.
+   * An existing entity keeps its type.
    */
   upsertEntity(name: string, type: string): number {
-    throw notYet(name, type);
+    const key = entityKey(name);
+    if (!key) throw new PolyhopError('BAD_INPUT', 'An entity needs a non-blank name', { details: { name } });
+    return this.transaction(() => {
+      const existing = this.#entityIdByKey(key);
+      if (existing !== undefined) return existing;
+      const id = this.#stmt('INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) RETURNING id')
+        .pluck()
+        .get(cleanName(name), key, cleanName(type) || 'unknown') as number;
+      this.#indexEntityText(id);
+      return id;
+    });
   }
+
   getEntity(id: number): EntityRecord | undefined {
-    throw notYet(id);
+    const row = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id = ?`).get(id) as EntityRow | undefined;
+    return row && toEntity(row);
   }
+
   /** Entities in the order of `ids`; unknown ids are skipped. */
   getEntities(ids: readonly number[]): EntityRecord[] {
-    throw notYet(ids);
+    const rows = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as EntityRow[];
+    return inOrder(ids, rows.map(toEntity));
   }
+
   /** By name or alias, on the same key as {@link upsertEntity}. */
   findEntityByName(name: string): EntityRecord | undefined {
-    throw notYet(name);
+    const id = this.#entityIdByKey(entityKey(name));
+    return id === undefined ? undefined : this.getEntity(id);
   }
+
+  /** Entities by id. */
   listEntities(options: ListEntitiesOptions = {}): EntityRecord[] {
-    throw notYet(options);
+    const { offset = 0, limit = 1000 } = options;
+    const { where, params } = entityFilter(options);
+    const rows = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e ${where} ORDER BY e.id LIMIT :limit OFFSET :offset`).all({
+      ...params,
+      limit,
+      offset,
+    }) as EntityRow[];
+    return rows.map(toEntity);
   }
-  countEntities(options: { stale?: boolean } = {}): number {
-    throw notYet(options);
+
+  countEntities(options: { stale?: boolean; type?: string } = {}): number {
+    const { where, params } = entityFilter(options);
+    return this.#stmt(`SELECT COUNT(*) FROM entities e ${where}`).pluck().get(params) as number;
   }
+
   /**
-   * Merges `ids` into one entity named `canonicalName` and returns its id. The other names become
-   * aliases, triples are re-pointed (duplicates merged with their provenance), merged entities and
-   * their vectors are deleted, the kept one is marked stale. CONFLICT when `canonicalName` belongs
-   * to an entity outside `ids`.
+   * Merges `ids` into one entity named `canonicalName` and returns its id. The kept entity is the
+   * one already holding that name (or alias), else the first of `ids`. The other names become
+   * aliases; triples are re-pointed, and those that now coincide are merged with their provenance;
+   * merged entities and their vectors are deleted; the kept one is marked stale. Triples whose text
+   * changed lose their vector and FTS row (see {@link missingVectors}). CONFLICT when
+   * `canonicalName` belongs to an entity outside `ids`.
    */
   mergeEntities(canonicalName: string, ids: readonly number[]): number {
-    throw notYet(canonicalName, ids);
+    const key = entityKey(canonicalName);
+    if (!key) throw new PolyhopError('BAD_INPUT', 'A merge needs a non-blank canonical name');
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) throw new PolyhopError('BAD_INPUT', 'A merge needs at least one entity');
+    return this.transaction(() => {
+      const entities = unique.map((id) => this.getEntity(id) ?? this.#throwNotFound('entity', id));
+      const holder = this.#entityIdByKey(key);
+      if (holder !== undefined && !unique.includes(holder)) {
+        const other = this.getEntity(holder);
+        throw new PolyhopError('CONFLICT', `Cannot merge into "${cleanName(canonicalName)}": that name belongs to entity ${holder} ("${other?.name}"), which is not in the merge`, {
+          details: { canonicalName, holder, ids: unique },
+        });
+      }
+      const keptId = holder ?? (unique[0] as number);
+      const kept = entities.find((e) => e.id === keptId) as EntityRecord;
+      const others = entities.filter((e) => e.id !== keptId);
+      const otherIds = others.map((e) => e.id);
+      const renamed = kept.name !== cleanName(canonicalName);
+      const changedTriples = new Set<number>();
+
+      // Re-point triples; one that now coincides with an existing triple folds into it.
+      const affected = this.#stmt(
+        `SELECT id, source_id AS sourceId, relation, target_id AS targetId, description FROM triples
+         WHERE source_id IN (SELECT value FROM json_each(:ids)) OR target_id IN (SELECT value FROM json_each(:ids)) ORDER BY id`,
+      ).all({ ids: JSON.stringify(otherIds) }) as { id: number; sourceId: number; relation: string; targetId: number; description: string | null }[];
+      const repoint = (id: number): number => (otherIds.includes(id) ? keptId : id);
+      const removed: number[] = [];
+      for (const t of affected) {
+        const sourceId = repoint(t.sourceId);
+        const targetId = repoint(t.targetId);
+        const twin = this.#stmt('SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ? AND id <> ?')
+          .pluck()
+          .get(sourceId, t.relation, targetId, t.id) as number | undefined;
+        if (twin === undefined) {
+          this.#stmt('UPDATE triples SET source_id = ?, target_id = ? WHERE id = ?').run(sourceId, targetId, t.id);
+          changedTriples.add(t.id);
+        } else {
+          this.#stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) SELECT ?, chunk_id FROM triple_chunks WHERE triple_id = ?').run(twin, t.id);
+          this.#stmt('UPDATE triples SET description = COALESCE(description, ?) WHERE id = ?').run(t.description, twin);
+          removed.push(t.id);
+        }
+      }
+      this.#deleteTriples(removed);
+      for (const id of removed) changedTriples.delete(id);
+
+      // Names and aliases of the merged entities move to the kept one.
+      this.#stmt('UPDATE entity_aliases SET entity_id = ? WHERE entity_id IN (SELECT value FROM json_each(?))').run(keptId, JSON.stringify(otherIds));
+      this.#deleteEntities(otherIds);
+      const addAlias = this.#stmt('INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) VALUES (?, ?, ?)');
+      for (const other of others) addAlias.run(entityKey(other.name), other.name, keptId);
+      if (renamed) {
+        this.#stmt('DELETE FROM entity_aliases WHERE alias_key = ?').run(key);
+        this.#stmt('UPDATE entities SET name = ?, name_key = ? WHERE id = ?').run(cleanName(canonicalName), key, keptId);
+        if (entityKey(kept.name) !== key) addAlias.run(entityKey(kept.name), kept.name, keptId);
+        this.#deleteVectorRows('entity_name', [keptId]);
+        for (const id of this.#stmt('SELECT id FROM triples WHERE source_id = ? OR target_id = ?').pluck().all(keptId, keptId) as number[]) changedTriples.add(id);
+      }
+      this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id = ?').run(keptId);
+      this.#indexEntityText(keptId);
+      // Their verbalisation names a merged or renamed entity: re-embed and re-index them.
+      this.#deleteVectorRows('triple', [...changedTriples]);
+      this.removeText('triple', [...changedTriples]);
+      return keptId;
+    });
   }
+
   /** Stores a (re-)reduced summary, clears `summaryStale`, drops the outdated summary vector. */
   setEntitySummary(id: number, summary: string): void {
-    throw notYet(id, summary);
+    this.transaction(() => {
+      const changes = this.#stmt('UPDATE entities SET summary = ?, summary_stale = 0 WHERE id = ?').run(summary, id).changes;
+      if (changes === 0) throw this.#notFound('entity', id);
+      this.#deleteVectorRows('entity_summary', [id]);
+      this.#indexEntityText(id);
+    });
   }
-  /** Full-text (prefix) search over names, aliases and summaries; empty query lists by name. */
+
+  /**
+   * Full-text prefix search over names (weighted most), aliases and summaries, in any language;
+   * FTS5 syntax in `query` is inert. An empty query lists entities by name.
+   */
   searchEntities(query: string, type?: string, limit = 50): EntityRecord[] {
-    throw notYet(query, type, limit);
+    const typeFilter = type === undefined ? '' : 'AND e.type = :type';
+    const params = type === undefined ? { limit } : { limit, type };
+    const match = ftsQuery(query, { prefix: true });
+    if (match === null) {
+      const rows = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE 1 ${typeFilter} ORDER BY e.name_key LIMIT :limit`).all(params) as EntityRow[];
+      return rows.map(toEntity);
+    }
+    const rows = this.#stmt(
+      `SELECT ${ENTITY_COLUMNS} FROM (SELECT rowid AS id, bm25(fts_entity, 10.0, 5.0, 1.0) AS rank FROM fts_entity WHERE fts_entity MATCH :match) f
+       JOIN entities e ON e.id = f.id WHERE 1 ${typeFilter} ORDER BY f.rank, e.id LIMIT :limit`,
+    ).all({ ...params, match }) as EntityRow[];
+    return rows.map(toEntity);
   }
+
   entityTypes(): NamedCount[] {
-    throw notYet();
+    return this.#stmt('SELECT type AS name, COUNT(*) AS count FROM entities GROUP BY type ORDER BY count DESC, name').all() as NamedCount[];
   }
 
   // ── triples ─────────────────────────────────────────────────────────────────
 
-  /** Adds the triple (or finds it: unique on source, relation, target) and records `chunkId` as provenance. */
+  /**
+   * Adds the triple (or finds it: unique on source, relation, target) and records `chunkId` as
+   * provenance. New triples or new provenance mark both entities stale. NOT_FOUND for an unknown
+   * entity or chunk.
+   */
   addTriple(triple: NewTriple): number {
-    throw notYet(triple);
-  }
-  setTripleDescription(id: number, description: string): void {
-    throw notYet(id, description);
-  }
-  getTriples(ids: readonly number[]): TripleRecord[] {
-    throw notYet(ids);
-  }
-  triplesOfEntity(entityId: number, direction: TripleDirection = 'both', limit = 10_000): TripleRecord[] {
-    throw notYet(entityId, direction, limit);
-  }
-  /** Triples with provenance in any of the chunks. */
-  triplesOfChunks(chunkIds: readonly number[]): TripleRecord[] {
-    throw notYet(chunkIds);
-  }
-  countTriples(): number {
-    throw notYet();
-  }
-  relations(): NamedCount[] {
-    throw notYet();
+    const relation = cleanName(triple.relation);
+    if (!relation) throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...triple } });
+    return this.transaction(() => {
+      let id = this.#stmt('SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ?')
+        .pluck()
+        .get(triple.sourceId, relation, triple.targetId) as number | undefined;
+      let changed = false;
+      if (id === undefined) {
+        for (const entityId of [triple.sourceId, triple.targetId]) if (!this.#exists('entities', entityId)) throw this.#notFound('entity', entityId);
+        id = this.#stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) RETURNING id').pluck().get(triple.sourceId, relation, triple.targetId) as number;
+        changed = true;
+      }
+      if (triple.chunkId !== null) {
+        if (!this.#exists('chunks', triple.chunkId)) throw this.#notFound('chunk', triple.chunkId);
+        changed = this.#stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) VALUES (?, ?)').run(id, triple.chunkId).changes > 0 || changed;
+      }
+      if (changed) this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (?, ?)').run(triple.sourceId, triple.targetId);
+      return id;
+    });
   }
 
-  // ── vectors (sqlite-vec) ────────────────────────────────────────────────────
+  setTripleDescription(id: number, description: string): void {
+    const changes = this.#stmt('UPDATE triples SET description = ? WHERE id = ?').run(description, id).changes;
+    if (changes === 0) throw this.#notFound('triple', id);
+  }
+
+  /** Triples in the order of `ids`; unknown ids are skipped. */
+  getTriples(ids: readonly number[]): TripleRecord[] {
+    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as TripleRow[];
+    return inOrder(ids, rows.map(toTriple));
+  }
+
+  triplesOfEntity(entityId: number, direction: TripleDirection = 'both', limit = 10_000): TripleRecord[] {
+    let where: string;
+    switch (direction) {
+      case 'out':
+        where = 't.source_id = :id';
+        break;
+      case 'in':
+        where = 't.target_id = :id';
+        break;
+      case 'both':
+        where = 't.id IN (SELECT id FROM triples WHERE source_id = :id UNION SELECT id FROM triples WHERE target_id = :id)';
+        break;
+      default:
+        throw missingCase(direction);
+    }
+    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE ${where} ORDER BY t.id LIMIT :limit`).all({ id: entityId, limit }) as TripleRow[];
+    return rows.map(toTriple);
+  }
+
+  /** Triples with provenance in any of the chunks, by id. */
+  triplesOfChunks(chunkIds: readonly number[]): TripleRecord[] {
+    const rows = this.#stmt(
+      `${TRIPLE_SELECT} WHERE t.id IN (SELECT triple_id FROM triple_chunks WHERE chunk_id IN (SELECT value FROM json_each(?))) ORDER BY t.id`,
+    ).all(JSON.stringify(chunkIds)) as TripleRow[];
+    return rows.map(toTriple);
+  }
+
+  countTriples(): number {
+    return this.#stmt('SELECT COUNT(*) FROM triples').pluck().get() as number;
+  }
+
+  relations(): NamedCount[] {
+    return this.#stmt('SELECT relation AS name, COUNT(*) AS count FROM triples GROUP BY relation ORDER BY count DESC, name').all() as NamedCount[];
+  }
+
+  // ── vectors ─────────────────────────────────────────────────────────────────
 
   /**
    * Stores (replaces) vectors of `kind`. Needs a recorded embedder; each vector must have its
-   * dimension (CONFLICT otherwise) and belong to an existing row (NOT_FOUND otherwise).
-   * Vectors are L2-normalised on the way in.
+   * dimension (CONFLICT otherwise), be finite and non-zero (BAD_INPUT), and belong to an existing
+   * row (NOT_FOUND). Vectors are L2-normalised on the way in.
    */
   putVectors(kind: VectorKind, items: readonly { id: number; vector: Float32Array }[]): void {
-    throw notYet(kind, items);
-  }
-  deleteVectors(kind: VectorKind, ids: readonly number[]): void {
-    throw notYet(kind, ids);
-  }
-  /** The `k` nearest rows by cosine similarity (score = cosine, higher is better). */
-  knn(kind: VectorKind, query: Float32Array, k: number, options: KnnOptions = {}): ScoredId[] {
-    throw notYet(kind, query, k, options);
-  }
-  /** Ids of `kind` rows that have no vector yet (what an embedding stage still has to do). */
-  missingVectors(kind: VectorKind, limit = 1000): number[] {
-    throw notYet(kind, limit);
+    const owner = vectorOwner(kind);
+    const dimension = this.#requireEmbedder().dimension;
+    const prepared = items.map(({ id, vector }) => {
+      if (vector.length !== dimension) {
+        throw new PolyhopError('CONFLICT', `${kind} vector for ${id} has ${vector.length} dimensions; this knowledge base holds ${dimension}`, {
+          details: { kind, id, dimension: vector.length, expected: dimension },
+        });
+      }
+      const unit = normalised(vector);
+      if (!unit) throw new PolyhopError('BAD_INPUT', `${kind} vector for ${id} is zero or not finite`, { details: { kind, id } });
+      const code = BinaryIndex.encode(unit);
+      return { id, vector: bytesOf(unit), code: bytesOf(code) };
+    });
+    this.transaction(() => {
+      const index = this.#currentIndex(kind);
+      const putVector = this.#stmt(`INSERT OR REPLACE INTO vec_${kind} (id, vector) VALUES (?, ?)`);
+      const putCode = this.#stmt(`INSERT OR REPLACE INTO vcode_${kind} (id, code) VALUES (?, ?)`);
+      for (const item of prepared) {
+        if (!this.#exists(owner, item.id)) throw this.#notFound(owner === 'chunks' ? 'chunk' : owner === 'triples' ? 'triple' : 'entity', item.id);
+        putVector.run(item.id, item.vector);
+        putCode.run(item.id, item.code);
+      }
+      const generation = this.#bumpGeneration(kind);
+      if (index) {
+        for (const item of prepared) index.set(item.id, item.code);
+        index.generation = generation;
+      }
+    });
   }
 
-  // ── full text (FTS5, BM25) ──────────────────────────────────────────────────
+  deleteVectors(kind: VectorKind, ids: readonly number[]): void {
+    vectorOwner(kind);
+    this.transaction(() => this.#deleteVectorRows(kind, ids));
+  }
+
+  /**
+   * The `k` nearest rows of `kind` by cosine similarity (score = cosine, higher is better).
+   * Sign-bit codes pick `k × oversample` candidates by Hamming distance, which are reranked exactly
+   * on their float vectors; `exact` scans every float vector instead. Empty when no embedder is set.
+   */
+  knn(kind: VectorKind, query: Float32Array, k: number, options: KnnOptions = {}): ScoredId[] {
+    vectorOwner(kind);
+    const embedder = this.embedder();
+    if (!embedder || k <= 0) return [];
+    if (query.length !== embedder.dimension) {
+      throw new PolyhopError('CONFLICT', `Query vector has ${query.length} dimensions; this knowledge base holds ${embedder.dimension} (${embedder.identity})`, {
+        details: { dimension: query.length, expected: embedder.dimension },
+      });
+    }
+    const unit = normalised(query);
+    if (!unit) return [];
+    const blob = bytesOf(unit);
+    let rows: { id: number; distance: number }[];
+    if (options.exact) {
+      rows = this.#stmt(`SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} ORDER BY distance, id LIMIT ?`).all(blob, k) as typeof rows;
+    } else {
+      const index = this.#loadedIndex(kind, embedder.dimension);
+      const candidates = index.candidates(BinaryIndex.encode(unit), Math.max(k, Math.ceil(k * (options.oversample ?? 40))));
+      rows = this.#stmt(
+        `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY distance, id LIMIT ?`,
+      ).all(blob, JSON.stringify(candidates), k) as typeof rows;
+    }
+    return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+  }
+
+  /** Ids of `kind` rows without a vector yet, by id: what an embedding stage still has to do. */
+  missingVectors(kind: VectorKind, limit = 1000): number[] {
+    const owner = vectorOwner(kind);
+    const extra = kind === 'entity_summary' ? 'AND o.summary IS NOT NULL' : '';
+    return this.#stmt(`SELECT o.id FROM ${owner} o WHERE NOT EXISTS (SELECT 1 FROM vec_${kind} v WHERE v.id = o.id) ${extra} ORDER BY o.id LIMIT ?`)
+      .pluck()
+      .all(limit) as number[];
+  }
+
+  // ── full text ───────────────────────────────────────────────────────────────
 
   /** Indexes (replaces) texts; they are word-segmented first so zh/ja/th work like spaced languages. */
   indexText(kind: TextIndexKind, items: readonly { id: number; text: string }[]): void {
-    throw notYet(kind, items);
+    const owner = textOwner(kind);
+    this.transaction(() => {
+      const remove = this.#stmt(`DELETE FROM fts_${kind} WHERE rowid = ?`);
+      const insert = this.#stmt(`INSERT INTO fts_${kind} (rowid, text) VALUES (?, ?)`);
+      for (const { id, text } of items) {
+        if (!this.#exists(owner, id)) throw this.#notFound(kind, id);
+        remove.run(id);
+        insert.run(id, ftsDocument(text));
+      }
+    });
   }
+
   removeText(kind: TextIndexKind, ids: readonly number[]): void {
-    throw notYet(kind, ids);
+    textOwner(kind);
+    if (ids.length === 0) return;
+    this.#stmt(`DELETE FROM fts_${kind} WHERE rowid IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
   }
+
+  /** Ids of `kind` rows not in the text index yet, by id. */
+  missingText(kind: TextIndexKind, limit = 1000): number[] {
+    const owner = textOwner(kind);
+    return this.#stmt(`SELECT o.id FROM ${owner} o WHERE o.id NOT IN (SELECT rowid FROM fts_${kind}) ORDER BY o.id LIMIT ?`).pluck().all(limit) as number[];
+  }
+
   /** BM25 over any of the query's words (score = -bm25, higher is better). The query is data: FTS5 syntax in it is inert. */
   bm25(kind: TextIndexKind, query: string, k: number): ScoredId[] {
-    throw notYet(kind, query, k);
+    textOwner(kind);
+    const match = ftsQuery(query);
+    if (match === null || k <= 0) return [];
+    const rows = this.#stmt(`SELECT rowid AS id, bm25(fts_${kind}) AS rank FROM fts_${kind} WHERE fts_${kind} MATCH ? ORDER BY rank LIMIT ?`).all(match, k) as {
+      id: number;
+      rank: number;
+    }[];
+    return rows.map((r) => ({ id: r.id, score: -r.rank }));
   }
 
   // ── checkpoints, LLM-call cache, QA history ─────────────────────────────────
 
   getCheckpoint<T = unknown>(key: string): T | undefined {
-    throw notYet(key);
+    const value = this.#stmt('SELECT value FROM checkpoints WHERE key = ?').pluck().get(key) as string | undefined;
+    return value === undefined ? undefined : (JSON.parse(value) as T);
   }
+
+  /** Stores a JSON-serialisable value under `key` (e.g. `index:doc:12:map`). */
   setCheckpoint(key: string, value: unknown): void {
-    throw notYet(key, value);
+    this.#stmt('INSERT OR REPLACE INTO checkpoints (key, value, updated_at) VALUES (?, ?, ?)').run(key, JSON.stringify(value), new Date().toISOString());
   }
+
   /** Deletes every checkpoint whose key starts with `prefix`. */
   clearCheckpoints(prefix: string): void {
-    throw notYet(prefix);
+    this.#stmt('DELETE FROM checkpoints WHERE substr(key, 1, length(:prefix)) = :prefix').run({ prefix });
   }
-  /** The LLM-call cache kept in this KB (models/CallCache.ts uses it). */
+
+  /** The LLM-call cache kept in this KB. */
   get callCache(): CallCacheStore {
-    throw notYet();
+    this.#callCache ??= new SqliteCallCache(this.#db);
+    return this.#callCache;
   }
+
   cacheStats(): CallCacheStats {
-    throw notYet();
+    this.#callCache ??= new SqliteCallCache(this.#db);
+    return this.#callCache.stats();
   }
+
   addHistory(question: string, strategy: string, answerJson: string): number {
-    throw notYet(question, strategy, answerJson);
+    return this.#stmt('INSERT INTO qa_history (question, question_key, strategy, answer_json, asked_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
+      .pluck()
+      .get(question, entityKey(question), strategy, answerJson, new Date().toISOString()) as number;
   }
+
   /** Newest first; `search` is a case-insensitive substring of the question ('' for all). */
   listHistory(search = '', limit = 100): HistoryRecord[] {
-    throw notYet(search, limit);
+    return this.#stmt(
+      `SELECT id, question, strategy, answer_json AS answerJson, asked_at AS askedAt FROM qa_history
+       WHERE :key = '' OR instr(question_key, :key) > 0 ORDER BY id DESC LIMIT :limit`,
+    ).all({ key: entityKey(search), limit }) as HistoryRecord[];
   }
 
-  // ── streaming (RDF view, export) and stats ──────────────────────────────────
+  // ── streaming and stats ─────────────────────────────────────────────────────
 
-  iterateDocuments(options: Omit<IterateOptions, 'documentId'> = {}): Generator<DocumentRecord> {
-    throw notYet(options);
+  /** Every document, by id, fetched in batches (other calls may run between two items). */
+  *iterateDocuments(options: Omit<IterateOptions, 'documentId'> = {}): Generator<DocumentRecord> {
+    yield* this.#paged<DocumentRecord>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id > :after ORDER BY id LIMIT :limit`, {}, options.batchSize);
   }
-  iterateChunks(options: IterateOptions = {}): Generator<ChunkRecord> {
-    throw notYet(options);
+
+  /** Every chunk (or one document's), by id. */
+  *iterateChunks(options: IterateOptions = {}): Generator<ChunkRecord> {
+    const byDocument = options.documentId === undefined ? '' : 'AND document_id = :documentId';
+    const params = options.documentId === undefined ? {} : { documentId: options.documentId };
+    yield* this.#paged<ChunkRecord>(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id > :after ${byDocument} ORDER BY id LIMIT :limit`, params, options.batchSize);
   }
-  iterateEntities(options: Omit<IterateOptions, 'documentId'> = {}): Generator<EntityRecord> {
-    throw notYet(options);
+
+  /** Every entity, by id. */
+  *iterateEntities(options: Omit<IterateOptions, 'documentId'> = {}): Generator<EntityRecord> {
+    for (const row of this.#paged<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id > :after ORDER BY e.id LIMIT :limit`, {}, options.batchSize)) {
+      yield toEntity(row);
+    }
   }
-  iterateTriples(options: IterateOptions = {}): Generator<TripleRecord> {
-    throw notYet(options);
+
+  /** Every triple (or those with provenance in one document's chunks), by id. */
+  *iterateTriples(options: IterateOptions = {}): Generator<TripleRecord> {
+    const byDocument =
+      options.documentId === undefined
+        ? ''
+        : 'AND t.id IN (SELECT tc.triple_id FROM triple_chunks tc JOIN chunks c ON c.id = tc.chunk_id WHERE c.document_id = :documentId)';
+    const params = options.documentId === undefined ? {} : { documentId: options.documentId };
+    for (const row of this.#paged<TripleRow>(`${TRIPLE_SELECT} WHERE t.id > :after ${byDocument} ORDER BY t.id LIMIT :limit`, params, options.batchSize)) {
+      yield toTriple(row);
+    }
   }
+
   stats(): KbStats {
-    throw notYet();
+    const count = (table: string): number => this.#stmt(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+    const vectors = Object.fromEntries(VECTOR_KINDS.map((kind) => [kind, count(`vcode_${kind}`)])) as Record<VectorKind, number>;
+    let sizeBytes = 0;
+    for (const suffix of ['', '-wal']) if (existsSync(this.file + suffix)) sizeBytes += statSync(this.file + suffix).size;
+    return {
+      documents: count('documents'),
+      chunks: count('chunks'),
+      entities: count('entities'),
+      triples: count('triples'),
+      relations: this.#stmt('SELECT COUNT(DISTINCT relation) FROM triples').pluck().get() as number,
+      vectors,
+      sizeBytes,
+    };
+  }
+
+  // ── internals ───────────────────────────────────────────────────────────────
+
+  #stmt(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  *#paged<R extends { id: number }>(sql: string, params: Record<string, unknown>, batchSize = 1000): Generator<R> {
+    // Keyset pages rather than Statement#iterate: an open iterator would lock the connection
+    // against every other call until the consumer finishes.
+    let after = 0;
+    for (;;) {
+      const rows = this.#stmt(sql).all({ ...params, after, limit: batchSize }) as R[];
+      yield* rows;
+      if (rows.length < batchSize) return;
+      after = (rows[rows.length - 1] as R).id;
+    }
+  }
+
+  #metaValue(key: string): string | undefined {
+    return this.#stmt('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
+  }
+
+  #setMetaValue(key: string, value: string): void {
+    this.#stmt('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  }
+
+  #exists(table: string, id: number): boolean {
+    return this.#stmt(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
+  }
+
+  #requireDocument(id: number): DocumentRecord {
+    return this.getDocument(id) ?? this.#throwNotFound('document', id);
+  }
+
+  #requireEmbedder(): EmbedderRecord {
+    const embedder = this.embedder();
+    if (!embedder) throw new PolyhopError('CONFLICT', `Knowledge base "${this.meta().name}" has no embedder recorded yet; set one before storing vectors`);
+    return embedder;
+  }
+
+  #notFound(what: string, id: number): PolyhopError {
+    return new PolyhopError('NOT_FOUND', `No ${what} ${id} in knowledge base "${this.meta().name}"`, { details: { what, id } });
+  }
+
+  #throwNotFound(what: string, id: number): never {
+    throw this.#notFound(what, id);
+  }
+
+  #chunkIdsOf(documentId: number): number[] {
+    return this.#stmt('SELECT id FROM chunks WHERE document_id = ?').pluck().all(documentId) as number[];
+  }
+
+  #entityIdByKey(key: string): number | undefined {
+    return (this.#stmt('SELECT id FROM entities WHERE name_key = ?').pluck().get(key) ??
+      this.#stmt('SELECT entity_id FROM entity_aliases WHERE alias_key = ?').pluck().get(key)) as number | undefined;
+  }
+
+  /** Keeps the entity's FTS row (name, aliases, summary) in step with the entity. */
+  #indexEntityText(id: number): void {
+    this.#stmt('DELETE FROM fts_entity WHERE rowid = ?').run(id);
+    const entity = this.getEntity(id);
+    if (!entity) return;
+    this.#stmt('INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, ?, ?)').run(
+      id,
+      ftsDocument(entity.name),
+      ftsDocument(entity.aliases.join(' \n ')),
+      ftsDocument(entity.summary ?? ''),
+    );
+  }
+
+  /**
+   * Removes chunks and what exists only because of them (see deleteDocument). Must run inside a
+   * transaction.
+   */
+  #removeChunks(chunkIds: number[]): RemovalResult {
+    const chunks = JSON.stringify(chunkIds);
+    const supported = this.#stmt('SELECT DISTINCT triple_id FROM triple_chunks WHERE chunk_id IN (SELECT value FROM json_each(?))').pluck().all(chunks) as number[];
+    const doomed = this.#stmt(
+      `SELECT s.value FROM json_each(:supported) s WHERE NOT EXISTS (
+         SELECT 1 FROM triple_chunks tc WHERE tc.triple_id = s.value AND tc.chunk_id NOT IN (SELECT value FROM json_each(:chunks)))`,
+    )
+      .pluck()
+      .all({ supported: JSON.stringify(supported), chunks }) as number[];
+    const touched = this.#stmt(
+      `SELECT source_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids)) UNION SELECT target_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids))`,
+    )
+      .pluck()
+      .all({ ids: JSON.stringify(supported) }) as number[];
+    this.#deleteTriples(doomed);
+    this.#deleteVectorRows('chunk', chunkIds);
+    this.removeText('chunk', chunkIds);
+    this.#stmt('DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))').run(chunks);
+    const orphans = this.#stmt(
+      `SELECT e.value FROM json_each(?) e WHERE NOT EXISTS (SELECT 1 FROM triples WHERE source_id = e.value)
+         AND NOT EXISTS (SELECT 1 FROM triples WHERE target_id = e.value)`,
+    )
+      .pluck()
+      .all(JSON.stringify(touched)) as number[];
+    this.#deleteEntities(orphans);
+    const survivors = touched.filter((id) => !orphans.includes(id)).sort((a, b) => a - b);
+    this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(survivors));
+    return { touchedEntityIds: survivors, removedEntityIds: orphans.sort((a, b) => a - b), removedTripleIds: doomed.sort((a, b) => a - b), removedChunkIds: chunkIds };
+  }
+
+  #deleteTriples(ids: number[]): void {
+    if (ids.length === 0) return;
+    this.#deleteVectorRows('triple', ids);
+    this.removeText('triple', ids);
+    this.#stmt('DELETE FROM triples WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids));
+  }
+
+  /** Deletes entities that no triple references, with their vectors and FTS rows (aliases cascade). */
+  #deleteEntities(ids: number[]): void {
+    if (ids.length === 0) return;
+    this.#deleteVectorRows('entity_name', ids);
+    this.#deleteVectorRows('entity_summary', ids);
+    const json = JSON.stringify(ids);
+    this.#stmt('DELETE FROM fts_entity WHERE rowid IN (SELECT value FROM json_each(?))').run(json);
+    this.#stmt('DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))').run(json);
+  }
+
+  #deleteVectorRows(kind: VectorKind, ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    const index = this.#currentIndex(kind);
+    const json = JSON.stringify(ids);
+    this.#stmt(`DELETE FROM vec_${kind} WHERE id IN (SELECT value FROM json_each(?))`).run(json);
+    this.#stmt(`DELETE FROM vcode_${kind} WHERE id IN (SELECT value FROM json_each(?))`).run(json);
+    const generation = this.#bumpGeneration(kind);
+    if (index) {
+      for (const id of ids) index.delete(id);
+      index.generation = generation;
+    }
+  }
+
+  /** Every vector write bumps its kind's generation, so other connections' in-memory indexes notice. */
+  #bumpGeneration(kind: VectorKind): number {
+    return this.#stmt('UPDATE vector_state SET generation = generation + 1 WHERE kind = ? RETURNING generation').pluck().get(kind) as number;
+  }
+
+  #generation(kind: VectorKind): number {
+    return this.#stmt('SELECT generation FROM vector_state WHERE kind = ?').pluck().get(kind) as number;
+  }
+
+  /** The loaded index of `kind` if it reflects the stored rows (so writes can update it in place); else drops it. */
+  #currentIndex(kind: VectorKind): BinaryIndex | undefined {
+    const index = this.#binary.get(kind);
+    if (index && index.generation === this.#generation(kind)) return index;
+    this.#binary.delete(kind);
+    return undefined;
+  }
+
+  #loadedIndex(kind: VectorKind, dimension: number): BinaryIndex {
+    const current = this.#currentIndex(kind);
+    if (current && current.words === Math.ceil(dimension / 32)) return current;
+    const index = new BinaryIndex(dimension, this.#generation(kind));
+    // Iterating is safe here: nothing else runs on the connection until the loop ends.
+    const rows = this.#db.prepare(`SELECT id, code FROM vcode_${kind}`).raw().iterate() as Iterable<[number, Uint8Array]>;
+    for (const [id, code] of rows) index.set(id, code);
+    this.#binary.set(kind, index);
+    return index;
   }
 }
 
-function notYet(..._args: unknown[]): Error {
-  return new Error('KnowledgeBase: not implemented yet');
+function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): Db {
+  let db: Db;
+  try {
+    db = new Database(file, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
+  } catch (error) {
+    throw notAKb(file, error instanceof Error ? error.message : String(error), error);
+  }
+  try {
+    sqliteVec.load(db);
+    db.pragma('foreign_keys = ON');
+    if (!readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('cache_size = -32768');
+    return db;
+  } catch (error) {
+    db.close();
+    throw notAKb(file, error instanceof Error ? error.message : String(error), error);
+  }
+}
+
+function notAKb(file: string, why: string, cause?: unknown): PolyhopError {
+  return new PolyhopError('BAD_INPUT', `${file} is not a Polyhop knowledge base: ${why}`, { details: { file }, cause });
+}
+
+function metaFrom(meta: Map<string, string>, schema: number): KbMeta {
+  const embedder = meta.get('embedder');
+  return {
+    name: meta.get('name') ?? '',
+    description: meta.get('description') ?? '',
+    baseIri: meta.get('baseIri') ?? '',
+    createdAt: meta.get('createdAt') ?? '',
+    schemaVersion: schema,
+    embedder: embedder === undefined ? null : (JSON.parse(embedder) as EmbedderRecord),
+  };
+}
+
+function vectorOwner(kind: VectorKind): string {
+  const owner = VECTOR_OWNERS[kind];
+  if (!owner) throw new PolyhopError('BAD_INPUT', `Unknown vector kind "${String(kind)}"`);
+  return owner;
+}
+
+function textOwner(kind: TextIndexKind): string {
+  const owner = TEXT_OWNERS[kind];
+  if (!owner) throw new PolyhopError('BAD_INPUT', `Unknown text index "${String(kind)}"`);
+  return owner;
+}
+
+function entityFilter(options: { stale?: boolean; type?: string }): { where: string; params: Record<string, unknown> } {
+  const clauses: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (options.stale !== undefined) {
+    clauses.push('e.summary_stale = :stale');
+    params.stale = options.stale ? 1 : 0;
+  }
+  if (options.type !== undefined) {
+    clauses.push('e.type = :type');
+    params.type = options.type;
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+function toEntity(row: EntityRow): EntityRecord {
+  return { ...row, summaryStale: row.summaryStale === 1, aliases: (JSON.parse(row.aliases) as string[]).sort() };
+}
+
+function toTriple(row: TripleRow): TripleRecord {
+  return { ...row, chunkIds: JSON.parse(row.chunkIds) as number[] };
+}
+
+function inOrder<R extends { id: number }>(ids: readonly number[], rows: R[]): R[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** A unit-length copy, or null for a zero or non-finite vector. */
+function normalised(vector: Float32Array): Float32Array | null {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) * (vector[i] as number);
+  const norm = Math.sqrt(sum);
+  if (!Number.isFinite(norm) || norm === 0) return null;
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) / norm;
+  return out;
+}
+
+function bytesOf(array: Float32Array | Uint32Array): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }

@@ -12,6 +12,9 @@ export interface RenderedPrompt {
   readonly variables: Readonly<Record<string, string>>;
 }
 
+/** Defaults every Llm applies to {@link LlmCallOptions}; the call cache normalises keys with them. */
+export const LLM_CALL_DEFAULTS = { maxTokens: 1024, temperature: 0 } as const;
+
 export interface LlmCallOptions {
   /** Aborts generation; the call rejects with a CancelledError. */
   signal?: AbortSignal;

@@ -7,6 +7,7 @@ import { PolyhopError } from '../base/errors.js';
 import { hashParts } from '../base/hash.js';
 import type { EmbedOptions, Embedder } from './Embedder.js';
 import { embedInBatches } from './embedders/embedInBatches.js';
+import { errorMessage } from './embedders/errorMessage.js';
 import { applyPrefix, detectEmbeddingPrefixes, type EmbeddingPrefixes } from './embedders/embeddingPrefixes.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { l2Normalise } from './embedders/l2Normalise.js';
@@ -108,7 +109,7 @@ export class TransformersEmbedder implements Embedder {
     throwIfAborted(options.signal);
 
     const tokenizer = await AutoTokenizer.from_pretrained(modelDir, { local_files_only: true }).catch((cause: unknown) => {
-      throw new PolyhopError('BAD_INPUT', `Cannot read the tokenizer of ${modelDir}: ${messageOf(cause)}`, { details: { modelDir }, cause });
+      throw new PolyhopError('BAD_INPUT', `Cannot read the tokenizer of ${modelDir}: ${errorMessage(cause)}`, { details: { modelDir }, cause });
     });
     const load = (device: 'cpu' | 'cuda') =>
       AutoModel.from_pretrained(modelDir, {
@@ -134,7 +135,7 @@ export class TransformersEmbedder implements Embedder {
       return new TransformersEmbedder({ identity, dimension: probe?.length ?? 0, device, pooling, prefixes, session, batchSize, normalise });
     } catch (cause) {
       await model.dispose();
-      throw cause instanceof PolyhopError ? cause : new PolyhopError('MODEL_ERROR', `The ONNX model in ${modelDir} failed to run: ${messageOf(cause)}`, { details: { modelDir }, cause });
+      throw cause instanceof PolyhopError ? cause : new PolyhopError('MODEL_ERROR', `The ONNX model in ${modelDir} failed to run: ${errorMessage(cause)}`, { details: { modelDir }, cause });
     }
   }
 
@@ -222,7 +223,7 @@ function readJson(path: string): Record<string, unknown> {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   } catch (cause) {
-    throw new PolyhopError('BAD_INPUT', `Cannot parse ${path}: ${messageOf(cause)}`, { details: { path }, cause });
+    throw new PolyhopError('BAD_INPUT', `Cannot parse ${path}: ${errorMessage(cause)}`, { details: { path }, cause });
   }
 }
 
@@ -253,7 +254,7 @@ async function loadOnDevice(
   modelDir: string,
   load: (device: 'cpu' | 'cuda') => Promise<PreTrainedModel>,
 ): Promise<{ model: PreTrainedModel; device: 'cpu' | 'cuda' }> {
-  const fail = (cause: unknown) => new PolyhopError('MODEL_ERROR', `Cannot load the ONNX model in ${modelDir}: ${messageOf(cause)}`, { details: { modelDir }, cause });
+  const fail = (cause: unknown) => new PolyhopError('MODEL_ERROR', `Cannot load the ONNX model in ${modelDir}: ${errorMessage(cause)}`, { details: { modelDir }, cause });
   if (requested !== 'cpu' && onnxCudaProviderInstalled()) {
     try {
       return { model: await load('cuda'), device: 'cuda' };
@@ -271,8 +272,4 @@ async function loadOnDevice(
   } catch (cause) {
     throw fail(cause);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@ import { z } from 'zod';
  * - `anyOf` → `oneOf`; `allOf` of objects → one merged object (else its first part);
  * - `{}` (unknown) → any JSON value; `$ref: "#"` (zod's root recursion) → a `$defs` entry;
  * - `items: false` after `prefixItems` → `maxItems` = number of prefix items;
+ * - an integer range of at most {@link MAX_INTEGER_ENUM} values → an `enum` of them (the grammar has no bounds);
  * - string `format` other than date/time/date-time, `pattern`, `propertyNames`, numeric bounds → dropped.
  */
 export type JsonSchema = { [key: string]: unknown };
@@ -39,6 +40,7 @@ export function zodJsonSchema(schema: z.ZodType): ZodJsonSchema {
 }
 
 const ROOT_DEF = '__root';
+const MAX_INTEGER_ENUM = 64;
 const GRAMMAR_FORMATS = new Set(['date-time', 'time', 'date']);
 const IMMUTABLE_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 const ANY: JsonSchema = {
@@ -83,8 +85,15 @@ function mapNode(node: unknown): JsonSchema {
       if (typeof node.format === 'string' && GRAMMAR_FORMATS.has(node.format)) return described({ type, format: node.format });
       return described(pick({ type }, node, ['minLength', 'maxLength']));
     }
+    case 'integer': {
+      const { minimum: lo, maximum: hi } = node;
+      if (typeof lo === 'number' && typeof hi === 'number' && hi >= lo && hi - lo < MAX_INTEGER_ENUM) {
+        const from = Math.ceil(lo);
+        return described({ enum: Array.from({ length: Math.floor(hi) - from + 1 }, (_, i) => from + i) });
+      }
+      return described({ type });
+    }
     case 'number':
-    case 'integer':
     case 'boolean':
     case 'null':
       return described({ type });

@@ -22,7 +22,7 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<ModelInf
   } catch (error) {
     throw bad(error instanceof Error ? error.message : String(error), error);
   }
-  const architecture = info.metadata?.general?.architecture;
+  const architecture: string | undefined = info.metadata?.general?.architecture;
   if (typeof architecture !== 'string' || architecture === '') throw bad('it has no general.architecture');
 
   let insights: GgufInsights;

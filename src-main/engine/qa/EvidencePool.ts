@@ -61,5 +61,10 @@ export function evidenceKey(item: Pick<EvidenceItem, 'kind' | 'id'>): string {
 
 /** Compact form for the trace. */
 export function evidenceBrief(item: EvidenceItem): { kind: string; id: number; label: string; score: number } {
-  return { kind: item.kind, id: item.id, label: item.label, score: Math.round(item.score * 1e4) / 1e4 };
+  return { kind: item.kind, id: item.id, label: item.label, score: roundScore(item.score) };
+}
+
+/** Four decimals: enough to compare scores in the trace, short enough to read. */
+export function roundScore(score: number): number {
+  return Math.round(score * 1e4) / 1e4;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Answer, TraceStep } from '../api/contract.js';
 import { throwIfAborted } from '../base/abort.js';
-import { BugIndicatingError } from '../base/errors.js';
+import { BugIndicatingError, PolyhopError } from '../base/errors.js';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import { Retriever } from './retrieval/Retriever.js';
 import type { QaSettings } from './settings.js';
@@ -79,9 +79,11 @@ export class QaRun {
     this.#english ??= isEnglish(this.questionLanguage)
       ? Promise.resolve(this.question)
       : this.step('translate', async (s) => {
-          const { value } = await s.json('qa/translate', { question: this.question }, TranslationSchema);
-          s.detail.english = value.english;
-          return value.english.trim() || this.question;
+          // An unusable translation leaves the question as asked (multilingual embedders still retrieve).
+          const value = await s.tryJson('qa/translate', { question: this.question }, TranslationSchema);
+          const english = value?.english.trim() || this.question;
+          s.detail.english = english;
+          return english;
         });
     return this.#english;
   }
@@ -121,6 +123,22 @@ export class StepScope {
     return { value: result.value };
   }
 
+  /**
+   * Like {@link json}, but a reply that fails its schema gives `null` (recorded under
+   * `detail.invalid`) so the strategy can degrade instead of failing the question. Other errors,
+   * cancellation included, propagate.
+   */
+  async tryJson<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<z.infer<S> | null> {
+    try {
+      return (await this.json(promptName, variables, schema, maxTokens)).value;
+    } catch (error) {
+      if (!isInvalidOutput(error)) throw error;
+      const invalid = (this.detail.invalid ??= []) as { prompt: string; message: string }[];
+      invalid.push({ prompt: promptName, message: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  }
+
   /** Free text; `stream` forwards chunks to the question's `onTextChunk` (final answers only). */
   async text(promptName: string, variables: Record<string, string | number>, options: { stream?: boolean; maxTokens?: number } = {}): Promise<string> {
     const prompt = this.#run.ctx.prompts.render(promptName, variables);
@@ -143,4 +161,9 @@ export class StepScope {
     this.detail.llm = this.#calls;
     this.#run.count(usage);
   }
+}
+
+/** A structured reply that failed its schema: strategies fall back instead of failing the question. */
+export function isInvalidOutput(error: unknown): boolean {
+  return error instanceof PolyhopError && error.code === 'LLM_OUTPUT_INVALID';
 }

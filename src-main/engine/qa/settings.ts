@@ -14,6 +14,8 @@ export interface QaSettings {
     answerMaxTokens: number;
     /** Completion budget of structured intermediate calls. Default 512. */
     stepMaxTokens: number;
+    /** Tokens of evidence shown to a final answer prompt (best first; the rest is dropped and traced). Default 2500. */
+    evidenceMaxTokens: number;
     /** Evidence items listed in retrieval-only mode. Default 10. */
     retrievalOnlyK: number;
   };
@@ -61,7 +63,7 @@ export interface QaSettings {
 }
 
 export const QA_DEFAULTS: Readonly<QaSettings> = Object.freeze({
-  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, retrievalOnlyK: 10 },
+  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, evidenceMaxTokens: 2500, retrievalOnlyK: 10 },
   dr: { candidatesK: 5, summaryCap: 30, similarityTopUp: 10 },
   hyp: { perTripleK: 20, judgeThreshold: 3, judgeBatchSize: 10, maxCandidates: 60, maxPathTriples: 12 },
   dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8 },

@@ -2,6 +2,7 @@ import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
 import { fence, languageName } from './language.js';
 import type { QaRun, StepScope } from './QaRun.js';
+import type { StrategyResult } from './types.js';
 
 /** Evidence as the answer prompts show it: numbered so the model can cite `[n]`, fenced as data. */
 export function formatEvidence(items: readonly EvidenceItem[]): string {
@@ -17,23 +18,46 @@ export function citedIndexes(text: string, count: number): number[] {
 }
 
 /**
+ * The longest prefix of `items` (they come best first) whose text fits `budget` tokens; always at
+ * least one item, so a huge single summary is still shown (the model's context check reports it).
+ */
+export function fitEvidence(items: readonly EvidenceItem[], budget: number, countTokens: (text: string) => number): { kept: EvidenceItem[]; dropped: EvidenceItem[] } {
+  let used = 0;
+  let cut = items.length;
+  for (const [i, item] of items.entries()) {
+    used += countTokens(`${item.label}\n${item.text}`);
+    if (used > budget && i > 0) {
+      cut = i;
+      break;
+    }
+  }
+  return { kept: items.slice(0, cut), dropped: items.slice(cut) };
+}
+
+/**
  * The final, grounded answer (prompt `qa/answer`): only the evidence may be used, the answer says
  * so when the evidence does not answer, it is written in the run's answer language and streams.
  */
-export async function synthesiseAnswer(run: QaRun, question: string, evidence: readonly EvidenceItem[]): Promise<string> {
-  return run.step('answer', async (s) => answerWith(s, run, 'qa/answer', { question: fence(question, 'question'), evidence: formatEvidence(evidence) }, evidence));
+export async function synthesiseAnswer(run: QaRun, question: string, evidence: readonly EvidenceItem[]): Promise<StrategyResult> {
+  return run.step('answer', (s) => answerWith(s, run, 'qa/answer', evidence, (shown) => ({ question: fence(question, 'question'), evidence: formatEvidence(shown) })));
 }
 
-/** Shared tail of every grounded answer prompt: language, streaming, cited evidence in the trace. */
+/**
+ * Shared tail of every grounded answer prompt: evidence cut to the token budget, the answer
+ * language, streaming, and the trace of evidence shown, dropped and cited. Returns the evidence
+ * actually shown, which is what the answer's citations cover.
+ */
 export async function answerWith(
   s: StepScope,
   run: QaRun,
   prompt: string,
-  variables: Record<string, string>,
   evidence: readonly EvidenceItem[],
-): Promise<string> {
-  const text = await s.text(prompt, { ...variables, language: languageName(run.answerLanguage) }, { stream: true });
-  s.detail.evidence = evidence.map(evidenceBrief);
-  s.detail.cited = citedIndexes(text, evidence.length);
-  return text;
+  variables: (shown: readonly EvidenceItem[]) => Record<string, string>,
+): Promise<StrategyResult> {
+  const { kept, dropped } = fitEvidence(evidence, run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t));
+  const text = await s.text(prompt, { ...variables(kept), language: languageName(run.answerLanguage) }, { stream: true });
+  s.detail.evidence = kept.map(evidenceBrief);
+  if (dropped.length > 0) s.detail.droppedForBudget = dropped.map(evidenceBrief);
+  s.detail.cited = citedIndexes(text, kept.length);
+  return { text, evidence: kept };
 }

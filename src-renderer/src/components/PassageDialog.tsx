@@ -11,7 +11,9 @@ import { ErrorView, Loading } from './StateViews.js';
  */
 export function HighlightedChunk({ chunk, start, end }: { chunk: ChunkView; start: number; end: number }) {
   const ref = useRef<HTMLElement>(null);
-  useEffect(() => ref.current?.scrollIntoView?.({ block: 'center' }), [chunk.id, start, end]);
+  useEffect(() => {
+    ref.current?.scrollIntoView?.({ block: 'center' });
+  }, [chunk.id, start, end]);
   const from = Math.max(0, Math.min(chunk.text.length, start - chunk.startOffset));
   const to = Math.max(from, Math.min(chunk.text.length, end - chunk.startOffset));
   const [a, b] = to > from ? [from, to] : [0, chunk.text.length];

@@ -1,4 +1,4 @@
-import { accessSync, constants, readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findElectronBinary } from '../../base/electronBinary.js';
 import { probeLlamaBackend } from '../../models/probeLlamaBackend.js';
@@ -24,11 +24,10 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     versions: versions(appRoot),
     llama: await probeLlamaBackend(),
     electronBinary: { present: electron.present, ...(electron.reason ? { reason: electron.reason } : {}) },
-    models: listModelFiles(modelsDir),
+    models: (await engine.modelFiles.list()).map((m) => ({ file: m.file, sizeBytes: m.sizeBytes, kind: m.kind })),
     modelsDir,
     dataDir: { path: dataDir, writable: isWritable(dataDir) },
-    generation: null,
-    embedding: null,
+    ...engine.models.status(),
   };
 }
 
@@ -54,15 +53,4 @@ function isWritable(dir: string): boolean {
   } catch {
     return false;
   }
-}
-
-function listModelFiles(modelsDir: string): DoctorReport['models'] {
-  if (!existsSync(modelsDir)) return [];
-  const out: DoctorReport['models'] = [];
-  for (const entry of readdirSync(modelsDir, { withFileTypes: true })) {
-    const full = join(modelsDir, entry.name);
-    if (entry.isFile() && entry.name.toLowerCase().endsWith('.gguf')) out.push({ file: entry.name, sizeBytes: statSync(full).size, kind: 'gguf' });
-    else if (entry.isDirectory() && (existsSync(join(full, 'onnx', 'model.onnx')) || existsSync(join(full, 'model.onnx')))) out.push({ file: entry.name, sizeBytes: 0, kind: 'onnx' });
-  }
-  return out;
 }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { isCancellation } from '../../base/errors.js';
-import { EvidencePool, evidenceBrief, type EvidenceItem } from '../EvidencePool.js';
+import { EvidencePool, evidenceBrief, roundScore, type EvidenceItem } from '../EvidencePool.js';
 import { fence } from '../language.js';
 import type { QaRun } from '../QaRun.js';
 import { synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
-import { cleanDecomposition, nextResolution, openPlaceholders, propagate, type QueryTriple } from './placeholders.js';
+import { cleanDecomposition, isPlaceholder, nextResolution, openPlaceholders, propagate, type QueryTriple } from './placeholders.js';
 
 const TripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
 export const DecompositionSchema = z.object({ triples: z.array(TripleSchema).max(12) });
@@ -33,7 +32,9 @@ export const drStrategy: Strategy = {
     const pool = new EvidencePool(summaryCap);
     const resolved: Record<string, string> = {};
 
-    for (let next = nextResolution(triples); next; next = nextResolution(triples)) {
+    // Each round resolves one placeholder, so there are at most as many rounds as placeholders.
+    const rounds = openPlaceholders(triples).length;
+    for (let round = 0, next = nextResolution(triples); next && round < rounds; round++, next = nextResolution(triples)) {
       const step = next;
       const value = await run.step('resolve', async (s) => {
         const triple = triples[step.index] as QueryTriple;
@@ -41,24 +42,25 @@ export const drStrategy: Strategy = {
         s.detail.triple = triple;
         s.detail.anchor = step.anchor;
         s.detail.placeholder = step.placeholder;
-        s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: round(c.score) }));
+        s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
         const withSummary = candidates.filter((c) => c.entity.summary);
         if (withSummary.length === 0) return null;
-        const { value: r } = await s.json('qa/dr-resolve', {
+        const r = await s.tryJson('qa/dr-resolve', {
           question: english,
           triples: triples.map(formatTriple).join('\n'),
           triple: formatTriple(triple),
           placeholder: step.placeholder,
           candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.entity.name, 'candidates')}: ${fence(c.entity.summary ?? '', 'candidates')}`).join('\n'),
         }, ResolutionSchema);
+        if (!r) return null;
         s.detail.reasoning = r.reasoning;
         const supporting = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
         // The grounded value's own summary carries the next hop, so it is kept even when not cited.
-        const value = r.value?.trim() || null;
+        const value = r.value && r.value.trim() && !isPlaceholder(r.value) ? r.value.trim() : null;
         const grounded = value ? (await run.retriever.entitiesByName(value, 1)).filter((c) => c.entity.summary) : [];
         const added = [...supporting, ...grounded].filter((c) => pool.add(run.retriever.summaryEvidence(c.entity, c.score)));
         s.detail.value = value;
-        s.detail.grounded = grounded.map((c) => ({ id: c.entity.id, name: c.entity.name, score: round(c.score) }));
+        s.detail.grounded = grounded.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
         s.detail.added = added.map((c) => c.entity.name);
         return value;
       });
@@ -81,32 +83,20 @@ export const drStrategy: Strategy = {
       return [...pool.items, ...topUp];
     });
 
-    const text = await synthesiseAnswer(run, run.question, evidence);
-    return { text, evidence };
+    return synthesiseAnswer(run, run.question, evidence);
   },
 };
 
 /** Decomposition (step `decompose`); an invalid reply counts as "no triples", which the paper's top-up covers. */
 async function decompose(run: QaRun, english: string): Promise<QueryTriple[]> {
   return run.step('decompose', async (s) => {
-    try {
-      const { value } = await s.json('qa/dr-decompose', { question: english }, DecompositionSchema);
-      const triples = cleanDecomposition(value.triples);
-      s.detail.triples = triples;
-      return triples;
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      s.detail.failed = error instanceof Error ? error.message : String(error);
-      s.detail.triples = [];
-      return [];
-    }
+    const value = await s.tryJson('qa/dr-decompose', { question: english }, DecompositionSchema);
+    const triples = value ? cleanDecomposition(value.triples) : [];
+    s.detail.triples = triples;
+    return triples;
   });
 }
 
 function formatTriple(t: QueryTriple): string {
   return `${t.subject} ${t.relation} ${t.object}`;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1e4) / 1e4;
 }

@@ -21,7 +21,9 @@ export function IndexPanel({ kb, refreshKey }: { kb: string; refreshKey: number 
   // Documents in error sort first by status ("error" < "indexed" < …).
   const failed = useApi('docs:list', { kb, sort: 'status', descending: false, limit: 100, offset: 0, filter: '' });
   const reloadFailed = failed.reload;
-  useEffect(() => reloadFailed(), [refreshKey, job?.status, reloadFailed]);
+  useEffect(() => {
+    reloadFailed();
+  }, [refreshKey, job?.status, reloadFailed]);
   const errors = failed.data?.rows.filter((r) => r.status === 'error') ?? [];
   const actionError = start.error ?? pause.error ?? cancel.error;
 

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Citation, TripleView } from '../../../api/index.js';
 import { PassageDialog } from '../../components/PassageDialog.js';
@@ -105,6 +105,10 @@ function EntityCardView({ kb, id, onEntity }: { kb: string; id: number; onEntity
   const { t } = useTranslation();
   const card = useApi('graph:entity', { kb, id });
   const [citation, setCitation] = useState<Citation | null>(null);
+  const loadedName = card.data?.id === id ? card.data.name : null;
+  useEffect(() => {
+    if (loadedName !== null && useApp.getState().openEntity?.name !== loadedName) useApp.getState().setOpenEntity({ id, name: loadedName });
+  }, [id, loadedName]);
   if (card.status === 'error') return <ErrorView error={card.error} onRetry={card.reload} />;
   if (!card.data || card.data.id !== id) return <Loading />;
   const e = card.data;

@@ -59,6 +59,7 @@ export default function SigmaGraph({ view, centerId, onSelect, label, onUnavaila
         edgeLabelColor: { color: style.getPropertyValue('--muted').trim() || '#666' },
         defaultEdgeColor: style.getPropertyValue('--border').trim() || '#bbb',
         defaultEdgeType: 'arrow',
+        stagePadding: 60, // room for labels of nodes on the outer ring
       });
       renderer.on('clickNode', ({ node }) => select.current(Number(node)));
       renderer.on('enterNode', () => (el.style.cursor = 'pointer'));

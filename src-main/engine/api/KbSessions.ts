@@ -1,0 +1,54 @@
+import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
+import { KbRegistry } from '../kb/KbRegistry.js';
+import { RdfView } from '../kb/rdf/RdfView.js';
+import { knowledgeBaseRdfSource } from '../kb/rdf/knowledgeBaseRdfSource.js';
+
+export interface KbSession {
+  name: string;
+  kb: KnowledgeBase;
+  /** The derived RDF view; it loads in the background on first use, so opening stays fast. */
+  rdf: RdfView;
+}
+
+/** Open knowledge bases of the data directory, each with its RDF view. */
+export class KbSessions {
+  readonly registry: KbRegistry;
+  readonly #sessions = new Map<string, KbSession>();
+
+  constructor(dataDir: string) {
+    this.registry = new KbRegistry({ dataDir });
+  }
+
+  /** The open KB called `name` (NOT_FOUND when none). */
+  get(name: string): KbSession {
+    const kb = this.registry.open(name);
+    const id = this.registry.get(name).id;
+    const existing = this.#sessions.get(id);
+    if (existing && existing.kb === kb) {
+      existing.name = kb.meta().name;
+      return existing;
+    }
+    void existing?.rdf.dispose();
+    const session = { name: kb.meta().name, kb, rdf: RdfView.open(knowledgeBaseRdfSource(kb), { autoLoad: false }) };
+    this.#sessions.set(id, session);
+    return session;
+  }
+
+  create(options: { name: string; description?: string; baseIri?: string }): KbSession {
+    this.registry.create(options);
+    return this.get(options.name);
+  }
+
+  async delete(name: string): Promise<void> {
+    const id = this.registry.get(name).id;
+    await this.#sessions.get(id)?.rdf.dispose();
+    this.#sessions.delete(id);
+    this.registry.delete(name);
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((s) => s.rdf.dispose()));
+    this.#sessions.clear();
+    this.registry.close();
+  }
+}

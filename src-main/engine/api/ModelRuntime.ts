@@ -1,0 +1,151 @@
+import { existsSync, statSync } from 'node:fs';
+import { PolyhopError } from '../base/errors.js';
+import type { Embedder } from '../models/Embedder.js';
+import type { Llm } from '../models/Llm.js';
+import { LlamaCppLlm } from '../models/LlamaCppLlm.js';
+import { LlamaCppEmbedder } from '../models/LlamaCppEmbedder.js';
+import { TransformersEmbedder } from '../models/TransformersEmbedder.js';
+import type { ModelSelection, ModelStatus } from './contract.js';
+import type { SettingsStore } from './SettingsStore.js';
+
+export type ModelRole = 'generation' | 'embedding';
+
+/** Models given by the host instead of the user's selection (tests and embedding programs). */
+export interface InjectedModels {
+  llm?: Llm;
+  embedder?: Embedder;
+}
+
+/**
+ * The generation model and the embedder the engine uses. The user's selection lives in
+ * settings, so every front door (and every CLI run) loads the same models; they load lazily
+ * on first use and stay loaded.
+ */
+export class ModelRuntime {
+  readonly #settings: SettingsStore;
+  readonly #injected: InjectedModels;
+  #llm: { selection: string; model: LlamaCppLlm } | null = null;
+  #embedder: { selection: string; model: Embedder; status: ModelStatus } | null = null;
+  #loading = new Map<ModelRole, Promise<unknown>>();
+
+  constructor(settings: SettingsStore, injected: InjectedModels = {}) {
+    this.#settings = settings;
+    this.#injected = injected;
+  }
+
+  /** The generation model, or null when none is selected (retrieval-only answers still work). */
+  async generation(): Promise<Llm | null> {
+    if (this.#injected.llm) return this.#injected.llm;
+    const selection = this.#settings.get().generationModel;
+    if (!selection) return null;
+    return this.#loadGeneration(selection);
+  }
+
+  async requireGeneration(purpose: string): Promise<Llm> {
+    const llm = await this.generation();
+    if (!llm) throw new PolyhopError('MODEL_ERROR', `${purpose} needs a generation model: put a GGUF file in models/ and select it (Models screen, or \`polyhop models use generation FILE\`)`);
+    return llm;
+  }
+
+  async embedder(): Promise<Embedder | null> {
+    if (this.#injected.embedder) return this.#injected.embedder;
+    const selection = this.#settings.get().embeddingModel;
+    if (!selection) return null;
+    return this.#loadEmbedder(selection);
+  }
+
+  async requireEmbedder(purpose: string): Promise<Embedder> {
+    const embedder = await this.embedder();
+    if (!embedder) throw new PolyhopError('MODEL_ERROR', `${purpose} needs an embedding model: put an ONNX folder or GGUF embedding model in models/ and select it (Models screen, or \`polyhop models use embedding PATH\`)`);
+    return embedder;
+  }
+
+  /** Loads a model, and on success remembers it as the user's selection for that role. */
+  async load(role: ModelRole, selection: ModelSelection): Promise<ModelStatus> {
+    if (!existsSync(selection.path)) throw new PolyhopError('NOT_FOUND', `No model at ${selection.path}`, { details: { file: selection.path } });
+    if (role === 'generation') {
+      const model = await this.#loadGeneration(selection);
+      this.#settings.update({ generationModel: selection });
+      return model.status();
+    }
+    await this.#loadEmbedder(selection);
+    this.#settings.update({ embeddingModel: selection });
+    return (this.#embedder as { status: ModelStatus }).status;
+  }
+
+  async unload(role: ModelRole): Promise<boolean> {
+    if (role === 'generation') {
+      const had = this.#llm !== null;
+      await this.#llm?.model.dispose();
+      this.#llm = null;
+      this.#settings.update({ generationModel: null });
+      return had;
+    }
+    const had = this.#embedder !== null;
+    await this.#embedder?.model.dispose();
+    this.#embedder = null;
+    this.#settings.update({ embeddingModel: null });
+    return had;
+  }
+
+  status(): { generation: ModelStatus | null; embedding: ModelStatus | null } {
+    return { generation: this.#llm?.model.status() ?? null, embedding: this.#embedder?.status ?? null };
+  }
+
+  async dispose(): Promise<void> {
+    await this.#llm?.model.dispose();
+    await this.#embedder?.model.dispose();
+    this.#llm = null;
+    this.#embedder = null;
+  }
+
+  async #loadGeneration(selection: ModelSelection): Promise<LlamaCppLlm> {
+    const key = JSON.stringify(selection);
+    if (this.#llm?.selection === key) return this.#llm.model;
+    return this.#once('generation', async () => {
+      const model = await LlamaCppLlm.create({ ...selection });
+      await this.#llm?.model.dispose();
+      this.#llm = { selection: key, model };
+      return model;
+    });
+  }
+
+  async #loadEmbedder(selection: ModelSelection): Promise<Embedder> {
+    const key = JSON.stringify(selection);
+    if (this.#embedder?.selection === key) return this.#embedder.model;
+    return this.#once('embedding', async () => {
+      const isFolder = statSync(selection.path).isDirectory();
+      const model: Embedder = isFolder
+        ? await TransformersEmbedder.create({ modelDir: selection.path, ...(selection.batchSize ? { batchSize: selection.batchSize } : {}), ...(selection.threads ? { threads: selection.threads } : {}) })
+        : await LlamaCppEmbedder.create({
+            modelPath: selection.path,
+            gpuLayers: selection.gpuLayers,
+            ...(selection.threads ? { threads: selection.threads } : {}),
+            ...(selection.contextSize ? { contextSize: selection.contextSize } : {}),
+            ...(selection.batchSize ? { batchSize: selection.batchSize } : {}),
+          });
+      const status: ModelStatus = {
+        role: 'embedding',
+        path: selection.path,
+        identity: model.identity,
+        backend: isFolder ? `onnxruntime (${(model as TransformersEmbedder).device})` : 'llama.cpp',
+        gpuLayers: isFolder ? 0 : (model as LlamaCppEmbedder).gpuLayers,
+        totalLayers: 0,
+        dimension: model.dimension,
+        explanation: isFolder ? 'ONNX model run by @huggingface/transformers from local files only' : 'GGUF embedding model run by node-llama-cpp',
+      };
+      await this.#embedder?.model.dispose();
+      this.#embedder = { selection: key, model, status };
+      return model;
+    });
+  }
+
+  /** One load per role at a time: concurrent callers share it. */
+  async #once<T>(role: ModelRole, load: () => Promise<T>): Promise<T> {
+    const pending = this.#loading.get(role) as Promise<T> | undefined;
+    if (pending) return pending;
+    const promise = load().finally(() => this.#loading.delete(role));
+    this.#loading.set(role, promise);
+    return promise;
+  }
+}

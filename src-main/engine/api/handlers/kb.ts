@@ -1,0 +1,54 @@
+import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
+import type { KbEntry } from '../../kb/KbRegistry.js';
+import type { KbInfo, KbSummary } from '../contract.js';
+import type { Handlers } from '../dispatch.js';
+import type { Engine } from '../Engine.js';
+
+type KbMethods = 'kb:list' | 'kb:create' | 'kb:info' | 'kb:rename' | 'kb:delete';
+
+export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
+  const { kbs } = engine;
+  return {
+    'kb:list': () => kbs.registry.list().flatMap((entry) => (entry.problem ? [] : [summarise(entry, kbs.get(entry.name).kb)])),
+    'kb:create': (request) => {
+      const { kb } = kbs.create(request);
+      return summarise(kbs.registry.get(request.name), kb);
+    },
+    'kb:info': ({ kb: name }): KbInfo => {
+      const session = kbs.get(name);
+      // Showing a KB starts its RDF view loading in the background; the status says how far it is.
+      void session.rdf.load().catch(() => undefined);
+      const stats = session.kb.stats();
+      const rdf = session.rdf.status;
+      return {
+        ...summarise(kbs.registry.get(name), session.kb),
+        chunkCount: stats.chunks,
+        relationCount: stats.relations,
+        rdf: { state: rdf.state, triples: rdf.triples, ...(rdf.message ? { message: rdf.message } : {}) },
+        sizeBytes: stats.sizeBytes,
+      };
+    },
+    'kb:rename': ({ kb: name, newName }) => {
+      kbs.registry.rename(name, newName);
+      return summarise(kbs.registry.get(newName), kbs.get(newName).kb);
+    },
+    'kb:delete': async ({ kb: name }) => {
+      await kbs.delete(name);
+      return { deleted: true as const };
+    },
+  };
+}
+
+function summarise(entry: KbEntry, kb: KnowledgeBase): KbSummary {
+  const stats = kb.stats();
+  return {
+    name: entry.name,
+    description: entry.description,
+    baseIri: entry.baseIri,
+    documentCount: stats.documents,
+    entityCount: stats.entities,
+    tripleCount: stats.triples,
+    embedder: entry.embedder,
+    createdAt: entry.createdAt,
+  };
+}

@@ -1,0 +1,31 @@
+import type { StrategyName } from '../api/contract.js';
+import type { DatasetFormat } from './types.js';
+import type { EvalCost } from './EvalResultRow.js';
+
+/** `run.json`: what a run folder holds, so `bench report DIR` and a resume need nothing else. */
+export interface EvalManifest {
+  v: 1;
+  dataset: {
+    name: string;
+    format: DatasetFormat;
+    path: string;
+    /** Language of the knowledge base (passages or graph): the "match" language. */
+    kbLanguage: string;
+    /** Hash of the selected questions and the KB source; a resume into a folder of another dataset is refused. */
+    fingerprint: string;
+    questions: number;
+    passages: number;
+  };
+  strategies: StrategyName[];
+  languages: string[];
+  /** Strategies counted as baselines for Δ%. */
+  baselines: StrategyName[];
+  seed: number;
+  bootstrapSamples: number;
+  startedAt: string;
+  updatedAt: string;
+  /** Building the KB, when this run built it (absent when an existing KB was reused). */
+  indexing?: { passages: number; cost: EvalCost; reused: boolean };
+  /** Translation calls of the run. */
+  translation: EvalCost;
+}

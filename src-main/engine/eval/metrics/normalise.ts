@@ -1,0 +1,108 @@
+/**
+ * Answer normalisation for the lexical metrics.
+ *
+ * - {@link squadNormalise}: the SQuAD v1.1 `normalize_answer` that HotpotQA, HippoRAG and DaPT
+ *   use: lowercase, delete ASCII punctuation, drop English articles, collapse whitespace.
+ * - {@link normaliseAnswer}: the language-aware variant (in the spirit of MLQA's evaluation
+ *   script): Unicode NFKC, lowercase, elided articles (`l'`, `un'`), every Unicode punctuation
+ *   and symbol, the articles of the answer's language, and word segmentation by
+ *   `Intl.Segmenter` for scripts written without spaces (zh, ja, th, lo, km, my).
+ */
+
+const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+/** Python's `\b` is Unicode-aware; JS's is not, so word edges are spelled out. */
+const EDGE_BEFORE = '(?<![\\p{L}\\p{N}_])';
+const EDGE_AFTER = '(?![\\p{L}\\p{N}_])';
+const ENGLISH_ARTICLES = new RegExp(`${EDGE_BEFORE}(a|an|the)${EDGE_AFTER}`, 'gu');
+
+/** SQuAD v1.1 `normalize_answer`, step for step. */
+export function squadNormalise(text: string): string {
+  const lower = text.toLowerCase();
+  const noPunct = lower.replace(ASCII_PUNCTUATION, '');
+  return collapse(noPunct.replace(ENGLISH_ARTICLES, ' '));
+}
+
+/** Definite and indefinite articles by language; languages without articles have none. */
+const ARTICLES: Record<string, readonly string[]> = {
+  en: ['a', 'an', 'the'],
+  it: ['il', 'lo', 'la', 'i', 'gli', 'le', 'un', 'uno', 'una'],
+  fr: ['le', 'la', 'les', 'un', 'une', 'des'],
+  es: ['el', 'la', 'lo', 'los', 'las', 'un', 'una', 'unos', 'unas'],
+  pt: ['o', 'a', 'os', 'as', 'um', 'uma', 'uns', 'umas'],
+  ca: ['el', 'la', 'els', 'les', 'un', 'una'],
+  de: ['der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'einem', 'einer', 'eines'],
+  nl: ['de', 'het', 'een'],
+};
+/** Articles written elided onto the next word (`l'uomo`, `un'isola`). */
+const ELIDED: Record<string, readonly string[]> = { it: ['l', 'un', 'dell', 'all', 'nell', 'sull'], fr: ['l'], ca: ['l'] };
+const SEGMENTED = new Set(['zh', 'ja', 'th', 'lo', 'km', 'my']);
+
+const articlePatterns = new Map<string, RegExp | null>();
+function articlePattern(language: string): RegExp | null {
+  let re = articlePatterns.get(language);
+  if (re === undefined) {
+    const words = ARTICLES[language];
+    re = words ? new RegExp(`${EDGE_BEFORE}(${words.join('|')})${EDGE_AFTER}`, 'gu') : null;
+    articlePatterns.set(language, re);
+  }
+  return re;
+}
+
+function primary(language: string): string {
+  return language.toLowerCase().split(/[-_]/)[0] ?? '';
+}
+
+/** True for languages written without spaces between words, tokenised by `Intl.Segmenter`. */
+export function usesWordSegmenter(language: string): boolean {
+  return SEGMENTED.has(primary(language));
+}
+
+/** NFKC, lowercase, elided articles split off, Unicode punctuation and symbols → `replacement`. */
+function clean(text: string, language: string, replacement: string): string {
+  let s = text.normalize('NFKC').toLowerCase();
+  const elided = ELIDED[primary(language)];
+  if (elided) s = s.replace(new RegExp(`${EDGE_BEFORE}(${elided.join('|')})['’]`, 'gu'), ' ');
+  return s.replace(/[\p{P}\p{S}]/gu, replacement);
+}
+
+/** Language-aware counterpart of {@link squadNormalise}. */
+export function normaliseAnswer(text: string, language: string): string {
+  const lang = primary(language);
+  let s = clean(text, lang, '');
+  const articles = articlePattern(lang);
+  if (articles) s = s.replace(articles, ' ');
+  return usesWordSegmenter(lang) ? segment(s, lang).join(' ') : collapse(s);
+}
+
+/** Tokens of {@link normaliseAnswer} (for token F1). */
+export function answerTokens(text: string, language: string): string[] {
+  const s = normaliseAnswer(text, language);
+  return s ? s.split(' ') : [];
+}
+
+/**
+ * Tokens for ROUGE and BLEU: NFKC, lowercase, punctuation as separators, articles kept (as the
+ * `rouge-score` tokenizer, but Unicode-aware and segmenting zh/ja/th).
+ */
+export function textTokens(text: string, language: string): string[] {
+  const lang = primary(language);
+  const s = clean(text, lang, ' ');
+  if (usesWordSegmenter(lang)) return segment(s, lang);
+  return s.split(/\s+/u).filter(Boolean);
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segment(text: string, language: string): string[] {
+  let seg = segmenters.get(language);
+  if (!seg) {
+    seg = new Intl.Segmenter(language, { granularity: 'word' });
+    segmenters.set(language, seg);
+  }
+  const out: string[] = [];
+  for (const s of seg.segment(text)) if (s.isWordLike) out.push(s.segment);
+  return out;
+}
+
+function collapse(text: string): string {
+  return text.split(/\s+/u).filter(Boolean).join(' ');
+}

@@ -1,0 +1,81 @@
+import { badInput } from '../badInput.js';
+
+export interface DecodedText {
+  text: string;
+  encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+}
+
+/** Bytes examined for the UTF-16 and control-character heuristics. */
+const SNIFF_BYTES = 64 * 1024;
+
+/** UTF-16 without BOM: ASCII-range text has a NUL in every other byte, on one side only. */
+function utf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const n = Math.min(bytes.length, SNIFF_BYTES) & ~1;
+  if (n < 4) return undefined;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (bytes[i] === 0) even++;
+    if (bytes[i + 1] === 0) odd++;
+  }
+  const pairs = n / 2;
+  if (odd >= pairs * 0.3 && even <= pairs * 0.02) return 'utf-16le';
+  if (even >= pairs * 0.3 && odd <= pairs * 0.02) return 'utf-16be';
+  return undefined;
+}
+
+/** Share of C0 control bytes other than tab, line feed, vertical tab, form feed, carriage return, escape. */
+function controlRatio(bytes: Uint8Array): number {
+  const n = Math.min(bytes.length, SNIFF_BYTES);
+  let control = 0;
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]!;
+    if ((b < 0x20 && (b < 0x09 || b > 0x0d) && b !== 0x1b) || b === 0x7f) control++;
+  }
+  return n === 0 ? 0 : control / n;
+}
+
+/**
+ * Decodes a text file's bytes:
+ * - a BOM decides (UTF-8, UTF-16 LE/BE);
+ * - without one, NULs in every other byte mean UTF-16 (LE or BE by their side);
+ * - any other NUL byte, or more than 5% control characters, means a binary file: BAD_INPUT;
+ * - otherwise strict UTF-8, and bytes that are not valid UTF-8 are read as windows-1252 (the
+ *   usual legacy encoding of Western text; every byte maps to a character, so nothing is lost
+ *   or rejected). The chosen `encoding` is returned so the UI can show it.
+ * Line endings become `\n`.
+ */
+export function decodeText(bytes: Uint8Array, path: string): DecodedText {
+  let encoding: DecodedText['encoding'] | undefined;
+  let body = bytes;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    encoding = 'utf-8';
+    body = bytes.subarray(3);
+  } else if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+    encoding = 'utf-16le';
+    body = bytes.subarray(2);
+  } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    encoding = 'utf-16be';
+    body = bytes.subarray(2);
+  } else {
+    encoding = utf16WithoutBom(bytes);
+  }
+  let text: string;
+  if (encoding === 'utf-16le' || encoding === 'utf-16be') {
+    text = new TextDecoder(encoding).decode(body);
+    if (text.includes('\0')) throw badInput(path, 'contains NUL characters (binary file?)');
+  } else {
+    const nul = Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(0);
+    if (nul >= 0) throw badInput(path, `contains NUL bytes (binary file?) at byte ${nul}`, { details: { offset: nul } });
+    const ratio = controlRatio(body);
+    if (ratio > 0.05) throw badInput(path, `${Math.round(ratio * 100)}% control characters (binary file?)`);
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+      encoding = 'utf-8';
+    } catch {
+      text = new TextDecoder('windows-1252').decode(body);
+      encoding = 'windows-1252';
+    }
+  }
+  return { text: text.replace(/\r\n?/g, '\n'), encoding };
+}

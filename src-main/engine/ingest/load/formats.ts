@@ -1,0 +1,59 @@
+import { extname } from 'node:path';
+
+export type DocumentFormat = 'text' | 'markdown' | 'html' | 'pdf' | 'docx';
+
+/** Extensions loaded as documents (lower case, with dot). Files without an extension are tried as text. */
+export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
+  '.txt': 'text',
+  '.text': 'text',
+  '.log': 'text',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.mdown': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.xhtml': 'html',
+  '.pdf': 'pdf',
+  '.docx': 'docx',
+};
+
+/** Document formats we recognise but cannot read yet, with what to do instead. */
+export const UNSUPPORTED_FORMATS: Readonly<Record<string, string>> = {
+  '.odt': 'OpenDocument text (.odt) is not supported yet; save it as DOCX or PDF',
+  '.epub': 'EPUB is not supported yet; convert it to PDF or HTML',
+  '.rtf': 'RTF is not supported yet; save it as DOCX or plain text',
+  '.doc': 'legacy Word .doc is not supported; save it as DOCX',
+  '.pages': 'Apple Pages is not supported; export it as DOCX or PDF',
+};
+
+export const TEXT_FORMATS: ReadonlySet<DocumentFormat> = new Set(['text', 'markdown', 'html']);
+
+export function extensionOf(path: string): string {
+  return extname(path).toLowerCase();
+}
+
+/** The format a path's extension names; `text` for no extension; undefined when not a document we read. */
+export function formatForPath(path: string): DocumentFormat | undefined {
+  const ext = extensionOf(path);
+  return ext === '' ? 'text' : FORMAT_BY_EXTENSION[ext];
+}
+
+export type Sniffed = DocumentFormat | 'zip' | 'ole' | 'rtf' | undefined;
+
+/** Format from the first bytes (magic numbers), when they name one; the caller falls back to the extension. */
+export function sniffFormat(bytes: Uint8Array): Sniffed {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString('latin1');
+  if (head.startsWith('PK\x03\x04')) return 'zip';
+  if (head.startsWith('\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1')) return 'ole';
+  if (head.startsWith('{\\rtf')) return 'rtf';
+  if (head.includes('%PDF-')) return 'pdf';
+  return undefined;
+}
+
+export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
+  text: 'text/plain',
+  markdown: 'text/markdown',
+  html: 'text/html',
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};

@@ -1,0 +1,77 @@
+import { getDocumentProxy } from 'unpdf';
+import { throwIfAborted } from '../../base/abort.js';
+import { badInput } from '../badInput.js';
+import type { LoadedText, PageStart } from '../types.js';
+
+export interface LoadPdfOptions {
+  /** Extraction stops with BAD_INPUT beyond this many characters. */
+  maxTextChars: number;
+  /** Documents with more pages are refused before extraction. Default: 50,000. */
+  maxPages?: number;
+  signal?: AbortSignal;
+}
+
+interface TextItemLike {
+  str?: string;
+  hasEOL?: boolean;
+}
+
+/**
+ * The text layer of a PDF, page by page (unpdf's serverless PDF.js), with each page's start
+ * offset kept for citations. Pages are joined by a blank line. Encrypted (password) and corrupt
+ * files are BAD_INPUT naming which; a PDF without any text layer (scanned images) too.
+ */
+export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfOptions): Promise<LoadedText> {
+  const { maxTextChars, maxPages = 50_000, signal } = options;
+  let pdf;
+  try {
+    // PDF.js takes ownership of the buffer it is given, so it gets a copy.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, stopAtErrors: false });
+  } catch (error) {
+    const name = (error as Error | undefined)?.name;
+    if (name === 'PasswordException') throw badInput(path, 'PDF is encrypted with a password', { cause: error, details: { encrypted: true } });
+    if (name === 'InvalidPDFException') throw badInput(path, 'corrupt PDF (invalid structure)', { cause: error });
+    throw badInput(path, `cannot read PDF (${(error as Error).message})`, { cause: error });
+  }
+  try {
+    if (pdf.numPages > maxPages) throw badInput(path, `PDF has ${pdf.numPages} pages (limit ${maxPages})`);
+    const parts: string[] = [];
+    const pages: PageStart[] = [];
+    let length = 0;
+    for (let n = 1; n <= pdf.numPages; n++) {
+      throwIfAborted(signal);
+      const page = await pdf.getPage(n);
+      const content = await page.getTextContent();
+      let text = '';
+      for (const item of content.items as TextItemLike[]) {
+        text += item.str ?? '';
+        if (item.hasEOL) text += '\n';
+      }
+      page.cleanup();
+      if (n > 1) {
+        parts.push('\n\n');
+        length += 2;
+      }
+      pages.push({ page: n, startOffset: length });
+      parts.push(text);
+      length += text.length;
+      if (length > maxTextChars) throw badInput(path, `extracted text exceeds ${maxTextChars} characters (at page ${n})`);
+    }
+    const text = parts.join('');
+    if (!text.trim()) throw badInput(path, `PDF has no text layer in ${pdf.numPages} page(s) (scanned images?)`);
+    let title: string | undefined;
+    try {
+      const meta = await pdf.getMetadata();
+      const t = (meta.info as Record<string, unknown> | undefined)?.['Title'];
+      if (typeof t === 'string' && t.trim()) title = t.trim();
+    } catch {
+      // Metadata is optional; a broken info dictionary must not cost the text.
+    }
+    return { text, mime: 'application/pdf', pages, ...(title ? { title } : {}) };
+  } catch (error) {
+    if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;
+    throw badInput(path, `corrupt PDF (${(error as Error).message})`, { cause: error });
+  } finally {
+    await pdf.destroy();
+  }
+}

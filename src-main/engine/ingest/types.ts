@@ -1,0 +1,41 @@
+/** Where a PDF page starts in the extracted text (for citations). */
+export interface PageStart {
+  /** 1-based page number. */
+  page: number;
+  /** Character offset of the page's first character in {@link LoadedText.text}. */
+  startOffset: number;
+}
+
+/** What a format loader extracts from a file's bytes. */
+export interface LoadedText {
+  /** Extracted plain text; chunk offsets point into it. Line endings are `\n`. */
+  text: string;
+  mime: string;
+  /** Language declared by the file (e.g. `<html lang>`); detection in loadDocument may refine it. */
+  language?: string;
+  /** Page starts, ascending, for paged formats (PDF). */
+  pages?: PageStart[];
+  title?: string;
+  /** Character encoding the bytes were decoded from (text formats), e.g. `utf-8`, `utf-16le`, `windows-1252`. */
+  encoding?: string;
+}
+
+/** A loaded file: its text plus what the KB records about the file. */
+export interface LoadedDocument extends LoadedText {
+  path: string;
+  title: string;
+  /** ISO 639-1 code (3 letters where none exists) or `und`. */
+  language: string;
+  size: number;
+  /** sha256 of the exact bytes that were read. */
+  sha256: string;
+}
+
+/** A half-open character range `[start, end)` into a text. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** Counts tokens in a text; inject a real tokenizer's count, or use {@link estimateTokens}. */
+export type TokenCounter = (text: string) => number;

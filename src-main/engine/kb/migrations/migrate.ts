@@ -1,0 +1,39 @@
+import type { Database } from 'better-sqlite3';
+import { PolyhopError } from '../../base/errors.js';
+import { migration0001 } from './0001_initial.js';
+import type { Migration } from './Migration.js';
+
+/** Every migration, in order; append new numbered files here. */
+export const MIGRATIONS: readonly Migration[] = [migration0001];
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings `db` up to `target` (default: latest), one transaction per migration so a crash leaves a
+ * whole version. Refuses a file written by a newer schema: downgrading would lose data silently.
+ */
+export function migrate(db: Database, file: string, target = LATEST_SCHEMA_VERSION): void {
+  const current = schemaVersion(db);
+  assertSupportedVersion(current, file);
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current || migration.version > target) continue;
+    db.transaction(() => {
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+  }
+}
+
+/** Throws UNSUPPORTED for a file written by a newer schema than this build knows. */
+export function assertSupportedVersion(current: number, file: string): void {
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new PolyhopError(
+      'UNSUPPORTED',
+      `${file}: this knowledge base was written by a newer Polyhop (schema v${current}; this version reads up to v${LATEST_SCHEMA_VERSION}). Update Polyhop to open it.`,
+      { details: { file, schemaVersion: current, supported: LATEST_SCHEMA_VERSION } },
+    );
+  }
+}

@@ -1,0 +1,421 @@
+import { Worker } from 'node:worker_threads';
+import { parse } from 'oxigraph';
+import { raceAbort } from '../../base/abort.js';
+import { BugIndicatingError, PolyhopError } from '../../base/errors.js';
+import { buildQuads } from './buildQuads.js';
+import { KbQuads } from './KbQuads.js';
+import type { RdfRecordSource } from './RdfRecordSource.js';
+import { RdfSerializer } from './RdfSerializer.js';
+import { sparqlForm } from './sparqlForm.js';
+import { KbIris, type RdfQuad, fromOxigraph } from './terms.js';
+import { PH, STANDARD_PREFIXES } from './vocabulary.js';
+
+export type RdfViewState = 'idle' | 'loading' | 'ready' | 'error';
+
+export interface RdfViewStatus {
+  state: RdfViewState;
+  /** Quads in the store (while loading: loaded so far). */
+  triples: number;
+  message?: string;
+}
+
+/** Same shape as the Api's `SparqlResult` (api/contract.ts), which kb may not import. */
+export interface SparqlResult {
+  kind: 'select' | 'ask' | 'graph' | 'update';
+  columns: string[];
+  rows: Record<string, string | null>[];
+  boolean?: boolean;
+  /** CONSTRUCT/DESCRIBE results, as Turtle. */
+  turtle?: string;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export interface RdfViewOptions {
+  /** Quads per message to the worker while loading. Default: 10_000. */
+  batchSize?: number;
+  /** Start loading at once (true) or on the first query/update/{@link RdfView.load} (false). Default: true. */
+  autoLoad?: boolean;
+  /** Called on every state change and after each loaded batch. */
+  onStatus?: (status: RdfViewStatus) => void;
+}
+
+export interface SparqlOptions {
+  /** Wall-clock limit, including any wait for the view to finish loading. Default: 10_000. */
+  timeoutMs?: number;
+  /** Rows (SELECT) or triples (CONSTRUCT/DESCRIBE) returned at most; `truncated` tells. Default: 1000. */
+  maxRows?: number;
+  /** Allow SPARQL UPDATE. Changes only the in-memory view (lost at the next rebuild). Default: false. */
+  allowUpdate?: boolean;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** One worker thread holding an Oxigraph store; every call rejects if the thread dies. */
+class StoreWorker {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 0;
+  #dead: Error | null = null;
+
+  constructor() {
+    this.#worker = new Worker(new URL('./rdfWorker.js', import.meta.url));
+    this.#worker.on('message', (msg: { id: number; ok: boolean; value?: unknown; message?: string }) => {
+      const pending = this.#pending.get(msg.id);
+      this.#pending.delete(msg.id);
+      if (msg.ok) pending?.resolve(msg.value);
+      else pending?.reject(new Error(msg.message));
+    });
+    const die = (error: Error): void => {
+      this.#dead ??= error;
+      for (const p of this.#pending.values()) p.reject(error);
+      this.#pending.clear();
+    };
+    this.#worker.on('error', die);
+    this.#worker.on('exit', (code) => die(new Error(`RDF worker exited (code ${code})`)));
+  }
+
+  call<T>(op: string, payload: Record<string, unknown> = {}): Promise<T> {
+    if (this.#dead) return Promise.reject(this.#dead);
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.#worker.postMessage({ id, op, ...payload });
+    });
+  }
+
+  async terminate(): Promise<void> {
+    this.#dead ??= new Error('RDF worker terminated');
+    await this.#worker.terminate();
+  }
+}
+
+/**
+ * The RDF view of one KB: an Oxigraph store derived from the records (resources/ontology.ttl), in a
+ * worker thread. {@link open} returns at once and loads in the background (1M quads take seconds),
+ * so opening a KB never waits for it; {@link status} says how far it got.
+ *
+ * SPARQL runs with a time limit. A wasm query cannot be interrupted, so on timeout the worker is
+ * terminated, the call fails with TIMEOUT, and a fresh worker reloads from the records in the
+ * background: later queries wait for it instead of failing.
+ *
+ * Incremental updates ({@link documentAdded}, {@link documentRemoved}, {@link entitiesChanged},
+ * {@link triplesChanged}) run in call order after the load; each deletes what the view holds for
+ * the named records and re-reads them from the source, so repeating one is harmless.
+ */
+export class RdfView {
+  readonly #source: RdfRecordSource;
+  readonly #options: Required<Omit<RdfViewOptions, 'onStatus'>> & Pick<RdfViewOptions, 'onStatus'>;
+  readonly #iris: KbIris;
+  #status: RdfViewStatus = { state: 'idle', triples: 0 };
+  #worker: StoreWorker | null = null;
+  #generation = 0;
+  #loaded: Promise<void> | null = null;
+  #queue: Promise<void> = Promise.resolve();
+  #disposed = false;
+
+  private constructor(source: RdfRecordSource, options: RdfViewOptions) {
+    this.#source = source;
+    this.#options = { batchSize: options.batchSize ?? 10_000, autoLoad: options.autoLoad ?? true, onStatus: options.onStatus };
+    this.#iris = new KbIris(source.baseIri);
+  }
+
+  /** Returns immediately; with `autoLoad` (default) the load starts in the background. */
+  static open(source: RdfRecordSource, options: RdfViewOptions = {}): RdfView {
+    const view = new RdfView(source, options);
+    if (view.#options.autoLoad) void view.load().catch(() => undefined);
+    return view;
+  }
+
+  get status(): RdfViewStatus {
+    return { ...this.#status };
+  }
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** Resolves when the current (re)load has finished; rejects with its error. Starts one if idle. */
+  load(): Promise<void> {
+    this.#assertOpen();
+    this.#loaded ??= this.#startLoad();
+    return this.#loaded;
+  }
+
+  /** Drops the store and reloads it from the records in the background. */
+  rebuild(): Promise<void> {
+    this.#assertOpen();
+    this.#loaded = this.#startLoad();
+    return this.#loaded;
+  }
+
+  async query(sparql: string, options: SparqlOptions = {}): Promise<SparqlResult> {
+    this.#assertOpen();
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const maxRows = options.maxRows ?? 1000;
+    const form = sparqlForm(sparql);
+    if (form === null) {
+      throw new PolyhopError('BAD_INPUT', 'sparql: expected SELECT, ASK, CONSTRUCT, DESCRIBE or an update after the prologue', {
+        details: { query: sparql.slice(0, 200) },
+      });
+    }
+    if (form === 'update' && !options.allowUpdate) {
+      throw new PolyhopError('BAD_INPUT', 'sparql: updates are refused unless allowUpdate is set; the RDF view is derived from the database and read-only by default', {
+        details: { form },
+      });
+    }
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new PolyhopError('TIMEOUT', `sparql: no answer within ${timeoutMs} ms`, { details: { timeoutMs } }));
+      }, timeoutMs);
+    });
+    try {
+      await raceAbort(Promise.race([this.load(), deadline]), options.signal);
+      const worker = this.#worker;
+      if (!worker) throw new BugIndicatingError('RdfView: loaded without a worker');
+      const run = this.#run(worker, form, sparql, maxRows);
+      run.catch(() => undefined);
+      const result = await raceAbort(Promise.race([run, deadline]), options.signal);
+      return { ...result, elapsedMs: Math.round(performance.now() - started) };
+    } catch (error) {
+      // The query may still be spinning in wasm: kill that thread, keep serving from a fresh one.
+      const running = this.#status.state === 'ready';
+      if ((timedOut || options.signal?.aborted) && running) void this.rebuild().catch(() => undefined);
+      if (timedOut && !running && this.#status.state === 'loading') {
+        throw new PolyhopError('TIMEOUT', `sparql: the RDF view is still loading (${this.#status.triples} triples so far); try again shortly`, {
+          details: { timeoutMs, loaded: this.#status.triples },
+        });
+      }
+      throw error instanceof PolyhopError ? error : syntaxError(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Adds (or refreshes) a document, its chunks, and everything about the entities of its triples. */
+  documentAdded(documentId: number): Promise<void> {
+    return this.#mutate(async (worker, kq) => {
+      await worker.call('update', { sparql: updateSparql(deleteDocumentSparql(this.#iris.document(documentId).value)) });
+      const quads: RdfQuad[] = [];
+      for await (const doc of this.#source.documents([documentId])) {
+        quads.push(...kq.document(doc));
+        const chunks = [];
+        for await (const chunk of this.#source.chunksOfDocument(doc.id)) chunks.push(chunk);
+        quads.push(...kq.chunks(doc.id, chunks));
+      }
+      await this.#add(worker, quads);
+      const entityIds = new Set<number>();
+      for await (const t of this.#source.triples({ documentId })) entityIds.add(t.sourceId).add(t.targetId);
+      await this.#refreshEntities(worker, kq, [...entityIds]);
+    });
+  }
+
+  /** Removes a document and its chunks, and re-derives the entities it mentioned (the source already lost what only it held). */
+  documentRemoved(documentId: number): Promise<void> {
+    return this.#mutate(async (worker, kq) => {
+      const doc = this.#iris.document(documentId).value;
+      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', {
+        sparql: `PREFIX ph: <${PH}> SELECT DISTINCT ?id WHERE { <${doc}> ph:hasEntity ?e . ?e ph:hasRecordId ?id }`,
+        maxRows: Number.MAX_SAFE_INTEGER,
+      });
+      await worker.call('update', { sparql: updateSparql(deleteDocumentSparql(doc)) });
+      await this.#refreshEntities(worker, kq, linked.rows.map((row) => Number(row.id)));
+    });
+  }
+
+  /** Re-derives entities (name, type, summary, aliases, merges, deletion) and all their triples. */
+  entitiesChanged(entityIds: readonly number[]): Promise<void> {
+    return this.#mutate((worker, kq) => this.#refreshEntities(worker, kq, entityIds));
+  }
+
+  /** Re-derives triples (e.g. a new description); removed triples should go through {@link entitiesChanged}. */
+  triplesChanged(tripleIds: readonly number[]): Promise<void> {
+    return this.#mutate(async (worker, kq) => {
+      if (tripleIds.length === 0) return;
+      await worker.call('update', { sparql: updateSparql(deleteTriplesSparql(`VALUES ?id { ${tripleIds.map(Number).join(' ')} } ?t a ph:Triple ; ph:hasRecordId ?id .`)) });
+      const triples = await this.#source.triplesById(tripleIds);
+      const chunkDocs = await this.#source.chunkDocuments([...new Set(triples.flatMap((t) => t.chunkIds))]);
+      await this.#add(worker, triples.flatMap((t) => kq.triple(t, chunkDocs)));
+      await this.#refreshCount(worker);
+    });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#generation++;
+    const worker = this.#worker;
+    this.#worker = null;
+    await worker?.terminate();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  async #startLoad(): Promise<void> {
+    const generation = ++this.#generation;
+    const previous = this.#worker;
+    const worker = new StoreWorker();
+    this.#worker = worker;
+    void previous?.terminate();
+    this.#setStatus({ state: 'loading', triples: 0 });
+    try {
+      const serializer = new RdfSerializer('nquads');
+      let count = 0;
+      let inFlight: Promise<unknown> = Promise.resolve();
+      for await (const batch of buildQuads(this.#source, { kind: 'all' }, { batchSize: this.#options.batchSize })) {
+        if (generation !== this.#generation) return;
+        const text = serializer.write(batch);
+        // Build the next batch's text while the worker parses this one.
+        await inFlight;
+        inFlight = worker.call('load', { text });
+        count += batch.length;
+        this.#setStatus({ state: 'loading', triples: count });
+      }
+      await inFlight;
+      const size = await worker.call<number>('size');
+      if (generation === this.#generation) this.#setStatus({ state: 'ready', triples: size });
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      const message = error instanceof Error ? error.message : String(error);
+      this.#setStatus({ state: 'error', triples: 0, message });
+      throw new PolyhopError('INTERNAL', `RDF view: loading failed: ${message}`, { cause: error });
+    }
+  }
+
+  async #run(worker: StoreWorker, form: NonNullable<ReturnType<typeof sparqlForm>>, sparql: string, maxRows: number): Promise<Omit<SparqlResult, 'elapsedMs'>> {
+    switch (form) {
+      case 'select': {
+        const r = await worker.call<{ columns: string[]; rows: Record<string, string | null>[]; truncated: boolean }>('select', { sparql, maxRows });
+        return { kind: 'select', ...r };
+      }
+      case 'ask': {
+        const value = await worker.call<boolean>('ask', { sparql });
+        return { kind: 'ask', columns: [], rows: [], boolean: value, truncated: false };
+      }
+      case 'construct':
+      case 'describe': {
+        const r = await worker.call<{ text: string; truncated: boolean }>('graph', { sparql, maxRows });
+        const serializer = new RdfSerializer('turtle', { ...STANDARD_PREFIXES, ...this.#iris.prefixes() });
+        const turtle = serializer.header() + serializer.write(parse(r.text, { format: 'application/n-triples' }).map(fromOxigraph)) + serializer.end();
+        return { kind: 'graph', columns: [], rows: [], turtle, truncated: r.truncated };
+      }
+      case 'update':
+        await this.#enqueue(async () => {
+          await worker.call('update', { sparql });
+          await this.#refreshCount(worker);
+        });
+        return { kind: 'update', columns: [], rows: [], truncated: false };
+    }
+  }
+
+  #mutate(fn: (worker: StoreWorker, kq: KbQuads) => Promise<void>): Promise<void> {
+    this.#assertOpen();
+    return this.#enqueue(async () => {
+      await this.load();
+      const generation = this.#generation;
+      const worker = this.#worker;
+      if (!worker) throw new BugIndicatingError('RdfView: loaded without a worker');
+      try {
+        await fn(worker, new KbQuads(this.#iris));
+      } catch (error) {
+        // A query timeout replaced the worker mid-update: the reload reads the current records anyway.
+        if (generation !== this.#generation) return;
+        throw error;
+      }
+    });
+  }
+
+  #enqueue(fn: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(fn);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #refreshEntities(worker: StoreWorker, kq: KbQuads, entityIds: readonly number[]): Promise<void> {
+    if (entityIds.length > 0) {
+      const match = `VALUES ?id { ${[...new Set(entityIds)].map(Number).join(' ')} } ?e a ph:Entity ; ph:hasRecordId ?id .`;
+      await worker.call('update', {
+        sparql: updateSparql([
+          ...deleteTriplesSparql(`${match} { ?t ph:hasSource ?e } UNION { ?t ph:hasTarget ?e }`),
+          `DELETE { ?x ?p ?e } WHERE { ${match} ?x ?p ?e }`,
+          `DELETE { ?e ?p ?o } WHERE { ${match} ?e ?p ?o }`,
+        ]),
+      });
+      const quads: RdfQuad[] = [];
+      const triples = new Map<number, Parameters<KbQuads['triple']>[0]>();
+      for await (const entity of this.#source.entities(entityIds)) {
+        quads.push(...kq.entity(entity));
+        for (const t of await this.#source.triplesOfEntity(entity.id)) triples.set(t.id, t);
+      }
+      const chunkDocs = await this.#source.chunkDocuments([...new Set([...triples.values()].flatMap((t) => t.chunkIds))]);
+      for (const t of triples.values()) quads.push(...kq.triple(t, chunkDocs));
+      await this.#add(worker, quads);
+    }
+    await worker.call('update', { sparql: updateSparql(deleteOrphanRelationshipsSparql()) });
+    await this.#refreshCount(worker);
+  }
+
+  async #add(worker: StoreWorker, quads: readonly RdfQuad[]): Promise<void> {
+    const serializer = new RdfSerializer('nquads');
+    for (let i = 0; i < quads.length; i += this.#options.batchSize) {
+      await worker.call('load', { text: serializer.write(quads.slice(i, i + this.#options.batchSize)) });
+    }
+  }
+
+  async #refreshCount(worker: StoreWorker): Promise<void> {
+    const size = await worker.call<number>('size');
+    if (worker === this.#worker && this.#status.state === 'ready') this.#setStatus({ state: 'ready', triples: size });
+  }
+
+  #setStatus(status: RdfViewStatus): void {
+    this.#status = status;
+    this.#options.onStatus?.({ ...status });
+  }
+
+  #assertOpen(): void {
+    if (this.#disposed) throw new PolyhopError('INTERNAL', 'RDF view: used after dispose');
+  }
+}
+
+/** One update request of several operations (Oxigraph wants the prologue once, up front). */
+function updateSparql(operations: readonly string[]): string {
+  return `PREFIX ph: <${PH}>\n${operations.join(' ;\n')}`;
+}
+
+/** The triple nodes matched by `where` (binding ?t), with their direct entity→entity edges. */
+function deleteTriplesSparql(where: string): string[] {
+  return [
+    `DELETE { ?s ?r ?o } WHERE { ${where} ?t ph:hasSource ?s ; ph:hasRelationship ?r ; ph:hasTarget ?o }`,
+    `DELETE { ?t ?p ?v } WHERE { ${where} ?t ?p ?v }`,
+  ];
+}
+
+function deleteDocumentSparql(doc: string): string[] {
+  return [
+    `DELETE { ?x ?p ?c } WHERE { ?c ph:belongsToDocument <${doc}> ; a ph:Chunk . ?x ?p ?c }`,
+    `DELETE { ?c ?p ?o } WHERE { ?c ph:belongsToDocument <${doc}> ; a ph:Chunk . ?c ?p ?o }`,
+    `DELETE WHERE { ?x ?p <${doc}> }`,
+    `DELETE WHERE { <${doc}> ?p ?o }`,
+  ];
+}
+
+/** Relationship nodes no triple asserts any more, with the links that point at them. */
+function deleteOrphanRelationshipsSparql(): string[] {
+  const orphan = '?r a ph:Relationship . FILTER NOT EXISTS { ?t a ph:Triple ; ph:hasRelationship ?r }';
+  return [`DELETE { ?x ?p ?r } WHERE { ${orphan} ?x ?p ?r }`, `DELETE { ?r ?p ?o } WHERE { ${orphan} ?r ?p ?o }`];
+}
+
+function syntaxError(error: unknown): PolyhopError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new PolyhopError('BAD_INPUT', `sparql: ${message}`, { details: { reason: message }, cause: error });
+}

@@ -1,0 +1,475 @@
+import { throwIfAborted } from '../base/abort.js';
+import { mapConcurrent } from '../base/concurrency.js';
+import type { Embedder } from '../models/Embedder.js';
+import type { Llm } from '../models/Llm.js';
+import type { PromptLibrary } from '../models/PromptLibrary.js';
+import type { ChunkRecord, DocumentRecord, DocumentStatus, KnowledgeBase, TripleRecord } from '../kb/index.js';
+import { preprocessChunk, type PreprocessOptions } from '../ingest/preprocess/index.js';
+import { mapChunk, UNKNOWN_TYPE } from './mapChunk.js';
+import { disambiguate, type DisambiguateOptions, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
+import { enrichChunk } from './enrichChunk.js';
+import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type ReduceEntity } from './reduceEntities.js';
+import { MeteredLlm } from './MeteredLlm.js';
+import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
+import { tripleText, nameKey } from './names.js';
+import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
+
+/**
+ * Progress of one stage: the api's `JobProgress` without `jobId`, `kind` and `kb` (mder may not
+ * import api/, so the shape is spelled out; the job runner adds the three). LLM figures are per stage.
+ */
+export interface IndexingProgress {
+  stage: string;
+  done: number;
+  total: number;
+  /** Units per second over the stage so far. */
+  rate: number;
+  etaSeconds: number | null;
+  message: string;
+  /** Calls that ran the model (cache hits excluded). */
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheHits: number;
+}
+
+/** What a job changed, for the RDF view to follow. */
+export interface IndexingChanges {
+  /** Documents this job worked on (their chunks, triples and statuses may have changed). */
+  documentIds: number[];
+  /** Entities merged away by Disambiguate (gone from SQLite; their RDF nodes must go too). */
+  mergedEntityIds: number[];
+}
+
+export interface IndexingJobOptions {
+  prompts: PromptLibrary;
+  /** Embeds chunks, entity names, summaries and triples; must match the KB's recorded embedder. */
+  embedder: Embedder;
+  /** Called as units finish (at most every `progressIntervalMs` per stage, plus each stage's start and end). */
+  onProgress?: (progress: IndexingProgress) => void;
+  /** Default: 250. */
+  progressIntervalMs?: number;
+  /**
+   * Cancels the job; checkpoints stay, so pausing is cancelling and resuming is running again.
+   * The run rejects with CancelledError.
+   */
+  signal?: AbortSignal;
+  preprocess?: Pick<PreprocessOptions, 'summarise' | 'summaryInSourceLanguage' | 'maxTokens'>;
+  map?: { /** Default: 2048. */ maxTokens?: number };
+  disambiguate?: Pick<DisambiguateOptions, 'threshold' | 'neighbours' | 'pairsPerCall' | 'contextChars' | 'maxTokens'>;
+  enrich?: {
+    /** Default: 96. */
+    maxTokensPerTriple?: number;
+    /** Other provenance chunks of a chunk's triples shown as context. Default: 2. */
+    maxOtherChunks?: number;
+    /** Characters of each neighbour / other chunk shown. Default: 1500. */
+    contextChars?: number;
+  };
+  reduce?: ReduceBatchingOptions & {
+    /** Default: 160. */
+    maxTokensPerEntity?: number;
+    /** Triples read per entity (the batching budget then cuts what does not fit). Default: 200. */
+    maxFactsPerEntity?: number;
+    /** An entity with a single described triple takes that description as its summary, without a call. Default: true. */
+    copySingleFact?: boolean;
+  };
+  /** Texts per embedder call. Default: 32. */
+  embedBatchSize?: number;
+  /** Parallel LLM calls per stage. Default: llm.parallelism. */
+  concurrency?: number;
+  /**
+   * Updates the RDF view after SQLite is final (last stage). The lead wires the RDF helper's
+   * updater here; when absent the stage is skipped and the view is rebuilt elsewhere.
+   */
+  updateRdfView?: (changes: IndexingChanges, signal?: AbortSignal) => Promise<void>;
+}
+
+/** One stage of a run: LLM usage (calls that ran a model, cache hits, their tokens and model time) and units. */
+export interface StageStats extends UsageTotals {
+  /** Units the stage had to do in this run (finished ones from earlier runs are not counted). */
+  units: number;
+  /** Units recorded as failed. */
+  failed: number;
+  /** Wall time of the stage (`ms` is model time). */
+  wallMs: number;
+}
+
+export interface IndexingResult {
+  documents: { id: number; status: DocumentStatus; error: string | null }[];
+  stages: Partial<Record<MderStage, StageStats>>;
+  /** Every unit whose output stayed invalid, in order; document-level ones are also in the document's error. */
+  failures: UnitFailure[];
+  merges: MergeGroup[];
+}
+
+const ALL = 2 ** 31 - 1;
+const PENDING_DISAMBIGUATION = 'mder:disambiguate:pending';
+const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
+
+/**
+ * Runs MDER over every document of a KB that is not indexed yet: preprocess → map →
+ * disambiguate → enrich → reduce → embed (+ FTS) → RDF view. Each unit's result is written with
+ * its checkpoint in one transaction, so a killed job resumes where it stopped, and the stages only
+ * look at what is unfinished: new documents add chunks and triples, new entities are compared with
+ * all existing ones, and only entities whose triples changed are reduced again.
+ */
+export class IndexingJob {
+  readonly #kb: KnowledgeBase;
+  readonly #llm: MeteredLlm;
+  readonly #options: IndexingJobOptions;
+  readonly #failures: UnitFailure[] = [];
+  readonly #docFailures = new Map<number, UnitFailure[]>();
+  readonly #stages: Partial<Record<MderStage, StageStats>> = {};
+
+  constructor(kb: KnowledgeBase, llm: Llm, options: IndexingJobOptions) {
+    this.#kb = kb;
+    this.#llm = new MeteredLlm(llm);
+    this.#options = options;
+  }
+
+  async run(): Promise<IndexingResult> {
+    const kb = this.#kb;
+    const { embedder, signal } = this.#options;
+    throwIfAborted(signal);
+    kb.assertEmbedder(embedder.identity, embedder.dimension);
+    // Documents without chunks failed at ingest (their error says why) and have nothing to index.
+    const docs = [...kb.iterateDocuments()].filter((d) => d.status !== 'indexed' && d.chunkCount > 0);
+    for (const d of docs) kb.setDocumentStatus(d.id, 'indexing');
+    const chunksByDoc = new Map(docs.map((d) => [d.id, kb.chunksOfDocument(d.id)]));
+    const work = new Work(docs, chunksByDoc);
+
+    await this.#preprocess(work);
+    await this.#map(work);
+    const merges = await this.#disambiguate();
+    await this.#enrich(work);
+    await this.#reduce();
+    await this.#embed();
+    if (this.#options.updateRdfView) {
+      const changes = { documentIds: docs.map((d) => d.id), mergedEntityIds: merges.flatMap((m) => m.mergeIds) };
+      await this.#stage('rdf', 1, async (tick) => {
+        await this.#options.updateRdfView!(changes, signal);
+        tick();
+      });
+    }
+
+    const documents = docs.map((d) => {
+      const failures = this.#docFailures.get(d.id) ?? [];
+      const error = failures.length === 0 ? null : describeFailure(failures[0]!) + (failures.length > 1 ? ` (+${failures.length - 1} more)` : '');
+      const status: DocumentStatus = error ? 'error' : 'indexed';
+      kb.setDocumentStatus(d.id, status, error);
+      return { id: d.id, status, error };
+    });
+    return { documents, stages: this.#stages, failures: this.#failures, merges };
+  }
+
+  // ── stages ────────────────────────────────────────────────────────────────────
+
+  async #preprocess(work: Work): Promise<void> {
+    const pending = work.chunks.filter((c) => c.englishText === null);
+    const options = { ...this.#options.preprocess, prompts: this.#options.prompts, signal: this.#options.signal };
+    await this.#units('preprocess', pending, async (chunk) => {
+      const { previous, next } = work.neighbours(chunk);
+      const result = await preprocessChunk(this.#llm, { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null }, options);
+      this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
+      chunk.summary = result.summary;
+      chunk.englishText = result.englishText;
+    }, (chunk) => work.unitName(chunk), (chunk) => chunk.documentId);
+  }
+
+  async #map(work: Work): Promise<void> {
+    const kb = this.#kb;
+    const pending = work.chunks.filter((c) => c.englishText !== null && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
+    const options = { prompts: this.#options.prompts, signal: this.#options.signal, maxTokens: this.#options.map?.maxTokens };
+    await this.#units('map', pending, async (chunk) => {
+      const result = await mapChunk(this.#llm, { title: work.document(chunk).title, englishText: chunk.englishText! }, options);
+      const types = new Map(result.entities.map((e) => [nameKey(e.name), e.type]));
+      kb.transaction(() => {
+        for (const t of result.triples) {
+          const sourceId = kb.upsertEntity(t.source, types.get(nameKey(t.source)) ?? UNKNOWN_TYPE);
+          const targetId = kb.upsertEntity(t.target, types.get(nameKey(t.target)) ?? UNKNOWN_TYPE);
+          kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
+        }
+        kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
+      });
+    }, (chunk) => work.unitName(chunk), (chunk) => chunk.documentId);
+  }
+
+  async #disambiguate(): Promise<MergeGroup[]> {
+    const kb = this.#kb;
+    // Entities without a name vector have never been compared; the checkpoint keeps those of an
+    // interrupted run (their vectors are written before their pairs are decided).
+    const queue = [...new Set([...(kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []), ...kb.missingVectors('entity_name', ALL)])].sort((a, b) => a - b);
+    kb.setCheckpoint(PENDING_DISAMBIGUATION, queue);
+    let result: MergeGroup[] = [];
+    await this.#stage('disambiguate', 0, async (_tick, setTotal) => {
+      const store = this.#disambiguationStore();
+      const outcome = await disambiguate(this.#llm, this.#options.embedder, store, queue, {
+        ...this.#options.disambiguate,
+        prompts: this.#options.prompts,
+        concurrency: this.#options.concurrency,
+        signal: this.#options.signal,
+        onFailure: (f) => this.#fail('disambiguate', f),
+        onProgress: (done, total) => setTotal(total, done),
+      });
+      result = outcome.merges;
+    });
+    kb.clearCheckpoints(PENDING_DISAMBIGUATION);
+    return result;
+  }
+
+  #disambiguationStore(): DisambiguationStore {
+    const kb = this.#kb;
+    return {
+      entity: (id) => {
+        const e = kb.getEntity(id);
+        return e && { id: e.id, name: e.name, type: e.type };
+      },
+      context: (id) => {
+        const [triple] = kb.triplesOfEntity(id, 'both', 1);
+        const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.getChunk(triple.chunkIds[0]);
+        return chunk ? (chunk.englishText ?? chunk.text) : (kb.getEntity(id)?.summary ?? '');
+      },
+      setNameVectors: (ids, vectors) => kb.putVectors('entity_name', ids.map((id, i) => ({ id, vector: vectors[i]! }))),
+      nearest: (vector, k) => kb.knn('entity_name', vector, k),
+      merge: (group) =>
+        kb.transaction(() => {
+          // The canonical name may already belong to another entity: that one is the same thing too.
+          const holder = kb.findEntityByName(group.canonicalName);
+          const ids = [...new Set([group.keepId, ...group.mergeIds, ...(holder ? [holder.id] : [])])].filter((id) => kb.getEntity(id));
+          if (ids.length < 2) return ids[0] ?? group.keepId;
+          // The KB drops the vectors of renamed entities and re-pointed triples; the kept entity is compared again.
+          const keepId = kb.mergeEntities(group.canonicalName, ids);
+          const pending = kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? [];
+          kb.setCheckpoint(PENDING_DISAMBIGUATION, [...new Set([...pending.filter((id) => !ids.includes(id)), keepId])]);
+          return keepId;
+        }),
+    };
+  }
+
+  async #enrich(work: Work): Promise<void> {
+    const kb = this.#kb;
+    const ctx = this.#options.enrich ?? {};
+    const chars = ctx.contextChars ?? 1500;
+    const jobChunks = new Set(work.chunks.map((c) => c.id));
+    // A triple is described from the newest chunk of this job it came from; its other source chunks are extra context.
+    const byChunk = new Map<number, TripleRecord[]>();
+    for (const t of kb.triplesOfChunks([...jobChunks])) {
+      if (t.description !== null) continue;
+      const home = Math.max(...t.chunkIds.filter((id) => jobChunks.has(id)));
+      byChunk.set(home, [...(byChunk.get(home) ?? []), t]);
+    }
+    const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
+    const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
+    await this.#units('enrich', units, async ([chunkId, triples]) => {
+      const chunk = work.chunk(chunkId);
+      const { previous, next } = work.neighbours(chunk);
+      const others = [...new Set(triples.flatMap((t) => t.chunkIds))].filter((id) => id !== chunkId && id !== previous?.id && id !== next?.id).slice(0, ctx.maxOtherChunks ?? 2);
+      const { descriptions } = await enrichChunk(
+        this.#llm,
+        {
+          current: chunk.englishText ?? chunk.text,
+          previous: text(previous, true),
+          next: text(next),
+          other: kb.getChunks(others).map((c) => text(c)!),
+          triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
+        },
+        { prompts: this.#options.prompts, signal: this.#options.signal, maxTokensPerTriple: ctx.maxTokensPerTriple },
+      );
+      kb.transaction(() => {
+        triples.forEach((t, i) => kb.setTripleDescription(t.id, descriptions[i]!));
+        kb.deleteVectors('triple', triples.map((t) => t.id));
+      });
+    }, ([chunkId, triples]) => `${triples.length} triples of ${work.unitName(work.chunk(chunkId))}`, ([chunkId]) => work.document(work.chunk(chunkId)).id);
+  }
+
+  async #reduce(): Promise<void> {
+    const kb = this.#kb;
+    const options = this.#options.reduce ?? {};
+    const stale = kb
+      .listEntities({ stale: true, limit: ALL })
+      .map((e) => ({ entity: e, triples: kb.triplesOfEntity(e.id, 'both', options.maxFactsPerEntity ?? 200) }))
+      .filter((e) => e.triples.length > 0)
+      .sort((a, b) => a.entity.id - b.entity.id);
+    // An entity with one described fact is summarised by that description: a model would only rephrase it.
+    const copied = options.copySingleFact === false ? [] : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
+    kb.transaction(() => copied.forEach((e) => kb.setEntitySummary(e.entity.id, e.triples[0]!.description!)));
+    const entities: ReduceEntity[] = stale
+      .filter((e) => !copied.includes(e))
+      .map(({ entity, triples }) => ({
+        id: entity.id,
+        name: entity.name,
+        type: entity.type,
+        facts: triples.map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null)),
+      }));
+    const batches = planReduceBatches(entities, (t) => this.#llm.countTokens(t), options);
+    await this.#units('reduce', batches, async (batch) => {
+      const { summaries } = await reduceBatch(this.#llm, batch.blocks, { ...options, prompts: this.#options.prompts, signal: this.#options.signal });
+      kb.transaction(() => batch.ids.forEach((id, i) => kb.setEntitySummary(id, summaries[i]!)));
+    }, (batch) => `entities ${batch.ids.join(', ')}`);
+  }
+
+  async #embed(): Promise<void> {
+    const kb = this.#kb;
+    const size = this.#options.embedBatchSize ?? 32;
+    const chunkIds = kb.missingVectors('chunk', ALL);
+    const nameIds = kb.missingVectors('entity_name', ALL);
+    const summaryIds = kb.missingVectors('entity_summary', ALL);
+    const tripleIds = kb.missingVectors('triple', ALL);
+    const jobs: { ids: number[]; run: (ids: number[]) => Promise<void> }[] = [];
+    const slices = (ids: number[]): number[][] => Array.from({ length: Math.ceil(ids.length / size) }, (_, i) => ids.slice(i * size, (i + 1) * size));
+    const put = async (kind: 'chunk' | 'entity_name' | 'entity_summary' | 'triple', rows: { id: number; text: string }[]): Promise<void> => {
+      if (rows.length === 0) return;
+      const vectors = await this.#options.embedder.embed(rows.map((r) => r.text), { signal: this.#options.signal });
+      kb.transaction(() => {
+        kb.putVectors(kind, rows.map((r, i) => ({ id: r.id, vector: vectors[i]! })));
+        if (kind === 'chunk' || kind === 'triple') kb.indexText(kind, rows);
+      });
+    };
+    for (const ids of slices(chunkIds)) {
+      // Chunks are embedded in English (what triples and summaries are written in) and searched by BM25 in both languages.
+      jobs.push({ ids, run: async (ids) => {
+        const chunks = kb.getChunks(ids);
+        const vectors = await this.#options.embedder.embed(chunks.map((c) => c.englishText ?? c.text), { signal: this.#options.signal });
+        kb.transaction(() => {
+          kb.putVectors('chunk', chunks.map((c, i) => ({ id: c.id, vector: vectors[i]! })));
+          kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: c.englishText && c.englishText !== c.text ? `${c.text}\n${c.englishText}` : c.text })));
+        });
+      } });
+    }
+    for (const ids of slices(nameIds)) jobs.push({ ids, run: (ids) => put('entity_name', kb.getEntities(ids).map((e) => ({ id: e.id, text: e.name }))) });
+    for (const ids of slices(summaryIds)) {
+      jobs.push({ ids, run: (ids) => put('entity_summary', kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : []))) });
+    }
+    for (const ids of slices(tripleIds)) {
+      jobs.push({ ids, run: (ids) => put('triple', kb.getTriples(ids).map((t) => ({ id: t.id, text: tripleText(t.sourceName, t.relation, t.targetName, t.description) }))) });
+    }
+    // Embedding failures are not data problems of one unit (a wrong model fails every batch): they fail the job.
+    await this.#stage('embed', chunkIds.length + nameIds.length + summaryIds.length + tripleIds.length, async (tick) => {
+      for (const job of jobs) {
+        throwIfAborted(this.#options.signal);
+        await job.run(job.ids);
+        tick(job.ids.length);
+      }
+    });
+  }
+
+  // ── plumbing ──────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs the units of one stage concurrently; a unit whose model output stays invalid is
+   * recorded (and attributed to its document when it has one) and the stage goes on.
+   */
+  async #units<T>(stage: MderStage, units: readonly T[], run: (unit: T) => Promise<void>, name: (unit: T) => string, documentOf?: (unit: T) => number): Promise<void> {
+    await this.#stage(stage, units.length, async (tick) => {
+      const stop = new AbortController();
+      const signals = this.#options.signal ? [this.#options.signal, stop.signal] : [stop.signal];
+      const signal = AbortSignal.any(signals);
+      try {
+        await mapConcurrent(units, this.#options.concurrency ?? this.#llm.parallelism, async (unit) => {
+          throwIfAborted(signal);
+          try {
+            await run(unit);
+          } catch (error) {
+            const failure = asUnitFailure(error, stage, name(unit));
+            this.#fail(stage, failure, documentOf?.(unit));
+          }
+          tick();
+        });
+      } catch (error) {
+        stop.abort(error);
+        throw error;
+      }
+    });
+  }
+
+  #fail(stage: MderStage, failure: UnitFailure, documentId?: number): void {
+    this.#failures.push(failure);
+    this.#stages[stage]!.failed++;
+    const docId = documentId ?? (failure.details.documentId as number | undefined);
+    if (docId !== undefined) this.#docFailures.set(docId, [...(this.#docFailures.get(docId) ?? []), failure]);
+  }
+
+  async #stage(stage: MderStage, total: number, body: (tick: (n?: number) => void, setTotal: (total: number, done: number) => void) => Promise<void>): Promise<void> {
+    const meter = new UsageMeter();
+    const stats: StageStats = { ...meter.snapshot(), units: total, failed: 0, wallMs: 0 };
+    this.#stages[stage] = stats;
+    this.#llm.meter = meter;
+    const started = performance.now();
+    const interval = this.#options.progressIntervalMs ?? 250;
+    let done = 0;
+    let lastEmit = -Infinity;
+    const emit = (force: boolean): void => {
+      const now = performance.now();
+      if (!this.#options.onProgress || (!force && now - lastEmit < interval)) return;
+      lastEmit = now;
+      Object.assign(stats, meter.snapshot());
+      const seconds = (now - started) / 1000;
+      const rate = seconds > 0 ? done / seconds : 0;
+      this.#options.onProgress({
+        stage,
+        done,
+        total: stats.units,
+        rate,
+        etaSeconds: rate > 0 ? Math.max(0, stats.units - done) / rate : null,
+        message: stats.failed > 0 ? `${stats.failed} failed` : '',
+        llmCalls: stats.calls,
+        promptTokens: stats.promptTokens,
+        completionTokens: stats.completionTokens,
+        cacheHits: stats.cacheHits,
+      });
+    };
+    emit(true);
+    await body(
+      (n = 1) => {
+        done += n;
+        emit(done === stats.units);
+      },
+      (newTotal, newDone) => {
+        stats.units = newTotal;
+        done = newDone;
+        emit(false);
+      },
+    );
+    Object.assign(stats, meter.snapshot(), { wallMs: performance.now() - started });
+    emit(true);
+  }
+}
+
+/** The documents and chunks one run works on, with per-document chunk order for windowed context. */
+class Work {
+  readonly chunks: ChunkRecord[];
+  readonly #docs: Map<number, DocumentRecord>;
+  readonly #byDoc: Map<number, ChunkRecord[]>;
+  readonly #byId: Map<number, ChunkRecord>;
+
+  constructor(docs: readonly DocumentRecord[], chunksByDoc: Map<number, ChunkRecord[]>) {
+    this.#docs = new Map(docs.map((d) => [d.id, d]));
+    this.#byDoc = new Map([...chunksByDoc].map(([id, chunks]) => [id, [...chunks].sort((a, b) => a.ord - b.ord)]));
+    this.chunks = [...this.#byDoc.values()].flat();
+    this.#byId = new Map(this.chunks.map((c) => [c.id, c]));
+  }
+
+  chunk(id: number): ChunkRecord {
+    return this.#byId.get(id)!;
+  }
+
+  document(chunk: ChunkRecord): DocumentRecord {
+    return this.#docs.get(chunk.documentId)!;
+  }
+
+  neighbours(chunk: ChunkRecord): { previous: ChunkRecord | null; next: ChunkRecord | null } {
+    const list = this.#byDoc.get(chunk.documentId)!;
+    const i = list.indexOf(chunk);
+    return { previous: list[i - 1] ?? null, next: list[i + 1] ?? null };
+  }
+
+  unitName(chunk: ChunkRecord): string {
+    return `chunk ${chunk.ord} of "${this.document(chunk).path}"`;
+  }
+}
+
+/** The first (or, for the previous chunk, the last) `chars` characters: the part next to the current chunk. */
+function clip(text: string, chars: number, fromEnd = false): string {
+  if (text.length <= chars) return text;
+  return fromEnd ? `…${text.slice(-chars)}` : `${text.slice(0, chars)}…`;
+}

@@ -1,0 +1,125 @@
+import type { z } from 'zod';
+import { hashParts } from '../base/hash.js';
+import type { CallCacheStore } from './CallCache.js';
+import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
+import { zodJsonSchema } from './grammarSchema.js';
+import { UsageMeter } from './UsageMeter.js';
+
+export interface CachingLlmOptions {
+  /** Where finished calls are kept (the KB's SQLite, or MemoryCallCacheStore). */
+  store: CallCacheStore;
+  /** Receives every call's usage, cache hits included. Default: a fresh meter. */
+  meter?: UsageMeter;
+}
+
+/** Bump when the key recipe or the stored value format changes. */
+const KEY_VERSION = 'llm-call/1';
+
+interface StoredCall {
+  text?: string;
+  stopReason?: LlmStopReason;
+  value?: unknown;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * Wraps any Llm with the content-addressed call cache and usage accounting. The key covers
+ * everything that decides the output: the model identity (file fingerprint), prompt name and
+ * version, the rendered system and user text, the JSON schema, and the sampling settings. So a
+ * resumed or repeated job makes no model call for work already done, and a changed prompt
+ * file, schema or model misses the cache instead of returning stale output.
+ */
+export class CachingLlm implements Llm {
+  readonly identity: string;
+  readonly parallelism: number;
+  readonly meter: UsageMeter;
+  readonly #inner: Llm;
+  readonly #store: CallCacheStore;
+
+  constructor(inner: Llm, options: CachingLlmOptions) {
+    this.#inner = inner;
+    this.#store = options.store;
+    this.meter = options.meter ?? new UsageMeter();
+    this.identity = inner.identity;
+    this.parallelism = inner.parallelism;
+  }
+
+  /** The same model and cache, recording usage into `meter` (usually `this.meter.child()` for a job or question). */
+  withMeter(meter: UsageMeter): CachingLlm {
+    return new CachingLlm(this.#inner, { store: this.#store, meter });
+  }
+
+  /** The cache key of a call (exposed for tests and for tools that inspect the cache). */
+  keyFor(kind: 'text' | 'json', prompt: RenderedPrompt, options: LlmCallOptions = {}, schemaText = ''): string {
+    const sampling = JSON.stringify({
+      maxTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
+      temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature,
+    });
+    return hashParts([KEY_VERSION, this.identity, kind, prompt.name, prompt.version, prompt.system, prompt.user, schemaText, sampling]);
+  }
+
+  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+    const key = this.keyFor('text', prompt, options);
+    const hit = this.#lookup(key);
+    if (hit?.text !== undefined) {
+      options.onTextChunk?.(hit.text);
+      return { text: hit.text, stopReason: hit.stopReason ?? 'eos', usage: this.#hitUsage(hit) };
+    }
+    const result = await this.#inner.generateText(prompt, options);
+    this.#save(key, prompt, { text: result.text, stopReason: result.stopReason, ...tokens(result.usage) });
+    this.meter.record(result.usage);
+    return result;
+  }
+
+  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+    const key = this.keyFor('json', prompt, options, zodJsonSchema(schema).text);
+    const hit = this.#lookup(key);
+    if (hit && 'value' in hit) {
+      // The schema is part of the key, but a transform or refinement may still reject a stored value: then recompute.
+      const parsed = schema.safeParse(hit.value);
+      if (parsed.success) return { value: parsed.data as z.infer<S>, usage: this.#hitUsage(hit) };
+    }
+    const result = await this.#inner.generateJson(prompt, schema, options);
+    this.#save(key, prompt, { value: result.value, ...tokens(result.usage) });
+    this.meter.record(result.usage);
+    return result;
+  }
+
+  countTokens(text: string): number {
+    return this.#inner.countTokens(text);
+  }
+
+  dispose(): Promise<void> {
+    return this.#inner.dispose();
+  }
+
+  #lookup(key: string): StoredCall | undefined {
+    const raw = this.#store.get(key);
+    if (raw === undefined) return undefined;
+    try {
+      return JSON.parse(raw) as StoredCall;
+    } catch {
+      return undefined; // a damaged entry is a miss; the fresh result overwrites it
+    }
+  }
+
+  #hitUsage(hit: StoredCall): LlmUsage {
+    const usage: LlmUsage = { promptTokens: hit.promptTokens, completionTokens: hit.completionTokens, durationMs: 0, cached: true };
+    this.meter.record(usage);
+    return usage;
+  }
+
+  #save(key: string, prompt: RenderedPrompt, call: StoredCall): void {
+    this.#store.put(key, JSON.stringify(call), {
+      promptName: prompt.name,
+      promptVersion: prompt.version,
+      promptTokens: call.promptTokens,
+      completionTokens: call.completionTokens,
+    });
+  }
+}
+
+function tokens(usage: LlmUsage): Pick<StoredCall, 'promptTokens' | 'completionTokens'> {
+  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
+}

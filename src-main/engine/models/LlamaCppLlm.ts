@@ -1,0 +1,309 @@
+import { basename } from 'node:path';
+import type { z } from 'zod';
+import { LlamaChat, type ChatHistoryItem, type GbnfJsonSchema, type LlamaContext, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
+import { asCancelled, throwIfAborted } from '../base/abort.js';
+import { PolyhopError } from '../base/errors.js';
+import type { ModelStatus } from '../api/contract.js';
+import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
+import { dropGrammarNulls, zodJsonSchema, type JsonSchema } from './grammarSchema.js';
+import { fileFingerprint } from './embedders/fileFingerprint.js';
+import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
+import { inspectGguf } from './inspectGguf.js';
+import { SequencePool } from './SequencePool.js';
+
+export interface LlamaCppLlmOptions {
+  /** The GGUF file. Checked with {@link inspectGguf} first: an unusable file is a BAD_INPUT error, never a native crash. */
+  path: string;
+  /**
+   * Layers offloaded to the GPU. `'auto'` (default) fits as many as free VRAM allows next to the
+   * context; a number asks for that many. If loading fails either way, Polyhop retries with half
+   * the layers, then on the CPU, and says so in {@link LlamaCppLlm.status}'s explanation.
+   */
+  gpuLayers?: 'auto' | number;
+  /** Tokens each sequence can hold (prompt + completion). Default: the model's trained context, at most 4096. */
+  contextSize?: number;
+  /**
+   * CPU threads for evaluation. Default: the CPU's math cores when any layer runs on the CPU,
+   * else node-llama-cpp's default. More threads than free cores makes llama.cpp's spinning
+   * workers fight (measured ~500× slower on a busy 2-core machine), so tests pass 1.
+   */
+  threads?: number;
+  /** Tokens per decode batch. Default: node-llama-cpp's (512, or the context size if smaller). */
+  batchSize?: number;
+  /** Parallel sequences, i.e. calls that generate at the same time in one batch. Default 4. */
+  sequences?: number;
+  /** Backend to load. Default 'auto' (CUDA, Vulkan, Metal, else CPU). */
+  gpu?: LlamaGpuChoice;
+  /** Aborts loading (CancelledError). */
+  signal?: AbortSignal;
+  /** Load progress in (0, 1]. */
+  onLoadProgress?: (fraction: number) => void;
+}
+
+/** A retry at temperature 0 would repeat the same output, so the one retry samples a little, seeded. */
+const RETRY_TEMPERATURE = 0.3;
+const RETRY_SEED = 7;
+const DEFAULT_SEQUENCES = 4;
+const MAX_DEFAULT_CONTEXT = 4096;
+
+interface Slot {
+  chat: LlamaChat;
+}
+
+interface Sampling {
+  temperature: number;
+  seed?: number;
+}
+
+/**
+ * The generation model: one GGUF loaded once through node-llama-cpp, one context with N
+ * sequences, each concurrent call borrowing a sequence. Text calls stream; JSON calls generate
+ * under a grammar built from the zod schema, then validate with zod. The model's own chat
+ * template frames system and user messages, and reasoning segments (Qwen3 `<think>`, gpt-oss
+ * analysis channel) are split off by node-llama-cpp's chat wrapper, never returned as text.
+ */
+export class LlamaCppLlm implements Llm {
+  readonly identity: string;
+  readonly parallelism: number;
+  readonly #path: string;
+  readonly #model: LlamaModel;
+  readonly #context: LlamaContext;
+  readonly #pool: SequencePool<Slot>;
+  readonly #slots: Slot[];
+  readonly #status: ModelStatus;
+  readonly #grammars = new Map<string, Promise<LlamaGrammar>>();
+  readonly #runtime: LlamaRuntime;
+  #disposed = false;
+
+  private constructor(init: { path: string; identity: string; runtime: LlamaRuntime; model: LlamaModel; context: LlamaContext; status: ModelStatus }) {
+    this.#path = init.path;
+    this.identity = init.identity;
+    this.#runtime = init.runtime;
+    this.#model = init.model;
+    this.#context = init.context;
+    this.#status = init.status;
+    this.#slots = Array.from({ length: init.context.totalSequences }, () => ({
+      chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }),
+    }));
+    this.parallelism = this.#slots.length;
+    this.#pool = new SequencePool(this.#slots);
+  }
+
+  static async create(options: LlamaCppLlmOptions): Promise<LlamaCppLlm> {
+    const { path, signal } = options;
+    throwIfAborted(signal);
+    const info = await inspectGguf(path);
+    const runtime = await getLlamaRuntime(options.gpu ?? 'auto');
+    const { llama } = runtime;
+    const identity = `llama.cpp:${basename(path)}:${(await fileFingerprint(path)).slice(0, 16)}`;
+    const blockCount = info.metadata[`${info.architecture}.block_count`];
+    const totalLayers = typeof blockCount === 'number' ? blockCount + 1 : 1;
+    const sequences = options.sequences ?? DEFAULT_SEQUENCES;
+    const contextSize = options.contextSize ?? Math.min(info.contextLength ?? MAX_DEFAULT_CONTEXT, MAX_DEFAULT_CONTEXT);
+    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, contextSize * sequences);
+    const failures: string[] = [];
+
+    for (const attempt of attempts) {
+      throwIfAborted(signal);
+      let model: LlamaModel | undefined;
+      try {
+        model = await llama.loadModel({
+          modelPath: path,
+          gpuLayers: attempt.gpuLayers,
+          ...(signal ? { loadSignal: signal } : {}),
+          ...(options.onLoadProgress ? { onLoadProgress: options.onLoadProgress } : {}),
+        });
+        const modelLayers = model.fileInsights.totalLayers;
+        const threads = options.threads ?? (model.gpuLayers < modelLayers ? llama.cpuMathCores : undefined);
+        const context = await model.createContext({
+          contextSize,
+          sequences,
+          ...(threads !== undefined ? { threads } : {}),
+          ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+          ...(signal ? { createSignal: signal } : {}),
+        });
+        const where =
+          model.gpuLayers === 0 ? `all ${modelLayers} layers on the CPU` : `${model.gpuLayers}/${modelLayers} layers on the GPU (${attempt.why})`;
+        const explanation = [
+          runtime.description,
+          where,
+          `context ${context.contextSize} tokens × ${sequences} sequences`,
+          `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
+          ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
+        ].join('; ');
+        const status: ModelStatus = {
+          role: 'generation',
+          path,
+          identity,
+          backend: runtime.backend,
+          gpuLayers: model.gpuLayers,
+          totalLayers: modelLayers,
+          contextSize: context.contextSize,
+          sequences,
+          threads: context.idealThreads,
+          explanation,
+        };
+        return new LlamaCppLlm({ path, identity, runtime, model, context, status });
+      } catch (error) {
+        await model?.dispose();
+        if (signal?.aborted) throw asCancelled(signal.reason);
+        failures.push(`${attempt.label}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    throw new PolyhopError('MODEL_ERROR', `Could not load ${basename(path)}: ${failures.join('; ')}`, { details: { file: path, attempts: failures } });
+  }
+
+  status(): ModelStatus {
+    return { ...this.#status };
+  }
+
+  /** The llama.cpp binding this model runs on (shared; for a GGUF embedder on the same backend). */
+  get runtime(): LlamaRuntime {
+    return this.#runtime;
+  }
+
+  countTokens(text: string): number {
+    return this.#model.tokenize(text).length;
+  }
+
+  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+    const result = await this.#generate(prompt, options, undefined, { temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature });
+    return { text: result.text, stopReason: result.stopReason, usage: result.usage };
+  }
+
+  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+    const { json, grammar: grammarSchema } = zodJsonSchema(schema);
+    const grammar = await this.#grammar(grammarSchema, prompt);
+    const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: false };
+    let raw = '';
+    let reason = '';
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
+      const sampling = attempt === 0 ? { temperature } : { temperature: Math.max(temperature, RETRY_TEMPERATURE), seed: RETRY_SEED };
+      const result = await this.#generate(prompt, attempt === 0 ? options : { ...options, onTextChunk: undefined }, grammar, sampling);
+      usage.promptTokens += result.usage.promptTokens;
+      usage.completionTokens += result.usage.completionTokens;
+      usage.durationMs += result.usage.durationMs;
+      raw = result.text;
+      const parsed = parseJson(raw, schema, json);
+      if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };
+      reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
+    }
+    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema twice: ${reason}`, {
+      details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason },
+    });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    for (const slot of this.#slots) slot.chat.dispose({ disposeSequence: true });
+    await this.#context.dispose();
+    await this.#model.dispose();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  #grammar(schema: JsonSchema, prompt: RenderedPrompt): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = this.#grammars.get(key);
+    if (!grammar) {
+      // The schema is only known at run time, so the generic inference of the typed API does not apply.
+      const create = this.#runtime.llama.createGrammarForJsonSchema.bind(this.#runtime.llama) as (s: GbnfJsonSchema) => Promise<LlamaGrammar>;
+      grammar = create(schema as GbnfJsonSchema).catch((error: unknown) => {
+        this.#grammars.delete(key);
+        throw new PolyhopError('UNSUPPORTED', `${prompt.name}: its JSON schema cannot be turned into a grammar: ${error instanceof Error ? error.message : String(error)}`, {
+          details: { prompt: prompt.name, schema },
+          cause: error,
+        });
+      });
+      this.#grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  async #generate(prompt: RenderedPrompt, options: LlmCallOptions, grammar: LlamaGrammar | undefined, sampling: Sampling) {
+    if (this.#disposed) throw new PolyhopError('MODEL_ERROR', `${basename(this.#path)} was unloaded`);
+    const { signal } = options;
+    throwIfAborted(signal);
+    const slot = await this.#pool.acquire(signal);
+    const started = performance.now();
+    let completionTokens = 0;
+    try {
+      const history: ChatHistoryItem[] = [
+        ...(prompt.system ? [{ type: 'system' as const, text: prompt.system }] : []),
+        { type: 'user', text: prompt.user },
+        { type: 'model', response: [] },
+      ];
+      const promptTokens = slot.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.#model.tokenizer).length;
+      const room = slot.chat.sequence.contextSize - promptTokens;
+      if (room <= 0) {
+        throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${slot.chat.sequence.contextSize}-token context`, {
+          details: { prompt: prompt.name, promptTokens, contextSize: slot.chat.sequence.contextSize },
+        });
+      }
+      const response = await slot.chat.generateResponse(history, {
+        maxTokens: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room),
+        temperature: sampling.temperature,
+        ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+        ...(grammar ? { grammar } : {}),
+        ...(signal ? { signal } : {}),
+        ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
+        // Counts every generated token, reasoning included: that is what the call cost.
+        onToken: (tokens) => {
+          completionTokens += tokens.length;
+        },
+      });
+      const usage: LlmUsage = { promptTokens, completionTokens, durationMs: performance.now() - started, cached: false };
+      return { text: response.response, stopReason: toStopReason(response.metadata.stopReason), usage };
+    } catch (error) {
+      if (signal?.aborted) throw asCancelled(signal.reason);
+      if (error instanceof PolyhopError) throw error;
+      throw new PolyhopError('MODEL_ERROR', `${prompt.name}: generation failed: ${error instanceof Error ? error.message : String(error)}`, {
+        details: { prompt: prompt.name },
+        cause: error,
+      });
+    } finally {
+      this.#pool.release(slot);
+    }
+  }
+}
+
+interface LayerAttempt {
+  gpuLayers: 'auto' | number | { fitContext: { contextSize: number } };
+  label: string;
+  why: string;
+}
+
+/** The offload settings to try in order: the requested one, then half the layers, then CPU only. */
+export function planGpuLayers(requested: 'auto' | number, totalLayers: number, canOffload: boolean, totalContextTokens: number): LayerAttempt[] {
+  const cpu: LayerAttempt = { gpuLayers: 0, label: 'CPU only', why: 'CPU only' };
+  if (!canOffload || requested === 0) return [cpu];
+  const first: LayerAttempt =
+    requested === 'auto'
+      ? { gpuLayers: { fitContext: { contextSize: totalContextTokens } }, label: 'auto offload', why: 'auto: as many as fit in free VRAM beside the context' }
+      : { gpuLayers: Math.min(requested, totalLayers), label: `${requested} GPU layers`, why: 'as requested' };
+  const requestedLayers = requested === 'auto' ? totalLayers : Math.min(requested, totalLayers);
+  const half = Math.floor(requestedLayers / 2);
+  const halfAttempt: LayerAttempt = { gpuLayers: half, label: `${half} GPU layers`, why: 'fallback: half the layers after the first attempt failed' };
+  return half > 0 && half !== requestedLayers ? [first, halfAttempt, cpu] : [first, cpu];
+}
+
+function toStopReason(reason: string): LlmStopReason {
+  if (reason === 'maxTokens') return 'maxTokens';
+  if (reason === 'abort') return 'abort';
+  return 'eos';
+}
+
+function parseJson(raw: string, schema: z.ZodType, json: JsonSchema): { ok: true; value: unknown } | { ok: false; reason: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    return { ok: false, reason: `not JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const result = schema.safeParse(dropGrammarNulls(parsed, json));
+  return result.success ? { ok: true, value: result.data } : { ok: false, reason: result.error.message };
+}

@@ -1,0 +1,80 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { asCancelled } from '../base/abort.js';
+import { PolyhopError } from '../base/errors.js';
+
+export interface DownloadProgress {
+  downloadedBytes: number;
+  /** 0 when the server does not say. */
+  totalBytes: number;
+}
+
+export interface DownloadFileOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: DownloadProgress) => void;
+  /** How long to wait for the server to answer. Default 15 s. */
+  connectTimeoutMs?: number;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Downloads `url` to `dest` through `dest.part`, resuming a previous partial download with an
+ * HTTP Range request; the file appears under its name only when complete. Used for ONNX model
+ * files (GGUF goes through node-llama-cpp's downloader).
+ */
+export async function downloadFile(url: string, dest: string, options: DownloadFileOptions = {}): Promise<void> {
+  const part = `${dest}.part`;
+  await mkdir(dirname(dest), { recursive: true });
+  const have = await stat(part).then((s) => s.size, () => 0);
+  const response = await request(url, { method: 'GET', ...(have > 0 ? { headers: { range: `bytes=${have}-` } } : {}) }, options);
+  const resumed = response.status === 206;
+  if (!response.ok || !response.body) throw new PolyhopError('MODEL_ERROR', `Download of ${url} failed: HTTP ${response.status}`, { details: { url, status: response.status } });
+  const start = resumed ? have : 0;
+  const length = Number(response.headers.get('content-length') ?? 0);
+  const total = length > 0 ? start + length : 0;
+  let downloaded = start;
+  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  body.on('data', (chunk: Buffer) => {
+    downloaded += chunk.length;
+    options.onProgress?.({ downloadedBytes: downloaded, totalBytes: total });
+  });
+  try {
+    await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }), ...(options.signal ? [{ signal: options.signal }] : []));
+  } catch (error) {
+    if (options.signal?.aborted) throw asCancelled(options.signal.reason);
+    throw networkError(url, error);
+  }
+  if (total > 0 && downloaded !== total) throw new PolyhopError('MODEL_ERROR', `Download of ${url} ended at ${downloaded} of ${total} bytes; run it again to resume`, { details: { url } });
+  await rename(part, dest);
+}
+
+/** Fails fast with a clear message when the server cannot be reached at all (offline machine). */
+export async function assertReachable(url: string, options: DownloadFileOptions = {}): Promise<void> {
+  const response = await request(url, { method: 'HEAD' }, options);
+  if (response.status >= 400) throw new PolyhopError('MODEL_ERROR', `${url} answered HTTP ${response.status}`, { details: { url, status: response.status } });
+}
+
+async function request(url: string, init: RequestInit, options: DownloadFileOptions): Promise<Response> {
+  const timeout = AbortSignal.timeout(options.connectTimeoutMs ?? 15_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  try {
+    return await fetch(url, { ...init, redirect: 'follow', signal });
+  } catch (error) {
+    if (options.signal?.aborted) throw asCancelled(options.signal.reason);
+    throw networkError(url, error);
+  }
+}
+
+function networkError(url: string, error: unknown): PolyhopError {
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  const code = cause?.code ?? (error instanceof Error && error.name === 'TimeoutError' ? 'ETIMEDOUT' : undefined);
+  const offline = code !== undefined && NETWORK_CODES.has(code);
+  const message = offline
+    ? `Cannot reach ${new URL(url).host} (${code}): this machine looks offline. Download the model on a connected machine and import the file instead.`
+    : `Download of ${url} failed: ${error instanceof Error ? error.message : String(error)}`;
+  return new PolyhopError('UNSUPPORTED', message, { details: { url, offline, code }, cause: error });
+}

@@ -1,0 +1,46 @@
+import type { Answer } from '../api/contract.js';
+import { throwIfAborted } from '../base/abort.js';
+import { PolyhopError } from '../base/errors.js';
+import { citeEvidence } from './citations.js';
+import { detectQuestionLanguage } from './language.js';
+import { QaRun } from './QaRun.js';
+import { retrievalOnlyAnswer } from './retrievalOnly.js';
+import { QA_DEFAULTS } from './settings.js';
+import { STRATEGY_REGISTRY } from './strategies.js';
+import type { AskOptions, QaContext } from './types.js';
+
+/**
+ * Answers one question with the chosen strategy: detects the question's language, runs the
+ * strategy (or, with no generation model or when asked, ranks evidence only), and returns the
+ * contract's `Answer` with cited evidence, the trace of every step and the LLM usage.
+ * Streams the final answer through `options.onTextChunk`; rejects with CancelledError on abort.
+ */
+export async function ask(ctx: QaContext, question: string, options: AskOptions): Promise<Answer> {
+  throwIfAborted(options.signal);
+  const trimmed = question.trim();
+  if (!trimmed) throw new PolyhopError('INVALID_REQUEST', 'qa/ask: the question is empty');
+  const strategy = STRATEGY_REGISTRY[options.strategy];
+  if (!strategy) throw new PolyhopError('INVALID_REQUEST', `qa/ask: unknown strategy "${options.strategy}"`);
+  const settings = ctx.settings ?? QA_DEFAULTS;
+  const run = new QaRun(ctx, settings, trimmed, detectQuestionLanguage(trimmed), options);
+  const retrievalOnly = options.retrievalOnly === true || ctx.llm === null;
+  await run.step('language', async (s) => {
+    s.detail.question = run.questionLanguage;
+    s.detail.answer = run.answerLanguage;
+    s.detail.mode = retrievalOnly ? (ctx.llm === null ? 'retrieval only: no generation model' : 'retrieval only: requested') : strategy.name;
+  });
+
+  const result = retrievalOnly ? await retrievalOnlyAnswer(run) : await strategy.answer(run);
+  const evidence = citeEvidence(ctx.kb, run.retriever, result.evidence, settings.shared.maxCitationsPerEvidence);
+  return {
+    question: trimmed,
+    questionLanguage: run.questionLanguage,
+    answerLanguage: run.answerLanguage,
+    strategy: strategy.name,
+    text: result.text,
+    retrievalOnly,
+    evidence,
+    trace: run.trace,
+    usage: run.usage(),
+  };
+}

@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { cosine } from '../../models/Embedder.js';
+import { EvidencePool, evidenceBrief, type EvidenceItem } from '../EvidencePool.js';
+import { fence, isEnglish, languageName } from '../language.js';
+import { isInvalidOutput, type QaRun, type StepScope } from '../QaRun.js';
+import { answerWith, formatEvidence } from '../synthesis.js';
+import type { Strategy, StrategyResult } from '../types.js';
+import { fuseGraphs, topologicalOrder, validateSubQuestions, type FusedNode, type SubQuestion } from './SubQuestionGraph.js';
+
+export const SubQuestionsSchema = z.object({
+  subQuestions: z.array(z.object({ id: z.string(), question: z.string(), dependsOn: z.array(z.string()) })).max(16),
+});
+export const SubAnswerSchema = z.object({ answer: z.string(), found: z.boolean() });
+export const AgreementSchema = z.object({ consistent: z.boolean(), sufficient: z.boolean() });
+
+interface Solved {
+  node: FusedNode;
+  question: string;
+  answer: string;
+  found: boolean;
+}
+
+/**
+ * DaPT (seed 002): the source-language question and its English translation are decomposed into
+ * two acyclic sub-question graphs, fused where cross-graph sub-questions are at least τ similar
+ * (bilingual nodes), and solved in topological order, each sub-question with the answers it
+ * depends on substituted. A bilingual node retrieves in both languages (original chunk text and
+ * English text); an LLM judge checks that the two answers agree and suffice, the source-language
+ * one is selected, or the answer is regenerated from the reasoning path. The final answer comes
+ * from the chain plus retrieval on the original question. An English question has one graph.
+ */
+export const daptStrategy: Strategy = {
+  name: 'dapt',
+  usesRetrieval: true,
+  async answer(run: QaRun): Promise<StrategyResult> {
+    const { retrievalK, finalK } = run.settings.dapt;
+    const english = await run.englishQuestion();
+    const { order, alias } = await plan(run, english);
+
+    const pool = new EvidencePool();
+    const solved: Solved[] = [];
+    const answers = new Map<string, string>();
+    for (const node of order) {
+      const result = await run.step(`solve ${node.id}`, (s) => solveNode(run, s, node, { answers, alias, solved, pool, k: retrievalK }));
+      solved.push(result);
+      answers.set(node.id, result.answer);
+    }
+
+    return run.step('answer', async (s) => {
+      const final = await passages(run, run.question, finalK, false);
+      for (const item of final) pool.add(item);
+      s.detail.finalRetrieval = final.map(evidenceBrief);
+      const chain = solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
+      return answerWith(s, run, 'qa/dapt-final', pool.items, (shown) => ({ question: fence(run.question, 'question'), chain: fence(chain, 'evidence'), evidence: formatEvidence(shown) }));
+    });
+  },
+};
+
+/** Parallel planning, node fusion and topological order (steps `plan`, `fuse`). */
+async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; alias: Map<string, string> }> {
+  const { tau, maxNodes } = run.settings.dapt;
+  const bilingual = !isEnglish(run.questionLanguage);
+  const [source, target] = await run.step('plan', async (s) => {
+    const graphs = await Promise.all([
+      decompose(s, run.question, run.questionLanguage, maxNodes, 'source'),
+      bilingual ? decompose(s, english, 'en', maxNodes, 'english') : Promise.resolve([]),
+    ]);
+    return graphs;
+  });
+  return run.step('fuse', async (s) => {
+    const texts = [...source, ...target].map((n) => n.question);
+    await run.retriever.prepare(texts);
+    const vectors = await Promise.all(texts.map((t) => run.retriever.embed(t)));
+    const similarity = source.map((_, i) => target.map((__, j) => cosine(vectors[i] as Float32Array, vectors[source.length + j] as Float32Array)));
+    const { nodes, fusions } = fuseGraphs(source, target, similarity, tau);
+    const order = topologicalOrder(nodes);
+    s.detail.tau = tau;
+    s.detail.similarity = similarity.map((row) => row.map((x) => Math.round(x * 1000) / 1000));
+    s.detail.fusions = fusions;
+    s.detail.order = order;
+    return { order, alias: new Map(fusions.map((f) => [`e:${f.englishId}`, `s:${f.sourceId}`])) };
+  });
+}
+
+/** One decomposition; an invalid or cyclic graph degrades to the whole question as one node (the paper's "w/o decomposition"). */
+async function decompose(s: StepScope, question: string, language: string, maxNodes: number, label: string): Promise<SubQuestion[]> {
+  const value = await s.tryJson('qa/dapt-decompose', { question, language: languageName(language) }, SubQuestionsSchema);
+  try {
+    if (value) {
+      const nodes = validateSubQuestions(value.subQuestions, maxNodes);
+      s.detail[label] = nodes;
+      return nodes;
+    }
+  } catch (error) {
+    if (!isInvalidOutput(error)) throw error;
+    s.detail[`${label}Rejected`] = error instanceof Error ? error.message : String(error);
+  }
+  const whole = [{ id: '1', question, dependsOn: [] }];
+  s.detail[label] = whole;
+  return whole;
+}
+
+/** Solves one node: retrieval per language, sub-answers, and for bilingual nodes judge → select or regenerate. */
+async function solveNode(
+  run: QaRun,
+  s: StepScope,
+  node: FusedNode,
+  state: { answers: ReadonlyMap<string, string>; alias: ReadonlyMap<string, string>; solved: readonly Solved[]; pool: EvidencePool; k: number },
+): Promise<Solved> {
+  const { answers, alias, solved, pool, k } = state;
+  const path = solved.map((x) => `- ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none yet)';
+  const sides = (['source', 'english'] as const).filter((side) => node[side] !== null);
+  const attempts = await Promise.all(
+    sides.map(async (side) => {
+      // "#id" in a sub-question names a node of its own graph; English nodes may have been fused into source ones.
+      const refKey = (id: string): string => (side === 'source' ? `s:${id}` : (alias.get(`e:${id}`) ?? `e:${id}`));
+      const question = combine(node[side] as string, node.dependsOn, answers, refKey);
+      const evidence = await passages(run, question, k, side === 'english');
+      const value = await s.tryJson('qa/dapt-subanswer', { path: fence(path, 'passages'), subQuestion: question, passages: formatEvidence(evidence) }, SubAnswerSchema);
+      return { side, question, evidence, ...subAnswer(value) };
+    }),
+  );
+  for (const a of attempts) for (const e of a.evidence) pool.add(e);
+  s.detail.node = node;
+  s.detail.attempts = attempts.map((a) => ({ side: a.side, query: a.question, answer: a.answer, found: a.found, passages: a.evidence.map(evidenceBrief) }));
+
+  const [first, second] = attempts;
+  if (!first) return { node, question: node.source ?? node.english ?? '', answer: '', found: false };
+  if (!second) return { node, question: first.question, answer: first.answer, found: first.found };
+
+  // An unusable verdict counts as disagreement: the answer is regenerated from both paths.
+  const agreement = await s.tryJson('qa/dapt-judge', { subQuestion: first.question, answerSource: first.answer || '(none)', answerEnglish: second.answer || '(none)' }, AgreementSchema);
+  s.detail.judge = agreement;
+  if (agreement?.consistent && agreement.sufficient && (first.found || second.found)) {
+    const chosen = first.found ? first : second; // the source language is preferred when both are valid
+    s.detail.selected = chosen.side;
+    return { node, question: first.question, answer: chosen.answer, found: true };
+  }
+  const regenerated = await s.tryJson(
+    'qa/dapt-regenerate',
+    {
+      path: fence(path, 'passages'),
+      subQuestion: `${first.question} / ${second.question}`,
+      candidates: `${first.answer || '(none)'} | ${second.answer || '(none)'}`,
+      passages: formatEvidence([...first.evidence, ...second.evidence]),
+    },
+    SubAnswerSchema,
+  );
+  s.detail.regenerated = regenerated;
+  return { node, question: first.question, ...subAnswer(regenerated) };
+}
+
+/** A sub-answer reply, or not found when the reply was unusable or empty. */
+function subAnswer(value: { answer: string; found: boolean } | null): { answer: string; found: boolean } {
+  const answer = value?.answer.trim() ?? '';
+  return { answer, found: value !== null && value.found && answer !== '' };
+}
+
+/**
+ * combine(a, v) of DaPT eq. 3: "#id" references are replaced by the answers of those sub-questions
+ * (`refKey` maps a reference to its node id), and a sub-question with dependencies but no
+ * reference gets their answers appended. The paper combines with the preceding node's answer; with
+ * explicit edges we use the answers the node depends on, which is the same on a chain and keeps
+ * unrelated answers out of independent sub-questions' queries.
+ */
+export function combine(
+  question: string,
+  dependsOn: readonly string[],
+  answers: ReadonlyMap<string, string>,
+  refKey: (ref: string) => string,
+): string {
+  let referenced = false;
+  const text = question.replace(/#([\p{L}\p{N}_-]+)/gu, (m, ref: string) => {
+    const answer = answers.get(refKey(ref));
+    if (!answer) return m;
+    referenced = true;
+    return answer;
+  });
+  if (referenced) return text;
+  const context = dependsOn.map((d) => answers.get(d)).filter((a): a is string => !!a);
+  return context.length > 0 ? `${text} (${context.join('; ')})` : text;
+}
+
+/**
+ * Passages for a query: hybrid chunk retrieval, shown as original text or English text. A KB
+ * without chunks (imported RDF) answers from verbalised triples instead.
+ */
+async function passages(run: QaRun, query: string, k: number, english: boolean): Promise<EvidenceItem[]> {
+  const chunks = run.retriever.chunks((await run.retriever.hybrid('chunk', query, k)).fused);
+  if (chunks.length > 0) return chunks.map(({ chunk, score }) => run.retriever.chunkEvidence(chunk, score, english));
+  return run.retriever.triples((await run.retriever.hybrid('triple', query, k)).fused).map(({ triple, score }) => run.retriever.tripleEvidence(triple, score));
+}

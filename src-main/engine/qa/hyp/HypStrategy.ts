@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { mapConcurrent } from '../../base/concurrency.js';
+import type { ScoredId } from '../../kb/types.js';
+import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
+import { roundScore, type EvidenceItem } from '../EvidencePool.js';
+import { fence } from '../language.js';
+import type { QaRun } from '../QaRun.js';
+import { reciprocalRankFusion } from '../retrieval/reciprocalRankFusion.js';
+import { synthesiseAnswer } from '../synthesis.js';
+import type { Strategy, StrategyResult } from '../types.js';
+
+const PathTripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
+export const PathsSchema = z.object({
+  paths: z.array(z.object({ direction: z.enum(['forward', 'backward']), triples: z.array(PathTripleSchema).max(8) })).max(6),
+});
+const score = z.number().int().min(0).max(2);
+export const JudgeSchema = z.object({
+  scores: z.array(z.object({ id: z.number().int(), directness: score, entityClarity: score, contextRelevance: score })),
+});
+
+/** KB vocabulary shown to the path planner so its classes and relations match the graph's. */
+const VOCABULARY_SIZE = 40;
+
+/**
+ * HyP-KGRAG (seed 001): the LLM writes class-constrained hypothetical paths in both directions,
+ * length fitted to the question; each hypothetical triple is linearly verbalised like the KB's
+ * triples and retrieves factual triples by dense similarity and BM25 (fused by reciprocal rank,
+ * deduplicated); an LLM judge scores each candidate on directness, entity clarity and context
+ * relevance and those reaching the threshold answer the question, with their MDER descriptions
+ * when the KB has them. Needs only triples, so it works on imported RDF graphs too.
+ */
+export const hypStrategy: Strategy = {
+  name: 'hyp',
+  usesRetrieval: true,
+  async answer(run: QaRun): Promise<StrategyResult> {
+    const { perTripleK, maxCandidates, maxPathTriples } = run.settings.hyp;
+    const english = await run.englishQuestion();
+    const queries = await hypotheticalPaths(run, english, maxPathTriples);
+
+    const candidates = await run.step('retrieve triples', async (s) => {
+      await run.retriever.prepare(queries);
+      const lists: ScoredId[][] = [];
+      const perQuery: unknown[] = [];
+      for (const q of queries) {
+        const r = await run.retriever.hybrid('triple', q, perTripleK);
+        lists.push(r.dense, r.sparse);
+        perQuery.push({ query: q, dense: r.dense.length, sparse: r.sparse.length, top: r.fused.slice(0, 5).map((x) => x.id) });
+      }
+      const fused = reciprocalRankFusion(lists, run.settings.shared.rrfK);
+      const kept = run.retriever.triples(fused.slice(0, maxCandidates)).map(({ triple, score: sc }) => run.retriever.tripleEvidence(triple, sc));
+      s.detail.queries = perQuery;
+      s.detail.unique = fused.length;
+      s.detail.candidates = kept.map((c) => ({ id: c.id, triple: c.label, score: roundScore(c.score) }));
+      return kept;
+    });
+
+    const kept = await judge(run, english, candidates);
+    return synthesiseAnswer(run, run.question, kept);
+  },
+};
+
+/** Verbalised hypothetical triples (step `hypothetical paths`); without usable paths the question itself is the query. */
+async function hypotheticalPaths(run: QaRun, english: string, maxPathTriples: number): Promise<string[]> {
+  return run.step('hypothetical paths', async (s) => {
+    const names = (rows: { name: string }[]): string => rows.slice(0, VOCABULARY_SIZE).map((r) => r.name).join(', ') || '(none)';
+    const value = await s.tryJson('qa/hyp-paths', { question: english, classes: names(run.ctx.kb.entityTypes()), relations: names(run.ctx.kb.relations()) }, PathsSchema);
+    if (value) {
+      s.detail.paths = value.paths;
+      const texts = [...new Set(value.paths.flatMap((p) => p.triples.map((t) => verbaliseTriple(t.subject, t.relation, t.object))).filter((t) => t.length > 0))].slice(0, maxPathTriples);
+      s.detail.verbalised = texts;
+      if (texts.length > 0) return texts;
+    }
+    s.detail.fallback = 'question used as the only query';
+    return [english];
+  });
+}
+
+/**
+ * LLM-as-judge denoising (step `judge`), batched over the model's parallel sequences. A batch whose
+ * reply fails its schema keeps its candidates unjudged (flagged in the trace) rather than losing them.
+ */
+async function judge(run: QaRun, english: string, candidates: readonly EvidenceItem[]): Promise<EvidenceItem[]> {
+  const { judgeBatchSize, judgeThreshold } = run.settings.hyp;
+  return run.step('judge', async (s) => {
+    const batches: EvidenceItem[][] = [];
+    for (let i = 0; i < candidates.length; i += Math.max(1, judgeBatchSize)) batches.push(candidates.slice(i, i + Math.max(1, judgeBatchSize)));
+    const judged = await mapConcurrent(batches, run.llm.parallelism, async (batch) => {
+      const value = await s.tryJson('qa/hyp-judge', { question: english, candidates: batch.map((c, i) => `[${i + 1}] ${fence(c.text, 'candidates')}`).join('\n') }, JudgeSchema);
+      if (!value) return batch.map((c) => ({ item: c, scores: null, total: null, unjudged: true }));
+      const byId = new Map(value.scores.map((x) => [x.id, x]));
+      return batch.map((c, i) => {
+        const sc = byId.get(i + 1);
+        return { item: c, scores: sc ?? null, total: sc ? sc.directness + sc.entityClarity + sc.contextRelevance : null, unjudged: false };
+      });
+    });
+    const all = judged.flat();
+    const keep = all.filter((j) => j.unjudged || (j.total !== null && j.total >= judgeThreshold));
+    keep.sort((a, b) => (b.total ?? -1) - (a.total ?? -1) || b.item.score - a.item.score);
+    s.detail.threshold = judgeThreshold;
+    s.detail.scores = all.map((j) => ({
+      id: j.item.id,
+      triple: j.item.label,
+      directness: j.scores?.directness ?? null,
+      entityClarity: j.scores?.entityClarity ?? null,
+      contextRelevance: j.scores?.contextRelevance ?? null,
+      total: j.total,
+      unjudged: j.unjudged,
+      kept: keep.includes(j),
+    }));
+    s.detail.kept = keep.length;
+    s.detail.dropped = all.length - keep.length;
+    return keep.map((j) => ({ ...j.item, score: j.total === null ? j.item.score : j.total / 6 }));
+  });
+}

@@ -1,0 +1,11 @@
+/** Question answering: strategies over a knowledge base, with citations and a trace. */
+export { ask } from './ask.js';
+export { STRATEGY_REGISTRY } from './strategies.js';
+export { QA_DEFAULTS, resolveQaSettings, flattenQaSettings } from './settings.js';
+export type { QaSettings } from './settings.js';
+export type { AskOptions, QaContext, QaKb, Strategy, StrategyResult } from './types.js';
+export { detectQuestionLanguage } from './language.js';
+/** @internal */
+export { QaRun, StepScope } from './QaRun.js';
+/** @internal */
+export type { EvidenceItem } from './EvidencePool.js';

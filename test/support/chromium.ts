@@ -1,0 +1,46 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { repoRoot } from './tempEngine.js';
+
+/** Debian's chromium package; Playwright's own browser download is never used. */
+export const CHROMIUM = process.env.POLYHOP_CHROMIUM ?? '/usr/bin/chromium';
+
+export const ARTIFACTS = join(repoRoot, 'test-artifacts');
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (see .ci/run)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'polyhop-chromium-'))}`],
+  });
+}
+
+/**
+ * A page that records every request leaving 127.0.0.1 (the app must make none) and every
+ * console error.
+ */
+export async function openApp(browser: Browser, authUrl: string, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; externalRequests: string[]; consoleErrors: string[] }> {
+  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const externalRequests: string[] = [];
+  const consoleErrors: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol)) externalRequests.push(r.url());
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  await page.goto(authUrl);
+  return { context, page, externalRequests, consoleErrors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = join(ARTIFACTS, 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

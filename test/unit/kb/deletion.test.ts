@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
+import { addDoc, createKb, expectNoOrphans, orphanReport, tempDir } from './kbFixtures.js';
+
+describe('KnowledgeBase deletion', () => {
+  let cleanup: () => void;
+  let kb: KnowledgeBase;
+  beforeEach(() => {
+    let dir: string;
+    ({ dir, cleanup } = tempDir());
+    kb = createKb(dir);
+    kb.setEmbedder('test', 8);
+  });
+  afterEach(() => {
+    kb.close();
+    cleanup();
+  });
+
+  const vector = (seed: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 13 + i) + 0.01);
+
+  /** Two documents sharing one entity and one triple, plus an imported triple; everything embedded and indexed. */
+  function seed() {
+    const a = addDoc(kb, '/a.txt', 'Odysseus is king of Ithaca.', 'Telemachus is his son.');
+    const b = addDoc(kb, '/b.txt', 'Odysseus rules Ithaca.', 'Penelope waits.');
+    const e = {
+      odysseus: kb.upsertEntity('Odysseus', 'person'),
+      ithaca: kb.upsertEntity('Ithaca', 'place'),
+      telemachus: kb.upsertEntity('Telemachus', 'person'),
+      penelope: kb.upsertEntity('Penelope', 'person'),
+      greece: kb.upsertEntity('Greece', 'place'),
+      argos: kb.upsertEntity('Argos', 'animal'),
+    };
+    const t = {
+      shared: kb.addTriple({ sourceId: e.odysseus, relation: 'king_of', targetId: e.ithaca, chunkId: a.chunkIds[0]! }),
+      onlyA: kb.addTriple({ sourceId: e.telemachus, relation: 'son_of', targetId: e.odysseus, chunkId: a.chunkIds[1]! }),
+      onlyA2: kb.addTriple({ sourceId: e.argos, relation: 'dog_of', targetId: e.telemachus, chunkId: a.chunkIds[1]! }),
+      onlyB: kb.addTriple({ sourceId: e.penelope, relation: 'wife_of', targetId: e.odysseus, chunkId: b.chunkIds[1]! }),
+      imported: kb.addTriple({ sourceId: e.ithaca, relation: 'part_of', targetId: e.greece, chunkId: null }),
+      importedArgos: kb.addTriple({ sourceId: e.argos, relation: 'lives_in', targetId: e.ithaca, chunkId: null }),
+    };
+    kb.addTriple({ sourceId: e.odysseus, relation: 'king_of', targetId: e.ithaca, chunkId: b.chunkIds[0]! });
+    kb.mergeEntities('Telemachus', [e.telemachus, kb.upsertEntity('Telemachos', 'person')]);
+    kb.addTriple({ sourceId: e.telemachus, relation: 'son_of', targetId: e.odysseus, chunkId: a.chunkIds[0]! });
+    for (const id of Object.values(e)) kb.setEntitySummary(id, `summary ${id}`);
+    const allChunks = [...a.chunkIds, ...b.chunkIds];
+    kb.putVectors('chunk', allChunks.map((id) => ({ id, vector: vector(id) })));
+    kb.indexText('chunk', allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })));
+    kb.putVectors('entity_name', Object.values(e).map((id) => ({ id, vector: vector(100 + id) })));
+    kb.putVectors('entity_summary', Object.values(e).map((id) => ({ id, vector: vector(200 + id) })));
+    kb.putVectors('triple', Object.values(t).map((id) => ({ id, vector: vector(300 + id) })));
+    kb.indexText('triple', kb.getTriples(Object.values(t)).map((x) => ({ id: x.id, text: `${x.sourceName} ${x.relation} ${x.targetName}` })));
+    // Load the in-memory indexes so deletion has to keep them in step too.
+    for (const kind of ['chunk', 'entity_name', 'entity_summary', 'triple'] as const) kb.knn(kind, vector(1), 3);
+    return { a, b, e, t };
+  }
+
+  it('removes everything that existed only because of the document, and nothing else', () => {
+    const { a, b, e, t } = seed();
+    expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
+    const result = kb.deleteDocument(a.id);
+
+    expect(result.removedChunkIds.sort()).toEqual([...a.chunkIds].sort());
+    expect(result.removedTripleIds).toEqual([t.onlyA, t.onlyA2].sort((x, y) => x - y));
+    expect(result.removedEntityIds).toEqual([e.telemachus]); // Argos keeps its imported triple
+    expect(result.touchedEntityIds).toEqual([e.odysseus, e.ithaca, e.argos].sort((x, y) => x - y));
+    expect(kb.getDocument(a.id)).toBeUndefined();
+    expect(kb.findEntityByName('Telemachos')).toBeUndefined(); // aliases go with their entity
+    for (const id of result.touchedEntityIds) expect(kb.getEntity(id)?.summaryStale).toBe(true);
+    expect(kb.getEntity(e.penelope)?.summaryStale).toBe(false);
+    expect(kb.getTriples([t.shared])[0]?.chunkIds).toEqual([b.chunkIds[0]]);
+    expect(kb.getTriples([t.imported, t.importedArgos])).toHaveLength(2);
+
+    expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
+    const stats = kb.stats();
+    expect(stats).toMatchObject({ documents: 1, chunks: 2, entities: 5, triples: 4 });
+    expect(stats.vectors).toEqual({ chunk: 2, entity_name: 5, entity_summary: 5, triple: 4 });
+    expect(kb.getDocument(b.id)).toMatchObject({ chunkCount: 2, tripleCount: 2 });
+
+    // No stale vectors or FTS rows can come back from a search.
+    for (const kind of ['chunk', 'entity_name', 'entity_summary', 'triple'] as const) {
+      const ids = kb.knn(kind, vector(a.chunkIds[0]!), 50).map((r) => r.id);
+      const exact = kb.knn(kind, vector(a.chunkIds[0]!), 50, { exact: true }).map((r) => r.id);
+      expect(ids.sort()).toEqual(exact.sort());
+    }
+    expect(kb.knn('chunk', vector(1), 10).map((r) => r.id).sort()).toEqual([...b.chunkIds].sort());
+    expect(kb.bm25('chunk', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
+    expect(kb.bm25('triple', 'Telemachus', 10)).toEqual([]);
+    expect(kb.searchEntities('Telem')).toEqual([]);
+  });
+
+  it('deleting every document leaves only what was imported', () => {
+    const { a, b, e, t } = seed();
+    kb.deleteDocument(b.id);
+    kb.deleteDocument(a.id);
+    expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
+    expect(kb.countTriples()).toBe(2);
+    expect(kb.getTriples([t.imported, t.importedArgos]).map((x) => x.id)).toEqual([t.imported, t.importedArgos]);
+    expect(kb.listEntities().map((x) => x.id)).toEqual([e.ithaca, e.greece, e.argos]);
+    expect(kb.stats().chunks).toBe(0);
+  });
+
+  it('replacing chunks clears what hung off the old ones', () => {
+    const { a, e, t } = seed();
+    const fresh = kb.replaceChunks(a.id, [{ ord: 0, text: 'New text.', language: 'en', startOffset: 0, endOffset: 9, page: 1 }]);
+    expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
+    expect(kb.getDocument(a.id)).toMatchObject({ chunkCount: 1, tripleCount: 0 });
+    expect(kb.getTriples([t.onlyA, t.onlyA2])).toEqual([]);
+    expect(kb.getEntity(e.telemachus)).toBeUndefined();
+    expect(kb.missingVectors('chunk')).toEqual([fresh[0]!.id]);
+  });
+});

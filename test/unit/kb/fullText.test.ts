@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
+import { addDoc, createKb, tempDir } from './kbFixtures.js';
+
+describe('KnowledgeBase full text (FTS5 bm25)', () => {
+  let cleanup: () => void;
+  let kb: KnowledgeBase;
+  let ids: Record<string, number>;
+  const texts: Record<string, string> = {
+    en1: 'Odysseus was the king of Ithaca and the husband of Penelope.',
+    en2: 'Ithaca is a Greek island in the Ionian Sea.',
+    en3: 'The Trojan War lasted ten years.',
+    zh1: '北京大学是中国最著名的大学之一。',
+    zh2: '上海是中国最大的城市。',
+    th1: 'กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย',
+    th2: 'ภาษาไทยมีพยัญชนะสี่สิบสี่ตัว',
+    ja1: '東京は日本の首都です。',
+  };
+  beforeEach(() => {
+    let dir: string;
+    ({ dir, cleanup } = tempDir());
+    kb = createKb(dir);
+    const keys = Object.keys(texts);
+    const chunkIds = addDoc(kb, '/multi', ...keys.map((k) => texts[k]!)).chunkIds;
+    ids = Object.fromEntries(keys.map((k, i) => [k, chunkIds[i]!]));
+    kb.indexText('chunk', keys.map((k) => ({ id: ids[k]!, text: texts[k]! })));
+  });
+  afterEach(() => {
+    kb.close();
+    cleanup();
+  });
+
+  const top = (query: string, k = 10): number[] => kb.bm25('chunk', query, k).map((r) => r.id);
+
+  it('ranks English text by bm25, higher score first', () => {
+    const results = kb.bm25('chunk', 'Who was the king of Ithaca?', 10);
+    expect(results[0]?.id).toBe(ids.en1);
+    expect(results.map((r) => r.id)).toContain(ids.en2);
+    expect(results.map((r) => r.id)).not.toContain(ids.zh1);
+    for (let i = 1; i < results.length; i++) expect(results[i - 1]!.score).toBeGreaterThanOrEqual(results[i]!.score);
+    expect(top('ITHACA ionian')[0]).toBe(ids.en2);
+  });
+
+  it('finds words inside unspaced Chinese, Thai and Japanese text', () => {
+    expect(top('大学')).toEqual([ids.zh1]);
+    expect(top('中国的城市')[0]).toBe(ids.zh2);
+    expect(top('เมืองหลวง')).toEqual([ids.th1]);
+    expect(top('ภาษาไทย')).toEqual([ids.th2]);
+    expect(top('日本の首都')).toEqual([ids.ja1]);
+  });
+
+  it('treats FTS5 syntax in a question as plain words', () => {
+    for (const hostile of [
+      'king" OR "x',
+      'text:king',
+      'NEAR(king ithaca, 1)',
+      '(king',
+      'king*',
+      '"unterminated',
+      '^king AND NOT ithaca',
+      "'; DROP TABLE chunks; --",
+      '{text}: king',
+      '\u0000king',
+    ]) {
+      expect(() => top(hostile), hostile).not.toThrow();
+    }
+    expect(top('king" OR "x')[0]).toBe(ids.en1);
+    expect(top('NOT ithaca')).toContain(ids.en1); // NOT is a word here, not an operator
+    expect(top("'; DROP TABLE chunks; --")).toEqual([]);
+    expect(kb.stats().chunks).toBe(8);
+    expect(top('...?!')).toEqual([]);
+  });
+
+  it('replaces and removes indexed text', () => {
+    kb.indexText('chunk', [{ id: ids.en3!, text: 'Ithaca again' }]);
+    expect(top('Trojan')).toEqual([]);
+    expect(top('ithaca')).toContain(ids.en3);
+    kb.removeText('chunk', [ids.en3!, ids.en2!]);
+    expect(top('ithaca')).toEqual([ids.en1]);
+    expect(kb.missingText('chunk').sort()).toEqual([ids.en2, ids.en3].sort());
+    expect(() => kb.indexText('triple', [{ id: 999, text: 'x' }])).toThrow(/No triple 999/);
+  });
+});

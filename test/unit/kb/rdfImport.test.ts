@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PolyhopError } from '../../../src-main/engine/base/errors.js';
+import { exportRdf } from '../../../src-main/engine/kb/rdf/exportRdf.js';
+import { type ImportBatch, type ImportRdfOptions, importRdf } from '../../../src-main/engine/kb/rdf/importRdf.js';
+import { MemoryRdfSource } from '../../../src-main/engine/kb/rdf/MemoryRdfSource.js';
+
+const repoRoot = resolve(import.meta.dirname, '../../..');
+const MSE_KG = resolve(repoRoot, '../shared/data/mse-kg/Output.ttl');
+const dir = mkdtempSync(join(tmpdir(), 'polyhop-rdf-import-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function importAll(file: string, options: Partial<ImportRdfOptions> = {}) {
+  const batches: ImportBatch[] = [];
+  const result = await importRdf(file, { ...options, onBatch: (b) => void batches.push(b) });
+  return { result, batches, entities: batches.flatMap((b) => b.entities), triples: batches.flatMap((b) => b.triples) };
+}
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('importRdf', () => {
+  it('imports the MSE-KG (8,166 triples) into entities and verbalised triples, and exports it back intact', async () => {
+    const { result, batches, entities, triples } = await importAll(MSE_KG, { batchSize: 1000 });
+    expect(result.quads).toBe(8166);
+    expect(result.triples + result.labels).toBe(8166);
+    expect(triples.length).toBe(result.triples);
+    expect(batches.length).toBeGreaterThan(5);
+    // Every triple refers to entities handed out no later than its batch.
+    const keys = new Set<string>();
+    for (const b of batches) {
+      for (const e of b.entities) keys.add(e.key);
+      for (const t of b.triples) expect(keys.has(t.sourceKey) && keys.has(t.targetKey)).toBe(true);
+    }
+    const byKey = new Map(entities.map((e) => [e.key, e]));
+    expect(new Set(entities.map((e) => e.name.toLowerCase())).size).toBe(entities.length);
+    const norouzi = byKey.get('<http://demo.fiz-karlsruhe.de/matwerk/E15879>');
+    expect(norouzi?.name).toBe('Ebrahim Norouzi');
+    expect(norouzi?.type).toMatch(/person/i);
+    const affiliation = triples.find((t) => t.sourceKey === norouzi?.key && t.relation === 'has affiliation');
+    expect(affiliation?.text).toMatch(/^Ebrahim Norouzi has affiliation FIZ Karlsruhe/);
+
+    // The original statements survive: export of an "imported KB" carries all 8,166 of them.
+    const source = new MemoryRdfSource('urn:polyhop:kb:mse/');
+    source.nquads = batches.map((b) => b.nquads);
+    const out = join(dir, 'mse.ttl');
+    const exported = await exportRdf(source, out);
+    expect(exported.quads).toBe(8166);
+    const said = execFileSync('sh', ['-c', `rapper -i turtle -c '${out}' 2>&1`], { encoding: 'utf8' });
+    expect(said).toContain('returned 8166 triples');
+  });
+
+  // Negative syntax cases after the W3C Turtle test suite's categories.
+  const bad: [string, string, number, number][] = [
+    ['bad IRI (space)', '@prefix ex: <http://x/> .\nex:a ex:b <http://x/has space> .\n', 2, 11],
+    ['bad IRI (no scheme)', '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> ex <http://x/c> .\n', 3, 16],
+    ['unterminated literal', '@prefix ex: <http://x/> .\nex:a ex:b "never closed .\nex:c ex:d ex:e .\n', 2, 11],
+    ['undefined prefix', '@prefix ex: <http://x/> .\nex:a ex:b ex:c .\nex:a nope:b ex:c .\n', 3, 6],
+    ['bad language tag', '<http://x/a> <http://x/b> "x"@123 .\n', 1, 30],
+    ['missing dot', '<http://x/a> <http://x/b> <http://x/c>\n<http://x/a> <http://x/b> <http://x/c> .\n', 2, 1],
+  ];
+  for (const [label, text, line, column] of bad) {
+    it(`refuses malformed Turtle with line and column: ${label}`, async () => {
+      const batches: ImportBatch[] = [];
+      const error = await importRdf(write(`bad-${label.replace(/\W+/g, '_')}.ttl`, text), { onBatch: (b) => void batches.push(b) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PolyhopError);
+      expect((error as PolyhopError).code).toBe('BAD_INPUT');
+      expect((error as PolyhopError).details).toMatchObject({ line, column: expect.any(Number) });
+      expect(Math.abs(((error as PolyhopError).details.column as number) - column)).toBeLessThanOrEqual(12);
+      expect((error as PolyhopError).message).toMatch(new RegExp(`:${line}:\\d+: `));
+      expect(batches).toEqual([]); // nothing partial
+    });
+  }
+
+  it('streams a large N-Triples file and reports the failing line of a late error without handing out anything', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 30_000; i++) lines.push(`<http://x/s${i % 5000}> <http://x/p${i % 7}> "value ${i}"@en .`);
+    const good = write('big.nt', `${lines.join('\n')}\n`);
+    const progress: string[] = [];
+    const { result } = await importAll(good, { onProgress: (p) => progress.push(p.phase) });
+    expect(result.quads).toBe(30_000);
+    expect(progress).toContain('validate');
+    expect(progress).toContain('convert');
+    const broken = write('broken.nt', `${lines.join('\n')}\n<http://x/a> <http://x/b> "unterminated .\n`);
+    const batches: ImportBatch[] = [];
+    const error = await importRdf(broken, { onBatch: (b) => void batches.push(b) }).catch((e: unknown) => e);
+    expect((error as PolyhopError).details.line).toBe(30_001);
+    expect(batches).toEqual([]);
+  });
+
+  it('imports RDF/XML and N-Quads, and refuses entity expansion bombs', async () => {
+    const xml = write(
+      'small.rdf',
+      `<?xml version="1.0"?>
+<!DOCTYPE rdf:RDF [ <!ENTITY ex "http://x/"> ]>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:rdfs="http://www.w3.org/2000/01/rdf-schema#" xmlns:ex="http://x/">
+  <rdf:Description rdf:about="&ex;odysseus"><rdfs:label>Odysseus</rdfs:label><ex:kingOf rdf:resource="&ex;ithaca"/></rdf:Description>
+  <rdf:Description rdf:about="&ex;ithaca"><rdfs:label>Ithaca</rdfs:label></rdf:Description>
+</rdf:RDF>
+`,
+    );
+    const { triples } = await importAll(xml);
+    expect(triples.map((t) => t.text)).toEqual(['Odysseus king of Ithaca']);
+
+    const nq = write('g.nq', '<http://x/a> <http://x/b> <http://x/c> <http://x/g> .\n<http://x/a> <http://x/b> "d" .\n');
+    expect((await importAll(nq)).result.triples).toBe(2);
+
+    const levels = ['<!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">'];
+    for (let i = 1; i < 12; i++) {
+      const prev = String.fromCharCode(96 + i);
+      levels.push(`<!ENTITY ${String.fromCharCode(97 + i)} "${`&${prev};`.repeat(10)}">`);
+    }
+    const bomb = write(
+      'bomb.rdf',
+      `<?xml version="1.0"?>\n<!DOCTYPE rdf:RDF [\n${levels.join('\n')}\n]>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/">\n<rdf:Description rdf:about="http://x/s"><ex:p>&l;</ex:p></rdf:Description>\n</rdf:RDF>\n`,
+    );
+    const started = Date.now();
+    await expect(importAll(bomb)).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/expand/) });
+    expect(Date.now() - started).toBeLessThan(2000);
+
+    const badXml = write('bad.rdf', '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/">\n<rdf:Description rdf:about="http://x/s">\n<ex:p>a</ex:q>\n</rdf:Description>\n</rdf:RDF>\n');
+    const error = (await importAll(badXml).catch((e: unknown) => e)) as PolyhopError;
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.details.line).toBeGreaterThanOrEqual(4);
+    expect(error.details.line).toBeLessThanOrEqual(5);
+  });
+});
