@@ -28,7 +28,10 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
+    // Relative asset URLs: the window loads the files over file://, browser mode over http.
+    base: './',
     build: {
+      minify: true,
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
     },
