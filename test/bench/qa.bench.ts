@@ -64,18 +64,28 @@ export async function run(args: string[]): Promise<void> {
     const rows: [string, string, string, string][] = [['strategy', 'p50 ms', 'p95 ms', 'vs baseline p50']];
     const baseP50 = percentile(base.slice(3), 50);
     rows.push(['embed + 1 KNN (baseline)', fmt(baseP50), fmt(percentile(base.slice(3), 95)), '1.0×']);
+    const breakdown: string[] = [];
     for (const strategy of ['vector', 'dr', 'hyp', 'dapt', 'llm-only'] as StrategyName[]) {
       const times: number[] = [];
+      const steps = new Map<string, number>();
       for (const [i, q] of qs.entries()) {
         const t = performance.now();
-        await ask(ctx, q, { strategy });
-        if (i >= 3) times.push(performance.now() - t); // first questions warm caches (bit codes, statements)
+        const answer = await ask(ctx, q, { strategy });
+        if (i < 3) continue; // the first questions warm caches (bit codes, statements)
+        times.push(performance.now() - t);
+        for (const s of answer.trace) {
+          const name = s.step.startsWith('solve') ? 'solve' : s.step;
+          steps.set(name, (steps.get(name) ?? 0) + s.ms / questions);
+        }
       }
       const p50 = percentile(times, 50);
       rows.push([strategy, fmt(p50), fmt(percentile(times, 95)), `${(p50 / baseP50).toFixed(1)}×`]);
+      breakdown.push(`  ${strategy}: ${[...steps].map(([name, ms]) => `${name} ${fmt(ms)}`).join(', ')}`);
     }
     const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
     for (const row of rows) console.log(`  ${row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ')}`);
+    console.log('  mean ms per trace step:');
+    for (const line of breakdown) console.log(line);
     kb.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -164,14 +164,37 @@ export function addCorpusDocument(kb: KnowledgeBase, file: CorpusFile): Document
 /** Document text as prompts see it (the preprocess fence trims). */
 const fenced = (s: string): string => s.trim();
 
-function chunkByText(): Map<string, ChunkScript> {
-  const byText = new Map<string, ChunkScript>();
-  for (const file of CORPUS_FILES) corpusParagraphs(file).forEach((p, i) => byText.set(fenced(p.text), CHUNK_SCRIPT[file][i]!));
-  return byText;
+/**
+ * Finds the script of a chunk by its text. Tests that chunk by paragraph hit a key exactly; a
+ * chunker that joins several paragraphs into one chunk gets their scripts joined, in order.
+ */
+class ScriptLookup {
+  readonly #byKey: Map<string, ChunkScript>;
+
+  constructor(entries: Iterable<readonly [string, ChunkScript]>) {
+    this.#byKey = new Map(entries);
+  }
+
+  get(text: string): ChunkScript | undefined {
+    const exact = this.#byKey.get(fenced(text));
+    if (exact) return exact;
+    const flat = squash(text);
+    const parts = [...this.#byKey.entries()].map(([key, script]) => ({ at: flat.indexOf(squash(key)), script })).filter((p) => p.at >= 0).sort((a, b) => a.at - b.at);
+    // A chunk holding no scripted paragraph (a heading cut off by the chunker) states no facts.
+    if (parts.length === 0) return { summary: squash(text), triples: [] };
+    return { summary: parts.map((p) => p.script.summary).join(' '), triples: parts.flatMap((p) => p.script.triples) };
+  }
 }
 
-function chunkBySummary(): Map<string, ChunkScript> {
-  return new Map(CORPUS_FILES.flatMap((f) => CHUNK_SCRIPT[f].map((c) => [fenced(c.summary), c] as const)));
+/** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does. */
+const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\s+/g, ' ').trim();
+
+function chunkByText(): ScriptLookup {
+  return new ScriptLookup(CORPUS_FILES.flatMap((file) => corpusParagraphs(file).map((p, i) => [fenced(p.text), CHUNK_SCRIPT[file][i]!] as const)));
+}
+
+function chunkBySummary(): ScriptLookup {
+  return new ScriptLookup(CORPUS_FILES.flatMap((f) => CHUNK_SCRIPT[f].map((c) => [fenced(c.summary), c] as const)));
 }
 
 /** Options of {@link corpusRules}. */

@@ -2,14 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Engine } from '../../src-main/engine/api/Engine.js';
+import type { InjectedModels } from '../../src-main/engine/api/ModelRuntime.js';
+import type { JobState } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 
 export const repoRoot = resolve(__dirname, '..', '..');
 
-/** A real engine over a fresh temporary data directory; `dispose` removes it. */
-export async function tempEngine(): Promise<{ engine: Engine; dataDir: string; dispose: () => Promise<void> }> {
+/**
+ * A real engine over a fresh temporary data directory; `models` injects test doubles (the
+ * engine's test hook). `dispose` removes the directory.
+ */
+export async function tempEngine(models?: InjectedModels): Promise<{ engine: Engine; dataDir: string; dispose: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-test-'));
-  const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')) });
+  const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')), ...(models ? { models } : {}) });
   return {
     engine,
     dataDir,
@@ -18,4 +23,23 @@ export async function tempEngine(): Promise<{ engine: Engine; dataDir: string; d
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Calls the Api and unwraps the reply, failing the test with the error on `ok: false`. */
+export async function call<T = unknown>(engine: Engine, method: string, payload: unknown): Promise<T> {
+  const reply = await engine.call(method, payload);
+  if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
+  return reply.value as T;
+}
+
+/** Starts a job through the Api and waits for it to end. */
+export async function runJobToEnd(engine: Engine, method: string, payload: unknown): Promise<JobState & { result: unknown }> {
+  let result: unknown;
+  const { jobId } = await call<{ jobId: string }>(engine, method, payload);
+  const off = engine.onEvent((e) => {
+    if (e.name === 'job:finished' && e.payload.jobId === jobId) result = e.payload.result;
+  });
+  const state = (await engine.jobs.settled(jobId)) as JobState;
+  off();
+  return { ...state, result };
 }

@@ -8,6 +8,9 @@ import { SettingsStore } from './SettingsStore.js';
 import { systemHandlers } from './handlers/system.js';
 import { kbHandlers } from './handlers/kb.js';
 import { modelHandlers } from './handlers/models.js';
+import { docHandlers } from './handlers/docs.js';
+import { indexingHandlers } from './handlers/indexing.js';
+import { graphHandlers } from './handlers/graph.js';
 import { KbSessions } from './KbSessions.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
@@ -53,6 +56,9 @@ export class Engine {
       ...systemHandlers(this),
       ...kbHandlers(this),
       ...modelHandlers(this),
+      ...docHandlers(this),
+      ...indexingHandlers(this),
+      ...graphHandlers(this),
     } as Handlers;
   }
 

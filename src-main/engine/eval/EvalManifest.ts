@@ -15,6 +15,8 @@ export interface EvalManifest {
     fingerprint: string;
     questions: number;
     passages: number;
+    /** What the reader left out and why. */
+    notes: string[];
   };
   strategies: StrategyName[];
   languages: string[];

@@ -355,7 +355,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     }
     const manifest: EvalManifest = {
       v: 1,
-      dataset: { name: dataset.name, format: dataset.format, path: dataset.path, kbLanguage: dataset.source.language, fingerprint, questions: dataset.items.length, passages },
+      dataset: { name: dataset.name, format: dataset.format, path: dataset.path, kbLanguage: dataset.source.language, fingerprint, questions: dataset.items.length, passages, notes: dataset.notes },
       strategies: [...o.strategies],
       languages,
       baselines: o.baselines ?? DEFAULT_BASELINES,

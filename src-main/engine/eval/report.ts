@@ -187,7 +187,8 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
     const m = r.manifest;
     out.push(
       `- **${m.dataset.name}** (${m.dataset.format}, \`${m.dataset.path}\`): ${m.dataset.questions} questions, ${m.dataset.passages} passages in ${m.dataset.kbLanguage}; ` +
-        `languages ${m.languages.join(', ')}; strategies ${m.strategies.join(', ')}; ${r.rows.length} answers (${r.rows.filter((x) => x.error).length} failed).`,
+        `languages ${m.languages.join(', ')}; strategies ${m.strategies.join(', ')}; ${r.rows.length} answers (${r.rows.filter((x) => x.error).length} failed)` +
+        `${m.dataset.notes?.length ? `; note: ${m.dataset.notes.join('; ')}` : ''}.`,
     );
   }
   out.push(

@@ -42,4 +42,6 @@ export interface EvalDataset {
   path: string;
   items: EvalItem[];
   source: EvalKbSource;
+  /** What the reader left out and why (e.g. unanswerable questions), for the report. */
+  notes: string[];
 }

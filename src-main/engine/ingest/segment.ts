@@ -3,7 +3,8 @@ import type { Span } from './types.js';
 /**
  * V8's Intl.Segmenter costs time proportional to the whole input per segment (a 100k-character
  * string takes seconds to split into words), so text is fed to it in windows of this many
- * characters, cut at a line break or space where possible.
+ * characters; each window's last segment is re-read at the start of the next one, so windows
+ * only cut inside a segment longer than a whole window.
  */
 const WINDOW = 16_384;
 const THAI = /\p{Script=Thai}/u;
@@ -25,19 +26,20 @@ function segmenter(locale: string | undefined, granularity: 'sentence' | 'word')
   return s;
 }
 
-/** Windows covering `[start, end)` of at most {@link WINDOW} characters, cut after a newline, else a space. */
-function* windows(text: string, start: number, end: number): Generator<Span> {
+/** Segments of `[start, end)` with absolute offsets, segmenting in bounded windows (see {@link WINDOW}). */
+function* segments(seg: Intl.Segmenter, text: string, start: number, end: number): Generator<Intl.SegmentData> {
   let from = start;
   while (from < end) {
     let to = Math.min(from + WINDOW, end);
     if (to < end) {
-      const half = from + WINDOW / 2;
-      const nl = text.lastIndexOf('\n', to - 1);
-      const cut = nl >= half ? nl : text.lastIndexOf(' ', to - 1);
-      if (cut >= half) to = cut + 1;
+      const space = text.lastIndexOf(' ', to - 1);
+      if (space > from + WINDOW / 2) to = space + 1; // a forced cut inside one huge segment lands on a space
     }
-    yield { start: from, end: to };
-    from = to;
+    const parts = [...seg.segment(text.slice(from, to))];
+    let next = to;
+    if (to < end && parts.length > 1) next = from + parts.pop()!.index;
+    for (const p of parts) yield { ...p, index: from + p.index, input: text };
+    from = next;
   }
 }
 
@@ -57,23 +59,21 @@ export function trimSpan(text: string, span: Span): Span | undefined {
 export function splitSentences(text: string, locale?: string, span: Span = { start: 0, end: text.length }): Span[] {
   const out: Span[] = [];
   const seg = segmenter(locale, 'sentence');
-  for (const w of windows(text, span.start, span.end)) {
-    for (const s of seg.segment(text.slice(w.start, w.end))) {
-      const start = w.start + s.index;
-      const sentence = trimSpan(text, { start, end: start + s.segment.length });
-      if (!sentence) continue;
-      if (!THAI.test(s.segment)) {
-        out.push(sentence);
-        continue;
-      }
-      let from = sentence.start;
-      const part = text.slice(sentence.start, sentence.end);
-      for (const gap of part.matchAll(THAI_SENTENCE_GAP)) {
-        out.push({ start: from, end: sentence.start + gap.index });
-        from = sentence.start + gap.index + gap[0].length;
-      }
-      out.push({ start: from, end: sentence.end });
+  for (const s of segments(seg, text, span.start, span.end)) {
+    const start = s.index;
+    const sentence = trimSpan(text, { start, end: start + s.segment.length });
+    if (!sentence) continue;
+    if (!THAI.test(s.segment)) {
+      out.push(sentence);
+      continue;
     }
+    let from = sentence.start;
+    const part = text.slice(sentence.start, sentence.end);
+    for (const gap of part.matchAll(THAI_SENTENCE_GAP)) {
+      out.push({ start: from, end: sentence.start + gap.index });
+      from = sentence.start + gap.index + gap[0].length;
+    }
+    out.push({ start: from, end: sentence.end });
   }
   return out;
 }
@@ -82,10 +82,8 @@ export function splitSentences(text: string, locale?: string, span: Span = { sta
 export function splitWords(text: string, locale?: string): (Span & { word: string })[] {
   const out: (Span & { word: string })[] = [];
   const seg = segmenter(locale, 'word');
-  for (const w of windows(text, 0, text.length)) {
-    for (const s of seg.segment(text.slice(w.start, w.end))) {
-      if (s.isWordLike) out.push({ start: w.start + s.index, end: w.start + s.index + s.segment.length, word: s.segment });
-    }
+  for (const s of segments(seg, text, 0, text.length)) {
+    if (s.isWordLike) out.push({ start: s.index, end: s.index + s.segment.length, word: s.segment });
   }
   return out;
 }

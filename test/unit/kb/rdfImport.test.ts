@@ -59,7 +59,8 @@ describe('importRdf', () => {
   // Negative syntax cases after the W3C Turtle test suite's categories.
   const bad: [string, string, number, number][] = [
     ['bad IRI (space)', '@prefix ex: <http://x/> .\nex:a ex:b <http://x/has space> .\n', 2, 11],
-    ['bad IRI (no scheme)', '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> ex <http://x/c> .\n', 3, 16],
+    ['bad IRI (forbidden character)', '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> <http://x/b> <http://x/{c}> .\n', 3, 29],
+    ['bare word instead of a term', '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> ex <http://x/c> .\n', 3, 16],
     ['unterminated literal', '@prefix ex: <http://x/> .\nex:a ex:b "never closed .\nex:c ex:d ex:e .\n', 2, 11],
     ['undefined prefix', '@prefix ex: <http://x/> .\nex:a ex:b ex:c .\nex:a nope:b ex:c .\n', 3, 6],
     ['bad language tag', '<http://x/a> <http://x/b> "x"@123 .\n', 1, 30],

@@ -173,6 +173,14 @@ describe('dapt', () => {
     expect(llm.callsOf('qa/dapt-judge')).toHaveLength(2);
   });
 
+  it('answers in the language asked for, whatever the question\'s', async () => {
+    const llm = new ScriptedLlm(qaRules());
+    const answer = await ask(context(llm), WIFE_OF_KING.es, { strategy: 'dapt', answerLanguage: 'en' });
+    expect([answer.questionLanguage, answer.answerLanguage]).toEqual(['es', 'en']);
+    expect(llm.calls.at(-1)!.prompt.variables.language).toBe('English');
+    expect(answer.text).toMatch(/^The wife of the king of Ithaca was Penelope/);
+  });
+
   it('keeps one graph for an English question', async () => {
     const llm = new ScriptedLlm(qaRules());
     await ask(context(llm), WIFE_OF_KING.en, { strategy: 'dapt' });

@@ -7,7 +7,7 @@ import { EvidencePool, type EvidenceItem } from '../../../src-main/engine/qa/Evi
 import { detectQuestionLanguage, fence } from '../../../src-main/engine/qa/language.js';
 import { reciprocalRankFusion } from '../../../src-main/engine/qa/retrieval/reciprocalRankFusion.js';
 import { QA_DEFAULTS, flattenQaSettings, resolveQaSettings } from '../../../src-main/engine/qa/settings.js';
-import { citedIndexes } from '../../../src-main/engine/qa/synthesis.js';
+import { citedIndexes, fitEvidence } from '../../../src-main/engine/qa/synthesis.js';
 
 describe('dr placeholders', () => {
   const ithaca = [
@@ -58,6 +58,15 @@ describe('evidence pool', () => {
     expect(pool.dropped.map((i) => i.id)).toEqual([4, 5]);
     expect(pool.has({ kind: 'summary', id: 2 })).toBe(true);
     expect(pool.has({ kind: 'chunk', id: 2 })).toBe(false);
+  });
+
+  it('cuts evidence to the token budget, best first, never to nothing', () => {
+    const words = (n: number): EvidenceItem => ({ ...item(n), label: 'x', text: Array(n).fill('w').join(' ') });
+    const count = (t: string): number => t.split(/\s+/).filter(Boolean).length;
+    const { kept, dropped } = fitEvidence([words(3), words(4), words(5)], 10, count); // 4 + 5 = 9 ≤ 10, + 6 > 10
+    expect(kept.map((e) => e.id)).toEqual([3, 4]);
+    expect(dropped.map((e) => e.id)).toEqual([5]);
+    expect(fitEvidence([words(50)], 10, count).kept).toHaveLength(1);
   });
 
   it('defaults to the paper\'s cap of 30 summaries and 10 top-up', () => {

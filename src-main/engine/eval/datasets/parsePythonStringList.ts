@@ -3,7 +3,19 @@
  * returns undefined when the text is anything else. A bare string is taken as a one-item list.
  */
 export function parsePythonStringList(text: string): string[] | undefined {
-  const s = text.trim();
+  return strictList(text.trim()) ?? lenientList(text.trim());
+}
+
+/**
+ * Some records hold a list that was never valid Python (`['I'm Sprung']`: the inner quote is not
+ * escaped). Read such a list by its `', '` separators.
+ */
+function lenientList(s: string): string[] | undefined {
+  const m = /^\[\s*'([\s\S]*)'\s*\]$/.exec(s);
+  return m ? (m[1] as string).split(/'\s*,\s*'/) : undefined;
+}
+
+function strictList(s: string): string[] | undefined {
   if (!s.startsWith('[')) return s ? [s] : undefined;
   const out: string[] = [];
   let i = 1;

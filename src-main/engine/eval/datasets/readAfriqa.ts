@@ -16,32 +16,38 @@ const AfriqaQuery = z.looseObject({
 });
 const AfriqaGoldPassage = z.looseObject({
   id: z.union([z.string(), z.number()]),
-  title: z.string(),
+  title: z.string().nullable(),
   context: z.string(),
   question_lang: z.string().optional(),
 });
 
 /**
  * AfriQA queries (`queries.afriqa.<lang>.en.<split>.jsonl`): questions in an African language with
- * human English translations, answered from English Wikipedia. The gold passages, where the
+ * human English translations, answered from English Wikipedia. Questions without an answer are left out. The gold passages, where the
  * split has them, are read from the sibling `gold_span_passages.…` file and joined on id + question.
  */
-export async function readAfriqa(file: string, signal?: AbortSignal): Promise<{ items: PendingItem[]; passageLanguage: string }> {
+export async function readAfriqa(file: string, signal?: AbortSignal): Promise<{ items: PendingItem[]; passageLanguage: string; unanswerable: number }> {
   const gold = new Map<string, { title: string; text: string; question?: string }>();
   const goldFile = join(dirname(file), basename(file).replace(/^queries\./, 'gold_span_passages.'));
   if (goldFile !== file && existsSync(goldFile)) {
     for await (const { value, line } of readJsonLines(goldFile, signal)) {
       const p = parseRecord(AfriqaGoldPassage, value, { file: goldFile, line });
-      gold.set(String(p.id), p.question_lang === undefined ? { title: p.title, text: p.context } : { title: p.title, text: p.context, question: p.question_lang });
+      // A few gold passages have no title; name them after their query so they stay distinct.
+      const title = p.title ?? `AfriQA passage ${p.id}`;
+      gold.set(String(p.id), p.question_lang === undefined ? { title, text: p.context } : { title, text: p.context, question: p.question_lang });
     }
   }
   const items: PendingItem[] = [];
+  let unanswerable = 0;
   for await (const { value, line } of readJsonLines(file, signal)) {
     const place: RecordPlace = { file, line };
     const q = parseRecord(AfriqaQuery, value, place);
     const id = String(q.id);
     const answers = answerList(pythonList(q.answers, place, 'answers'));
-    if (answers.length === 0) throw badInput(place, 'no answer');
+    if (answers.length === 0) {
+      unanswerable++; // the dev and train splits hold unanswerable questions (`"[]"`); no metric can score them
+      continue;
+    }
     const language = toLanguageCode(q.lang);
     const english = q.translated_question ? { question: q.translated_question, answers: answerList(q.translated_answer ? pythonList(q.translated_answer, place, 'translated_answer') : []) } : undefined;
     const passage = gold.get(id);
@@ -60,7 +66,7 @@ export async function readAfriqa(file: string, signal?: AbortSignal): Promise<{ 
       },
     });
   }
-  return { items, passageLanguage: 'en' };
+  return { items, passageLanguage: 'en', unanswerable };
 }
 
 function pythonList(text: string, place: RecordPlace, field: string): string[] {

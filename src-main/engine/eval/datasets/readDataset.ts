@@ -50,6 +50,7 @@ export async function readDataset(path: string, options: ReadDatasetOptions): Pr
   let language = options.language ? toLanguageCode(options.language) : 'en';
   let passageLanguage: string | undefined;
   let pending: PendingItem[];
+  const notes: string[] = [];
   switch (format) {
     case 'hotpotqa':
     case '2wiki':
@@ -72,6 +73,7 @@ export async function readDataset(path: string, options: ReadDatasetOptions): Pr
       const read = await readAfriqa(path, signal);
       pending = read.items;
       passageLanguage = read.passageLanguage;
+      if (read.unanswerable > 0) notes.push(`${read.unanswerable} questions without a reference answer were left out`);
       break;
     }
     case 'csv':
@@ -103,7 +105,7 @@ export async function readDataset(path: string, options: ReadDatasetOptions): Pr
     if (!existsSync(graph)) throw new PolyhopError('NOT_FOUND', `${graph}: the MSE-KG graph file is missing (pass graphPath)`, { details: { file: graph } });
     source = { kind: 'rdf', path: graph, format: rdfFormatOf(graph), language: kbLanguage };
   } else source = { kind: 'passages', passages: passages.passages, language: kbLanguage };
-  return { name: options.name ?? defaultName(format, path), format, path, items, source };
+  return { name: options.name ?? defaultName(format, path), format, path, items, source, notes };
 }
 
 async function readRecords(file: string, read: (value: unknown, place: RecordPlace) => PendingItem, limit: number | undefined, signal?: AbortSignal): Promise<PendingItem[]> {

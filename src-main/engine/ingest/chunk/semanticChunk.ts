@@ -11,8 +11,8 @@ export interface SemanticChunkOptions {
   embedder: Embedder;
   /** A new chunk starts where the similarity of neighbouring sentence windows drops below this. Default: 0.75 (MDER-DR). */
   threshold?: number;
-  /** Sentences on each side of a sentence that make up its window. Default: 1 (three-sentence windows). */
-  windowRadius?: number;
+  /** Sentences in the window on each side of a gap between sentences. Default: 2. */
+  windowSentences?: number;
   /** Hard cap on a chunk's size; longer sentences are split between words. Default: 512. */
   maxTokens?: number;
   /** Default: {@link estimateTokens}. */
@@ -26,16 +26,18 @@ export interface SemanticChunkOptions {
 }
 
 /**
- * Semantic windowed chunking (MDER-DR §3.1, after Kamradt): the text is split into sentences,
- * each sentence is embedded together with its neighbours, and a chunk ends where the
- * similarity between one window and the next falls under `threshold`, or where adding the next
- * sentence would pass `maxTokens`. Chunks keep exact character offsets and their page.
- * Embeddings are streamed in batches: memory holds one similarity per sentence, not the vectors.
+ * Semantic windowed chunking (MDER-DR §3.1, after Kamradt): the text is split into sentences;
+ * at each gap between sentences the window of `windowSentences` sentences before it is compared
+ * with the window after it, and a chunk ends where their embedding similarity falls under
+ * `threshold`, or where adding the next sentence would pass `maxTokens`. The windows do not
+ * overlap, so a topic change shows as a dip instead of being averaged away. Chunks keep exact
+ * character offsets and their page. Embeddings stream in batches and only the last
+ * `windowSentences` vectors are kept: memory holds one similarity per gap.
  */
 export async function semanticChunk(text: string, options: SemanticChunkOptions): Promise<NewChunk[]> {
-  const { embedder, threshold = 0.75, windowRadius = 1, maxTokens = 512, countTokens = estimateTokens, batchSize = 64, language, pages, signal } = options;
-  if (!(maxTokens > 0) || !(batchSize > 0) || !(windowRadius >= 0)) {
-    throw new PolyhopError('INVALID_REQUEST', 'semanticChunk: maxTokens and batchSize must be positive, windowRadius non-negative');
+  const { embedder, threshold = 0.75, windowSentences = 2, maxTokens = 512, countTokens = estimateTokens, batchSize = 64, language, pages, signal } = options;
+  if (!(maxTokens > 0) || !(batchSize > 0) || !(windowSentences >= 1)) {
+    throw new PolyhopError('INVALID_REQUEST', 'semanticChunk: maxTokens, batchSize and windowSentences must be positive');
   }
   throwIfAborted(signal);
   const sentences: (Span & { tokens: number })[] = [];
@@ -46,21 +48,31 @@ export async function semanticChunk(text: string, options: SemanticChunkOptions)
   }
   if (sentences.length === 0) return [];
 
-  // similarity[i] compares the window around sentence i with the window around sentence i + 1.
-  const similarity = new Float32Array(Math.max(0, sentences.length - 1));
-  const windowText = (i: number) =>
-    text.slice(sentences[Math.max(0, i - windowRadius)]!.start, sentences[Math.min(sentences.length - 1, i + windowRadius)]!.end);
-  let previous: Float32Array | undefined;
-  for (let from = 0; from < sentences.length && sentences.length > 1; from += batchSize) {
+  const n = sentences.length;
+  const w = windowSentences;
+  const slice = (from: number, to: number) => text.slice(sentences[Math.max(0, from)]!.start, sentences[Math.min(n - 1, to)]!.end);
+  // Gap i (after sentence i) compares the window ending at i, E_i = [i-w+1, i], with the window
+  // starting at i+1, which is E_{i+w} while that fits. Windows are embedded in order E_0..E_{n-1},
+  // then one clamped window [g+1, n-1] for each late gap g ≥ n-w that no E covers.
+  const firstLateGap = Math.max(0, n - w);
+  const windowCount = n + Math.max(0, n - 1 - firstLateGap);
+  const windowText = (k: number) => (k < n ? slice(k - w + 1, k) : slice(firstLateGap + (k - n) + 1, n - 1));
+  const similarity = new Float32Array(Math.max(0, n - 1));
+  const left = new Map<number, Float32Array>(); // E_i still needed as a left window
+  for (let from = 0; from < windowCount && n > 1; from += batchSize) {
     throwIfAborted(signal);
-    const to = Math.min(sentences.length, from + batchSize);
+    const to = Math.min(windowCount, from + batchSize);
     const batch: string[] = [];
-    for (let i = from; i < to; i++) batch.push(windowText(i));
+    for (let k = from; k < to; k++) batch.push(windowText(k));
     const vectors = await embedder.embed(batch, { purpose: 'passage', ...(signal ? { signal } : {}) });
-    for (let k = 0; k < vectors.length; k++) {
-      const v = vectors[k]!;
-      if (previous) similarity[from + k - 1] = cosine(previous, v);
-      previous = v;
+    for (let k = from; k < to; k++) {
+      const v = vectors[k - from]!;
+      const gap = k < n ? k - w : firstLateGap + (k - n);
+      if (gap >= 0 && gap < n - 1) {
+        similarity[gap] = cosine(left.get(gap)!, v);
+        if (k < n) left.delete(gap);
+      }
+      if (k < n - 1) left.set(k, v);
     }
   }
 

@@ -8,6 +8,16 @@ export interface DecodedText {
 /** Bytes examined for the UTF-16 and control-character heuristics. */
 const SNIFF_BYTES = 64 * 1024;
 
+/**
+ * windows-1252's 0x80–0x9F (Node's TextDecoder decodes the label as ISO-8859-1, leaving C1
+ * controls where the smart quotes, dashes and € belong). Undefined bytes stay as-is.
+ */
+const CP1252_HIGH = '€\x81‚ƒ„…†‡ˆ‰Š‹Œ\x8dŽ\x8f\x90‘’“”•–—˜™š›œ\x9džŸ';
+
+function decodeWindows1252(bytes: Uint8Array): string {
+  return new TextDecoder('latin1').decode(bytes).replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
+}
+
 /** UTF-16 without BOM: ASCII-range text has a NUL in every other byte, on one side only. */
 function utf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const n = Math.min(bytes.length, SNIFF_BYTES) & ~1;
@@ -73,7 +83,7 @@ export function decodeText(bytes: Uint8Array, path: string): DecodedText {
       text = new TextDecoder('utf-8', { fatal: true }).decode(body);
       encoding = 'utf-8';
     } catch {
-      text = new TextDecoder('windows-1252').decode(body);
+      text = decodeWindows1252(body);
       encoding = 'windows-1252';
     }
   }

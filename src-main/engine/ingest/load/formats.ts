@@ -38,7 +38,7 @@ export function formatForPath(path: string): DocumentFormat | undefined {
   return ext === '' ? 'text' : FORMAT_BY_EXTENSION[ext];
 }
 
-export type Sniffed = DocumentFormat | 'zip' | 'ole' | 'rtf' | undefined;
+export type Sniffed = 'pdf' | 'zip' | 'ole' | 'rtf' | undefined;
 
 /** Format from the first bytes (magic numbers), when they name one; the caller falls back to the extension. */
 export function sniffFormat(bytes: Uint8Array): Sniffed {

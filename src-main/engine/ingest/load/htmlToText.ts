@@ -1,12 +1,16 @@
 /** Elements whose content is never document text. */
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'canvas', 'head', 'button', 'select', 'input', 'textarea']);
-/** Page chrome, dropped when extracting a whole body (Readability already drops it from articles). */
-export const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'form', 'menu']);
-const BLOCK = new Set([
-  'address', 'article', 'blockquote', 'body', 'caption', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
-  'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary',
-  'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul', 'br',
+/** Navigation and page furniture, dropped from articles and bodies alike. */
+const CHROME = new Set(['nav', 'footer', 'aside', 'form', 'menu']);
+/** A site header is chrome on a whole body; inside an article it holds the headline. */
+const BODY_CHROME = new Set([...CHROME, 'header']);
+/** Blocks separated by a blank line. */
+const PARAGRAPH = new Set([
+  'address', 'article', 'blockquote', 'body', 'details', 'dl', 'fieldset', 'figure', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'header', 'hr', 'main', 'ol', 'p', 'pre', 'section', 'table', 'ul',
 ]);
+/** Blocks on their own line. */
+const LINE = new Set(['br', 'caption', 'dd', 'div', 'dt', 'figcaption', 'li', 'summary', 'tr', 'thead', 'tbody', 'tfoot']);
 const CELL = new Set(['td', 'th']);
 
 /** The parts of a DOM node this walker needs (linkedom and browsers both provide them). */
@@ -27,36 +31,55 @@ export function tidyText(text: string): string {
     .trim();
 }
 
+// Break markers (control characters never kept from text nodes): one wins over its neighbours
+// instead of adding up, so a list item inside a list is one line break, not three.
+const LINE_BREAK = '\u0001';
+const PARA_BREAK = '\u0002';
+
 /**
- * Block-aware text of a DOM subtree: blocks become lines, cells are separated by tabs.
- * Iterative (explicit stack), so pathological nesting cannot overflow the call stack.
+ * Block-aware text of a DOM subtree: paragraphs are separated by a blank line, list items and
+ * rows start a line, cells are separated by tabs, source whitespace collapses (except in
+ * `pre`). Iterative (explicit stack), so pathological nesting cannot overflow the call stack.
  */
-export function domToText(root: DomNode, options: { dropChrome?: boolean } = {}): string {
+export function domToText(root: DomNode, options: { whole?: boolean } = {}): string {
+  const chrome = options.whole ? BODY_CHROME : CHROME;
   const parts: string[] = [];
-  // Frames: a node to enter, or a marker to close a block after its children.
-  const stack: (DomNode | string)[] = [root];
+  let pre = 0;
+  // Frames: a node to enter, a string to emit once its element's children are done, or a pre exit.
+  const stack: (DomNode | string | typeof pre)[] = [root];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item === 'string') {
       parts.push(item);
       continue;
     }
+    if (typeof item === 'number') {
+      pre--;
+      continue;
+    }
     if (item.nodeType === 3) {
-      parts.push(item.nodeValue ?? '');
+      const value = (item.nodeValue ?? '').replace(/[\u0001\u0002]/g, '');
+      parts.push(pre > 0 ? value.replace(/\r?\n/g, LINE_BREAK) : value.replace(/\s+/g, ' '));
       continue;
     }
     if (item.nodeType !== 1 && item.nodeType !== 9 && item.nodeType !== 11) continue;
     const tag = item.nodeName.toLowerCase();
-    if (SKIP.has(tag) || (options.dropChrome && CHROME.has(tag))) continue;
-    const block = BLOCK.has(tag);
-    if (block) parts.push('\n');
-    if (block) stack.push('\n');
-    else if (CELL.has(tag)) stack.push('\t');
+    if (SKIP.has(tag) || chrome.has(tag)) continue;
+    const brk = PARAGRAPH.has(tag) ? PARA_BREAK : LINE.has(tag) ? LINE_BREAK : CELL.has(tag) ? '\t' : '';
+    if (brk && brk !== '\t') parts.push(brk);
+    if (brk) stack.push(brk);
+    if (tag === 'pre') {
+      pre++;
+      stack.push(0);
+    }
     const children: DomNode[] = [];
     for (let c = item.firstChild; c; c = c.nextSibling) children.push(c);
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
-  return tidyText(parts.join('').replace(/\n[ \t]+/g, '\n'));
+  const joined = parts
+    .join('')
+    .replace(/[ \t]*[\u0001\u0002][\s\u0001\u0002]*/g, (run) => (run.includes(PARA_BREAK) ? '\n\n' : '\n'));
+  return tidyText(joined);
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', mdash: '—', ndash: '–', hellip: '…', copy: '©' };

@@ -32,7 +32,7 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
   if (htmlNestingDepth(html) > maxDepth) return { text: stripHtml(html), ...meta };
 
   const { document } = parseHTML(html);
-  const bodyText = document.body ? domToText(document.body, { dropChrome: true }) : stripHtml(html);
+  const bodyText = document.body ? domToText(document.body, { whole: true }) : stripHtml(html);
   if (document.getElementsByTagName('*').length <= maxElements) {
     const article = new Readability(document as unknown as Document).parse();
     if (article?.content) {

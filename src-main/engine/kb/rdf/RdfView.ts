@@ -32,7 +32,7 @@ export interface SparqlResult {
 }
 
 export interface RdfViewOptions {
-  /** Quads per message to the worker while loading. Default: 10_000. */
+  /** Quads per message to the worker while loading; bounds how long each step holds the main thread. Default: 5000. */
   batchSize?: number;
   /** Start loading at once (true) or on the first query/update/{@link RdfView.load} (false). Default: true. */
   autoLoad?: boolean;
@@ -120,7 +120,7 @@ export class RdfView {
 
   private constructor(source: RdfRecordSource, options: RdfViewOptions) {
     this.#source = source;
-    this.#options = { batchSize: options.batchSize ?? 10_000, autoLoad: options.autoLoad ?? true, onStatus: options.onStatus };
+    this.#options = { batchSize: options.batchSize ?? 5000, autoLoad: options.autoLoad ?? true, onStatus: options.onStatus };
     this.#iris = new KbIris(source.baseIri);
   }
 

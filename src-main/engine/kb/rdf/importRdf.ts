@@ -122,7 +122,7 @@ export async function importRdf(file: string, options: ImportRdfOptions): Promis
     if (names.has(key)) return key;
     const base = display(term);
     let name = base;
-    for (let n = 1; taken.has(entityKey(name)); n++) name = `${base} (${n === 1 ? localName(term) || term.termType : n})`;
+    for (let n = 1; taken.has(entityKey(name)); n++) name = `${base} (${n === 1 ? qualifier(term) : n})`;
     taken.add(entityKey(name));
     names.set(key, name);
     const typeKey = types.get(key);
@@ -227,6 +227,12 @@ function localName(term: AnyTerm): string {
   } catch {
     return tail || term.value;
   }
+}
+
+/** What tells two nodes with the same label apart: the IRI's local name, a literal's language or datatype. */
+function qualifier(term: AnyTerm): string {
+  if (term.termType === 'Literal') return term.language || localName({ termType: 'NamedNode', value: term.datatype?.value ?? '' });
+  return term.termType === 'BlankNode' ? 'blank node' : localName(term);
 }
 
 function localNameOfKey(key: string): string {

@@ -47,11 +47,13 @@ export const daptStrategy: Strategy = {
     }
 
     return run.step('answer', async (s) => {
+      // Passages for the whole question first (the paper's final retrieval), then those behind the sub-answers.
       const final = await passages(run, run.question, finalK, false);
-      for (const item of final) pool.add(item);
+      const evidence = new EvidencePool();
+      for (const item of [...final, ...pool.items]) evidence.add(item);
       s.detail.finalRetrieval = final.map(evidenceBrief);
       const chain = solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
-      return answerWith(s, run, 'qa/dapt-final', pool.items, (shown) => ({ question: fence(run.question, 'question'), chain: fence(chain, 'evidence'), evidence: formatEvidence(shown) }));
+      return answerWith(s, run, 'qa/dapt-final', evidence.items, (shown) => ({ question: fence(run.question, 'question'), chain: fence(chain, 'evidence'), evidence: formatEvidence(shown) }));
     });
   },
 };
@@ -60,13 +62,12 @@ export const daptStrategy: Strategy = {
 async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; alias: Map<string, string> }> {
   const { tau, maxNodes } = run.settings.dapt;
   const bilingual = !isEnglish(run.questionLanguage);
-  const [source, target] = await run.step('plan', async (s) => {
-    const graphs = await Promise.all([
+  const [source, target] = await run.step('plan', (s) =>
+    Promise.all([
       decompose(s, run.question, run.questionLanguage, maxNodes, 'source'),
       bilingual ? decompose(s, english, 'en', maxNodes, 'english') : Promise.resolve([]),
-    ]);
-    return graphs;
-  });
+    ]),
+  );
   return run.step('fuse', async (s) => {
     const texts = [...source, ...target].map((n) => n.question);
     await run.retriever.prepare(texts);

@@ -7,7 +7,7 @@ import { fence } from '../language.js';
 import type { QaRun } from '../QaRun.js';
 import { reciprocalRankFusion } from '../retrieval/reciprocalRankFusion.js';
 import { synthesiseAnswer } from '../synthesis.js';
-import type { Strategy, StrategyResult } from '../types.js';
+import type { QaKb, Strategy, StrategyResult } from '../types.js';
 
 const PathTripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
 export const PathsSchema = z.object({
@@ -20,6 +20,22 @@ export const JudgeSchema = z.object({
 
 /** KB vocabulary shown to the path planner so its classes and relations match the graph's. */
 const VOCABULARY_SIZE = 40;
+/**
+ * `entityTypes()` / `relations()` are GROUP BY scans (hundreds of ms at a million rows), so the
+ * vocabulary is kept per KB for a minute; a hint to the planner may be that stale.
+ */
+const VOCABULARY_TTL_MS = 60_000;
+const vocabularies = new WeakMap<object, { at: number; classes: string; relations: string }>();
+
+function vocabulary(kb: QaKb): { classes: string; relations: string } {
+  let entry = vocabularies.get(kb);
+  if (!entry || performance.now() - entry.at >= VOCABULARY_TTL_MS) {
+    const names = (rows: { name: string }[]): string => rows.slice(0, VOCABULARY_SIZE).map((r) => r.name).join(', ') || '(none)';
+    entry = { at: performance.now(), classes: names(kb.entityTypes()), relations: names(kb.relations()) };
+    vocabularies.set(kb, entry);
+  }
+  return { classes: entry.classes, relations: entry.relations };
+}
 
 /**
  * HyP-KGRAG (seed 001): the LLM writes class-constrained hypothetical paths in both directions,
@@ -62,8 +78,7 @@ export const hypStrategy: Strategy = {
 /** Verbalised hypothetical triples (step `hypothetical paths`); without usable paths the question itself is the query. */
 async function hypotheticalPaths(run: QaRun, english: string, maxPathTriples: number): Promise<string[]> {
   return run.step('hypothetical paths', async (s) => {
-    const names = (rows: { name: string }[]): string => rows.slice(0, VOCABULARY_SIZE).map((r) => r.name).join(', ') || '(none)';
-    const value = await s.tryJson('qa/hyp-paths', { question: english, classes: names(run.ctx.kb.entityTypes()), relations: names(run.ctx.kb.relations()) }, PathsSchema);
+    const value = await s.tryJson('qa/hyp-paths', { question: english, ...vocabulary(run.ctx.kb) }, PathsSchema);
     if (value) {
       s.detail.paths = value.paths;
       const texts = [...new Set(value.paths.flatMap((p) => p.triples.map((t) => verbaliseTriple(t.subject, t.relation, t.object))).filter((t) => t.length > 0))].slice(0, maxPathTriples);

@@ -1,0 +1,103 @@
+import { stat } from 'node:fs/promises';
+import { basename, resolve, sep } from 'node:path';
+import { PolyhopError, toErrorData } from '../../base/errors.js';
+import { formatForPath, MIME_BY_FORMAT } from '../../ingest/load/formats.js';
+import { hashFile, scanFolder } from '../../ingest/scanFolder.js';
+import type { DocumentRecord } from '../../kb/types.js';
+import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
+import type { AddDocumentsResult, ChunkView, DocumentRow, TripleView } from '../contract.js';
+import type { Handlers } from '../dispatch.js';
+import type { Engine } from '../Engine.js';
+
+type DocMethods = 'docs:add' | 'docs:list' | 'docs:get' | 'docs:remove';
+
+export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
+  const { kbs } = engine;
+  return {
+    'docs:add': async ({ kb: name, paths }) => addPaths(engine, name, paths),
+    'docs:list': ({ kb: name, ...options }) => {
+      const page = kbs.get(name).kb.listDocuments(options);
+      return { total: page.total, rows: page.rows.map(toRow) };
+    },
+    'docs:get': ({ kb: name, id }) => {
+      const { kb } = kbs.get(name);
+      const document = requireDocument(kb, id);
+      const chunks = kb.chunksOfDocument(id);
+      return { document: toRow(document), chunks: chunks.map(toChunkView), triples: kb.triplesOfChunks(chunks.map((c) => c.id)).map(toTripleView) };
+    },
+    'docs:remove': async ({ kb: name, id }) => {
+      const session = kbs.get(name);
+      requireDocument(session.kb, id);
+      await session.rdf.documentRemoved(id).catch(() => undefined);
+      session.kb.deleteDocument(id);
+      return { removed: true as const };
+    },
+  };
+}
+
+function requireDocument(kb: KnowledgeBase, id: number): DocumentRecord {
+  const document = kb.getDocument(id);
+  if (!document) throw new PolyhopError('NOT_FOUND', `No document ${id} in this knowledge base`, { details: { id } });
+  return document;
+}
+
+/**
+ * Adds files and folders: new files become pending documents, changed files (another hash) are
+ * replaced, unchanged ones skipped; a folder given again is a re-scan, so files gone from it
+ * are removed. Reading and chunking happen in the indexing job, so this returns quickly.
+ */
+async function addPaths(engine: Engine, name: string, paths: readonly string[]): Promise<AddDocumentsResult> {
+  const session = engine.kbs.get(name);
+  const { kb } = session;
+  const result: AddDocumentsResult = { added: [], unchanged: 0, errors: [] };
+  const found: { path: string; size: number; sha256: string }[] = [];
+  for (const raw of paths) {
+    const path = resolve(raw);
+    try {
+      const info = await stat(path);
+      if (info.isDirectory()) {
+        const scan = await scanFolder(path);
+        found.push(...scan.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })));
+        for (const skipped of scan.skipped) result.errors.push({ path: skipped.path, reason: skipped.reason });
+        const present = new Set(scan.files.map((f) => f.path));
+        for (const doc of kb.iterateDocuments()) {
+          if (doc.path.startsWith(path + sep) && !present.has(doc.path)) {
+            await session.rdf.documentRemoved(doc.id).catch(() => undefined);
+            kb.deleteDocument(doc.id);
+          }
+        }
+      } else {
+        found.push({ path, size: info.size, sha256: await hashFile(path) });
+      }
+    } catch (error) {
+      result.errors.push({ path, reason: toErrorData(error).message });
+    }
+  }
+  for (const file of found) {
+    const existing = kb.findDocumentByPath(file.path);
+    if (existing?.hash === file.sha256) {
+      result.unchanged++;
+      continue;
+    }
+    if (existing) {
+      await session.rdf.documentRemoved(existing.id).catch(() => undefined);
+      kb.deleteDocument(existing.id);
+    }
+    const format = formatForPath(file.path);
+    const added = kb.addDocument({ path: file.path, title: basename(file.path), hash: file.sha256, mime: format ? MIME_BY_FORMAT[format] : 'application/octet-stream', size: file.size });
+    result.added.push(toRow(added));
+  }
+  return result;
+}
+
+export function toRow(d: DocumentRecord): DocumentRow {
+  return { id: d.id, path: d.path, title: d.title, mime: d.mime, size: d.size, language: d.language, status: d.status, error: d.error, chunkCount: d.chunkCount, tripleCount: d.tripleCount, addedAt: d.addedAt };
+}
+
+function toChunkView(c: ReturnType<KnowledgeBase['chunksOfDocument']>[number]): ChunkView {
+  return { id: c.id, ord: c.ord, text: c.text, summary: c.summary, englishText: c.englishText, language: c.language, startOffset: c.startOffset, endOffset: c.endOffset, page: c.page };
+}
+
+export function toTripleView(t: ReturnType<KnowledgeBase['getTriples']>[number]): TripleView {
+  return { id: t.id, sourceId: t.sourceId, source: t.sourceName, relation: t.relation, targetId: t.targetId, target: t.targetName, description: t.description, chunkIds: t.chunkIds };
+}

@@ -1,0 +1,56 @@
+import { throwIfAborted } from '../base/abort.js';
+import { isCancellation, toErrorData } from '../base/errors.js';
+import { loadDocument, type LoadDocumentOptions } from '../ingest/load/loadDocument.js';
+import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semanticChunk.js';
+import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
+import type { Embedder } from '../models/Embedder.js';
+
+export interface IngestPendingOptions {
+  embedder: Embedder;
+  load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal'>;
+  chunking?: Pick<SemanticChunkOptions, 'threshold' | 'windowRadius' | 'maxTokens' | 'batchSize'>;
+  onProgress?: (progress: { done: number; total: number; message: string }) => void;
+  signal?: AbortSignal;
+}
+
+export interface IngestPendingResult {
+  ingested: number;
+  failed: { documentId: number; path: string; reason: string }[];
+}
+
+/**
+ * The first indexing stage: loads every pending document that has no chunks yet, detects its
+ * language and cuts it into semantic chunks. A file that cannot be used gets status `error`
+ * with the reason, and the rest go on; nothing already indexed is touched.
+ */
+export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOptions): Promise<IngestPendingResult> {
+  const pending = [...kb.iterateDocuments()].filter((d) => d.status === 'pending' && d.chunkCount === 0);
+  const result: IngestPendingResult = { ingested: 0, failed: [] };
+  options.onProgress?.({ done: 0, total: pending.length, message: '' });
+  for (const [index, doc] of pending.entries()) {
+    throwIfAborted(options.signal);
+    try {
+      const loaded = await loadDocument(doc.path, { ...options.load, expectedSha256: doc.hash, ...(options.signal ? { signal: options.signal } : {}) });
+      const chunks = await semanticChunk(loaded.text, {
+        ...options.chunking,
+        embedder: options.embedder,
+        language: loaded.language,
+        ...(loaded.pages ? { pages: loaded.pages } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
+      kb.transaction(() => {
+        kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
+        kb.replaceChunks(doc.id, chunks);
+      });
+      result.ingested++;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const reason = toErrorData(error).message;
+      kb.setDocumentStatus(doc.id, 'error', `ingest: ${reason}`);
+      result.failed.push({ documentId: doc.id, path: doc.path, reason });
+    }
+    options.onProgress?.({ done: index + 1, total: pending.length, message: doc.title });
+  }
+  return result;
+}

@@ -1,0 +1,115 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engine } from '../../src-main/engine/api/Engine.js';
+import { appPaths } from '../../src-main/engine/api/paths.js';
+import { ensureBuilt } from '../../src-main/rendererBuild.js';
+import { startBrowserServer } from '../../src-main/serve.js';
+import { e2eModels, type E2eModels } from './e2eCorpus.js';
+import { repoRoot } from './tempEngine.js';
+
+/**
+ * The app as the e2e tests see it: a real engine over a temporary data directory, the real
+ * renderer built by electron-vite, served in browser mode on 127.0.0.1.
+ */
+
+export interface E2eServerOptions {
+  /**
+   * Inject the scripted corpus LLM and embedder through the engine's test hook
+   * (`Engine.create({ models })`). Default false: no models, like a fresh install.
+   */
+  scripted?: boolean;
+}
+
+export interface E2eServer {
+  /** Signs the browser in (session cookie) and opens the app. */
+  authUrl: string;
+  /** The app's origin, without the token. */
+  url: string;
+  engine: Engine;
+  dataDir: string;
+  /** The injected models, when `scripted`. */
+  models: E2eModels | null;
+  close(): Promise<void>;
+}
+
+const LOCK = join(tmpdir(), 'polyhop-e2e-build.lock');
+const LOCK_STALE_MS = 10 * 60_000;
+let rendererCopy: Promise<string> | null = null;
+
+async function withBuildLock<T>(work: () => T): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // Another test file of this run is building; a lock left by a killed run goes stale.
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+/** True when index.html and every asset it names are there (a concurrent build may be half-way). */
+function complete(dir: string): boolean {
+  const index = join(dir, 'index.html');
+  if (!existsSync(index)) return false;
+  const assets = [...readFileSync(index, 'utf8').matchAll(/(?:src|href)="\.?\/?(assets\/[^"]+)"/g)].map((m) => m[1]!);
+  return assets.length > 0 && assets.every((a) => existsSync(join(dir, a)));
+}
+
+/**
+ * Builds the renderer when stale (once per test run: later files find it fresh) and serves a
+ * private copy of it, so a rebuild started elsewhere in the shared tree cannot pull files from
+ * under a running test.
+ */
+export function builtRenderer(): Promise<string> {
+  rendererCopy ??= withBuildLock(() => {
+    const out = join(repoRoot, 'out', 'renderer');
+    for (let attempt = 0; ; attempt++) {
+      ensureBuilt(repoRoot);
+      const copy = mkdtempSync(join(tmpdir(), 'polyhop-renderer-'));
+      cpSync(out, copy, { recursive: true });
+      if (complete(copy)) {
+        process.once('exit', () => rmSync(copy, { recursive: true, force: true }));
+        return copy;
+      }
+      rmSync(copy, { recursive: true, force: true });
+      if (attempt === 5) throw new Error(`e2eServer: ${out} stays incomplete after building`);
+    }
+  });
+  return rendererCopy;
+}
+
+export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2eServer> {
+  const rendererDir = await builtRenderer();
+  const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-e2e-'));
+  mkdirSync(join(dataDir, 'models')); // an empty models folder, as after install
+  const models = options.scripted ? e2eModels() : null;
+  const engine = await Engine.create({
+    paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+    ...(models ? { models: { llm: models.llm, embedder: models.embedder } } : {}),
+  });
+  const server = await startBrowserServer({ engine, rendererDir });
+  return {
+    authUrl: server.authUrl,
+    url: server.url,
+    engine,
+    dataDir,
+    models,
+    close: async () => {
+      await server.close();
+      await engine.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentPage, EntityCard, EntitySummaryView, JobProgress } from '../../../src-main/engine/api/contract.js';
+import type { Engine } from '../../../src-main/engine/api/Engine.js';
+import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
+import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+
+describe('indexing through the Api', () => {
+  let engine: Engine;
+  let dispose: () => Promise<void>;
+  const llm = new ScriptedLlm(corpusRules());
+  const paths = CORPUS_FILES.map((f) => join(CORPUS_DIR, f));
+
+  beforeAll(async () => {
+    ({ engine, dispose } = await tempEngine({ llm, embedder: new CorpusEmbedder() }));
+    await call(engine, 'kb:create', { name: 'odyssey' });
+  });
+  afterAll(() => dispose());
+
+  it('adds files, skips unchanged ones, and indexes them with progress per stage', async () => {
+    const added = await call<{ added: unknown[]; unchanged: number }>(engine, 'docs:add', { kb: 'odyssey', paths });
+    expect(added.added).toHaveLength(4);
+    const again = await call<{ added: unknown[]; unchanged: number }>(engine, 'docs:add', { kb: 'odyssey', paths });
+    expect(again).toMatchObject({ added: [], unchanged: 4 });
+
+    const stages = new Set<string>();
+    const off = engine.onEvent((e) => e.name === 'job:progress' && stages.add((e.payload as JobProgress).stage));
+    const job = await runJobToEnd(engine, 'index:start', { kb: 'odyssey' });
+    off();
+    expect(job.error).toBeNull();
+    expect(job.status).toBe('done');
+    expect([...stages]).toEqual(expect.arrayContaining(['ingest', 'map', 'enrich', 'reduce']));
+
+    const page = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
+    expect(page.rows.map((d) => [basename(d.path), d.status, d.language])).toEqual(
+      expect.arrayContaining([
+        ['odysseus.en.md', 'indexed', 'en'],
+        ['ulisse.it.txt', 'indexed', 'it'],
+      ]),
+    );
+  });
+
+  it('shows the merged entity with its aliases and triples', async () => {
+    const [odysseus] = await call<EntitySummaryView[]>(engine, 'graph:search', { kb: 'odyssey', query: 'Odysseus' });
+    expect(odysseus?.name).toBe('Odysseus');
+    const card = await call<EntityCard>(engine, 'graph:entity', { kb: 'odyssey', id: odysseus!.id });
+    expect(card.aliases).toEqual(expect.arrayContaining(['Ulysses']));
+    expect(card.outgoing.map((t) => `${t.relation} ${t.target}`)).toEqual(expect.arrayContaining(['KING_OF Ithaca']));
+    expect(card.sourceChunks.length).toBeGreaterThan(0);
+  });
+
+  it('re-running repeats no LLM call, and removing a document removes its triples', async () => {
+    const callsBefore = llm.calls.length;
+    const rerun = await runJobToEnd(engine, 'index:start', { kb: 'odyssey' });
+    expect(rerun.status).toBe('done');
+    expect(llm.calls.length).toBe(callsBefore);
+
+    const page = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
+    const spanish = page.rows.find((d) => basename(d.path) === 'telemaco.es.txt')!;
+    expect(spanish.tripleCount).toBeGreaterThan(0);
+    await call(engine, 'docs:remove', { kb: 'odyssey', id: spanish.id });
+    const after = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
+    expect(after.rows.map((d) => basename(d.path))).not.toContain('telemaco.es.txt');
+    const missing = await engine.call('docs:get', { kb: 'odyssey', id: spanish.id });
+    expect(missing).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+});
