@@ -155,10 +155,14 @@ export async function run(args: string[]): Promise<void> {
     const table: [string, string, string][] = [
       ['KNN knn() p50 / p95', `${fmt(fastP50)} / ${fmt(percentile(fast, 95))} ms`, `recall@${k} ${recall.toFixed(3)} vs exact`],
       ['KNN exact float scan p50', `${fmt(percentile(exact, 50))} ms`, `${(percentile(exact, 50) / fastP50).toFixed(1)}× slower than knn()`],
-      ['KNN plain vec0 float p50', `${fmt(percentile(vec0, 50))} ms`, `${(percentile(vec0, 50) / fastP50).toFixed(1)}× slower than knn() (${vec0.length} queries)`],
+      vec0.length
+        ? ['KNN plain vec0 float p50', `${fmt(percentile(vec0, 50))} ms`, `${(percentile(vec0, 50) / fastP50).toFixed(1)}× slower than knn() (${vec0.length} queries)`]
+        : ['KNN plain vec0 float p50', 'skipped', ''],
       ['first knn() (loads bit codes)', `${fmt(coldMs)} ms`, 'once per process and vector kind'],
       ['KB open', `${fmt(openMs)} ms`, `file ${sizeMb.toFixed(0)} MB`],
-      [`FTS5 bm25 p50 (${n.toLocaleString('en')} rows)`, `${fmt(percentile(fts, 50))} ms`, `p95 ${fmt(percentile(fts, 95))} ms, 4-word queries`],
+      fts.length
+        ? [`FTS5 bm25 p50 (${n.toLocaleString('en')} rows)`, `${fmt(percentile(fts, 50))} ms`, `p95 ${fmt(percentile(fts, 95))} ms, 4-word queries`]
+        : ['FTS5 bm25 p50', 'skipped', ''],
       ['insert chunks', rate(chunkMs), `${(chunkMs / 1000).toFixed(1)} s`],
       ['insert vectors (putVectors)', rate(vectorMs), `plain vec0 insert: ${rate(baselineMs)}`],
       ['insert FTS rows (indexText)', rate(textMs), ''],

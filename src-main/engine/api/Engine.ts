@@ -11,6 +11,7 @@ import { modelHandlers } from './handlers/models.js';
 import { docHandlers } from './handlers/docs.js';
 import { indexingHandlers } from './handlers/indexing.js';
 import { graphHandlers } from './handlers/graph.js';
+import { qaHandlers } from './handlers/qa.js';
 import { KbSessions } from './KbSessions.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
@@ -59,6 +60,7 @@ export class Engine {
       ...docHandlers(this),
       ...indexingHandlers(this),
       ...graphHandlers(this),
+      ...qaHandlers(this),
     } as Handlers;
   }
 

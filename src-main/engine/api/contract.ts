@@ -22,6 +22,9 @@ export const STRATEGIES = ['dr', 'hyp', 'dapt', 'vector', 'llm-only'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
 export const RDF_FORMATS = ['turtle', 'ntriples', 'nquads', 'rdfxml'] as const;
 export type RdfFormat = (typeof RDF_FORMATS)[number];
+export const DATASET_FORMATS = ['hotpotqa', '2wiki', 'musique', 'hipporag-corpus', 'mse-kg', 'xquad', 'afriqa', 'csv', 'jsonl'] as const;
+export type DatasetFormatName = (typeof DATASET_FORMATS)[number];
+const languageCode = z.string().regex(/^[a-z]{2,3}$/);
 
 const empty = z.object({}).strict();
 
@@ -120,11 +123,19 @@ export const requestSchemas = {
   'eval:run': z
     .object({
       datasetPath: path,
-      format: z.enum(['hotpotqa', '2wiki', 'musique', 'mse-kg', 'xquad', 'csv', 'jsonl']),
-      strategies: z.array(z.enum(STRATEGIES)).min(1),
-      languages: z.array(z.string().regex(/^[a-z]{2,3}$/)).min(1).default(['en']),
+      format: z.enum(DATASET_FORMATS),
+      strategies: z.array(z.enum(STRATEGIES)).min(1).max(STRATEGIES.length),
+      /** Default: the data set's own language. */
+      languages: z.array(languageCode).min(1).max(20).optional(),
       limit: z.number().int().positive().max(100_000).default(20),
+      sample: z.enum(['first', 'random']).default('first'),
       outDir: path,
+      corpusPath: path.optional(),
+      graphPath: path.optional(),
+      datasetLanguage: languageCode.optional(),
+      judge: z.boolean().default(true),
+      baselines: z.array(z.enum(STRATEGIES)).max(STRATEGIES.length).optional(),
+      concurrency: z.number().int().min(1).max(16).default(1),
     })
     .strict(),
   'eval:report': z.object({ outDir: path }).strict(),

@@ -31,8 +31,10 @@ export type EvalKbSource =
   /** A ready-made graph to import (MSE-KG), not to index. */
   | { kind: 'rdf'; path: string; format: 'turtle' | 'ntriples' | 'nquads' | 'rdfxml'; language: string };
 
-export const DATASET_FORMATS = ['hotpotqa', '2wiki', 'musique', 'hipporag-corpus', 'mse-kg', 'xquad', 'afriqa', 'csv', 'jsonl'] as const;
-export type DatasetFormat = (typeof DATASET_FORMATS)[number];
+// The formats are part of the Api contract (the `eval:run` request), so they are defined there.
+import type { DatasetFormatName } from '../api/contract.js';
+export { DATASET_FORMATS } from '../api/contract.js';
+export type DatasetFormat = DatasetFormatName;
 
 export interface EvalDataset {
   /** Short label for report rows, e.g. `hotpotqa`. */

@@ -14,14 +14,11 @@ const MAX_RUN = 64;
  * Pieces: one no-space-script character, a letter/digit run (≤ 64 code points), or one other
  * visible character. Whitespace is never part of a piece.
  */
-const PIECE = new RegExp(String.raw`[${NO_SPACE}]|[[\p{L}\p{M}\p{N}]--[${NO_SPACE}]]{1,${MAX_RUN}}|[^\s]`, 'gv');
-const NO_SPACE_CHAR = new RegExp(`^[${NO_SPACE}]$`, 'v');
-const WORD_CHAR = /^[\p{L}\p{M}\p{N}]/u;
+const PIECE = new RegExp(String.raw`[${NO_SPACE}]|([[\p{L}\p{M}\p{N}]--[${NO_SPACE}]]{1,${MAX_RUN}})|[^\s]`, 'gv');
 
-function estimatePiece(piece: string): number {
-  if (piece.length <= 2 && NO_SPACE_CHAR.test(piece)) return 1;
-  // ~4 characters per token for alphabetic words (OpenAI's rule of thumb); punctuation is 1.
-  return WORD_CHAR.test(piece) ? Math.ceil(piece.length / 4) : 1;
+/** Group 1 is a letter run: ~4 characters per token (OpenAI's rule of thumb); anything else is 1. */
+function estimateMatch(m: RegExpExecArray | RegExpMatchArray): number {
+  return m[1] === undefined ? 1 : Math.ceil(m[1].length / 4);
 }
 
 /**
@@ -30,7 +27,7 @@ function estimatePiece(piece: string): number {
  */
 export function estimateTokens(text: string): number {
   let n = 0;
-  for (const m of text.matchAll(PIECE)) n += estimatePiece(m[0]);
+  for (const m of text.matchAll(PIECE)) n += estimateMatch(m);
   return n;
 }
 
@@ -48,8 +45,11 @@ export function* tokenPieces(text: string, span: Span, countTokens?: TokenCounte
   re.lastIndex = span.start;
   for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text)) {
     const end = Math.min(m.index + m[0].length, span.end);
-    const piece = end === m.index + m[0].length ? m[0] : text.slice(m.index, end);
-    yield { start: m.index, end, tokens: countTokens ? countTokens(piece) : estimatePiece(piece) };
+    if (end < m.index + m[0].length) {
+      // A piece cut by the span's end is re-measured on its visible part.
+      const piece = text.slice(m.index, end);
+      yield { start: m.index, end, tokens: countTokens ? countTokens(piece) : estimateTokens(piece) };
+    } else yield { start: m.index, end, tokens: countTokens ? countTokens(m[0]) : estimateMatch(m) };
   }
 }
 

@@ -1,30 +1,15 @@
-import { detect } from 'tinyld';
+import { detectLanguage } from '../ingest/detectLanguage.js';
 
-/** Scripts written without spaces between words: one "word" can be a whole question. */
-const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** English names of languages for prompts, and the English test, are the ingest helpers'. */
+export { isEnglish, languageName } from '../ingest/preprocess/fenceText.js';
 
 /**
- * ISO 639-1 code of the question's language, or `fallback` when the text is too short to tell
- * (a single word such as "Odysseus" reads as Latin to any detector).
+ * ISO 639 code of the question's language (the ingest detector), or `fallback` when the text is
+ * too short to tell: a single name such as "Odysseus" reads as Latin to any detector.
  */
 export function detectQuestionLanguage(text: string, fallback = 'en'): string {
-  const words = text.match(/\p{L}+/gu) ?? [];
-  if (words.length < 2 && !UNSPACED_SCRIPT.test(text)) return fallback;
-  const code = detect(text);
-  return code || fallback;
-}
-
-export function isEnglish(code: string): boolean {
-  return code === 'en' || code.startsWith('en-');
-}
-
-/** English name of a language code for prompts ("it" → "Italian"); unknown codes pass through. */
-export function languageName(code: string): string {
-  try {
-    return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code;
-  } catch {
-    return code;
-  }
+  const code = detectLanguage(text);
+  return code === 'und' ? fallback : code;
 }
 
 /**

@@ -36,6 +36,16 @@ describe('semanticChunk', () => {
     expect(embedder.calls).toBe(3); // 8 windows ending at each sentence + 1 clamped tail window, in batches of 3
   });
 
+  it('batching and window size do not change the result; windows wider than the text work', async () => {
+    const text = [...CATS, ...ROCKETS, ...CATS].join(' ');
+    const run = (batchSize: number, windowSentences = 2) => semanticChunk(text, { embedder: new NgramEmbedder(), threshold: 0.4, batchSize, windowSentences });
+    const reference = (await run(64)).map((c) => c.text);
+    expect(reference).toEqual([CATS.join(' '), ROCKETS.join(' '), CATS.join(' ')]);
+    for (const b of [1, 2, 5, 11]) expect((await run(b)).map((c) => c.text)).toEqual(reference);
+    const wide = await semanticChunk(CATS.slice(0, 3).join(' '), { embedder: new NgramEmbedder(), threshold: 0, windowSentences: 10 });
+    expect(wide.map((c) => c.text)).toEqual([CATS.slice(0, 3).join(' ')]);
+  });
+
   it('respects maxTokens, splitting over-long sentences between words', async () => {
     const long = `${'word '.repeat(300).trim()}.`;
     const text = `${CATS[0]} ${long} ${CATS[1]}`;

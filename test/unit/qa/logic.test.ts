@@ -5,6 +5,7 @@ import { fuseGraphs, topologicalOrder, validateSubQuestions, type SubQuestion } 
 import { cleanDecomposition, isPlaceholder, nextResolution, openPlaceholders, propagate } from '../../../src-main/engine/qa/dr/placeholders.js';
 import { EvidencePool, type EvidenceItem } from '../../../src-main/engine/qa/EvidencePool.js';
 import { detectQuestionLanguage, fence } from '../../../src-main/engine/qa/language.js';
+import { bm25Query } from '../../../src-main/engine/qa/retrieval/bm25Query.js';
 import { reciprocalRankFusion } from '../../../src-main/engine/qa/retrieval/reciprocalRankFusion.js';
 import { QA_DEFAULTS, flattenQaSettings, resolveQaSettings } from '../../../src-main/engine/qa/settings.js';
 import { citedIndexes, fitEvidence } from '../../../src-main/engine/qa/synthesis.js';
@@ -178,6 +179,13 @@ describe('shared helpers', () => {
     expect(detectQuestionLanguage("Qui était l'épouse du roi d'Ithaque ?")).toBe('fr');
     expect(detectQuestionLanguage('¿Quién era la esposa del rey de Ítaca?')).toBe('es');
     expect(detectQuestionLanguage('Odysseus', 'de')).toBe('de');
+  });
+
+  it('drops function words from BM25 queries, keeping content words', () => {
+    expect(bm25Query('Who was the wife of the king of Ithaca?')).toBe('wife king ithaca');
+    expect(bm25Query("Qui était l'épouse du roi d'Ithaque ?")).toBe('épouse roi ithaque');
+    expect(bm25Query('¿Quién era la esposa del rey de Ítaca?')).toBe('esposa rey ítaca');
+    expect(bm25Query('Who was it?')).toBe('Who was it?');
   });
 
   it('reads cited evidence numbers and fences untrusted text', () => {

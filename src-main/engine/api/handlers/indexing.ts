@@ -1,45 +1,53 @@
 import { PolyhopError } from '../../base/errors.js';
-import { IndexingJob } from '../../mder/IndexingJob.js';
-import { ingestPending } from '../../mder/ingestPending.js';
+import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
+import { ingestPending, type IngestPendingResult } from '../../mder/ingestPending.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
+import type { ProgressUpdate } from '../JobManager.js';
+import type { KbSession } from '../KbSessions.js';
 
 /**
  * `index:start`: ingest (load + chunk) pending documents, then MDER. Pausing cancels the job and
  * keeps its checkpoints and LLM-call cache, so starting again resumes without repeating work.
  */
 export function indexingHandlers(engine: Engine): Pick<Handlers, 'index:start'> {
-  const running = new Set<string>();
   return {
     'index:start': ({ kb: name }) => {
       const session = engine.kbs.get(name);
-      const key = session.kb.meta().baseIri;
-      if (running.has(key)) throw new PolyhopError('CONFLICT', `"${session.name}" is already being indexed`);
-      running.add(key);
-      const jobId = engine.jobs.start('index', session.name, async ({ signal, progress }) => {
-        try {
-          const embedder = await engine.models.requireEmbedder('Indexing');
-          session.kb.assertEmbedder(embedder.identity, embedder.dimension);
-          const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
-          const ingest = await ingestPending(session.kb, { embedder, signal, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
-          const result = await new IndexingJob(session.kb, llm, {
-            prompts: engine.prompts,
-            embedder,
-            signal,
-            concurrency: engine.settings.get().concurrency,
-            onProgress: (p) => progress(p),
-            // A view that never loaded reads SQLite when first used; a loaded one is brought up to date.
-            updateRdfView: async () => {
-              if (session.rdf.status.state !== 'idle') await session.rdf.rebuild();
-            },
-          }).run();
-          return { ingestFailures: ingest.failed, ...result };
-        } finally {
-          running.delete(key);
-        }
-      });
-      return { jobId };
+      return { jobId: engine.jobs.start('index', session.name, ({ signal, progress }) => runIndexing(engine, session, { signal, progress })) };
     },
   };
+}
+
+const indexing = new WeakSet<KbSession>();
+
+/** Indexes everything pending in a KB (also used by benchmarks that build their own KB). */
+export async function runIndexing(
+  engine: Engine,
+  session: KbSession,
+  { signal, progress }: { signal: AbortSignal; progress: (update: ProgressUpdate) => void },
+): Promise<IndexingResult & { ingestFailures: IngestPendingResult['failed'] }> {
+  if (indexing.has(session)) throw new PolyhopError('CONFLICT', `"${session.name}" is already being indexed`);
+  indexing.add(session);
+  try {
+    const embedder = await engine.models.requireEmbedder('Indexing');
+    session.kb.assertEmbedder(embedder.identity, embedder.dimension);
+    const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
+    const ingest = await ingestPending(session.kb, { embedder, signal, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
+    const result = await new IndexingJob(session.kb, llm, {
+      prompts: engine.prompts,
+      embedder,
+      signal,
+      concurrency: engine.settings.get().concurrency,
+      onProgress: (p) => progress(p),
+      // A view that never loaded reads SQLite when first used; a loaded one is brought up to date.
+      updateRdfView: async () => {
+        if (session.rdf.status.state !== 'idle') await session.rdf.rebuild();
+      },
+    }).run();
+    return { ingestFailures: ingest.failed, ...result };
+  } finally {
+    indexing.delete(session);
+  }
 }

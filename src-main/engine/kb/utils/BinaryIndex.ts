@@ -2,8 +2,8 @@
  * In-memory sign-bit codes of one vector family, scanned by Hamming distance to pick rerank
  * candidates. One bit per dimension (1 when the component is > 0), packed little-endian in 32-bit
  * words. Why not sqlite-vec's bit[] vec0 column: measured at 200k×384 here, its KNN took 21 ms at
- * k=10 and 324 ms at k=400 (its top-k merge grows with k), far from 50 ms at 1M; this scan takes
- * ~10 ms at 1M.
+ * k=10 and 324 ms at k=400 (its top-k merge grows with k), far from 50 ms at 1M. With this scan,
+ * knn() measured p50 12 ms at 100k and 61 ms at 1M×384 (recall@10 0.995; shared 2-core machine).
  *
  * Large sets are scanned in two stages: the first 128 bits over everything keep the best 1% (at
  * least 16× the wanted count), then all bits over those.

@@ -4,6 +4,7 @@ import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
 import type { Embedder } from '../../models/Embedder.js';
 import type { EvidenceItem } from '../EvidencePool.js';
 import type { QaKb } from '../types.js';
+import { bm25Query } from './bm25Query.js';
 import { reciprocalRankFusion } from './reciprocalRankFusion.js';
 
 /** Fused ranking with the two lists it came from (the trace shows all three). */
@@ -55,8 +56,9 @@ export class Retriever {
     return this.#kb.knn(kind, await this.embed(text), k);
   }
 
+  /** BM25 over the text's content words (see {@link bm25Query}). */
   bm25(kind: TextIndexKind, text: string, k: number): ScoredId[] {
-    return k <= 0 || !text.trim() ? [] : this.#kb.bm25(kind, text, k);
+    return k <= 0 || !text.trim() ? [] : this.#kb.bm25(kind, bm25Query(text), k);
   }
 
   /** Dense and BM25 top-`k` each, fused by reciprocal rank and cut to `k`. */

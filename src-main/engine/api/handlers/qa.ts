@@ -1,0 +1,64 @@
+import { ask, resolveQaSettings } from '../../qa/index.js';
+import { CachingLlm } from '../../models/CachingLlm.js';
+import type { Answer, HistoryEntry, StrategyName } from '../contract.js';
+import type { Handlers } from '../dispatch.js';
+import type { Engine } from '../Engine.js';
+import type { KbSession } from '../KbSessions.js';
+
+/**
+ * `qa:ask` runs as a job: the answer streams as `qa:token` events and arrives whole in
+ * `job:finished`; it is kept in the KB's history. Without a generation model (or when asked),
+ * the answer is retrieval-only: ranked evidence with citations.
+ */
+export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:history'> {
+  return {
+    'qa:ask': ({ kb: name, question, strategy, answerLanguage, retrievalOnly }) => {
+      const session = engine.kbs.get(name);
+      const jobId = engine.jobs.start('ask', session.name, async ({ jobId, signal, emit, progress }) => {
+        progress({ stage: 'answer', done: 0, total: 1, message: strategy });
+        const answer = await answerQuestion(engine, session, { question, strategy, retrievalOnly, answerLanguage: answerLanguage ?? engine.settings.get().answerLanguage ?? undefined }, { signal, onTextChunk: (text) => emit('qa:token', { jobId, text }) });
+        session.kb.addHistory(question, strategy, JSON.stringify(answer));
+        const { llmCalls, promptTokens, completionTokens, cacheHits } = answer.usage;
+        progress({ stage: 'answer', done: 1, total: 1, message: strategy, llmCalls, promptTokens, completionTokens, cacheHits });
+        return answer;
+      });
+      return { jobId };
+    },
+    'qa:history': ({ kb: name, search, limit }): HistoryEntry[] =>
+      engine.kbs
+        .get(name)
+        .kb.listHistory(search, limit)
+        .map((h) => ({ id: h.id, askedAt: h.askedAt, answer: JSON.parse(h.answerJson) as Answer })),
+  };
+}
+
+export interface QuestionRequest {
+  question: string;
+  strategy: StrategyName;
+  retrievalOnly?: boolean;
+  answerLanguage?: string | undefined;
+}
+
+/** Answers one question over a KB with the loaded models (also used by benchmarks). */
+export async function answerQuestion(engine: Engine, session: KbSession, request: QuestionRequest, options: { signal: AbortSignal; onTextChunk?: (text: string) => void }): Promise<Answer> {
+  const embedder = await engine.models.requireEmbedder('Answering');
+  session.kb.assertEmbedder(embedder.identity, embedder.dimension);
+  const model = request.retrievalOnly ? null : await engine.models.generation();
+  return ask(
+    {
+      kb: session.kb,
+      llm: model ? new CachingLlm(model, { store: session.kb.callCache }) : null,
+      embedder,
+      prompts: engine.prompts,
+      settings: resolveQaSettings(engine.settings.get().strategyParams),
+    },
+    request.question,
+    {
+      strategy: request.strategy,
+      retrievalOnly: Boolean(request.retrievalOnly),
+      signal: options.signal,
+      ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
+      ...(request.answerLanguage ? { answerLanguage: request.answerLanguage } : {}),
+    },
+  );
+}
