@@ -12,6 +12,7 @@ import { docHandlers } from './handlers/docs.js';
 import { indexingHandlers } from './handlers/indexing.js';
 import { graphHandlers } from './handlers/graph.js';
 import { qaHandlers } from './handlers/qa.js';
+import { rdfHandlers } from './handlers/rdf.js';
 import { KbSessions } from './KbSessions.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
@@ -61,6 +62,7 @@ export class Engine {
       ...indexingHandlers(this),
       ...graphHandlers(this),
       ...qaHandlers(this),
+      ...rdfHandlers(this),
     } as Handlers;
   }
 

@@ -812,6 +812,50 @@ export class KnowledgeBase {
     ).all({ key: entityKey(search), limit }) as HistoryRecord[];
   }
 
+  // ── imported RDF ────────────────────────────────────────────────────────────
+
+  /** Keeps a batch of an imported graph's original statements (N-Quads text) for export and the RDF view. */
+  addImportedStatements(source: string, nquads: string): void {
+    if (nquads.length > 0) this.#stmt('INSERT INTO imported_statements (source, nquads) VALUES (?, ?)').run(source, nquads);
+  }
+
+  /** The imported statements, batch by batch, in import order. */
+  *iterateImportedStatements(): Generator<string> {
+    let after = 0;
+    for (;;) {
+      const rows = this.#stmt('SELECT id, nquads FROM imported_statements WHERE id > ? ORDER BY id LIMIT 64').all(after) as { id: number; nquads: string }[];
+      if (rows.length === 0) return;
+      for (const row of rows) yield row.nquads;
+      after = (rows.at(-1) as { id: number }).id;
+    }
+  }
+
+  /**
+   * Removes every entity, triple and imported statement, with their vectors and text index, from a
+   * KB that holds no documents: undoes an RDF import that could not finish.
+   */
+  clearGraph(): void {
+    if (this.stats().documents > 0) throw new PolyhopError('CONFLICT', 'clearGraph: the knowledge base holds documents');
+    this.transaction(() => {
+      const tripleIds = this.#stmt('SELECT id FROM triples').pluck().all() as number[];
+      const entityIds = this.#stmt('SELECT id FROM entities').pluck().all() as number[];
+      this.#deleteVectorRows('triple', tripleIds);
+      this.#deleteVectorRows('entity_name', entityIds);
+      this.#deleteVectorRows('entity_summary', entityIds);
+      this.removeText('triple', tripleIds);
+      this.#db.exec('DELETE FROM fts_entity; DELETE FROM triples; DELETE FROM entity_aliases; DELETE FROM entities; DELETE FROM imported_statements;');
+    });
+  }
+
+  /** Records other names of an entity (e.g. an imported node's further labels); names taken by another entity are skipped. */
+  addAliases(entityId: number, aliases: readonly string[]): void {
+    const add = this.#stmt('INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM entities WHERE name_key = ?)');
+    for (const alias of aliases) {
+      const key = entityKey(alias);
+      if (key) add.run(key, alias, entityId, key);
+    }
+  }
+
   // ── streaming and stats ─────────────────────────────────────────────────────
 
   /** Every document, by id, fetched in batches (other calls may run between two items). */

@@ -8,7 +8,7 @@ import type { Embedder } from '../models/Embedder.js';
 export interface IngestPendingOptions {
   embedder: Embedder;
   load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal'>;
-  chunking?: Pick<SemanticChunkOptions, 'threshold' | 'windowRadius' | 'maxTokens' | 'batchSize'>;
+  chunking?: Pick<SemanticChunkOptions, 'threshold' | 'windowSentences' | 'maxTokens' | 'batchSize'>;
   onProgress?: (progress: { done: number; total: number; message: string }) => void;
   signal?: AbortSignal;
 }

@@ -120,7 +120,9 @@ export async function importRdf(file: string, options: ImportRdfOptions): Promis
   const ensure = (term: AnyTerm): string => {
     const key = ntTerm(term);
     if (names.has(key)) return key;
-    const base = display(term);
+    const shown = display(term);
+    // A blank label or empty literal still needs a name: fall back to its N-Triples form.
+    const base = shown.trim() ? shown : key;
     let name = base;
     for (let n = 1; taken.has(entityKey(name)); n++) name = `${base} (${n === 1 ? qualifier(term) : n})`;
     taken.add(entityKey(name));

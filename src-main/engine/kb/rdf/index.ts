@@ -7,7 +7,7 @@ export type { ImportBatch, ImportProgress, ImportRdfOptions, ImportRdfResult, Im
 export { buildQuads } from './buildQuads.js';
 export type { BuildQuadsOptions, RdfScope } from './buildQuads.js';
 export { knowledgeBaseRdfSource } from './knowledgeBaseRdfSource.js';
-export type { KnowledgeBaseRdfSourceOptions } from './knowledgeBaseRdfSource.js';
+
 export { MemoryRdfSource } from './MemoryRdfSource.js';
 export type { RdfRecordSource } from './RdfRecordSource.js';
 export { formatOfFile } from './rdfFormats.js';

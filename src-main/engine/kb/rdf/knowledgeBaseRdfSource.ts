@@ -1,13 +1,8 @@
 import type { KnowledgeBase } from '../KnowledgeBase.js';
-import type { AnyIterable, RdfRecordSource } from './RdfRecordSource.js';
-
-export interface KnowledgeBaseRdfSourceOptions {
-  /** Original statements of an imported graph (N-Quads batches), until the KB stores them itself. Default: none. */
-  importedNQuads?: () => AnyIterable<string>;
-}
+import type { RdfRecordSource } from './RdfRecordSource.js';
 
 /** The RDF view's and exporter's reading of a KnowledgeBase (the system of record). */
-export function knowledgeBaseRdfSource(kb: KnowledgeBase, options: KnowledgeBaseRdfSourceOptions = {}): RdfRecordSource {
+export function knowledgeBaseRdfSource(kb: KnowledgeBase): RdfRecordSource {
   return {
     baseIri: kb.meta().baseIri,
     documents: (ids) => (ids ? ids.flatMap((id) => kb.getDocument(id) ?? []) : kb.iterateDocuments()),
@@ -17,6 +12,6 @@ export function knowledgeBaseRdfSource(kb: KnowledgeBase, options: KnowledgeBase
     triplesById: (ids) => kb.getTriples(ids),
     triplesOfEntity: (entityId) => kb.triplesOfEntity(entityId, 'both', Number.MAX_SAFE_INTEGER),
     chunkDocuments: (chunkIds) => new Map(kb.getChunks(chunkIds).map((c) => [c.id, c.documentId])),
-    ...(options.importedNQuads ? { importedNQuads: options.importedNQuads } : {}),
+    importedNQuads: () => kb.iterateImportedStatements(),
   };
 }
