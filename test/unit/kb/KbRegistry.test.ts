@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LATEST_SCHEMA_VERSION } from '../../../src-main/engine/kb/migrations/migrate.js';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import { KbRegistry } from '../../../src-main/engine/kb/KbRegistry.js';
 import { tempDir } from './kbFixtures.js';
@@ -32,7 +33,7 @@ describe('KbRegistry', () => {
     expect(registry.list()).toEqual([]);
     const kb = registry.create({ name: 'My Papers', description: 'pdfs' });
     const entry = registry.get('my papers');
-    expect(entry).toMatchObject({ name: 'My Papers', description: 'pdfs', problem: null, schemaVersion: 1 });
+    expect(entry).toMatchObject({ name: 'My Papers', description: 'pdfs', problem: null, schemaVersion: LATEST_SCHEMA_VERSION });
     expect(entry.id).toMatch(/^my-papers-[0-9a-f]{8}$/);
     expect(entry.file).toBe(join(dir, 'kbs', entry.id, 'kb.sqlite'));
     expect(entry.baseIri).toBe(`urn:polyhop:kb:${entry.id}/`);

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
+import { LATEST_SCHEMA_VERSION } from '../../../src-main/engine/kb/migrations/migrate.js';
 import { addDoc, chunks, createKb, tempDir } from './kbFixtures.js';
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -30,7 +31,7 @@ describe('KnowledgeBase', () => {
 
   describe('open and meta', () => {
     it('creates with meta, WAL and foreign keys, and reopens', () => {
-      expect(kb.meta()).toMatchObject({ name: 'Test KB', description: '', baseIri: 'urn:polyhop:kb:test/', schemaVersion: 1, embedder: null });
+      expect(kb.meta()).toMatchObject({ name: 'Test KB', description: '', baseIri: 'urn:polyhop:kb:test/', schemaVersion: LATEST_SCHEMA_VERSION, embedder: null });
       kb.setMeta({ name: 'Renamed', description: 'about' });
       kb.close();
       const again = KnowledgeBase.open(kb.file);
@@ -52,7 +53,7 @@ describe('KnowledgeBase', () => {
       const raw = new Database(kb.file);
       raw.pragma('user_version = 99');
       raw.close();
-      expect(() => KnowledgeBase.open(kb.file)).toThrow(/newer Polyhop \(schema v99; this version reads up to v1\)/);
+      expect(() => KnowledgeBase.open(kb.file)).toThrow(`newer Polyhop (schema v99; this version reads up to v${LATEST_SCHEMA_VERSION})`);
       expect(codeOf(() => KnowledgeBase.open(kb.file))).toBe('UNSUPPORTED');
       expect(codeOf(() => KnowledgeBase.open(kb.file, { readonly: true }))).toBe('UNSUPPORTED');
       expect(KnowledgeBase.readMeta(kb.file).schemaVersion).toBe(99);
