@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { Engine } from './engine/api/Engine.js';
 import { appPaths, defaultDataDir } from './engine/api/paths.js';
-import { STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
+import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { printDoctor, printTable } from './cli/format.js';
 
@@ -291,17 +291,19 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .command('run')
     .description('build (or reuse) a KB from a data set and ask every question through each strategy')
     .requiredOption('--dataset <path>', 'data set file')
-    .requiredOption('--format <format>', 'hotpotqa | 2wiki | musique | mse-kg | xquad | csv | jsonl')
+    .addOption(new Option('--format <format>', 'data set format').choices([...DATASET_FORMATS]).makeOptionMandatory())
     .option('--strategies <list>', 'comma-separated', 'dr,vector,llm-only')
-    .option('--languages <list>', 'comma-separated language codes', 'en')
+    .option('--languages <list>', "comma-separated language codes (default: the data set's)")
+    .option('--corpus <path>', 'a HippoRAG corpus to index instead of the questions’ own passages')
     .option('--limit <n>', 'questions', (v) => Number.parseInt(v, 10), 20)
     .requiredOption('--out <dir>', 'report folder (a killed run resumes from it)')
-    .action(async (opts: { dataset: string; format: string; strategies: string; languages: string; limit: number; out: string }) => {
+    .action(async (opts: { dataset: string; format: Request<'eval:run'>['format']; strategies: string; languages?: string; corpus?: string; limit: number; out: string }) => {
       const result = await job('eval:run', {
         datasetPath: resolve(opts.dataset),
-        format: opts.format as Request<'eval:run'>['format'],
+        format: opts.format,
         strategies: opts.strategies.split(',') as Request<'eval:run'>['strategies'],
-        languages: opts.languages.split(','),
+        ...(opts.languages ? { languages: opts.languages.split(',') } : {}),
+        ...(opts.corpus ? { corpusPath: resolve(opts.corpus) } : {}),
         limit: opts.limit,
         outDir: resolve(opts.out),
       });

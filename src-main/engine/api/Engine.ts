@@ -13,6 +13,7 @@ import { indexingHandlers } from './handlers/indexing.js';
 import { graphHandlers } from './handlers/graph.js';
 import { qaHandlers } from './handlers/qa.js';
 import { rdfHandlers } from './handlers/rdf.js';
+import { evalHandlers } from './handlers/eval.js';
 import { KbSessions } from './KbSessions.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
@@ -63,7 +64,8 @@ export class Engine {
       ...graphHandlers(this),
       ...qaHandlers(this),
       ...rdfHandlers(this),
-    } as Handlers;
+      ...evalHandlers(this),
+    };
   }
 
   static async create(options: EngineOptions): Promise<Engine> {

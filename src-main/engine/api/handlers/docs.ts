@@ -14,7 +14,7 @@ type DocMethods = 'docs:add' | 'docs:list' | 'docs:get' | 'docs:remove';
 export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
   const { kbs } = engine;
   return {
-    'docs:add': async ({ kb: name, paths }) => addPaths(engine, name, paths),
+    'docs:add': async ({ kb: name, paths }) => addDocuments(engine, name, paths),
     'docs:list': ({ kb: name, ...options }) => {
       const page = kbs.get(name).kb.listDocuments(options);
       return { total: page.total, rows: page.rows.map(toRow) };
@@ -46,7 +46,7 @@ function requireDocument(kb: KnowledgeBase, id: number): DocumentRecord {
  * replaced, unchanged ones skipped; a folder given again is a re-scan, so files gone from it
  * are removed. Reading and chunking happen in the indexing job, so this returns quickly.
  */
-async function addPaths(engine: Engine, name: string, paths: readonly string[]): Promise<AddDocumentsResult> {
+export async function addDocuments(engine: Engine, name: string, paths: readonly string[]): Promise<AddDocumentsResult> {
   const session = engine.kbs.get(name);
   const { kb } = session;
   const result: AddDocumentsResult = { added: [], unchanged: 0, errors: [] };

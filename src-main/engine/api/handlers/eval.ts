@@ -1,0 +1,94 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EvalRun, writeEvalReport, type EvalKbSource } from '../../eval/index.js';
+import type { Citation } from '../contract.js';
+import type { Handlers } from '../dispatch.js';
+import type { Engine } from '../Engine.js';
+import type { KbSession } from '../KbSessions.js';
+import { importRdfIntoKb } from '../importRdfIntoKb.js';
+import { addDocuments } from './docs.js';
+import { runIndexing } from './indexing.js';
+import { answerQuestion } from './qa.js';
+
+interface EvalKbHandle {
+  readonly name: string;
+  readonly session: KbSession;
+  passageIdOf(citation: Citation): string | undefined;
+}
+
+/**
+ * `eval:run` builds (or reuses, by the data set's fingerprint) a KB of the data set's passages
+ * with the real indexing pipeline, then asks every question through each strategy with the
+ * loaded models; `eval:report` renders a finished (or partial) run folder.
+ */
+export function evalHandlers(engine: Engine): Pick<Handlers, 'eval:run' | 'eval:report'> {
+  return {
+    'eval:run': (request) => {
+      const jobId = engine.jobs.start('eval', null, async ({ signal, progress }) => {
+        const embedder = await engine.models.requireEmbedder('Evaluation');
+        const run = new EvalRun<EvalKbHandle>(
+          { ...request, signal, onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }) },
+          {
+            buildKb: (source, options) => buildEvalKb(engine, source, options.fingerprint, options.signal ?? signal, options.onProgress),
+            ask: (kb, r) => answerQuestion(engine, kb.session, { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage }, { signal: r.signal ?? signal }),
+            llm: await engine.models.generation(),
+            prompts: engine.prompts,
+            embedder,
+          },
+        );
+        return run.run();
+      });
+      return { jobId };
+    },
+    'eval:report': async ({ outDir }) => {
+      const report = await writeEvalReport(outDir);
+      return { outDir: report.outDir, markdown: report.markdown, rows: report.rows as unknown as Record<string, unknown>[] };
+    },
+  };
+}
+
+async function buildEvalKb(
+  engine: Engine,
+  source: EvalKbSource,
+  fingerprint: string,
+  signal: AbortSignal,
+  onProgress?: (p: { done: number; total: number; message: string }) => void,
+): Promise<{ kb: EvalKbHandle; reused: boolean }> {
+  const name = `eval-${fingerprint.slice(0, 12)}`;
+  const exists = engine.kbs.registry.list().some((k) => k.name === name);
+  const session = exists ? engine.kbs.get(name) : engine.kbs.create({ name, description: `Benchmark knowledge base (${source.kind})` });
+  const passageOfPath = new Map<string, string>();
+  const progress = (p: { stage: string; done?: number; total?: number; message?: string }): void => onProgress?.({ done: p.done ?? 0, total: p.total ?? 0, message: `${p.stage} ${p.message ?? ''}`.trim() });
+
+  if (source.kind === 'rdf') {
+    if (!exists) await importRdfIntoKb(session, await engine.models.requireEmbedder('Evaluation'), source.path, { format: source.format, signal, onProgress: progress });
+    return { kb: { name, session, passageIdOf: () => undefined }, reused: exists };
+  }
+
+  // Passages become files so they go through the same loaders, chunking and indexing as anyone's documents.
+  const dir = join(engine.paths.dataDir, 'eval-corpora', fingerprint.slice(0, 24));
+  mkdirSync(dir, { recursive: true });
+  const paths = source.passages.map((p, i) => {
+    const path = join(dir, `${String(i).padStart(6, '0')}.txt`);
+    writeFileSync(path, `${p.title}\n\n${p.text}\n`);
+    passageOfPath.set(path, p.id);
+    return path;
+  });
+  const docs = [...session.kb.iterateDocuments()];
+  const reused = exists && docs.length === paths.length && docs.every((d) => d.status === 'indexed');
+  if (!reused) {
+    await addDocuments(engine, name, paths);
+    await runIndexing(engine, session, { signal, progress });
+  }
+  return {
+    kb: {
+      name,
+      session,
+      passageIdOf: (c) => {
+        const doc = session.kb.getDocument(c.documentId);
+        return doc ? passageOfPath.get(doc.path) : undefined;
+      },
+    },
+    reused,
+  };
+}
