@@ -101,6 +101,22 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       out({ deleted: name }, () => console.log(`Deleted knowledge base "${name}"`));
     });
 
+  kb.command('backup <name> <file>')
+    .description('write the knowledge base to one file (works while indexing runs)')
+    .action(async (name: string, file: string) => {
+      const result = await job('kb:backup', { kb: name, outputPath: resolve(file) });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `backup ${result.status}`);
+      out(result.result, () => console.log(`Backed up "${name}" to ${resolve(file)}`));
+    });
+  kb.command('restore <file> <name>')
+    .description('verify a backup file and restore it as a knowledge base')
+    .option('--replace', 'replace an existing knowledge base of that name')
+    .action(async (file: string, name: string, opts: { replace?: boolean }) => {
+      const result = await job('kb:restore', { inputPath: resolve(file), name, replace: Boolean(opts.replace) });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `restore ${result.status}`);
+      out(result.result, () => console.log(`Restored "${name}" from ${resolve(file)}`));
+    });
+
   program
     .command('add <paths...>')
     .description('add files or folders (recursive) to a knowledge base; unchanged files are skipped')

@@ -14,6 +14,7 @@ import { graphHandlers } from './handlers/graph.js';
 import { qaHandlers } from './handlers/qa.js';
 import { rdfHandlers } from './handlers/rdf.js';
 import { evalHandlers } from './handlers/eval.js';
+import { backupHandlers } from './handlers/backup.js';
 import { KbSessions } from './KbSessions.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
@@ -65,6 +66,7 @@ export class Engine {
       ...qaHandlers(this),
       ...rdfHandlers(this),
       ...evalHandlers(this),
+      ...backupHandlers(this),
     };
   }
 

@@ -39,6 +39,16 @@ export class KbSessions {
     return this.get(options.name);
   }
 
+  /** Restores a backup file as `name` (see KbRegistry.restore); an open session of that name is closed first. */
+  async restore(file: string, name: string, replace: boolean): Promise<void> {
+    const existing = this.registry.list().find((k) => k.name.toLowerCase() === name.toLowerCase());
+    if (existing && replace) {
+      await this.#sessions.get(existing.id)?.rdf.dispose();
+      this.#sessions.delete(existing.id);
+    }
+    this.registry.restore(file, name, { replace });
+  }
+
   async delete(name: string): Promise<void> {
     const id = this.registry.get(name).id;
     await this.#sessions.get(id)?.rdf.dispose();

@@ -52,6 +52,10 @@ export const requestSchemas = {
   'kb:info': z.object({ kb: kbName }).strict(),
   'kb:rename': z.object({ kb: kbName, newName: kbName }).strict(),
   'kb:delete': z.object({ kb: kbName }).strict(),
+  /** One-file backup, usable while indexing runs. */
+  'kb:backup': z.object({ kb: kbName, outputPath: path }).strict(),
+  /** Verifies a backup file, then restores it as a KB named `name` (replacing it only when `replace`). */
+  'kb:restore': z.object({ inputPath: path, name: kbName, replace: z.boolean().default(false) }).strict(),
 
   'docs:add': z.object({ kb: kbName, paths: z.array(path).min(1).max(10_000) }).strict(),
   'docs:list': z
@@ -401,6 +405,8 @@ export interface Responses {
   'kb:info': KbInfo;
   'kb:rename': KbSummary;
   'kb:delete': { deleted: true };
+  'kb:backup': JobRef;
+  'kb:restore': JobRef;
   'docs:add': AddDocumentsResult;
   'docs:list': DocumentPage;
   'docs:get': DocumentDetail;
@@ -433,7 +439,7 @@ export interface Responses {
 
 // ---------- Events ----------
 
-export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval';
+export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore';
 export type JobStatus = 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
 
 export interface JobProgress {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PolyhopError } from '../base/errors.js';
 import { entityKey } from './entityKey.js';
@@ -117,6 +117,31 @@ export class KbRegistry {
     if (taken && taken.id !== entry.id) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, { details: { name: clean } });
     this.open(entry.name).setMeta({ name: clean });
     return this.get(clean);
+  }
+
+  /**
+   * Makes a verified backup file a KB named `name`. With `replace`, an existing KB of that name is
+   * deleted only after the restored copy opened; otherwise the name must be free.
+   */
+  restore(file: string, name: string, options: { replace?: boolean } = {}): KnowledgeBase {
+    const clean = checkName(name);
+    const existing = this.#find(clean);
+    if (existing && !options.replace) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, { details: { name: clean } });
+    KnowledgeBase.verifyFile(file);
+    const id = `${slug(clean)}-${randomBytes(4).toString('hex')}`;
+    const dir = join(this.#root, id);
+    mkdirSync(dir, { recursive: true });
+    try {
+      copyFileSync(file, join(dir, 'kb.sqlite'));
+      const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { busyTimeoutMs: this.#busyTimeoutMs });
+      if (existing) this.delete(existing.name);
+      kb.setMeta({ name: clean });
+      this.#open.set(id, kb);
+      return kb;
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** Closes the KB and deletes its directory. NOT_FOUND when missing. */

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { PolyhopError } from '../base/errors.js';
+import { storageError } from '../base/storageError.js';
 import { missingCase } from '../base/assert.js';
 import type { CallCacheStore } from '../models/CallCache.js';
 import { cleanName, entityKey } from './entityKey.js';
@@ -196,6 +197,37 @@ export class KnowledgeBase {
 
   get closed(): boolean {
     return !this.#db.open;
+  }
+
+  /**
+   * Writes a consistent copy of the KB to `file` with SQLite's online backup (writers go on
+   * meanwhile), checks the copy's integrity, and only then gives it its name: a failed or
+   * interrupted backup never leaves a broken file under `file`.
+   */
+  async backup(file: string, onProgress?: (done: number, total: number) => void): Promise<void> {
+    const part = `${file}.part`;
+    rmSync(part, { force: true });
+    try {
+      await this.#db.backup(part, { progress: ({ totalPages, remainingPages }) => (onProgress?.(totalPages - remainingPages, totalPages), 256) });
+      KnowledgeBase.verifyFile(part);
+      renameSync(part, file);
+    } catch (error) {
+      rmSync(part, { force: true });
+      throw storageError(error, file, 'back up to');
+    }
+  }
+
+  /** Checks that `file` is an intact Polyhop KB this version can read (BAD_INPUT / UNSUPPORTED otherwise). */
+  static verifyFile(file: string): KbMeta {
+    const meta = KnowledgeBase.readMeta(file);
+    const db = openDatabase(file, true, 5000);
+    try {
+      const result = db.pragma('integrity_check', { simple: true });
+      if (result !== 'ok') throw new PolyhopError('BAD_INPUT', `${file}: the database is damaged (${String(result)})`, { details: { file } });
+    } finally {
+      db.close();
+    }
+    return meta;
   }
 
   close(): void {

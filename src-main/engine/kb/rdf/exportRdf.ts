@@ -1,6 +1,6 @@
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { throwIfAborted } from '../../base/abort.js';
-import { PolyhopError } from '../../base/errors.js';
+import { storageError } from '../../base/storageError.js';
 import { type RdfScope, buildQuads } from './buildQuads.js';
 import type { RdfRecordSource } from './RdfRecordSource.js';
 import { type RdfWriteFormat, RdfSerializer } from './RdfSerializer.js';
@@ -44,7 +44,7 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
   try {
     handle = await open(target, 'w');
   } catch (error) {
-    throw writeError(error, outputPath);
+    throw storageError(error, outputPath);
   }
   try {
     const file = handle;
@@ -54,7 +54,7 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
       try {
         await file.write(bytes);
       } catch (error) {
-        throw writeError(error, outputPath);
+        throw storageError(error, outputPath);
       }
       progress.bytes += bytes.length;
     };
@@ -69,7 +69,7 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
     try {
       await file.close();
     } catch (error) {
-      throw writeError(error, outputPath);
+      throw storageError(error, outputPath);
     }
     handle = undefined;
     if (atomic) await rename(target, outputPath);
@@ -81,11 +81,3 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
   }
 }
 
-function writeError(error: unknown, file: string): PolyhopError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new PolyhopError('STORAGE_FULL', `rdf export: no space left on the device while writing ${file}`, { details: { file }, cause: error });
-  }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new PolyhopError('BAD_INPUT', `rdf export: cannot write ${file}: ${reason}`, { details: { file, code }, cause: error });
-}

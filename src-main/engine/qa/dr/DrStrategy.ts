@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EvidencePool, evidenceBrief, roundScore, type EvidenceItem } from '../EvidencePool.js';
 import { fence } from '../language.js';
 import type { QaRun } from '../QaRun.js';
-import { synthesiseAnswer } from '../synthesis.js';
+import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
 import { cleanDecomposition, isPlaceholder, nextResolution, openPlaceholders, propagate, type QueryTriple } from './placeholders.js';
 
@@ -43,25 +43,27 @@ export const drStrategy: Strategy = {
         s.detail.anchor = step.anchor;
         s.detail.placeholder = step.placeholder;
         s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
-        const withSummary = candidates.filter((c) => c.entity.summary);
+        // Candidates with a summary, best first, as many as the evidence budget holds.
+        const summarised = candidates.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+        const withSummary = fitEvidence(summarised, run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t)).kept;
         if (withSummary.length === 0) return null;
         const r = await s.tryJson('qa/dr-resolve', {
           question: english,
           triples: triples.map(formatTriple).join('\n'),
           triple: formatTriple(triple),
           placeholder: step.placeholder,
-          candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.entity.name, 'candidates')}: ${fence(c.entity.summary ?? '', 'candidates')}`).join('\n'),
+          candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.label, 'candidates')}: ${fence(c.text, 'candidates')}`).join('\n'),
         }, ResolutionSchema);
         if (!r) return null;
         s.detail.reasoning = r.reasoning;
         const supporting = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
         // The grounded value's own summary carries the next hop, so it is kept even when not cited.
         const value = r.value && r.value.trim() && !isPlaceholder(r.value) ? r.value.trim() : null;
-        const grounded = value ? (await run.retriever.entitiesByName(value, 1)).filter((c) => c.entity.summary) : [];
-        const added = [...supporting, ...grounded].filter((c) => pool.add(run.retriever.summaryEvidence(c.entity, c.score)));
+        const grounded = value ? (await run.retriever.entitiesByName(value, 1)).filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score)) : [];
+        const added = [...supporting, ...grounded].filter((item) => pool.add(item));
         s.detail.value = value;
-        s.detail.grounded = grounded.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
-        s.detail.added = added.map((c) => c.entity.name);
+        s.detail.grounded = grounded.map(evidenceBrief);
+        s.detail.added = added.map((item) => item.label);
         return value;
       });
       if (!value) break; // later triples depend on this placeholder: nothing more can be grounded
