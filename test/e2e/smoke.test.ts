@@ -72,6 +72,22 @@ describe('themes and sign-in', () => {
     expect(backgrounds.dark).not.toBe(backgrounds.light);
   });
 
+  it('is keyboard reachable: skip link, then the navigation, which moves focus to the screen', async () => {
+    const { context, page } = await openApp(browser, server.authUrl);
+    try {
+      await page.getByTestId('nav-corpus').waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('href'))).toBe('#main');
+      for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) !== 'nav-ask'; i++) await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-ask');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('screen-ask').waitFor();
+      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('without the token, the page shows the UNAUTHORIZED error view', async () => {
     // Signed in by cookie (static files load), but this tab never received the Api token.
     const { context, page } = await openApp(browser, server.authUrl);

@@ -11,9 +11,9 @@ import { QaEmbedder, qaRules } from '../unit/qa/support/qaScript.js';
  * The scripted "perfect model" of test/support/corpusScript.ts and the QA script, adapted to the
  * chunks the app itself makes. corpusRules() keys preprocessing and extraction on exact
  * paragraphs (the unit tests insert one chunk per paragraph); the real loader strips Markdown and
- * the semantic chunker may join paragraphs, so here a chunk is answered with every corpus
- * paragraph it contains (compared on letters only). The other stages reuse corpusRules() and
- * qaRules() unchanged.
+ * the semantic chunker cuts at sentences, joining them or not. So here the script is per
+ * sentence, derived from CHUNK_SCRIPT, and a chunk is answered with every corpus sentence it
+ * contains (compared on letters only). The other stages reuse corpusRules() and qaRules().
  */
 
 export const E2E_CORPUS_PATHS: readonly string[] = CORPUS_FILES.map((f) => join(CORPUS_DIR, f));
@@ -21,28 +21,54 @@ export const E2E_CORPUS_PATHS: readonly string[] = CORPUS_FILES.map((f) => join(
 /** Letters and digits only, lower case: survives Markdown stripping, re-wrapping and fencing. */
 const letters = (s: string): string => s.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
-interface ParagraphScript {
+const sentences = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter((line) => !line.startsWith('#')) // Markdown headings state no fact
+    .join(' ')
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+interface SentenceScript {
+  /** The sentence as written, letters only. */
   source: string;
+  /** Its English summary sentence, and that, letters only. */
   summary: string;
-  triples: readonly ScriptTriple[];
+  summaryKey: string;
+  triples: ScriptTriple[];
 }
 
-const PARAGRAPHS: readonly ParagraphScript[] = CORPUS_FILES.flatMap((file) =>
-  corpusParagraphs(file).map((p, i) => {
+/**
+ * A paragraph's sentences paired with its summary's sentences; each triple goes with the summary
+ * sentence that names its object.
+ */
+const SENTENCES: readonly SentenceScript[] = CORPUS_FILES.flatMap((file) =>
+  corpusParagraphs(file).flatMap((p, i) => {
     const script = CHUNK_SCRIPT[file][i];
-    if (!script) throw new Error(`e2eCorpus: no script for paragraph ${i} of ${file}`);
-    return { source: letters(p.text), summary: script.summary, triples: script.triples };
+    const sources = sentences(p.text);
+    const summaries = sentences(script?.summary ?? '');
+    if (!script || sources.length !== summaries.length) throw new Error(`e2eCorpus: paragraph ${i} of ${file} has ${sources.length} sentences, its summary ${summaries.length}`);
+    const out = sources.map((source, k) => ({ source: letters(source), summary: summaries[k]!, summaryKey: letters(summaries[k]!), triples: [] as ScriptTriple[] }));
+    for (const triple of script.triples) {
+      const home = out.find((s) => s.summaryKey.includes(letters(triple[3])));
+      if (!home) throw new Error(`e2eCorpus: no summary sentence of ${file}#${i} names ${triple[3]}`);
+      home.triples.push(triple);
+    }
+    return out;
   }),
 );
 
-function paragraphsIn(text: string, key: (p: ParagraphScript) => string): ParagraphScript[] {
+const sentencesIn = (text: string, key: (s: SentenceScript) => string): SentenceScript[] => {
   const haystack = letters(text);
-  const found = PARAGRAPHS.filter((p) => haystack.includes(key(p)));
-  if (found.length === 0) throw new Error(`e2eCorpus: the chunk contains no whole corpus paragraph (did the chunker split one?): ${text.slice(0, 300)}`);
-  return found;
-}
+  return SENTENCES.filter((s) => haystack.includes(key(s)));
+};
 
-const preprocess = (v: Readonly<Record<string, string>>) => ({ text: paragraphsIn(v.chunk!, (p) => p.source).map((p) => p.summary).join(' ') });
+/** A chunk with no fact sentence (a heading) is summarised as itself. */
+const preprocess = (v: Readonly<Record<string, string>>) => {
+  const found = sentencesIn(v.chunk!, (s) => s.source);
+  return { text: found.length > 0 ? found.map((s) => s.summary).join(' ') : v.chunk!.trim() };
+};
 
 export function e2eRules(): ScriptRule[] {
   return [
@@ -51,8 +77,8 @@ export function e2eRules(): ScriptRule[] {
     {
       prompt: 'mder/map',
       reply: (v) => ({
-        triples: paragraphsIn(v.chunk!, (p) => letters(p.summary))
-          .flatMap((p) => p.triples)
+        triples: sentencesIn(v.chunk!, (s) => s.summaryKey)
+          .flatMap((s) => s.triples)
           .map(([subject, subjectType, relation, object, objectType]) => ({ subject, subjectType, relation, object, objectType })),
       }),
     },

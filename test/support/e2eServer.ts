@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../../src-main/engine/api/Engine.js';
@@ -37,19 +37,28 @@ const LOCK = join(tmpdir(), 'polyhop-e2e-build.lock');
 const LOCK_STALE_MS = 10 * 60_000;
 let rendererCopy: Promise<string> | null = null;
 
+/** Whether the lock's owner is gone (killed mid-build) or the lock is older than any build. */
+function lockIsStale(): boolean {
+  try {
+    if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) return true;
+    process.kill(Number(readFileSync(join(LOCK, 'pid'), 'utf8')), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** One build at a time across the e2e files of a run (vitest runs them in parallel processes). */
 async function withBuildLock<T>(work: () => T): Promise<T> {
   for (;;) {
     try {
       mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
       break;
-    } catch {
-      // Another test file of this run is building; a lock left by a killed run goes stale.
-      try {
-        if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
-      } catch {
-        // released meanwhile
-      }
-      await new Promise((r) => setTimeout(r, 250));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (lockIsStale()) rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 250));
     }
   }
   try {

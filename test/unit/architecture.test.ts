@@ -11,7 +11,7 @@ const allowed: Record<string, string[]> = {
   models: ['base', 'api/contract'],
   kb: ['base', 'models/CallCache', 'models/Embedder', 'api/contract'],
   ingest: ['base', 'models', 'kb'],
-  mder: ['base', 'models', 'kb', 'ingest'],
+  mder: ['base', 'models', 'kb', 'ingest', 'api/contract'],
   qa: ['base', 'models', 'kb', 'ingest', 'api/contract'],
   eval: ['base', 'models', 'kb', 'ingest', 'mder', 'qa', 'api/contract'],
   api: ['base', 'models', 'kb', 'ingest', 'mder', 'qa', 'eval', 'api'],

@@ -18,7 +18,8 @@ export async function dispatch(handlers: Handlers, method: unknown, payload: unk
     if (!isMethod(method)) throw new PolyhopError('INVALID_REQUEST', `Unknown method: ${String(method).slice(0, 100)}`);
     const parsed = requestSchemas[method].safeParse(payload ?? {});
     if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 10).map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+      // Capped: an issue can quote the payload (every unknown key), and replies must stay small.
+      const issues = parsed.error.issues.slice(0, 10).map((i) => ({ path: clip(i.path.map(String).join('.')), message: clip(i.message) }));
       throw new PolyhopError('INVALID_REQUEST', `Invalid request for ${method}: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, {
         details: { issues },
       });
@@ -31,3 +32,5 @@ export async function dispatch(handlers: Handlers, method: unknown, payload: unk
     return { ok: false, error: data };
   }
 }
+
+const clip = (text: string, max = 200): string => (text.length > max ? `${text.slice(0, max)}…` : text);

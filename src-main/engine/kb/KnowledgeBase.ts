@@ -206,13 +206,18 @@ export class KnowledgeBase {
    */
   async backup(file: string, onProgress?: (done: number, total: number) => void): Promise<void> {
     const part = `${file}.part`;
-    rmSync(part, { force: true });
     try {
+      rmSync(part, { force: true });
       await this.#db.backup(part, { progress: ({ totalPages, remainingPages }) => (onProgress?.(totalPages - remainingPages, totalPages), 256) });
       KnowledgeBase.verifyFile(part);
       renameSync(part, file);
     } catch (error) {
-      rmSync(part, { force: true });
+      // An unusable path (NUL byte, name too long) cannot be removed either: report the first failure.
+      try {
+        rmSync(part, { force: true });
+      } catch {
+        // nothing could have been written there
+      }
       throw storageError(error, file, 'back up to');
     }
   }

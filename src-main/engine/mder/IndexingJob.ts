@@ -12,26 +12,11 @@ import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type Reduce
 import { MeteredLlm } from './MeteredLlm.js';
 import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
+import type { JobProgress } from '../api/contract.js';
 import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
-/**
- * Progress of one stage: the api's `JobProgress` without `jobId`, `kind` and `kb` (mder may not
- * import api/, so the shape is spelled out; the job runner adds the three). LLM figures are per stage.
- */
-export interface IndexingProgress {
-  stage: string;
-  done: number;
-  total: number;
-  /** Units per second over the stage so far. */
-  rate: number;
-  etaSeconds: number | null;
-  message: string;
-  /** Calls that ran the model (cache hits excluded). */
-  llmCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  cacheHits: number;
-}
+/** Progress of one stage: the Api's `JobProgress` without the job's identity (the job runner adds it). LLM figures are per stage. */
+export type IndexingProgress = Omit<JobProgress, 'jobId' | 'kind' | 'kb'>;
 
 /** What a job changed, for the RDF view to follow. */
 export interface IndexingChanges {

@@ -58,6 +58,35 @@ export async function loadCatalog(path: string): Promise<CatalogModel[]> {
   return parsed.data.models;
 }
 
+/**
+ * The only remote hosts a download may contact: every URI of the shipped catalog names one (a
+ * test holds the catalog to it), and {@link allowedDownloadUrl} refuses anything else.
+ */
+export const DOWNLOAD_HOSTS: readonly string[] = ['huggingface.co'];
+
+const LOOPBACK = /^(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
+
+/**
+ * `url` if it is https on a {@link DOWNLOAD_HOSTS} host, or a mirror on this machine (loopback);
+ * anything else is NETWORK_BLOCKED, before any connection is tried.
+ */
+export function allowedDownloadUrl(url: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // refused below
+  }
+  const remoteOk = parsed?.protocol === 'https:' && DOWNLOAD_HOSTS.includes(parsed.hostname);
+  const localOk = (parsed?.protocol === 'https:' || parsed?.protocol === 'http:') && LOOPBACK.test(parsed.hostname);
+  if (!parsed || !(remoteOk || localOk)) {
+    throw new PolyhopError('NETWORK_BLOCKED', `Refusing to download from ${url}: downloads go over https to ${DOWNLOAD_HOSTS.join(', ')} (or a mirror on this machine) only`, {
+      details: { url, allowedHosts: DOWNLOAD_HOSTS },
+    });
+  }
+  return parsed.href;
+}
+
 /** The https URL a catalog URI is fetched from (`hf:owner/repo/path` → Hugging Face's resolve URL). */
 export function catalogUrl(uri: string): string {
   if (!uri.startsWith('hf:')) return uri;

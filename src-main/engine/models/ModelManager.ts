@@ -7,7 +7,7 @@ import { asCancelled, throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import type { CatalogEntry, ModelFile, ModelInfo } from '../api/contract.js';
 import { inspectGguf } from './inspectGguf.js';
-import { catalogUrl, loadCatalog, type CatalogModel } from './ModelCatalog.js';
+import { allowedDownloadUrl, catalogUrl, loadCatalog, type CatalogModel } from './ModelCatalog.js';
 import { assertReachable, downloadFile, type DownloadProgress } from './downloadFile.js';
 
 export interface ModelManagerOptions {
@@ -130,15 +130,17 @@ export class ModelManager {
   async download(catalogId: string, options: ModelDownloadOptions = {}): Promise<ModelFile> {
     const entry = (await loadCatalog(this.#catalogPath)).find((m) => m.id === catalogId);
     if (!entry) throw new PolyhopError('NOT_FOUND', `No model "${catalogId}" in the catalog`, { details: { catalogId } });
+    // Every URL is checked before the first byte is asked for, so a bad entry fetches nothing.
+    const urls = entry.format === 'gguf' ? [allowedDownloadUrl(catalogUrl(entry.uri))] : (entry.files ?? []).map((file) => allowedDownloadUrl(new URL(file, withSlash(catalogUrl(entry.uri))).href));
     await mkdir(this.#dir, { recursive: true });
     const dest = join(this.#dir, entry.file);
-    if (entry.format === 'gguf') await this.#downloadGguf(entry, options);
+    if (entry.format === 'gguf') await this.#downloadGguf(entry, urls[0] as string, options);
     else {
       const tmp = `${dest}.downloading`;
-      for (const file of entry.files ?? []) {
+      for (const [i, file] of (entry.files ?? []).entries()) {
         throwIfAborted(options.signal);
         const target = join(tmp, file);
-        if (!existsSync(target)) await downloadFile(new URL(file, withSlash(catalogUrl(entry.uri))).href, target, options);
+        if (!existsSync(target)) await downloadFile(urls[i] as string, target, options);
       }
       await rename(tmp, dest);
     }
@@ -153,8 +155,7 @@ export class ModelManager {
     return (await this.list()).find((m) => m.path === dest) as ModelFile;
   }
 
-  async #downloadGguf(entry: CatalogModel, options: ModelDownloadOptions): Promise<void> {
-    const url = catalogUrl(entry.uri);
+  async #downloadGguf(entry: CatalogModel, url: string, options: ModelDownloadOptions): Promise<void> {
     // node-llama-cpp's downloader retries an unreachable host for minutes; find out first.
     await assertReachable(url, options);
     try {

@@ -43,7 +43,9 @@ export async function ggufPreflight(path: string): Promise<GgufPreflight> {
     throw new PolyhopError('NOT_FOUND', `Cannot open model file ${path}`, { details: { file: path }, cause: error });
   }
   try {
-    const fileSize = (await file.stat()).size;
+    const stats = await file.stat();
+    if (!stats.isFile()) throw bad('it is not a regular file');
+    const fileSize = stats.size;
     const r = new BoundedReader(file, fileSize, bad);
     if (fileSize < 24) throw bad(`file is only ${fileSize} bytes`);
     const magic = (await r.bytes(4)).toString('latin1');

@@ -12,12 +12,18 @@ export function detectQuestionLanguage(text: string, fallback = 'en'): string {
   return code === 'und' ? fallback : code;
 }
 
+/** Every tag the prompts fence untrusted text with. */
+const FENCE_TAGS = ['document', 'question', 'evidence', 'passages', 'candidates'];
+
 /**
  * Makes untrusted text safe between `<tag>` fences in a prompt: the text cannot close the fence and
- * smuggle instructions after it. Empty text becomes "(none)".
+ * smuggle instructions after it. Every fence tag is neutralised, not only `tag`: a block formatted
+ * for one fence may be placed inside another (evidence blocks inside `<passages>`). Empty text
+ * becomes "(none)".
  */
 export function fence(text: string, tag: string): string {
   const trimmed = text.trim();
   if (trimmed === '') return '(none)';
-  return trimmed.replace(new RegExp(`<(/?)${tag}`, 'gi'), '‹$1' + tag);
+  const tags = FENCE_TAGS.includes(tag) ? FENCE_TAGS : [...FENCE_TAGS, tag];
+  return trimmed.replace(new RegExp(`<(/?)(${tags.join('|')})`, 'gi'), '‹$1$2');
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { SparqlResult } from '../../api/contract.js';
 import { parse } from 'oxigraph';
 import { raceAbort } from '../../base/abort.js';
 import { BugIndicatingError, PolyhopError } from '../../base/errors.js';
@@ -19,17 +20,7 @@ export interface RdfViewStatus {
   message?: string;
 }
 
-/** Same shape as the Api's `SparqlResult` (api/contract.ts), which kb may not import. */
-export interface SparqlResult {
-  kind: 'select' | 'ask' | 'graph' | 'update';
-  columns: string[];
-  rows: Record<string, string | null>[];
-  boolean?: boolean;
-  /** CONSTRUCT/DESCRIBE results, as Turtle. */
-  turtle?: string;
-  truncated: boolean;
-  elapsedMs: number;
-}
+export type { SparqlResult };
 
 export interface RdfViewOptions {
   /** Quads per message to the worker while loading; bounds how long each step holds the main thread. Default: 5000. */

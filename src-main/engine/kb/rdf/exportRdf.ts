@@ -72,7 +72,13 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
       throw storageError(error, outputPath);
     }
     handle = undefined;
-    if (atomic) await rename(target, outputPath);
+    if (atomic) {
+      try {
+        await rename(target, outputPath);
+      } catch (error) {
+        throw storageError(error, outputPath);
+      }
+    }
     return progress;
   } catch (error) {
     await handle?.close().catch(() => undefined);

@@ -1,0 +1,59 @@
+/**
+ * Run by offline.test.ts as `node --import tsx offlineChild.ts <workDir>` inside a network
+ * namespace that has only loopback (`unshare -n`), traced by strace: the full run with the guard
+ * installed, after a self-check that the guard refuses every kind of remote destination.
+ * Prints one JSON line: { selfCheck, summary, violations, allowed }.
+ */
+import dgram from 'node:dgram';
+import dns from 'node:dns';
+import { mkdirSync } from 'node:fs';
+import { get } from 'node:https';
+import net from 'node:net';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { installNetworkGuard } from './networkGuard.js';
+import { corpusLlm, engineAt, fullRun } from './fullRun.js';
+
+const workDir = process.argv[2];
+if (!workDir) throw new Error('usage: offlineChild.ts <workDir>');
+
+/** Each remote kind of call once (TEST-NET-3 addresses, `.invalid` names): the guard must refuse them all. */
+async function selfCheck(): Promise<string[]> {
+  const undiciFetch = globalThis.fetch;
+  const guard = installNetworkGuard();
+  const settle = (emitter: { once(event: 'error' | 'close', f: () => void): unknown }): Promise<void> =>
+    new Promise((resolve) => {
+      emitter.once('error', resolve);
+      emitter.once('close', resolve);
+    });
+  await settle(net.connect(443, '203.0.113.7'));
+  await settle(tls.connect({ host: '203.0.113.8', port: 443 }));
+  await settle(get('https://polyhop-guard.invalid/'));
+  await fetch('http://203.0.113.9/').catch(() => undefined);
+  // Undici under the fetch wrapper still ends in Socket#connect.
+  await undiciFetch('http://203.0.113.11/').catch(() => undefined);
+  await new Promise<void>((resolve) => dns.lookup('polyhop-guard.invalid', () => resolve()));
+  await dns.promises.resolve4('polyhop-guard.invalid').catch(() => undefined);
+  const udp = dgram.createSocket('udp4');
+  try {
+    udp.send('x', 53, '203.0.113.10');
+  } catch {
+    // refused synchronously, as intended
+  }
+  udp.close();
+  guard.uninstall();
+  return guard.violations.map((v) => `${v.api} ${v.destination}`);
+}
+
+const checked = await selfCheck();
+mkdirSync(workDir, { recursive: true });
+const guard = installNetworkGuard();
+const llm = corpusLlm();
+const engine = await engineAt(join(workDir, 'data'), llm);
+try {
+  const summary = await fullRun(engine, llm, workDir);
+  process.stdout.write(`${JSON.stringify({ selfCheck: checked, summary, violations: guard.violations, allowed: guard.allowed })}\n`);
+} finally {
+  await engine.dispose();
+  guard.uninstall();
+}
