@@ -44,6 +44,8 @@ app.whenReady().then(async () => {
       nodeIntegrationInWorker: false,
       webviewTag: false,
       spellcheck: false,
+      // A middle click must not open a link in a new window (navigation is limited to the app's own files).
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   window.once('ready-to-show', () => window.show());

@@ -26,7 +26,8 @@ let browser: Browser;
 const backgrounds: Record<string, string> = {};
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer(), launchBrowser()]);
+  server = await startE2eServer();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { findElectronBinary } from '../../src-main/engine/base/electronBinary.js';
 import { openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors, launchBrowser } from '../support/e2ePage.js';
-import { builtRenderer } from '../support/e2eServer.js';
+import { ensureRendererBuilt } from '../support/e2eServer.js';
 import { repoRoot } from '../support/tempEngine.js';
 
 /**
@@ -22,7 +22,8 @@ let browser: Browser;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'polyhop-start-'));
   // Build once here (shared with the other e2e files), so the child finds the renderer fresh.
-  [browser] = await Promise.all([launchBrowser(), builtRenderer()]);
+  await ensureRendererBuilt();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {

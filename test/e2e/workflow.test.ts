@@ -43,7 +43,8 @@ const a11y: Record<string, unknown[]> = {};
 
 beforeAll(async () => {
   exportDir = mkdtempSync(join(tmpdir(), 'polyhop-export-'));
-  [server, browser] = await Promise.all([startE2eServer({ scripted: true }), launchBrowser()]);
+  server = await startE2eServer({ scripted: true });
+  browser = await launchBrowser();
   ({ context, page, externalRequests, consoleErrors } = await openApp(browser, server.authUrl));
   await page.getByTestId('screen-corpus').waitFor();
 });

@@ -35,7 +35,6 @@ export interface E2eServer {
 
 const LOCK = join(tmpdir(), 'polyhop-e2e-build.lock');
 const LOCK_STALE_MS = 10 * 60_000;
-let rendererCopy: Promise<string> | null = null;
 
 /** Whether the lock's owner is gone (killed mid-build) or the lock is older than any build. */
 function lockIsStale(): boolean {
@@ -77,30 +76,31 @@ function complete(dir: string): boolean {
 }
 
 /**
- * Builds the renderer when stale (once per test run: later files find it fresh) and serves a
- * private copy of it, so a rebuild started elsewhere in the shared tree cannot pull files from
- * under a running test.
+ * Builds the renderer when stale (later files of a run find it fresh) and copies it to a private
+ * folder, so a rebuild started elsewhere in the shared tree cannot pull files from under a
+ * running test. The caller removes the copy.
  */
-export function builtRenderer(): Promise<string> {
-  rendererCopy ??= withBuildLock(() => {
+export function builtRendererCopy(): Promise<string> {
+  return withBuildLock(() => {
     const out = join(repoRoot, 'out', 'renderer');
     for (let attempt = 0; ; attempt++) {
       ensureBuilt(repoRoot);
       const copy = mkdtempSync(join(tmpdir(), 'polyhop-renderer-'));
       cpSync(out, copy, { recursive: true });
-      if (complete(copy)) {
-        process.once('exit', () => rmSync(copy, { recursive: true, force: true }));
-        return copy;
-      }
+      if (complete(copy)) return copy;
       rmSync(copy, { recursive: true, force: true });
       if (attempt === 5) throw new Error(`e2eServer: ${out} stays incomplete after building`);
     }
   });
-  return rendererCopy;
+}
+
+/** Builds the renderer when stale, for tests that serve it through the app's own commands. */
+export function ensureRendererBuilt(): Promise<void> {
+  return withBuildLock(() => ensureBuilt(repoRoot));
 }
 
 export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2eServer> {
-  const rendererDir = await builtRenderer();
+  const rendererDir = await builtRendererCopy();
   const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-e2e-'));
   mkdirSync(join(dataDir, 'models')); // an empty models folder, as after install
   const models = options.scripted ? e2eModels() : null;
@@ -119,6 +119,7 @@ export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2
       await server.close();
       await engine.dispose();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(rendererDir, { recursive: true, force: true });
     },
   };
 }
