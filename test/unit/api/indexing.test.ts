@@ -66,3 +66,18 @@ describe('indexing through the Api', () => {
     expect(missing).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
   });
 });
+
+describe('adding paths that are not documents', () => {
+  it('refuses devices and pipes instead of reading them forever', async () => {
+    const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm([]), embedder: new CorpusEmbedder() });
+    try {
+      await call(engine, 'kb:create', { name: 'k' });
+      const result = await call<{ added: unknown[]; errors: { path: string; reason: string }[] }>(engine, 'docs:add', { kb: 'k', paths: ['/dev/zero', '/does/not/exist'] });
+      expect(result.added).toEqual([]);
+      expect(result.errors.map((e) => e.path)).toEqual(['/dev/zero', '/does/not/exist']);
+      expect(result.errors[0]?.reason).toBe('not a regular file');
+    } finally {
+      await dispose();
+    }
+  });
+});

@@ -66,8 +66,11 @@ export async function addDocuments(engine: Engine, name: string, paths: readonly
             kb.deleteDocument(doc.id);
           }
         }
-      } else {
+      } else if (info.isFile()) {
         found.push({ path, size: info.size, sha256: await hashFile(path) });
+      } else {
+        // Devices and pipes never end: hashing /dev/zero would hang the call.
+        result.errors.push({ path, reason: 'not a regular file' });
       }
     } catch (error) {
       result.errors.push({ path, reason: toErrorData(error).message });
