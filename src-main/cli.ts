@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
-import { Engine } from './engine/api/Engine.js';
+import type { Engine } from './engine/api/Engine.js';
 import { appPaths, defaultDataDir } from './engine/api/paths.js';
 import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
@@ -32,6 +32,8 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
   const getEngine = async (): Promise<Engine> => {
     if (!engine) {
       const opts = program.opts<{ dataDir?: string; modelsDir?: string }>();
+      // Loaded on first use, so `--help` does not pay for the engine's native modules.
+      const { Engine } = await import('./engine/api/Engine.js');
       engine = await Engine.create({ paths: appPaths(appRoot, opts.dataDir ? resolve(opts.dataDir) : defaultDataDir(), opts.modelsDir) });
     }
     return engine;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { openApp, screenshot } from '../support/chromium.js';
+import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
-import { appConsoleErrors, axeViolations, launchBrowser, settled, type AxeFinding } from '../support/e2ePage.js';
+import { appConsoleErrors, axeViolations, settled, type AxeFinding } from '../support/e2ePage.js';
 
 /**
  * Every screen of a fresh install, in light and dark: its empty state says what to do next, it
@@ -27,7 +27,7 @@ const backgrounds: Record<string, string> = {};
 
 beforeAll(async () => {
   server = await startE2eServer();
-  browser = await launchBrowser();
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

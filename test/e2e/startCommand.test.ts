@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { findElectronBinary } from '../../src-main/engine/base/electronBinary.js';
-import { openApp, screenshot } from '../support/chromium.js';
-import { appConsoleErrors, launchBrowser } from '../support/e2ePage.js';
+import { launchChromium, openApp, screenshot } from '../support/chromium.js';
+import { appConsoleErrors } from '../support/e2ePage.js';
 import { ensureRendererBuilt } from '../support/e2eServer.js';
 import { repoRoot } from '../support/tempEngine.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'polyhop-start-'));
   // Build once here (shared with the other e2e files), so the child finds the renderer fresh.
   await ensureRendererBuilt();
-  browser = await launchBrowser();
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { openApp, screenshot } from '../support/chromium.js';
+import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { E2E_CORPUS_PATHS } from '../support/e2eCorpus.js';
-import { appConsoleErrors, axeViolations, launchBrowser, settled } from '../support/e2ePage.js';
+import { appConsoleErrors, axeViolations, settled } from '../support/e2ePage.js';
 import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
 
 /**
@@ -44,7 +44,7 @@ const a11y: Record<string, unknown[]> = {};
 beforeAll(async () => {
   exportDir = mkdtempSync(join(tmpdir(), 'polyhop-export-'));
   server = await startE2eServer({ scripted: true });
-  browser = await launchBrowser();
+  browser = await launchChromium();
   ({ context, page, externalRequests, consoleErrors } = await openApp(browser, server.authUrl));
   await page.getByTestId('screen-corpus').waitFor();
 });

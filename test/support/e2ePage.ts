@@ -1,23 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM } from './chromium.js';
+import type { Page } from 'playwright-core';
 import { repoRoot } from './tempEngine.js';
 
 /** Helpers the e2e tests share for driving and checking a page of the app. */
-
-/**
- * Debian's Chromium with the flags of issue 2. Same as chromium.ts' launchChromium minus its
- * `--user-data-dir` argument, which playwright-core 1.65 refuses in `launch()` (a non-persistent
- * launch already gets a fresh temporary profile).
- */
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (see .ci/run)`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}
 
 /** Chromium's own notices that are not the app's errors (software WebGL on a GPU-less machine). */
 const BROWSER_NOISE = /WebGL|GPU stall|GroupMarkerNotSet|swiftshader|Automatic fallback to software/i;

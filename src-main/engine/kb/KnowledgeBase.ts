@@ -235,9 +235,23 @@ export class KnowledgeBase {
     return meta;
   }
 
+  /**
+   * Caps the file at `pages` pages for this connection (SQLite `max_page_count`, never below the
+   * current size); writes past the cap fail with SQLITE_FULL exactly as on a full disk. A test
+   * hook for disk-full handling; `null` lifts the cap. Returns the cap in force.
+   */
+  capPages(pages: number | null): number {
+    const cap = pages === null ? 0xfffffffe : Math.max(1, Math.floor(pages));
+    return this.#db.pragma(`max_page_count = ${cap}`, { simple: true }) as number;
+  }
+
   close(): void {
     if (!this.#db.open) return;
-    if (!this.#db.readonly) this.#db.pragma('optimize');
+    try {
+      if (!this.#db.readonly) this.#db.pragma('optimize');
+    } catch {
+      // Only a statistics refresh: on a full disk it cannot be written, and the file must still be released.
+    }
     this.#db.close();
     this.#statements.clear();
     this.#binary.clear();

@@ -272,7 +272,7 @@ export class IndexingJob {
     const options = this.#options.reduce ?? {};
     const stale = kb
       .listEntities({ stale: true, limit: ALL })
-      .map((e) => ({ entity: e, triples: kb.triplesOfEntity(e.id, 'both', options.maxFactsPerEntity ?? 200) }))
+      .map((e) => ({ entity: e, triples: inSourceOrder(kb.triplesOfEntity(e.id, 'both', options.maxFactsPerEntity ?? 200)) }))
       .filter((e) => e.triples.length > 0)
       .sort((a, b) => a.entity.id - b.entity.id);
     // An entity with one described fact is summarised by that description: a model would only rephrase it.
@@ -451,6 +451,17 @@ class Work {
   unitName(chunk: ChunkRecord): string {
     return `chunk ${chunk.ord} of "${this.document(chunk).path}"`;
   }
+}
+
+/**
+ * Facts in the order the documents state them (first source chunk, then text), not in the order
+ * the triples were written: that depends on which units a concurrent or interrupted run finished
+ * first, and an entity's summary must not.
+ */
+function inSourceOrder(triples: readonly TripleRecord[]): TripleRecord[] {
+  const first = (t: TripleRecord): number => (t.chunkIds.length > 0 ? Math.min(...t.chunkIds) : Number.MAX_SAFE_INTEGER);
+  const text = (t: TripleRecord): string => tripleText(t.sourceName, t.relation, t.targetName, null);
+  return [...triples].sort((a, b) => first(a) - first(b) || text(a).localeCompare(text(b)));
 }
 
 /** The first (or, for the previous chunk, the last) `chars` characters: the part next to the current chunk. */

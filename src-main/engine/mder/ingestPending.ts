@@ -1,5 +1,6 @@
 import { throwIfAborted } from '../base/abort.js';
 import { isCancellation, toErrorData } from '../base/errors.js';
+import { isStorageFull } from '../base/storageError.js';
 import { loadDocument, type LoadDocumentOptions } from '../ingest/load/loadDocument.js';
 import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semanticChunk.js';
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
@@ -45,7 +46,8 @@ export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOpt
       });
       result.ingested++;
     } catch (error) {
-      if (isCancellation(error)) throw error;
+      // A full disk is not the document's fault: stop the job and leave the document pending for the resume.
+      if (isCancellation(error) || isStorageFull(error)) throw error;
       const reason = toErrorData(error).message;
       kb.setDocumentStatus(doc.id, 'error', `ingest: ${reason}`);
       result.failed.push({ documentId: doc.id, path: doc.path, reason });

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { TableScroll } from './TableScroll.js';
 
 /**
  * Renders the small Markdown subset reports use (headings, pipe tables, lists, fenced code,
@@ -27,7 +28,7 @@ export function Markdown({ text }: { text: string }) {
       const rows: string[][] = [];
       for (i += 2; i < lines.length && lines[i]!.trim().startsWith('|'); i++) rows.push(cells(lines[i]!));
       blocks.push(
-        <div className="table-scroll" key={key}>
+        <TableScroll key={key}>
           <table>
             <thead>
               <tr>{head.map((h, j) => <th key={j}>{h}</th>)}</tr>
@@ -38,7 +39,7 @@ export function Markdown({ text }: { text: string }) {
               ))}
             </tbody>
           </table>
-        </div>,
+        </TableScroll>,
       );
     } else if (/^\s*[-*]\s/.test(line)) {
       const items: string[] = [];

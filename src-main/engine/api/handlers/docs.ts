@@ -28,8 +28,8 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
     'docs:remove': async ({ kb: name, id }) => {
       const session = kbs.get(name);
       requireDocument(session.kb, id);
-      await session.rdf.documentRemoved(id).catch(() => undefined);
       session.kb.deleteDocument(id);
+      await updateView(session.rdf.documentRemoved(id));
       return { removed: true as const };
     },
   };
@@ -62,8 +62,8 @@ export async function addDocuments(engine: Engine, name: string, paths: readonly
         const present = new Set(scan.files.map((f) => f.path));
         for (const doc of kb.iterateDocuments()) {
           if (doc.path.startsWith(path + sep) && !present.has(doc.path)) {
-            await session.rdf.documentRemoved(doc.id).catch(() => undefined);
             kb.deleteDocument(doc.id);
+            await updateView(session.rdf.documentRemoved(doc.id));
           }
         }
       } else if (info.isFile()) {
@@ -83,14 +83,22 @@ export async function addDocuments(engine: Engine, name: string, paths: readonly
       continue;
     }
     if (existing) {
-      await session.rdf.documentRemoved(existing.id).catch(() => undefined);
       kb.deleteDocument(existing.id);
+      await updateView(session.rdf.documentRemoved(existing.id));
     }
     const format = formatForPath(file.path);
     const added = kb.addDocument({ path: file.path, title: basename(file.path), hash: file.sha256, mime: format ? MIME_BY_FORMAT[format] : 'application/octet-stream', size: file.size });
     result.added.push(toRow(added));
   }
   return result;
+}
+
+/**
+ * The RDF view follows SQLite (the system of record): it is told after the change. A failure
+ * there never fails the request: the view is derived, and rebuilds from SQLite on its next load.
+ */
+async function updateView(update: Promise<void>): Promise<void> {
+  await update.catch((error: unknown) => console.error('[polyhop] RDF view update failed; it will be rebuilt:', error));
 }
 
 export function toRow(d: DocumentRecord): DocumentRow {

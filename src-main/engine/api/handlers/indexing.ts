@@ -1,4 +1,5 @@
 import { PolyhopError } from '../../base/errors.js';
+import { isStorageFull, storageError } from '../../base/storageError.js';
 import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
 import { ingestPending, type IngestPendingResult } from '../../mder/ingestPending.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
@@ -47,6 +48,9 @@ export async function runIndexing(
       },
     }).run();
     return { ingestFailures: ingest.failed, ...result };
+  } catch (error) {
+    // A full disk stops the job with its checkpoints kept; say so (STORAGE_FULL, naming the KB file) rather than INTERNAL.
+    throw isStorageFull(error) ? storageError(error, session.kb.file) : error;
   } finally {
     indexing.delete(session);
   }

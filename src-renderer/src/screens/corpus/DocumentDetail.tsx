@@ -6,6 +6,7 @@ import { ErrorView, Loading } from '../../components/StateViews.js';
 import { formatBytes, formatNumber } from '../../lib/format.js';
 import { useAction, useApi } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
+import { TableScroll } from '../../components/TableScroll.js';
 
 const CHUNKS_SHOWN = 100;
 
@@ -95,7 +96,7 @@ export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id:
           {detail.data.triples.length === 0 ? (
             <p className="muted">{t('corpus.noTriples')}</p>
           ) : (
-            <div className="table-scroll">
+            <TableScroll>
               <table data-testid="doc-triples">
                 <thead>
                   <tr>
@@ -116,7 +117,7 @@ export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id:
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )}
         </>
       )}

@@ -6,6 +6,7 @@ import { Markdown } from '../../components/Markdown.js';
 import { Empty, ErrorView } from '../../components/StateViews.js';
 import { useAction } from '../../lib/useApi.js';
 import { useJobs } from '../../store/jobs.js';
+import { TableScroll } from '../../components/TableScroll.js';
 
 type Format = Request<'eval:run'>['format'];
 const FORMATS: Format[] = ['hotpotqa', '2wiki', 'musique', 'mse-kg', 'xquad', 'csv', 'jsonl'];
@@ -25,7 +26,7 @@ function Report({ report }: { report: EvalReportView }) {
       {report.markdown ? <Markdown text={report.markdown} /> : <p className="muted">{t('evaluate.noMarkdown')}</p>}
       <h4>{t('evaluate.rows', { count: report.rows.length })}</h4>
       {report.rows.length > 0 && (
-        <div className="table-scroll">
+        <TableScroll>
           <table data-testid="eval-rows">
             <thead>
               <tr>
@@ -46,7 +47,7 @@ function Report({ report }: { report: EvalReportView }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

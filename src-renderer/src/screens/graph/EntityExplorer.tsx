@@ -6,6 +6,7 @@ import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
 import { useApi } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
+import { TableScroll } from '../../components/TableScroll.js';
 
 const SigmaGraph = lazy(() => import('./SigmaGraph.js'));
 
@@ -13,7 +14,7 @@ function TripleTable({ triples, direction, onEntity, testId }: { triples: Triple
   const { t } = useTranslation();
   if (triples.length === 0) return <p className="muted">{t('graph.noTriples')}</p>;
   return (
-    <div className="table-scroll">
+    <TableScroll>
       <table data-testid={testId}>
         <thead>
           <tr>
@@ -40,7 +41,7 @@ function TripleTable({ triples, direction, onEntity, testId }: { triples: Triple
           })}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -4,6 +4,7 @@ import { api, type SparqlResult } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
 import { useAction } from '../../lib/useApi.js';
+import { TableScroll } from '../../components/TableScroll.js';
 
 export const PREFIXES = `PREFIX ph: <https://polyhop.app/ontology#>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
@@ -59,7 +60,7 @@ function Results({ result }: { result: SparqlResult }) {
       {result.rows.length === 0 ? (
         <p className="muted">{t('sparql.noRows')}</p>
       ) : (
-        <div className="table-scroll">
+        <TableScroll>
           <table>
             <thead>
               <tr>
@@ -82,7 +83,7 @@ function Results({ result }: { result: SparqlResult }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );

@@ -50,6 +50,8 @@ export interface SyntheticCorpusOptions {
   seed?: number;
   /** Paragraphs per document. Default: 3. */
   paragraphs?: number;
+  /** File names are `<prefix>-00001.txt` …. Default: 'doc'. */
+  prefix?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export function writeSyntheticCorpus(dir: string, count: number, options: Synthe
       ];
       paragraphs.push(sentences.join(' '));
     }
-    const path = join(dir, `doc-${String(d + 1).padStart(5, '0')}.txt`);
+    const path = join(dir, `${options.prefix ?? 'doc'}-${String(d + 1).padStart(5, '0')}.txt`);
     writeFileSync(path, `${paragraphs.join('\n\n')}\n`);
     paths.push(path);
   }
