@@ -2,7 +2,7 @@
  * The renderer's only door to the engine: one invoke per Api call and one event stream.
  * Sandboxed preload: no Node, no raw ipcRenderer handed out, channel names fixed here.
  */
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, METHODS, type EventName, type Reply } from '../src-main/engine/api/contract.js';
 
 const methods = new Set<string>(METHODS);
@@ -11,6 +11,10 @@ contextBridge.exposeInMainWorld('polyhop', {
   invoke(method: string, request: unknown): Promise<Reply<unknown>> {
     if (!methods.has(method)) return Promise.resolve({ ok: false, error: { code: 'INVALID_REQUEST', message: `Unknown method: ${method}`, details: {} } });
     return ipcRenderer.invoke(IPC_INVOKE_CHANNEL, method, request) as Promise<Reply<unknown>>;
+  },
+  /** The path of a file dropped on the window (sandboxed pages cannot see paths otherwise). */
+  pathForFile(file: File): string {
+    return webUtils.getPathForFile(file);
   },
   onEvent(listener: (event: { name: EventName; payload: unknown }) => void): () => void {
     const handler = (_: IpcRendererEvent, event: { name: EventName; payload: unknown }): void => listener(event);

@@ -10,6 +10,8 @@ import { EVENT_NAMES } from '../../src-main/engine/api/contract.js';
 export interface PolyhopBridge {
   invoke(method: string, request: unknown): Promise<Reply<unknown>>;
   onEvent(listener: (event: { name: string; payload: unknown }) => void): () => void;
+  /** Desktop window only: the path of a dropped file. */
+  pathForFile?(file: File): string;
 }
 
 declare global {

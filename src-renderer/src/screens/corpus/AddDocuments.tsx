@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type DragEvent, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type AddDocumentsResult } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
@@ -25,20 +25,31 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
     void useApp.getState().refreshKbs();
     onAdded();
   });
+  const [dropNote, setDropNote] = useState('');
+  // Dropped files give their paths only in the desktop window (preload's webUtils); a browser hides them.
+  const drop = (e: DragEvent) => {
+    e.preventDefault();
+    const bridge = window.polyhop;
+    if (!bridge?.pathForFile) return setDropNote(t('corpus.dropNeedsDesktop'));
+    const dropped = [...e.dataTransfer.files].map((f) => bridge.pathForFile!(f)).filter(Boolean);
+    setDropNote('');
+    setText((current) => [...parsePaths(current), ...dropped].join('\n'));
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (paths.length) void add.run();
   };
   return (
-    <form className="form panel" onSubmit={submit} aria-labelledby="add-docs-heading">
+    <form className="form panel" onSubmit={submit} onDragOver={(e) => e.preventDefault()} onDrop={drop} aria-labelledby="add-docs-heading">
       <h3 id="add-docs-heading">{t('corpus.addDocuments')}</h3>
       <label>
         <span>{t('corpus.pathsLabel')}</span>
         <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={t('corpus.pathsPlaceholder')} aria-describedby="add-docs-hint" spellCheck={false} data-testid="docs-add-paths" />
       </label>
       <p id="add-docs-hint" className="muted small">
-        {t('corpus.pathsHint')}
+        {t('corpus.pathsHint')} {t('corpus.dropHint')}
       </p>
+      {dropNote && <p className="muted small" role="status">{dropNote}</p>}
       <button type="submit" disabled={!paths.length || add.pending} data-testid="docs-add-submit">
         {add.pending ? t('common.working') : t('corpus.addCount', { count: paths.length })}
       </button>
