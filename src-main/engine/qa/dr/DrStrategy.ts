@@ -59,7 +59,7 @@ export const drStrategy: Strategy = {
         const supporting = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
         // The grounded value's own summary carries the next hop, so it is kept even when not cited.
         const value = r.value && r.value.trim() && !isPlaceholder(r.value) ? r.value.trim() : null;
-        const grounded = value ? (await run.retriever.entitiesByName(value, 1)).filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score)) : [];
+        const grounded = value ? (await run.retriever.groundEntity(value)).filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score)) : [];
         const added = [...supporting, ...grounded].filter((item) => pool.add(item));
         s.detail.value = value;
         s.detail.grounded = grounded.map(evidenceBrief);

@@ -6,7 +6,7 @@ import { roundScore, type EvidenceItem } from '../EvidencePool.js';
 import { fence } from '../language.js';
 import type { QaRun } from '../QaRun.js';
 import { reciprocalRankFusion } from '../retrieval/reciprocalRankFusion.js';
-import { synthesiseAnswer } from '../synthesis.js';
+import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { QaKb, Strategy, StrategyResult } from '../types.js';
 
 const PathTripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
@@ -21,6 +21,11 @@ export const JudgeSchema = z.object({
 /** KB vocabulary shown to the path planner so its classes and relations match the graph's. */
 const VOCABULARY_SIZE = 40;
 /**
+ * Longer names are extraction noise, not a class or relation to reuse; listing them could also
+ * push the planner's prompt past the model's context and fail the whole question.
+ */
+const VOCABULARY_NAME_MAX_CHARS = 60;
+/**
  * `entityTypes()` / `relations()` are GROUP BY scans (hundreds of ms at a million rows), so the
  * vocabulary is kept per KB for a minute; a hint to the planner may be that stale.
  */
@@ -30,7 +35,12 @@ const vocabularies = new WeakMap<object, { at: number; classes: string; relation
 function vocabulary(kb: QaKb): { classes: string; relations: string } {
   let entry = vocabularies.get(kb);
   if (!entry || performance.now() - entry.at >= VOCABULARY_TTL_MS) {
-    const names = (rows: { name: string }[]): string => rows.slice(0, VOCABULARY_SIZE).map((r) => r.name).join(', ') || '(none)';
+    const names = (rows: { name: string }[]): string =>
+      rows
+        .filter((r) => r.name.length <= VOCABULARY_NAME_MAX_CHARS)
+        .slice(0, VOCABULARY_SIZE)
+        .map((r) => r.name)
+        .join(', ') || '(none)';
     entry = { at: performance.now(), classes: names(kb.entityTypes()), relations: names(kb.relations()) };
     vocabularies.set(kb, entry);
   }
@@ -97,8 +107,13 @@ async function hypotheticalPaths(run: QaRun, english: string, maxPathTriples: nu
 async function judge(run: QaRun, english: string, candidates: readonly EvidenceItem[]): Promise<EvidenceItem[]> {
   const { judgeBatchSize, judgeThreshold } = run.settings.hyp;
   return run.step('judge', async (s) => {
+    // Batches are also cut to the evidence budget, so long triples cannot push a judge prompt past the context.
     const batches: EvidenceItem[][] = [];
-    for (let i = 0; i < candidates.length; i += Math.max(1, judgeBatchSize)) batches.push(candidates.slice(i, i + Math.max(1, judgeBatchSize)));
+    for (let rest = candidates; rest.length > 0; ) {
+      const { kept } = fitEvidence(rest.slice(0, Math.max(1, judgeBatchSize)), run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t));
+      batches.push(kept);
+      rest = rest.slice(kept.length);
+    }
     const judged = await mapConcurrent(batches, run.llm.parallelism, async (batch) => {
       const value = await s.tryJson('qa/hyp-judge', { question: english, candidates: batch.map((c, i) => `[${i + 1}] ${fence(c.text, 'candidates')}`).join('\n') }, JudgeSchema);
       if (!value) return batch.map((c) => ({ item: c, scores: null, total: null, unjudged: true }));

@@ -72,6 +72,12 @@ export class Retriever {
     return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.getEntities(ids)).map(({ row, score }) => ({ entity: row, score }));
   }
 
+  /** The entity a resolved name stands for: an exact name or alias match (an index lookup), else the nearest name. */
+  async groundEntity(name: string): Promise<{ entity: EntityRecord; score: number }[]> {
+    const exact = this.#kb.findEntityByName(name);
+    return exact ? [{ entity: exact, score: 1 }] : this.entitiesByName(name, 1);
+  }
+
   async entitiesBySummary(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
     const hits = this.#withRows(await this.knn('entity_summary', text, k), (ids) => this.#kb.getEntities(ids));
     return hits.filter((h) => h.row.summary).map(({ row, score }) => ({ entity: row, score }));
