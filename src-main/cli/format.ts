@@ -28,5 +28,6 @@ export function printDoctor(report: DoctorReport): void {
   for (const s of [report.generation, report.embedding]) {
     if (s) console.log(`\n${s.role} model: ${s.path}\n  ${s.backend}, ${s.gpuLayers}/${s.totalLayers} layers on GPU — ${s.explanation}`);
   }
+  for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
 }

@@ -178,6 +178,8 @@ export interface DoctorReport {
   dataDir: { path: string; writable: boolean };
   generation: ModelStatus | null;
   embedding: ModelStatus | null;
+  /** Why a selected model could not be loaded. */
+  modelErrors: string[];
 }
 
 export interface KbSummary {

@@ -1,6 +1,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findElectronBinary } from '../../base/electronBinary.js';
+import { toErrorData } from '../../base/errors.js';
 import { probeLlamaBackend } from '../../models/probeLlamaBackend.js';
 import type { DoctorReport } from '../contract.js';
 import type { Engine } from '../Engine.js';
@@ -20,6 +21,11 @@ export function systemHandlers(engine: Engine): Pick<Handlers, 'system:doctor' |
 async function doctor(engine: Engine): Promise<DoctorReport> {
   const { appRoot, dataDir, modelsDir } = engine.paths;
   const electron = findElectronBinary(appRoot);
+  // Load the selected models so the report shows the backend and GPU layers really chosen.
+  const modelErrors: string[] = [];
+  for (const load of [() => engine.models.generation(), () => engine.models.embedder()]) {
+    await load().catch((error: unknown) => modelErrors.push(toErrorData(error).message));
+  }
   return {
     versions: versions(appRoot),
     llama: await probeLlamaBackend(),
@@ -28,6 +34,7 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     modelsDir,
     dataDir: { path: dataDir, writable: isWritable(dataDir) },
     ...engine.models.status(),
+    modelErrors,
   };
 }
 
