@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Engine } from '../../src-main/engine/api/Engine.js';
 import type { InjectedModels } from '../../src-main/engine/api/ModelRuntime.js';
 import type { JobState } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 
-export const repoRoot = resolve(__dirname, '..', '..');
+export const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 
 /**
  * A real engine over a fresh temporary data directory; `models` injects test doubles (the

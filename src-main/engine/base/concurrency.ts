@@ -8,9 +8,19 @@ export async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const index = next++;
+      await yieldToEventLoop();
       results[index] = await fn(items[index] as T, index);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
+}
+
+/**
+ * Lets timers and I/O run. Work whose awaits all settle at once (cached LLM calls, an in-process
+ * model) otherwise runs as one microtask chain that starves the event loop, and every front door
+ * freezes until the stage ends.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

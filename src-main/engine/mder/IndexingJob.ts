@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../base/abort.js';
-import { mapConcurrent } from '../base/concurrency.js';
+import { mapConcurrent, yieldToEventLoop } from '../base/concurrency.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
@@ -241,7 +241,9 @@ export class IndexingJob {
     for (const t of kb.triplesOfChunks([...jobChunks])) {
       if (t.description !== null) continue;
       const home = Math.max(...t.chunkIds.filter((id) => jobChunks.has(id)));
-      byChunk.set(home, [...(byChunk.get(home) ?? []), t]);
+      const group = byChunk.get(home);
+      if (group) group.push(t);
+      else byChunk.set(home, [t]);
     }
     const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
     const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
@@ -332,6 +334,7 @@ export class IndexingJob {
     await this.#stage('embed', chunkIds.length + nameIds.length + summaryIds.length + tripleIds.length, async (tick) => {
       for (const job of jobs) {
         throwIfAborted(this.#options.signal);
+        await yieldToEventLoop();
         await job.run(job.ids);
         tick(job.ids.length);
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { throwIfAborted } from '../base/abort.js';
-import { mapConcurrent } from '../base/concurrency.js';
+import { mapConcurrent, yieldToEventLoop } from '../base/concurrency.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
@@ -104,7 +104,9 @@ export async function disambiguate(
       vectors,
     );
     const pairs: Pair[] = [];
-    live.forEach((entity, i) => {
+    for (const [i, entity] of live.entries()) {
+      // One KNN search per entity over all of them: yield now and then so the front doors stay responsive.
+      if (i % 64 === 63) await yieldToEventLoop();
       for (const hit of store.nearest(vectors[i]!, k + 1)) {
         if (hit.id === entity.id || hit.score < threshold) continue;
         const other = store.entity(hit.id);
@@ -114,7 +116,7 @@ export async function disambiguate(
         asked.add(key);
         pairs.push(entity.id < other.id ? { a: entity, b: other } : { a: other, b: entity });
       }
-    });
+    }
     if (pairs.length === 0) break;
     pairsAsked += pairs.length;
     const confirmed = await confirmPairs(llm, store, pairs, options);

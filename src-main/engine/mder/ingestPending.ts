@@ -2,6 +2,7 @@ import { throwIfAborted } from '../base/abort.js';
 import { isCancellation, toErrorData } from '../base/errors.js';
 import { isStorageFull } from '../base/storageError.js';
 import { loadDocument, type LoadDocumentOptions } from '../ingest/load/loadDocument.js';
+import { fixedSizeChunk, type FixedSizeChunkOptions } from '../ingest/chunk/fixedSizeChunk.js';
 import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semanticChunk.js';
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
 import type { Embedder } from '../models/Embedder.js';
@@ -10,6 +11,11 @@ export interface IngestPendingOptions {
   embedder: Embedder;
   load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal'>;
   chunking?: Pick<SemanticChunkOptions, 'threshold' | 'windowSentences' | 'maxTokens' | 'batchSize'>;
+  /**
+   * The fixed-size passages of the vector-RAG baseline (defaults 1,000 tokens, 200 overlap: the
+   * MDER-DR paper's comparison), and how many are embedded per call (default 16).
+   */
+  passages?: Pick<FixedSizeChunkOptions, 'chunkTokens' | 'overlapTokens'> & { batchSize?: number };
   onProgress?: (progress: { done: number; total: number; message: string }) => void;
   signal?: AbortSignal;
 }
@@ -21,28 +27,42 @@ export interface IngestPendingResult {
 
 /**
  * The first indexing stage: loads every pending document that has no chunks yet, detects its
- * language and cuts it into semantic chunks. A file that cannot be used gets status `error`
- * with the reason, and the rest go on; nothing already indexed is touched.
+ * language and cuts it into semantic chunks (for MDER) and into fixed-size passages, which are
+ * embedded here (the vector baseline's only index). Chunks, passages and passage vectors are
+ * written in one transaction. A file that cannot be used gets status `error` with the reason, and
+ * the rest go on; nothing already indexed is touched. CONFLICT when the KB holds another
+ * embedder's vectors.
  */
 export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOptions): Promise<IngestPendingResult> {
+  const { embedder, signal } = options;
+  kb.assertEmbedder(embedder.identity, embedder.dimension);
   const pending = [...kb.iterateDocuments()].filter((d) => d.status === 'pending' && d.chunkCount === 0);
   const result: IngestPendingResult = { ingested: 0, failed: [] };
   options.onProgress?.({ done: 0, total: pending.length, message: '' });
   for (const [index, doc] of pending.entries()) {
-    throwIfAborted(options.signal);
+    throwIfAborted(signal);
     try {
-      const loaded = await loadDocument(doc.path, { ...options.load, expectedSha256: doc.hash, ...(options.signal ? { signal: options.signal } : {}) });
+      const loaded = await loadDocument(doc.path, { ...options.load, expectedSha256: doc.hash, ...(signal ? { signal } : {}) });
       const chunks = await semanticChunk(loaded.text, {
         ...options.chunking,
-        embedder: options.embedder,
+        embedder,
         language: loaded.language,
         ...(loaded.pages ? { pages: loaded.pages } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
+        ...(signal ? { signal } : {}),
       });
       if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
+      const { batchSize = 16, ...cut } = options.passages ?? {};
+      const passages = fixedSizeChunk(loaded.text, { ...cut, language: loaded.language, ...(loaded.pages ? { pages: loaded.pages } : {}), ...(signal ? { signal } : {}) });
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < passages.length; i += batchSize) {
+        throwIfAborted(signal);
+        vectors.push(...(await embedder.embed(passages.slice(i, i + batchSize).map((p) => p.text), { purpose: 'passage', ...(signal ? { signal } : {}) })));
+      }
       kb.transaction(() => {
         kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
         kb.replaceChunks(doc.id, chunks);
+        const stored = kb.replacePassages(doc.id, passages);
+        kb.putVectors('passage', stored.map((p, i) => ({ id: p.id, vector: vectors[i]! })));
       });
       result.ingested++;
     } catch (error) {

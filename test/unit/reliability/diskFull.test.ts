@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../../src-main/engine/api/Engine.js';
+import { Engine } from '../../../src-main/engine/api/Engine.js';
+import { appPaths } from '../../../src-main/engine/api/paths.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+import { call, repoRoot, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { snapshot } from '../mder/support/corpusKb.js';
 import { databaseHealth, rdfAgainstSqlite } from './support/kbChecks.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from './support/syntheticCorpus.js';
@@ -31,6 +32,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function engineWithModels() {
   return tempEngine({ llm: new ScriptedLlm(syntheticRules()), embedder: new SyntheticEmbedder() });
+}
+
+/** A second engine on an existing data directory (a restart). */
+async function tempEngineOn(dataDir: string) {
+  const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')) });
+  return { engine, dispose: () => engine.dispose() };
 }
 
 async function indexFolder(engine: Engine, folder: string) {
@@ -107,6 +114,23 @@ describe('a full disk', () => {
       await dispose();
     }
   }, 120_000);
+
+  it('closing the engine on a full disk still releases the KB, and the file stays intact', async () => {
+    const { engine, dataDir, dispose } = await engineWithModels();
+    await call(engine, 'kb:create', { name: KB });
+    expect((await indexFolder(engine, first)).status).toBe('done');
+    const { kb } = engine.kbs.get(KB);
+    const file = engine.kbs.registry.get(KB).file;
+    const before = snapshot(kb);
+    kb.capPages(0); // no room at all: the statistics refresh on close cannot write
+    await engine.dispose();
+    expect(kb.closed).toBe(true);
+    expect(databaseHealth(file).integrity).toEqual(['ok']);
+    const { engine: reopened, dispose: disposeReopened } = await tempEngineOn(dataDir);
+    expect(snapshot(reopened.kbs.get(KB).kb)).toEqual(before);
+    await disposeReopened();
+    await dispose().catch(() => undefined);
+  }, 60_000);
 
   it('during export: STORAGE_FULL, no partial file left, the KB intact, and the export works once there is space', async () => {
     const { engine, dispose } = await engineWithModels();
