@@ -38,7 +38,7 @@ export interface QaSettings {
      * (criterion not met at all), so 3 drops triples that fail one criterion outright.
      */
     judgeThreshold: number;
-    /** Candidates judged per LLM call. Default 10. */
+    /** Candidates judged per LLM call (at most 64, and no more than `shared.evidenceMaxTokens` of text). Default 10. */
     judgeBatchSize: number;
     /** Candidates sent to the judge, best fused rank first. Default 60. */
     maxCandidates: number;

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EvalRun, writeEvalReport, type EvalKbSource } from '../../eval/index.js';
+import { EvalRun, writeEvalReport, type BuiltKb, type EvalCost, type EvalKbSource } from '../../eval/index.js';
 import type { Citation } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
@@ -53,7 +53,7 @@ async function buildEvalKb(
   fingerprint: string,
   signal: AbortSignal,
   onProgress?: (p: { done: number; total: number; message: string }) => void,
-): Promise<{ kb: EvalKbHandle; reused: boolean }> {
+): Promise<BuiltKb<EvalKbHandle>> {
   const name = `eval-${fingerprint.slice(0, 12)}`;
   const exists = engine.kbs.registry.list().some((k) => k.name === name);
   const session = exists ? engine.kbs.get(name) : engine.kbs.create({ name, description: `Benchmark knowledge base (${source.kind})` });
@@ -66,6 +66,7 @@ async function buildEvalKb(
   }
 
   // Passages become files so they go through the same loaders, chunking and indexing as anyone's documents.
+  const started = performance.now();
   const dir = join(engine.paths.dataDir, 'eval-corpora', fingerprint.slice(0, 24));
   mkdirSync(dir, { recursive: true });
   const paths = source.passages.map((p, i) => {
@@ -76,9 +77,17 @@ async function buildEvalKb(
   });
   const docs = [...session.kb.iterateDocuments()];
   const reused = exists && docs.length === paths.length && docs.every((d) => d.status === 'indexed');
+  let cost: EvalCost | undefined;
   if (!reused) {
     await addDocuments(engine, name, paths);
-    await runIndexing(engine, session, { signal, progress });
+    const { stages } = await runIndexing(engine, session, { signal, progress });
+    cost = { llmCalls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0, ms: Math.round(performance.now() - started) };
+    for (const stage of Object.values(stages)) {
+      cost.llmCalls += stage.calls;
+      cost.promptTokens += stage.promptTokens;
+      cost.completionTokens += stage.completionTokens;
+      cost.cacheHits += stage.cacheHits;
+    }
   }
   return {
     kb: {
@@ -90,5 +99,6 @@ async function buildEvalKb(
       },
     },
     reused,
+    ...(cost ? { cost } : {}),
   };
 }

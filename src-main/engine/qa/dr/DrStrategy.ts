@@ -11,7 +11,8 @@ export const DecompositionSchema = z.object({ triples: z.array(TripleSchema).max
 export const ResolutionSchema = z.object({
   reasoning: z.string(),
   value: z.string().nullable(),
-  supporting: z.array(z.number().int()),
+  // A bounded range becomes a fixed list in the grammar: an unbounded integer lets a model write 1e999.
+  supporting: z.array(z.number().int().min(1).max(64)).max(64),
 });
 
 /**
