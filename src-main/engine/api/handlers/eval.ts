@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { PolyhopError } from '../../base/errors.js';
 import { EvalRun, writeEvalReport, type BuiltKb, type EvalCost, type EvalKbSource } from '../../eval/index.js';
-import type { Citation } from '../contract.js';
+import type { Citation, ParsedRequest } from '../contract.js';
+import type { ProgressUpdate } from '../JobManager.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import type { KbSession } from '../KbSessions.js';
@@ -22,21 +24,19 @@ interface EvalKbHandle {
  * loaded models; `eval:report` renders a finished (or partial) run folder.
  */
 export function evalHandlers(engine: Engine): Pick<Handlers, 'eval:run' | 'eval:report'> {
+  // Two runs writing one results.jsonl would interleave their rows.
+  const runningDirs = new Set<string>();
   return {
     'eval:run': (request) => {
+      const outDir = resolve(request.outDir);
+      if (runningDirs.has(outDir)) throw new PolyhopError('CONFLICT', `A benchmark is already writing to ${outDir}`, { details: { outDir } });
+      runningDirs.add(outDir);
       const jobId = engine.jobs.start('eval', null, async ({ signal, progress }) => {
-        const embedder = await engine.models.requireEmbedder('Evaluation');
-        const run = new EvalRun<EvalKbHandle>(
-          { ...request, signal, onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }) },
-          {
-            buildKb: (source, options) => buildEvalKb(engine, source, options.fingerprint, options.signal ?? signal, options.onProgress),
-            ask: (kb, r) => answerQuestion(engine, kb.session, { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage }, { signal: r.signal ?? signal }),
-            llm: await engine.models.generation(),
-            prompts: engine.prompts,
-            embedder,
-          },
-        );
-        return run.run();
+        try {
+          return await runEval(engine, request, signal, progress);
+        } finally {
+          runningDirs.delete(outDir);
+        }
       });
       return { jobId };
     },
@@ -45,6 +45,21 @@ export function evalHandlers(engine: Engine): Pick<Handlers, 'eval:run' | 'eval:
       return { outDir: report.outDir, markdown: report.markdown, rows: report.rows as unknown as Record<string, unknown>[] };
     },
   };
+}
+
+async function runEval(engine: Engine, request: ParsedRequest<'eval:run'>, signal: AbortSignal, progress: (update: ProgressUpdate) => void) {
+  const embedder = await engine.models.requireEmbedder('Evaluation');
+  const run = new EvalRun<EvalKbHandle>(
+    { ...request, signal, onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }) },
+    {
+      buildKb: (source, options) => buildEvalKb(engine, source, options.fingerprint, options.signal ?? signal, options.onProgress),
+      ask: (kb, r) => answerQuestion(engine, kb.session, { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage }, { signal: r.signal ?? signal }),
+      llm: await engine.models.generation(),
+      prompts: engine.prompts,
+      embedder,
+    },
+  );
+  return run.run();
 }
 
 async function buildEvalKb(
