@@ -67,8 +67,26 @@ export interface TripleRecord {
   chunkIds: number[];
 }
 
+/**
+ * A fixed-size window of a document's text (the vector-RAG baseline's unit: 1,000 tokens with 200
+ * of overlap by default), cut at index time next to the semantic chunks. Not used by MDER.
+ */
+export interface PassageRecord {
+  id: number;
+  documentId: number;
+  ord: number;
+  text: string;
+  /** Character offsets into the document's extracted text. */
+  startOffset: number;
+  endOffset: number;
+  /** 1-based PDF page where the passage starts, when known. */
+  page: number | null;
+  /** The document's semantic chunks that overlap the passage, in text order (for citations). */
+  chunkIds: number[];
+}
+
 /** Vector families kept in sqlite-vec, each keyed by the id of the row it embeds. */
-export type VectorKind = 'chunk' | 'entity_name' | 'entity_summary' | 'triple';
+export type VectorKind = 'chunk' | 'entity_name' | 'entity_summary' | 'triple' | 'passage';
 
 /** Texts indexed in FTS5 for BM25. */
 export type TextIndexKind = 'chunk' | 'triple';

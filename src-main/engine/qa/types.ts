@@ -10,7 +10,18 @@ import type { QaSettings } from './settings.js';
 /** The read side of a knowledge base that answering uses (a `KnowledgeBase` is one). */
 export type QaKb = Pick<
   KnowledgeBase,
-  'knn' | 'bm25' | 'getEntities' | 'getChunks' | 'getTriples' | 'getDocument' | 'findEntityByName' | 'triplesOfEntity' | 'entityTypes' | 'relations'
+  | 'knn'
+  | 'bm25'
+  | 'getEntities'
+  | 'getChunks'
+  | 'getPassages'
+  | 'countDocumentsWithoutPassages'
+  | 'getTriples'
+  | 'getDocument'
+  | 'findEntityByName'
+  | 'triplesOfEntity'
+  | 'entityTypes'
+  | 'relations'
 >;
 
 /** Everything a question is answered with. One per KB and loaded models; cheap to build per question. */

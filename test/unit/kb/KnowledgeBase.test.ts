@@ -250,6 +250,42 @@ describe('KnowledgeBase', () => {
       expect(codeOf(() => kb.addTriple({ sourceId: o, relation: ' ', targetId: i, chunkId: null }))).toBe('BAD_INPUT');
     });
 
+    it('keeps entity types and relations until entities or triples change, here or in another connection', () => {
+      const doc = addDoc(kb, '/v', 'c1');
+      const o = kb.upsertEntity('Odysseus', 'person');
+      const i = kb.upsertEntity('Ithaca', 'place');
+      kb.addTriple({ sourceId: o, relation: 'KING_OF', targetId: i, chunkId: doc.chunkIds[0]! });
+      expect(kb.entityTypes()).toEqual([{ name: 'person', count: 1 }, { name: 'place', count: 1 }]);
+      kb.entityTypes().pop(); // callers get copies
+      expect(kb.entityTypes()).toHaveLength(2);
+
+      const p = kb.upsertEntity('Penelope', 'person');
+      expect(kb.entityTypes()[0]).toEqual({ name: 'person', count: 2 });
+      kb.addTriple({ sourceId: p, relation: 'WIFE_OF', targetId: o, chunkId: null });
+      kb.addTriple({ sourceId: p, relation: 'QUEEN_OF', targetId: i, chunkId: null });
+      expect(kb.relations().map((r) => r.name)).toEqual(['KING_OF', 'QUEEN_OF', 'WIFE_OF']);
+      // A rolled-back write leaves nothing in the cache either.
+      expect(() => kb.transaction(() => {
+        kb.upsertEntity('Argos', 'animal');
+        expect(kb.entityTypes().map((t) => t.name)).toContain('animal');
+        throw new Error('undo');
+      })).toThrow('undo');
+      expect(kb.entityTypes().map((t) => t.name)).not.toContain('animal');
+      kb.mergeEntities('Odysseus', [o, kb.upsertEntity('Ulysses', 'hero')]);
+      expect(kb.entityTypes().map((t) => t.name)).not.toContain('hero');
+      kb.deleteDocument(doc.id);
+      expect(kb.relations().map((r) => r.name)).toEqual(['QUEEN_OF', 'WIFE_OF']);
+
+      const other = KnowledgeBase.open(kb.file);
+      try {
+        other.addTriple({ sourceId: other.upsertEntity('Troy', 'city'), relation: 'NEAR', targetId: i, chunkId: null });
+      } finally {
+        other.close();
+      }
+      expect(kb.entityTypes().map((t) => t.name)).toContain('city');
+      expect(kb.relations().map((r) => r.name)).toContain('NEAR');
+    });
+
     it('lists entities by staleness and type', () => {
       const a = kb.upsertEntity('A', 'person');
       const b = kb.upsertEntity('B', 'place');

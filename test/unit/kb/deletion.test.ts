@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
-import { addDoc, createKb, expectNoOrphans, orphanReport, tempDir } from './kbFixtures.js';
+import { addDoc, chunks, createKb, expectNoOrphans, orphanReport, tempDir } from './kbFixtures.js';
 
 describe('KnowledgeBase deletion', () => {
   let cleanup: () => void;
@@ -16,6 +16,7 @@ describe('KnowledgeBase deletion', () => {
     cleanup();
   });
 
+  const KINDS = ['chunk', 'entity_name', 'entity_summary', 'triple', 'passage'] as const;
   const vector = (seed: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 13 + i) + 0.01);
 
   /** Two documents sharing one entity and one triple, plus an imported triple; everything embedded and indexed. */
@@ -49,13 +50,18 @@ describe('KnowledgeBase deletion', () => {
     kb.putVectors('entity_summary', Object.values(e).map((id) => ({ id, vector: vector(200 + id) })));
     kb.putVectors('triple', Object.values(t).map((id) => ({ id, vector: vector(300 + id) })));
     kb.indexText('triple', kb.getTriples(Object.values(t)).map((x) => ({ id: x.id, text: `${x.sourceName} ${x.relation} ${x.targetName}` })));
+    const passages = {
+      a: kb.replacePassages(a.id, chunks('Odysseus is king of Ithaca. Telemachus', 'Telemachus is his son.')).map((p) => p.id),
+      b: kb.replacePassages(b.id, chunks('Odysseus rules Ithaca. Penelope waits.')).map((p) => p.id),
+    };
+    kb.putVectors('passage', [...passages.a, ...passages.b].map((id) => ({ id, vector: vector(400 + id) })));
     // Load the in-memory indexes so deletion has to keep them in step too.
-    for (const kind of ['chunk', 'entity_name', 'entity_summary', 'triple'] as const) kb.knn(kind, vector(1), 3);
-    return { a, b, e, t };
+    for (const kind of KINDS) kb.knn(kind, vector(1), 3);
+    return { a, b, e, t, passages };
   }
 
   it('removes everything that existed only because of the document, and nothing else', () => {
-    const { a, b, e, t } = seed();
+    const { a, b, e, t, passages } = seed();
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     const result = kb.deleteDocument(a.id);
 
@@ -73,16 +79,19 @@ describe('KnowledgeBase deletion', () => {
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     const stats = kb.stats();
     expect(stats).toMatchObject({ documents: 1, chunks: 2, entities: 5, triples: 4 });
-    expect(stats.vectors).toEqual({ chunk: 2, entity_name: 5, entity_summary: 5, triple: 4 });
+    expect(stats.vectors).toEqual({ chunk: 2, entity_name: 5, entity_summary: 5, triple: 4, passage: 1 });
+    expect(kb.getPassages([...passages.a, ...passages.b]).map((p) => p.id)).toEqual(passages.b);
+    expect(kb.passagesOfDocument(a.id)).toEqual([]);
     expect(kb.getDocument(b.id)).toMatchObject({ chunkCount: 2, tripleCount: 2 });
 
     // No stale vectors or FTS rows can come back from a search.
-    for (const kind of ['chunk', 'entity_name', 'entity_summary', 'triple'] as const) {
+    for (const kind of KINDS) {
       const ids = kb.knn(kind, vector(a.chunkIds[0]!), 50).map((r) => r.id);
       const exact = kb.knn(kind, vector(a.chunkIds[0]!), 50, { exact: true }).map((r) => r.id);
       expect(ids.sort()).toEqual(exact.sort());
     }
     expect(kb.knn('chunk', vector(1), 10).map((r) => r.id).sort()).toEqual([...b.chunkIds].sort());
+    expect(kb.knn('passage', vector(1), 10).map((r) => r.id)).toEqual(passages.b);
     expect(kb.bm25('chunk', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
     expect(kb.bm25('triple', 'Telemachus', 10)).toEqual([]);
     expect(kb.searchEntities('Telem')).toEqual([]);
@@ -97,6 +106,7 @@ describe('KnowledgeBase deletion', () => {
     expect(kb.getTriples([t.imported, t.importedArgos]).map((x) => x.id)).toEqual([t.imported, t.importedArgos]);
     expect(kb.listEntities().map((x) => x.id)).toEqual([e.ithaca, e.greece, e.argos]);
     expect(kb.stats().chunks).toBe(0);
+    expect(kb.stats().vectors.passage).toBe(0);
   });
 
   it('replacing chunks clears what hung off the old ones', () => {
@@ -107,5 +117,17 @@ describe('KnowledgeBase deletion', () => {
     expect(kb.getTriples([t.onlyA, t.onlyA2])).toEqual([]);
     expect(kb.getEntity(e.telemachus)).toBeUndefined();
     expect(kb.missingVectors('chunk')).toEqual([fresh[0]!.id]);
+  });
+
+  it('replacing passages drops the old ones with their vectors', () => {
+    const { a, passages } = seed();
+    const fresh = kb.replacePassages(a.id, chunks('One passage now.'));
+    expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
+    expect(fresh.map((p) => p.ord)).toEqual([0]);
+    expect(fresh[0]!.id).toBeGreaterThan(Math.max(...passages.a, ...passages.b)); // ids are never reused
+    expect(kb.getPassages(passages.a)).toEqual([]);
+    expect(kb.missingVectors('passage')).toEqual([fresh[0]!.id]);
+    expect(kb.knn('passage', vector(1), 10).map((r) => r.id).sort()).toEqual([...passages.b].sort());
+    expect(kb.countDocumentsWithoutPassages()).toBe(0);
   });
 });

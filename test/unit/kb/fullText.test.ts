@@ -80,4 +80,21 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     expect(kb.missingText('chunk').sort()).toEqual([ids.en2, ids.en3].sort());
     expect(() => kb.indexText('triple', [{ id: 999, text: 'x' }])).toThrow(/No triple 999/);
   });
+
+  it('leaves out words common in a large index when the query has a rarer one', () => {
+    // 12,000 rows: "common" in all, "often" in 20%, "seldom" in 3, "alone" nowhere.
+    const doc = kb.addDocument({ path: '/large', title: 'large', hash: 'h', mime: 'text/plain', size: 1 });
+    const rows = Array.from({ length: 12_000 }, (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i}`);
+    const large = kb.replaceChunks(doc.id, rows.map((text, ord) => ({ ord, text, language: 'en', startOffset: 0, endOffset: text.length, page: null })));
+    kb.indexText('chunk', large.map((c) => ({ id: c.id, text: c.text })));
+    const seldom = large.slice(0, 3).map((c) => c.id);
+
+    expect(kb.bm25('chunk', 'COMMON often seldom', 20).map((r) => r.id).sort()).toEqual(seldom.sort());
+    expect(kb.bm25('chunk', 'common often', 20)).toHaveLength(20); // all common: kept
+    expect(kb.bm25('chunk', 'common alone', 20)).toHaveLength(20); // an absent word cannot stand in
+    expect(kb.bm25('chunk', 'common', 5)).toHaveLength(5);
+    // Without "seldom" rows the word is absent, so "common" is searched again.
+    kb.removeText('chunk', seldom);
+    expect(kb.bm25('chunk', 'common seldom', 20)).toHaveLength(20);
+  });
 });

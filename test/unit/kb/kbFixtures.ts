@@ -76,6 +76,7 @@ export function orphanReport(file: string): Record<string, number> {
     const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
     const report: Record<string, number> = {
       chunksWithoutDocument: count('SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)'),
+      passagesWithoutDocument: count('SELECT COUNT(*) FROM passages WHERE document_id NOT IN (SELECT id FROM documents)'),
       provenanceWithoutTriple: count('SELECT COUNT(*) FROM triple_chunks WHERE triple_id NOT IN (SELECT id FROM triples)'),
       provenanceWithoutChunk: count('SELECT COUNT(*) FROM triple_chunks WHERE chunk_id NOT IN (SELECT id FROM chunks)'),
       triplesWithoutEntity: count('SELECT COUNT(*) FROM triples WHERE source_id NOT IN (SELECT id FROM entities) OR target_id NOT IN (SELECT id FROM entities)'),
@@ -89,7 +90,7 @@ export function orphanReport(file: string): Record<string, number> {
       foreignKeyViolations: (db.pragma('foreign_key_check') as unknown[]).length,
       integrityProblems: db.pragma('integrity_check', { simple: true }) === 'ok' ? 0 : 1,
     };
-    const owners = { chunk: 'chunks', entity_name: 'entities', entity_summary: 'entities', triple: 'triples' };
+    const owners = { chunk: 'chunks', entity_name: 'entities', entity_summary: 'entities', triple: 'triples', passage: 'passages' };
     for (const [kind, owner] of Object.entries(owners)) {
       report[`vec_${kind}WithoutOwner`] = count(`SELECT COUNT(*) FROM vec_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`);
       report[`vcode_${kind}WithoutOwner`] = count(`SELECT COUNT(*) FROM vcode_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { entityKey } from '../../../src-main/engine/kb/entityKey.js';
 import { verbaliseTriple } from '../../../src-main/engine/kb/verbaliseTriple.js';
 import { checkBaseIri } from '../../../src-main/engine/kb/utils/baseIri.js';
-import { ftsQuery, segmentWords } from '../../../src-main/engine/kb/utils/ftsText.js';
+import { ftsQuery, indexTerm, queryTerms, segmentWords } from '../../../src-main/engine/kb/utils/ftsText.js';
 
 describe('kb naming helpers', () => {
   it('entityKey folds width, case and whitespace only', () => {
@@ -36,5 +36,12 @@ describe('kb naming helpers', () => {
     expect(ftsQuery('?!* ()')).toBeNull();
     expect(ftsQuery('Ab ab AB')).toBe('"ab"');
     expect(ftsQuery('pen', { prefix: true })).toBe('"pen"*');
+  });
+
+  it('queryTerms keeps distinct words in order; indexTerm folds them as the FTS5 tokenizer does', () => {
+    expect(queryTerms('Ithaca king ITHACA Pénélope')).toEqual(['ithaca', 'king', 'pénélope']);
+    expect(queryTerms(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '))).toHaveLength(64);
+    expect(indexTerm('Pénélope')).toBe('penelope');
+    expect(indexTerm('ÉPOUSE')).toBe('epouse');
   });
 });

@@ -85,6 +85,28 @@ describe('KnowledgeBase vectors', () => {
     expect(kb.missingVectors('chunk', 3000)).toHaveLength(3000 - 100);
   });
 
+  it('loads stored codes in pages that line up with their ids (more rows than one page)', () => {
+    // 70,000 entity-name vectors: more than one 65,536-row page, with gaps in the ids.
+    const sample = clusteredVectors({ dimension, clusters: 50, spread: 0.8, seed: 4 });
+    const ids: number[] = [];
+    kb.transaction(() => {
+      for (let i = 0; i < 70_500; i++) ids.push(kb.upsertEntity(`e${i}`, 't'));
+    });
+    const kept = ids.filter((_, i) => i % 141 !== 7);
+    const vectors = new Map(kept.map((id) => [id, sample()]));
+    kb.putVectors('entity_name', kept.map((id) => ({ id, vector: vectors.get(id)! })));
+    const reopened = KnowledgeBase.open(kb.file);
+    try {
+      for (const id of [kept[0]!, kept[65_535]!, kept[65_536]!, kept.at(-1)!, kept[40_000]!]) {
+        const [hit] = reopened.knn('entity_name', vectors.get(id)!, 1);
+        expect(hit?.id).toBe(id);
+        expect(hit?.score).toBeCloseTo(1, 5);
+      }
+    } finally {
+      reopened.close();
+    }
+  });
+
   it('refuses wrong dimensions, zero vectors, unknown rows and a missing embedder', () => {
     expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(3).fill(1) }]))).toBe('CONFLICT');
     expect(errorCode(() => kb.knn('chunk', new Float32Array(3).fill(1), 3))).toBe('CONFLICT');

@@ -124,7 +124,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(kingOf.prompt.variables.other).toBe(CHUNK_SCRIPT['odysseus.en.md'][0]!.summary);
     expect(kingOf.prompt.variables.next).toBe(CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary);
 
-    expect(snap.vectors).toEqual({ chunk: 7, entity_name: 14, entity_summary: 14, triple: 19 });
+    expect(snap.vectors).toEqual({ chunk: 7, entity_name: 14, entity_summary: 14, triple: 19, passage: 0 });
     expect(kb.bm25('chunk', 'mendicante', 3)).toHaveLength(1); // original text is searchable
     expect(kb.bm25('triple', 'beggar', 5).length).toBeGreaterThan(0);
     expect(rdf).toHaveLength(1);

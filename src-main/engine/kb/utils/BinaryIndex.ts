@@ -1,3 +1,5 @@
+import { BugIndicatingError } from '../../base/errors.js';
+
 /**
  * In-memory sign-bit codes of one vector family, scanned by Hamming distance to pick rerank
  * candidates. One bit per dimension (1 when the component is > 0), packed little-endian in 32-bit
@@ -19,7 +21,8 @@ export class BinaryIndex {
   /** Byte view of #codes, for copying stored codes in. */
   #bytes: Uint8Array;
   #size = 0;
-  readonly #slotOf = new Map<number, number>();
+  /** Slot of each id; built on the first write after a bulk {@link append}, which searches never need. */
+  #slotOf: Map<number, number> | null = new Map();
 
   constructor(dimension: number, generation: number) {
     this.words = Math.ceil(dimension / 32);
@@ -40,27 +43,45 @@ export class BinaryIndex {
 
   /** Stores the code of `id` given as the bytes of {@link encode}'s result (as kept in SQLite). */
   set(id: number, code: Uint8Array): void {
-    let slot = this.#slotOf.get(id);
+    const slotOf = this.#slots();
+    let slot = slotOf.get(id);
     if (slot === undefined) {
       slot = this.#size++;
       if (slot >= this.#ids.length) this.#grow();
-      this.#slotOf.set(id, slot);
+      slotOf.set(id, slot);
       this.#ids[slot] = id;
     }
     this.#bytes.set(code.subarray(0, this.words * 4), slot * this.words * 4);
   }
 
+  /**
+   * Adds the codes of `ids`, none of them in the index yet, from `codes`: their bytes back to back
+   * in the order of `ids` (a bulk load, one copy instead of one per id).
+   */
+  append(ids: readonly number[], codes: Uint8Array): void {
+    const stride = this.words * 4;
+    if (codes.length !== ids.length * stride) {
+      throw new BugIndicatingError(`BinaryIndex.append: ${ids.length} ids need ${ids.length * stride} code bytes, got ${codes.length}`);
+    }
+    while (this.#size + ids.length > this.#ids.length) this.#grow();
+    this.#bytes.set(codes, this.#size * stride);
+    this.#ids.set(ids, this.#size);
+    this.#size += ids.length;
+    this.#slotOf = null;
+  }
+
   delete(id: number): void {
-    const slot = this.#slotOf.get(id);
+    const slotOf = this.#slots();
+    const slot = slotOf.get(id);
     if (slot === undefined) return;
     const last = --this.#size;
     if (slot !== last) {
       const lastId = this.#ids[last] as number;
       this.#ids[slot] = lastId;
       this.#codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
-      this.#slotOf.set(lastId, slot);
+      slotOf.set(lastId, slot);
     }
-    this.#slotOf.delete(id);
+    slotOf.delete(id);
   }
 
   /** Ids of (up to) the `count` codes nearest to `query` by Hamming distance. */
@@ -101,6 +122,14 @@ export class BinaryIndex {
     for (let j = 0; j < n; j++) if ((dist[j] as number) < threshold) out[filled++] = among ? (among[j] as number) : j;
     for (let j = 0; j < n && filled < count; j++) if (dist[j] === threshold) out[filled++] = among ? (among[j] as number) : j;
     return out.subarray(0, filled);
+  }
+
+  #slots(): Map<number, number> {
+    if (!this.#slotOf) {
+      this.#slotOf = new Map();
+      for (let slot = 0; slot < this.#size; slot++) this.#slotOf.set(this.#ids[slot] as number, slot);
+    }
+    return this.#slotOf;
   }
 
   #grow(): void {

@@ -19,22 +19,39 @@ export function ftsDocument(text: string): string {
   return segmentWords(text).join(' ');
 }
 
+/** A user's text as distinct lower-cased words, in order, at most {@link MAX_QUERY_TERMS}. */
+export function queryTerms(text: string): string[] {
+  const terms = new Set<string>();
+  for (const word of segmentWords(text)) {
+    terms.add(word.toLowerCase());
+    if (terms.size === MAX_QUERY_TERMS) break;
+  }
+  return [...terms];
+}
+
 /**
- * A user's text as an FTS5 query matching any of its words: each word becomes a quoted string
- * (quotes doubled), so operators, column filters, parentheses or NEAR in the text are inert.
- * Returns null when the text has no words. `prefix` makes every word a prefix query.
+ * Terms as an FTS5 query matching any of them: each becomes a quoted string (quotes doubled), so
+ * operators, column filters, parentheses or NEAR in the text are inert. Null for no terms.
+ * `prefix` makes every term a prefix query.
+ */
+export function matchAny(terms: readonly string[], options: { prefix?: boolean } = {}): string | null {
+  return terms.length > 0 ? terms.map((t) => `"${t.replaceAll('"', '""')}"${options.prefix ? '*' : ''}`).join(' OR ') : null;
+}
+
+/**
+ * A user's text as an FTS5 query matching any of its words (see {@link matchAny}).
  *
  * ftsQuery('capital OR "x" NEAR(a)') === '"capital" OR "or" OR "x" OR "near" OR "a"'
  */
 export function ftsQuery(text: string, options: { prefix?: boolean } = {}): string | null {
-  const seen = new Set<string>();
-  const terms: string[] = [];
-  for (const word of segmentWords(text)) {
-    const key = word.toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
-    terms.push(`"${key.replaceAll('"', '""')}"${options.prefix ? '*' : ''}`);
-    if (terms.length === MAX_QUERY_TERMS) break;
-  }
-  return terms.length > 0 ? terms.join(' OR ') : null;
+  return matchAny(queryTerms(text), options);
+}
+
+/**
+ * The index term a query word becomes under `unicode61 remove_diacritics 2` (case folded,
+ * diacritics removed), for looking it up in an fts5vocab table. A word the tokenizer would split
+ * (apostrophes, dots) finds no term, which callers treat as rare.
+ */
+export function indexTerm(word: string): string {
+  return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }

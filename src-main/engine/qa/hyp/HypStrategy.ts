@@ -14,8 +14,13 @@ export const PathsSchema = z.object({
   paths: z.array(z.object({ direction: z.enum(['forward', 'backward']), triples: z.array(PathTripleSchema).max(8) })).max(6),
 });
 const score = z.number().int().min(0).max(2);
+/**
+ * Most candidates per judge call. Bounding the ids makes the grammar an enum of them: an unbounded
+ * integer lets the model write `1e999` (the grammar allows exponents), which parses as Infinity.
+ */
+const JUDGE_BATCH_MAX = 64;
 export const JudgeSchema = z.object({
-  scores: z.array(z.object({ id: z.number().int(), directness: score, entityClarity: score, contextRelevance: score })),
+  scores: z.array(z.object({ id: z.number().int().min(1).max(JUDGE_BATCH_MAX), directness: score, entityClarity: score, contextRelevance: score })),
 });
 
 /** KB vocabulary shown to the path planner so its classes and relations match the graph's. */
@@ -25,26 +30,17 @@ const VOCABULARY_SIZE = 40;
  * push the planner's prompt past the model's context and fail the whole question.
  */
 const VOCABULARY_NAME_MAX_CHARS = 60;
-/**
- * `entityTypes()` / `relations()` are GROUP BY scans (hundreds of ms at a million rows), so the
- * vocabulary is kept per KB for a minute; a hint to the planner may be that stale.
- */
-const VOCABULARY_TTL_MS = 60_000;
-const vocabularies = new WeakMap<object, { at: number; classes: string; relations: string }>();
-
+/** The most used classes and relations of the KB (which keeps both until its graph changes). */
 function vocabulary(kb: QaKb): { classes: string; relations: string } {
-  let entry = vocabularies.get(kb);
-  if (!entry || performance.now() - entry.at >= VOCABULARY_TTL_MS) {
-    const names = (rows: { name: string }[]): string =>
-      rows
-        .filter((r) => r.name.length <= VOCABULARY_NAME_MAX_CHARS)
-        .slice(0, VOCABULARY_SIZE)
-        .map((r) => r.name)
-        .join(', ') || '(none)';
-    entry = { at: performance.now(), classes: names(kb.entityTypes()), relations: names(kb.relations()) };
-    vocabularies.set(kb, entry);
-  }
-  return { classes: entry.classes, relations: entry.relations };
+  const names = (rows: readonly { name: string }[]): string => {
+    const kept: string[] = [];
+    for (const r of rows) {
+      if (kept.length === VOCABULARY_SIZE) break;
+      if (r.name.length <= VOCABULARY_NAME_MAX_CHARS) kept.push(r.name);
+    }
+    return kept.join(', ') || '(none)';
+  };
+  return { classes: names(kb.entityTypes()), relations: names(kb.relations()) };
 }
 
 /**
@@ -110,7 +106,7 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
     // Batches are also cut to the evidence budget, so long triples cannot push a judge prompt past the context.
     const batches: EvidenceItem[][] = [];
     for (let rest = candidates; rest.length > 0; ) {
-      const { kept } = fitEvidence(rest.slice(0, Math.max(1, judgeBatchSize)), run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t));
+      const { kept } = fitEvidence(rest.slice(0, Math.min(Math.max(1, judgeBatchSize), JUDGE_BATCH_MAX)), run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t));
       batches.push(kept);
       rest = rest.slice(kept.length);
     }
