@@ -103,6 +103,13 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       out({ deleted: name }, () => console.log(`Deleted knowledge base "${name}"`));
     });
 
+  kb.command('reembed <name>')
+    .description('rebuild the vectors of a knowledge base with the selected embedding model')
+    .action(async (name: string) => {
+      const result = await job('kb:reembed', { kb: name });
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `re-embedding ${result.status}`);
+      out(result.result, () => console.log(`Re-embedded "${name}"`));
+    });
   kb.command('backup <name> <file>')
     .description('write the knowledge base to one file (works while indexing runs)')
     .action(async (name: string, file: string) => {

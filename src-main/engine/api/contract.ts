@@ -52,6 +52,8 @@ export const requestSchemas = {
   'kb:info': z.object({ kb: kbName }).strict(),
   'kb:rename': z.object({ kb: kbName, newName: kbName }).strict(),
   'kb:delete': z.object({ kb: kbName }).strict(),
+  /** Rebuilds every vector with the loaded embedding model (after switching models). */
+  'kb:reembed': z.object({ kb: kbName }).strict(),
   /** One-file backup, usable while indexing runs. */
   'kb:backup': z.object({ kb: kbName, outputPath: path }).strict(),
   /** Verifies a backup file, then restores it as a KB named `name` (replacing it only when `replace`). */
@@ -407,6 +409,7 @@ export interface Responses {
   'kb:info': KbInfo;
   'kb:rename': KbSummary;
   'kb:delete': { deleted: true };
+  'kb:reembed': JobRef;
   'kb:backup': JobRef;
   'kb:restore': JobRef;
   'docs:add': AddDocumentsResult;
@@ -441,7 +444,7 @@ export interface Responses {
 
 // ---------- Events ----------
 
-export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore';
+export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed';
 export type JobStatus = 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
 
 export interface JobProgress {

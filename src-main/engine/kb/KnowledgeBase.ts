@@ -361,7 +361,7 @@ export class KnowledgeBase {
     throw new PolyhopError(
       'CONFLICT',
       `Knowledge base "${this.meta().name}" was embedded with ${current.identity} (${current.dimension} dimensions), not ${identity} (${dimension}). ` +
-        `Load ${current.identity} again, or re-embed the knowledge base with ${identity} (its vectors are rebuilt; documents, entities and triples are kept).`,
+        `Load ${current.identity} again, or re-embed the knowledge base with ${identity} (\`polyhop kb reembed\`, or Re-embed on the Corpus screen: its vectors are rebuilt; documents, entities and triples are kept).`,
       { details: { recorded: current, offered: { identity, dimension }, remedy: 're-embed' } },
     );
   }

@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../base/abort.js';
-import { mapConcurrent, yieldToEventLoop } from '../base/concurrency.js';
+import { mapConcurrent } from '../base/concurrency.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
@@ -12,6 +12,7 @@ import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type Reduce
 import { MeteredLlm } from './MeteredLlm.js';
 import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
+import { planEmbedding } from './planEmbedding.js';
 import type { JobProgress } from '../api/contract.js';
 import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
@@ -296,50 +297,11 @@ export class IndexingJob {
   }
 
   async #embed(): Promise<void> {
-    const kb = this.#kb;
-    const size = this.#options.embedBatchSize ?? 32;
-    const chunkIds = kb.missingVectors('chunk', ALL);
-    const nameIds = kb.missingVectors('entity_name', ALL);
-    const summaryIds = kb.missingVectors('entity_summary', ALL);
-    const tripleIds = kb.missingVectors('triple', ALL);
-    const jobs: { ids: number[]; run: (ids: number[]) => Promise<void> }[] = [];
-    const slices = (ids: number[]): number[][] => Array.from({ length: Math.ceil(ids.length / size) }, (_, i) => ids.slice(i * size, (i + 1) * size));
-    const put = async (kind: 'chunk' | 'entity_name' | 'entity_summary' | 'triple', rows: { id: number; text: string }[]): Promise<void> => {
-      if (rows.length === 0) return;
-      const vectors = await this.#options.embedder.embed(rows.map((r) => r.text), { signal: this.#options.signal });
-      kb.transaction(() => {
-        kb.putVectors(kind, rows.map((r, i) => ({ id: r.id, vector: vectors[i]! })));
-        if (kind === 'chunk' || kind === 'triple') kb.indexText(kind, rows);
-      });
-    };
-    for (const ids of slices(chunkIds)) {
-      // Chunks are embedded in English (what triples and summaries are written in) and searched by BM25 in both languages.
-      jobs.push({ ids, run: async (ids) => {
-        const chunks = kb.getChunks(ids);
-        const vectors = await this.#options.embedder.embed(chunks.map((c) => c.englishText ?? c.text), { signal: this.#options.signal });
-        kb.transaction(() => {
-          kb.putVectors('chunk', chunks.map((c, i) => ({ id: c.id, vector: vectors[i]! })));
-          kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: c.englishText && c.englishText !== c.text ? `${c.text}\n${c.englishText}` : c.text })));
-        });
-      } });
-    }
-    for (const ids of slices(nameIds)) jobs.push({ ids, run: (ids) => put('entity_name', kb.getEntities(ids).map((e) => ({ id: e.id, text: e.name }))) });
-    for (const ids of slices(summaryIds)) {
-      jobs.push({ ids, run: (ids) => put('entity_summary', kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : []))) });
-    }
-    for (const ids of slices(tripleIds)) {
-      jobs.push({ ids, run: (ids) => put('triple', kb.getTriples(ids).map((t) => ({ id: t.id, text: tripleText(t.sourceName, t.relation, t.targetName, t.description) }))) });
-    }
     // Embedding failures are not data problems of one unit (a wrong model fails every batch): they fail the job.
-    await this.#stage('embed', chunkIds.length + nameIds.length + summaryIds.length + tripleIds.length, async (tick) => {
-      for (const job of jobs) {
-        throwIfAborted(this.#options.signal);
-        await yieldToEventLoop();
-        await job.run(job.ids);
-        tick(job.ids.length);
-      }
-    });
+    const plan = planEmbedding(this.#kb, this.#options.embedder, { batchSize: this.#options.embedBatchSize ?? 32, ...(this.#options.signal ? { signal: this.#options.signal } : {}) });
+    await this.#stage('embed', plan.total, (tick) => plan.run(tick));
   }
+
 
   // ── plumbing ──────────────────────────────────────────────────────────────────
 

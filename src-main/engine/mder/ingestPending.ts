@@ -15,7 +15,8 @@ export interface IngestPendingOptions {
    * The fixed-size passages of the vector-RAG baseline (defaults 1,000 tokens, 200 overlap: the
    * MDER-DR paper's comparison), and how many are embedded per call (default 16).
    */
-  passages?: Pick<FixedSizeChunkOptions, 'chunkTokens' | 'overlapTokens'> & { batchSize?: number };
+  /** Fixed-size passages for the vector baseline. Default: 1,000 tokens with 200 overlap (MDER-DR's comparison). */
+  passages?: Pick<FixedSizeChunkOptions, 'chunkTokens' | 'overlapTokens'>;
   onProgress?: (progress: { done: number; total: number; message: string }) => void;
   signal?: AbortSignal;
 }
@@ -27,11 +28,10 @@ export interface IngestPendingResult {
 
 /**
  * The first indexing stage: loads every pending document that has no chunks yet, detects its
- * language and cuts it into semantic chunks (for MDER) and into fixed-size passages, which are
- * embedded here (the vector baseline's only index). Chunks, passages and passage vectors are
- * written in one transaction. A file that cannot be used gets status `error` with the reason, and
- * the rest go on; nothing already indexed is touched. CONFLICT when the KB holds another
- * embedder's vectors.
+ * language and cuts it into semantic chunks (for MDER) and into fixed-size passages (the vector
+ * baseline's index; the embed stage embeds both). Chunks and passages are written in one
+ * transaction. A file that cannot be used gets status `error` with the reason, and the rest go
+ * on; nothing already indexed is touched. CONFLICT when the KB holds another embedder's vectors.
  */
 export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOptions): Promise<IngestPendingResult> {
   const { embedder, signal } = options;
@@ -51,18 +51,11 @@ export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOpt
         ...(signal ? { signal } : {}),
       });
       if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
-      const { batchSize = 16, ...cut } = options.passages ?? {};
-      const passages = fixedSizeChunk(loaded.text, { ...cut, language: loaded.language, ...(loaded.pages ? { pages: loaded.pages } : {}), ...(signal ? { signal } : {}) });
-      const vectors: Float32Array[] = [];
-      for (let i = 0; i < passages.length; i += batchSize) {
-        throwIfAborted(signal);
-        vectors.push(...(await embedder.embed(passages.slice(i, i + batchSize).map((p) => p.text), { purpose: 'passage', ...(signal ? { signal } : {}) })));
-      }
+      const passages = fixedSizeChunk(loaded.text, { ...options.passages, language: loaded.language, ...(loaded.pages ? { pages: loaded.pages } : {}), ...(signal ? { signal } : {}) });
       kb.transaction(() => {
         kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
         kb.replaceChunks(doc.id, chunks);
-        const stored = kb.replacePassages(doc.id, passages);
-        kb.putVectors('passage', stored.map((p, i) => ({ id: p.id, vector: vectors[i]! })));
+        kb.replacePassages(doc.id, passages);
       });
       result.ingested++;
     } catch (error) {

@@ -4,7 +4,7 @@ import type { DocumentPage, EntityCard, EntitySummaryView, JobProgress } from '.
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+import { call, repoRoot, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 
 describe('indexing through the Api', () => {
   let engine: Engine;
@@ -78,6 +78,37 @@ describe('adding paths that are not documents', () => {
       expect(result.errors[0]?.reason).toBe('not a regular file');
     } finally {
       await dispose();
+    }
+  });
+});
+
+describe('re-embedding with another embedding model', () => {
+  it('refuses the new model until the KB is re-embedded, then rebuilds every vector', async () => {
+    const first = await tempEngine({ llm: new ScriptedLlm(corpusRules()), embedder: new CorpusEmbedder() });
+    await call(first.engine, 'kb:create', { name: 'odyssey' });
+    await call(first.engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
+    expect((await runJobToEnd(first.engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+    const before = first.engine.kbs.get('odyssey').kb.stats().vectors;
+    await first.engine.dispose();
+
+    // Same data directory, another embedder (as after `polyhop models use embedding …`).
+    const { Engine } = await import('../../../src-main/engine/api/Engine.js');
+    const { appPaths } = await import('../../../src-main/engine/api/paths.js');
+    const { NgramEmbedder } = await import('../../support/NgramEmbedder.js');
+    const second = await Engine.create({ paths: appPaths(repoRoot, first.dataDir, join(first.dataDir, 'models')), models: { embedder: new NgramEmbedder(64) } });
+    try {
+      const refused = await runJobToEnd(second, 'qa:ask', { kb: 'odyssey', question: 'Odysseus', strategy: 'vector', retrievalOnly: true });
+      expect(refused.error?.code).toBe('CONFLICT');
+      const job = await runJobToEnd(second, 'kb:reembed', { kb: 'odyssey' });
+      expect(job.error).toBeNull();
+      const kb = second.kbs.get('odyssey').kb;
+      expect(kb.embedder()).toEqual({ identity: 'test-ngram-64', dimension: 64 });
+      expect(kb.stats().vectors).toEqual(before);
+      const answered = await runJobToEnd(second, 'qa:ask', { kb: 'odyssey', question: 'Odysseus', strategy: 'vector', retrievalOnly: true });
+      expect(answered.status).toBe('done');
+    } finally {
+      await second.dispose();
+      await first.dispose();
     }
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src-main/engine/base/hash.js';
 import { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
+import { planEmbedding } from '../../../src-main/engine/mder/planEmbedding.js';
 import { cosine } from '../../../src-main/engine/models/Embedder.js';
 import { PromptLibrary } from '../../../src-main/engine/models/PromptLibrary.js';
 import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine/qa/index.js';
@@ -26,8 +27,10 @@ beforeAll(async () => {
     const bytes = readFileSync(path);
     kb.addDocument({ path, title: file, hash: sha256Hex(bytes), mime: file.endsWith('.md') ? 'text/markdown' : 'text/plain', size: bytes.length });
   }
-  const result = await ingestPending(kb, { embedder: new CorpusEmbedder(), passages: PASSAGES });
+  const embedder = new CorpusEmbedder();
+  const result = await ingestPending(kb, { embedder, passages: PASSAGES });
   expect(result.failed).toEqual([]);
+  await planEmbedding(kb, embedder).run(() => undefined);
 });
 
 afterAll(() => {

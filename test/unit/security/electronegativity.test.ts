@@ -83,14 +83,15 @@ describe('the window and its preload', () => {
     expect(main).not.toMatch(/shell\.openExternal|openExternal\(/);
   });
 
-  it('exposes exactly the Api: one object with invoke and onEvent, on fixed channels', () => {
+  it('exposes exactly the Api: one object with invoke, onEvent and the dropped-file path helper, on fixed channels', () => {
     const exposed = [...preload.matchAll(/exposeInMainWorld\(\s*'([^']+)'/g)].map((m) => m[1]);
     expect(exposed).toEqual(['polyhop']);
     const imports = [...preload.matchAll(/from '([^']+)'/g)].map((m) => m[1]).sort();
     expect(imports).toEqual(['../src-main/engine/api/contract.js', 'electron']);
     const body = preload.slice(preload.indexOf('exposeInMainWorld'));
     const members = [...body.matchAll(/^ {2}(\w+)\(/gm)].map((m) => m[1]);
-    expect(members).toEqual(['invoke', 'onEvent']);
+    expect(members).toEqual(['invoke', 'pathForFile', 'onEvent']);
+    expect(preload).toMatch(/return webUtils\.getPathForFile\(file\);/);
     // Channels are the contract's constants, never caller-chosen; ipcRenderer itself never leaves.
     expect([...preload.matchAll(/ipcRenderer\.(\w+)\(([^,)]+)/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual(['invoke IPC_INVOKE_CHANNEL', 'on IPC_EVENT_CHANNEL', 'off IPC_EVENT_CHANNEL']);
     expect(body).not.toMatch(/:\s*ipcRenderer\b|ipcRenderer\s*[,}]|\bsend\(|sendSync\(|require\(|process\./);

@@ -2,6 +2,7 @@ import { PolyhopError } from '../../base/errors.js';
 import { isStorageFull, storageError } from '../../base/storageError.js';
 import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
 import { ingestPending, type IngestPendingResult } from '../../mder/ingestPending.js';
+import { planEmbedding } from '../../mder/planEmbedding.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
@@ -12,13 +13,38 @@ import type { KbSession } from '../KbSessions.js';
  * `index:start`: ingest (load + chunk) pending documents, then MDER. Pausing cancels the job and
  * keeps its checkpoints and LLM-call cache, so starting again resumes without repeating work.
  */
-export function indexingHandlers(engine: Engine): Pick<Handlers, 'index:start'> {
+export function indexingHandlers(engine: Engine): Pick<Handlers, 'index:start' | 'kb:reembed'> {
   return {
     'index:start': ({ kb: name }) => {
       const session = engine.kbs.get(name);
       return { jobId: engine.jobs.start('index', session.name, ({ signal, progress }) => runIndexing(engine, session, { signal, progress })) };
     },
+    'kb:reembed': ({ kb: name }) => {
+      const session = engine.kbs.get(name);
+      return { jobId: engine.jobs.start('reembed', session.name, ({ signal, progress }) => reembed(engine, session, { signal, progress })) };
+    },
   };
+}
+
+/**
+ * Switches a KB to the loaded embedder: its vectors are dropped and rebuilt; documents, entities,
+ * triples and summaries stay. Cancelling leaves the rest missing, and running again (or
+ * indexing) fills them in.
+ */
+async function reembed(engine: Engine, session: KbSession, { signal, progress }: { signal: AbortSignal; progress: (update: ProgressUpdate) => void }): Promise<{ vectors: number }> {
+  if (indexing.has(session)) throw new PolyhopError('CONFLICT', `"${session.name}" is being indexed; re-embed when it is done`);
+  indexing.add(session);
+  try {
+    const embedder = await engine.models.requireEmbedder('Re-embedding');
+    session.kb.setEmbedder(embedder.identity, embedder.dimension);
+    const plan = planEmbedding(session.kb, embedder, { signal });
+    let done = 0;
+    progress({ stage: 'embed', done, total: plan.total, message: embedder.identity });
+    await plan.run((n) => progress({ stage: 'embed', done: (done += n), total: plan.total, message: embedder.identity }));
+    return { vectors: plan.total };
+  } finally {
+    indexing.delete(session);
+  }
 }
 
 const indexing = new WeakSet<KbSession>();

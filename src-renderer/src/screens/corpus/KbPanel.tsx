@@ -6,6 +6,7 @@ import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
+import { useJobs } from '../../store/jobs.js';
 
 const kbName = requestSchemas['kb:create'].shape.name;
 
@@ -77,6 +78,11 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
     setRenaming(false);
     announce(t('corpus.kbRenamed', { name: renamed.name }));
   });
+  const reembed = useAction(async () => {
+    const { jobId } = await api().call('kb:reembed', { kb: kb.name });
+    useJobs.getState().track(jobId, 'reembed', kb.name);
+    announce(t('corpus.reembedStarted', { name: kb.name }));
+  });
   const remove = useAction(async () => {
     await api().call('kb:delete', { kb: kb.name });
     setDeleting(false);
@@ -124,6 +130,9 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
             <button type="button" onClick={() => setRenaming(true)} data-testid={`kb-rename-${kb.name}`}>
               {t('corpus.rename')}
             </button>
+            <button type="button" onClick={() => void reembed.run()} disabled={reembed.pending} title={t('corpus.reembedHint')} data-testid={`kb-reembed-${kb.name}`}>
+              {t('corpus.reembed')}
+            </button>
             <button type="button" className="danger" onClick={() => setDeleting(true)} data-testid={`kb-delete-${kb.name}`}>
               {t('common.delete')}
             </button>
@@ -131,6 +140,7 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
         </>
       )}
       {rename.error && <ErrorView error={rename.error} compact />}
+      {reembed.error && <ErrorView error={reembed.error} compact />}
       {deleting && (
         <ConfirmDialog
           title={t('corpus.deleteKb', { name: kb.name })}
