@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
 import type { NewChunk } from '../../../src-main/engine/kb/types.js';
+import { seededRandom } from '../../support/seededRandom.js';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(): { dir: string; cleanup: () => void } {
@@ -29,17 +30,6 @@ export function addDoc(kb: KnowledgeBase, path: string, ...texts: string[]): { i
   return { id: doc.id, chunkIds: kb.replaceChunks(doc.id, chunks(...texts)).map((c) => c.id) };
 }
 
-/** Seeded PRNG (mulberry32) so vector fixtures are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Clustered unit vectors: `clusters` random centres, each point a centre plus Gaussian noise of
@@ -107,3 +97,5 @@ export function orphanReport(file: string): Record<string, number> {
 export function expectNoOrphans(report: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(report).filter(([, n]) => n !== 0));
 }
+
+export { seededRandom };

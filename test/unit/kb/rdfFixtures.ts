@@ -1,16 +1,6 @@
+import { seededRandom } from '../../support/seededRandom.js';
 import { MemoryRdfSource } from '../../../src-main/engine/kb/rdf/MemoryRdfSource.js';
 
-/** Deterministic PRNG (mulberry32) so fuzz failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const POOLS = [
   'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
@@ -113,3 +103,6 @@ export function distinctWeirdNames(seed: number, count: number, longEvery = 0): 
   while (names.size < count) names.add(weirdName(next, longEvery > 0 && names.size % longEvery === 0));
   return [...names];
 }
+
+/** Deterministic PRNG so fuzz failures reproduce. */
+export const rng = seededRandom;
