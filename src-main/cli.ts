@@ -172,6 +172,18 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     });
 
   program
+    .command('reindex <documentId>')
+    .description('drop what was extracted from a document and queue it again (then run `polyhop index`)')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .action(async (documentId: string, opts: { kb: string }) => {
+      const result = await call('docs:reindex', { kb: opts.kb, id: Number.parseInt(documentId, 10) });
+      out(result, () => {
+        console.log(`Queued ${result.added.map((d) => d.title).join(', ') || 'nothing'} for indexing.`);
+        for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
+      });
+    });
+
+  program
     .command('ask <question>')
     .description('answer a question over a knowledge base, with citations')
     .requiredOption('--kb <name>', 'knowledge base')

@@ -72,6 +72,8 @@ export const requestSchemas = {
     .strict(),
   'docs:get': z.object({ kb: kbName, id }).strict(),
   'docs:remove': z.object({ kb: kbName, id }).strict(),
+  /** Drops what was extracted from a document and queues it again (the next indexing run redoes it). */
+  'docs:reindex': z.object({ kb: kbName, id }).strict(),
 
   'index:start': z.object({ kb: kbName }).strict(),
   'jobs:list': empty,
@@ -416,6 +418,7 @@ export interface Responses {
   'docs:list': DocumentPage;
   'docs:get': DocumentDetail;
   'docs:remove': { removed: true };
+  'docs:reindex': AddDocumentsResult;
   'index:start': JobRef;
   'jobs:list': JobState[];
   'jobs:cancel': { cancelled: boolean };

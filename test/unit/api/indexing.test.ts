@@ -67,6 +67,33 @@ describe('indexing through the Api', () => {
   });
 });
 
+describe('re-indexing one document', () => {
+  it('drops what was extracted from it, queues it, and the next run extracts it again from the call cache', async () => {
+    const llm = new ScriptedLlm(corpusRules());
+    const { engine, dispose } = await tempEngine({ llm, embedder: new CorpusEmbedder() });
+    try {
+      await call(engine, 'kb:create', { name: 'odyssey' });
+      await call(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
+      await runJobToEnd(engine, 'index:start', { kb: 'odyssey' });
+      const before = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
+      const italian = before.rows.find((d) => basename(d.path) === 'ulisse.it.txt')!;
+      const queued = await call<{ added: { id: number; status: string; chunkCount: number }[] }>(engine, 'docs:reindex', { kb: 'odyssey', id: italian.id });
+      expect(queued.added).toMatchObject([{ status: 'pending', chunkCount: 0 }]);
+      // Its chunks come back identical, so extraction is answered by the call cache; only entities it
+      // touched are summarised again (in new batches).
+      const perChunk = ['ingest/summarise', 'ingest/translate', 'mder/map', 'mder/enrich'];
+      const extractionCalls = (): number => perChunk.reduce((n, name) => n + llm.callsOf(name).length, 0);
+      const extractedBefore = extractionCalls();
+      expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+      expect(extractionCalls()).toBe(extractedBefore);
+      const after = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
+      expect(after.rows.find((d) => basename(d.path) === 'ulisse.it.txt')).toMatchObject({ status: 'indexed', chunkCount: italian.chunkCount, tripleCount: italian.tripleCount });
+    } finally {
+      await dispose();
+    }
+  });
+});
+
 describe('adding paths that are not documents', () => {
   it('refuses devices and pipes instead of reading them forever', async () => {
     const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm([]), embedder: new CorpusEmbedder() });

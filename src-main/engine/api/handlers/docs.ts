@@ -9,7 +9,7 @@ import type { AddDocumentsResult, ChunkView, DocumentRow, TripleView } from '../
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 
-type DocMethods = 'docs:add' | 'docs:list' | 'docs:get' | 'docs:remove';
+type DocMethods = 'docs:add' | 'docs:list' | 'docs:get' | 'docs:remove' | 'docs:reindex';
 
 export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
   const { kbs } = engine;
@@ -31,6 +31,13 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       session.kb.deleteDocument(id);
       await updateView(session.rdf.documentRemoved(id));
       return { removed: true as const };
+    },
+    'docs:reindex': async ({ kb: name, id }) => {
+      const session = kbs.get(name);
+      const { path } = requireDocument(session.kb, id);
+      session.kb.deleteDocument(id);
+      await updateView(session.rdf.documentRemoved(id));
+      return addDocuments(engine, name, [path]);
     },
   };
 }

@@ -17,6 +17,12 @@ export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id:
   const [confirming, setConfirming] = useState(false);
   const [showAll, setShowAll] = useState(false);
   const announce = useApp((s) => s.announce);
+  const reindex = useAction(async () => {
+    const result = await api().call('docs:reindex', { kb, id });
+    announce(t('corpus.reindexQueued', { title: detail.data?.document.title ?? id }));
+    // The document comes back under a new id, pending; the next indexing run extracts it again.
+    if (result.added.length > 0) onRemoved();
+  });
   const remove = useAction(async () => {
     await api().call('docs:remove', { kb, id });
     setConfirming(false);
@@ -54,11 +60,15 @@ export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id:
             </p>
           )}
           <div className="row">
+            <button type="button" onClick={() => void reindex.run()} disabled={reindex.pending} data-testid="doc-reindex">
+              {t('corpus.reindexDocument')}
+            </button>
             <button type="button" className="danger" onClick={() => setConfirming(true)} data-testid="doc-remove">
               {t('corpus.removeDocument')}
             </button>
           </div>
           {remove.error && <ErrorView error={remove.error} compact />}
+          {reindex.error && <ErrorView error={reindex.error} compact />}
 
           <h4>{t('corpus.chunks', { count: detail.data.chunks.length })}</h4>
           {detail.data.chunks.length === 0 && <p className="muted">{t('corpus.noChunks')}</p>}
