@@ -27,6 +27,12 @@ interface Measure {
   p95: number;
   max: number;
   fps: number;
+  /** Main-thread time per frame (rAF callbacks, sigma's render included), ms. */
+  workP50: number;
+  workP95: number;
+  longTasks: number;
+  /** Whether the canvas looks different after the interaction (the camera did move). */
+  cameraMoved: boolean;
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -50,13 +56,14 @@ export async function run(args: string[]): Promise<void> {
     for (const r of results) {
       console.log(
         `${r.kb} (hub + ${r.leaves} leaves): drawn "${r.counts}" | time to first draw ${r.firstDrawMs.toFixed(0)} ms | ` +
-          `${r.frames} frames in ${seconds} s: p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms, ${r.fps.toFixed(1)} fps`,
+          `${r.frames} frames in ${seconds} s: p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms, ${r.fps.toFixed(1)} fps | ` +
+          `main-thread work per frame p50 ${r.workP50.toFixed(1)} ms, p95 ${r.workP95.toFixed(1)} ms, long tasks ${r.longTasks} | camera moved: ${r.cameraMoved ? 'yes' : 'NO'}`,
       );
     }
     const [b, g] = results as [Measure, Measure];
     console.log(
       `ratio ${g.leaves} / ${b.leaves} leaves: first draw ×${(g.firstDrawMs / b.firstDrawMs).toFixed(2)}, p50 ×${(g.p50 / b.p50).toFixed(2)}, ` +
-        `p95 ×${(g.p95 / b.p95).toFixed(2)}, fps ×${(g.fps / b.fps).toFixed(2)}`,
+        `p95 ×${(g.p95 / b.p95).toFixed(2)}, fps ×${(g.fps / b.fps).toFixed(2)}, work p95 ×${(g.workP95 / b.workP95).toFixed(2)}`,
     );
     console.log(`smooth (p95 ≤ 33 ms, ~30 fps) at ${g.leaves} leaves: ${g.p95 <= 33 ? 'yes' : 'NO'} (software rendering)`);
     if (consoleErrors.length > 0) console.log(`console errors: ${consoleErrors.slice(0, 5).join(' | ')}`);
@@ -99,6 +106,7 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
   const counts = ((await byId('graph-counts').textContent()) ?? '').trim();
   const canvasLabel = (await byId('graph-canvas').getAttribute('aria-label')) ?? '';
 
+  const before = await byId('graph-canvas').screenshot();
   const box = await byId('graph-canvas').boundingBox();
   if (!box) throw new Error('graph bench: graph-canvas has no box');
   const cx = box.x + box.width / 2;
@@ -106,8 +114,19 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
   // A string, not a function: tsx's keepNames would wrap a named closure in a `__name` call the page lacks.
   await page.evaluate(`(() => {
     window.__frames = [];
+    window.__work = [];
+    window.__long = 0;
     window.__stop = false;
-    const tick = (ts) => { window.__frames.push(ts); if (!window.__stop) requestAnimationFrame(tick); };
+    new PerformanceObserver((list) => { window.__long += list.getEntries().length; }).observe({ type: 'longtask' });
+    // Work of a frame on the main thread: from the frame's first rAF callback (ours, registered
+    // first) until a message posted then is handled, i.e. after sigma's render callback ran.
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (e) => window.__work.push(performance.now() - e.data);
+    const tick = (ts) => {
+      window.__frames.push(ts);
+      channel.port2.postMessage(performance.now());
+      if (!window.__stop) requestAnimationFrame(tick);
+    };
     requestAnimationFrame(tick);
   })()`);
   const end = performance.now() + seconds * 1000;
@@ -121,7 +140,9 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
       await page.mouse.up();
     }
   }
-  const stamps = await page.evaluate<number[]>('(window.__stop = true, window.__frames)');
+  const { stamps, work, long } = await page.evaluate<{ stamps: number[]; work: number[]; long: number }>('(window.__stop = true, { stamps: window.__frames, work: window.__work, long: window.__long })');
+  const after = await byId('graph-canvas').screenshot();
+  work.sort((a, b) => a - b);
   const deltas = stamps.slice(1).map((s, i) => s - stamps[i]!).sort((a, b) => a - b);
   const span = (stamps.at(-1) ?? 0) - (stamps[0] ?? 0);
   return {
@@ -135,6 +156,10 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
     p95: percentile(deltas, 0.95),
     max: deltas.at(-1) ?? 0,
     fps: span > 0 ? (deltas.length * 1000) / span : 0,
+    workP50: percentile(work, 0.5),
+    workP95: percentile(work, 0.95),
+    longTasks: long,
+    cameraMoved: !before.equals(after),
   };
 }
 
