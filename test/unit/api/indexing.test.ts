@@ -139,3 +139,24 @@ describe('re-embedding with another embedding model', () => {
     }
   });
 });
+
+describe('graph neighbourhood limits', () => {
+  it('says truncated only when triples were left out', async () => {
+    const { engine, dispose } = await tempEngine({ embedder: new CorpusEmbedder() });
+    try {
+      await call(engine, 'kb:create', { name: 'star' });
+      const { kb } = engine.kbs.get('star');
+      const hub = kb.upsertEntity('Hub', 'Thing');
+      for (let i = 0; i < 5; i++) kb.addTriple({ sourceId: hub, relation: 'LINKS', targetId: kb.upsertEntity(`Leaf ${i}`, 'Thing'), chunkId: null });
+      const exact = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(engine, 'graph:neighbourhood', { kb: 'star', id: hub, hops: 1, limit: 5 });
+      expect(exact).toMatchObject({ truncated: false });
+      expect(exact.edges).toHaveLength(5);
+      const cut = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(engine, 'graph:neighbourhood', { kb: 'star', id: hub, hops: 1, limit: 3 });
+      expect(cut).toMatchObject({ truncated: true });
+      expect(cut.edges).toHaveLength(3);
+      expect(cut.nodes).toHaveLength(4);
+    } finally {
+      await dispose();
+    }
+  });
+});

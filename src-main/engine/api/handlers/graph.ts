@@ -32,11 +32,15 @@ export function graphHandlers(engine: Engine): Pick<Handlers, GraphMethods> {
     },
     'graph:neighbourhood': async ({ kb: name, id, hops, limit }): Promise<GraphView> => {
       const { kb } = kbs.get(name);
-      const found = await neighbourhood(knowledgeBaseRdfSource(kb), id, hops, limit);
-      const hopOf = hopsFrom(id, found.triples);
-      const nodes = kb.getEntities([...found.entityIds]).map((e) => ({ id: e.id, name: e.name, type: e.type, hop: hopOf.get(e.id) ?? hops }));
-      const edges = found.triples.map((t) => ({ id: t.id, source: t.sourceId, target: t.targetId, relation: t.relation }));
-      return { nodes, edges, truncated: found.triples.length >= limit };
+      // One triple over the limit tells a neighbourhood of exactly `limit` triples from a cut one.
+      const found = await neighbourhood(knowledgeBaseRdfSource(kb), id, hops, limit + 1);
+      const truncated = found.triples.length > limit;
+      const triples = found.triples.slice(0, limit);
+      const hopOf = hopsFrom(id, triples);
+      const kept = new Set([id, ...triples.flatMap((t) => [t.sourceId, t.targetId])]);
+      const nodes = kb.getEntities([...kept]).map((e) => ({ id: e.id, name: e.name, type: e.type, hop: hopOf.get(e.id) ?? hops }));
+      const edges = triples.map((t) => ({ id: t.id, source: t.sourceId, target: t.targetId, relation: t.relation }));
+      return { nodes, edges, truncated };
     },
   };
 }
