@@ -12,7 +12,7 @@ import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion }
 import { SqliteCallCache } from './SqliteCallCache.js';
 import { checkBaseIri } from './utils/baseIri.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
-import { ftsDocument, ftsQuery, indexTerm, matchAny, queryTerms } from './utils/ftsText.js';
+import { ftsDocument, ftsQuery, indexTerms, matchAny, queryTerms } from './utils/ftsText.js';
 import type {
   CallCacheStats,
   ChunkNeighbours,
@@ -89,9 +89,10 @@ const TEXT_OWNERS: Record<TextIndexKind, string> = { chunk: 'chunks', triple: 't
 const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
 
 /**
- * A BM25 query term found in more than this share of a text index's rows is dropped when the query
- * has rarer terms: its IDF is small, yet FTS5 scores every row holding it (measured ~0.4 µs per
- * matching row, so hundreds of ms at a million rows for one common word).
+ * A BM25 query term found in more than this share of a text index's rows is dropped: its IDF is
+ * small, yet FTS5 scores every row holding it (measured ~0.4 µs per matching row, so hundreds of ms
+ * at a million rows for one common word). A query of only such terms finds nothing; dense retrieval,
+ * which every caller fuses with BM25, ranks those queries better anyway.
  */
 const COMMON_TERM_SHARE = 0.1;
 /** Sign-bit codes read per query when an in-memory index is loaded (a few MB of hex text each). */
@@ -886,9 +887,9 @@ export class KnowledgeBase {
   }
 
   /**
-   * BM25 over any of the query's words (score = -bm25, higher is better). Words in more than 10% of
-   * the rows are left out when the query has rarer ones (see COMMON_TERM_SHARE). The query is data:
-   * FTS5 syntax in it is inert.
+   * BM25 over any of the query's words (score = -bm25, higher is better). In a large index, words in
+   * more than 10% of the rows are left out, so a query of only such words finds nothing (see
+   * COMMON_TERM_SHARE). The query is data: FTS5 syntax in it is inert.
    */
   bm25(kind: TextIndexKind, query: string, k: number): ScoredId[] {
     textOwner(kind);
@@ -1071,12 +1072,12 @@ export class KnowledgeBase {
   }
 
   /**
-   * The terms of a BM25 query without those common in the index, when a rarer term that does occur
-   * is left to rank by. A word the vocabulary does not know (absent, or split by the tokenizer) is
-   * kept but does not count as that rarer term.
+   * The terms of a BM25 query without those common in the index. In a large index the query becomes
+   * its index terms (see {@link indexTerms}) found in at most COMMON_TERM_SHARE of the rows; absent
+   * ones are dropped too (they match nothing), so none may be left.
    */
   #selectiveTerms(kind: TextIndexKind, terms: string[]): string[] {
-    if (terms.length < 2) return terms;
+    if (terms.length === 0) return terms;
     const rows = this.#derive(`rows:${kind}`, () => this.#stmt(`SELECT COUNT(*) FROM ${textOwner(kind)}`).pluck().get() as number);
     if (rows < COMMON_TERM_MIN_ROWS) return terms;
     if (!this.#vocabTables.has(kind)) {
@@ -1084,10 +1085,11 @@ export class KnowledgeBase {
       this.#vocabTables.add(kind);
     }
     const lookup = this.#stmt(`SELECT doc FROM temp.fts_${kind}_vocab WHERE term = ?`).pluck();
-    const documents = terms.map((t) => (lookup.get(indexTerm(t)) as number | undefined) ?? 0);
     const limit = COMMON_TERM_SHARE * rows;
-    if (!documents.some((n) => n > 0 && n <= limit)) return terms;
-    return terms.filter((_, i) => (documents[i] as number) <= limit);
+    return [...new Set(terms.flatMap(indexTerms))].filter((t) => {
+      const documents = (lookup.get(t) as number | undefined) ?? 0;
+      return documents > 0 && documents <= limit;
+    });
   }
 
   #metaValue(key: string): string | undefined {
@@ -1255,10 +1257,16 @@ export class KnowledgeBase {
   }
 }
 
+/**
+ * better-sqlite3 is built for the Node that installed it; the Electron window runs on Electron's
+ * ABI, so `npm start` (bin/electronSqlite.js) points this at a binding built for Electron.
+ */
+const NATIVE_BINDING = process.env.POLYHOP_SQLITE_BINDING;
+
 function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): Db {
   let db: Db;
   try {
-    db = new Database(file, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
+    db = new Database(file, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs, ...(NATIVE_BINDING ? { nativeBinding: NATIVE_BINDING } : {}) });
   } catch (error) {
     throw notAKb(file, error instanceof Error ? error.message : String(error), error);
   }

@@ -81,7 +81,7 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     expect(() => kb.indexText('triple', [{ id: 999, text: 'x' }])).toThrow(/No triple 999/);
   });
 
-  it('leaves out words common in a large index when the query has a rarer one', () => {
+  it('leaves out words common in a large index, finding nothing when only they are left', () => {
     // 12,000 rows: "common" in all, "often" in 20%, "seldom" in 3, "alone" nowhere.
     const doc = kb.addDocument({ path: '/large', title: 'large', hash: 'h', mime: 'text/plain', size: 1 });
     const rows = Array.from({ length: 12_000 }, (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i}`);
@@ -90,11 +90,14 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     const seldom = large.slice(0, 3).map((c) => c.id);
 
     expect(kb.bm25('chunk', 'COMMON often seldom', 20).map((r) => r.id).sort()).toEqual(seldom.sort());
-    expect(kb.bm25('chunk', 'common often', 20)).toHaveLength(20); // all common: kept
-    expect(kb.bm25('chunk', 'common alone', 20)).toHaveLength(20); // an absent word cannot stand in
-    expect(kb.bm25('chunk', 'common', 5)).toHaveLength(5);
-    // Without "seldom" rows the word is absent, so "common" is searched again.
+    expect(kb.bm25('chunk', 'common often', 20)).toEqual([]); // all common: dense retrieval ranks such queries
+    expect(kb.bm25('chunk', 'common alone', 20)).toEqual([]); // an absent word cannot stand in
+    expect(kb.bm25('chunk', 'often', 5)).toEqual([]);
+    expect(kb.bm25('chunk', 'ROW7', 5).map((r) => r.id)).toEqual([large[7]!.id]);
+    // A word the tokenizer splits counts by its parts: "row5" is rare, "s" absent.
+    expect(kb.bm25('chunk', "common row5's", 20).map((r) => r.id)).toEqual([large[5]!.id]);
+    // Without "seldom" rows the word is absent, so nothing is left to search.
     kb.removeText('chunk', seldom);
-    expect(kb.bm25('chunk', 'common seldom', 20)).toHaveLength(20);
+    expect(kb.bm25('chunk', 'common seldom', 20)).toEqual([]);
   });
 });

@@ -50,8 +50,15 @@ export function ftsQuery(text: string, options: { prefix?: boolean } = {}): stri
 /**
  * The index term a query word becomes under `unicode61 remove_diacritics 2` (case folded,
  * diacritics removed), for looking it up in an fts5vocab table. A word the tokenizer would split
- * (apostrophes, dots) finds no term, which callers treat as rare.
+ * (apostrophes, dots) finds no term; {@link indexTerms} gives its parts.
  */
 export function indexTerm(word: string): string {
   return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** The index terms a query word becomes: {@link indexTerm}, split where unicode61 splits (outside letters, digits and private use). */
+export function indexTerms(word: string): string[] {
+  return indexTerm(word)
+    .split(/[^\p{L}\p{N}\p{Co}]+/u)
+    .filter((t) => t.length > 0);
 }
