@@ -2,9 +2,11 @@ import { existsSync, statSync } from 'node:fs';
 import { PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
-import { LlamaCppLlm } from '../models/LlamaCppLlm.js';
-import { LlamaCppEmbedder } from '../models/LlamaCppEmbedder.js';
-import { TransformersEmbedder } from '../models/TransformersEmbedder.js';
+// The runtimes are imported when a model is first loaded: node-llama-cpp and transformers.js take
+// seconds to import, which every CLI command and engine start would otherwise pay.
+import type { LlamaCppLlm } from '../models/LlamaCppLlm.js';
+import type { LlamaCppEmbedder } from '../models/LlamaCppEmbedder.js';
+import type { TransformersEmbedder } from '../models/TransformersEmbedder.js';
 import type { ModelSelection, ModelStatus } from './contract.js';
 import type { SettingsStore } from './SettingsStore.js';
 
@@ -103,6 +105,7 @@ export class ModelRuntime {
     const key = JSON.stringify(selection);
     if (this.#llm?.selection === key) return this.#llm.model;
     return this.#once('generation', async () => {
+      const { LlamaCppLlm } = await import('../models/LlamaCppLlm.js');
       const model = await LlamaCppLlm.create({ ...selection });
       await this.#llm?.model.dispose();
       this.#llm = { selection: key, model };
@@ -115,6 +118,8 @@ export class ModelRuntime {
     if (this.#embedder?.selection === key) return this.#embedder.model;
     return this.#once('embedding', async () => {
       const isFolder = statSync(selection.path).isDirectory();
+      const { TransformersEmbedder } = await import('../models/TransformersEmbedder.js');
+      const { LlamaCppEmbedder } = await import('../models/LlamaCppEmbedder.js');
       const model: Embedder = isFolder
         ? await TransformersEmbedder.create({ modelDir: selection.path, ...(selection.batchSize ? { batchSize: selection.batchSize } : {}), ...(selection.threads ? { threads: selection.threads } : {}) })
         : await LlamaCppEmbedder.create({
