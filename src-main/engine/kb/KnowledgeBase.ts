@@ -95,6 +95,12 @@ const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
  * which every caller fuses with BM25, ranks those queries better anyway.
  */
 const COMMON_TERM_SHARE = 0.1;
+/**
+ * Most index rows one BM25 query may score (~0.5 µs each, so ~5 ms): rarer terms are kept first and
+ * a term that would pass this is dropped with all commoner ones. A share alone is no bound: at 2M
+ * triples a relation word in 10% of them is 200k rows.
+ */
+const BM25_ROW_BUDGET = 10_000;
 /** Sign-bit codes read per query when an in-memory index is loaded (a few MB of hex text each). */
 const CODE_PAGE_ROWS = 65_536;
 /** Below this many rows every term is kept: even a word in all of them costs a few ms at most. */
@@ -888,8 +894,9 @@ export class KnowledgeBase {
 
   /**
    * BM25 over any of the query's words (score = -bm25, higher is better). In a large index, words in
-   * more than 10% of the rows are left out, so a query of only such words finds nothing (see
-   * COMMON_TERM_SHARE). The query is data: FTS5 syntax in it is inert.
+   * more than 10% of the rows, and the commonest words past a budget of scored rows, are left out, so
+   * a query of only common words finds nothing (see COMMON_TERM_SHARE, BM25_ROW_BUDGET). The query
+   * is data: FTS5 syntax in it is inert.
    */
   bm25(kind: TextIndexKind, query: string, k: number): ScoredId[] {
     textOwner(kind);
@@ -1073,8 +1080,9 @@ export class KnowledgeBase {
 
   /**
    * The terms of a BM25 query without those common in the index. In a large index the query becomes
-   * its index terms (see {@link indexTerms}) found in at most COMMON_TERM_SHARE of the rows; absent
-   * ones are dropped too (they match nothing), so none may be left.
+   * its index terms (see {@link indexTerms}), rarest first, each in at most COMMON_TERM_SHARE of the
+   * rows and together in at most BM25_ROW_BUDGET; absent ones are dropped too (they match nothing),
+   * so none may be left.
    */
   #selectiveTerms(kind: TextIndexKind, terms: string[]): string[] {
     if (terms.length === 0) return terms;
@@ -1085,11 +1093,18 @@ export class KnowledgeBase {
       this.#vocabTables.add(kind);
     }
     const lookup = this.#stmt(`SELECT doc FROM temp.fts_${kind}_vocab WHERE term = ?`).pluck();
-    const limit = COMMON_TERM_SHARE * rows;
-    return [...new Set(terms.flatMap(indexTerms))].filter((t) => {
-      const documents = (lookup.get(t) as number | undefined) ?? 0;
-      return documents > 0 && documents <= limit;
-    });
+    const counted = [...new Set(terms.flatMap(indexTerms))]
+      .map((term) => ({ term, documents: (lookup.get(term) as number | undefined) ?? 0 }))
+      .filter((t) => t.documents > 0)
+      .sort((a, b) => a.documents - b.documents);
+    const kept: string[] = [];
+    let scored = 0;
+    for (const { term, documents } of counted) {
+      scored += documents;
+      if (documents > COMMON_TERM_SHARE * rows || scored > BM25_ROW_BUDGET) break;
+      kept.push(term);
+    }
+    return kept;
   }
 
   #metaValue(key: string): string | undefined {

@@ -82,9 +82,9 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
   });
 
   it('leaves out words common in a large index, finding nothing when only they are left', () => {
-    // 12,000 rows: "common" in all, "often" in 20%, "seldom" in 3, "alone" nowhere.
+    // 12,000 rows: "common" in all, "often" in 20%, "group0"…"group9" in 10% each, "seldom" in 3, "alone" nowhere.
     const doc = kb.addDocument({ path: '/large', title: 'large', hash: 'h', mime: 'text/plain', size: 1 });
-    const rows = Array.from({ length: 12_000 }, (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i}`);
+    const rows = Array.from({ length: 12_000 }, (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i} group${i % 10}`);
     const large = kb.replaceChunks(doc.id, rows.map((text, ord) => ({ ord, text, language: 'en', startOffset: 0, endOffset: text.length, page: null })));
     kb.indexText('chunk', large.map((c) => ({ id: c.id, text: c.text })));
     const seldom = large.slice(0, 3).map((c) => c.id);
@@ -96,6 +96,10 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     expect(kb.bm25('chunk', 'ROW7', 5).map((r) => r.id)).toEqual([large[7]!.id]);
     // A word the tokenizer splits counts by its parts: "row5" is rare, "s" absent.
     expect(kb.bm25('chunk', "common row5's", 20).map((r) => r.id)).toEqual([large[5]!.id]);
+    // Words that pass no share limit alone but would together make FTS5 score more than 10,000 rows: the first 8 are kept.
+    const groups = Array.from({ length: 9 }, (_, g) => `group${g}`).join(' ');
+    expect(kb.bm25('chunk', groups, 12_000)).toHaveLength(8 * 1_200);
+    expect(kb.bm25('chunk', 'group1 group2', 12_000)).toHaveLength(2 * 1_200);
     // Without "seldom" rows the word is absent, so nothing is left to search.
     kb.removeText('chunk', seldom);
     expect(kb.bm25('chunk', 'common seldom', 20)).toEqual([]);
