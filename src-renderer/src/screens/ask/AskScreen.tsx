@@ -2,16 +2,16 @@ import { useEffect, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { STRATEGIES, type StrategyName } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
-import { ANSWER_LANGUAGES, languageName } from '../../lib/languages.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 import { useAsk } from '../../store/ask.js';
 import { useJobs } from '../../store/jobs.js';
 import { RunView } from './AnswerView.js';
 import { HistoryPanel } from './HistoryPanel.js';
+import { AnswerLanguageSelect } from '../../components/AnswerLanguageSelect.js';
 
 export function AskScreen({ kb }: { kb: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const settings = useApp((s) => s.settings);
   const { question, runs, setQuestion } = useAsk();
   const [strategy, setStrategy] = useState<StrategyName>(settings?.defaultStrategy ?? 'dr');
@@ -63,14 +63,7 @@ export function AskScreen({ kb }: { kb: string }) {
             )}
             <label className="inline">
               <span>{t('ask.answerLanguage')}</span>
-              <select value={answerLanguage} onChange={(e) => setAnswerLanguage(e.target.value)} data-testid="ask-language">
-                <option value="">{t('ask.sameAsQuestion')}</option>
-                {ANSWER_LANGUAGES.map((l) => (
-                  <option key={l} value={l}>
-                    {languageName(l, i18n.language)}
-                  </option>
-                ))}
-              </select>
+              <AnswerLanguageSelect value={answerLanguage} onChange={setAnswerLanguage} testId="ask-language" />
             </label>
             <label className="check">
               <input type="checkbox" checked={compare} onChange={(e) => setCompare(e.target.checked)} data-testid="ask-compare-toggle" />

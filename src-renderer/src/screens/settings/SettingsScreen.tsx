@@ -3,15 +3,16 @@ import { useTranslation } from 'react-i18next';
 import { STRATEGIES, type Settings, type StrategyName } from '../../../api/index.js';
 import { ErrorView, Loading } from '../../components/StateViews.js';
 import { UI_LANGUAGES, setUiLanguage } from '../../i18n.js';
-import { ANSWER_LANGUAGES, languageName } from '../../lib/languages.js';
+import { languageName } from '../../lib/languages.js';
 import { useAction, useApi } from '../../lib/useApi.js';
 import { useApp, type Theme } from '../../store/app.js';
+import { AnswerLanguageSelect } from '../../components/AnswerLanguageSelect.js';
 
 const PARAM_KEY = /^[A-Za-z][\w.-]{0,99}$/;
 
 /** UI language and theme apply at once (and are kept locally); the rest is saved to the engine. */
 export function SettingsScreen() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const settings = useApp((s) => s.settings);
   const settingsError = useApp((s) => s.settingsError);
   const theme = useApp((s) => s.theme);
@@ -104,14 +105,7 @@ export function SettingsScreen() {
           </label>
           <label>
             <span>{t('settings.answerLanguage')}</span>
-            <select value={draft.answerLanguage ?? ''} onChange={(e) => update({ answerLanguage: e.target.value || null })} data-testid="settings-answer-language">
-              <option value="">{t('ask.sameAsQuestion')}</option>
-              {ANSWER_LANGUAGES.map((l) => (
-                <option key={l} value={l}>
-                  {languageName(l, i18n.language)}
-                </option>
-              ))}
-            </select>
+            <AnswerLanguageSelect value={draft.answerLanguage ?? ''} onChange={(l) => update({ answerLanguage: l || null })} testId="settings-answer-language" />
           </label>
           <label>
             <span>{t('settings.concurrency')}</span>
