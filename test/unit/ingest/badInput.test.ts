@@ -31,6 +31,14 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
     expect((await refusal(put('blank.md', ' \n\n\t '))).details['reason']).toBe('no text found in the file');
   });
 
+  it('invalid UTF-8 that is not windows-1252 text either: the first invalid byte is named', async () => {
+    // A literal U+FFFD (valid UTF-8) comes first and must not be taken for the invalid byte.
+    const bytes = Buffer.concat([Buffer.from('Start \ufffd of a line '), Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0x8c, 0xbc]), Buffer.from(' end.')]);
+    const e = await refusal(put('garbled.txt', bytes));
+    expect(e.details['reason']).toBe('is not valid UTF-8 (first invalid byte at offset 20) and does not read as windows-1252 text; save it as UTF-8 and add it again');
+    expect(e.details['offset']).toBe(Buffer.byteLength('Start \ufffd of a line '));
+  });
+
   it('binary renamed .txt: NUL bytes', async () => {
     const bytes = Buffer.from('ELF header then some text and then binary \0\0\x01\x02 garbage');
     expect((await refusal(put('prog.txt', bytes))).details['reason']).toMatch(/NUL bytes \(binary file\?\) at byte \d+/);

@@ -35,7 +35,7 @@ describe('loaders', () => {
     }
   });
 
-  it('invalid UTF-8 falls back to windows-1252 (documented), never throws', async () => {
+  it('invalid UTF-8 that reads as windows-1252 text is decoded as windows-1252 (and says so)', async () => {
     const doc = await loadDocument(put('latin.txt', Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x93, 0x6f, 0x6b, 0x94])));
     expect(doc.text).toBe('Café “ok”');
     expect(doc.encoding).toBe('windows-1252');

@@ -18,6 +18,26 @@ function decodeWindows1252(bytes: Uint8Array): string {
   return new TextDecoder('latin1').decode(bytes).replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
+/**
+ * Whether windows-1252 text is plausibly what the author wrote: every non-ASCII character is a
+ * letter or the punctuation legacy Western text uses (quotes, dashes, €, NBSP…). Random or damaged
+ * bytes decode to symbols (¡, ¼, undefined C1 bytes) and fail this, so they are refused instead of
+ * being indexed as mojibake.
+ */
+function readsAsWindows1252(text: string): boolean {
+  return /^[\x00-\x7f\p{L}\u00a0«»°§£€‘’‚“”„–—…•·]*$/u.test(text);
+}
+
+/** Byte offset of the first invalid UTF-8 sequence (a U+FFFD the bytes did not spell out). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  const text = new TextDecoder('utf-8').decode(bytes);
+  for (let i = text.indexOf('\ufffd'); i >= 0; i = text.indexOf('\ufffd', i + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, i));
+    if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return offset;
+  }
+  return -1;
+}
+
 /** UTF-16 without BOM: ASCII-range text has a NUL in every other byte, on one side only. */
 function utf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const n = Math.min(bytes.length, SNIFF_BYTES) & ~1;
@@ -50,9 +70,9 @@ function controlRatio(bytes: Uint8Array): number {
  * - a BOM decides (UTF-8, UTF-16 LE/BE);
  * - without one, NULs in every other byte mean UTF-16 (LE or BE by their side);
  * - any other NUL byte, or more than 5% control characters, means a binary file: BAD_INPUT;
- * - otherwise strict UTF-8, and bytes that are not valid UTF-8 are read as windows-1252 (the
- *   usual legacy encoding of Western text; every byte maps to a character, so nothing is lost
- *   or rejected). The chosen `encoding` is returned so the UI can show it.
+ * - otherwise strict UTF-8; bytes that are not valid UTF-8 are read as windows-1252 (the usual
+ *   legacy encoding of Western text) when that gives plausible text, else BAD_INPUT naming the
+ *   first invalid byte. The chosen `encoding` is returned so the UI can show it.
  * Line endings become `\n`.
  */
 export function decodeText(bytes: Uint8Array, path: string): DecodedText {
@@ -85,6 +105,12 @@ export function decodeText(bytes: Uint8Array, path: string): DecodedText {
     } catch {
       text = decodeWindows1252(body);
       encoding = 'windows-1252';
+      if (!readsAsWindows1252(text)) {
+        const offset = firstInvalidUtf8(body) + (bytes.length - body.length);
+        throw badInput(path, `is not valid UTF-8 (first invalid byte at offset ${offset}) and does not read as windows-1252 text; save it as UTF-8 and add it again`, {
+          details: { offset },
+        });
+      }
     }
   }
   return { text: text.replace(/\r\n?/g, '\n'), encoding };
