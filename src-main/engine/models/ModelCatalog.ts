@@ -64,6 +64,12 @@ export async function loadCatalog(path: string): Promise<CatalogModel[]> {
  */
 export const DOWNLOAD_HOSTS: readonly string[] = ['huggingface.co'];
 
+/**
+ * Where a download may be redirected: the catalog hosts' own content-delivery hosts (Hugging Face
+ * answers a file URL with a redirect to cdn-lfs*.huggingface.co, *.hf.co or cas-bridge.xethub.hf.co).
+ */
+const REDIRECT_DOMAINS: readonly string[] = ['huggingface.co', 'hf.co'];
+
 const LOOPBACK = /^(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
 
 /**
@@ -85,6 +91,30 @@ export function allowedDownloadUrl(url: string): string {
     });
   }
   return parsed.href;
+}
+
+/**
+ * `location` (resolved against `from`) if a download at `from` may follow a redirect there: https
+ * within {@link REDIRECT_DOMAINS}, or, from a mirror on this machine, to this machine only.
+ * Anything else is NETWORK_BLOCKED, before the redirect is followed.
+ */
+export function allowedRedirect(from: string, location: string): string {
+  let to: URL | null = null;
+  try {
+    to = new URL(location, from);
+  } catch {
+    // refused below
+  }
+  const local = LOOPBACK.test(new URL(from).hostname);
+  const ok = local
+    ? (to?.protocol === 'https:' || to?.protocol === 'http:') && LOOPBACK.test(to.hostname)
+    : to?.protocol === 'https:' && REDIRECT_DOMAINS.some((d) => to.hostname === d || to.hostname.endsWith(`.${d}`));
+  if (!to || !ok) {
+    throw new PolyhopError('NETWORK_BLOCKED', `Refusing to follow the redirect of ${from} to ${location}: downloads stay on ${REDIRECT_DOMAINS.join(', ')} over https (or on this machine)`, {
+      details: { url: from, location, allowedDomains: REDIRECT_DOMAINS },
+    });
+  }
+  return to.href;
 }
 
 /** The https URL a catalog URI is fetched from (`hf:owner/repo/path` → Hugging Face's resolve URL). */

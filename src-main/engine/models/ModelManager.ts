@@ -2,13 +2,12 @@ import { createReadStream, existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import { createModelDownloader } from 'node-llama-cpp';
-import { asCancelled, throwIfAborted } from '../base/abort.js';
+import { throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import type { CatalogEntry, ModelFile, ModelInfo } from '../api/contract.js';
 import { inspectGguf } from './inspectGguf.js';
-import { allowedDownloadUrl, catalogUrl, loadCatalog, type CatalogModel } from './ModelCatalog.js';
-import { assertReachable, downloadFile, type DownloadProgress } from './downloadFile.js';
+import { allowedDownloadUrl, catalogUrl, loadCatalog } from './ModelCatalog.js';
+import { downloadFile, type DownloadProgress } from './downloadFile.js';
 
 export interface ModelManagerOptions {
   /** Folder holding installed models (GGUF files, ONNX folders) and `references.json`. */
@@ -134,7 +133,7 @@ export class ModelManager {
     const urls = entry.format === 'gguf' ? [allowedDownloadUrl(catalogUrl(entry.uri))] : (entry.files ?? []).map((file) => allowedDownloadUrl(new URL(file, withSlash(catalogUrl(entry.uri))).href));
     await mkdir(this.#dir, { recursive: true });
     const dest = join(this.#dir, entry.file);
-    if (entry.format === 'gguf') await this.#downloadGguf(entry, urls[0] as string, options);
+    if (entry.format === 'gguf') await downloadFile(urls[0] as string, dest, options);
     else {
       const tmp = `${dest}.downloading`;
       for (const [i, file] of (entry.files ?? []).entries()) {
@@ -153,26 +152,6 @@ export class ModelManager {
     }
     await this.inspect(dest);
     return (await this.list()).find((m) => m.path === dest) as ModelFile;
-  }
-
-  async #downloadGguf(entry: CatalogModel, url: string, options: ModelDownloadOptions): Promise<void> {
-    // node-llama-cpp's downloader retries an unreachable host for minutes; find out first.
-    await assertReachable(url, options);
-    try {
-      const downloader = await createModelDownloader({
-        modelUri: entry.uri,
-        dirPath: this.#dir,
-        fileName: entry.file,
-        showCliProgress: false,
-        deleteTempFileOnCancel: false, // keep the partial file so the next attempt resumes
-        skipExisting: true,
-        ...(options.onProgress ? { onProgress: (s) => options.onProgress?.({ downloadedBytes: s.downloadedSize, totalBytes: s.totalSize }) } : {}),
-      });
-      await downloader.download(options.signal ? { signal: options.signal } : {});
-    } catch (error) {
-      if (options.signal?.aborted) throw asCancelled(options.signal.reason);
-      throw new PolyhopError('MODEL_ERROR', `Download of ${entry.name} failed: ${error instanceof Error ? error.message : String(error)}`, { details: { catalogId: entry.id }, cause: error });
-    }
   }
 
   async #references(): Promise<string[]> {

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { asCancelled } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
+import { allowedRedirect } from './ModelCatalog.js';
 
 export interface DownloadProgress {
   downloadedBytes: number;
@@ -19,12 +20,16 @@ export interface DownloadFileOptions {
   connectTimeoutMs?: number;
 }
 
+/** Redirects followed per request (Hugging Face uses one). */
+const MAX_REDIRECTS = 5;
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * Downloads `url` to `dest` through `dest.part`, resuming a previous partial download with an
- * HTTP Range request; the file appears under its name only when complete. Used for ONNX model
- * files (GGUF goes through node-llama-cpp's downloader).
+ * HTTP Range request; the file appears under its name only when complete. Redirects are followed
+ * one by one, each checked by {@link allowedRedirect} before it is. Unreachable hosts fail within
+ * `connectTimeoutMs`, saying the machine looks offline.
  */
 export async function downloadFile(url: string, dest: string, options: DownloadFileOptions = {}): Promise<void> {
   const part = `${dest}.part`;
@@ -52,20 +57,24 @@ export async function downloadFile(url: string, dest: string, options: DownloadF
   await rename(part, dest);
 }
 
-/** Fails fast with a clear message when the server cannot be reached at all (offline machine). */
-export async function assertReachable(url: string, options: DownloadFileOptions = {}): Promise<void> {
-  const response = await request(url, { method: 'HEAD' }, options);
-  if (response.status >= 400) throw new PolyhopError('MODEL_ERROR', `${url} answered HTTP ${response.status}`, { details: { url, status: response.status } });
-}
-
 async function request(url: string, init: RequestInit, options: DownloadFileOptions): Promise<Response> {
-  const timeout = AbortSignal.timeout(options.connectTimeoutMs ?? 15_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  try {
-    return await fetch(url, { ...init, redirect: 'follow', signal });
-  } catch (error) {
-    if (options.signal?.aborted) throw asCancelled(options.signal.reason);
-    throw networkError(url, error);
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    // The timeout covers waiting for the answer's headers; the body then streams at its own pace.
+    const timeout = AbortSignal.timeout(options.connectTimeoutMs ?? 15_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let response: Response;
+    try {
+      response = await fetch(current, { ...init, redirect: 'manual', signal });
+    } catch (error) {
+      if (options.signal?.aborted) throw asCancelled(options.signal.reason);
+      throw networkError(current, error);
+    }
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+    if (location === null) return response;
+    await response.body?.cancel();
+    if (hop === MAX_REDIRECTS) throw new PolyhopError('MODEL_ERROR', `Download of ${url} failed: more than ${MAX_REDIRECTS} redirects`, { details: { url } });
+    current = allowedRedirect(current, location);
   }
 }
 

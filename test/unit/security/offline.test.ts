@@ -172,7 +172,7 @@ describe('model downloads', () => {
       for (const file of walk(join(REPO_ROOT, root))) if (networkUse.test(readFileSync(file, 'utf8'))) users.push(relative(REPO_ROOT, file));
     }
     // serve.ts listens on loopback (browser mode); it connects nowhere.
-    expect(users.sort()).toEqual(['src-main/engine/models/ModelManager.ts', 'src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
+    expect(users.sort()).toEqual(['src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
     const callers = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /modelFiles\.download\(|\.download\(catalogId/.test(readFileSync(f, 'utf8')));
     expect(callers.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/handlers/models.ts']);
   });
