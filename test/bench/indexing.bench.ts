@@ -20,7 +20,7 @@ import { KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../src-main/engine/mder/IndexingJob.js';
 import { enrichChunk } from '../../src-main/engine/mder/enrichChunk.js';
 import { planReduceBatches, reduceBatch } from '../../src-main/engine/mder/reduceEntities.js';
-import { fenceText } from '../../src-main/engine/ingest/preprocess/fenceText.js';
+import { fence } from '../../src-main/engine/base/fence.js';
 import { sha256Hex } from '../../src-main/engine/base/hash.js';
 import { ScriptedLlm, type ScriptRule, type ScriptedCall } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
@@ -53,7 +53,7 @@ export async function run(args: string[]): Promise<void> {
     passages.forEach((p, i) => {
       const doc = kb.addDocument({ path: `dataset:2wiki/${i}`, title: p.title, hash: sha256Hex(p.text), mime: 'text/plain', size: p.text.length, language: 'en' });
       kb.replaceChunks(doc.id, [{ ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null }]);
-      passageOf.set(fenceText(p.text), i);
+      passageOf.set(fence(p.text), i);
     });
     const ingestMs = performance.now() - ingestStart;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fence } from '../base/fence.js';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { languageName } from './languageName.js';
@@ -30,8 +31,8 @@ export async function translateItem(llm: Llm, prompts: PromptLibrary, item: Eval
   const prompt = prompts.render('eval/translate', {
     source_language: languageName(item.language),
     target_language: languageName(language),
-    question: item.question,
-    answers: JSON.stringify(item.answers),
+    question: fence(item.question),
+    answers: fence(JSON.stringify(item.answers)),
   });
   const { value, usage } = await llm.generateJson(prompt, TranslationReplySchema, signal ? { signal } : {});
   // A reply with fewer answers keeps the originals for the rest; extra ones are dropped.

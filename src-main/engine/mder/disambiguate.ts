@@ -5,7 +5,7 @@ import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import type { ScoredId } from '../kb/types.js';
-import { fenceText } from '../ingest/preprocess/fenceText.js';
+import { fence } from '../base/fence.js';
 import { UnionFind } from './UnionFind.js';
 import { nameKey, normaliseName } from './names.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
@@ -148,10 +148,10 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Pair[],
       .map((p, i) =>
         [
           `Pair ${i + 1}`,
-          `A: "${p.a.name}" (${p.a.type})`,
-          `<document>\n${fenceText(excerptAround(store.context(p.a.id), p.a.name, chars))}\n</document>`,
-          `B: "${p.b.name}" (${p.b.type})`,
-          `<document>\n${fenceText(excerptAround(store.context(p.b.id), p.b.name, chars))}\n</document>`,
+          `A: "${fence(p.a.name)}" (${fence(p.a.type)})`,
+          `<document>\n${fence(excerptAround(store.context(p.a.id), p.a.name, chars))}\n</document>`,
+          `B: "${fence(p.b.name)}" (${fence(p.b.type)})`,
+          `<document>\n${fence(excerptAround(store.context(p.b.id), p.b.name, chars))}\n</document>`,
         ].join('\n'),
       )
       .join('\n\n');

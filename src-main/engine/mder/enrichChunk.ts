@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import { fenceText } from '../ingest/preprocess/fenceText.js';
+import { fence } from '../base/fence.js';
 
 export const enrichReplySchema = (triples: number) => z.object({ descriptions: z.array(z.string().trim().min(1)).length(triples) });
 
@@ -30,11 +30,11 @@ export interface EnrichOptions {
 export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichOptions): Promise<{ descriptions: string[]; usage: LlmUsage }> {
   if (input.triples.length === 0) throw new RangeError('enrichChunk: no triples');
   const prompt = options.prompts.render('mder/enrich', {
-    previous: fenceText(input.previous),
-    chunk: fenceText(input.current),
-    next: fenceText(input.next),
-    other: fenceText(input.other.join('\n\n')),
-    triples: input.triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n'),
+    previous: fence(input.previous),
+    chunk: fence(input.current),
+    next: fence(input.next),
+    other: fence(input.other.join('\n\n')),
+    triples: fence(input.triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n')),
   });
   const maxTokens = Math.max(256, (options.maxTokensPerTriple ?? 96) * input.triples.length);
   const { value, usage } = await llm.generateJson(prompt, enrichReplySchema(input.triples.length), { maxTokens, signal: options.signal });

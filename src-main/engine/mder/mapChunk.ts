@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import { fenceText } from '../ingest/preprocess/fenceText.js';
+import { fence } from '../base/fence.js';
 import { nameKey, normaliseName, normaliseRelation } from './names.js';
 
 /** Reply schema of `mder/map`. */
@@ -48,7 +48,7 @@ export const UNKNOWN_TYPE = 'Thing';
 
 /** Map: typed subject–relation–object triples from one chunk's English text. */
 export async function mapChunk(llm: Llm, input: { title: string; englishText: string }, options: MapOptions): Promise<MapResult> {
-  const prompt = options.prompts.render('mder/map', { title: fenceText(input.title).replace(/"/g, "'"), chunk: fenceText(input.englishText) });
+  const prompt = options.prompts.render('mder/map', { title: fence(input.title).replace(/"/g, "'"), chunk: fence(input.englishText) });
   const { value, usage } = await llm.generateJson(prompt, MapReplySchema, { maxTokens: options.maxTokens ?? 2048, signal: options.signal });
   const entities = new Map<string, ExtractedEntity>();
   const triples = new Map<string, ExtractedTriple>();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import { fenceText } from '../ingest/preprocess/fenceText.js';
+import { fence } from '../base/fence.js';
 
 export const reduceReplySchema = (entities: number) => z.object({ summaries: z.array(z.string().trim().min(1)).length(entities) });
 
@@ -60,7 +60,7 @@ export interface ReduceBatch {
 }
 
 function entityBlock(entity: ReduceEntity, countTokens: (text: string) => number, budget: number): string {
-  const head = `Entity: ${entity.name} (type: ${entity.type})`;
+  const head = `Entity: ${fence(entity.name)} (type: ${fence(entity.type)})`;
   const lines: string[] = [];
   let used = countTokens(head) + 8;
   for (const fact of entity.facts) {
@@ -71,7 +71,7 @@ function entityBlock(entity: ReduceEntity, countTokens: (text: string) => number
   }
   const omitted = entity.facts.length - lines.length;
   if (omitted > 0) lines.push(`- (${omitted} more facts not shown)`);
-  return `${head}\n<document>\n${fenceText(lines.join('\n'))}\n</document>`;
+  return `${head}\n<document>\n${fence(lines.join('\n'))}\n</document>`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Answer, TraceStep } from '../api/contract.js';
 import { throwIfAborted } from '../base/abort.js';
+import { fence } from '../base/fence.js';
 import { BugIndicatingError, PolyhopError } from '../base/errors.js';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import { Retriever } from './retrieval/Retriever.js';
@@ -80,7 +81,7 @@ export class QaRun {
       ? Promise.resolve(this.question)
       : this.step('translate', async (s) => {
           // An unusable translation leaves the question as asked (multilingual embedders still retrieve).
-          const value = await s.tryJson('qa/translate', { question: this.question }, TranslationSchema);
+          const value = await s.tryJson('qa/translate', { question: fence(this.question) }, TranslationSchema);
           const english = value?.english.trim() || this.question;
           s.detail.english = english;
           return english;

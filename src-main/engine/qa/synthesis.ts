@@ -1,13 +1,14 @@
 import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
-import { fence, languageName } from './language.js';
+import { fence } from '../base/fence.js';
+import { languageName } from './language.js';
 import type { QaRun, StepScope } from './QaRun.js';
 import type { StrategyResult } from './types.js';
 
 /** Evidence as the answer prompts show it: numbered so the model can cite `[n]`, fenced as data. */
 export function formatEvidence(items: readonly EvidenceItem[]): string {
   if (items.length === 0) return '(no evidence was found)';
-  return items.map((e, i) => `[${i + 1}] ${e.kind} · ${fence(e.label, 'evidence')}\n${fence(e.text, 'evidence')}`).join('\n\n');
+  return items.map((e, i) => `[${i + 1}] ${e.kind} · ${fence(e.label)}\n${fence(e.text)}`).join('\n\n');
 }
 
 /** The `[n]` markers an answer cites, as 0-based evidence indexes (for the trace). */
@@ -39,7 +40,7 @@ export function fitEvidence(items: readonly EvidenceItem[], budget: number, coun
  * so when the evidence does not answer, it is written in the run's answer language and streams.
  */
 export async function synthesiseAnswer(run: QaRun, question: string, evidence: readonly EvidenceItem[]): Promise<StrategyResult> {
-  return run.step('answer', (s) => answerWith(s, run, 'qa/answer', evidence, (shown) => ({ question: fence(question, 'question'), evidence: formatEvidence(shown) })));
+  return run.step('answer', (s) => answerWith(s, run, 'qa/answer', evidence, (shown) => ({ question: fence(question), evidence: formatEvidence(shown) })));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fence } from '../../base/fence.js';
 import type { Llm, LlmUsage } from '../../models/Llm.js';
 import type { PromptLibrary } from '../../models/PromptLibrary.js';
 import { languageName } from '../languageName.js';
@@ -36,10 +37,10 @@ export async function llmJudge(llm: Llm, prompts: PromptLibrary, input: JudgeInp
   const [expected, ...aliases] = input.expected;
   const prompt = prompts.render('eval/judge', {
     language: languageName(input.language),
-    question: input.question,
-    expected: expected ?? '',
-    aliases: aliases.length > 0 ? aliases.join(' | ') : '(none)',
-    response: input.response,
+    question: fence(input.question),
+    expected: fence(expected),
+    aliases: fence(aliases.join(' | ')),
+    response: fence(input.response),
   });
   const { value, usage } = await llm.generateJson(prompt, JudgeReplySchema, signal ? { signal, maxTokens: 400 } : { maxTokens: 400 });
   return { score: value.grade / 4, grade: value.grade, reason: value.reason, usage };

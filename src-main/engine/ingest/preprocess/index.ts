@@ -1,3 +1,3 @@
 export { preprocessChunk, PreprocessTextSchema } from './preprocessChunk.js';
 export type { PreprocessInput, PreprocessOptions, PreprocessResult } from './preprocessChunk.js';
-export { fenceText, languageName, isEnglish } from './fenceText.js';
+export { languageName, isEnglish } from './languageName.js';

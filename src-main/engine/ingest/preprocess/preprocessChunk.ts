@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Llm, LlmCallOptions, LlmUsage } from '../../models/Llm.js';
 import type { PromptLibrary } from '../../models/PromptLibrary.js';
-import { fenceText, isEnglish, languageName } from './fenceText.js';
+import { fence } from '../../base/fence.js';
+import { isEnglish, languageName } from './languageName.js';
 
 /** Reply schema of `ingest/summarise` and `ingest/translate`. */
 export const PreprocessTextSchema = z.object({ text: z.string().trim().min(1) });
@@ -56,7 +57,7 @@ export async function preprocessChunk(llm: Llm, input: PreprocessInput, options:
     usage.push(result.usage);
     return result.value.text;
   };
-  const translate = (text: string): Promise<string> => ask('ingest/translate', { language: languageName(input.language), chunk: fenceText(text) });
+  const translate = (text: string): Promise<string> => ask('ingest/translate', { language: languageName(input.language), chunk: fence(text) });
 
   if (options.summarise === false) {
     return { summary: null, englishText: english ? input.text : await translate(input.text), usage };
@@ -65,9 +66,9 @@ export async function preprocessChunk(llm: Llm, input: PreprocessInput, options:
   const summary = await ask('ingest/summarise', {
     language: languageName(input.language),
     outputLanguage: inSource ? languageName(input.language) : 'English',
-    previous: fenceText(input.previous),
-    chunk: fenceText(input.text),
-    next: fenceText(input.next),
+    previous: fence(input.previous),
+    chunk: fence(input.text),
+    next: fence(input.next),
   });
   return { summary, englishText: inSource ? await translate(summary) : summary, usage };
 }

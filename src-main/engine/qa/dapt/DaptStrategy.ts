@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { cosine } from '../../models/Embedder.js';
 import { EvidencePool, evidenceBrief, type EvidenceItem } from '../EvidencePool.js';
-import { fence, isEnglish, languageName } from '../language.js';
+import { fence } from '../../base/fence.js';
+import { isEnglish, languageName } from '../language.js';
 import { isInvalidOutput, type QaRun, type StepScope } from '../QaRun.js';
 import { answerWith, formatEvidence } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
@@ -53,7 +54,7 @@ export const daptStrategy: Strategy = {
       for (const item of [...final, ...pool.items]) evidence.add(item);
       s.detail.finalRetrieval = final.map(evidenceBrief);
       const chain = solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
-      return answerWith(s, run, 'qa/dapt-final', evidence.items, (shown) => ({ question: fence(run.question, 'question'), chain: fence(chain, 'evidence'), evidence: formatEvidence(shown) }));
+      return answerWith(s, run, 'qa/dapt-final', evidence.items, (shown) => ({ question: fence(run.question), chain: fence(chain), evidence: formatEvidence(shown) }));
     });
   },
 };
@@ -85,7 +86,7 @@ async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; 
 
 /** One decomposition; an invalid or cyclic graph degrades to the whole question as one node (the paper's "w/o decomposition"). */
 async function decompose(s: StepScope, question: string, language: string, maxNodes: number, label: string): Promise<SubQuestion[]> {
-  const value = await s.tryJson('qa/dapt-decompose', { question, language: languageName(language) }, SubQuestionsSchema);
+  const value = await s.tryJson('qa/dapt-decompose', { question: fence(question), language: languageName(language) }, SubQuestionsSchema);
   try {
     if (value) {
       const nodes = validateSubQuestions(value.subQuestions, maxNodes);
@@ -117,7 +118,7 @@ async function solveNode(
       const refKey = (id: string): string => (side === 'source' ? `s:${id}` : (alias.get(`e:${id}`) ?? `e:${id}`));
       const question = combine(node[side] as string, node.dependsOn, answers, refKey);
       const evidence = await passages(run, question, k, side === 'english');
-      const value = await s.tryJson('qa/dapt-subanswer', { path: fence(path, 'passages'), subQuestion: question, passages: formatEvidence(evidence) }, SubAnswerSchema);
+      const value = await s.tryJson('qa/dapt-subanswer', { path: fence(path), subQuestion: fence(question), passages: formatEvidence(evidence) }, SubAnswerSchema);
       return { side, question, evidence, ...subAnswer(value) };
     }),
   );
@@ -130,7 +131,7 @@ async function solveNode(
   if (!second) return { node, question: first.question, answer: first.answer, found: first.found };
 
   // An unusable verdict counts as disagreement: the answer is regenerated from both paths.
-  const agreement = await s.tryJson('qa/dapt-judge', { subQuestion: first.question, answerSource: first.answer || '(none)', answerEnglish: second.answer || '(none)' }, AgreementSchema);
+  const agreement = await s.tryJson('qa/dapt-judge', { subQuestion: fence(first.question), answerSource: fence(first.answer), answerEnglish: fence(second.answer) }, AgreementSchema);
   s.detail.judge = agreement;
   if (agreement?.consistent && agreement.sufficient && (first.found || second.found)) {
     const chosen = first.found ? first : second; // the source language is preferred when both are valid
@@ -140,9 +141,9 @@ async function solveNode(
   const regenerated = await s.tryJson(
     'qa/dapt-regenerate',
     {
-      path: fence(path, 'passages'),
-      subQuestion: `${first.question} / ${second.question}`,
-      candidates: `${first.answer || '(none)'} | ${second.answer || '(none)'}`,
+      path: fence(path),
+      subQuestion: fence(`${first.question} / ${second.question}`),
+      candidates: fence(`${first.answer || '(none)'} | ${second.answer || '(none)'}`),
       passages: formatEvidence([...first.evidence, ...second.evidence]),
     },
     SubAnswerSchema,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvidencePool, evidenceBrief, roundScore, type EvidenceItem } from '../EvidencePool.js';
-import { fence } from '../language.js';
+import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
 import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
@@ -49,11 +49,11 @@ export const drStrategy: Strategy = {
         const withSummary = fitEvidence(summarised, run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t)).kept;
         if (withSummary.length === 0) return null;
         const r = await s.tryJson('qa/dr-resolve', {
-          question: english,
-          triples: triples.map(formatTriple).join('\n'),
-          triple: formatTriple(triple),
-          placeholder: step.placeholder,
-          candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.label, 'candidates')}: ${fence(c.text, 'candidates')}`).join('\n'),
+          question: fence(english),
+          triples: fence(triples.map(formatTriple).join('\n')),
+          triple: fence(formatTriple(triple)),
+          placeholder: fence(step.placeholder),
+          candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.label)}: ${fence(c.text)}`).join('\n'),
         }, ResolutionSchema);
         if (!r) return null;
         s.detail.reasoning = r.reasoning;
@@ -93,7 +93,7 @@ export const drStrategy: Strategy = {
 /** Decomposition (step `decompose`); an invalid reply counts as "no triples", which the paper's top-up covers. */
 async function decompose(run: QaRun, english: string): Promise<QueryTriple[]> {
   return run.step('decompose', async (s) => {
-    const value = await s.tryJson('qa/dr-decompose', { question: english }, DecompositionSchema);
+    const value = await s.tryJson('qa/dr-decompose', { question: fence(english) }, DecompositionSchema);
     const triples = value ? cleanDecomposition(value.triples) : [];
     s.detail.triples = triples;
     return triples;

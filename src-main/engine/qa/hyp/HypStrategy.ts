@@ -3,7 +3,7 @@ import { mapConcurrent } from '../../base/concurrency.js';
 import type { ScoredId } from '../../kb/types.js';
 import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
 import { roundScore, type EvidenceItem } from '../EvidencePool.js';
-import { fence } from '../language.js';
+import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
 import { reciprocalRankFusion } from '../retrieval/reciprocalRankFusion.js';
 import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
@@ -40,7 +40,7 @@ function vocabulary(kb: QaKb): { classes: string; relations: string } {
     }
     return kept.join(', ') || '(none)';
   };
-  return { classes: names(kb.entityTypes()), relations: names(kb.relations()) };
+  return { classes: fence(names(kb.entityTypes())), relations: fence(names(kb.relations())) };
 }
 
 /**
@@ -84,7 +84,7 @@ export const hypStrategy: Strategy = {
 /** Verbalised hypothetical triples (step `hypothetical paths`); without usable paths the question itself is the query. */
 async function hypotheticalPaths(run: QaRun, english: string, maxPathTriples: number): Promise<string[]> {
   return run.step('hypothetical paths', async (s) => {
-    const value = await s.tryJson('qa/hyp-paths', { question: english, ...vocabulary(run.ctx.kb) }, PathsSchema);
+    const value = await s.tryJson('qa/hyp-paths', { question: fence(english), ...vocabulary(run.ctx.kb) }, PathsSchema);
     if (value) {
       s.detail.paths = value.paths;
       const texts = [...new Set(value.paths.flatMap((p) => p.triples.map((t) => verbaliseTriple(t.subject, t.relation, t.object))).filter((t) => t.length > 0))].slice(0, maxPathTriples);
@@ -111,7 +111,7 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
       rest = rest.slice(kept.length);
     }
     const judged = await mapConcurrent(batches, run.llm.parallelism, async (batch) => {
-      const value = await s.tryJson('qa/hyp-judge', { question: english, candidates: batch.map((c, i) => `[${i + 1}] ${fence(c.text, 'candidates')}`).join('\n') }, JudgeSchema);
+      const value = await s.tryJson('qa/hyp-judge', { question: fence(english), candidates: batch.map((c, i) => `[${i + 1}] ${fence(c.text)}`).join('\n') }, JudgeSchema);
       if (!value) return batch.map((c) => ({ item: c, scores: null, total: null, unjudged: true }));
       const byId = new Map(value.scores.map((x) => [x.id, x]));
       return batch.map((c, i) => {

@@ -1,4 +1,5 @@
-import { fence, languageName } from '../language.js';
+import { fence } from '../../base/fence.js';
+import { languageName } from '../language.js';
 import type { QaRun } from '../QaRun.js';
 import type { Strategy, StrategyResult } from '../types.js';
 
@@ -8,7 +9,7 @@ export const llmOnlyStrategy: Strategy = {
   usesRetrieval: false,
   async answer(run: QaRun): Promise<StrategyResult> {
     const text = await run.step('answer', (s) =>
-      s.text('qa/llm-only', { question: fence(run.question, 'question'), language: languageName(run.answerLanguage) }, { stream: true }),
+      s.text('qa/llm-only', { question: fence(run.question), language: languageName(run.answerLanguage) }, { stream: true }),
     );
     return { text, evidence: [] };
   },
