@@ -89,7 +89,10 @@ export interface IndexingResult {
 }
 
 const ALL = 2 ** 31 - 1;
+/** The entities of the current Disambiguate round (vectors written, pairs not all decided yet). */
 const PENDING_DISAMBIGUATION = 'mder:disambiguate:pending';
+/** Entities kept by this round's merges so far: the next round's queue. */
+const MERGED_PENDING_DISAMBIGUATION = 'mder:disambiguate:merged';
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
 
 /**
@@ -184,8 +187,9 @@ export class IndexingJob {
     const kb = this.#kb;
     // Entities without a name vector have never been compared; the checkpoint keeps those of an
     // interrupted run (their vectors are written before their pairs are decided).
-    const queue = [...new Set([...(kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []), ...kb.missingVectors('entity_name', ALL)])].sort((a, b) => a - b);
-    kb.setCheckpoint(PENDING_DISAMBIGUATION, queue);
+    const queue = [
+      ...new Set([...(kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []), ...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []), ...kb.missingVectors('entity_name', ALL)]),
+    ].sort((a, b) => a - b);
     let result: MergeGroup[] = [];
     await this.#stage('disambiguate', 0, async (_tick, setTotal) => {
       const store = this.#disambiguationStore();
@@ -200,6 +204,7 @@ export class IndexingJob {
       result = outcome.merges;
     });
     kb.clearCheckpoints(PENDING_DISAMBIGUATION);
+    kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
     return result;
   }
 
@@ -215,19 +220,28 @@ export class IndexingJob {
         const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.getChunk(triple.chunkIds[0]);
         return chunk ? (chunk.englishText ?? chunk.text) : (kb.getEntity(id)?.summary ?? '');
       },
-      setNameVectors: (ids, vectors) => kb.putVectors('entity_name', ids.map((id, i) => ({ id, vector: vectors[i]! }))),
-      nearest: (vector, k) => kb.knn('entity_name', vector, k),
-      merge: (group) =>
+      // An entity with a name vector is never queued again by missingVectors: until its round's
+      // pairs are decided it stays pending in the checkpoint written with the vectors.
+      setNameVectors: (ids, vectors) =>
         kb.transaction(() => {
-          // The canonical name may already belong to another entity: that one is the same thing too.
-          const holder = kb.findEntityByName(group.canonicalName);
-          const ids = [...new Set([group.keepId, ...group.mergeIds, ...(holder ? [holder.id] : [])])].filter((id) => kb.getEntity(id));
-          if (ids.length < 2) return ids[0] ?? group.keepId;
-          // The KB drops the vectors of renamed entities and re-pointed triples; the kept entity is compared again.
-          const keepId = kb.mergeEntities(group.canonicalName, ids);
-          const pending = kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? [];
-          kb.setCheckpoint(PENDING_DISAMBIGUATION, [...new Set([...pending.filter((id) => !ids.includes(id)), keepId])]);
-          return keepId;
+          kb.putVectors('entity_name', ids.map((id, i) => ({ id, vector: vectors[i]! })));
+          kb.setCheckpoint(PENDING_DISAMBIGUATION, ids);
+          kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
+        }),
+      nearest: (vector, k) => kb.knn('entity_name', vector, k),
+      merge: (groups) =>
+        kb.transaction(() => {
+          const kept = groups.map((group) => {
+            // The canonical name may already belong to another entity: that one is the same thing too.
+            const holder = kb.findEntityByName(group.canonicalName);
+            const ids = [...new Set([group.keepId, ...group.mergeIds, ...(holder ? [holder.id] : [])])].filter((id) => kb.getEntity(id));
+            if (ids.length < 2) return ids[0] ?? group.keepId;
+            // The KB drops the vectors of renamed entities and re-pointed triples.
+            return kb.mergeEntities(group.canonicalName, ids);
+          });
+          // Kept entities are compared again in the next round, also after a restart.
+          kb.setCheckpoint(MERGED_PENDING_DISAMBIGUATION, [...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []), ...kept]);
+          return kept;
         }),
     };
   }

@@ -32,12 +32,15 @@ export interface DisambiguationStore {
   entity(id: number): DisambiguationEntity | undefined;
   /** A short excerpt of original text where the entity is mentioned. */
   context(id: number): string;
-  /** Stores entity-name vectors (the KNN index). */
+  /** Stores entity-name vectors (the KNN index) of the entities a round compares. */
   setNameVectors(ids: readonly number[], vectors: readonly Float32Array[]): void;
   /** Nearest entities by name vector, best first (may include `vector`'s own entity). */
   nearest(vector: Float32Array, k: number): ScoredId[];
-  /** Applies one merge; returns the surviving entity id (which may differ when the canonical name already exists). */
-  merge(group: MergeGroup): number;
+  /**
+   * Applies merges, all or none; returns each one's surviving entity id (which may differ from
+   * `keepId` when the canonical name already exists).
+   */
+  merge(groups: readonly MergeGroup[]): number[];
 }
 
 export interface DisambiguateOptions {
@@ -67,6 +70,9 @@ export interface DisambiguateResult {
   rounds: number;
   pairsAsked: number;
 }
+
+/** Merges applied per store call: a bounded stretch of work between yields to the event loop. */
+const MERGES_PER_CALL = 32;
 
 interface Pair {
   a: DisambiguationEntity;
@@ -121,12 +127,15 @@ export async function disambiguate(
     pairsAsked += pairs.length;
     const confirmed = await confirmPairs(llm, store, pairs, options);
     const groups = planMerges(confirmed);
-    for (const group of groups) {
+    queue = [];
+    for (let i = 0; i < groups.length; i += MERGES_PER_CALL) {
       throwIfAborted(options.signal);
-      const keepId = store.merge(group);
-      merges.push({ ...group, keepId });
+      const slice = groups.slice(i, i + MERGES_PER_CALL);
+      const kept = store.merge(slice);
+      slice.forEach((group, j) => merges.push({ ...group, keepId: kept[j] as number }));
+      queue.push(...kept);
+      await yieldToEventLoop();
     }
-    queue = merges.slice(merges.length - groups.length).map((g) => g.keepId);
   }
   return { merges, rounds, pairsAsked };
 }

@@ -126,14 +126,16 @@ class MemoryStore implements DisambiguationStore {
   nearest(vector: Float32Array, k: number) {
     return [...this.vectors].map(([id, v]) => ({ id, score: cosine(vector, v) })).sort((a, b) => b.score - a.score).slice(0, k);
   }
-  merge(group: MergeGroup) {
-    this.merged.push(group);
-    for (const id of group.mergeIds) {
-      this.entities.delete(id);
-      this.vectors.delete(id);
-    }
-    this.entities.get(group.keepId)!.name = group.canonicalName;
-    return group.keepId;
+  merge(groups: readonly MergeGroup[]) {
+    return groups.map((group) => {
+      this.merged.push(group);
+      for (const id of group.mergeIds) {
+        this.entities.delete(id);
+        this.vectors.delete(id);
+      }
+      this.entities.get(group.keepId)!.name = group.canonicalName;
+      return group.keepId;
+    });
   }
 }
 

@@ -21,30 +21,43 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('indexing with a model that answers at once', () => {
-  it('keeps the event loop turning: UI calls made during the job are answered within a few hundred ms', async () => {
+  it('keeps the event loop turning: UI calls are answered while every lasting stage runs, not after it', async () => {
     const llm = new ScriptedLlm(syntheticRules());
     const { engine, dispose } = await tempEngine({ llm, embedder: new SyntheticEmbedder() });
     try {
       await call(engine, 'kb:create', { name: 'loop' });
       await call(engine, 'docs:add', { kb: 'loop', paths: [dir] });
+      // When each stage ran (first to last progress event), and when each UI call was answered.
+      const spans = new Map<string, { first: number; last: number }>();
+      const off = engine.onEvent((e) => {
+        if (e.name !== 'job:progress') return;
+        const now = performance.now();
+        const span = spans.get(e.payload.stage);
+        if (span) span.last = now;
+        else spans.set(e.payload.stage, { first: now, last: now });
+      });
       const { jobId } = await call<{ jobId: string }>(engine, 'index:start', { kb: 'loop' });
       let running = true;
       const settled = engine.jobs.settled(jobId).finally(() => (running = false));
-      const waits: number[] = [];
+      const answered: number[] = [];
       while (running) {
-        const due = performance.now() + 20;
         await new Promise((r) => setTimeout(r, 20));
         await call(engine, 'docs:list', { kb: 'loop', limit: 20 });
-        waits.push(performance.now() - due);
+        answered.push(performance.now());
       }
-      console.log(`UI call waits during the job: n ${waits.length}, max ${Math.max(...waits).toFixed(0)} ms`);
+      off();
       expect((await settled)?.status).toBe('done');
       expect(llm.calls.length).toBeGreaterThan(2000);
-      // Before the engine yielded between units, the first UI call waited for all model stages (seconds here).
-      expect(Math.max(...waits)).toBeLessThan(400);
-      expect(waits.length).toBeGreaterThan(20);
+      // A stage that held the event loop from start to end would see no UI call answered inside it
+      // (before the engine yielded between units, the first call waited for all model stages). Only
+      // stages lasting long enough for a 20 ms timer to come due are held to it, so a slow machine
+      // makes the check stricter, not flakier.
+      const lasting = [...spans].filter(([, s]) => s.last - s.first > 250);
+      console.log(`stages: ${[...spans].map(([name, s]) => `${name} ${(s.last - s.first).toFixed(0)} ms`).join(', ')}; UI calls answered: ${answered.length}`);
+      expect(lasting.map(([name]) => name)).toEqual(expect.arrayContaining(['map', 'enrich']));
+      for (const [name, s] of lasting) expect(answered.some((t) => t > s.first && t < s.last), `a UI call answered during ${name}`).toBe(true);
     } finally {
       await dispose();
     }
-  }, 60_000);
+  }, 120_000);
 });
