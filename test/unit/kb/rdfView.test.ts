@@ -77,6 +77,25 @@ describe('RdfView', () => {
     expect(describe.turtle).toContain('ph:hasName "Penelope"');
   });
 
+  it('lets the event loop turn between loaded batches (records are read synchronously)', async () => {
+    // A chain of setImmediate callbacks counts event-loop turns; each loaded batch must see a new one.
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seen: number[] = [];
+    const view = open(syntheticSource({ seed: 4, entities: distinctWeirdNames(6, 400), documents: 20, chunksPerDocument: 10, triples: 3000 }), (s) => {
+      if (s.state === 'loading' && s.triples > 0) seen.push(turns);
+    });
+    await view.load();
+    counting = false;
+    expect(seen.length).toBeGreaterThan(10);
+    for (let i = 1; i < seen.length; i++) expect(seen[i], `batch ${i}`).toBeGreaterThan(seen[i - 1]!);
+  });
+
   it('refuses updates unless allowed, and reports syntax errors as BAD_INPUT', async () => {
     const view = open(fixture());
     for (const update of ['INSERT DATA { <http://x/a> <http://x/b> "c" }', '# comment\nPREFIX x: <http://x/#>\n DELETE WHERE { ?s ?p ?o }', 'CLEAR ALL']) {

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { SparqlResult } from '../../api/contract.js';
 import { parse } from 'oxigraph';
 import { raceAbort } from '../../base/abort.js';
+import { yieldToEventLoop } from '../../base/concurrency.js';
 import { BugIndicatingError, PolyhopError } from '../../base/errors.js';
 import { buildQuads } from './buildQuads.js';
 import { KbQuads } from './KbQuads.js';
@@ -271,6 +272,9 @@ export class RdfView {
         inFlight = worker.call('load', { text });
         count += batch.length;
         this.#setStatus({ state: 'loading', triples: count });
+        // The records are read synchronously and the worker is often done first, so without this
+        // the whole load would run as one stretch of microtasks and hold every front door.
+        await yieldToEventLoop();
       }
       await inFlight;
       const size = await worker.call<number>('size');
