@@ -21,6 +21,9 @@ export class MeteredLlm implements Llm {
   get parallelism(): number {
     return this.#inner.parallelism;
   }
+  get contextTokens(): number | undefined {
+    return this.#inner.contextTokens;
+  }
 
   generateText(prompt: RenderedPrompt, options?: LlmCallOptions): Promise<LlmTextResult> {
     return this.#metered(this.#inner.generateText(prompt, options));

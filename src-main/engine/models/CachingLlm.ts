@@ -33,6 +33,7 @@ interface StoredCall {
 export class CachingLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
+  readonly contextTokens: number | undefined;
   readonly meter: UsageMeter;
   readonly #inner: Llm;
   readonly #store: CallCacheStore;
@@ -43,6 +44,7 @@ export class CachingLlm implements Llm {
     this.meter = options.meter ?? new UsageMeter();
     this.identity = inner.identity;
     this.parallelism = inner.parallelism;
+    this.contextTokens = inner.contextTokens;
   }
 
   /** The same model and cache, recording usage into `meter` (usually `this.meter.child()` for a job or question). */

@@ -65,6 +65,7 @@ interface Sampling {
 export class LlamaCppLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
+  readonly contextTokens: number;
   readonly #path: string;
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -86,6 +87,7 @@ export class LlamaCppLlm implements Llm {
       chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }),
     }));
     this.parallelism = this.#slots.length;
+    this.contextTokens = init.context.contextSize;
     this.#pool = new SequencePool(this.#slots);
   }
 

@@ -56,6 +56,8 @@ export interface Llm {
   readonly identity: string;
   /** How many calls can run in parallel (the context's sequences). */
   readonly parallelism: number;
+  /** Tokens one call's prompt and completion share (the context of one sequence), when known. */
+  readonly contextTokens?: number;
   generateText(prompt: RenderedPrompt, options?: LlmCallOptions): Promise<LlmTextResult>;
   /**
    * Generates under a grammar derived from `schema` (JSON Schema via zod), then validates with it.

@@ -5,7 +5,7 @@ import { fence } from '../base/fence.js';
 import { BugIndicatingError, PolyhopError } from '../base/errors.js';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import { Retriever } from './retrieval/Retriever.js';
-import type { QaSettings } from './settings.js';
+import { evidenceBudget, type QaSettings } from './settings.js';
 import type { AskOptions, QaContext } from './types.js';
 import { isEnglish } from './language.js';
 
@@ -44,6 +44,11 @@ export class QaRun {
   get llm(): Llm {
     if (!this.ctx.llm) throw new BugIndicatingError('qa: a strategy asked for the LLM in retrieval-only mode');
     return this.ctx.llm;
+  }
+
+  /** Tokens of evidence one prompt may carry (see {@link evidenceBudget}). */
+  get evidenceTokens(): number {
+    return evidenceBudget(this.settings, this.llm.contextTokens);
   }
 
   /**

@@ -14,7 +14,11 @@ export interface QaSettings {
     answerMaxTokens: number;
     /** Completion budget of structured intermediate calls. Default 512. */
     stepMaxTokens: number;
-    /** Tokens of evidence shown to a final answer prompt (best first; the rest is dropped and traced). Default 2500. */
+    /**
+     * Tokens of evidence shown to a prompt (best first; the rest is dropped and traced). 0 (the
+     * default) fills what the model's context leaves after the prompt and the answer (see
+     * {@link evidenceBudget}), so a large-context model sees all ten passages of the vector baseline.
+     */
     evidenceMaxTokens: number;
     /** Evidence items listed in retrieval-only mode. Default 10. */
     retrievalOnlyK: number;
@@ -38,7 +42,7 @@ export interface QaSettings {
      * (criterion not met at all), so 3 drops triples that fail one criterion outright.
      */
     judgeThreshold: number;
-    /** Candidates judged per LLM call (at most 64, and no more than `shared.evidenceMaxTokens` of text). Default 10. */
+    /** Candidates judged per LLM call (at most 64, and no more than the evidence budget of text). Default 10. */
     judgeBatchSize: number;
     /** Candidates sent to the judge, best fused rank first. Default 60. */
     maxCandidates: number;
@@ -63,12 +67,25 @@ export interface QaSettings {
 }
 
 export const QA_DEFAULTS: Readonly<QaSettings> = Object.freeze({
-  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, evidenceMaxTokens: 2500, retrievalOnlyK: 10 },
+  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, evidenceMaxTokens: 0, retrievalOnlyK: 10 },
   dr: { candidatesK: 5, summaryCap: 30, similarityTopUp: 10 },
   hyp: { perTripleK: 20, judgeThreshold: 3, judgeBatchSize: 10, maxCandidates: 60, maxPathTriples: 12 },
   dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8 },
   vector: { topK: 10 },
 });
+
+/** Room kept in the context for a prompt's instructions, question and formatting around the evidence. */
+const PROMPT_ROOM_TOKENS = 1024;
+/** Evidence budget when the model does not say how large its context is. */
+const UNKNOWN_CONTEXT_EVIDENCE_TOKENS = 2500;
+
+/** Tokens of evidence a prompt may carry: `shared.evidenceMaxTokens`, or with 0 what the context leaves. */
+export function evidenceBudget(settings: QaSettings, contextTokens: number | undefined): number {
+  const { evidenceMaxTokens, answerMaxTokens, stepMaxTokens } = settings.shared;
+  if (evidenceMaxTokens > 0) return evidenceMaxTokens;
+  if (contextTokens === undefined) return UNKNOWN_CONTEXT_EVIDENCE_TOKENS;
+  return Math.max(256, contextTokens - Math.max(answerMaxTokens, stepMaxTokens) - PROMPT_ROOM_TOKENS);
+}
 
 /**
  * Defaults overridden by flat `group.name` keys (the shape of `Settings.strategyParams`).

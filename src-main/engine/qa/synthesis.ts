@@ -55,7 +55,7 @@ export async function answerWith(
   evidence: readonly EvidenceItem[],
   variables: (shown: readonly EvidenceItem[]) => Record<string, string>,
 ): Promise<StrategyResult> {
-  const { kept, dropped } = fitEvidence(evidence, run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t));
+  const { kept, dropped } = fitEvidence(evidence, run.evidenceTokens, (t) => run.llm.countTokens(t));
   const text = await s.text(prompt, { ...variables(kept), language: languageName(run.answerLanguage) }, { stream: true });
   s.detail.evidence = kept.map(evidenceBrief);
   if (dropped.length > 0) s.detail.droppedForBudget = dropped.map(evidenceBrief);

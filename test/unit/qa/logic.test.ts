@@ -8,7 +8,7 @@ import { fence } from '../../../src-main/engine/base/fence.js';
 import { detectQuestionLanguage } from '../../../src-main/engine/qa/language.js';
 import { bm25Query } from '../../../src-main/engine/qa/retrieval/bm25Query.js';
 import { reciprocalRankFusion } from '../../../src-main/engine/qa/retrieval/reciprocalRankFusion.js';
-import { QA_DEFAULTS, flattenQaSettings, resolveQaSettings } from '../../../src-main/engine/qa/settings.js';
+import { QA_DEFAULTS, evidenceBudget, flattenQaSettings, resolveQaSettings } from '../../../src-main/engine/qa/settings.js';
 import { citedIndexes, fitEvidence } from '../../../src-main/engine/qa/synthesis.js';
 
 describe('dr placeholders', () => {
@@ -172,6 +172,15 @@ describe('shared helpers', () => {
     expect(() => resolveQaSettings({ 'dr.candidateK': 3 })).toThrow(/unknown strategy parameter "dr.candidateK"/);
     expect(() => resolveQaSettings({ 'dr.candidatesK': -1 })).toThrow(/≥ 0/);
     expect(flattenQaSettings()['hyp.perTripleK']).toBe(20);
+  });
+
+  it("fits the evidence budget to the model's context unless it is set", () => {
+    const auto = resolveQaSettings();
+    expect(evidenceBudget(auto, 16_384)).toBe(16_384 - 512 - 1024);
+    expect(evidenceBudget(resolveQaSettings({ 'shared.answerMaxTokens': 2048 }), 16_384)).toBe(16_384 - 2048 - 1024);
+    expect(evidenceBudget(auto, 1024)).toBe(256);
+    expect(evidenceBudget(auto, undefined)).toBe(2500);
+    expect(evidenceBudget(resolveQaSettings({ 'shared.evidenceMaxTokens': 800 }), 16_384)).toBe(800);
   });
 
   it('detects the question language, falling back for a single word', () => {

@@ -46,7 +46,7 @@ export const drStrategy: Strategy = {
         s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
         // Candidates with a summary, best first, as many as the evidence budget holds.
         const summarised = candidates.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
-        const withSummary = fitEvidence(summarised, run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t)).kept;
+        const withSummary = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t)).kept;
         if (withSummary.length === 0) return null;
         const r = await s.tryJson('qa/dr-resolve', {
           question: fence(english),

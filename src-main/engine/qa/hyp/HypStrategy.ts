@@ -106,7 +106,7 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
     // Batches are also cut to the evidence budget, so long triples cannot push a judge prompt past the context.
     const batches: EvidenceItem[][] = [];
     for (let rest = candidates; rest.length > 0; ) {
-      const { kept } = fitEvidence(rest.slice(0, Math.min(Math.max(1, judgeBatchSize), JUDGE_BATCH_MAX)), run.settings.shared.evidenceMaxTokens, (t) => run.llm.countTokens(t));
+      const { kept } = fitEvidence(rest.slice(0, Math.min(Math.max(1, judgeBatchSize), JUDGE_BATCH_MAX)), run.evidenceTokens, (t) => run.llm.countTokens(t));
       batches.push(kept);
       rest = rest.slice(kept.length);
     }
