@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ import { seededRandom } from '../unit/kb/kbFixtures.js';
  *
  *   npm run bench qa                          (10k entities)
  *   npm run bench qa -- --entities 1000000    (1M; builds for several minutes)
+ *   … --keep FILE                             (keeps the built KB in FILE and reuses it when present)
  */
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -30,6 +31,7 @@ export async function run(args: string[]): Promise<void> {
       entities: { type: 'string', default: '10000' },
       dim: { type: 'string', default: '256' },
       questions: { type: 'string', default: '30' },
+      keep: { type: 'string' },
     },
   });
   const n = Number(values.entities);
@@ -39,9 +41,17 @@ export async function run(args: string[]): Promise<void> {
   console.log(`${n.toLocaleString('en')} entities, ${(2 * n).toLocaleString('en')} triples, ${Math.ceil(n / 10).toLocaleString('en')} chunks, vectors float[${dimension}] (n-gram test embedder), ${questions} questions per strategy`);
   try {
     const embedder = new NgramEmbedder(dimension);
-    const built = performance.now();
-    const { kb, names } = await buildKb(join(dir, 'kb.sqlite'), n, embedder);
-    console.log(`  built in ${((performance.now() - built) / 1000).toFixed(1)} s`);
+    const names = entityNames(n);
+    const keep = typeof values.keep === 'string' ? values.keep : undefined;
+    let kb: KnowledgeBase;
+    if (keep && existsSync(keep)) {
+      kb = KnowledgeBase.open(keep);
+      console.log(`  reusing ${keep}`);
+    } else {
+      const built = performance.now();
+      kb = await buildKb(keep ?? join(dir, 'kb.sqlite'), names, embedder);
+      console.log(`  built in ${((performance.now() - built) / 1000).toFixed(1)} s`);
+    }
 
     const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
     const llm = new ScriptedLlm(benchRules());
@@ -95,10 +105,8 @@ export async function run(args: string[]): Promise<void> {
 const CLASSES = ['Person', 'City', 'Island', 'Organization', 'Event', 'Work', 'Place', 'Group', 'God', 'Ship'];
 const RELATIONS = Array.from({ length: 50 }, (_, i) => ['RULED', 'MARRIED_TO', 'SON_OF', 'VISITED', 'FOUGHT', 'BUILT', 'WROTE', 'SAILED_TO', 'MET', 'LED'][i % 10]! + (i >= 10 ? `_${i}` : ''));
 
-/** A synthetic MDER-shaped KB through the KnowledgeBase API, in batches as an indexing job writes. */
-async function buildKb(file: string, n: number, embedder: NgramEmbedder): Promise<{ kb: KnowledgeBase; names: string[] }> {
-  const kb = KnowledgeBase.open(file, { create: { name: 'bench', baseIri: 'urn:polyhop:kb:bench/' } });
-  kb.setEmbedder(embedder.identity, embedder.dimension);
+/** `n` distinct two-word names, the same for the same `n`. */
+function entityNames(n: number): string[] {
   const random = seededRandom(3);
   const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'si', 'po', 've', 'dan', 'tor', 'mel', 'gri', 'sha', 'qu', 'ex', 'bel', 'nor'];
   const word = (): string => {
@@ -114,6 +122,14 @@ async function buildKb(file: string, n: number, embedder: NgramEmbedder): Promis
       names.push(name);
     }
   }
+  return names;
+}
+
+/** A synthetic MDER-shaped KB through the KnowledgeBase API, in batches as an indexing job writes. */
+async function buildKb(file: string, names: readonly string[], embedder: NgramEmbedder): Promise<KnowledgeBase> {
+  const kb = KnowledgeBase.open(file, { create: { name: 'bench', baseIri: 'urn:polyhop:kb:bench/' } });
+  kb.setEmbedder(embedder.identity, embedder.dimension);
+  const n = names.length;
   const batch = 10_000;
   const ids: number[] = new Array(n);
   const put = async (kind: 'chunk' | 'entity_name' | 'entity_summary' | 'triple', rows: { id: number; text: string }[]): Promise<void> => {
@@ -178,11 +194,11 @@ async function buildKb(file: string, n: number, embedder: NgramEmbedder): Promis
     await put('entity_summary', summaryRows);
     if ((start / batch) % 10 === 9) console.log(`  … ${end.toLocaleString('en')} entities`);
   }
-  return { kb, names };
+  return kb;
 }
 
 /** A zero-latency model that answers every QA prompt plausibly from its variables. */
-function benchRules(): ScriptRule[] {
+export function benchRules(): ScriptRule[] {
   const subject = (q: string): string => /(?:of|di) ([A-Z]\w+ [A-Z]\w+)\?$/.exec(q)?.[1] ?? q;
   const firstName = (text: string): string => /\] (?:\w+ · )?([A-Z]\w+ [A-Z]\w+)/.exec(text)?.[1] ?? 'unknown';
   return [
