@@ -1,12 +1,13 @@
 /**
  * Electron front door: one hardened window, IPC handed to the engine. Nothing else lives here.
  */
-import { app, BrowserWindow, ipcMain, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine } from './engine/api/Engine.js';
 import { appPaths } from './engine/api/paths.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from './engine/api/contract.js';
+import { DIALOG_CHANNELS, parseSavePathOptions } from '../src-renderer/api/bridge.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const rendererDir = join(here, '..', 'renderer');
@@ -53,9 +54,32 @@ app.whenReady().then(async () => {
   window.webContents.on('will-attach-webview', (event) => event.preventDefault());
   window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
 
+  const fromRenderer = (event: IpcMainInvokeEvent): boolean => event.senderFrame?.url === rendererUrl.href;
   ipcMain.handle(IPC_INVOKE_CHANNEL, (event, method: unknown, payload: unknown) => {
-    if (event.senderFrame?.url !== rendererUrl.href) return { ok: false, error: { code: 'UNAUTHORIZED', message: 'Unknown sender', details: {} } };
+    if (!fromRenderer(event)) return { ok: false, error: { code: 'UNAUTHORIZED', message: 'Unknown sender', details: {} } };
     return engine.call(method, payload);
+  });
+  // Native dialogs, modal to the window: they hand back absolute paths (null when cancelled); the
+  // engine then reads or writes those paths through the Api like typed ones.
+  ipcMain.handle(DIALOG_CHANNELS.chooseFiles, async (event) => {
+    if (!fromRenderer(event)) return null;
+    const chosen = await dialog.showOpenDialog(window, { properties: ['openFile', 'multiSelections'] });
+    return chosen.canceled || chosen.filePaths.length === 0 ? null : chosen.filePaths;
+  });
+  ipcMain.handle(DIALOG_CHANNELS.chooseFolder, async (event) => {
+    if (!fromRenderer(event)) return null;
+    const chosen = await dialog.showOpenDialog(window, { properties: ['openDirectory'] });
+    return chosen.canceled ? null : (chosen.filePaths[0] ?? null);
+  });
+  ipcMain.handle(DIALOG_CHANNELS.chooseSavePath, async (event, payload: unknown) => {
+    const options = parseSavePathOptions(payload);
+    if (!fromRenderer(event) || !options) return null;
+    const chosen = await dialog.showSaveDialog(window, {
+      defaultPath: join(app.getPath('documents'), `${options.defaultName}.${options.extension}`),
+      filters: [{ name: options.extension.toUpperCase(), extensions: [options.extension] }],
+      properties: ['showOverwriteConfirmation', 'createDirectory'],
+    });
+    return chosen.canceled || !chosen.filePath ? null : chosen.filePath;
   });
   engine.onEvent((event) => {
     if (!window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);

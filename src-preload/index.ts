@@ -1,9 +1,11 @@
 /**
- * The renderer's only door to the engine: one invoke per Api call and one event stream.
- * Sandboxed preload: no Node, no raw ipcRenderer handed out, channel names fixed here.
+ * The renderer's only door to the engine: one invoke per Api call, one event stream, and the
+ * native file dialogs. Sandboxed preload: no Node, no raw ipcRenderer handed out, channel names
+ * fixed here.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, METHODS, type EventName, type Reply } from '../src-main/engine/api/contract.js';
+import { DIALOG_CHANNELS, type PolyhopBridge, type SavePathOptions } from '../src-renderer/api/bridge.js';
 
 const methods = new Set<string>(METHODS);
 
@@ -21,4 +23,10 @@ contextBridge.exposeInMainWorld('polyhop', {
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);
     return () => ipcRenderer.off(IPC_EVENT_CHANNEL, handler);
   },
-});
+  /** Only paths come back; the main process validates what goes in and owns the dialogs. */
+  dialogs: {
+    chooseFiles: (): Promise<string[] | null> => ipcRenderer.invoke(DIALOG_CHANNELS.chooseFiles),
+    chooseFolder: (): Promise<string | null> => ipcRenderer.invoke(DIALOG_CHANNELS.chooseFolder),
+    chooseSavePath: (options: SavePathOptions): Promise<string | null> => ipcRenderer.invoke(DIALOG_CHANNELS.chooseSavePath, { defaultName: options.defaultName, extension: options.extension }),
+  },
+} satisfies PolyhopBridge);

@@ -5,17 +5,11 @@
  */
 import type { ErrorData, EventName, Events, Method, PolyhopApi, Reply, Request, Responses } from '../../src-main/engine/api/contract.js';
 import { EVENT_NAMES } from '../../src-main/engine/api/contract.js';
-
-/** What the Electron preload exposes through contextBridge. */
-export interface PolyhopBridge {
-  invoke(method: string, request: unknown): Promise<Reply<unknown>>;
-  onEvent(listener: (event: { name: string; payload: unknown }) => void): () => void;
-  /** Desktop window only: the path of a dropped file. */
-  pathForFile?(file: File): string;
-}
+import type { PolyhopBridge } from './bridge.js';
 
 declare global {
   interface Window {
+    /** The desktop window's preload bridge; absent in browser mode. */
     polyhop?: PolyhopBridge;
   }
 }
@@ -187,7 +181,8 @@ function browserClient(options: BrowserClientOptions = {}): PolyhopApi {
 
 /** The bridge in Electron, HTTP + WebSocket elsewhere. */
 export function createClient(options?: BrowserClientOptions): PolyhopApi {
-  return window.polyhop ? electronClient(window.polyhop) : browserClient(options);
+  // Checked member by member: a page given only part of a bridge (a test's dialogs double) keeps HTTP.
+  return typeof window.polyhop?.invoke === 'function' ? electronClient(window.polyhop) : browserClient(options);
 }
 
 let shared: PolyhopApi | null = null;

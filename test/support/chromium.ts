@@ -8,11 +8,18 @@ export const CHROMIUM = process.env.POLYHOP_CHROMIUM ?? '/usr/bin/chromium';
 
 export const ARTIFACTS = join(repoRoot, 'test-artifacts');
 
-export async function launchChromium(): Promise<Browser> {
+/** How WebGL is drawn without a GPU: `--disable-gpu` (the default) or ANGLE over SwiftShader. */
+export const GL_FLAGS = {
+  'disable-gpu': ['--disable-gpu'],
+  swiftshader: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+} as const;
+export type GlMode = keyof typeof GL_FLAGS;
+
+export async function launchChromium(options: { gl?: GlMode } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (see .ci/run)`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: ['--headless', '--no-sandbox', ...GL_FLAGS[options.gl ?? 'disable-gpu'], '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
 
@@ -20,8 +27,13 @@ export async function launchChromium(): Promise<Browser> {
  * A page that records every request leaving 127.0.0.1 (the app must make none) and every
  * console error.
  */
-export async function openApp(browser: Browser, authUrl: string, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; externalRequests: string[]; consoleErrors: string[] }> {
+export async function openApp(
+  browser: Browser,
+  authUrl: string,
+  options: { colorScheme?: 'light' | 'dark'; /** Script run in the page before the app's own (a test double). */ initScript?: string } = {},
+): Promise<{ context: BrowserContext; page: Page; externalRequests: string[]; consoleErrors: string[] }> {
   const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: { width: 1280, height: 860 } });
+  if (options.initScript) await context.addInitScript(options.initScript);
   const page = await context.newPage();
   const externalRequests: string[] = [];
   const consoleErrors: string[] = [];

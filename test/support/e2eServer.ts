@@ -5,6 +5,8 @@ import { Engine } from '../../src-main/engine/api/Engine.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 import { ensureBuilt } from '../../src-main/rendererBuild.js';
 import { startBrowserServer } from '../../src-main/serve.js';
+import type { Embedder } from '../../src-main/engine/models/Embedder.js';
+import type { Llm } from '../../src-main/engine/models/Llm.js';
 import { e2eModels, type E2eModels } from './e2eCorpus.js';
 import { repoRoot } from './tempEngine.js';
 
@@ -19,6 +21,8 @@ export interface E2eServerOptions {
    * (`Engine.create({ models })`). Default false: no models, like a fresh install.
    */
   scripted?: boolean;
+  /** Other models to inject through the same hook (a bench's synthetic-corpus model); wins over `scripted`. */
+  models?: { llm: Llm; embedder: Embedder };
 }
 
 export interface E2eServer {
@@ -103,10 +107,11 @@ export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2
   const rendererDir = await builtRendererCopy();
   const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-e2e-'));
   mkdirSync(join(dataDir, 'models')); // an empty models folder, as after install
-  const models = options.scripted ? e2eModels() : null;
+  const models = options.scripted && !options.models ? e2eModels() : null;
+  const injected = options.models ?? (models ? { llm: models.llm, embedder: models.embedder } : null);
   const engine = await Engine.create({
     paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
-    ...(models ? { models: { llm: models.llm, embedder: models.embedder } } : {}),
+    ...(injected ? { models: injected } : {}),
   });
   const server = await startBrowserServer({ engine, rendererDir });
   return {

@@ -83,17 +83,30 @@ describe('the window and its preload', () => {
     expect(main).not.toMatch(/shell\.openExternal|openExternal\(/);
   });
 
-  it('exposes exactly the Api: one object with invoke, onEvent and the dropped-file path helper, on fixed channels', () => {
+  it('exposes exactly the Api: one object with invoke, onEvent, the dropped-file path helper and the native dialogs, on fixed channels', () => {
     const exposed = [...preload.matchAll(/exposeInMainWorld\(\s*'([^']+)'/g)].map((m) => m[1]);
     expect(exposed).toEqual(['polyhop']);
     const imports = [...preload.matchAll(/from '([^']+)'/g)].map((m) => m[1]).sort();
-    expect(imports).toEqual(['../src-main/engine/api/contract.js', 'electron']);
+    expect(imports).toEqual(['../src-main/engine/api/contract.js', '../src-renderer/api/bridge.js', 'electron']);
     const body = preload.slice(preload.indexOf('exposeInMainWorld'));
-    const members = [...body.matchAll(/^ {2}(\w+)\(/gm)].map((m) => m[1]);
-    expect(members).toEqual(['invoke', 'pathForFile', 'onEvent']);
+    const members = [...body.matchAll(/^ {2}(\w+)(?:\(|: \{)/gm)].map((m) => m[1]);
+    expect(members).toEqual(['invoke', 'pathForFile', 'onEvent', 'dialogs']);
+    const dialogs = [...body.matchAll(/^ {4}(\w+): \(/gm)].map((m) => m[1]);
+    expect(dialogs).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath']);
     expect(preload).toMatch(/return webUtils\.getPathForFile\(file\);/);
-    // Channels are the contract's constants, never caller-chosen; ipcRenderer itself never leaves.
-    expect([...preload.matchAll(/ipcRenderer\.(\w+)\(([^,)]+)/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual(['invoke IPC_INVOKE_CHANNEL', 'on IPC_EVENT_CHANNEL', 'off IPC_EVENT_CHANNEL']);
+    // Channels are fixed constants (the contract's, the bridge's dialogs), never caller-chosen; ipcRenderer itself never leaves.
+    expect([...preload.matchAll(/ipcRenderer\.(\w+)\(([^,)]+)/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual([
+      'invoke IPC_INVOKE_CHANNEL',
+      'on IPC_EVENT_CHANNEL',
+      'off IPC_EVENT_CHANNEL',
+      'invoke DIALOG_CHANNELS.chooseFiles',
+      'invoke DIALOG_CHANNELS.chooseFolder',
+      'invoke DIALOG_CHANNELS.chooseSavePath',
+    ]);
+    // Main answers each dialog channel only for the app's own page, after validating the payload.
+    const handlers = [...main.matchAll(/ipcMain\.handle\(DIALOG_CHANNELS\.(\w+), async \(event[^)]*\) => \{\n(.*)\n(.*)\n/g)];
+    expect(handlers.map((m) => m[1])).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath']);
+    for (const [, , first, second] of handlers) expect(`${first}\n${second}`).toMatch(/if \(!fromRenderer\(event\)/);
     expect(body).not.toMatch(/:\s*ipcRenderer\b|ipcRenderer\s*[,}]|\bsend\(|sendSync\(|require\(|process\./);
     expect(preload).toMatch(/if \(!methods\.has\(method\)\)/);
   });

@@ -26,15 +26,23 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
     onAdded();
   });
   const [dropNote, setDropNote] = useState('');
+  const append = (more: readonly string[]) => setText((current) => [...new Set([...parsePaths(current), ...more])].join('\n'));
   // Dropped files give their paths only in the desktop window (preload's webUtils); a browser hides them.
   const drop = (e: DragEvent) => {
     e.preventDefault();
     const bridge = window.polyhop;
     if (!bridge?.pathForFile) return setDropNote(t('corpus.dropNeedsDesktop'));
-    const dropped = [...e.dataTransfer.files].map((f) => bridge.pathForFile!(f)).filter(Boolean);
+    const dropped = [...e.dataTransfer.files].map((f) => bridge.pathForFile(f)).filter(Boolean);
     setDropNote('');
-    setText((current) => [...parsePaths(current), ...dropped].join('\n'));
+    append(dropped);
   };
+  // Native pickers exist only in the desktop window; a browser cannot name paths on the engine's machine.
+  const dialogs = window.polyhop?.dialogs;
+  const choose = useAction(async (kind: 'files' | 'folder') => {
+    if (!dialogs) return;
+    const chosen = kind === 'files' ? await dialogs.chooseFiles() : await dialogs.chooseFolder();
+    if (chosen) append(typeof chosen === 'string' ? [chosen] : chosen);
+  });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (paths.length) void add.run();
@@ -46,8 +54,19 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
         <span>{t('corpus.pathsLabel')}</span>
         <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={t('corpus.pathsPlaceholder')} aria-describedby="add-docs-hint" spellCheck={false} data-testid="docs-add-paths" />
       </label>
-      <p id="add-docs-hint" className="muted small">
-        {t('corpus.pathsHint')} {t('corpus.dropHint')}
+      {dialogs && (
+        <div className="row wrap">
+          <button type="button" onClick={() => void choose.run('files')} disabled={choose.pending} data-testid="docs-add-choose-files">
+            {t('corpus.chooseFiles')}
+          </button>
+          <button type="button" onClick={() => void choose.run('folder')} disabled={choose.pending} data-testid="docs-add-choose-folder">
+            {t('corpus.chooseFolder')}
+          </button>
+        </div>
+      )}
+      {choose.error && <ErrorView error={choose.error} compact />}
+      <p id="add-docs-hint" className="muted small" data-testid="docs-add-hint">
+        {t('corpus.pathsHint')} {dialogs ? t('corpus.dropHint') : t('corpus.pickersNeedDesktop')}
       </p>
       {dropNote && <p className="muted small" role="status">{dropNote}</p>}
       <button type="submit" disabled={!paths.length || add.pending} data-testid="docs-add-submit">

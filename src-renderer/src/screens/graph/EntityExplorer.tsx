@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Citation, TripleView } from '../../../api/index.js';
 import { PassageDialog } from '../../components/PassageDialog.js';
@@ -7,6 +7,7 @@ import { formatNumber } from '../../lib/format.js';
 import { useApi } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 import { TableScroll } from '../../components/TableScroll.js';
+import { drawnEdges } from './graphShape.js';
 
 const SigmaGraph = lazy(() => import('./SigmaGraph.js'));
 
@@ -51,6 +52,7 @@ function Neighbourhood({ kb, id, name, onEntity }: { kb: string; id: number; nam
   const [unavailable, setUnavailable] = useState<string | null>(null);
   const view = useApi('graph:neighbourhood', { kb, id, hops, limit: 5000 });
   const onUnavailable = useCallback((reason: string) => setUnavailable(reason), []);
+  const edges = useMemo(() => (view.data ? drawnEdges(view.data) : []), [view.data]);
   return (
     <section className="panel" aria-labelledby="nb-heading" data-testid="graph-neighbourhood">
       <div className="row between wrap">
@@ -73,12 +75,13 @@ function Neighbourhood({ kb, id, name, onEntity }: { kb: string; id: number; nam
           <p className="muted small" data-testid="graph-counts">
             {t('graph.counts', { nodes: formatNumber(view.data.nodes.length), edges: formatNumber(view.data.edges.length) })}
             {view.data.truncated && ` ${t('graph.truncated')}`}
+            {edges.length < view.data.edges.length && ` ${t('graph.treeEdges', { drawn: formatNumber(edges.length), edges: formatNumber(view.data.edges.length) })}`}
           </p>
           {unavailable ? (
             <p className="muted">{t('graph.noWebgl', { reason: unavailable })}</p>
           ) : (
             <Suspense fallback={<Loading />}>
-              <SigmaGraph view={view.data} centerId={id} onSelect={onEntity} label={t('graph.canvasLabel', { name, nodes: view.data.nodes.length })} onUnavailable={onUnavailable} />
+              <SigmaGraph view={view.data} edges={edges} centerId={id} onSelect={onEntity} label={t('graph.canvasLabel', { name, nodes: view.data.nodes.length })} onUnavailable={onUnavailable} />
             </Suspense>
           )}
           <details>

@@ -9,6 +9,11 @@ import { useJobs } from '../../store/jobs.js';
 
 const EXTENSIONS: Record<RdfFormat, string> = { turtle: 'ttl', ntriples: 'nt', nquads: 'nq', rdfxml: 'rdf' };
 
+/** A title as a file name the save dialog can propose: no folder separators or control characters. */
+function fileName(title: string): string {
+  return title.replace(/[/\\\p{Cc}]+/gu, ' ').replace(/\.[^.\s]{1,8}$/, '').replace(/^[.\s]+/, '').trim().slice(0, 100) || 'export';
+}
+
 function useJob(jobId: string | null) {
   return useJobs((s) => (jobId ? s.jobs[jobId] : undefined));
 }
@@ -36,6 +41,13 @@ export function ExportPanel({ kb }: { kb: string }) {
     e.preventDefault();
     if (scopeValue && outputPath.trim()) void run.run();
   };
+  // A save dialog exists only in the desktop window; browser mode types a path on the engine's machine.
+  const dialogs = window.polyhop?.dialogs;
+  const saveAs = useAction(async () => {
+    const defaultName = scope === 'document' && doc ? doc.title : scope === 'entity' && entity ? entity.name : kb;
+    const chosen = await dialogs?.chooseSavePath({ defaultName: fileName(defaultName), extension: EXTENSIONS[format] });
+    if (chosen) setOutputPath(chosen);
+  });
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="export-heading">
       <h3 id="export-heading">{t('rdf.export')}</h3>
@@ -78,7 +90,16 @@ export function ExportPanel({ kb }: { kb: string }) {
         <span>{t('rdf.outputPath')}</span>
         <input value={outputPath} onChange={(e) => setOutputPath(e.target.value)} placeholder={`/home/me/${kb}.${EXTENSIONS[format]}`} spellCheck={false} required data-testid="export-path" />
       </label>
-      <p className="muted small">{t('rdf.outputHint')}</p>
+      {dialogs && (
+        <button type="button" onClick={() => void saveAs.run()} disabled={saveAs.pending} data-testid="export-save-as">
+          {t('rdf.saveAs')}
+        </button>
+      )}
+      {saveAs.error && <ErrorView error={saveAs.error} compact />}
+      <p className="muted small" data-testid="export-hint">
+        {t('rdf.outputHint')}
+        {!dialogs && ` ${t('rdf.saveAsNeedsDesktop')}`}
+      </p>
       <button type="submit" className="primary" disabled={!scopeValue || !outputPath.trim() || run.pending || job?.status === 'running'} data-testid="export-submit">
         {t('rdf.exportButton')}
       </button>
