@@ -101,6 +101,8 @@ const COMMON_TERM_SHARE = 0.1;
  * triples a relation word in 10% of them is 200k rows.
  */
 const BM25_ROW_BUDGET = 10_000;
+/** Query terms whose row counts are kept per index state (see #selectiveTerms). */
+const TERM_COUNT_CACHE_MAX = 50_000;
 /** Sign-bit codes read per query when an in-memory index is loaded (a few MB of hex text each). */
 const CODE_PAGE_ROWS = 65_536;
 /** Below this many rows every term is kept: even a word in all of them costs a few ms at most. */
@@ -1092,9 +1094,18 @@ export class KnowledgeBase {
       this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_${kind}_vocab USING fts5vocab(main, fts_${kind}, row)`);
       this.#vocabTables.add(kind);
     }
+    // Counting a term's rows decodes its whole doclist (milliseconds for a common word at 1M rows),
+    // so counts are kept until the index changes: questions repeat their common words.
     const lookup = this.#stmt(`SELECT doc FROM temp.fts_${kind}_vocab WHERE term = ?`).pluck();
+    const known = this.#derive(`termRows:${kind}`, () => new Map<string, number>());
+    if (known.size > TERM_COUNT_CACHE_MAX) known.clear();
+    const rowsOf = (term: string): number => {
+      let n = known.get(term);
+      if (n === undefined) known.set(term, (n = (lookup.get(term) as number | undefined) ?? 0));
+      return n;
+    };
     const counted = [...new Set(terms.flatMap(indexTerms))]
-      .map((term) => ({ term, documents: (lookup.get(term) as number | undefined) ?? 0 }))
+      .map((term) => ({ term, documents: rowsOf(term) }))
       .filter((t) => t.documents > 0)
       .sort((a, b) => a.documents - b.documents);
     const kept: string[] = [];

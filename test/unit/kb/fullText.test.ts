@@ -103,5 +103,10 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     // Without "seldom" rows the word is absent, so nothing is left to search.
     kb.removeText('chunk', seldom);
     expect(kb.bm25('chunk', 'common seldom', 20)).toEqual([]);
+    // Row counts of words are kept between questions, and renewed when the index changes: a rare
+    // word that becomes common is left out from then on.
+    expect(kb.bm25('chunk', 'row42 row43', 5)).toHaveLength(2);
+    kb.indexText('chunk', large.slice(100, 1_500).map((c) => ({ id: c.id, text: `${c.text} row42` })));
+    expect(kb.bm25('chunk', 'row42 row43', 5).map((r) => r.id)).toEqual([large[43]!.id]);
   });
 });
