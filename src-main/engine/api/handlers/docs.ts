@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
+import { yieldToEventLoop } from '../../base/concurrency.js';
 import { PolyhopError, toErrorData } from '../../base/errors.js';
 import { formatForPath, MIME_BY_FORMAT } from '../../ingest/load/formats.js';
 import { hashFile, scanFolder } from '../../ingest/scanFolder.js';
@@ -53,6 +54,9 @@ function requireDocument(kb: KnowledgeBase, id: number): DocumentRecord {
  * replaced, unchanged ones skipped; a folder given again is a re-scan, so files gone from it
  * are removed. Reading and chunking happen in the indexing job, so this returns quickly.
  */
+/** Files recorded per transaction by {@link addDocuments}. */
+const FILES_PER_TRANSACTION = 256;
+
 export async function addDocuments(engine: Engine, name: string, paths: readonly string[]): Promise<AddDocumentsResult> {
   const session = engine.kbs.get(name);
   const { kb } = session;
@@ -83,19 +87,28 @@ export async function addDocuments(engine: Engine, name: string, paths: readonly
       result.errors.push({ path, reason: toErrorData(error).message });
     }
   }
-  for (const file of found) {
-    const existing = kb.findDocumentByPath(file.path);
-    if (existing?.hash === file.sha256) {
-      result.unchanged++;
-      continue;
-    }
-    if (existing) {
-      kb.deleteDocument(existing.id);
-      await updateView(session.rdf.documentRemoved(existing.id));
-    }
-    const format = formatForPath(file.path);
-    const added = kb.addDocument({ path: file.path, title: basename(file.path), hash: file.sha256, mime: format ? MIME_BY_FORMAT[format] : 'application/octet-stream', size: file.size });
-    result.added.push(toRow(added));
+  // Recorded in transactions of a few hundred files, with the event loop let go between them: one
+  // statement per file and no await held every front door for the whole folder.
+  for (let start = 0; start < found.length; start += FILES_PER_TRANSACTION) {
+    const replaced: number[] = [];
+    kb.transaction(() => {
+      for (const file of found.slice(start, start + FILES_PER_TRANSACTION)) {
+        const existing = kb.findDocumentByPath(file.path);
+        if (existing?.hash === file.sha256) {
+          result.unchanged++;
+          continue;
+        }
+        if (existing) {
+          kb.deleteDocument(existing.id);
+          replaced.push(existing.id);
+        }
+        const format = formatForPath(file.path);
+        const added = kb.addDocument({ path: file.path, title: basename(file.path), hash: file.sha256, mime: format ? MIME_BY_FORMAT[format] : 'application/octet-stream', size: file.size });
+        result.added.push(toRow(added));
+      }
+    });
+    for (const id of replaced) await updateView(session.rdf.documentRemoved(id));
+    await yieldToEventLoop();
   }
   return result;
 }
