@@ -69,6 +69,14 @@ export interface ListEntitiesOptions {
   limit?: number;
 }
 
+/** One batch of an imported graph for {@link KnowledgeBase.addImportedRecords}; entities and triples name entities by name. */
+export interface ImportedRecords {
+  entities: readonly { name: string; type: string }[];
+  /** `text` is the triple's BM25 text (its verbalisation). */
+  triples: readonly { sourceName: string; relation: string; targetName: string; text: string }[];
+  aliases: readonly { name: string; aliases: readonly string[] }[];
+}
+
 export interface IterateOptions {
   /** Only rows belonging to this document (chunks, or triples with provenance in its chunks). Default: all. */
   documentId?: number;
@@ -978,15 +986,61 @@ export class KnowledgeBase {
    */
   clearGraph(): void {
     if (this.stats().documents > 0) throw new PolyhopError('CONFLICT', 'clearGraph: the knowledge base holds documents');
+    // Whole tables, set-based: an import of millions of statements undoes without listing their ids.
     this.transaction(() => {
-      const tripleIds = this.#stmt('SELECT id FROM triples').pluck().all() as number[];
-      const entityIds = this.#stmt('SELECT id FROM entities').pluck().all() as number[];
-      this.#deleteVectorRows('triple', tripleIds);
-      this.#deleteVectorRows('entity_name', entityIds);
-      this.#deleteVectorRows('entity_summary', entityIds);
-      this.removeText('triple', tripleIds);
-      this.#db.exec('DELETE FROM fts_entity; DELETE FROM triples; DELETE FROM entity_aliases; DELETE FROM entities; DELETE FROM imported_statements;');
+      for (const kind of ['triple', 'entity_name', 'entity_summary'] as const) {
+        this.#db.exec(`DELETE FROM vec_${kind}; DELETE FROM vcode_${kind};`);
+        this.#bumpGeneration(kind);
+        this.#binary.delete(kind);
+      }
+      this.#db.exec(`INSERT INTO fts_triple (fts_triple) VALUES ('delete-all'); INSERT INTO fts_entity (fts_entity) VALUES ('delete-all');
+        DELETE FROM triples; DELETE FROM entity_aliases; DELETE FROM entities; DELETE FROM imported_statements;`);
       this.#contentGeneration++;
+    });
+  }
+
+  /**
+   * Adds one batch of an imported graph in one transaction, as {@link upsertEntity},
+   * {@link addTriple} (no provenance), {@link indexText} and {@link addAliases} would, minus their
+   * per-row savepoints and checks (~4x faster; an import writes millions of rows): an entity whose
+   * name is taken (by a name; aliases are not consulted) is that entity; a repeated triple is kept
+   * once; aliases are indexed with their entity. NOT_FOUND for a triple naming no entity,
+   * BAD_INPUT for a blank name or relation.
+   */
+  addImportedRecords(records: ImportedRecords): void {
+    const idByName = this.#stmt('SELECT id FROM entities WHERE name_key = ?').pluck();
+    // Triples mostly name entities of their own batch: those are found without a query.
+    const created = new Map<string, number>();
+    const idOf = (name: string): number => {
+      const id = created.get(name) ?? (idByName.get(entityKey(name)) as number | undefined);
+      if (id === undefined) throw new PolyhopError('NOT_FOUND', `No entity named "${name}" in knowledge base "${this.meta().name}"`, { details: { what: 'entity', name } });
+      return id;
+    };
+    this.transaction(() => {
+      this.#contentGeneration++;
+      const insertEntity = this.#stmt('INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) ON CONFLICT (name_key) DO NOTHING RETURNING id').pluck();
+      const indexEntity = this.#stmt("INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, '', '')");
+      for (const { name, type } of records.entities) {
+        const key = entityKey(name);
+        if (!key) throw new PolyhopError('BAD_INPUT', 'An entity needs a non-blank name', { details: { name } });
+        const id = insertEntity.get(cleanName(name), key, cleanName(type) || 'unknown') as number | undefined;
+        if (id === undefined) continue;
+        indexEntity.run(id, ftsDocument(cleanName(name)));
+        created.set(name, id);
+      }
+      const insertTriple = this.#stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id').pluck();
+      const indexTriple = this.#stmt('INSERT INTO fts_triple (rowid, text) VALUES (?, ?)');
+      for (const t of records.triples) {
+        const relation = cleanName(t.relation);
+        if (!relation) throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...t } });
+        const id = insertTriple.get(idOf(t.sourceName), relation, idOf(t.targetName)) as number | undefined;
+        if (id !== undefined) indexTriple.run(id, ftsDocument(t.text));
+      }
+      for (const { name, aliases } of records.aliases) {
+        const id = idOf(name);
+        this.addAliases(id, aliases);
+        this.#indexEntityText(id);
+      }
     });
   }
 
@@ -1289,10 +1343,13 @@ export class KnowledgeBase {
  */
 const NATIVE_BINDING = process.env.POLYHOP_SQLITE_BINDING;
 
+/** @internal What every SQLite connection of the engine must be opened with (see NATIVE_BINDING). */
+export const SQLITE_BINDING: { nativeBinding?: string } = NATIVE_BINDING ? { nativeBinding: NATIVE_BINDING } : {};
+
 function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): Db {
   let db: Db;
   try {
-    db = new Database(file, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs, ...(NATIVE_BINDING ? { nativeBinding: NATIVE_BINDING } : {}) });
+    db = new Database(file, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs, ...SQLITE_BINDING });
   } catch (error) {
     throw notAKb(file, error instanceof Error ? error.message : String(error), error);
   }

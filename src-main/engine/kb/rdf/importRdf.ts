@@ -12,6 +12,7 @@ import { type AnyTerm, type RdfQuad, fromOxigraph } from './terms.js';
 import { ntTerm } from './RdfSerializer.js';
 import { RDF_TYPE, RDFS_LABEL } from './vocabulary.js';
 import { guardXmlEntities } from './guardXmlEntities.js';
+import { NodeTable } from './NodeTable.js';
 
 const SKOS = 'http://www.w3.org/2004/02/skos/core#';
 /** Statements that name their subject rather than relate it: they become entity names and aliases. */
@@ -26,24 +27,35 @@ export interface ImportedEntity {
   /** Label (or local name) of its first rdf:type; 'Resource' when untyped; 'Literal' for literal values. */
   type: string;
   kind: 'resource' | 'literal';
-  /** Further labels. */
-  aliases: string[];
 }
 
 /** One statement that is not a label, verbalised for the triple index (embeddings, BM25). */
 export interface ImportedTriple {
   sourceKey: string;
+  /** The source entity's name (unique within the import, so it finds the entity again). */
+  sourceName: string;
   /** The predicate's label or its humanised local name ("hasAffiliation" → "has affiliation"). */
   relation: string;
   targetKey: string;
-  /** "subject label relation object label", by verbaliseTriple. */
+  targetName: string;
+  /** verbaliseTriple(sourceName, relation, targetName): what the KB derives from the stored triple too. */
   text: string;
+}
+
+/** A node's further labels (rdfs:label, skos:prefLabel / altLabel beyond its name). */
+export interface ImportedAliases {
+  key: string;
+  name: string;
+  /** Labels other than the name that no node of the import has as its name (names win). */
+  aliases: string[];
 }
 
 export interface ImportBatch {
   /** Entities first seen in this batch; every key a triple of the batch uses was sent in this or an earlier batch. */
   entities: ImportedEntity[];
   triples: ImportedTriple[];
+  /** Only in the last batches, after every entity was sent, so an alias can never shadow a later node's name. */
+  aliases: ImportedAliases[];
   /** The batch's original statements, verbatim, as N-Quads (to keep for export and the RDF view). */
   nquads: string;
 }
@@ -68,6 +80,8 @@ export interface ImportRdfOptions {
   batchSize?: number;
   /** RDF/XML: most characters that internal entities may expand to, in all. Default: 64 MiB. */
   maxEntityExpansion?: number;
+  /** Nodes whose names are kept in memory; the others are looked up in the node table. Default: 50_000. */
+  nameCacheSize?: number;
 }
 
 export interface ImportRdfResult {
@@ -79,11 +93,18 @@ export interface ImportRdfResult {
 }
 
 /**
- * Reads an RDF file into KB records in two streaming passes, so memory holds one batch plus a
- * name per node, never the file. Pass 1 parses everything (any syntax error is BAD_INPUT with the
- * parser's line and column, before anything was handed out) and collects labels and types; pass 2
- * hands out entities, verbalised triples and the original statements in batches. The caller stores
- * all batches in one transaction; imports are all or nothing.
+ * Reads an RDF file into KB records in two streaming passes. Pass 1 parses everything (any syntax
+ * error is BAD_INPUT with the parser's line and column, before anything was handed out) and
+ * collects labels and first types; pass 2 names each node on first sight and hands out entities,
+ * verbalised triples and the original statements in batches; the last batches carry the aliases.
+ *
+ * Memory holds one batch and a bounded cache of names, never the file nor a map of all nodes:
+ * per-node state lives in a {@link NodeTable} (a temporary SQLite file), so a 1 GB graph imports in
+ * the same memory as a 20 MB one. Literal values stay nodes (entities of type 'Literal'), as the
+ * KB's triples link two entities: "Entity 5 has population 1234" is then an ordinary verbalised
+ * triple for dense and BM25 retrieval, with no second store for attribute values.
+ *
+ * The caller stores the batches and undoes them if any later step fails; imports are all or nothing.
  */
 export async function importRdf(file: string, options: ImportRdfOptions): Promise<ImportRdfResult> {
   const format = options.format ?? formatOfFile(file);
@@ -94,62 +115,87 @@ export async function importRdf(file: string, options: ImportRdfOptions): Promis
     },
   );
   const ctx: Ctx = { file, format, options, totalBytes, baseIri: options.baseIri ?? pathToFileURL(file).href };
-
-  // Pass 1: validate; remember labels and first types.
-  const labels = new Map<string, string[]>();
-  const types = new Map<string, string>();
-  let quads = 0;
-  for await (const q of quadsOf(ctx, 'validate')) {
-    quads++;
-    const s = ntTerm(q.subject);
-    if (isLabel(q)) {
-      const list = labels.get(s);
-      if (list) list.push(q.object.value);
-      else labels.set(s, [q.object.value]);
-    } else if (q.predicate.value === RDF_TYPE && q.object.termType !== 'Literal' && !types.has(s)) {
-      types.set(s, ntTerm(q.object));
+  const nodes = NodeTable.open();
+  try {
+    // Pass 1: validate; remember labels and first types.
+    let quads = 0;
+    for await (const q of quadsOf(ctx, 'validate')) {
+      quads++;
+      if (isLabel(q)) nodes.addLabel(ntTerm(q.subject), q.object.value);
+      else if (q.predicate.value === RDF_TYPE && q.object.termType !== 'Literal') nodes.addType(ntTerm(q.subject), ntTerm(q.object));
     }
+    return await convert(ctx, nodes, quads);
+  } finally {
+    nodes.close();
   }
+}
 
-  // Pass 2: records.
-  const names = new Map<string, string>(); // node key → unique name
-  const taken = new Set<string>(); // entityKey of names in use
+/** Pass 2: names nodes on first sight and hands out records in batches, then the aliases. */
+async function convert(ctx: Ctx, nodes: NodeTable, quads: number): Promise<ImportRdfResult> {
+  const { options } = ctx;
+  const batchSize = options.batchSize ?? 5000;
+  const cacheSize = options.nameCacheSize ?? 50_000;
   const result: ImportRdfResult = { quads, labels: 0, triples: 0, entities: 0 };
-  let batch: ImportBatch = { entities: [], triples: [], nquads: '' };
-  const display = (term: AnyTerm): string => (term.termType === 'Literal' ? term.value : (labels.get(ntTerm(term))?.[0] ?? localName(term)));
-  const ensure = (term: AnyTerm): string => {
-    const key = ntTerm(term);
-    if (names.has(key)) return key;
-    const shown = display(term);
+  let batch: ImportBatch = { entities: [], triples: [], aliases: [], nquads: '' };
+  // Bounded caches: a graph's statements about one node are usually close together (N-Triples
+  // dumps are often sorted by subject), so most lookups stay in JS without growing with the file.
+  const cachedNames = new Map<string, string>();
+  const cachedRelations = new Map<string, string>();
+  const remember = <V>(cache: Map<string, V>, key: string, value: V): V => {
+    if (cache.size >= cacheSize) cache.clear();
+    cache.set(key, value);
+    return value;
+  };
+  /** The node's name, named now if first seen. */
+  const nameOf = (term: AnyTerm, key: string): string => cachedNames.get(key) ?? remember(cachedNames, key, nodes.nameOf(key) ?? introduce(term, key));
+  const introduce = (term: AnyTerm, key: string): string => {
+    const literal = term.termType === 'Literal';
+    const shown = literal ? term.value : (nodes.firstLabel(key) ?? localName(term));
     // A blank label or empty literal still needs a name: fall back to its N-Triples form.
     const base = shown.trim() ? shown : key;
     let name = base;
-    for (let n = 1; taken.has(entityKey(name)); n++) name = `${base} (${n === 1 ? qualifier(term) : n})`;
-    taken.add(entityKey(name));
-    names.set(key, name);
-    const typeKey = types.get(key);
-    const type = term.termType === 'Literal' ? 'Literal' : typeKey ? (labels.get(typeKey)?.[0] ?? localNameOfKey(typeKey)) : 'Resource';
-    batch.entities.push({ key, name, type, kind: term.termType === 'Literal' ? 'literal' : 'resource', aliases: (labels.get(key) ?? []).filter((l) => l !== name) });
+    let nameKey = entityKey(name);
+    for (let n = 1; nodes.isTaken(nameKey); n++) {
+      name = `${base} (${n === 1 ? qualifier(term) : n})`;
+      nameKey = entityKey(name);
+    }
+    nodes.name(key, name, nameKey);
+    const type = literal ? undefined : nodes.typeOf(key);
+    batch.entities.push({ key, name, type: literal ? 'Literal' : type ? (type.label ?? localNameOfKey(type.key)) : 'Resource', kind: literal ? 'literal' : 'resource' });
     result.entities++;
-    return key;
+    return name;
   };
+  const relationOf = (predicate: AnyTerm, key: string): string => {
+    const cached = cachedRelations.get(key);
+    if (cached !== undefined) return cached;
+    // The KB refuses a blank relation: a blank label, or a local name of only '_', falls back to the IRI.
+    return remember(cachedRelations, key, [nodes.firstLabel(key), humanise(localName(predicate))].find((r) => r?.trim()) ?? predicate.value);
+  };
+  const flush = async (): Promise<void> => {
+    await options.onBatch(batch);
+    batch = { entities: [], triples: [], aliases: [], nquads: '' };
+  };
+
   for await (const q of quadsOf(ctx, 'convert')) {
-    batch.nquads += `${ntTerm(q.subject)} ${ntTerm(q.predicate)} ${ntTerm(q.object)}${q.graph.termType === 'DefaultGraph' ? '' : ` ${ntTerm(q.graph)}`} .\n`;
-    const sourceKey = ensure(q.subject);
+    const [sourceKey, predicateKey, targetKey] = [ntTerm(q.subject), ntTerm(q.predicate), ntTerm(q.object)];
+    batch.nquads += `${sourceKey} ${predicateKey} ${targetKey}${q.graph.termType === 'DefaultGraph' ? '' : ` ${ntTerm(q.graph)}`} .\n`;
+    const sourceName = nameOf(q.subject, sourceKey);
     if (isLabel(q)) {
       result.labels++;
     } else {
-      const targetKey = ensure(q.object);
-      const relation = labels.get(ntTerm(q.predicate))?.[0] ?? humanise(localName(q.predicate));
-      batch.triples.push({ sourceKey, relation, targetKey, text: verbaliseTriple(display(q.subject), relation, display(q.object)) });
+      const targetName = nameOf(q.object, targetKey);
+      const relation = relationOf(q.predicate, predicateKey);
+      batch.triples.push({ sourceKey, sourceName, relation, targetKey, targetName, text: verbaliseTriple(sourceName, relation, targetName) });
       result.triples++;
     }
-    if (batch.triples.length + batch.entities.length >= (options.batchSize ?? 5000)) {
-      await options.onBatch(batch);
-      batch = { entities: [], triples: [], nquads: '' };
-    }
+    if (batch.triples.length + batch.entities.length >= batchSize) await flush();
   }
-  if (batch.nquads !== '') await options.onBatch(batch);
+  for (const page of nodes.aliases()) {
+    throwIfAborted(options.signal);
+    batch.aliases.push(...page);
+    if (batch.triples.length + batch.entities.length + batch.aliases.length >= batchSize) await flush();
+  }
+  if (batch.nquads !== '' || batch.aliases.length > 0) await flush();
   return result;
 }
 

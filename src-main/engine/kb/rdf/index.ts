@@ -3,7 +3,7 @@ export type { RdfViewOptions, RdfViewState, RdfViewStatus, SparqlOptions, Sparql
 export { exportRdf } from './exportRdf.js';
 export type { ExportProgress, ExportRdfOptions } from './exportRdf.js';
 export { importRdf } from './importRdf.js';
-export type { ImportBatch, ImportProgress, ImportRdfOptions, ImportRdfResult, ImportedEntity, ImportedTriple } from './importRdf.js';
+export type { ImportBatch, ImportProgress, ImportRdfOptions, ImportRdfResult, ImportedAliases, ImportedEntity, ImportedTriple } from './importRdf.js';
 export { buildQuads } from './buildQuads.js';
 export type { BuildQuadsOptions, RdfScope } from './buildQuads.js';
 export { knowledgeBaseRdfSource } from './knowledgeBaseRdfSource.js';
