@@ -96,6 +96,17 @@ describe('RdfView', () => {
     for (let i = 1; i < seen.length; i++) expect(seen[i], `batch ${i}`).toBeGreaterThan(seen[i - 1]!);
   });
 
+  it('refuses to load a graph larger than its memory limit, saying why, instead of outgrowing the worker', async () => {
+    const statuses: RdfViewStatus[] = [];
+    const view = RdfView.open(fixture(), { batchSize: 500, maxQuads: 1000, onStatus: (s) => statuses.push(s) });
+    views.push(view);
+    const error = await view.query(`${PREFIX}SELECT * WHERE { ?s ?p ?o } LIMIT 1`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PolyhopError);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED', message: /holds at most 1,000 statements in memory and this knowledge base makes about [\d,]+; export it/ });
+    expect(view.status.state).toBe('error');
+    expect(statuses.some((s) => s.state === 'loading' && s.triples > 0)).toBe(false); // nothing was loaded
+  });
+
   it('refuses updates unless allowed, and reports syntax errors as BAD_INPUT', async () => {
     const view = open(fixture());
     for (const update of ['INSERT DATA { <http://x/a> <http://x/b> "c" }', '# comment\nPREFIX x: <http://x/#>\n DELETE WHERE { ?s ?p ?o }', 'CLEAR ALL']) {

@@ -1,5 +1,5 @@
 import type { ChunkRecord, DocumentRecord, EntityRecord, TripleRecord } from '../types.js';
-import type { RdfRecordSource } from './RdfRecordSource.js';
+import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
 
 /**
  * Records held in arrays: the source of tests, benchmarks and import previews. Mutate the public
@@ -15,6 +15,10 @@ export class MemoryRdfSource implements RdfRecordSource {
 
   constructor(baseIri: string) {
     this.baseIri = baseIri;
+  }
+
+  recordCounts(): RecordCounts {
+    return { documents: this.documentList.length, chunks: this.chunkList.length, entities: this.entityList.length, triples: this.tripleList.length };
   }
 
   documents(ids?: readonly number[]): DocumentRecord[] {

@@ -1,5 +1,12 @@
 import type { ChunkRecord, DocumentRecord, EntityRecord, TripleRecord } from '../types.js';
 
+export interface RecordCounts {
+  documents: number;
+  chunks: number;
+  entities: number;
+  triples: number;
+}
+
 export type AnyIterable<T> = Iterable<T> | AsyncIterable<T>;
 export type Awaitable<T> = T | Promise<T>;
 
@@ -26,4 +33,6 @@ export interface RdfRecordSource {
   chunkDocuments(chunkIds: readonly number[]): Awaitable<Map<number, number>>;
   /** Original statements of an imported RDF graph, as N-Quads text batches; kept verbatim in exports. */
   importedNQuads?(): AnyIterable<string>;
+  /** How many records there are, for the view's size limit (see RdfViewOptions.maxQuads). */
+  recordCounts(): Awaitable<RecordCounts>;
 }

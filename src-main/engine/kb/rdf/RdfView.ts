@@ -6,7 +6,7 @@ import { yieldToEventLoop } from '../../base/concurrency.js';
 import { BugIndicatingError, PolyhopError } from '../../base/errors.js';
 import { buildQuads } from './buildQuads.js';
 import { KbQuads } from './KbQuads.js';
-import type { RdfRecordSource } from './RdfRecordSource.js';
+import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
 import { RdfSerializer } from './RdfSerializer.js';
 import { sparqlForm } from './sparqlForm.js';
 import { KbIris, type RdfQuad, fromOxigraph } from './terms.js';
@@ -30,6 +30,12 @@ export interface RdfViewOptions {
   autoLoad?: boolean;
   /** Called on every state change and after each loaded batch. */
   onStatus?: (status: RdfViewStatus) => void;
+  /**
+   * Most quads (estimated from the record counts) the in-memory store is loaded with. A graph
+   * imported from a file of gigabytes would outgrow the worker's memory (4 GiB of WebAssembly
+   * memory at most); above this the view refuses with UNSUPPORTED and says so. Default: 10,000,000.
+   */
+  maxQuads?: number;
 }
 
 export interface SparqlOptions {
@@ -112,7 +118,7 @@ export class RdfView {
 
   private constructor(source: RdfRecordSource, options: RdfViewOptions) {
     this.#source = source;
-    this.#options = { batchSize: options.batchSize ?? 5000, autoLoad: options.autoLoad ?? true, onStatus: options.onStatus };
+    this.#options = { batchSize: options.batchSize ?? 5000, autoLoad: options.autoLoad ?? true, maxQuads: options.maxQuads ?? 10_000_000, onStatus: options.onStatus };
     this.#iris = new KbIris(source.baseIri);
   }
 
@@ -260,6 +266,12 @@ export class RdfView {
     this.#worker = worker;
     void previous?.terminate();
     this.#setStatus({ state: 'loading', triples: 0 });
+    const estimate = estimateQuads(await this.#source.recordCounts());
+    if (estimate > this.#options.maxQuads) {
+      const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; export it (Turtle, N-Triples) and query it with a dedicated triple store`;
+      this.#setStatus({ state: 'error', triples: 0, message });
+      throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, { details: { estimate, maxQuads: this.#options.maxQuads } });
+    }
     try {
       const serializer = new RdfSerializer('nquads');
       let count = 0;
@@ -380,6 +392,11 @@ export class RdfView {
   #assertOpen(): void {
     if (this.#disposed) throw new PolyhopError('INTERNAL', 'RDF view: used after dispose');
   }
+}
+
+/** Quads the view would hold for these records (KbQuads writes about this many per record). */
+function estimateQuads(counts: RecordCounts): number {
+  return 8 * (counts.documents + counts.chunks) + 6 * counts.entities + 13 * counts.triples;
 }
 
 /** One update request of several operations (Oxigraph wants the prologue once, up front). */

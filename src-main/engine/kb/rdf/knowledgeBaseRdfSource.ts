@@ -13,5 +13,6 @@ export function knowledgeBaseRdfSource(kb: KnowledgeBase): RdfRecordSource {
     triplesOfEntity: (entityId) => kb.triplesOfEntity(entityId, 'both', Number.MAX_SAFE_INTEGER),
     chunkDocuments: (chunkIds) => new Map(kb.getChunks(chunkIds).map((c) => [c.id, c.documentId])),
     importedNQuads: () => kb.iterateImportedStatements(),
+    recordCounts: () => kb.stats(),
   };
 }
