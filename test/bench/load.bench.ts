@@ -33,7 +33,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`corpus: ${docs} generated plain-text documents (3 paragraphs, ~12 sentences, ~8 facts each) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const dataDir = join(dir, 'data');
-    const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4 });
+    const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4, recordCalls: false });
     const engine = await Engine.create({ paths: appPaths(resolve(import.meta.dirname, '../..'), dataDir, join(dataDir, 'models')), models: { llm, embedder: new SyntheticEmbedder() } });
     await ok(engine, 'kb:create', { name: KB });
     t = performance.now();
@@ -75,7 +75,7 @@ export async function run(args: string[]): Promise<void> {
     const sqliteBytes = fileBytes(file);
     const rss = process.resourceUsage().maxRSS * 1024;
 
-    console.log(`indexing: ${(jobMs / 1000).toFixed(1)} s, ${(docs / (jobMs / 1000)).toFixed(1)} documents/s (${llm.calls.length} scripted model calls, zero latency)`);
+    console.log(`indexing: ${(jobMs / 1000).toFixed(1)} s, ${(docs / (jobMs / 1000)).toFixed(1)} documents/s (${llm.callCount} scripted model calls, zero latency)`);
     const order = [...stageTimes.entries()].sort((a, b) => a[1] - b[1]);
     const stageAt = (time: number): string => order.filter(([, at]) => at <= time).at(-1)?.[0] ?? 'start';
     console.log(`  stages: ${order.map(([s, at], i) => `${s} ${(((order[i + 1]?.[1] ?? t + jobMs) - at) / 1000).toFixed(1)} s`).join(', ')}`);

@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<void> {
     }
 
     const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
-    const llm = new ScriptedLlm(benchRules());
+    const llm = new ScriptedLlm(benchRules(), { recordCalls: false });
     const ctx: QaContext = { kb, llm, embedder, prompts };
     const random = seededRandom(5);
     const qs = Array.from({ length: questions + 3 }, (_, i) => {

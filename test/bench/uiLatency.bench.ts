@@ -53,7 +53,7 @@ export async function run(args: string[]): Promise<void> {
   const docs = numberArg(args, '--docs', 3000);
   const rounds = numberArg(args, '--rounds', 6);
   const work = mkdtempSync(join(tmpdir(), 'polyhop-bench-ui-'));
-  const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4 });
+  const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4, recordCalls: false });
   const server = await startE2eServer({ models: { llm, embedder: new SyntheticEmbedder() } });
   const browser = await launchChromium();
   try {

@@ -27,6 +27,8 @@ export interface ScriptedLlmOptions {
   /** Reply used when no rule matches; default throws so tests notice unscripted calls. */
   fallback?: ScriptRule['reply'];
   identity?: string;
+  /** Keep every call (prompt and output) in `calls`. Default true; benchmarks with hundreds of thousands of calls turn it off so the log does not count as the engine's memory. */
+  recordCalls?: boolean;
 }
 
 export interface ScriptedCall {
@@ -38,7 +40,9 @@ export interface ScriptedCall {
 export class ScriptedLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
+  /** Every call, in order (empty when `recordCalls` is false; {@link callCount} counts regardless). */
   readonly calls: ScriptedCall[] = [];
+  #callCount = 0;
   readonly #rules: ScriptRule[];
   readonly #options: ScriptedLlmOptions;
 
@@ -47,6 +51,10 @@ export class ScriptedLlm implements Llm {
     this.#options = options;
     this.identity = options.identity ?? 'scripted-llm';
     this.parallelism = options.parallelism ?? 4;
+  }
+
+  get callCount(): number {
+    return this.#callCount;
   }
 
   countTokens(text: string): number {
@@ -58,7 +66,7 @@ export class ScriptedLlm implements Llm {
     const reply = await this.#answer(prompt, options);
     const text = typeof reply === 'string' ? reply : JSON.stringify(reply);
     options.onTextChunk?.(text);
-    this.calls.push({ prompt, kind: 'text', output: text });
+    this.#record({ prompt, kind: 'text', output: text });
     return { text, stopReason: 'eos', usage: this.#usage(prompt, text, started) };
   }
 
@@ -66,7 +74,7 @@ export class ScriptedLlm implements Llm {
     const started = performance.now();
     const reply = await this.#answer(prompt, options);
     const raw = typeof reply === 'string' ? reply : JSON.stringify(reply);
-    this.calls.push({ prompt, kind: 'json', output: raw });
+    this.#record({ prompt, kind: 'json', output: raw });
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -83,6 +91,11 @@ export class ScriptedLlm implements Llm {
   async dispose(): Promise<void> {}
 
   /** Calls made with one prompt name (for assertions). */
+  #record(call: ScriptedCall): void {
+    this.#callCount++;
+    if (this.#options.recordCalls !== false) this.calls.push(call);
+  }
+
   callsOf(promptName: string): ScriptedCall[] {
     return this.calls.filter((c) => c.prompt.name === promptName);
   }
