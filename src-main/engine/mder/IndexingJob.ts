@@ -1,5 +1,6 @@
 import { throwIfAborted } from '../base/abort.js';
 import { mapConcurrent } from '../base/concurrency.js';
+import { PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
@@ -124,8 +125,7 @@ export class IndexingJob {
     // Documents without chunks failed at ingest (their error says why) and have nothing to index.
     const docs = [...kb.iterateDocuments()].filter((d) => d.status !== 'indexed' && d.chunkCount > 0);
     for (const d of docs) kb.setDocumentStatus(d.id, 'indexing');
-    const chunksByDoc = new Map(docs.map((d) => [d.id, kb.chunksOfDocument(d.id)]));
-    const work = new Work(docs, chunksByDoc);
+    const work = new Work(kb, docs);
 
     await this.#preprocess(work);
     await this.#map(work);
@@ -154,23 +154,24 @@ export class IndexingJob {
   // ── stages ────────────────────────────────────────────────────────────────────
 
   async #preprocess(work: Work): Promise<void> {
-    const pending = work.chunks.filter((c) => c.englishText === null);
+    const pending = work.chunks.filter((c) => !c.preprocessed);
     const options = { ...this.#options.preprocess, prompts: this.#options.prompts, signal: this.#options.signal };
-    await this.#units('preprocess', pending, async (chunk) => {
-      const { previous, next } = work.neighbours(chunk);
+    await this.#units('preprocess', pending, async (ref) => {
+      const chunk = work.load(ref);
+      const { previous, next } = work.neighbours(ref);
       const result = await preprocessChunk(this.#llm, { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null }, options);
       this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
-      chunk.summary = result.summary;
-      chunk.englishText = result.englishText;
-    }, (chunk) => work.unitName(chunk), (chunk) => chunk.documentId);
+      ref.preprocessed = true;
+    }, (ref) => work.unitName(ref), (ref) => ref.documentId);
   }
 
   async #map(work: Work): Promise<void> {
     const kb = this.#kb;
-    const pending = work.chunks.filter((c) => c.englishText !== null && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
+    const pending = work.chunks.filter((c) => c.preprocessed && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
     const options = { prompts: this.#options.prompts, signal: this.#options.signal, maxTokens: this.#options.map?.maxTokens };
-    await this.#units('map', pending, async (chunk) => {
-      const result = await mapChunk(this.#llm, { title: work.document(chunk).title, englishText: chunk.englishText! }, options);
+    await this.#units('map', pending, async (ref) => {
+      const chunk = work.load(ref);
+      const result = await mapChunk(this.#llm, { title: work.document(ref).title, englishText: chunk.englishText! }, options);
       const types = new Map(result.entities.map((e) => [nameKey(e.name), e.type]));
       kb.transaction(() => {
         for (const t of result.triples) {
@@ -180,7 +181,7 @@ export class IndexingJob {
         }
         kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
       });
-    }, (chunk) => work.unitName(chunk), (chunk) => chunk.documentId);
+    }, (ref) => work.unitName(ref), (ref) => ref.documentId);
   }
 
   async #disambiguate(): Promise<MergeGroup[]> {
@@ -263,8 +264,9 @@ export class IndexingJob {
     const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
     const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
     await this.#units('enrich', units, async ([chunkId, triples]) => {
-      const chunk = work.chunk(chunkId);
-      const { previous, next } = work.neighbours(chunk);
+      const ref = work.ref(chunkId);
+      const chunk = work.load(ref);
+      const { previous, next } = work.neighbours(ref);
       const others = [...new Set(triples.flatMap((t) => t.chunkIds))].filter((id) => id !== chunkId && id !== previous?.id && id !== next?.id).slice(0, ctx.maxOtherChunks ?? 2);
       const { descriptions } = await enrichChunk(
         this.#llm,
@@ -281,7 +283,7 @@ export class IndexingJob {
         triples.forEach((t, i) => kb.setTripleDescription(t.id, descriptions[i]!));
         kb.deleteVectors('triple', triples.map((t) => t.id));
       });
-    }, ([chunkId, triples]) => `${triples.length} triples of ${work.unitName(work.chunk(chunkId))}`, ([chunkId]) => work.document(work.chunk(chunkId)).id);
+    }, ([chunkId, triples]) => `${triples.length} triples of ${work.unitName(work.ref(chunkId))}`, ([chunkId]) => work.ref(chunkId).documentId);
   }
 
   async #reduce(): Promise<void> {
@@ -295,8 +297,9 @@ export class IndexingJob {
     // An entity with one described fact is summarised by that description: a model would only rephrase it.
     const copied = options.copySingleFact === false ? [] : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
     kb.transaction(() => copied.forEach((e) => kb.setEntitySummary(e.entity.id, e.triples[0]!.description!)));
+    const copiedSet = new Set(copied);
     const entities: ReduceEntity[] = stale
-      .filter((e) => !copied.includes(e))
+      .filter((e) => !copiedSet.has(e))
       .map(({ entity, triples }) => ({
         id: entity.id,
         name: entity.name,
@@ -399,36 +402,66 @@ export class IndexingJob {
   }
 }
 
-/** The documents and chunks one run works on, with per-document chunk order for windowed context. */
-class Work {
-  readonly chunks: ChunkRecord[];
-  readonly #docs: Map<number, DocumentRecord>;
-  readonly #byDoc: Map<number, ChunkRecord[]>;
-  readonly #byId: Map<number, ChunkRecord>;
+/** A chunk of the run without its text: the text is read from the KB when a unit needs it. */
+interface ChunkRef {
+  readonly id: number;
+  readonly documentId: number;
+  readonly ord: number;
+  /** Has its summary and English text. */
+  preprocessed: boolean;
+}
 
-  constructor(docs: readonly DocumentRecord[], chunksByDoc: Map<number, ChunkRecord[]>) {
+/**
+ * The documents and chunks one run works on, with per-document chunk order for windowed context.
+ * Only references stay in memory (texts would grow with the corpus: ~800 MB at 20,000 documents).
+ */
+class Work {
+  readonly chunks: ChunkRef[] = [];
+  readonly #kb: KnowledgeBase;
+  readonly #docs: Map<number, DocumentRecord>;
+  readonly #byDoc = new Map<number, ChunkRef[]>();
+  readonly #byId = new Map<number, ChunkRef>();
+
+  constructor(kb: KnowledgeBase, docs: readonly DocumentRecord[]) {
+    this.#kb = kb;
     this.#docs = new Map(docs.map((d) => [d.id, d]));
-    this.#byDoc = new Map([...chunksByDoc].map(([id, chunks]) => [id, [...chunks].sort((a, b) => a.ord - b.ord)]));
-    this.chunks = [...this.#byDoc.values()].flat();
-    this.#byId = new Map(this.chunks.map((c) => [c.id, c]));
+    for (const d of docs) {
+      const refs = kb
+        .chunksOfDocument(d.id)
+        .sort((a, b) => a.ord - b.ord)
+        .map((c): ChunkRef => ({ id: c.id, documentId: c.documentId, ord: c.ord, preprocessed: c.englishText !== null }));
+      this.#byDoc.set(d.id, refs);
+      for (const ref of refs) {
+        this.chunks.push(ref);
+        this.#byId.set(ref.id, ref);
+      }
+    }
   }
 
-  chunk(id: number): ChunkRecord {
+  ref(id: number): ChunkRef {
     return this.#byId.get(id)!;
   }
 
-  document(chunk: ChunkRecord): DocumentRecord {
-    return this.#docs.get(chunk.documentId)!;
+  /** The chunk as stored now; NOT_FOUND if it was deleted while the job ran (the unit fails, the job goes on). */
+  load(ref: ChunkRef): ChunkRecord {
+    const chunk = this.#kb.getChunk(ref.id);
+    if (!chunk) throw new PolyhopError('NOT_FOUND', `${this.unitName(ref)} was deleted while indexing`, { details: { chunkId: ref.id } });
+    return chunk;
   }
 
-  neighbours(chunk: ChunkRecord): { previous: ChunkRecord | null; next: ChunkRecord | null } {
-    const list = this.#byDoc.get(chunk.documentId)!;
-    const i = list.indexOf(chunk);
-    return { previous: list[i - 1] ?? null, next: list[i + 1] ?? null };
+  document(ref: ChunkRef): DocumentRecord {
+    return this.#docs.get(ref.documentId)!;
   }
 
-  unitName(chunk: ChunkRecord): string {
-    return `chunk ${chunk.ord} of "${this.document(chunk).path}"`;
+  neighbours(ref: ChunkRef): { previous: ChunkRecord | null; next: ChunkRecord | null } {
+    const list = this.#byDoc.get(ref.documentId)!;
+    const i = list.indexOf(ref);
+    const at = (j: number): ChunkRecord | null => (list[j] ? (this.#kb.getChunk(list[j].id) ?? null) : null);
+    return { previous: at(i - 1), next: at(i + 1) };
+  }
+
+  unitName(ref: ChunkRef): string {
+    return `chunk ${ref.ord} of "${this.document(ref).path}"`;
   }
 }
 
