@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../base/abort.js';
-import { mapConcurrent } from '../base/concurrency.js';
+import { mapConcurrent, yieldToEventLoop } from '../base/concurrency.js';
 import { PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
@@ -90,6 +90,8 @@ export interface IndexingResult {
 }
 
 const ALL = 2 ** 31 - 1;
+/** Chunks whose triples Enrich reads per query while planning its units. */
+const ENRICH_PLAN_CHUNKS = 2000;
 /** The entities of the current Disambiguate round (vectors written, pairs not all decided yet). */
 const PENDING_DISAMBIGUATION = 'mder:disambiguate:pending';
 /** Entities kept by this round's merges so far: the next round's queue. */
@@ -253,14 +255,22 @@ export class IndexingJob {
     const chars = ctx.contextChars ?? 1500;
     const jobChunks = new Set(work.chunks.map((c) => c.id));
     // A triple is described from the newest chunk of this job it came from; its other source chunks are extra context.
+    // Read a slice of chunks at a time, letting the event loop turn (all at once held it ~3 s at 240k chunks).
     const byChunk = new Map<number, TripleRecord[]>();
-    for (const t of kb.triplesOfChunks([...jobChunks])) {
-      if (t.description !== null) continue;
-      const home = Math.max(...t.chunkIds.filter((id) => jobChunks.has(id)));
-      const group = byChunk.get(home);
-      if (group) group.push(t);
-      else byChunk.set(home, [t]);
+    const planned = new Set<number>();
+    const ids = [...jobChunks];
+    for (let start = 0; start < ids.length; start += ENRICH_PLAN_CHUNKS) {
+      for (const t of kb.triplesOfChunks(ids.slice(start, start + ENRICH_PLAN_CHUNKS))) {
+        if (t.description !== null || planned.has(t.id)) continue;
+        planned.add(t.id);
+        const home = Math.max(...t.chunkIds.filter((id) => jobChunks.has(id)));
+        const group = byChunk.get(home);
+        if (group) group.push(t);
+        else byChunk.set(home, [t]);
+      }
+      await yieldToEventLoop();
     }
+    for (const group of byChunk.values()) group.sort((a, b) => a.id - b.id);
     const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
     const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
     await this.#units('enrich', units, async ([chunkId, triples]) => {
