@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { StatementCache } from './utils/StatementCache.js';
 import * as sqliteVec from 'sqlite-vec';
 import { PolyhopError } from '../base/errors.js';
 import { storageError } from '../base/storageError.js';
@@ -160,7 +161,7 @@ const FORMAT = 'polyhop-kb';
 export class KnowledgeBase {
   readonly file: string;
   readonly #db: Db;
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements: StatementCache;
   /** In-memory sign-bit codes per vector kind, loaded on first search; dropped on any rollback. */
   readonly #binary = new Map<VectorKind, BinaryIndex>();
   /**
@@ -178,6 +179,7 @@ export class KnowledgeBase {
   private constructor(file: string, db: Db) {
     this.file = file;
     this.#db = db;
+    this.#statements = new StatementCache(db);
   }
 
   /**
@@ -1105,12 +1107,7 @@ export class KnowledgeBase {
   // ── internals ───────────────────────────────────────────────────────────────
 
   #stmt(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    return this.#statements.get(sql);
   }
 
   *#paged<R extends { id: number }>(sql: string, params: Record<string, unknown>, batchSize = 1000): Generator<R> {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { StatementCache } from '../utils/StatementCache.js';
 import { entityKey } from '../entityKey.js';
 import { SQLITE_BINDING } from '../KnowledgeBase.js';
 
@@ -23,11 +24,12 @@ const ALIAS_PAGE = 4096;
  */
 export class NodeTable {
   readonly #db: Db;
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements: StatementCache;
   #labelSeq = 0;
 
   private constructor(db: Db) {
     this.#db = db;
+    this.#statements = new StatementCache(db);
   }
 
   static open(options: { cacheMiB?: number } = {}): NodeTable {
@@ -115,11 +117,6 @@ export class NodeTable {
   }
 
   #stmt(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    return this.#statements.get(sql);
   }
 }
