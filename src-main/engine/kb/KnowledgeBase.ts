@@ -865,13 +865,16 @@ export class KnowledgeBase {
     return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
   }
 
-  /** Ids of `kind` rows without a vector yet, by id: what an embedding stage still has to do. */
-  missingVectors(kind: VectorKind, limit = 1000): number[] {
-    const owner = vectorOwner(kind);
-    const extra = kind === 'entity_summary' ? 'AND o.summary IS NOT NULL' : '';
-    return this.#stmt(`SELECT o.id FROM ${owner} o WHERE NOT EXISTS (SELECT 1 FROM vec_${kind} v WHERE v.id = o.id) ${extra} ORDER BY o.id LIMIT ?`)
+  /** Ids of `kind` rows without a vector yet, by id, after id `after`: what an embedding stage still has to do, a page at a time. */
+  missingVectors(kind: VectorKind, limit = 1000, after = 0): number[] {
+    return this.#stmt(`SELECT o.id ${missingVectorsFrom(kind)} AND o.id > ? ORDER BY o.id LIMIT ?`)
       .pluck()
-      .all(limit) as number[];
+      .all(after, limit) as number[];
+  }
+
+  /** How many `kind` rows have no vector yet. */
+  countMissingVectors(kind: VectorKind): number {
+    return this.#stmt(`SELECT COUNT(*) ${missingVectorsFrom(kind)}`).pluck().get() as number;
   }
 
   // ── full text ───────────────────────────────────────────────────────────────
@@ -1363,6 +1366,12 @@ function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): D
     db.close();
     throw notAKb(file, error instanceof Error ? error.message : String(error), error);
   }
+}
+
+/** FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary). */
+function missingVectorsFrom(kind: VectorKind): string {
+  const extra = kind === 'entity_summary' ? 'AND o.summary IS NOT NULL' : '';
+  return `FROM ${vectorOwner(kind)} o WHERE NOT EXISTS (SELECT 1 FROM vec_${kind} v WHERE v.id = o.id) ${extra}`;
 }
 
 function notAKb(file: string, why: string, cause?: unknown): PolyhopError {

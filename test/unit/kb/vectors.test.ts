@@ -83,6 +83,12 @@ describe('KnowledgeBase vectors', () => {
     kb.deleteVectors('chunk', [chunkIds[500]!]);
     expect(kb.knn('chunk', probe, 200).map((r) => r.id)).not.toContain(chunkIds[500]);
     expect(kb.missingVectors('chunk', 3000)).toHaveLength(3000 - 100);
+    // Paged by id: each page starts after the last id of the one before, and the pages make up the whole.
+    expect(kb.countMissingVectors('chunk')).toBe(3000 - 100);
+    const pages: number[][] = [];
+    for (let after = 0, page = kb.missingVectors('chunk', 700); page.length > 0; after = page.at(-1)!, page = kb.missingVectors('chunk', 700, after)) pages.push(page);
+    expect(pages.map((p) => p.length)).toEqual([700, 700, 700, 700, 100]);
+    expect(pages.flat()).toEqual(kb.missingVectors('chunk', 3000));
   });
 
   it('loads stored codes in pages that line up with their ids (more rows than one page)', () => {
