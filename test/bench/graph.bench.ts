@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import { GL_FLAGS, launchChromium, openApp, type GlMode } from '../support/chromium.js';
 import { startE2eServer } from '../support/e2eServer.js';
+import { numberArg } from './support/benchArgs.js';
 
 const HUB = 'Polyhop Hub';
 
@@ -46,7 +47,7 @@ interface Measure {
 export async function run(args: string[]): Promise<void> {
   const nodes = numberArg(args, '--nodes', 5000);
   const base = numberArg(args, '--baseline', 500);
-  const seconds = numberArg(args, '--seconds', 3);
+  const seconds = numberArg(args, '--seconds', 3, { integer: false });
   const rounds = numberArg(args, '--rounds', 3);
   const glIndex = args.indexOf('--gl');
   const gl = (glIndex >= 0 ? args[glIndex + 1] : 'disable-gpu') as GlMode;
@@ -211,9 +212,3 @@ function median(values: number[]): number {
   return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
-function numberArg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`graph bench: ${name} needs a positive number`);
-  return value;
-}

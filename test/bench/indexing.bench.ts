@@ -24,6 +24,7 @@ import { fence } from '../../src-main/engine/base/fence.js';
 import { sha256Hex } from '../../src-main/engine/base/hash.js';
 import { ScriptedLlm, type ScriptRule, type ScriptedCall } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
+import { numberArg } from './support/benchArgs.js';
 
 const CORPUS = join(import.meta.dirname, '../../../shared/data/2wikimultihopqa/hipporag_2wikimultihopqa_dev1000_corpus.json');
 const TOKENIZER = 'o200k_base (gpt-tokenizer 4.0.0)';
@@ -169,12 +170,6 @@ function ratio(a: number, b: number): string {
   return `${(a / b).toFixed(2)}x`;
 }
 
-function numberArg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
 
 // ── a scripted model with realistically sized outputs ─────────────────────────────
 

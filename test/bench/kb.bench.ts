@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { KnowledgeBase } from '../../src-main/engine/kb/KnowledgeBase.js';
 import { clusteredVectors, seededRandom } from '../unit/kb/kbFixtures.js';
+import { percentile } from './support/benchArgs.js';
 
 /**
  * The KB's storage figures on clustered float vectors (not uniform noise: real embeddings cluster,
@@ -174,10 +175,6 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 function fmt(ms: number): string {
   return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);

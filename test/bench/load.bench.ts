@@ -17,6 +17,7 @@ import type { JobProgress } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
+import { numberArg } from './support/benchArgs.js';
 
 const KB = 'load';
 const UI_CALLS = ['docs:list', 'graph:search', 'kb:info'] as const;
@@ -181,9 +182,3 @@ function pct(values: number[], p: number): number {
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-function numberArg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}

@@ -10,6 +10,7 @@ import { ask, type QaContext } from '../../src-main/engine/qa/index.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { ScriptedLlm, type ScriptRule } from '../support/ScriptedLlm.js';
 import { seededRandom } from '../unit/kb/kbFixtures.js';
+import { percentile } from './support/benchArgs.js';
 
 /**
  * Non-LLM time per question (retrieval, fusion, prompt rendering, bookkeeping) of every strategy,
@@ -228,10 +229,6 @@ export function benchRules(): ScriptRule[] {
   ];
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 function fmt(ms: number): string {
   return ms < 10 ? ms.toFixed(2) : ms.toFixed(1);

@@ -24,6 +24,7 @@ import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { launchChromium, openApp } from '../support/chromium.js';
 import { startE2eServer } from '../support/e2eServer.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
+import { numberArg } from './support/benchArgs.js';
 
 const KB = 'latency';
 const ACTIONS = ['filter', 'detail', 'switch', 'ask'] as const;
@@ -232,9 +233,3 @@ async function ok<T = unknown>(reply: Promise<{ ok: true; value: unknown } | { o
   return r.value as T;
 }
 
-function numberArg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`uiLatency bench: ${name} must be a positive integer`);
-  return value;
-}
