@@ -1,11 +1,8 @@
 import { basename } from 'node:path';
-import { throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
-import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
 import { type ImportRdfResult, importRdf } from '../kb/rdf/importRdf.js';
 import type { RdfFormat } from '../kb/rdf/rdfFormats.js';
-import type { VectorKind } from '../kb/types.js';
-import { tripleText } from '../mder/names.js';
+import { planEmbedding } from '../mder/planEmbedding.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { ProgressUpdate } from './JobManager.js';
 import type { KbSession } from './KbSessions.js';
@@ -46,7 +43,10 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
           kb.addImportedStatements(source, batch.nquads);
         }),
     });
-    await embedAll(kb, embedder, options);
+    // The shared embed stage, a page of rows at a time (the BM25 text was written with each batch).
+    const plan = planEmbedding(kb, embedder, { batchSize: options.embedBatchSize ?? 64, fullText: false, signal: options.signal });
+    let done = 0;
+    await plan.run((n) => options.onProgress({ stage: 'embed', done: (done += n), total: plan.total }));
     // As after indexing: a view that never loaded reads SQLite when first used; a loaded one is
     // rebuilt. Its failure does not undo the import (the records are the truth; it is derived).
     if (session.rdf.status.state !== 'idle') await session.rdf.rebuild().catch(() => undefined);
@@ -55,44 +55,4 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
     kb.clearGraph();
     throw error;
   }
-}
-
-/**
- * Embeds entity names and verbalised triples, read back page by page in id order; the triple text
- * is re-derived the way re-embedding derives it (tripleText), so it matches the BM25 text.
- */
-async function embedAll(kb: KnowledgeBase, embedder: Embedder, options: ImportRdfIntoKbOptions): Promise<void> {
-  const batchSize = options.embedBatchSize ?? 64;
-  const total = kb.countEntities() + kb.countTriples();
-  let done = 0;
-  const embed = async (kind: VectorKind, rows: Iterable<{ id: number; text: string }>): Promise<void> => {
-    for (const slice of slices(rows, batchSize)) {
-      throwIfAborted(options.signal);
-      const vectors = await embedder.embed(
-        slice.map((r) => r.text),
-        { purpose: 'passage', signal: options.signal },
-      );
-      kb.putVectors(kind, slice.map((r, j) => ({ id: r.id, vector: vectors[j] as Float32Array })));
-      done += slice.length;
-      options.onProgress({ stage: 'embed', done, total, message: kind });
-    }
-  };
-  await embed('entity_name', mapRows(kb.iterateEntities(), (e) => ({ id: e.id, text: e.name })));
-  await embed('triple', mapRows(kb.iterateTriples(), (t) => ({ id: t.id, text: tripleText(t.sourceName, t.relation, t.targetName, t.description) })));
-}
-
-function* mapRows<T, R>(rows: Iterable<T>, fn: (row: T) => R): Generator<R> {
-  for (const row of rows) yield fn(row);
-}
-
-function* slices<T>(rows: Iterable<T>, size: number): Generator<T[]> {
-  let slice: T[] = [];
-  for (const row of rows) {
-    slice.push(row);
-    if (slice.length === size) {
-      yield slice;
-      slice = [];
-    }
-  }
-  if (slice.length > 0) yield slice;
 }

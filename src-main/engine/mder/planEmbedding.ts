@@ -20,15 +20,24 @@ export interface EmbeddingPlan {
  * languages), fixed-size passages, entity names, entity summaries and verbalised triples. The
  * indexing job's embed stage, and re-embedding a KB with another embedder, are this.
  */
-export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: { batchSize?: number; signal?: AbortSignal } = {}): EmbeddingPlan {
+export interface PlanEmbeddingOptions {
+  /** Rows per embedder call. Default 32. */
+  batchSize?: number;
+  /** Also (re)write the BM25 text of embedded chunks and triples. Default true; an RDF import wrote it already. */
+  fullText?: boolean;
+  signal?: AbortSignal;
+}
+
+export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: PlanEmbeddingOptions = {}): EmbeddingPlan {
   const size = options.batchSize ?? 32;
+  const withText = options.fullText ?? true;
   const embed = (texts: string[]) => embedder.embed(texts, { purpose: 'passage', ...(options.signal ? { signal: options.signal } : {}) });
   const put = async (kind: VectorKind, rows: { id: number; text: string }[], fullText: boolean): Promise<void> => {
     if (rows.length === 0) return;
     const vectors = await embed(rows.map((r) => r.text));
     kb.transaction(() => {
       kb.putVectors(kind, rows.map((r, i) => ({ id: r.id, vector: vectors[i] as Float32Array })));
-      if (fullText && (kind === 'chunk' || kind === 'triple')) kb.indexText(kind, rows);
+      if (fullText && withText && (kind === 'chunk' || kind === 'triple')) kb.indexText(kind, rows);
     });
   };
   const batch = async (kind: VectorKind, ids: number[]): Promise<void> => {
@@ -39,7 +48,7 @@ export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: { 
         const vectors = await embed(chunks.map((c) => c.englishText ?? c.text));
         kb.transaction(() => {
           kb.putVectors('chunk', chunks.map((c, i) => ({ id: c.id, vector: vectors[i] as Float32Array })));
-          kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: c.englishText && c.englishText !== c.text ? `${c.text}\n${c.englishText}` : c.text })));
+          if (withText) kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: c.englishText && c.englishText !== c.text ? `${c.text}\n${c.englishText}` : c.text })));
         });
         return;
       }
