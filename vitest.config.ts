@@ -8,6 +8,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 300_000,
+    globalSetup: ['./test/support/browserSetup.ts'],
     reporters: ['default', './test/support/summaryReporter.ts'],
   },
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { findElectronBinary } from '../../src-main/engine/base/electronBinary.js';
+import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
 import { ensureRendererBuilt } from '../support/e2eServer.js';
@@ -23,11 +24,9 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'polyhop-start-'));
   // Build once here (shared with the other e2e files), so the child finds the renderer fresh.
   await ensureRendererBuilt();
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -59,11 +58,16 @@ function run(script: string, args: string[], timeoutMs = 60_000): Promise<Finish
   });
 }
 
-describe('npm start (bin/start.js)', () => {
+describeInBrowser('npm start (bin/start.js)', () => {
   let child: ChildProcess | undefined;
 
-  afterAll(() => {
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await browser?.close();
   });
 
   it('says in one line that the Electron window is unavailable, serves browser mode, and stops on SIGTERM', async () => {

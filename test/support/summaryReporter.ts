@@ -1,20 +1,32 @@
 import type { Reporter, TestModule } from 'vitest/node';
+import { BROWSER_SKIPPED_BY_REQUEST } from './chromium.js';
 
-/** Prints the plain closing line CI reads in any language: `N passed, N failed, N skipped`. */
+/**
+ * Prints the plain closing line CI reads in any language: `N passed, N failed, N skipped`.
+ * Tests that never ran because their file or a set-up hook failed count as failed, not
+ * skipped: a missing browser or tool must not pass for a skip.
+ */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    let skippedByRequest = 0;
     for (const module of testModules) {
+      const browserModule = BROWSER_SKIPPED_BY_REQUEST && module.moduleId.includes('/test/e2e/');
+      const moduleFailed = module.state() === 'failed';
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
-        else skipped++;
+        else if (state === 'failed' || moduleFailed) failed++;
+        else {
+          skipped++;
+          if (browserModule) skippedByRequest++;
+        }
       }
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+      if (moduleFailed && [...module.children.allTests()].length === 0) failed++;
     }
+    if (skippedByRequest > 0) process.stdout.write(`\n${skippedByRequest} skipped by request: the browser tests (POLYHOP_SKIP_BROWSER=1)`);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,17 +7,10 @@ import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import { buildQuads } from '../../../src-main/engine/kb/rdf/buildQuads.js';
 import { exportRdf } from '../../../src-main/engine/kb/rdf/exportRdf.js';
 import { distinctWeirdNames, syntheticSource } from './rdfFixtures.js';
+import { countStatements } from '../../support/independentRdf.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-rdf-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Statement count according to Raptor (Debian raptor2-utils), an independent parser; throws on any parse error. */
-function rapperCount(file: string, syntax: string): number {
-  const said = execFileSync('sh', ['-c', `rapper -i ${syntax} -c '${file}' 2>&1`], { encoding: 'utf8' });
-  const m = /returned (\d+) (?:triples|statements)/.exec(said);
-  if (!m || /error/i.test(said)) throw new Error(`rapper said: ${said}`);
-  return Number(m[1]);
-}
 
 function canonical(text: string, format: string): string[] {
   return parse(text, { format })
@@ -50,7 +42,7 @@ describe('exportRdf', () => {
       const file = join(dir, `all.${format}`);
       const result = await exportRdf(source, file, { format, batchSize: 500, onProgress: (p) => progress.push(p.quads) });
       expect(result.quads).toBe(expected);
-      expect(rapperCount(file, syntax)).toBe(expected);
+      expect(await countStatements(file, syntax)).toBe(expected);
     }
     expect(progress.length).toBeGreaterThan(3);
     // Same statements through Oxigraph: Turtle (prefixed names, groups) equals N-Triples.
@@ -63,7 +55,7 @@ describe('exportRdf', () => {
   it('exports one document and an entity neighbourhood', async () => {
     const docFile = join(dir, 'doc.ttl');
     const doc = await exportRdf(source, docFile, { scope: { kind: 'document', documentId: 2 } });
-    expect(rapperCount(docFile, 'turtle')).toBe(doc.quads);
+    expect(await countStatements(docFile)).toBe(doc.quads);
     const text = readFileSync(docFile, 'utf8');
     expect(text).toContain('document:2 a ph:Document');
     expect(text).not.toContain('document:1 ');
@@ -71,7 +63,7 @@ describe('exportRdf', () => {
 
     const hop1 = await exportRdf(source, join(dir, 'n1.ttl'), { scope: { kind: 'entity', entityId: 2, hops: 1 } });
     const hop2 = await exportRdf(source, join(dir, 'n2.ttl'), { scope: { kind: 'entity', entityId: 2, hops: 2 } });
-    expect(rapperCount(join(dir, 'n2.ttl'), 'turtle')).toBe(hop2.quads);
+    expect(await countStatements(join(dir, 'n2.ttl'))).toBe(hop2.quads);
     expect(hop2.quads).toBeGreaterThan(hop1.quads);
     const oneHop = source.tripleList.filter((t) => t.sourceId === 2 || t.targetId === 2).length;
     expect(canonical(readFileSync(join(dir, 'n1.ttl'), 'utf8'), 'text/turtle').filter((l) => l.endsWith('<https://polyhop.app/ontology#Triple>')).length).toBe(oneHop);
