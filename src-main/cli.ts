@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import type { Engine } from './engine/api/Engine.js';
 import { appPaths, defaultDataDir } from './engine/api/paths.js';
+import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { printDoctor, printTable } from './cli/format.js';
@@ -20,6 +21,8 @@ export interface CliOptions {
 export class CliError extends Error {}
 
 export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<number> {
+  // Browser mode runs here too: one escaped rejection must not end the server and its jobs.
+  logUnhandledRejections();
   let engine: Engine | undefined;
   const program = new Command('polyhop')
     .description('Offline knowledge-graph question answering over your documents with local models.')
