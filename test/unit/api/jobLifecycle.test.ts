@@ -1,0 +1,102 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { JobProgress, PolyhopEvent } from '../../../src-main/engine/api/contract.js';
+import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
+import { HardFailureLlm } from '../../support/HardFailureLlm.js';
+import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { seededRandom } from '../../support/seededRandom.js';
+import { call, tempEngine } from '../../support/tempEngine.js';
+import { snapshot } from '../mder/support/corpusKb.js';
+
+const paths = CORPUS_FILES.map((f) => join(CORPUS_DIR, f));
+
+/** One index job of the corpus whose `failAt`-th model call fails hard while its siblings are in flight. */
+async function indexWithHardFailure(seed: number, failAt: number | undefined, retryDuringFailure: boolean) {
+  const llm = new HardFailureLlm(new ScriptedLlm(corpusRules()), { seed, ...(failAt === undefined ? {} : { failAt }) });
+  const { engine, dispose } = await tempEngine({ llm, embedder: new CorpusEmbedder() });
+  try {
+    await call(engine, 'kb:create', { name: 'odyssey' });
+    await call(engine, 'docs:add', { kb: 'odyssey', paths });
+    const kb = engine.kbs.get('odyssey').kb;
+    const events: PolyhopEvent[] = [];
+    let atFinish: { inFlight: number; kb: ReturnType<typeof snapshot> } | null = null;
+    let second: Promise<{ jobId: string }> | null = null;
+    let jobId = '';
+    const off = engine.onEvent((e) => {
+      events.push(e);
+      if (e.name === 'job:finished' && e.payload.jobId === jobId) atFinish = { inFlight: llm.inFlight, kb: snapshot(kb) };
+      // Asks for a second run of the same KB as soon as the failure happened.
+      if (retryDuringFailure && llm.failed && !second) second = call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' });
+    });
+    ({ jobId } = await call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' }));
+    const state = await engine.jobs.settled(jobId);
+    const secondId = second ? (await (second as Promise<{ jobId: string }>)).jobId : null;
+    const secondState = secondId ? await engine.jobs.settled(secondId) : null;
+    await llm.idle();
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    off();
+    return { llm, state, events, jobId, secondId, secondState, atFinish: atFinish as { inFlight: number; kb: ReturnType<typeof snapshot> } | null, after: snapshot(kb), calls: llm.started };
+  } finally {
+    await dispose();
+  }
+}
+
+describe('an index job whose model call fails hard (issue 14)', () => {
+  it('ends only when nothing of it still runs, and the KB does not change after job:finished', async () => {
+    const clean = await indexWithHardFailure(0, undefined, false);
+    expect(clean.state?.status).toBe('done');
+    const total = clean.calls;
+    expect(total).toBeGreaterThan(10);
+
+    const random = seededRandom(14);
+    for (let seed = 1; seed <= 40; seed++) {
+      const failAt = Math.floor(random() * total);
+      const retry = seed % 3 === 0;
+      const run = await indexWithHardFailure(seed, failAt, retry);
+      const where = `seed ${seed}, call ${failAt} of ${total}`;
+      expect(run.llm.failed, where).toBe(true);
+      expect(run.state?.status, where).toBe('failed');
+      expect(run.state?.error?.message, where).toMatch(/backend crashed/);
+      // Nothing of the job was in flight when it said it finished, and no event of it came after.
+      expect(run.atFinish?.inFlight, where).toBe(0);
+      const mine = run.events.filter((e) => (e.payload as { jobId?: string }).jobId === run.jobId);
+      expect(mine.at(-1)?.name, where).toBe('job:finished');
+      expect(mine.filter((e) => e.name === 'job:finished'), where).toHaveLength(1);
+      if (!retry) {
+        expect(run.after, where).toEqual(run.atFinish?.kb);
+        continue;
+      }
+      // The one-job-per-KB guard: a second run asked for during the failure is refused while the
+      // first still runs; if it runs at all, it starts after the first has finished.
+      expect(run.secondState, where).toBeDefined();
+      const finishedAt = run.events.findIndex((e) => e.name === 'job:finished' && e.payload.jobId === run.jobId);
+      const secondEvents = run.events.map((e, i) => ({ e, i })).filter(({ e }) => (e.payload as JobProgress).jobId === run.secondId);
+      if (run.secondState?.status === 'failed' && run.secondState.error?.code === 'CONFLICT') continue;
+      expect(run.secondState?.status, where).toBe('done');
+      expect(secondEvents[0]!.i, where).toBeGreaterThan(finishedAt);
+    }
+  });
+
+  it('a cancelled job also ends only when its calls have settled', async () => {
+    const llm = new HardFailureLlm(new ScriptedLlm(corpusRules()), { seed: 7 });
+    const { engine, dispose } = await tempEngine({ llm, embedder: new CorpusEmbedder() });
+    try {
+      await call(engine, 'kb:create', { name: 'odyssey' });
+      await call(engine, 'docs:add', { kb: 'odyssey', paths });
+      let inFlightAtFinish = -1;
+      const off = engine.onEvent((e) => {
+        if (e.name === 'job:finished') inFlightAtFinish = llm.inFlight;
+      });
+      const { jobId } = await call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' });
+      while (llm.started < 6) await new Promise((resolve) => setImmediate(resolve));
+      expect(llm.inFlight).toBeGreaterThan(0);
+      await call(engine, 'jobs:cancel', { jobId });
+      const job = await engine.jobs.settled(jobId);
+      off();
+      expect(job?.status).toBe('cancelled');
+      expect(inFlightAtFinish).toBe(0);
+    } finally {
+      await dispose();
+    }
+  });
+});
