@@ -31,6 +31,7 @@ export class HardFailureLlm implements Llm {
   readonly #options: HardFailureLlmOptions;
   readonly #random: () => number;
   readonly #idle: (() => void)[] = [];
+  #gate: { promise: Promise<void>; open: () => void } | null = null;
 
   constructor(inner: Llm, options: HardFailureLlmOptions) {
     this.#inner = inner;
@@ -57,6 +58,18 @@ export class HardFailureLlm implements Llm {
     await this.#inner.dispose();
   }
 
+  /** Holds every call in flight where it is (a slow backend) until the returned function is called. */
+  hold(): () => void {
+    let open = (): void => undefined;
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    const gate = { promise, open };
+    this.#gate = gate;
+    return () => {
+      if (this.#gate === gate) this.#gate = null;
+      gate.open();
+    };
+  }
+
   /** Resolves when no call is in flight. */
   idle(): Promise<void> {
     return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.#idle.push(resolve));
@@ -70,7 +83,9 @@ export class HardFailureLlm implements Llm {
       for (let i = 0; i < turns; i++) {
         if (options.signal?.aborted) throw asCancelled(options.signal.reason);
         await new Promise((resolve) => setImmediate(resolve));
+        if (this.#gate) await this.#gate.promise;
       }
+      if (this.#gate) await this.#gate.promise;
       if (options.signal?.aborted) throw asCancelled(options.signal.reason);
       if (index === this.#options.failAt) {
         this.failed = true;

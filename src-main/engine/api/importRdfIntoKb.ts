@@ -49,10 +49,12 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
     await plan.run((n) => options.onProgress({ stage: 'embed', done: (done += n), total: plan.total }));
     // As after indexing: a view that never loaded reads SQLite when first used; a loaded one is
     // rebuilt. Its failure does not undo the import (the records are the truth; it is derived).
-    if (session.rdf.status.state !== 'idle') await session.rdf.rebuild().catch(() => undefined);
+    await session.rdf.resync().catch(() => undefined);
     return result;
   } catch (error) {
     kb.clearGraph();
+    // The view may have loaded part of the import meanwhile.
+    void session.rdf.resync();
     throw error;
   }
 }

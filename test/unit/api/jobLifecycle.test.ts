@@ -1,11 +1,14 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { JobProgress, PolyhopEvent } from '../../../src-main/engine/api/contract.js';
+import { Parser } from 'n3';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { JobProgress, PolyhopEvent, SparqlResult } from '../../../src-main/engine/api/contract.js';
 import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
 import { HardFailureLlm } from '../../support/HardFailureLlm.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { seededRandom } from '../../support/seededRandom.js';
-import { call, tempEngine } from '../../support/tempEngine.js';
+import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { snapshot } from '../mder/support/corpusKb.js';
 
 const paths = CORPUS_FILES.map((f) => join(CORPUS_DIR, f));
@@ -99,4 +102,55 @@ describe('an index job whose model call fails hard (issue 14)', () => {
       await dispose();
     }
   });
+});
+
+/** Distinct statements of an N-Quads file, read by N3.js (an independent parser). */
+function distinctQuads(file: string): number {
+  const quads = new Parser({ format: 'application/n-quads' }).parse(readFileSync(file, 'utf8'));
+  return new Set(quads.map((q) => `${q.subject.id} ${q.predicate.id} ${q.object.id} ${q.graph.id}`)).size;
+}
+
+describe('the RDF view after an index job, however it ended (issue 14)', () => {
+  const out = mkdtempSync(join(tmpdir(), 'polyhop-jobview-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  for (const ending of ['done', 'failed', 'paused', 'cancelled'] as const) {
+    it(`agrees with SQLite when the job ended ${ending}`, async () => {
+      const llm = new HardFailureLlm(new ScriptedLlm(corpusRules()), { seed: 3, ...(ending === 'failed' ? { failAt: 18 } : {}) });
+      const { engine, dispose } = await tempEngine({ llm, embedder: new CorpusEmbedder() });
+      try {
+        await call(engine, 'kb:create', { name: 'odyssey' });
+        await call(engine, 'docs:add', { kb: 'odyssey', paths });
+        const { jobId } = await call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' });
+        const until = async (calls: number): Promise<void> => {
+          while (llm.started < calls && engine.jobs.get(jobId)?.status === 'running') await new Promise((resolve) => setImmediate(resolve));
+        };
+        // The Corpus screen shows the KB while it is indexed: its view loads mid-job.
+        await until(4);
+        const release = llm.hold();
+        await call(engine, 'kb:info', { kb: 'odyssey' });
+        await engine.kbs.get('odyssey').rdf.load();
+        release();
+        await until(18);
+        if (ending === 'paused') await call(engine, 'jobs:pause', { jobId });
+        if (ending === 'cancelled') await call(engine, 'jobs:cancel', { jobId });
+        const state = await engine.jobs.settled(jobId);
+        expect(state?.status).toBe(ending);
+
+        const file = join(out, `${ending}.nq`);
+        const exported = await runJobToEnd(engine, 'rdf:export', { kb: 'odyssey', format: 'nquads', scope: { kind: 'all' }, outputPath: file });
+        expect(exported.error).toBeNull();
+        const count = await call<SparqlResult>(engine, 'sparql:query', {
+          kb: 'odyssey',
+          query: 'SELECT (COUNT(*) AS ?n) WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }',
+          timeoutMs: 120_000,
+        });
+        expect(Number(count.rows[0]?.n)).toBe(distinctQuads(file));
+        // The job wrote triples after the view first loaded (so a stale view would differ).
+        expect(engine.kbs.get('odyssey').kb.stats().triples).toBeGreaterThan(0);
+      } finally {
+        await dispose();
+      }
+    });
+  }
 });

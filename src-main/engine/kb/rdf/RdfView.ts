@@ -155,6 +155,16 @@ export class RdfView {
     return this.#loaded;
   }
 
+  /**
+   * Follows the records after they changed in bulk (an index or import job ended, however it
+   * ended): a view that never loaded reads them when first used; a loaded or loading one reloads in
+   * the background at once, and queries wait for that reload. Resolves when it is done.
+   */
+  resync(): Promise<void> {
+    if (this.#disposed || this.#status.state === 'idle') return Promise.resolve();
+    return this.rebuild();
+  }
+
   async query(sparql: string, options: SparqlOptions = {}): Promise<SparqlResult> {
     this.#assertOpen();
     const timeoutMs = options.timeoutMs ?? 10_000;
