@@ -9,6 +9,8 @@ import type { KbSession } from './KbSessions.js';
 
 export interface ImportRdfIntoKbOptions {
   format?: RdfFormat;
+  /** Base for the file's relative IRIs. Default: the file's own file:// URL. */
+  baseIri?: string;
   signal: AbortSignal;
   onProgress: (update: ProgressUpdate) => void;
   /** Texts per embedder call. Default 64. */
@@ -33,6 +35,7 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
   try {
     const result = await importRdf(file, {
       ...(options.format ? { format: options.format } : {}),
+      ...(options.baseIri ? { baseIri: options.baseIri } : {}),
       signal: options.signal,
       onProgress: (p) => options.onProgress({ stage: p.phase === 'validate' ? 'validate' : 'import', done: p.bytes, total: p.totalBytes, message: `${p.quads} statements` }),
       // One transaction per batch. Names are unique within the import and aliases come last, so
