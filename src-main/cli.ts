@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import type { Engine } from './engine/api/Engine.js';
 import { appPaths, defaultDataDir } from './engine/api/paths.js';
+import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { printDoctor, printTable } from './cli/format.js';
@@ -20,6 +21,8 @@ export interface CliOptions {
 export class CliError extends Error {}
 
 export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<number> {
+  // Browser mode runs here too: one escaped rejection must not end the server and its jobs.
+  logUnhandledRejections();
   let engine: Engine | undefined;
   const program = new Command('polyhop')
     .description('Offline knowledge-graph question answering over your documents with local models.')
@@ -211,15 +214,17 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
 
   program
     .command('export')
-    .description('export the RDF view (whole KB, one document, or an entity neighbourhood)')
+    .description('export the RDF view (whole KB, one document, an entity neighbourhood, or the statements an RDF import brought)')
     .requiredOption('--kb <name>', 'knowledge base')
     .requiredOption('-o, --output <file>', 'output file')
     .addOption(new Option('--format <format>', 'RDF syntax').choices(RDF_FORMATS.filter((f) => f !== 'rdfxml')).default('turtle'))
     .option('--document <id>', 'only this document', (v) => Number.parseInt(v, 10))
     .option('--entity <name>', 'only this entity and its neighbourhood')
     .option('--hops <n>', 'neighbourhood size for --entity', (v) => Number.parseInt(v, 10), 1)
-    .action(async (opts: { kb: string; output: string; format: (typeof RDF_FORMATS)[number]; document?: number; entity?: string; hops: number }) => {
-      let scope: Request<'rdf:export'>['scope'] = { kind: 'all' };
+    .addOption(new Option('--scope <scope>', 'all: the KB with its own records; original: only the statements an RDF import brought, as they were').choices(['all', 'original']).default('all'))
+    .action(async (opts: { kb: string; output: string; format: (typeof RDF_FORMATS)[number]; document?: number; entity?: string; hops: number; scope: 'all' | 'original' }) => {
+      let scope: Request<'rdf:export'>['scope'] = { kind: opts.scope };
+      if (opts.scope === 'original' && (opts.document !== undefined || opts.entity)) throw new CliError('--scope original exports the whole imported graph; leave out --document and --entity');
       if (opts.document !== undefined) scope = { kind: 'document', documentId: opts.document };
       else if (opts.entity) {
         const found = await call('graph:search', { kb: opts.kb, query: opts.entity, limit: 1 });
@@ -236,10 +241,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .description('import an RDF graph (Turtle, N-Triples, N-Quads, RDF/XML) into a knowledge base (created if missing)')
     .requiredOption('--kb <name>', 'knowledge base')
     .addOption(new Option('--format <format>', 'RDF syntax (default: from the extension)').choices([...RDF_FORMATS]))
-    .action(async (file: string, opts: { kb: string; format?: (typeof RDF_FORMATS)[number] }) => {
+    .option('--base <iri>', "base IRI for the file's relative IRIs (default: the file's own file:// URL)")
+    .action(async (file: string, opts: { kb: string; format?: (typeof RDF_FORMATS)[number]; base?: string }) => {
       const existing = await call('kb:list', {});
       if (!existing.some((k) => k.name === opts.kb)) await call('kb:create', { name: opts.kb });
-      const result = await job('rdf:import', { kb: opts.kb, inputPath: resolve(file), ...(opts.format ? { format: opts.format } : {}) });
+      const result = await job('rdf:import', { kb: opts.kb, inputPath: resolve(file), ...(opts.format ? { format: opts.format } : {}), ...(opts.base ? { baseIri: opts.base } : {}) });
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `import ${result.status}`);
       out(result.result, () => console.log(`Imported ${file} into "${opts.kb}": ${JSON.stringify(result.result)}`));
     });

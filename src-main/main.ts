@@ -6,6 +6,7 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine } from './engine/api/Engine.js';
 import { appPaths } from './engine/api/paths.js';
+import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from './engine/api/contract.js';
 import { DIALOG_CHANNELS, parseSavePathOptions } from '../src-renderer/api/bridge.js';
 
@@ -24,6 +25,7 @@ function isOwnFile(url: string): boolean {
 }
 
 app.enableSandbox();
+logUnhandledRejections();
 
 app.whenReady().then(async () => {
   const engine = await Engine.create({ paths: appPaths(app.getAppPath(), app.getPath('userData')) });

@@ -56,10 +56,17 @@ export class JobManager {
     const ctx: JobContext = {
       jobId,
       signal: controller.signal,
-      progress: (update) => this.#progress(entry, update),
-      emit: (event, payload) => this.#emit(event, payload),
+      // A finished job says nothing more: whatever of it still reports is dropped (and is a bug).
+      progress: (update) => {
+        if (entry.state.status === 'running') this.#progress(entry, update);
+      },
+      emit: (event, payload) => {
+        if (entry.state.status === 'running') this.#emit(event, payload);
+      },
     };
-    // Start on the next tick so the caller receives the job id before any event.
+    // Start on the next tick so the caller receives the job id before any event. The body's
+    // promise settles only when all it started has settled (stages wait for their units), so
+    // `job:finished` is the last event of the job and nothing of it writes afterwards.
     entry.promise = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => body(ctx))
       .then(
@@ -68,7 +75,13 @@ export class JobManager {
           if (isCancellation(error) || controller.signal.aborted) this.#finish(entry, entry.pauseRequested ? 'paused' : 'cancelled', null);
           else this.#finish(entry, 'failed', null, error);
         },
-      );
+      )
+      // A result or error that cannot be reported (a listener or serialisation throwing) must not
+      // leave the job running for ever.
+      .catch((error: unknown) => {
+        console.error(`[polyhop] job ${jobId} could not report its end:`, error);
+        if (entry.state.status === 'running') this.#finish(entry, 'failed', null, error);
+      });
     return jobId;
   }
 
@@ -143,8 +156,8 @@ export class JobManager {
   }
 
   #finish(entry: JobEntry, status: Exclude<JobStatus, 'running'>, result: unknown, error?: unknown): void {
-    entry.state.status = status;
     entry.state.error = error === undefined ? null : toErrorData(error);
+    entry.state.status = status;
     if (status === 'failed' && !(error instanceof Error && 'code' in error)) console.error(`[polyhop] job ${entry.state.jobId} failed:`, error);
     this.#emit('job:finished', { jobId: entry.state.jobId, kind: entry.state.kind, status, result, error: entry.state.error });
   }

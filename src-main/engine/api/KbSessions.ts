@@ -42,18 +42,30 @@ export class KbSessions {
   /** Restores a backup file as `name` (see KbRegistry.restore); an open session of that name is closed first. */
   async restore(file: string, name: string, replace: boolean): Promise<void> {
     const existing = this.registry.list().find((k) => k.name.toLowerCase() === name.toLowerCase());
-    if (existing && replace) {
-      await this.#sessions.get(existing.id)?.rdf.dispose();
-      this.#sessions.delete(existing.id);
+    const closing = existing && replace ? this.#close(existing.id) : undefined;
+    try {
+      this.registry.restore(file, name, { replace });
+    } finally {
+      await closing;
     }
-    this.registry.restore(file, name, { replace });
   }
 
   async delete(name: string): Promise<void> {
-    const id = this.registry.get(name).id;
-    await this.#sessions.get(id)?.rdf.dispose();
-    this.#sessions.delete(id);
+    const closing = this.#close(this.registry.get(name).id);
     this.registry.delete(name);
+    await closing;
+  }
+
+  /**
+   * Ends a session before its KB is closed. Its view is marked disposed at once (a load in flight
+   * stops at its next step), and nothing awaits between this and the caller's registry change, so
+   * no call in between can reopen the session on a KB that is about to go (its view's worker
+   * would be left running, and the session kept for ever).
+   */
+  #close(id: string): Promise<void> {
+    const session = this.#sessions.get(id);
+    this.#sessions.delete(id);
+    return session ? session.rdf.dispose() : Promise.resolve();
   }
 
   async dispose(): Promise<void> {

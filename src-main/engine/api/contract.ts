@@ -89,13 +89,22 @@ export const requestSchemas = {
       format: z.enum(RDF_FORMATS).default('turtle'),
       scope: z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('all') }).strict(),
+        z.object({ kind: z.literal('original') }).strict(),
         z.object({ kind: z.literal('document'), documentId: id }).strict(),
         z.object({ kind: z.literal('entity'), entityId: id, hops: z.number().int().min(1).max(3) }).strict(),
       ]),
       outputPath: path,
     })
     .strict(),
-  'rdf:import': z.object({ kb: kbName, inputPath: path, format: z.enum(RDF_FORMATS).optional() }).strict(),
+  'rdf:import': z
+    .object({
+      kb: kbName,
+      inputPath: path,
+      format: z.enum(RDF_FORMATS).optional(),
+      /** Base for the file's relative IRIs. Default: the file's own file:// URL. */
+      baseIri: z.string().url().max(2000).optional(),
+    })
+    .strict(),
   'sparql:query': z
     .object({
       kb: kbName,

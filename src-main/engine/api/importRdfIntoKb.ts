@@ -9,6 +9,8 @@ import type { KbSession } from './KbSessions.js';
 
 export interface ImportRdfIntoKbOptions {
   format?: RdfFormat;
+  /** Base for the file's relative IRIs. Default: the file's own file:// URL. */
+  baseIri?: string;
   signal: AbortSignal;
   onProgress: (update: ProgressUpdate) => void;
   /** Texts per embedder call. Default 64. */
@@ -33,6 +35,7 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
   try {
     const result = await importRdf(file, {
       ...(options.format ? { format: options.format } : {}),
+      ...(options.baseIri ? { baseIri: options.baseIri } : {}),
       signal: options.signal,
       onProgress: (p) => options.onProgress({ stage: p.phase === 'validate' ? 'validate' : 'import', done: p.bytes, total: p.totalBytes, message: `${p.quads} statements` }),
       // One transaction per batch. Names are unique within the import and aliases come last, so
@@ -49,10 +52,12 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
     await plan.run((n) => options.onProgress({ stage: 'embed', done: (done += n), total: plan.total }));
     // As after indexing: a view that never loaded reads SQLite when first used; a loaded one is
     // rebuilt. Its failure does not undo the import (the records are the truth; it is derived).
-    if (session.rdf.status.state !== 'idle') await session.rdf.rebuild().catch(() => undefined);
+    await session.rdf.resync().catch(() => undefined);
     return result;
   } catch (error) {
     kb.clearGraph();
+    // The view may have loaded part of the import meanwhile.
+    void session.rdf.resync();
     throw error;
   }
 }

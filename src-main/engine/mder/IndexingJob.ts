@@ -157,11 +157,11 @@ export class IndexingJob {
 
   async #preprocess(work: Work): Promise<void> {
     const pending = work.chunks.filter((c) => !c.preprocessed);
-    const options = { ...this.#options.preprocess, prompts: this.#options.prompts, signal: this.#options.signal };
-    await this.#units('preprocess', pending, async (ref) => {
+    const options = { ...this.#options.preprocess, prompts: this.#options.prompts };
+    await this.#units('preprocess', pending, async (ref, signal) => {
       const chunk = work.load(ref);
       const { previous, next } = work.neighbours(ref);
-      const result = await preprocessChunk(this.#llm, { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null }, options);
+      const result = await preprocessChunk(this.#llm, { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null }, { ...options, signal });
       this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
       ref.preprocessed = true;
     }, (ref) => work.unitName(ref), (ref) => ref.documentId);
@@ -170,10 +170,10 @@ export class IndexingJob {
   async #map(work: Work): Promise<void> {
     const kb = this.#kb;
     const pending = work.chunks.filter((c) => c.preprocessed && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
-    const options = { prompts: this.#options.prompts, signal: this.#options.signal, maxTokens: this.#options.map?.maxTokens };
-    await this.#units('map', pending, async (ref) => {
+    const options = { prompts: this.#options.prompts, maxTokens: this.#options.map?.maxTokens };
+    await this.#units('map', pending, async (ref, signal) => {
       const chunk = work.load(ref);
-      const result = await mapChunk(this.#llm, { title: work.document(ref).title, englishText: chunk.englishText! }, options);
+      const result = await mapChunk(this.#llm, { title: work.document(ref).title, englishText: chunk.englishText! }, { ...options, signal });
       const types = new Map(result.entities.map((e) => [nameKey(e.name), e.type]));
       kb.transaction(() => {
         for (const t of result.triples) {
@@ -273,7 +273,7 @@ export class IndexingJob {
     for (const group of byChunk.values()) group.sort((a, b) => a.id - b.id);
     const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
     const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
-    await this.#units('enrich', units, async ([chunkId, triples]) => {
+    await this.#units('enrich', units, async ([chunkId, triples], signal) => {
       const ref = work.ref(chunkId);
       const chunk = work.load(ref);
       const { previous, next } = work.neighbours(ref);
@@ -287,7 +287,7 @@ export class IndexingJob {
           other: kb.getChunks(others).map((c) => text(c)!),
           triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
         },
-        { prompts: this.#options.prompts, signal: this.#options.signal, maxTokensPerTriple: ctx.maxTokensPerTriple },
+        { prompts: this.#options.prompts, signal, maxTokensPerTriple: ctx.maxTokensPerTriple },
       );
       kb.transaction(() => {
         triples.forEach((t, i) => kb.setTripleDescription(t.id, descriptions[i]!));
@@ -317,8 +317,8 @@ export class IndexingJob {
         facts: triples.map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null)),
       }));
     const batches = planReduceBatches(entities, (t) => this.#llm.countTokens(t), options);
-    await this.#units('reduce', batches, async (batch) => {
-      const { summaries } = await reduceBatch(this.#llm, batch.blocks, { ...options, prompts: this.#options.prompts, signal: this.#options.signal });
+    await this.#units('reduce', batches, async (batch, signal) => {
+      const { summaries } = await reduceBatch(this.#llm, batch.blocks, { ...options, prompts: this.#options.prompts, signal });
       kb.transaction(() => batch.ids.forEach((id, i) => kb.setEntitySummary(id, summaries[i]!)));
     }, (batch) => `entities ${batch.ids.join(', ')}`);
   }
@@ -335,27 +335,30 @@ export class IndexingJob {
   /**
    * Runs the units of one stage concurrently; a unit whose model output stays invalid is
    * recorded (and attributed to its document when it has one) and the stage goes on.
+   *
+   * Anything else (a cancel, a crashed backend, a bug) stops the stage: `run` gets a signal that
+   * then aborts, so sibling calls in flight stop too, and the stage rejects only after every unit
+   * it started has settled. Each unit writes its result in one transaction after its model calls,
+   * so a unit that was stopped wrote nothing and the job writes nothing once it has ended.
    */
-  async #units<T>(stage: MderStage, units: readonly T[], run: (unit: T) => Promise<void>, name: (unit: T) => string, documentOf?: (unit: T) => number): Promise<void> {
+  async #units<T>(stage: MderStage, units: readonly T[], run: (unit: T, signal: AbortSignal) => Promise<void>, name: (unit: T) => string, documentOf?: (unit: T) => number): Promise<void> {
     await this.#stage(stage, units.length, async (tick) => {
-      const stop = new AbortController();
-      const signals = this.#options.signal ? [this.#options.signal, stop.signal] : [stop.signal];
-      const signal = AbortSignal.any(signals);
-      try {
-        await mapConcurrent(units, this.#options.concurrency ?? this.#llm.parallelism, async (unit) => {
+      const options = this.#options.signal ? { signal: this.#options.signal } : {};
+      await mapConcurrent(
+        units,
+        this.#options.concurrency ?? this.#llm.parallelism,
+        async (unit, _index, signal) => {
           throwIfAborted(signal);
           try {
-            await run(unit);
+            await run(unit, signal);
           } catch (error) {
             const failure = asUnitFailure(error, stage, name(unit));
             this.#fail(stage, failure, documentOf?.(unit));
           }
           tick();
-        });
-      } catch (error) {
-        stop.abort(error);
-        throw error;
-      }
+        },
+        options,
+      );
     });
   }
 

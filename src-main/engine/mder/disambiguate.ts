@@ -152,7 +152,7 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Pair[],
   for (let i = 0; i < pairs.length; i += perCall) batches.push(pairs.slice(i, i + perCall));
   const chars = options.contextChars ?? 300;
   let done = 0;
-  const results = await mapConcurrent(batches, options.concurrency ?? llm.parallelism, async (batch, index) => {
+  const results = await mapConcurrent(batches, options.concurrency ?? llm.parallelism, async (batch, index, signal) => {
     const text = batch
       .map((p, i) =>
         [
@@ -166,7 +166,7 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Pair[],
       .join('\n\n');
     try {
       const prompt = options.prompts.render('mder/disambiguate', { pairs: text });
-      const { value } = await llm.generateJson(prompt, disambiguateReplySchema(batch.length), { maxTokens: options.maxTokens ?? 1024, signal: options.signal });
+      const { value } = await llm.generateJson(prompt, disambiguateReplySchema(batch.length), { maxTokens: options.maxTokens ?? 1024, signal });
       return batch.flatMap((p, i): Confirmed[] => {
         const d = value.decisions[i]!;
         const canonical = normaliseName(d.canonical);
@@ -179,7 +179,7 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Pair[],
     } finally {
       options.onProgress?.((done += batch.length), pairs.length);
     }
-  });
+  }, options.signal ? { signal: options.signal } : {});
   return results.flat();
 }
 

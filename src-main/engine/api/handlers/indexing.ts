@@ -69,12 +69,13 @@ export async function runIndexing(
       concurrency: engine.settings.get().concurrency,
       onProgress: (p) => progress(p),
       // A view that never loaded reads SQLite when first used; a loaded one is brought up to date.
-      updateRdfView: async () => {
-        if (session.rdf.status.state !== 'idle') await session.rdf.rebuild();
-      },
+      updateRdfView: () => session.rdf.resync(),
     }).run();
     return { ingestFailures: ingest.failed, ...result };
   } catch (error) {
+    // Failed, paused or cancelled: what the job wrote stays, so the view (which may have loaded
+    // mid-job, as the screens show the KB while it is indexed) reloads too; queries wait for it.
+    void session.rdf.resync();
     // A full disk stops the job with its checkpoints kept; say so (STORAGE_FULL, naming the KB file) rather than INTERNAL.
     throw isStorageFull(error) ? storageError(error, session.kb.file) : error;
   } finally {

@@ -24,11 +24,11 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
       });
       return { jobId };
     },
-    'rdf:import': ({ kb: name, inputPath, format }) => {
+    'rdf:import': ({ kb: name, inputPath, format, baseIri }) => {
       const session = kbs.get(name);
       const jobId = engine.jobs.start('import', session.name, async ({ signal, progress }) => {
         const embedder = await engine.models.requireEmbedder('Importing RDF (the triples are embedded for retrieval)');
-        return importRdfIntoKb(session, embedder, inputPath, { ...(format ? { format } : {}), signal, onProgress: progress });
+        return importRdfIntoKb(session, embedder, inputPath, { ...(format ? { format } : {}), ...(baseIri ? { baseIri } : {}), signal, onProgress: progress });
       });
       return { jobId };
     },

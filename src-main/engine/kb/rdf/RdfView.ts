@@ -3,7 +3,7 @@ import type { SparqlResult } from '../../api/contract.js';
 import { parse } from 'oxigraph';
 import { raceAbort } from '../../base/abort.js';
 import { yieldToEventLoop } from '../../base/concurrency.js';
-import { BugIndicatingError, PolyhopError } from '../../base/errors.js';
+import { BugIndicatingError, CancelledError, PolyhopError } from '../../base/errors.js';
 import { buildQuads } from './buildQuads.js';
 import { KbQuads } from './KbQuads.js';
 import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
@@ -70,7 +70,7 @@ class StoreWorker {
     });
     const die = (error: Error): void => {
       this.#dead ??= error;
-      for (const p of this.#pending.values()) p.reject(error);
+      for (const p of this.#pending.values()) p.reject(this.#dead);
       this.#pending.clear();
     };
     this.#worker.on('error', die);
@@ -137,18 +137,32 @@ export class RdfView {
     return this.#disposed;
   }
 
-  /** Resolves when the current (re)load has finished; rejects with its error. Starts one if idle. */
+  /**
+   * Resolves when the current (re)load has finished; rejects with its error. Starts one if idle.
+   * A load overtaken by a {@link rebuild} resolves with the newer one; one cut short by
+   * {@link dispose} rejects with CancelledError.
+   */
   load(): Promise<void> {
     this.#assertOpen();
-    this.#loaded ??= this.#startLoad();
+    this.#loaded ??= this.#track(this.#startLoad());
     return this.#loaded;
   }
 
   /** Drops the store and reloads it from the records in the background. */
   rebuild(): Promise<void> {
     this.#assertOpen();
-    this.#loaded = this.#startLoad();
+    this.#loaded = this.#track(this.#startLoad());
     return this.#loaded;
+  }
+
+  /**
+   * Follows the records after they changed in bulk (an index or import job ended, however it
+   * ended): a view that never loaded reads them when first used; a loaded or loading one reloads in
+   * the background at once, and queries wait for that reload. Resolves when it is done.
+   */
+  resync(): Promise<void> {
+    if (this.#disposed || this.#status.state === 'idle') return Promise.resolve();
+    return this.rebuild();
   }
 
   async query(sparql: string, options: SparqlOptions = {}): Promise<SparqlResult> {
@@ -177,8 +191,7 @@ export class RdfView {
     });
     try {
       await raceAbort(Promise.race([this.load(), deadline]), options.signal);
-      const worker = this.#worker;
-      if (!worker) throw new BugIndicatingError('RdfView: loaded without a worker');
+      const worker = this.#loadedWorker();
       const run = this.#run(worker, form, sparql, maxRows);
       run.catch(() => undefined);
       const result = await raceAbort(Promise.race([run, deadline]), options.signal);
@@ -266,21 +279,27 @@ export class RdfView {
     this.#worker = worker;
     void previous?.terminate();
     this.#setStatus({ state: 'loading', triples: 0 });
-    const estimate = estimateQuads(await this.#source.recordCounts());
-    if (estimate > this.#options.maxQuads) {
-      const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; export it (Turtle, N-Triples) and query it with a dedicated triple store`;
-      this.#setStatus({ state: 'error', triples: 0, message });
-      throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, { details: { estimate, maxQuads: this.#options.maxQuads } });
-    }
+    // Every await below may return to a view that was rebuilt or disposed meanwhile (its worker
+    // terminated, its KB closed): each one is checked, and no worker call is left unawaited, since
+    // a terminated worker rejects them all and an orphaned rejection ends the process.
+    const current = (): boolean => generation === this.#generation;
+    let inFlight: Promise<unknown> = Promise.resolve();
     try {
+      const estimate = estimateQuads(await this.#source.recordCounts());
+      if (!current()) return await this.#overtaken();
+      if (estimate > this.#options.maxQuads) {
+        const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; export it (Turtle, N-Triples) and query it with a dedicated triple store`;
+        this.#setStatus({ state: 'error', triples: 0, message });
+        throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, { details: { estimate, maxQuads: this.#options.maxQuads } });
+      }
       const serializer = new RdfSerializer('nquads');
       let count = 0;
-      let inFlight: Promise<unknown> = Promise.resolve();
       for await (const batch of buildQuads(this.#source, { kind: 'all' }, { batchSize: this.#options.batchSize })) {
-        if (generation !== this.#generation) return;
+        if (!current()) break;
         const text = serializer.write(batch);
         // Build the next batch's text while the worker parses this one.
         await inFlight;
+        if (!current()) break;
         inFlight = worker.call('load', { text });
         count += batch.length;
         this.#setStatus({ state: 'loading', triples: count });
@@ -289,14 +308,30 @@ export class RdfView {
         await yieldToEventLoop();
       }
       await inFlight;
+      if (!current()) return await this.#overtaken();
       const size = await worker.call<number>('size');
-      if (generation === this.#generation) this.#setStatus({ state: 'ready', triples: size });
+      if (!current()) return await this.#overtaken();
+      this.#setStatus({ state: 'ready', triples: size });
     } catch (error) {
-      if (generation !== this.#generation) return;
+      await inFlight.catch(() => undefined);
+      if (!current()) return await this.#overtaken();
+      if (error instanceof PolyhopError && error.code === 'UNSUPPORTED') throw error;
       const message = error instanceof Error ? error.message : String(error);
       this.#setStatus({ state: 'error', triples: 0, message });
       throw new PolyhopError('INTERNAL', `RDF view: loading failed: ${message}`, { cause: error });
     }
+  }
+
+  /** What a load overtaken by a newer one (or by dispose) settles as: the newer load, or CancelledError. */
+  #overtaken(): Promise<void> {
+    if (this.#disposed || !this.#loaded) return Promise.reject(new CancelledError('RDF view: closed while it was loading'));
+    return this.#loaded;
+  }
+
+  /** Callers see the rejection; marking it handled here keeps a load nobody awaits from ending the process. */
+  #track(load: Promise<void>): Promise<void> {
+    load.catch(() => undefined);
+    return load;
   }
 
   async #run(worker: StoreWorker, form: NonNullable<ReturnType<typeof sparqlForm>>, sparql: string, maxRows: number): Promise<Omit<SparqlResult, 'elapsedMs'>> {
@@ -330,8 +365,7 @@ export class RdfView {
     return this.#enqueue(async () => {
       await this.load();
       const generation = this.#generation;
-      const worker = this.#worker;
-      if (!worker) throw new BugIndicatingError('RdfView: loaded without a worker');
+      const worker = this.#loadedWorker();
       try {
         await fn(worker, new KbQuads(this.#iris));
       } catch (error) {
@@ -387,6 +421,13 @@ export class RdfView {
   #setStatus(status: RdfViewStatus): void {
     this.#status = status;
     this.#options.onStatus?.({ ...status });
+  }
+
+  /** The worker after an awaited load: the view may have been disposed meanwhile. */
+  #loadedWorker(): StoreWorker {
+    this.#assertOpen();
+    if (!this.#worker) throw new BugIndicatingError('RdfView: loaded without a worker');
+    return this.#worker;
   }
 
   #assertOpen(): void {

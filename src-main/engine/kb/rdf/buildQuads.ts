@@ -9,6 +9,8 @@ import { KbIris, type RdfQuad, fromOxigraph } from './terms.js';
 /** Which part of a KB an export (or the view) covers. */
 export type RdfScope =
   | { kind: 'all' }
+  /** Only the statements an RDF import brought, as they were (none for a KB built from documents). */
+  | { kind: 'original' }
   /** The document, its chunks, and the triples (with their entities) read from its chunks. */
   | { kind: 'document'; documentId: number }
   /** The entity, the entities up to `hops` triples away, and the triples between them. */
@@ -39,6 +41,11 @@ export async function* buildQuads(source: RdfRecordSource, scope: RdfScope, opti
     }
   };
 
+  async function* imported(): AsyncGenerator<RdfQuad[]> {
+    if (!source.importedNQuads) return;
+    for await (const text of source.importedNQuads()) yield* push(parse(text, { format: 'application/n-quads' }).map(fromOxigraph));
+  }
+
   switch (scope.kind) {
     case 'all': {
       const chunkDocuments = new Map<number, number>();
@@ -53,11 +60,12 @@ export async function* buildQuads(source: RdfRecordSource, scope: RdfScope, opti
       }
       for await (const entity of source.entities()) yield* push(kq.entity(entity));
       for await (const triple of source.triples()) yield* push(kq.triple(triple, chunkDocuments));
-      if (source.importedNQuads) {
-        for await (const text of source.importedNQuads()) yield* push(parse(text, { format: 'application/n-quads' }).map(fromOxigraph));
-      }
+      yield* imported();
       break;
     }
+    case 'original':
+      yield* imported();
+      break;
     case 'document': {
       const doc = await findDocument(source, scope.documentId);
       yield* push(kq.document(doc));

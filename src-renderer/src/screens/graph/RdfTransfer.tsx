@@ -18,19 +18,19 @@ function useJob(jobId: string | null) {
   return useJobs((s) => (jobId ? s.jobs[jobId] : undefined));
 }
 
-/** Export the whole KB, the document open in Corpus, or the open entity's neighbourhood. */
+/** Export the whole KB, the statements an RDF import brought, the document open in Corpus, or the open entity's neighbourhood. */
 export function ExportPanel({ kb }: { kb: string }) {
   const { t } = useTranslation();
   const doc = useApp((s) => s.openDocument);
   const entity = useApp((s) => s.openEntity);
-  const [scope, setScope] = useState<'all' | 'document' | 'entity'>('all');
+  const [scope, setScope] = useState<'all' | 'original' | 'document' | 'entity'>('all');
   const [hops, setHops] = useState(1);
   const [format, setFormat] = useState<RdfFormat>('turtle');
   const [outputPath, setOutputPath] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   const scopeValue: Request<'rdf:export'>['scope'] | null =
-    scope === 'all' ? { kind: 'all' } : scope === 'document' ? (doc ? { kind: 'document', documentId: doc.id } : null) : entity ? { kind: 'entity', entityId: entity.id, hops } : null;
+    scope === 'all' || scope === 'original' ? { kind: scope } : scope === 'document' ? (doc ? { kind: 'document', documentId: doc.id } : null) : entity ? { kind: 'entity', entityId: entity.id, hops } : null;
   const run = useAction(async () => {
     if (!scopeValue) return;
     const ref = await api().call('rdf:export', { kb, format, scope: scopeValue, outputPath });
@@ -56,6 +56,10 @@ export function ExportPanel({ kb }: { kb: string }) {
         <label className="check">
           <input type="radio" name="export-scope" checked={scope === 'all'} onChange={() => setScope('all')} data-testid="export-scope-all" />
           <span>{t('rdf.scopeAll', { kb })}</span>
+        </label>
+        <label className="check">
+          <input type="radio" name="export-scope" checked={scope === 'original'} onChange={() => setScope('original')} data-testid="export-scope-original" />
+          <span>{t('rdf.scopeOriginal')}</span>
         </label>
         <label className="check">
           <input type="radio" name="export-scope" checked={scope === 'document'} onChange={() => setScope('document')} disabled={!doc} data-testid="export-scope-document" />
@@ -115,6 +119,7 @@ export function ExportPanel({ kb }: { kb: string }) {
 }
 
 const kbName = requestSchemas['kb:create'].shape.name;
+const baseIriSchema = requestSchemas['rdf:import'].shape.baseIri;
 
 /** Import an RDF file as a new knowledge base: kb:create, then rdf:import. */
 export function ImportPanel() {
@@ -122,19 +127,21 @@ export function ImportPanel() {
   const [name, setName] = useState('');
   const [inputPath, setInputPath] = useState('');
   const [format, setFormat] = useState<RdfFormat | ''>('');
+  const [baseIri, setBaseIri] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   const nameOk = kbName.safeParse(name).success;
+  const baseOk = baseIri.trim() === '' || baseIriSchema.safeParse(baseIri.trim()).success;
   const run = useAction(async () => {
     const kb = await api().call('kb:create', { name, description: t('rdf.importedFrom', { path: inputPath }) });
-    const ref = await api().call('rdf:import', { kb: kb.name, inputPath, ...(format ? { format } : {}) });
+    const ref = await api().call('rdf:import', { kb: kb.name, inputPath, ...(format ? { format } : {}), ...(baseIri.trim() ? { baseIri: baseIri.trim() } : {}) });
     useJobs.getState().track(ref.jobId, 'import', kb.name);
     setJobId(ref.jobId);
     await useApp.getState().refreshKbs();
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (nameOk && inputPath.trim()) void run.run();
+    if (nameOk && baseOk && inputPath.trim()) void run.run();
   };
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="import-heading">
@@ -159,7 +166,12 @@ export function ImportPanel() {
           ))}
         </select>
       </label>
-      <button type="submit" className="primary" disabled={!nameOk || !inputPath.trim() || run.pending || job?.status === 'running'} data-testid="import-submit">
+      <label>
+        <span>{t('rdf.baseIri')}</span>
+        <input value={baseIri} onChange={(e) => setBaseIri(e.target.value)} placeholder="https://example.org/graph/" spellCheck={false} aria-invalid={baseOk ? undefined : true} data-testid="import-base" />
+      </label>
+      <p className="muted small">{t('rdf.baseIriHint')}</p>
+      <button type="submit" className="primary" disabled={!nameOk || !baseOk || !inputPath.trim() || run.pending || job?.status === 'running'} data-testid="import-submit">
         {t('rdf.importButton')}
       </button>
       {run.error && <ErrorView error={run.error} compact />}
