@@ -194,6 +194,8 @@ export interface KbSummary {
   entityCount: number;
   tripleCount: number;
   embedder: { identity: string; dimension: number } | null;
+  /** Rows (chunks, entities, triples…) without a vector yet. With no embedder recorded, the KB was imported without an embedding model: retrieval needs `kb:reembed` once one is loaded. */
+  missingVectors: number;
   createdAt: string;
 }
 

@@ -49,6 +49,7 @@ function summarise(entry: KbEntry, kb: KnowledgeBase): KbSummary {
     entityCount: stats.entities,
     tripleCount: stats.triples,
     embedder: entry.embedder,
+    missingVectors: kb.countMissingVectors(),
     createdAt: entry.createdAt,
   };
 }
