@@ -85,6 +85,7 @@ describe('RDF import with no embedding model', () => {
     const info = await call<KbInfo>(engine, 'kb:info', { kb: 'mse' });
     expect(info.embedder).toEqual({ identity: 'test-ngram-128', dimension: 128 });
     expect(info.missingVectors).toBe(0);
+    expect(engine.kbs.get('mse').kb.countMissingVectors()).toBe(0);
     expect(job.result).toEqual({ vectors: info.entityCount + info.tripleCount });
 
     const asked = await runJobToEnd(engine, 'qa:ask', { kb: 'mse', question: 'Which organisation is Researcher Number7 Quartz affiliated with?', strategy: 'hyp', retrievalOnly: true });

@@ -71,8 +71,8 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
   const [deleting, setDeleting] = useState(false);
   const { refreshKbs, setKb, announce } = useApp.getState();
   const problem = useNameProblem(newName);
-  // Imported without an embedding model: no embedder recorded, rows waiting for their vectors.
-  const unembedded = kb.embedder === null && kb.missingVectors > 0;
+  // Imported without an embedding model: rows waiting for their first vectors.
+  const unembedded = kb.missingVectors > 0;
   const reembedStatus = useJobs((s) => latestJob(s.jobs, 'reembed', kb.name)?.status);
   useEffect(() => {
     if (reembedStatus && reembedStatus !== 'running') void refreshKbs();
