@@ -223,6 +223,7 @@ describe('SIGKILL at random moments during indexing through the Api', () => {
     expect(stagesHit).toHaveLength(KILLS);
     for (const stage of ['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed']) expect(stagesHit).toContain(stage);
     // Sized by work, not time: 22 child processes (each starts the engine under tsx) and 20
-    // restarts take about 2 minutes on an idle 2-core machine; the limit only catches a hang.
-  }, 900_000);
+    // restarts use ~85 s of CPU; on a shared 2-core machine with two CPU hogs beside it the run
+    // took 9 min of wall time. The limit only catches a hang.
+  }, 1_500_000);
 });
