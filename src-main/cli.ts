@@ -9,7 +9,7 @@ import { appPaths, defaultDataDir } from './engine/api/paths.js';
 import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
-import { printDoctor, printTable } from './cli/format.js';
+import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
 
 export interface CliOptions {
   appRoot: string;
@@ -91,7 +91,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .description('counts, embedder, RDF view state and size of a knowledge base')
     .action(async (name: string) => {
       const info = await call('kb:info', { kb: name });
-      out(info, () => console.log(JSON.stringify(info, null, 2)));
+      out(info, () => {
+        console.log(JSON.stringify(info, null, 2));
+        const hint = missingVectorsHint(name, info.missingVectors);
+        if (hint) console.log(hint);
+      });
     });
   kb.command('rename <name> <newName>')
     .description('rename a knowledge base')
@@ -247,7 +251,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       if (!existing.some((k) => k.name === opts.kb)) await call('kb:create', { name: opts.kb });
       const result = await job('rdf:import', { kb: opts.kb, inputPath: resolve(file), ...(opts.format ? { format: opts.format } : {}), ...(opts.base ? { baseIri: opts.base } : {}) });
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `import ${result.status}`);
-      out(result.result, () => console.log(`Imported ${file} into "${opts.kb}": ${JSON.stringify(result.result)}`));
+      out(result.result, () => {
+        console.log(`Imported ${file} into "${opts.kb}": ${JSON.stringify(result.result)}`);
+        const hint = missingVectorsHint(opts.kb, (result.result as { missingVectors: number }).missingVectors);
+        if (hint) console.log(hint);
+      });
     });
 
   program

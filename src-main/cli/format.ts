@@ -31,3 +31,9 @@ export function printDoctor(report: DoctorReport): void {
   for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
 }
+
+/** What to run when `missing` rows of a KB wait for their first vectors (imported without an embedding model), or null. */
+export function missingVectorsHint(kb: string, missing: number): string | null {
+  if (missing === 0) return null;
+  return `Vectors missing: ${missing} rows of "${kb}" are not embedded yet (imported without an embedding model). Browsing, SPARQL and export work now; to ask questions run \`polyhop models use embedding PATH\`, then \`polyhop kb reembed ${kb}\`.`;
+}

@@ -5,8 +5,7 @@ import { Engine } from '../../src-main/engine/api/Engine.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 import { ensureBuilt } from '../../src-main/rendererBuild.js';
 import { startBrowserServer } from '../../src-main/serve.js';
-import type { Embedder } from '../../src-main/engine/models/Embedder.js';
-import type { Llm } from '../../src-main/engine/models/Llm.js';
+import type { InjectedModels } from '../../src-main/engine/api/ModelRuntime.js';
 import { e2eModels, type E2eModels } from './e2eCorpus.js';
 import { repoRoot } from './tempEngine.js';
 
@@ -21,8 +20,8 @@ export interface E2eServerOptions {
    * (`Engine.create({ models })`). Default false: no models, like a fresh install.
    */
   scripted?: boolean;
-  /** Other models to inject through the same hook (a bench's synthetic-corpus model); wins over `scripted`. */
-  models?: { llm: Llm; embedder: Embedder };
+  /** Other models to inject through the same hook (a bench's synthetic-corpus model; an object the test fills later); wins over `scripted`. */
+  models?: InjectedModels;
 }
 
 export interface E2eServer {

@@ -203,6 +203,13 @@ export interface KbSummary {
   entityCount: number;
   tripleCount: number;
   embedder: { identity: string; dimension: number } | null;
+  /**
+   * Rows waiting for their first vectors: with no embedder recorded (an RDF import made without an
+   * embedding model), every entity, triple, chunk and passage; `kb:reembed` fills them once an
+   * embedding model is loaded. 0 once an embedder is recorded (gaps left by an interrupted run are
+   * filled by the next one).
+   */
+  missingVectors: number;
   createdAt: string;
 }
 

@@ -23,14 +23,19 @@ export interface ImportRdfIntoKbOptions {
  * the original statements are kept for export and SPARQL. The KB must be empty; a syntax error
  * stops before anything is written, and any later failure removes what was written.
  *
+ * With no embedder (none chosen yet) the graph is imported all the same: browsing, search by
+ * name, SPARQL and export need no model. Its rows are left without vectors and no embedder is
+ * recorded, which is how the KB says its vectors are missing; `kb:reembed` fills them once an
+ * embedding model is chosen.
+ *
  * Memory stays bounded whatever the file's size: each batch is written as it comes, and the
  * embedding stage reads what to embed back from SQLite a page at a time.
  */
-export async function importRdfIntoKb(session: KbSession, embedder: Embedder, file: string, options: ImportRdfIntoKbOptions): Promise<ImportRdfResult> {
+export async function importRdfIntoKb(session: KbSession, embedder: Embedder | null, file: string, options: ImportRdfIntoKbOptions): Promise<ImportRdfResult & { missingVectors: number }> {
   const { kb } = session;
   const stats = kb.stats();
   if (stats.documents > 0 || stats.entities > 0) throw new PolyhopError('CONFLICT', `Import an RDF graph into a new, empty knowledge base ("${session.name}" already has content)`);
-  kb.assertEmbedder(embedder.identity, embedder.dimension);
+  if (embedder) kb.assertEmbedder(embedder.identity, embedder.dimension);
   const source = basename(file);
   try {
     const result = await importRdf(file, {
@@ -46,14 +51,16 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder, fi
           kb.addImportedStatements(source, batch.nquads);
         }),
     });
-    // The shared embed stage, a page of rows at a time (the BM25 text was written with each batch).
-    const plan = planEmbedding(kb, embedder, { batchSize: options.embedBatchSize ?? 64, fullText: false, signal: options.signal });
-    let done = 0;
-    await plan.run((n) => options.onProgress({ stage: 'embed', done: (done += n), total: plan.total }));
+    if (embedder) {
+      // The shared embed stage, a page of rows at a time (the BM25 text was written with each batch).
+      const plan = planEmbedding(kb, embedder, { batchSize: options.embedBatchSize ?? 64, fullText: false, signal: options.signal });
+      let done = 0;
+      await plan.run((n) => options.onProgress({ stage: 'embed', done: (done += n), total: plan.total }));
+    }
     // As after indexing: a view that never loaded reads SQLite when first used; a loaded one is
     // rebuilt. Its failure does not undo the import (the records are the truth; it is derived).
     await session.rdf.resync().catch(() => undefined);
-    return result;
+    return { ...result, missingVectors: kb.countMissingVectors() };
   } catch (error) {
     kb.clearGraph();
     // The view may have loaded part of the import meanwhile.

@@ -872,8 +872,9 @@ export class KnowledgeBase {
       .all(after, limit) as number[];
   }
 
-  /** How many `kind` rows have no vector yet. */
-  countMissingVectors(kind: VectorKind): number {
+  /** How many `kind` rows (every kind when omitted) have no vector yet. */
+  countMissingVectors(kind?: VectorKind): number {
+    if (!kind) return VECTOR_KINDS.reduce((n, k) => n + this.countMissingVectors(k), 0);
     return this.#stmt(`SELECT COUNT(*) ${missingVectorsFrom(kind)}`).pluck().get() as number;
   }
 

@@ -12,14 +12,19 @@ import { databaseHealth, rdfAgainstSqlite } from './support/kbChecks.js';
 import { writeSyntheticCorpus } from './support/syntheticCorpus.js';
 
 /**
- * Issue 9, "Crash safety": the engine is SIGKILLed at 32 seeded-random moments spread over an
+ * Issue 9, "Crash safety": the engine is SIGKILLed at 20 seeded-random moments spread over an
  * indexing job run through the Api, restarted after each; every restart must find an intact
  * database whose RDF view agrees with it, the job must never ask the model again for a call that
  * had finished, and the end result must equal an uninterrupted run's.
+ *
+ * Nothing here depends on the machine's speed (issue 13): the kills that must land in a given
+ * stage hold one of its calls open in the child until the kill (see support/indexChild.ts), and
+ * the others are placed on the job's own clock (model calls asked) plus a random delay, whose
+ * landing stage is only reported.
  */
 
 const SEED = 9_2024;
-const KILLS = 32;
+const KILLS = 20;
 const DOCUMENTS = 30;
 const LATENCY_MS = 15;
 const CHILD = join(import.meta.dirname, 'support/indexChild.ts');
@@ -49,20 +54,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * When to kill a run: `delayMs` after the child prints `adding` (docs:add) or `ready` (index:start
- * next), enters `stage`, asks the model its first `prompt` call, or once `seen` (distinct model calls asked by all runs: the job's own
- * clock) reaches `target`.
+ * next), enters `stage`, or once `seen` (distinct model calls asked by all runs: the job's own
+ * clock) reaches `target`; or, `held`, at once when the child holds its first `call` (a prompt
+ * name, or `embed`) of `stage` open: the job is then inside that stage for sure.
  */
-type KillAt = { delayMs: number } & ({ after: 'adding' | 'ready' } | { after: 'stage'; stage: string } | { after: 'ask'; prompt: string } | { after: 'calls'; target: number });
+type KillAt =
+  | ({ delayMs: number } & ({ after: 'adding' | 'ready' } | { after: 'stage'; stage: string } | { after: 'calls'; target: number }))
+  | { after: 'held'; stage: string; call: string };
 
 function runChild(dataDir: string, latencyMs: number, kill?: KillAt, seen = new Set<string>()): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, corpus, String(latencyMs), KB_NAME], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const hold = kill?.after === 'held' ? [`${kill.stage}:${kill.call}`] : [];
+    const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, corpus, String(latencyMs), KB_NAME, ...hold], { stdio: ['ignore', 'pipe', 'pipe'] });
     const run: ChildRun = { asks: [], stage: 'start', killed: false, done: null };
     let armed = false;
     let stderr = '';
     let rest = '';
     const arm = (): void => {
-      if (armed || !kill) return;
+      if (armed || !kill || kill.after === 'held') return;
       armed = true;
       setTimeout(() => {
         run.killed = proc.kill('SIGKILL');
@@ -80,8 +89,13 @@ function runChild(dataDir: string, latencyMs: number, kill?: KillAt, seen = new 
           seen.add(b!);
         } else if (kind === 'stage') run.stage = a!;
         else if (kind === 'done') run.done = line;
+        else if (kind === 'held') {
+          run.stage = a!;
+          run.killed = proc.kill('SIGKILL');
+          return;
+        }
         if (!kill) continue;
-        if (kill.after === kind && (kill.after === 'stage' ? a === kill.stage : kill.after === 'ask' ? a === kill.prompt : true)) arm();
+        if (kill.after === kind && (kill.after === 'stage' ? a === kill.stage : true)) arm();
         if (kill.after === 'calls' && (kind === 'ready' || kind === 'ask') && seen.size >= kill.target) arm();
       }
     });
@@ -119,24 +133,36 @@ describe('SIGKILL at random moments during indexing through the Api', () => {
     expect(expected.snapshot.documents.every((d) => d.status === 'indexed')).toBe(true);
     expect(expected.snapshot.entities.some((e) => e.aliases.length > 0)).toBe(true); // disambiguation merged something
 
-    // Kill moments in job order: during docs:add and the ingest stage (no model calls there), on
-    // the job's clock (distinct model calls asked) plus a random delay so kills land between calls
-    // too, and in the stages with few or no calls. Each kill's place on the uninterrupted run's clock orders them.
+    // Kill moments in job order: during docs:add and just after index:start; one held inside each
+    // stage (two in reduce and embed, whose writes are the largest); the rest on the job's clock
+    // (distinct model calls asked) plus a random delay, so kills land between calls too. Each
+    // kill's place on the uninterrupted run's clock orders them.
     const rng = new Prng(SEED);
     const total = reference.asks.length;
     const firstCall = (prompt: string) => reference.asks.findIndex((a) => a.prompt === prompt);
-    // A kill while a call is in flight (delay under the latency) lands in that call's stage for sure.
-    const inCall = (prompt: string) => ({ at: firstCall(prompt), kill: { after: 'ask' as const, prompt, delayMs: rng.next() * LATENCY_MS * 0.8 } });
+    const held = (stage: string, call: string, at: number) => ({ at, kill: { after: 'held' as const, stage, call } });
     const stageKills = [
-      inCall('mder/disambiguate'),
-      inCall('mder/reduce'),
-      inCall('mder/reduce'),
-      { at: total, kill: { after: 'stage' as const, stage: 'embed', delayMs: rng.next() * 20 } },
-      { at: total, kill: { after: 'stage' as const, stage: 'embed', delayMs: rng.next() * 20 } },
+      held('ingest', 'embed', 0),
+      held('preprocess', 'ingest/summarise', firstCall('ingest/summarise')),
+      held('map', 'mder/map', firstCall('mder/map')),
+      held('disambiguate', 'mder/disambiguate', firstCall('mder/disambiguate')),
+      held('enrich', 'mder/enrich', firstCall('mder/enrich')),
+      held('reduce', 'mder/reduce', firstCall('mder/reduce')),
+      held('reduce', 'mder/reduce', firstCall('mder/reduce')),
+      held('embed', 'embed', total),
+      held('embed', 'embed', total),
       { at: total, kill: { after: 'stage' as const, stage: 'rdf', delayMs: 0 } },
     ];
+    // A timed kill runs on for its delay and however late the busy parent gets to it. Just before a
+    // stage of few calls (disambiguate has one) it could let the child finish that stage, leaving
+    // the kill held there nothing to hold: no timed kill is due within the 100 calls (≥ 375 ms of
+    // the child's time at 4 calls per latency) before one.
+    const fewCalls = ['mder/disambiguate', 'mder/reduce'].map(firstCall);
+    const clear = (target: number) => fewCalls.every((first) => target > first || target < first - 100);
     const callKills = Array.from({ length: KILLS - 3 - stageKills.length }, () => {
-      const target = 1 + rng.nextInt(total - 1);
+      let target: number;
+      do target = 1 + rng.nextInt(total - 1);
+      while (!clear(target));
       return { at: target, kill: { after: 'calls' as const, target, delayMs: rng.nextInt(4 * LATENCY_MS) } };
     });
     const kills: KillAt[] = [
@@ -196,5 +222,8 @@ describe('SIGKILL at random moments during indexing through the Api', () => {
     console.log(`kills by stage: ${stagesHit.join(' ')}; model calls ${allAsks.length} vs ${total} uninterrupted, ${inFlight.length} cut off by kills`);
     expect(stagesHit).toHaveLength(KILLS);
     for (const stage of ['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed']) expect(stagesHit).toContain(stage);
-  }, 280_000);
+    // Sized by work, not time: 22 child processes (each starts the engine under tsx) and 20
+    // restarts use ~85 s of CPU; on a shared 2-core machine with two CPU hogs beside it the run
+    // took 9 min of wall time. The limit only catches a hang.
+  }, 1_500_000);
 });

@@ -49,6 +49,8 @@ function summarise(entry: KbEntry, kb: KnowledgeBase): KbSummary {
     entityCount: stats.entities,
     tripleCount: stats.triples,
     embedder: entry.embedder,
+    // Only a KB without an embedder can wait for vectors it never had; counting is skipped otherwise (large KBs).
+    missingVectors: kb.embedder() ? 0 : kb.countMissingVectors(),
     createdAt: entry.createdAt,
   };
 }

@@ -1,3 +1,4 @@
+import { PolyhopError } from '../../base/errors.js';
 import { ask, resolveQaSettings } from '../../qa/index.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Answer, HistoryEntry, StrategyName } from '../contract.js';
@@ -41,8 +42,11 @@ export interface QuestionRequest {
 
 /** Answers one question over a KB with the loaded models (also used by benchmarks). */
 export async function answerQuestion(engine: Engine, session: KbSession, request: QuestionRequest, options: { signal: AbortSignal; onTextChunk?: (text: string) => void }): Promise<Answer> {
+  const unembedded = session.kb.embedder() === null ? session.kb.countMissingVectors() : 0;
+  if (unembedded > 0 && request.strategy !== 'llm-only') throw vectorsMissing(session.name, request.strategy, unembedded);
   const embedder = await engine.models.requireEmbedder('Answering');
-  session.kb.assertEmbedder(embedder.identity, embedder.dimension);
+  // llm-only retrieves nothing, so it must not record an embedder for vectors the KB lacks.
+  if (unembedded === 0) session.kb.assertEmbedder(embedder.identity, embedder.dimension);
   const model = request.retrievalOnly ? null : await engine.models.generation();
   return ask(
     {
@@ -60,5 +64,20 @@ export async function answerQuestion(engine: Engine, session: KbSession, request
       ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
       ...(request.answerLanguage ? { answerLanguage: request.answerLanguage } : {}),
     },
+  );
+}
+
+/**
+ * A KB with rows but no embedder recorded was imported without an embedding model: every
+ * retrieving strategy ranks by vector similarity (fused with BM25), so it says what to do instead
+ * of answering from nothing.
+ */
+function vectorsMissing(kb: string, strategy: StrategyName, rows: number): PolyhopError {
+  return new PolyhopError(
+    'CONFLICT',
+    `"${kb}" has no vectors yet (${rows} rows; it was imported without an embedding model), and ${strategy} retrieves by vector similarity. ` +
+      `Choose an embedding model (Models screen, or \`polyhop models use embedding PATH\`), then embed the knowledge base (Embed on the Corpus screen, or \`polyhop kb reembed ${kb}\`). ` +
+      'Browsing, search by name, SPARQL and export work meanwhile.',
+    { details: { kb, strategy, missingVectors: rows } },
   );
 }

@@ -27,8 +27,8 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
     'rdf:import': ({ kb: name, inputPath, format, baseIri }) => {
       const session = kbs.get(name);
       const jobId = engine.jobs.start('import', session.name, async ({ signal, progress }) => {
-        const embedder = await engine.models.requireEmbedder('Importing RDF (the triples are embedded for retrieval)');
-        return importRdfIntoKb(session, embedder, inputPath, { ...(format ? { format } : {}), ...(baseIri ? { baseIri } : {}), signal, onProgress: progress });
+        // Without a chosen embedding model the graph still imports; its vectors wait for `kb:reembed`.
+        return importRdfIntoKb(session, await engine.models.embedder(), inputPath, { ...(format ? { format } : {}), ...(baseIri ? { baseIri } : {}), signal, onProgress: progress });
       });
       return { jobId };
     },

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, requestSchemas, type KbSummary } from '../../../api/index.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
@@ -6,7 +6,7 @@ import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
-import { useJobs } from '../../store/jobs.js';
+import { latestJob, useJobs } from '../../store/jobs.js';
 
 const kbName = requestSchemas['kb:create'].shape.name;
 
@@ -71,6 +71,12 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
   const [deleting, setDeleting] = useState(false);
   const { refreshKbs, setKb, announce } = useApp.getState();
   const problem = useNameProblem(newName);
+  // Imported without an embedding model: rows waiting for their first vectors.
+  const unembedded = kb.missingVectors > 0;
+  const reembedStatus = useJobs((s) => latestJob(s.jobs, 'reembed', kb.name)?.status);
+  useEffect(() => {
+    if (reembedStatus && reembedStatus !== 'running') void refreshKbs();
+  }, [reembedStatus, refreshKbs]);
   const rename = useAction(async () => {
     const renamed = await api().call('kb:rename', { kb: kb.name, newName });
     if (current) setKb(renamed.name);
@@ -120,6 +126,11 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
             <p className="small muted">
               {t('corpus.kbCounts', { documents: formatNumber(kb.documentCount), entities: formatNumber(kb.entityCount), triples: formatNumber(kb.tripleCount) })}
             </p>
+            {unembedded && (
+              <p className="small warning-text" role="status" data-testid={`kb-vectors-missing-${kb.name}`}>
+                {t('corpus.vectorsMissing', { count: kb.missingVectors })}
+              </p>
+            )}
           </div>
           <div className="row">
             {!current && (
@@ -131,7 +142,7 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
               {t('corpus.rename')}
             </button>
             <button type="button" onClick={() => void reembed.run()} disabled={reembed.pending} title={t('corpus.reembedHint')} data-testid={`kb-reembed-${kb.name}`}>
-              {t('corpus.reembed')}
+              {unembedded ? t('corpus.embed') : t('corpus.reembed')}
             </button>
             <button type="button" className="danger" onClick={() => setDeleting(true)} data-testid={`kb-delete-${kb.name}`}>
               {t('common.delete')}
