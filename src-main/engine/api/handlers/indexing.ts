@@ -61,7 +61,7 @@ export async function runIndexing(
     const embedder = await engine.models.requireEmbedder('Indexing');
     session.kb.assertEmbedder(embedder.identity, embedder.dimension);
     const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
-    const ingest = await ingestPending(session.kb, { embedder, signal, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
+    const ingest = await ingestPending(session.kb, { embedder, signal, limits: engine.settings.get().documentLimits, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
     const result = await new IndexingJob(session.kb, llm, {
       prompts: engine.prompts,
       embedder,

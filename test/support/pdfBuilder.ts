@@ -1,0 +1,71 @@
+import { deflateSync } from 'node:zlib';
+
+/**
+ * Low-level PDF assembly for loader tests that need more than {@link writePdf}'s plain pages:
+ * objects are added by hand (fonts, form fields, annotations, compressed streams) and the
+ * builder writes a correct xref table. Binary data travels as latin1 strings.
+ */
+export class PdfBuilder {
+  readonly #objects: string[] = [];
+
+  /** Adds an object (its text between `obj` and `endobj`); returns its number. */
+  add(body: string): number {
+    return this.#objects.push(body);
+  }
+
+  /** Reserves an object number to fill later (for objects that refer to each other). */
+  reserve(): number {
+    return this.#objects.push('null');
+  }
+
+  set(id: number, body: string): void {
+    this.#objects[id - 1] = body;
+  }
+
+  /** A stream object; `deflate` compresses it with /FlateDecode. */
+  stream(data: string | Buffer, { dict = '', deflate = false }: { dict?: string; deflate?: boolean } = {}): number {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'latin1') : data;
+    const body = deflate ? deflateSync(bytes) : bytes;
+    return this.add(`<< ${dict} /Length ${body.length}${deflate ? ' /Filter /FlateDecode' : ''} >>\nstream\n${body.toString('latin1')}\nendstream`);
+  }
+
+  /** Pages with the given content streams, resources and extra page-dictionary entries; returns the page ids and the Pages id. */
+  pages(pages: readonly { content: number; resources?: string; extra?: string }[]): { pagesId: number; pageIds: number[] } {
+    const pagesId = this.reserve();
+    const pageIds = pages.map((p) => this.add(`<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Contents ${p.content} 0 R /Resources << ${p.resources ?? ''} >> ${p.extra ?? ''} >>`));
+    this.set(pagesId, `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pageIds.length} >>`);
+    return { pagesId, pageIds };
+  }
+
+  /** The file, with `root` as the catalog. */
+  finish(root: number): Buffer {
+    let out = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
+    const offsets: number[] = [];
+    this.#objects.forEach((o, i) => {
+      offsets.push(out.length);
+      out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    });
+    const xref = out.length;
+    out += `xref\n0 ${this.#objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    out += `trailer\n<< /Size ${this.#objects.length + 1} /Root ${root} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+    return Buffer.from(out, 'latin1');
+  }
+}
+
+/** A PDF string literal with `\`, `(` and `)` escaped. */
+export function pdfString(text: string): string {
+  return `(${text.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+}
+
+/**
+ * A one-page PDF whose content stream is a small deflated stream that inflates to `mib` MiB of
+ * text-showing operators: a few hundred KiB on disk, an unbounded text layer for the parser.
+ */
+export function writeInflatingPdf(mib: number): Buffer {
+  const pdf = new PdfBuilder();
+  const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const line = 'BT /F1 12 Tf 72 720 Td (All work and no play makes a dull parser.) Tj ET\n';
+  const content = pdf.stream(line.repeat(Math.ceil((mib * 1024 ** 2) / line.length)), { deflate: true });
+  const { pagesId } = pdf.pages([{ content, resources: `/Font << /F1 ${font} 0 R >>` }]);
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}
