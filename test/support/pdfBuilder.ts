@@ -69,3 +69,18 @@ export function writeInflatingPdf(mib: number): Buffer {
   const { pagesId } = pdf.pages([{ content, resources: `/Font << /F1 ${font} 0 R >>` }]);
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
 }
+
+/**
+ * A one-page PDF in a non-embedded CID font (Type0) whose encoding is one of the predefined
+ * CMaps (`/UniJIS-UCS2-H`, `/GBK-EUC-H`…): the reader needs the CMap files to map the codes to
+ * characters. `hexCodes` are the content stream's character codes, in that CMap's encoding.
+ */
+export function writeCmapPdf({ cmap, ordering, baseFont, hexCodes }: { cmap: string; ordering: 'Japan1' | 'GB1' | 'CNS1' | 'Korea1'; baseFont: string; hexCodes: string }): Buffer {
+  const pdf = new PdfBuilder();
+  const descriptor = pdf.add(`<< /Type /FontDescriptor /FontName /${baseFont} /Flags 6 /FontBBox [0 -141 1000 859] /ItalicAngle 0 /Ascent 859 /Descent -141 /CapHeight 700 /StemV 80 >>`);
+  const cidFont = pdf.add(`<< /Type /Font /Subtype /CIDFontType0 /BaseFont /${baseFont} /CIDSystemInfo << /Registry (Adobe) /Ordering (${ordering}) /Supplement 2 >> /FontDescriptor ${descriptor} 0 R /DW 1000 >>`);
+  const font = pdf.add(`<< /Type /Font /Subtype /Type0 /BaseFont /${baseFont}-${cmap} /Encoding /${cmap} /DescendantFonts [${cidFont} 0 R] >>`);
+  const content = pdf.stream(`BT /F1 12 Tf 72 720 Td <${hexCodes}> Tj ET`);
+  const { pagesId } = pdf.pages([{ content, resources: `/Font << /F1 ${font} 0 R >>` }]);
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}

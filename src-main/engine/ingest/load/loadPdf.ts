@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
@@ -10,6 +12,14 @@ export interface LoadPdfOptions {
   maxPages?: number;
   signal?: AbortSignal;
 }
+
+/**
+ * PDF.js's predefined CMaps (CJK encodings such as UniJIS-UCS2-H or GBK-EUC-H) and the standard
+ * fonts for non-embedded ones, from pdfjs-dist (the version unpdf bundles): without them text in
+ * such fonts cannot be mapped to characters. Folder paths, with the trailing slash PDF.js wants.
+ */
+const PDFJS_DIST = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const PDFJS_DATA = { cMapUrl: `${join(PDFJS_DIST, 'cmaps')}/`, cMapPacked: true, standardFontDataUrl: `${join(PDFJS_DIST, 'standard_fonts')}/` };
 
 interface TextItemLike {
   str?: string;
@@ -26,7 +36,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
   let pdf;
   try {
     // PDF.js takes ownership of the buffer it is given, so it gets a copy.
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, stopAtErrors: false });
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, stopAtErrors: false, ...PDFJS_DATA });
   } catch (error) {
     const name = (error as Error | undefined)?.name;
     if (name === 'PasswordException') throw badInput(path, 'PDF is encrypted with a password', { cause: error, details: { encrypted: true } });
