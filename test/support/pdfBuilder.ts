@@ -84,3 +84,42 @@ export function writeCmapPdf({ cmap, ordering, baseFont, hexCodes }: { cmap: str
   const { pagesId } = pdf.pages([{ content, resources: `/Font << /F1 ${font} 0 R >>` }]);
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
 }
+
+export interface AnnotatedPageSpec {
+  /** Text of the content stream (Helvetica); empty for none. */
+  text?: string;
+  /** Filled AcroForm text fields on the page: name, tooltip (/TU) and value (/V). */
+  fields?: { name: string; tooltip?: string; value: string }[];
+  /** Annotations with /Contents: free-text boxes and sticky-note comments (each with its popup). */
+  annotations?: { subtype: 'FreeText' | 'Text'; contents: string }[];
+}
+
+/** Pages whose text may sit outside the content stream: in form-field values and annotation contents. */
+export function writeAnnotatedPdf(pages: readonly AnnotatedPageSpec[]): Buffer {
+  const pdf = new PdfBuilder();
+  const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const fieldIds: number[] = [];
+  const specs = pages.map((page) => {
+    const content = pdf.stream(page.text ? `BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET` : '');
+    const annots: number[] = [];
+    let y = 600;
+    for (const field of page.fields ?? []) {
+      const id = pdf.add(`<< /Type /Annot /Subtype /Widget /FT /Tx /T ${pdfString(field.name)}${field.tooltip ? ` /TU ${pdfString(field.tooltip)}` : ''} /V ${pdfString(field.value)} /DA (/Helv 10 Tf 0 g) /Rect [72 ${y} 400 ${y + 20}] /F 4 >>`);
+      annots.push(id);
+      fieldIds.push(id);
+      y -= 40;
+    }
+    for (const annotation of page.annotations ?? []) {
+      const id = pdf.reserve();
+      const popup = annotation.subtype === 'Text' ? pdf.add(`<< /Type /Annot /Subtype /Popup /Parent ${id} 0 R /Rect [300 ${y} 500 ${y + 100}] >>`) : 0;
+      pdf.set(id, `<< /Type /Annot /Subtype /${annotation.subtype} /Contents ${pdfString(annotation.contents)} /Rect [72 ${y} 400 ${y + 30}] /F 4${annotation.subtype === 'FreeText' ? ' /DA (/Helv 10 Tf 0 g)' : ''}${popup ? ` /Popup ${popup} 0 R` : ''} >>`);
+      annots.push(id);
+      if (popup) annots.push(popup);
+      y -= 40;
+    }
+    return { content, resources: `/Font << /F1 ${font} 0 R >>`, extra: annots.length ? `/Annots [${annots.map((a) => `${a} 0 R`).join(' ')}]` : '' };
+  });
+  const { pagesId } = pdf.pages(specs);
+  const form = fieldIds.length ? ` /AcroForm << /Fields [${fieldIds.map((f) => `${f} 0 R`).join(' ')}] /DA (/Helv 10 Tf 0 g) /DR << /Font << /Helv ${font} 0 R >> >> >>` : '';
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R${form} >>`));
+}

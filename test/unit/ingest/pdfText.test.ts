@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
-import { writeCmapPdf } from '../../support/pdfBuilder.js';
+import { writeAnnotatedPdf, writeCmapPdf } from '../../support/pdfBuilder.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('pdf-text');
@@ -31,5 +31,28 @@ describe('PDF text', () => {
     const sjis = 'これは日本語の文章です';
     const sj = await loadDocument(put('sjis.pdf', writeCmapPdf({ cmap: '90ms-RKSJ-H', ordering: 'Japan1', baseFont: 'MS-Mincho', hexCodes: encoded(sjis, 'shift_jis') })));
     expect(sj.text).toBe(sjis);
+  });
+
+  it('filled form fields and annotation contents are read, on their own pages (a popup does not repeat its comment)', async () => {
+    const doc = await loadDocument(
+      put(
+        'form.pdf',
+        writeAnnotatedPdf([
+          { text: 'Certificate of completion' },
+          { text: 'Awarded to', fields: [{ name: 'topmostSubform[0].f1_01[0]', tooltip: 'Recipient name', value: 'Ada Kestrel' }, { name: 'course', value: 'River navigation' }] },
+          { annotations: [{ subtype: 'FreeText', contents: 'Signed by Bruno Ravenworth in Marlow' }, { subtype: 'Text', contents: 'Check the date of the course' }] },
+        ]),
+      ),
+    );
+    expect(doc.pages!.map((p) => p.page)).toEqual([1, 2, 3]);
+    const page = (n: number) => doc.text.slice(doc.pages![n - 1]!.startOffset, doc.pages![n]?.startOffset).trim();
+    expect(page(1)).toBe('Certificate of completion');
+    expect(page(2)).toBe('Awarded to\nRecipient name: Ada Kestrel\nRiver navigation');
+    expect(page(3)).toBe('Signed by Bruno Ravenworth in Marlow\nCheck the date of the course');
+  });
+
+  it('a PDF whose only text is in form fields is read, not refused as having no text layer', async () => {
+    const doc = await loadDocument(put('only-fields.pdf', writeAnnotatedPdf([{ fields: [{ name: 'name', tooltip: 'Taxpayer', value: 'Bruno Ravenworth' }, { name: 'city', value: 'Marlow' }] }])));
+    expect(doc.text).toBe('Taxpayer: Bruno Ravenworth\nMarlow');
   });
 });

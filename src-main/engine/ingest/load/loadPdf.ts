@@ -4,6 +4,7 @@ import { getDocumentProxy } from 'unpdf';
 import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import type { LoadedText, PageStart } from '../types.js';
+import { annotationText, type AnnotationLike } from './pdfAnnotationText.js';
 
 export interface LoadPdfOptions {
   /** Extraction stops with BAD_INPUT beyond this many characters. */
@@ -26,9 +27,19 @@ interface TextItemLike {
   hasEOL?: boolean;
 }
 
+/** Form-field values and annotation contents of a page; a broken annotation must not cost the page its text. */
+async function pageAnnotationText(page: { getAnnotations(): Promise<unknown[]> }): Promise<string[]> {
+  try {
+    return annotationText((await page.getAnnotations()) as AnnotationLike[]);
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The text layer of a PDF, page by page (unpdf's serverless PDF.js), with each page's start
- * offset kept for citations. Pages are joined by a blank line. Encrypted (password) and corrupt
+ * The text of a PDF, page by page (unpdf's serverless PDF.js): the content stream's text layer,
+ * then the page's filled form fields and annotation contents, with each page's start offset kept
+ * for citations. Pages are joined by a blank line. Encrypted (password) and corrupt
  * files are BAD_INPUT naming which; a PDF without any text layer (scanned images) too.
  */
 export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfOptions): Promise<LoadedText> {
@@ -57,6 +68,8 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
         text += item.str ?? '';
         if (item.hasEOL) text += '\n';
       }
+      const extra = await pageAnnotationText(page);
+      if (extra.length > 0) text += `${text && !text.endsWith('\n') ? '\n' : ''}${extra.join('\n')}`;
       page.cleanup();
       if (n > 1) {
         parts.push('\n\n');
