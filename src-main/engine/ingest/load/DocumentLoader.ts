@@ -8,8 +8,9 @@ import type { LoaderReply, LoaderRequest, WorkerLoadOptions } from './documentLo
 /** Limits on loading one document (settings: `documentLimits`). */
 export interface DocumentLimits {
   /**
-   * Memory one document may take while it loads, in MiB: the loader thread's JS heap, and the
-   * growth of the process's resident memory (buffers live outside the heap). Default: 2048.
+   * Memory one document may take while it loads, in MiB: the cap on the loader thread's JS heap;
+   * the process's resident memory may grow by twice this while the document loads (decoded
+   * streams and other buffers live outside the heap). Default: 2048.
    */
   memoryMb?: number;
   /** Time one document may take to load, in seconds, from when the loader thread starts on it. Default: 300. */
@@ -18,6 +19,8 @@ export interface DocumentLimits {
 
 export const DEFAULT_DOCUMENT_LIMITS: Required<DocumentLimits> = { memoryMb: 2048, timeSeconds: 300 };
 
+/** Resident-memory growth allowed while a document loads, as a multiple of its heap cap (room for buffers outside the heap). */
+const RSS_GROWTH_FACTOR = 2;
 /** How often resident memory is sampled while a document loads. */
 const RSS_SAMPLE_MS = 100;
 
@@ -65,8 +68,8 @@ export class DocumentLoader {
           this.#kill(worker);
           reject(error);
         };
-        const overMemory = () =>
-          badInput(path, `loading stopped: it needed more than ${memoryMb} MiB of memory (the per-document memory limit)`, { details: { limit: 'memory', memoryMb } });
+        const overMemory = (measure: 'heap' | 'rss') =>
+          badInput(path, `loading stopped: it needed more than ${memoryMb} MiB of memory (the per-document memory limit)`, { details: { limit: 'memory', measure, memoryMb } });
         const onMessage = (reply: LoaderReply) => {
           if (reply.id !== id) return;
           if (reply.type === 'started') {
@@ -77,14 +80,14 @@ export class DocumentLoader {
             );
             const baseline = process.memoryUsage.rss();
             sampler = setInterval(() => {
-              if (process.memoryUsage.rss() - baseline > memoryMb * 1024 ** 2) stop(overMemory());
+              if (process.memoryUsage.rss() - baseline > RSS_GROWTH_FACTOR * memoryMb * 1024 ** 2) stop(overMemory('rss'));
             }, RSS_SAMPLE_MS);
           } else if (reply.type === 'done') resolve(reply.document);
           else reject(fromErrorData(reply.error));
         };
         const onError = (error: Error & { code?: string }) => {
           this.#worker = null;
-          reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overMemory() : badInput(path, `the document loader failed (${error.message})`, { cause: error }));
+          reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overMemory('heap') : badInput(path, `the document loader failed (${error.message})`, { cause: error }));
         };
         const onExit = (code: number) => {
           this.#worker = null;
