@@ -123,3 +123,23 @@ export function writeAnnotatedPdf(pages: readonly AnnotatedPageSpec[]): Buffer {
   const form = fieldIds.length ? ` /AcroForm << /Fields [${fieldIds.map((f) => `${f} 0 R`).join(' ')}] /DA (/Helv 10 Tf 0 g) /DR << /Font << /Helv ${font} 0 R >> >> >>` : '';
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R${form} >>`));
 }
+
+/**
+ * Pages in Helvetica (`text`) or in an Identity-H CID font with no Unicode map (`glyphText`: the
+ * text shown as glyph ids in the standard TrueType order, code = character − 29, space = 3), as
+ * subset fonts without /ToUnicode leave many real PDFs: a reader can only guess the characters.
+ */
+export function writeGlyphIdPdf(pages: readonly ({ text: string } | { glyphText: string })[]): Buffer {
+  const pdf = new PdfBuilder();
+  const helvetica = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const descriptor = pdf.add('<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>');
+  const cidFont = pdf.add(`<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`);
+  const glyphFont = pdf.add(`<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`);
+  const glyphIds = (text: string) => [...text].map((c) => (c === ' ' ? 3 : c.charCodeAt(0) - 29).toString(16).padStart(4, '0')).join('');
+  const specs = pages.map((page) => ({
+    content: pdf.stream('text' in page ? `BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET` : `BT /F2 12 Tf 72 720 Td <${glyphIds(page.glyphText)}> Tj ET`),
+    resources: `/Font << /F1 ${helvetica} 0 R /F2 ${glyphFont} 0 R >>`,
+  }));
+  const { pagesId } = pdf.pages(specs);
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}

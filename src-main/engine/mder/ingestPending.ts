@@ -25,6 +25,9 @@ export interface IngestPendingOptions {
   signal?: AbortSignal;
 }
 
+/** Prefix of the note ingest leaves on a document it indexed only in part; MDER keeps such notes. */
+export const INGEST_NOTE = 'ingest: ';
+
 export interface IngestPendingResult {
   ingested: number;
   failed: { documentId: number; path: string; reason: string }[];
@@ -79,13 +82,15 @@ async function ingestOne(
       kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
       kb.replaceChunks(doc.id, chunks);
       kb.replacePassages(doc.id, passages);
+      // What of the file was left out (unreadable pages…) stays on the document as its note.
+      kb.setDocumentStatus(doc.id, 'pending', loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null);
     });
     result.ingested++;
   } catch (error) {
     // A full disk is not the document's fault: stop the job and leave the document pending for the resume.
     if (isCancellation(error) || isStorageFull(error)) throw error;
     const reason = toErrorData(error).message;
-    kb.setDocumentStatus(doc.id, 'error', `ingest: ${reason}`);
+    kb.setDocumentStatus(doc.id, 'error', `${INGEST_NOTE}${reason}`);
     result.failed.push({ documentId: doc.id, path: doc.path, reason });
   }
 }

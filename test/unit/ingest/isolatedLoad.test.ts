@@ -2,7 +2,7 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DocumentPage } from '../../../src-main/engine/api/contract.js';
 import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
-import { writeInflatingPdf } from '../../support/pdfBuilder.js';
+import { writeGlyphIdPdf, writeInflatingPdf } from '../../support/pdfBuilder.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../reliability/support/syntheticCorpus.js';
@@ -64,19 +64,21 @@ describe('documents load in a thread with limits', () => {
     expect((await loader.load(good)).text).toContain('Ada Kestrel');
   });
 
-  it('an indexing job with a runaway document completes: the document gets the error, the rest index', async () => {
+  it('an indexing job with a runaway document completes: the document gets the error, the rest index (a partly unreadable one with its note)', async () => {
     const corpus = join(dir, 'corpus');
     writeSyntheticCorpus(corpus, 1, { prefix: 'good' });
+    const partly = put('partly.pdf', writeGlyphIdPdf([{ text: 'Ada Kestrel sailed from Marlow to Henley along the river.' }, { glyphText: 'Bruno Ravenworth built the boat in the winter' }]));
     const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm(syntheticRules()), embedder: new SyntheticEmbedder() });
     try {
       await call(engine, 'system:setSettings', { settings: { documentLimits: { memoryMb: 64, timeSeconds: 600 } } });
       await call(engine, 'kb:create', { name: 'hostile' });
-      await call(engine, 'docs:add', { kb: 'hostile', paths: [corpus, bomb] });
+      await call(engine, 'docs:add', { kb: 'hostile', paths: [corpus, bomb, partly] });
       const job = await runJobToEnd(engine, 'index:start', { kb: 'hostile' });
       expect(job.status).toBe('done');
       const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'hostile', limit: 100 });
       expect(rows.find((d) => basename(d.path) === 'bomb.pdf')).toMatchObject({ status: 'error', error: expect.stringContaining('per-document memory limit') });
       expect(rows.filter((d) => basename(d.path).startsWith('good')).map((d) => d.status)).toEqual(['indexed']);
+      expect(rows.find((d) => basename(d.path) === 'partly.pdf')).toMatchObject({ status: 'indexed', error: expect.stringMatching(/^ingest: page 2: text unreadable/) });
     } finally {
       await dispose();
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
-import { writeAnnotatedPdf, writeCmapPdf } from '../../support/pdfBuilder.js';
+import { unreadableReason } from '../../../src-main/engine/ingest/load/textReadability.js';
+import { writeAnnotatedPdf, writeCmapPdf, writeGlyphIdPdf } from '../../support/pdfBuilder.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('pdf-text');
@@ -54,5 +55,30 @@ describe('PDF text', () => {
   it('a PDF whose only text is in form fields is read, not refused as having no text layer', async () => {
     const doc = await loadDocument(put('only-fields.pdf', writeAnnotatedPdf([{ fields: [{ name: 'name', tooltip: 'Taxpayer', value: 'Bruno Ravenworth' }, { name: 'city', value: 'Marlow' }] }])));
     expect(doc.text).toBe('Taxpayer: Bruno Ravenworth\nMarlow');
+  });
+
+  it('pages whose fonts have no Unicode map are left out with a warning naming them; the readable pages are kept', async () => {
+    const readable = 'Ada Kestrel sailed from Marlow to Henley along the river.';
+    const doc = await loadDocument(
+      put('glyphs.pdf', writeGlyphIdPdf([{ text: readable }, { glyphText: 'Bruno Ravenworth built the boat in the winter of that year' }, { text: 'The boat was called Heron.' }])),
+    );
+    expect(doc.pages!.map((p) => p.page)).toEqual([1, 2, 3]);
+    expect(doc.text).toBe(`${readable}\n\n\n\nThe boat was called Heron.`);
+    expect(doc.warnings).toEqual([expect.stringMatching(/^page 2: text unreadable \(\d+% replacement or control characters; fonts without a Unicode map\?\), not indexed$/)]);
+  });
+
+  it('a PDF with no readable page is refused, saying why', async () => {
+    const error = await loadDocument(put('all-glyphs.pdf', writeGlyphIdPdf([{ glyphText: 'Bruno Ravenworth built the boat' }, { glyphText: 'in the winter of that year' }]))).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'BAD_INPUT', details: { unreadablePages: [1, 2] } });
+    expect((error as Error).message).toContain('no readable text: pages 1, 2: text unreadable');
+  });
+
+  it('readability: real text in any script passes; glyph ids, replacement characters and script-switching mojibake do not', () => {
+    for (const text of ['The quick brown fox jumps over the lazy dog.', '東京都の天気は晴れです。明日は雨が降るでしょう。', 'Москва — столица России, крупнейший город страны.', 'Tokyo (東京) は日本の首都です。Windows 11 と iPhone を使う。', 'مرحبا بكم في مدينة القاهرة الجميلة']) {
+      expect(unreadableReason(text), text).toBeUndefined();
+    }
+    expect(unreadableReason('\u0003\u0011$HOOR\u0003ZRUOG\u0003\u0011$HOOR\u0003ZRUOG')).toMatch(/control characters/);
+    expect(unreadableReason('Th\uFFFD qu\uFFFDck br\uFFFDwn f\uFFFDx j\uFFFDmps')).toMatch(/replacement/);
+    expect(unreadableReason('Þαщ ζÐкη łωжς ϑÿφб ÆπЖλ Ωñдξ ψĦбκ')).toMatch(/mojibake/);
   });
 });

@@ -5,6 +5,7 @@ import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import type { LoadedText, PageStart } from '../types.js';
 import { annotationText, type AnnotationLike } from './pdfAnnotationText.js';
+import { unreadableReason } from './textReadability.js';
 
 export interface LoadPdfOptions {
   /** Extraction stops with BAD_INPUT beyond this many characters. */
@@ -25,6 +26,14 @@ const PDFJS_DATA = { cMapUrl: `${join(PDFJS_DIST, 'cmaps')}/`, cMapPacked: true,
 interface TextItemLike {
   str?: string;
   hasEOL?: boolean;
+}
+
+/** "page 3: text unreadable (…)", or "pages 2, 5 and 7: …" (at most 10 numbers listed). */
+function unreadableWarning(unreadable: readonly { page: number; reason: string }[]): string {
+  const numbers = unreadable.slice(0, 10).map((u) => u.page);
+  const more = unreadable.length - numbers.length;
+  const list = numbers.length === 1 ? `page ${numbers[0]}` : `pages ${numbers.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  return `${list}: text unreadable (${unreadable[0]!.reason}; fonts without a Unicode map?), not indexed`;
 }
 
 /** Form-field values and annotation contents of a page; a broken annotation must not cost the page its text. */
@@ -58,6 +67,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     if (pdf.numPages > maxPages) throw badInput(path, `PDF has ${pdf.numPages} pages (limit ${maxPages})`);
     const parts: string[] = [];
     const pages: PageStart[] = [];
+    const unreadable: { page: number; reason: string }[] = [];
     let length = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       throwIfAborted(signal);
@@ -67,6 +77,12 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       for (const item of content.items as TextItemLike[]) {
         text += item.str ?? '';
         if (item.hasEOL) text += '\n';
+      }
+      // Unreadable text would index as noise: the page keeps its place (and its annotations), not its text.
+      const reason = unreadableReason(text);
+      if (reason) {
+        unreadable.push({ page: n, reason });
+        text = '';
       }
       const extra = await pageAnnotationText(page);
       if (extra.length > 0) text += `${text && !text.endsWith('\n') ? '\n' : ''}${extra.join('\n')}`;
@@ -81,6 +97,8 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       if (length > maxTextChars) throw badInput(path, `extracted text exceeds ${maxTextChars} characters (at page ${n})`);
     }
     const text = parts.join('');
+    const warning = unreadable.length > 0 ? unreadableWarning(unreadable) : undefined;
+    if (!text.trim() && warning) throw badInput(path, `no readable text: ${warning}`, { details: { unreadablePages: unreadable.map((u) => u.page) } });
     if (!text.trim()) throw badInput(path, `PDF has no text layer in ${pdf.numPages} page(s) (scanned images?)`);
     let title: string | undefined;
     try {
@@ -90,7 +108,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     } catch {
       // Metadata is optional; a broken info dictionary must not cost the text.
     }
-    return { text, mime: 'application/pdf', pages, ...(title ? { title } : {}) };
+    return { text, mime: 'application/pdf', pages, ...(title ? { title } : {}), ...(warning ? { warnings: [warning] } : {}) };
   } catch (error) {
     if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;
     throw badInput(path, `corrupt PDF (${(error as Error).message})`, { cause: error });
