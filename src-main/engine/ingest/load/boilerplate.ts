@@ -1,18 +1,17 @@
-/** The parts of a DOM element this module needs (linkedom provides them). */
+/** The parts of a DOM node this module needs (linkedom provides them; only elements have attributes). */
 interface Element {
   nodeType: number;
   nodeName: string;
   textContent: string | null;
-  parentNode: Element | null;
   firstChild: Element | null;
   nextSibling: Element | null;
-  getAttribute(name: string): string | null;
+  getAttribute?(name: string): string | null;
   remove(): void;
 }
 
-interface DocumentLike {
-  body: Element | null;
-  querySelectorAll(selector: string): Iterable<Element>;
+interface DocumentLike<E extends Element> {
+  body: E | null;
+  querySelectorAll(selector: string): Iterable<E>;
 }
 
 /** Blocks whose text is mostly link text are menus, tag clouds and "read more" lists. */
@@ -27,9 +26,9 @@ const textLength = (e: Element) => (e.textContent ?? '').replace(/\s+/g, ' ').tr
  * The element holding a page's main content when Readability found no article: the `main`
  * landmark (or `role="main"`), else the longest `article`, else the body.
  */
-export function mainLandmark(document: DocumentLike): Element | null {
+export function mainLandmark<E extends Element>(document: DocumentLike<E>): E | null {
   for (const main of document.querySelectorAll('main, [role="main"]')) if (textLength(main) > 0) return main;
-  let best: Element | null = null;
+  let best: E | null = null;
   for (const article of document.querySelectorAll('article')) if (!best || textLength(article) > textLength(best)) best = article;
   return best && textLength(best) > 0 ? best : document.body;
 }
@@ -71,7 +70,7 @@ export function dropBoilerplate(root: Element): void {
     if (tag === 'a') links = text;
     lengths.set(node, { text, links });
     if (node === root || !BLOCKS.has(tag)) continue;
-    const hint = `${node.getAttribute('class') ?? ''} ${node.getAttribute('id') ?? ''}`;
+    const hint = `${node.getAttribute?.('class') ?? ''} ${node.getAttribute?.('id') ?? ''}`;
     if ((text > 0 && links / text > MAX_LINK_DENSITY) || FURNITURE.test(hint)) doomed.push(node);
   }
   for (const node of doomed) node.remove();
