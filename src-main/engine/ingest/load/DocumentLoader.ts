@@ -4,6 +4,7 @@ import { fromErrorData } from '../../base/errors.js';
 import { badInput } from '../badInput.js';
 import type { LoadedDocument } from '../types.js';
 import type { LoaderReply, LoaderRequest, WorkerLoadOptions } from './documentLoaderProtocol.js';
+import { DEFAULT_DOCX_XML_BYTES } from './loadDocx.js';
 
 /** Limits on loading one document (settings: `documentLimits`). */
 export interface DocumentLimits {
@@ -18,6 +19,13 @@ export interface DocumentLimits {
 }
 
 export const DEFAULT_DOCUMENT_LIMITS: Required<DocumentLimits> = { memoryMb: 2048, timeSeconds: 300 };
+
+/** The `documentLimits` setting: the loader thread's limits, and the largest DOCX text part in MiB. */
+export interface DocumentLimitSettings extends Required<DocumentLimits> {
+  docxXmlMb: number;
+}
+
+export const DEFAULT_DOCUMENT_LIMIT_SETTINGS: DocumentLimitSettings = { ...DEFAULT_DOCUMENT_LIMITS, docxXmlMb: DEFAULT_DOCX_XML_BYTES / 1024 ** 2 };
 
 /** Resident-memory growth allowed while a document loads, as a multiple of its heap cap (room for buffers outside the heap). */
 const RSS_GROWTH_FACTOR = 2;
