@@ -4,6 +4,8 @@ import type { DocumentPage } from '../../../src-main/engine/api/contract.js';
 import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
 import { writeGlyphIdPdf, writeInflatingPdf } from '../../support/pdfBuilder.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { seededRandom } from '../../support/seededRandom.js';
+import { writeDocx } from '../../support/zipWriter.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../reliability/support/syntheticCorpus.js';
 import { useTmpDir } from './tmpDir.js';
@@ -64,20 +66,25 @@ describe('documents load in a thread with limits', () => {
     expect((await loader.load(good)).text).toContain('Ada Kestrel');
   });
 
-  it('an indexing job with a runaway document completes: the document gets the error, the rest index (a partly unreadable one with its note)', async () => {
+  it('an indexing job with a runaway document completes: the document gets the error, the rest index (a partly unreadable one with its note); the limits are settings', async () => {
     const corpus = join(dir, 'corpus');
     writeSyntheticCorpus(corpus, 1, { prefix: 'good' });
+    // ~1.3 MB of document.xml in words drawn at random (it compresses like prose): above a 1 MiB DOCX part limit.
+    const random = seededRandom(7);
+    const words = ['river', 'lock', 'gates', 'Marlow', 'boats', 'weir', 'ferry', 'club', 'Henley', 'council', 'repairs', 'spring'];
+    const bigDocx = put('big.docx', writeDocx(Array.from({ length: 12_000 }, () => Array.from({ length: 12 }, () => words[Math.floor(random() * words.length)]).join(' '))));
     const partly = put('partly.pdf', writeGlyphIdPdf([{ text: 'Ada Kestrel sailed from Marlow to Henley along the river.' }, { glyphText: 'Bruno Ravenworth built the boat in the winter' }]));
     const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm(syntheticRules()), embedder: new SyntheticEmbedder() });
     try {
-      await call(engine, 'system:setSettings', { settings: { documentLimits: { memoryMb: 64, timeSeconds: 600 } } });
+      await call(engine, 'system:setSettings', { settings: { documentLimits: { memoryMb: 64, timeSeconds: 600, docxXmlMb: 1 } } });
       await call(engine, 'kb:create', { name: 'hostile' });
-      await call(engine, 'docs:add', { kb: 'hostile', paths: [corpus, bomb, partly] });
+      await call(engine, 'docs:add', { kb: 'hostile', paths: [corpus, bomb, partly, bigDocx] });
       const job = await runJobToEnd(engine, 'index:start', { kb: 'hostile' });
       expect(job.status).toBe('done');
       const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'hostile', limit: 100 });
       expect(rows.find((d) => basename(d.path) === 'bomb.pdf')).toMatchObject({ status: 'error', error: expect.stringContaining('per-document memory limit') });
       expect(rows.filter((d) => basename(d.path).startsWith('good')).map((d) => d.status)).toEqual(['indexed']);
+      expect(rows.find((d) => basename(d.path) === 'big.docx')).toMatchObject({ status: 'error', error: expect.stringContaining('above the 1.0 MiB limit for a DOCX part') });
       expect(rows.find((d) => basename(d.path) === 'partly.pdf')).toMatchObject({ status: 'indexed', error: expect.stringMatching(/^ingest: page 2: text unreadable/) });
     } finally {
       await dispose();
