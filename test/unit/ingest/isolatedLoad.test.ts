@@ -38,14 +38,10 @@ describe('documents load in a thread with limits', () => {
   });
 
   it('a document past the time limit fails naming it', async () => {
-    const slow = new DocumentLoader({ timeSeconds: 0.001 });
-    try {
-      const error = await failure(slow.load(bomb));
-      expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'time' } });
-      expect(error.message).toContain('the per-document time limit');
-    } finally {
-      await slow.dispose();
-    }
+    await using slow = new DocumentLoader({ timeSeconds: 0.001 });
+    const error = await failure(slow.load(bomb));
+    expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'time' } });
+    expect(error.message).toContain('the per-document time limit');
   });
 
   it('cancel takes effect mid-document: the thread is stopped, not waited for', async () => {

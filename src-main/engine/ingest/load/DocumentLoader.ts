@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { asCancelled, throwIfAborted } from '../../base/abort.js';
-import { fromErrorData } from '../../base/errors.js';
+import { BugIndicatingError, fromErrorData } from '../../base/errors.js';
 import { badInput } from '../badInput.js';
 import type { LoadedDocument } from '../types.js';
 import type { LoaderReply, LoaderRequest, WorkerLoadOptions } from './documentLoaderProtocol.js';
@@ -62,7 +62,7 @@ export class DocumentLoader {
   async load(path: string, options: IsolatedLoadOptions = {}): Promise<LoadedDocument> {
     const { signal, onStarted, ...data } = options;
     throwIfAborted(signal);
-    if (this.#busy) throw new Error('DocumentLoader loads one document at a time');
+    if (this.#busy) throw new BugIndicatingError('DocumentLoader loads one document at a time');
     this.#busy = true;
     const worker = (this.#worker ??= this.#spawn());
     const id = this.#nextId++;
@@ -127,6 +127,10 @@ export class DocumentLoader {
     const worker = this.#worker;
     this.#worker = null;
     if (worker) await worker.terminate();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
   }
 
   #kill(worker: Worker): void {
