@@ -15,7 +15,8 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { main: resolve(__dirname, 'src-main/main.ts') } },
+      // The document loader's thread is its own entry, next to main.js (DocumentLoader starts it from there).
+      rollupOptions: { input: { main: resolve(__dirname, 'src-main/main.ts'), documentWorker: resolve(__dirname, 'src-main/engine/ingest/load/documentWorker.ts') } },
     },
   },
   preload: {

@@ -1,6 +1,7 @@
 /**
- * Hostile input (issue 9): a folder of bad files — corrupt, truncated and encrypted PDFs, a PDF of
- * 10,000 empty pages, a DOCX zip bomb, deeply nested HTML, a long single-line text, invalid UTF-8,
+ * Hostile input (issues 9, 17): a folder of bad files — corrupt, truncated and encrypted PDFs, a PDF of
+ * 10,000 empty pages, a PDF whose content inflates to hundreds of MiB of text (a runaway parse,
+ * stopped by the per-document limits), a DOCX zip bomb, deeply nested HTML, a long single-line text, invalid UTF-8,
  * UTF-16 without BOM, NUL bytes, a symlink loop, files changed or deleted after the scan and one
  * truncated while being read — added with one good document through docs:add + index:start, as a
  * front door does. Prints each file's outcome and reason, the time and the peak RSS (against the
@@ -8,6 +9,7 @@
  *
  *   npm run bench hostile
  *   npm run bench hostile -- --big          # the single-line text is 200 MB (refused by size, before reading)
+ *   npm run bench hostile -- --memory-mb 256 --time-s 120   # the per-document limits (settings documentLimits; these are the defaults here)
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,20 +17,24 @@ import { basename, join, resolve } from 'node:path';
 import { Engine } from '../../src-main/engine/api/Engine.js';
 import type { AddDocumentsResult, DocumentPage, JobProgress } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
+import { writeInflatingPdf } from '../support/pdfBuilder.js';
 import { writePdf } from '../support/pdfWriter.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { writeDocx } from '../support/zipWriter.js';
+import { numberArg } from './support/benchArgs.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
 
 const KB = 'hostile';
 
 export async function run(args: string[]): Promise<void> {
   const big = args.includes('--big');
+  const limits = { memoryMb: numberArg(args, '--memory-mb', 256), timeSeconds: numberArg(args, '--time-s', 120, { integer: false }) };
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-hostile-'));
   try {
-    const baseline = await indexFolder(dir, 'baseline', () => undefined);
+    const baseline = await indexFolder(dir, 'baseline', limits, () => undefined);
     const folder = join(dir, 'hostile');
-    const hostile = await indexFolder(dir, 'hostile', () => writeHostileCorpus(folder, big), folder);
+    const hostile = await indexFolder(dir, 'hostile', limits, () => writeHostileCorpus(folder, big), folder);
+    console.log(`per-document limits: ${limits.memoryMb} MiB, ${limits.timeSeconds} s`);
     console.log(`baseline (the good document alone): ${(baseline.ms / 1000).toFixed(2)} s, peak RSS ${mb(baseline.rss)}`);
     console.log(`peak RSS after writing the hostile files (the bomb's 64 MiB of zeros are built in memory): ${mb(hostile.rssBeforeJob)}`);
     console.log(`hostile folder (${hostile.files} files): ${(hostile.ms / 1000).toFixed(2)} s (${(hostile.ms / baseline.ms).toFixed(1)}× baseline), peak RSS ${mb(hostile.rss)} (+${mb(hostile.rss - baseline.rss)})`);
@@ -57,6 +63,8 @@ function writeHostileCorpus(folder: string, big: boolean): { afterAdd: () => voi
   put('truncated.pdf', writePdf({ pages: ['Hello there, this page is cut off.'] }).subarray(0, 90));
   put('encrypted.pdf', writePdf({ pages: ['secret'], encrypted: true }));
   put('empty-pages.pdf', writePdf({ pages: Array.from({ length: 10_000 }, () => '') }));
+  // ~0.7 MB on disk, 256 MiB (with --big 1 GiB) of text operators once inflated.
+  put('inflating.pdf', writeInflatingPdf(big ? 1024 : 256));
   // 64 MiB of zeros deflate to ~64 KiB: a 1000× ratio.
   put('bomb.docx', writeDocx(['hi'], [{ name: 'word/media/bomb.bin', data: Buffer.alloc(64 * 1024 ** 2) }]));
   const depth = 200_000;
@@ -104,7 +112,7 @@ interface FolderRun {
 }
 
 /** A fresh engine and process-wide peak RSS; indexes the good document plus whatever `write` adds to `folder`. */
-async function indexFolder(dir: string, name: string, write: () => { afterAdd: () => void; duringJob: () => void } | undefined, folder = join(dir, name)): Promise<FolderRun> {
+async function indexFolder(dir: string, name: string, limits: { memoryMb: number; timeSeconds: number }, write: () => { afterAdd: () => void; duringJob: () => void } | undefined, folder = join(dir, name)): Promise<FolderRun> {
   const dataDir = join(dir, `${name}-data`);
   writeSyntheticCorpus(folder, 1, { prefix: 'good' });
   const hooks = write();
@@ -113,6 +121,7 @@ async function indexFolder(dir: string, name: string, write: () => { afterAdd: (
     models: { llm: new ScriptedLlm(syntheticRules()), embedder: new SyntheticEmbedder() },
   });
   try {
+    await ok(engine, 'system:setSettings', { settings: { documentLimits: limits } });
     await ok(engine, 'kb:create', { name: KB });
     const rssBeforeJob = process.resourceUsage().maxRSS * 1024;
     const started = performance.now();

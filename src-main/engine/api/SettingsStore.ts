@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
+import { DEFAULT_DOCUMENT_LIMIT_SETTINGS } from '../ingest/load/DocumentLoader.js';
 import { modelSelectionSchema, STRATEGIES, type Settings } from './contract.js';
 
 const settingsSchema = z.object({
@@ -13,6 +14,14 @@ const settingsSchema = z.object({
   strategyParams: z.record(z.string(), z.number()).default({}),
   generationModel: modelSelectionSchema.nullable().default(null),
   embeddingModel: modelSelectionSchema.nullable().default(null),
+  documentLimits: z
+    .object({
+      memoryMb: z.number().int().min(64).max(65_536).default(DEFAULT_DOCUMENT_LIMIT_SETTINGS.memoryMb),
+      timeSeconds: z.number().min(1).max(86_400).default(DEFAULT_DOCUMENT_LIMIT_SETTINGS.timeSeconds),
+      docxXmlMb: z.number().int().min(1).max(4096).default(DEFAULT_DOCUMENT_LIMIT_SETTINGS.docxXmlMb),
+    })
+    .strict()
+    .default({ ...DEFAULT_DOCUMENT_LIMIT_SETTINGS }),
 });
 
 /** User settings in `<dataDir>/settings.json`, validated on read and write, written atomically. */

@@ -415,6 +415,8 @@ export interface Settings {
   strategyParams: Record<string, number>;
   generationModel: ModelSelection | null;
   embeddingModel: ModelSelection | null;
+  /** What one document may take to load (its own thread is stopped past memory or time), and the largest DOCX text part. */
+  documentLimits: { memoryMb: number; timeSeconds: number; docxXmlMb: number };
 }
 
 /** What each method answers. */

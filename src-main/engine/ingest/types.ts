@@ -18,6 +18,8 @@ export interface LoadedText {
   title?: string;
   /** Character encoding the bytes were decoded from (text formats), e.g. `utf-8`, `utf-16le`, `windows-1252`. */
   encoding?: string;
+  /** What of the file could not be used although the rest was, e.g. "page 3: text unreadable (…)". */
+  warnings?: string[];
 }
 
 /** A loaded file: its text plus what the KB records about the file. */

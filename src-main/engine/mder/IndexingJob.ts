@@ -13,6 +13,7 @@ import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type Reduce
 import { MeteredLlm } from './MeteredLlm.js';
 import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
+import { INGEST_NOTE } from './ingestPending.js';
 import { planEmbedding } from './planEmbedding.js';
 import type { JobProgress } from '../api/contract.js';
 import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
@@ -147,7 +148,8 @@ export class IndexingJob {
       const failures = this.#docFailures.get(d.id) ?? [];
       const error = failures.length === 0 ? null : describeFailure(failures[0]!) + (failures.length > 1 ? ` (+${failures.length - 1} more)` : '');
       const status: DocumentStatus = error ? 'error' : 'indexed';
-      kb.setDocumentStatus(d.id, status, error);
+      // An indexed document keeps the note ingest left on it (pages it could not read).
+      kb.setDocumentStatus(d.id, status, error ?? (d.error?.startsWith(INGEST_NOTE) ? d.error : null));
       return { id: d.id, status, error };
     });
     return { documents, stages: this.#stages, failures: this.#failures, merges };

@@ -1,15 +1,19 @@
 import { throwIfAborted } from '../base/abort.js';
 import { isCancellation, toErrorData } from '../base/errors.js';
 import { isStorageFull } from '../base/storageError.js';
-import { loadDocument, type LoadDocumentOptions } from '../ingest/load/loadDocument.js';
+import { DocumentLoader, type DocumentLimits } from '../ingest/load/DocumentLoader.js';
+import type { LoadDocumentOptions } from '../ingest/load/loadDocument.js';
 import { fixedSizeChunk, type FixedSizeChunkOptions } from '../ingest/chunk/fixedSizeChunk.js';
 import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semanticChunk.js';
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
+import type { DocumentRecord } from '../kb/types.js';
 import type { Embedder } from '../models/Embedder.js';
 
 export interface IngestPendingOptions {
   embedder: Embedder;
-  load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal'>;
+  load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal' | 'onReadProgress'>;
+  /** Memory and time each document may take to load (in its own thread). */
+  limits?: DocumentLimits;
   chunking?: Pick<SemanticChunkOptions, 'threshold' | 'windowSentences' | 'maxTokens' | 'batchSize'>;
   /**
    * The fixed-size passages of the vector-RAG baseline (defaults 1,000 tokens, 200 overlap: the
@@ -20,6 +24,9 @@ export interface IngestPendingOptions {
   onProgress?: (progress: { done: number; total: number; message: string }) => void;
   signal?: AbortSignal;
 }
+
+/** Prefix of the note ingest leaves on a document it indexed only in part; MDER keeps such notes. */
+export const INGEST_NOTE = 'ingest: ';
 
 export interface IngestPendingResult {
   ingested: number;
@@ -34,38 +41,56 @@ export interface IngestPendingResult {
  * on; nothing already indexed is touched. CONFLICT when the KB holds another embedder's vectors.
  */
 export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOptions): Promise<IngestPendingResult> {
-  const { embedder, signal } = options;
-  kb.assertEmbedder(embedder.identity, embedder.dimension);
+  kb.assertEmbedder(options.embedder.identity, options.embedder.dimension);
   const pending = [...kb.iterateDocuments()].filter((d) => d.status === 'pending' && d.chunkCount === 0);
   const result: IngestPendingResult = { ingested: 0, failed: [] };
   options.onProgress?.({ done: 0, total: pending.length, message: '' });
-  for (const [index, doc] of pending.entries()) {
-    throwIfAborted(signal);
-    try {
-      const loaded = await loadDocument(doc.path, { ...options.load, expectedSha256: doc.hash, ...(signal ? { signal } : {}) });
-      const chunks = await semanticChunk(loaded.text, {
-        ...options.chunking,
-        embedder,
-        language: loaded.language,
-        ...(loaded.pages ? { pages: loaded.pages } : {}),
-        ...(signal ? { signal } : {}),
-      });
-      if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
-      const passages = fixedSizeChunk(loaded.text, { ...options.passages, language: loaded.language, ...(loaded.pages ? { pages: loaded.pages } : {}), ...(signal ? { signal } : {}) });
-      kb.transaction(() => {
-        kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
-        kb.replaceChunks(doc.id, chunks);
-        kb.replacePassages(doc.id, passages);
-      });
-      result.ingested++;
-    } catch (error) {
-      // A full disk is not the document's fault: stop the job and leave the document pending for the resume.
-      if (isCancellation(error) || isStorageFull(error)) throw error;
-      const reason = toErrorData(error).message;
-      kb.setDocumentStatus(doc.id, 'error', `ingest: ${reason}`);
-      result.failed.push({ documentId: doc.id, path: doc.path, reason });
+  const loader = new DocumentLoader(options.limits);
+  try {
+    for (const [index, doc] of pending.entries()) {
+      await ingestOne(kb, loader, doc, result, options);
+      options.onProgress?.({ done: index + 1, total: pending.length, message: doc.title });
     }
-    options.onProgress?.({ done: index + 1, total: pending.length, message: doc.title });
+  } finally {
+    await loader.dispose();
   }
   return result;
+}
+
+/** Loads (in the loader's thread), chunks and stores one document; a document's failure is recorded on it. */
+async function ingestOne(
+  kb: KnowledgeBase,
+  loader: DocumentLoader,
+  doc: DocumentRecord,
+  result: IngestPendingResult,
+  options: IngestPendingOptions,
+): Promise<void> {
+  const { embedder, signal } = options;
+  throwIfAborted(signal);
+  try {
+    const loaded = await loader.load(doc.path, { ...options.load, expectedSha256: doc.hash, ...(signal ? { signal } : {}) });
+    const chunks = await semanticChunk(loaded.text, {
+      ...options.chunking,
+      embedder,
+      language: loaded.language,
+      ...(loaded.pages ? { pages: loaded.pages } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
+    const passages = fixedSizeChunk(loaded.text, { ...options.passages, language: loaded.language, ...(loaded.pages ? { pages: loaded.pages } : {}), ...(signal ? { signal } : {}) });
+    kb.transaction(() => {
+      kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
+      kb.replaceChunks(doc.id, chunks);
+      kb.replacePassages(doc.id, passages);
+      // What of the file was left out (unreadable pages…) stays on the document as its note.
+      kb.setDocumentStatus(doc.id, 'pending', loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null);
+    });
+    result.ingested++;
+  } catch (error) {
+    // A full disk is not the document's fault: stop the job and leave the document pending for the resume.
+    if (isCancellation(error) || isStorageFull(error)) throw error;
+    const reason = toErrorData(error).message;
+    kb.setDocumentStatus(doc.id, 'error', `${INGEST_NOTE}${reason}`);
+    result.failed.push({ documentId: doc.id, path: doc.path, reason });
+  }
 }

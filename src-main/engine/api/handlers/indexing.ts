@@ -1,7 +1,8 @@
 import { PolyhopError } from '../../base/errors.js';
 import { isStorageFull, storageError } from '../../base/storageError.js';
 import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
-import { ingestPending, type IngestPendingResult } from '../../mder/ingestPending.js';
+import { ingestPending, type IngestPendingOptions, type IngestPendingResult } from '../../mder/ingestPending.js';
+import type { Settings } from '../contract.js';
 import { planEmbedding } from '../../mder/planEmbedding.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Handlers } from '../dispatch.js';
@@ -49,6 +50,11 @@ async function reembed(engine: Engine, session: KbSession, { signal, progress }:
 
 const indexing = new WeakSet<KbSession>();
 
+/** The `documentLimits` setting as ingest options: the loader thread's limits and the DOCX part limit. */
+function documentLimitOptions({ memoryMb, timeSeconds, docxXmlMb }: Settings['documentLimits']): Pick<IngestPendingOptions, 'limits' | 'load'> {
+  return { limits: { memoryMb, timeSeconds }, load: { maxDocxXmlBytes: docxXmlMb * 1024 ** 2 } };
+}
+
 /** Indexes everything pending in a KB (also used by benchmarks that build their own KB). */
 export async function runIndexing(
   engine: Engine,
@@ -61,7 +67,7 @@ export async function runIndexing(
     const embedder = await engine.models.requireEmbedder('Indexing');
     session.kb.assertEmbedder(embedder.identity, embedder.dimension);
     const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
-    const ingest = await ingestPending(session.kb, { embedder, signal, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
+    const ingest = await ingestPending(session.kb, { embedder, signal, ...documentLimitOptions(engine.settings.get().documentLimits), onProgress: (p) => progress({ stage: 'ingest', ...p }) });
     const result = await new IndexingJob(session.kb, llm, {
       prompts: engine.prompts,
       embedder,

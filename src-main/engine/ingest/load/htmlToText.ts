@@ -1,5 +1,9 @@
 /** Elements whose content is never document text. */
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'canvas', 'head', 'button', 'select', 'input', 'textarea']);
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'canvas', 'head', 'button', 'select', 'input', 'textarea']);
+/** MathML annotations repeat the formula in another notation (TeX, content MathML). */
+const MATH_SKIP = new Set(['annotation', 'annotation-xml']);
+/** MathML layouts whose two parts are joined by an operator in text. */
+const MATH_JOIN: Readonly<Record<string, string>> = { msup: '^', msub: '_', mfrac: '/' };
 /** Navigation and page furniture, dropped from articles and bodies alike. */
 const CHROME = new Set(['nav', 'footer', 'aside', 'form', 'menu']);
 /** A site header is chrome on a whole body; inside an article it holds the headline. */
@@ -20,6 +24,7 @@ interface DomNode {
   nodeValue: string | null;
   firstChild: DomNode | null;
   nextSibling: DomNode | null;
+  getAttribute?(name: string): string | null;
 }
 
 /** Collapses runs of spaces inside lines and keeps at most one blank line between blocks. */
@@ -35,18 +40,23 @@ export function tidyText(text: string): string {
 // instead of adding up, so a list item inside a list is one line break, not three.
 const LINE_BREAK = '\u0001';
 const PARA_BREAK = '\u0002';
+const PRE_EXIT = 0;
+const MATH_EXIT = 1;
 
 /**
  * Block-aware text of a DOM subtree: paragraphs are separated by a blank line, list items and
  * rows start a line, cells are separated by tabs, source whitespace collapses (except in
- * `pre`). Iterative (explicit stack), so pathological nesting cannot overflow the call stack.
+ * `pre`); MathML becomes its `alttext`, or its tokens with `^`, `_`, `/` for powers, indices and
+ * fractions. Iterative (explicit stack), so pathological nesting cannot overflow the call stack.
  */
 export function domToText(root: DomNode, options: { whole?: boolean } = {}): string {
   const chrome = options.whole ? BODY_CHROME : CHROME;
   const parts: string[] = [];
   let pre = 0;
-  // Frames: a node to enter, a string to emit once its element's children are done, or a pre exit.
-  const stack: (DomNode | string | typeof pre)[] = [root];
+  let math = 0;
+  // Frames: a node to enter, a string to emit once its element's children are done, or the exit
+  // of a `pre` (PRE_EXIT) or `math` (MATH_EXIT) element.
+  const stack: (DomNode | string | number)[] = [root];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item === 'string') {
@@ -54,27 +64,48 @@ export function domToText(root: DomNode, options: { whole?: boolean } = {}): str
       continue;
     }
     if (typeof item === 'number') {
-      pre--;
+      if (item === PRE_EXIT) pre--;
+      else math--;
       continue;
     }
     if (item.nodeType === 3) {
       const value = (item.nodeValue ?? '').replace(/[\u0001\u0002]/g, '');
+      // Whitespace between MathML elements is layout, not text.
+      if (math > 0) {
+        parts.push(value.trim());
+        continue;
+      }
       parts.push(pre > 0 ? value.replace(/\r?\n/g, LINE_BREAK) : value.replace(/\s+/g, ' '));
       continue;
     }
     if (item.nodeType !== 1 && item.nodeType !== 9 && item.nodeType !== 11) continue;
     const tag = item.nodeName.toLowerCase();
-    if (SKIP.has(tag) || chrome.has(tag)) continue;
+    if (SKIP.has(tag) || chrome.has(tag) || MATH_SKIP.has(tag)) continue;
+    const alttext = tag === 'math' ? item.getAttribute?.('alttext')?.trim() : undefined;
+    if (alttext) {
+      parts.push(` ${alttext} `);
+      continue;
+    }
     const brk = PARAGRAPH.has(tag) ? PARA_BREAK : LINE.has(tag) ? LINE_BREAK : CELL.has(tag) ? '\t' : '';
     if (brk && brk !== '\t') parts.push(brk);
     if (brk) stack.push(brk);
     if (tag === 'pre') {
       pre++;
-      stack.push(0);
+      stack.push(PRE_EXIT);
+    }
+    if (tag === 'math') {
+      math++;
+      stack.push(MATH_EXIT);
     }
     const children: DomNode[] = [];
     for (let c = item.firstChild; c; c = c.nextSibling) children.push(c);
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    const join = MATH_JOIN[tag];
+    // The operator goes before the second element (source whitespace between them is text nodes).
+    const second = join ? children.filter((c) => c.nodeType === 1)[1] : undefined;
+    for (let i = children.length - 1; i >= 0; i--) {
+      stack.push(children[i]!);
+      if (children[i] === second) stack.push(join!);
+    }
   }
   const joined = parts
     .join('')

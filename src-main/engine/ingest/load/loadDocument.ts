@@ -26,6 +26,8 @@ export interface LoadDocumentOptions {
   /** PDFs with more pages are refused. Default: 50,000. */
   maxPdfPages?: number;
   zip?: ZipLimits;
+  /** A DOCX text part (document, header, footnotes…) above this size, uncompressed, is refused. Default: 128 MiB. */
+  maxDocxXmlBytes?: number;
   html?: HtmlToDocumentOptions;
   /** The sha256 the file had when scanned; a different one means it changed since: BAD_INPUT. */
   expectedSha256?: string;
@@ -86,7 +88,7 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
       loaded = await loadPdf(file.bytes, path, { maxTextChars, ...(options.maxPdfPages ? { maxPages: options.maxPdfPages } : {}), ...(signal ? { signal } : {}) });
       break;
     case 'docx':
-      loaded = await loadDocx(file.bytes, path, options.zip);
+      loaded = loadDocx(file.bytes, path, { ...(options.zip ? { zip: options.zip } : {}), ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}) });
       break;
     case 'text':
     case 'markdown':

@@ -2,6 +2,7 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { primaryLanguage } from '../detectLanguage.js';
 import type { LoadedText } from '../types.js';
+import { dropBoilerplate, mainLandmark } from './boilerplate.js';
 import { domToText, htmlNestingDepth, stripHtml } from './htmlToText.js';
 
 export interface HtmlToDocumentOptions {
@@ -11,16 +12,23 @@ export interface HtmlToDocumentOptions {
    * Default: 500.
    */
   maxDepth?: number;
-  /** Pages with more elements skip Readability and keep the body text. Default: 50,000. */
+  /** Pages with more elements skip Readability and keep the body text without furniture. Default: 50,000. */
   maxElements?: number;
 }
 
-/** Readability's article is used only when it keeps at least this share of the body's text. */
+/**
+ * Readability's article is kept when it has this many characters (Readability's own threshold
+ * for an article), or this share of the body's text: a short article on a long portal page is
+ * still the article, a fragment of a long page is not.
+ */
+const MIN_ARTICLE_CHARS = 500;
 const MIN_ARTICLE_SHARE = 0.2;
 
 /**
  * Main content of an HTML page: Readability (on linkedom's DOM) picks the article and drops
- * navigation; when it finds none (or too little), the body text without nav/header/footer/aside.
+ * navigation (link lists left inside it are dropped too); when it finds none (or only a fragment), the `main` landmark (else the longest
+ * `article`, else the body) without nav/header/footer/aside, link-dense blocks and blocks named
+ * as furniture (comments, sidebars, share bars).
  */
 export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): LoadedText {
   const { maxDepth = 500, maxElements = 50_000 } = options;
@@ -32,15 +40,25 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
   if (htmlNestingDepth(html) > maxDepth) return { text: stripHtml(html), ...meta };
 
   const { document } = parseHTML(html);
-  const bodyText = document.body ? domToText(document.body, { whole: true }) : stripHtml(html);
+  if (!document.body) return { text: stripHtml(html), ...meta };
+  const bodyText = domToText(document.body, { whole: true });
+  let fallbackDocument = document;
   if (document.getElementsByTagName('*').length <= maxElements) {
     const article = new Readability(document as unknown as Document).parse();
     if (article?.content) {
-      const articleText = domToText(parseHTML(`<html><body>${article.content}</body></html>`).document.body);
-      if (articleText.length >= bodyText.length * MIN_ARTICLE_SHARE) {
+      // Readability keeps link lists inside the article's container (related links, tags).
+      const articleBody = parseHTML(`<html><body>${article.content}</body></html>`).document.body;
+      dropBoilerplate(articleBody);
+      const articleText = domToText(articleBody);
+      if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= bodyText.length * MIN_ARTICLE_SHARE) {
         return { text: articleText, ...meta, ...(article.title ? { title: article.title } : {}) };
       }
     }
+    // Readability changed the DOM it read: the fallback starts from a fresh one.
+    fallbackDocument = parseHTML(html).document;
   }
-  return { text: bodyText, ...meta };
+  const main = mainLandmark(fallbackDocument)!;
+  dropBoilerplate(main);
+  const text = domToText(main, { whole: true });
+  return { text: text || bodyText, ...meta };
 }

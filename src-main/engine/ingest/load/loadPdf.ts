@@ -1,7 +1,11 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import type { LoadedText, PageStart } from '../types.js';
+import { annotationText, type AnnotationLike } from './pdfAnnotationText.js';
+import { unreadableReason } from './textReadability.js';
 
 export interface LoadPdfOptions {
   /** Extraction stops with BAD_INPUT beyond this many characters. */
@@ -11,14 +15,40 @@ export interface LoadPdfOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * PDF.js's predefined CMaps (CJK encodings such as UniJIS-UCS2-H or GBK-EUC-H) and the standard
+ * fonts for non-embedded ones, from pdfjs-dist (the version unpdf bundles): without them text in
+ * such fonts cannot be mapped to characters. Folder paths, with the trailing slash PDF.js wants.
+ */
+const PDFJS_DIST = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const PDFJS_DATA = { cMapUrl: `${join(PDFJS_DIST, 'cmaps')}/`, cMapPacked: true, standardFontDataUrl: `${join(PDFJS_DIST, 'standard_fonts')}/` };
+
 interface TextItemLike {
   str?: string;
   hasEOL?: boolean;
 }
 
+/** "page 3: text unreadable (…)", or "pages 2, 5 and 7: …" (at most 10 numbers listed). */
+function unreadableWarning(unreadable: readonly { page: number; reason: string }[]): string {
+  const numbers = unreadable.slice(0, 10).map((u) => u.page);
+  const more = unreadable.length - numbers.length;
+  const list = numbers.length === 1 ? `page ${numbers[0]}` : `pages ${numbers.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  return `${list}: text unreadable (${unreadable[0]!.reason}; fonts without a Unicode map?), not indexed`;
+}
+
+/** Form-field values and annotation contents of a page; a broken annotation must not cost the page its text. */
+async function pageAnnotationText(page: { getAnnotations(): Promise<unknown[]> }): Promise<string[]> {
+  try {
+    return annotationText((await page.getAnnotations()) as AnnotationLike[]);
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The text layer of a PDF, page by page (unpdf's serverless PDF.js), with each page's start
- * offset kept for citations. Pages are joined by a blank line. Encrypted (password) and corrupt
+ * The text of a PDF, page by page (unpdf's serverless PDF.js): the content stream's text layer,
+ * then the page's filled form fields and annotation contents, with each page's start offset kept
+ * for citations. Pages are joined by a blank line. Encrypted (password) and corrupt
  * files are BAD_INPUT naming which; a PDF without any text layer (scanned images) too.
  */
 export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfOptions): Promise<LoadedText> {
@@ -26,7 +56,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
   let pdf;
   try {
     // PDF.js takes ownership of the buffer it is given, so it gets a copy.
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, stopAtErrors: false });
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, stopAtErrors: false, ...PDFJS_DATA });
   } catch (error) {
     const name = (error as Error | undefined)?.name;
     if (name === 'PasswordException') throw badInput(path, 'PDF is encrypted with a password', { cause: error, details: { encrypted: true } });
@@ -37,6 +67,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     if (pdf.numPages > maxPages) throw badInput(path, `PDF has ${pdf.numPages} pages (limit ${maxPages})`);
     const parts: string[] = [];
     const pages: PageStart[] = [];
+    const unreadable: { page: number; reason: string }[] = [];
     let length = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       throwIfAborted(signal);
@@ -47,6 +78,14 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
         text += item.str ?? '';
         if (item.hasEOL) text += '\n';
       }
+      // Unreadable text would index as noise: the page keeps its place (and its annotations), not its text.
+      const reason = unreadableReason(text);
+      if (reason) {
+        unreadable.push({ page: n, reason });
+        text = '';
+      }
+      const extra = await pageAnnotationText(page);
+      if (extra.length > 0) text += `${text && !text.endsWith('\n') ? '\n' : ''}${extra.join('\n')}`;
       page.cleanup();
       if (n > 1) {
         parts.push('\n\n');
@@ -58,6 +97,8 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       if (length > maxTextChars) throw badInput(path, `extracted text exceeds ${maxTextChars} characters (at page ${n})`);
     }
     const text = parts.join('');
+    const warning = unreadable.length > 0 ? unreadableWarning(unreadable) : undefined;
+    if (!text.trim() && warning) throw badInput(path, `no readable text: ${warning}`, { details: { unreadablePages: unreadable.map((u) => u.page) } });
     if (!text.trim()) throw badInput(path, `PDF has no text layer in ${pdf.numPages} page(s) (scanned images?)`);
     let title: string | undefined;
     try {
@@ -67,7 +108,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     } catch {
       // Metadata is optional; a broken info dictionary must not cost the text.
     }
-    return { text, mime: 'application/pdf', pages, ...(title ? { title } : {}) };
+    return { text, mime: 'application/pdf', pages, ...(title ? { title } : {}), ...(warning ? { warnings: [warning] } : {}) };
   } catch (error) {
     if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;
     throw badInput(path, `corrupt PDF (${(error as Error).message})`, { cause: error });

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { loadDocument } from '../../../src-main/engine/ingest/index.js';
+import { useTmpDir } from './tmpDir.js';
+
+const { put } = useTmpDir('html');
+const links = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `<a href="/${prefix}/${i}">${prefix} section ${i}</a>`).join(' ');
+const ARTICLE = [
+  'The river authority said on Tuesday that the old lock at Marlow will close for repairs in the spring, after inspectors found cracks in the lower gates.',
+  'Boats heading downstream will be sent through the weir channel, which the authority widened last year, and a ferry will carry walkers across while the work goes on.',
+  'Ada Kestrel, who chairs the boating club, said the members had expected the closure for years, and that the club would move its summer regatta to Henley.',
+  'The repairs are due to take eleven weeks and cost about two million pounds, paid for by the authority and the county council.',
+];
+
+describe('HTML main content', () => {
+  it('a short article on a long portal page (menus of links, a long comment section) is kept, not the whole page', async () => {
+    const comments = Array.from({ length: 40 }, (_, i) => `<div class="comment"><b>reader${i}</b><p>Comment number ${i}: I walk there every weekend and I think the closure is long overdue, but the ferry should run later.</p></div>`).join('');
+    const html = `<!doctype html><html lang="en"><head><title>Marlow lock to close | Portal</title></head><body>
+      <div class="top">${links('news', 120)}</div><div class="menu">${links('sport', 80)}</div>
+      <article><h1>Marlow lock to close for repairs</h1>${ARTICLE.map((p) => `<p>${p}</p>`).join('')}</article>
+      <div id="comments">${comments}</div><div class="bottom">${links('more', 150)}</div></body></html>`;
+    const doc = await loadDocument(put('portal.html', html));
+    for (const paragraph of ARTICLE) expect(doc.text).toContain(paragraph);
+    expect(doc.text).not.toContain('Comment number');
+    expect(doc.text).not.toContain('news section');
+    expect(doc.text.length).toBeLessThan(ARTICLE.join('\n\n').length * 1.3);
+  });
+
+  it('without an article Readability accepts, the main landmark is kept without its link lists and furniture', async () => {
+    const html = `<html><body><div class="header">${links('topics', 60)}</div>
+      <main><h1>Opening hours</h1><p>The lock is open from nine to five, every day.</p><div class="related">${links('related', 30)}</div>
+      <p>Ask the keeper for help with the gates.</p><ul class="tags">${links('tag', 20).replace(/<a/g, '<li><a').replace(/<\/a>/g, '</a></li>')}</ul></main>
+      <div class="sidebar"><p>Advertisement: buy a boat today, the best boats in town.</p></div></body></html>`;
+    const doc = await loadDocument(put('hours.html', html));
+    expect(doc.text).toBe('Opening hours\n\nThe lock is open from nine to five, every day.\n\nAsk the keeper for help with the gates.');
+  });
+
+  it('without landmarks, link-dense blocks are dropped from the body', async () => {
+    const html = `<html><body><div>${links('menu', 40)}</div><div><p>The ferry runs every half hour while the lock is closed.</p><p>Tickets are free for walkers.</p></div><div>${links('footer', 40)}</div></body></html>`;
+    const doc = await loadDocument(put('plain.html', html));
+    expect(doc.text).toBe('The ferry runs every half hour while the lock is closed.\n\nTickets are free for walkers.');
+  });
+
+  it('MathML is text: alttext when given, else its tokens with ^, _ and / for powers, indices and fractions', async () => {
+    const html = `<html><body><p>Energy is <math alttext="E = mc^2"><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></math> and the sum is
+      <math><msup>
+        <mi>x</mi>
+        <mn>2</mn>
+      </msup><mo>+</mo><msub><mi>a</mi><mn>1</mn></msub><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac><semantics><annotation encoding="application/x-tex">x^2</annotation></semantics></math>.</p></body></html>`;
+    const doc = await loadDocument(put('math.html', html));
+    expect(doc.text).toBe('Energy is E = mc^2 and the sum is x^2+a_1=1/2.');
+  });
+});

@@ -1,0 +1,89 @@
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { DocumentPage } from '../../../src-main/engine/api/contract.js';
+import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
+import { writeGlyphIdPdf, writeInflatingPdf } from '../../support/pdfBuilder.js';
+import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { seededRandom } from '../../support/seededRandom.js';
+import { writeDocx } from '../../support/zipWriter.js';
+import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../reliability/support/syntheticCorpus.js';
+import { useTmpDir } from './tmpDir.js';
+
+const { dir, put } = useTmpDir('isolated');
+// 120 KiB on disk, 60 MiB of text operators once inflated: far past a 64 MiB heap as a text layer.
+const bomb = put('bomb.pdf', writeInflatingPdf(60));
+const good = put('good.txt', 'Ada Kestrel lives in Marlow and writes about rivers and the boats that sail them.');
+
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+  return promise.then(
+    () => {
+      throw new Error('expected the load to fail');
+    },
+    (error: { code: string; message: string; details: Record<string, unknown> }) => error,
+  );
+}
+
+describe('documents load in a thread with limits', () => {
+  const loader = new DocumentLoader({ memoryMb: 64 });
+  afterAll(() => loader.dispose());
+
+  it('a document that runs away in memory fails with BAD_INPUT naming the memory limit; the next one loads', async () => {
+    const error = await failure(loader.load(bomb));
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toContain('64 MiB of memory (the per-document memory limit)');
+    expect(error.details).toMatchObject({ limit: 'memory', path: bomb });
+    expect(loader.hasThread).toBe(false);
+    expect((await loader.load(good)).text).toContain('Ada Kestrel');
+  });
+
+  it('a document past the time limit fails naming it', async () => {
+    await using slow = new DocumentLoader({ timeSeconds: 0.001 });
+    const error = await failure(slow.load(bomb));
+    expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'time' } });
+    expect(error.message).toContain('the per-document time limit');
+  });
+
+  it('cancel takes effect mid-document: the thread is stopped, not waited for', async () => {
+    const controller = new AbortController();
+    let started = false;
+    const error = await failure(
+      loader.load(bomb, {
+        signal: controller.signal,
+        onStarted: () => {
+          started = true;
+          controller.abort();
+        },
+      }),
+    );
+    expect(started).toBe(true);
+    expect(error.code).toBe('CANCELLED');
+    expect(loader.hasThread).toBe(false);
+    expect((await loader.load(good)).text).toContain('Ada Kestrel');
+  });
+
+  it('an indexing job with a runaway document completes: the document gets the error, the rest index (a partly unreadable one with its note); the limits are settings', async () => {
+    const corpus = join(dir, 'corpus');
+    writeSyntheticCorpus(corpus, 1, { prefix: 'good' });
+    // ~1.3 MB of document.xml in words drawn at random (it compresses like prose): above a 1 MiB DOCX part limit.
+    const random = seededRandom(7);
+    const words = ['river', 'lock', 'gates', 'Marlow', 'boats', 'weir', 'ferry', 'club', 'Henley', 'council', 'repairs', 'spring'];
+    const bigDocx = put('big.docx', writeDocx(Array.from({ length: 12_000 }, () => Array.from({ length: 12 }, () => words[Math.floor(random() * words.length)]).join(' '))));
+    const partly = put('partly.pdf', writeGlyphIdPdf([{ text: 'Ada Kestrel sailed from Marlow to Henley along the river.' }, { glyphText: 'Bruno Ravenworth built the boat in the winter' }]));
+    const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm(syntheticRules()), embedder: new SyntheticEmbedder() });
+    try {
+      await call(engine, 'system:setSettings', { settings: { documentLimits: { memoryMb: 64, timeSeconds: 600, docxXmlMb: 1 } } });
+      await call(engine, 'kb:create', { name: 'hostile' });
+      await call(engine, 'docs:add', { kb: 'hostile', paths: [corpus, bomb, partly, bigDocx] });
+      const job = await runJobToEnd(engine, 'index:start', { kb: 'hostile' });
+      expect(job.status).toBe('done');
+      const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'hostile', limit: 100 });
+      expect(rows.find((d) => basename(d.path) === 'bomb.pdf')).toMatchObject({ status: 'error', error: expect.stringContaining('per-document memory limit') });
+      expect(rows.filter((d) => basename(d.path).startsWith('good')).map((d) => d.status)).toEqual(['indexed']);
+      expect(rows.find((d) => basename(d.path) === 'big.docx')).toMatchObject({ status: 'error', error: expect.stringContaining('above the 1.0 MiB limit for a DOCX part') });
+      expect(rows.find((d) => basename(d.path) === 'partly.pdf')).toMatchObject({ status: 'indexed', error: expect.stringMatching(/^ingest: page 2: text unreadable/) });
+    } finally {
+      await dispose();
+    }
+  });
+});
