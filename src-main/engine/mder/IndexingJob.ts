@@ -4,10 +4,10 @@ import { PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import type { ChunkRecord, DocumentRecord, DocumentStatus, KnowledgeBase, TripleRecord } from '../kb/index.js';
+import type { ChunkRecord, DocumentRecord, DocumentStatus, EntityRecord, KnowledgeBase, TripleRecord } from '../kb/index.js';
 import { preprocessChunk, type PreprocessOptions } from '../ingest/preprocess/index.js';
 import { mapChunk, UNKNOWN_TYPE } from './mapChunk.js';
-import { disambiguate, type DisambiguateOptions, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
+import { disambiguate, type DisambiguateOptions, type DisambiguationEntity, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
 import { enrichChunk } from './enrichChunk.js';
 import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type ReduceEntity } from './reduceEntities.js';
 import { MeteredLlm } from './MeteredLlm.js';
@@ -97,6 +97,14 @@ const PENDING_DISAMBIGUATION = 'mder:disambiguate:pending';
 /** Entities kept by this round's merges so far: the next round's queue. */
 const MERGED_PENDING_DISAMBIGUATION = 'mder:disambiguate:merged';
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
+/** Other forms of an entity's name that Map saw in parentheses: Disambiguate's evidence, kept with the KB. */
+const variantsKey = (entityId: number): string => `mder:variants:${entityId}`;
+
+function addVariants(kb: KnowledgeBase, entityId: number, variants: readonly string[]): void {
+  const known = kb.getCheckpoint<string[]>(variantsKey(entityId)) ?? [];
+  const added = variants.filter((v) => !known.some((k) => nameKey(k) === nameKey(v)));
+  if (added.length > 0) kb.setCheckpoint(variantsKey(entityId), [...known, ...added]);
+}
 
 /**
  * Runs MDER over every document of a KB that is not indexed yet: preprocess → map →
@@ -174,11 +182,17 @@ export class IndexingJob {
     await this.#units('map', pending, async (ref) => {
       const chunk = work.load(ref);
       const result = await mapChunk(this.#llm, { title: work.document(ref).title, englishText: chunk.englishText! }, options);
-      const types = new Map(result.entities.map((e) => [nameKey(e.name), e.type]));
+      const entities = new Map(result.entities.map((e) => [nameKey(e.name), e]));
       kb.transaction(() => {
+        const upsert = (name: string): number => {
+          const entity = entities.get(nameKey(name));
+          const id = kb.upsertEntity(name, entity?.type ?? UNKNOWN_TYPE);
+          if (entity && entity.variants.length > 0) addVariants(kb, id, entity.variants);
+          return id;
+        };
         for (const t of result.triples) {
-          const sourceId = kb.upsertEntity(t.source, types.get(nameKey(t.source)) ?? UNKNOWN_TYPE);
-          const targetId = kb.upsertEntity(t.target, types.get(nameKey(t.target)) ?? UNKNOWN_TYPE);
+          const sourceId = upsert(t.source);
+          const targetId = upsert(t.target);
           kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
         }
         kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
@@ -213,11 +227,12 @@ export class IndexingJob {
 
   #disambiguationStore(): DisambiguationStore {
     const kb = this.#kb;
+    const view = (e: EntityRecord | undefined): DisambiguationEntity | undefined => e && { id: e.id, name: e.name, type: e.type, aliases: e.aliases };
     return {
-      entity: (id) => {
-        const e = kb.getEntity(id);
-        return e && { id: e.id, name: e.name, type: e.type };
-      },
+      entity: (id) => view(kb.getEntity(id)),
+      entityNamed: (name) => view(kb.findEntityByName(name)),
+      lexicalNeighbours: (name, k) => kb.searchEntities(name, undefined, k).map((e) => view(e)!),
+      variants: (id) => kb.getCheckpoint<string[]>(variantsKey(id)) ?? [],
       context: (id) => {
         const [triple] = kb.triplesOfEntity(id, 'both', 1);
         const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.getChunk(triple.chunkIds[0]);
