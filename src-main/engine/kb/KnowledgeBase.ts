@@ -26,6 +26,7 @@ import type {
   DocumentUpdate,
   EmbedderRecord,
   EntityRecord,
+  SimilarityCalibration,
   HistoryRecord,
   KbMeta,
   KbStats,
@@ -367,6 +368,18 @@ export class KnowledgeBase {
       this.#setMetaValue('embedder', JSON.stringify({ identity, dimension } satisfies EmbedderRecord));
     });
     this.#binary.clear();
+  }
+
+  /** The similarity calibration recorded for the KB's current embedder, or null (none yet, or made with another embedder). */
+  similarityCalibration(): SimilarityCalibration | null {
+    const value = this.#metaValue('similarityCalibration');
+    const calibration = value === undefined ? null : (JSON.parse(value) as SimilarityCalibration);
+    return calibration && calibration.embedder === this.embedder()?.identity ? calibration : null;
+  }
+
+  /** Records a calibration (it is given, never computed here: the KB calls no model). */
+  setSimilarityCalibration(calibration: SimilarityCalibration): void {
+    this.#setMetaValue('similarityCalibration', JSON.stringify(calibration));
   }
 
   /**

@@ -14,6 +14,7 @@ import { MeteredLlm } from './MeteredLlm.js';
 import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
 import { planEmbedding } from './planEmbedding.js';
+import { calibrateKb, PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
 import type { JobProgress } from '../api/contract.js';
 import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
@@ -43,7 +44,13 @@ export interface IndexingJobOptions {
   signal?: AbortSignal;
   preprocess?: Pick<PreprocessOptions, 'summarise' | 'summaryInSourceLanguage' | 'maxTokens'>;
   map?: { /** Default: 2048. */ maxTokens?: number };
+  /** `threshold` set here wins over {@link thresholds}. */
   disambiguate?: Pick<DisambiguateOptions, 'threshold' | 'neighbours' | 'pairsPerCall' | 'contextChars' | 'maxTokens'>;
+  /**
+   * Disambiguate's name-similarity threshold: fitted to the embedder on this KB (recorded with it,
+   * see mder/calibration) or the paper's 0.95. Default: 'calibrated'.
+   */
+  thresholds?: ThresholdMode;
   enrich?: {
     /** Default: 96. */
     maxTokensPerTriple?: number;
@@ -212,6 +219,7 @@ export class IndexingJob {
       const store = this.#disambiguationStore();
       const outcome = await disambiguate(this.#llm, this.#options.embedder, store, queue, {
         ...this.#options.disambiguate,
+        threshold: await this.#mergeThreshold(queue.length),
         prompts: this.#options.prompts,
         concurrency: this.#options.concurrency,
         signal: this.#options.signal,
@@ -223,6 +231,14 @@ export class IndexingJob {
     kb.clearCheckpoints(PENDING_DISAMBIGUATION);
     kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
     return result;
+  }
+
+  /** The name similarity from which Disambiguate asks about a pair: as set, the paper's, or the KB's calibrated one (measured first if due). */
+  async #mergeThreshold(queued: number): Promise<number> {
+    const { disambiguate: set, thresholds = 'calibrated', embedder, signal } = this.#options;
+    if (set?.threshold !== undefined) return set.threshold;
+    if (thresholds === 'paper' || queued === 0) return PAPER_THRESHOLDS.merge;
+    return (await calibrateKb(this.#kb, embedder, signal ? { signal } : {})).mergeThreshold;
   }
 
   #disambiguationStore(): DisambiguationStore {
