@@ -800,6 +800,11 @@ export class KnowledgeBase {
     return this.#stmt('SELECT COUNT(*) FROM triples').pluck().get() as number;
   }
 
+  /** Triples with the entity as source or target. */
+  countTriplesOfEntity(entityId: number): number {
+    return this.#stmt('SELECT (SELECT COUNT(*) FROM triples WHERE source_id = :id) + (SELECT COUNT(*) FROM triples WHERE target_id = :id AND source_id <> :id)').pluck().get({ id: entityId }) as number;
+  }
+
   /** Relations by count, most used first; cached until triples change. */
   relations(): NamedCount[] {
     return [...this.#derive('relations', () => this.#stmt('SELECT relation AS name, COUNT(*) AS count FROM triples GROUP BY relation ORDER BY count DESC, name').all() as NamedCount[])];

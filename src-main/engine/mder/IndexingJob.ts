@@ -249,6 +249,7 @@ export class IndexingJob {
       entityNamed: (name) => view(kb.findEntityByName(name)),
       lexicalNeighbours: (name, k) => kb.searchEntities(name, undefined, k).map((e) => view(e)!),
       variants: (id) => kb.getCheckpoint<string[]>(variantsKey(id)) ?? [],
+      factCount: (id) => kb.countTriplesOfEntity(id),
       context: (id) => {
         const [triple] = kb.triplesOfEntity(id, 'both', 1);
         const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.getChunk(triple.chunkIds[0]);

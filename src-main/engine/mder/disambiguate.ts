@@ -23,6 +23,8 @@ export interface DisambiguationEntity {
   type: string;
   /** Names it took over in earlier merges. Default: none. */
   aliases?: readonly string[];
+  /** Triples it takes part in (how established its name is): breaks ties between proposed names. Default: 0. */
+  facts?: number;
 }
 
 /** One merge: `mergeIds` fold into `keepId`, which is renamed to `canonicalName`. */
@@ -48,6 +50,8 @@ export interface DisambiguationStore {
   lexicalNeighbours(name: string, k: number): DisambiguationEntity[];
   /** Other forms Map saw written beside the entity's name ("Ulisse (Ulysses)"). */
   variants(id: number): readonly string[];
+  /** Triples the entity takes part in. */
+  factCount(id: number): number;
   /**
    * Applies merges, all or none; returns each one's surviving entity id (which may differ from
    * `keepId` when the canonical name already exists).
@@ -216,7 +220,9 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Candida
     options.onProgress?.((done += batch.length), pairs.length);
     return batch.flatMap((pair, i): Confirmed[] => {
       const d = decided[i];
-      return d?.same ? [{ a: pair.a, b: pair.b, canonical: canonicalFor(store, pair, d.canonical) }] : [];
+      if (!d?.same) return [];
+      const withFacts = (e: DisambiguationEntity) => ({ ...e, facts: store.factCount(e.id) });
+      return [{ a: withFacts(pair.a), b: withFacts(pair.b), canonical: canonicalFor(store, pair, d.canonical) }];
     });
   });
   return results.flat();
@@ -278,8 +284,9 @@ function canonicalFor(store: DisambiguationStore, pair: CandidatePair, proposed:
 
 /**
  * Union-find over confirmed pairs. Each group's canonical name is the one proposed most often
- * for it (ties: a name a member already has, then the shorter, then alphabetical); the member
- * already named so is kept, else the oldest (smallest id).
+ * for it; ties go to the name its members use most (the facts of the members named so: the
+ * established form beats a variant one reply kept as written), then the shorter, then
+ * alphabetical. The member already named so is kept, else the oldest (smallest id).
  */
 export function planMerges(confirmed: readonly Confirmed[]): MergeGroup[] {
   const uf = new UnionFind();
@@ -297,13 +304,9 @@ export function planMerges(confirmed: readonly Confirmed[]): MergeGroup[] {
       const key = nameKey(c.canonical);
       votes.set(key, { name: votes.get(key)?.name ?? c.canonical, count: (votes.get(key)?.count ?? 0) + 1 });
     }
-    const memberKeys = new Set(members.map((m) => nameKey(m.name)));
+    const use = (key: string) => members.filter((m) => nameKey(m.name) === key || (m.aliases ?? []).some((a) => nameKey(a) === key)).reduce((sum, m) => sum + 1 + (m.facts ?? 0), 0);
     const [best] = [...votes.entries()].sort(
-      ([ka, a], [kb, b]) =>
-        b.count - a.count ||
-        Number(memberKeys.has(kb)) - Number(memberKeys.has(ka)) ||
-        a.name.length - b.name.length ||
-        a.name.localeCompare(b.name),
+      ([ka, a], [kb, b]) => b.count - a.count || use(kb) - use(ka) || a.name.length - b.name.length || a.name.localeCompare(b.name),
     );
     const canonicalName = best![1].name;
     const keep = members.find((m) => nameKey(m.name) === nameKey(canonicalName)) ?? members[0]!;

@@ -167,6 +167,10 @@ class MemoryStore implements DisambiguationStore {
     return this.variantsOf.get(id) ?? [];
   }
   readonly variantsOf = new Map<number, string[]>();
+  factCount(id: number) {
+    return this.facts.get(id) ?? 0;
+  }
+  readonly facts = new Map<number, number>();
   context(id: number) {
     return `Text about ${this.entities.get(id)!.name}.`;
   }
