@@ -78,7 +78,7 @@ function smallModelRules(): ScriptRule[] {
         return { decisions: out };
       },
     },
-    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => `${s} ${r.toLowerCase()} ${t}.`) }) },
+    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => `${s} ${r!.toLowerCase()} ${t}.`) }) },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({

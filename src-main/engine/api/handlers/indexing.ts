@@ -3,6 +3,7 @@ import { isStorageFull, storageError } from '../../base/storageError.js';
 import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
 import { ingestPending, type IngestPendingResult } from '../../mder/ingestPending.js';
 import { planEmbedding } from '../../mder/planEmbedding.js';
+import { calibrateKb } from '../../mder/calibration/index.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
@@ -41,6 +42,8 @@ async function reembed(engine: Engine, session: KbSession, { signal, progress }:
     let done = 0;
     progress({ stage: 'embed', done, total: plan.total, message: embedder.identity });
     await plan.run((n) => progress({ stage: 'embed', done: (done += n), total: plan.total, message: embedder.identity }));
+    // The old calibration was for the old embedder: measure the new one's scale now.
+    if (engine.settings.get().thresholds === 'calibrated') await calibrateKb(session.kb, embedder, { signal });
     return { vectors: plan.total };
   } finally {
     indexing.delete(session);
@@ -61,18 +64,22 @@ export async function runIndexing(
     const embedder = await engine.models.requireEmbedder('Indexing');
     session.kb.assertEmbedder(embedder.identity, embedder.dimension);
     const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
-    const ingest = await ingestPending(session.kb, { embedder, signal, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
+    const { thresholds, concurrency } = engine.settings.get();
+    const ingest = await ingestPending(session.kb, { embedder, thresholds, signal, onProgress: (p) => progress({ stage: 'ingest', ...p }) });
     const result = await new IndexingJob(session.kb, llm, {
       prompts: engine.prompts,
       embedder,
+      thresholds,
       signal,
-      concurrency: engine.settings.get().concurrency,
+      concurrency,
       onProgress: (p) => progress(p),
       // A view that never loaded reads SQLite when first used; a loaded one is brought up to date.
       updateRdfView: async () => {
         if (session.rdf.status.state !== 'idle') await session.rdf.rebuild();
       },
     }).run();
+    // Disambiguate calibrates when it has names to compare; a KB with none new (or indexed before calibration existed) is measured here.
+    if (thresholds === 'calibrated') await calibrateKb(session.kb, embedder, { signal });
     return { ingestFailures: ingest.failed, ...result };
   } catch (error) {
     // A full disk stops the job with its checkpoints kept; say so (STORAGE_FULL, naming the KB file) rather than INTERNAL.
