@@ -226,6 +226,8 @@ export interface KbCalibration {
   sentences: SimilaritySpread;
   /** Disambiguate: name cosine from which the LLM is asked (paper: 0.95). */
   mergeThreshold: number;
+  /** The percentile of unrelated name pairs it sits at (rises with the KB's size). */
+  mergePercentile: number;
   /** DaPT: sub-question cosine from which nodes fuse (paper: τ = 0.8). */
   fusionThreshold: number;
 }

@@ -251,6 +251,8 @@ export interface SimilarityCalibration {
   sentences: SimilarityDistribution;
   /** Name cosine from which Disambiguate asks the LLM about a pair (paper: 0.95). */
   mergeThreshold: number;
+  /** The percentile of unrelated name pairs `mergeThreshold` sits at (rises with the KB's size). */
+  mergePercentile: number;
   /** Sub-question cosine from which DaPT fuses two nodes (paper: τ = 0.8). */
   fusionThreshold: number;
 }

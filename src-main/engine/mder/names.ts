@@ -69,8 +69,9 @@ export type LexicalEvidence = 'same letters' | 'acronym' | 'shared word';
 
 /**
  * Lexical evidence between two names: the same letters once accents and case are folded
- * (Pénélope / Penelope), one the acronym of the other (EU / European Union), or a shared
- * distinctive word of four letters or more (Chopin / Frédéric Chopin). A cue for the LLM, not a decision.
+ * (Pénélope / Penelope), one the acronym of the other (EU / European Union), or every
+ * distinctive word (four letters or more) of one in the other (Chopin / Frédéric Chopin). A cue
+ * for the LLM, not a decision.
  */
 export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
   const fa = foldName(a);
@@ -78,8 +79,20 @@ export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
   if (fa === '' || fb === '') return null;
   if (fa === fb) return 'same letters';
   if (isAcronymOf(a, fb) || isAcronymOf(b, fa)) return 'acronym';
-  const words = new Set(distinctiveWords(fa));
-  return distinctiveWords(fb).some((w) => words.has(w)) ? 'shared word' : null;
+  // The shorter name's distinctive words all in the longer one ("Oxford" / "University of Oxford"), or the
+  // same last proper noun ("Frédéric Chopin" / "Chopin the pianist"); not "John Smith" / "John Doe".
+  const contentWords = (folded: string) => folded.split(' ').filter((w) => !FUNCTION_WORDS.has(w));
+  const [short, long] = [contentWords(fa), contentWords(fb)].sort((x, y) => x.length - y.length);
+  const words = new Set(long);
+  if (distinctiveWords(short!.join(' ')).length > 0 && short!.every((w) => words.has(w))) return 'shared word';
+  const pa = lastProperNoun(a);
+  return pa !== null && pa === lastProperNoun(b) ? 'shared word' : null;
+}
+
+/** The last capitalised word of four letters or more, folded ("Frédéric Chopin" → "chopin"). */
+function lastProperNoun(name: string): string | null {
+  const proper = name.split(/[^\p{L}\p{N}]+/u).filter((w) => /^\p{Lu}/u.test(w) && [...w].length >= 4);
+  return proper.length > 0 ? foldName(proper.at(-1)!) : null;
 }
 
 function distinctiveWords(folded: string): string[] {

@@ -64,6 +64,15 @@ describe('similarity calibration on an e5-like crowded scale', () => {
     expect(paper.fusions.map((f) => `${f.sourceId}~${f.englishId}`)).toEqual(['1~1', '2~2']);
   });
 
+  it('raises the merge threshold with the KB (about 0.1 unrelated candidates per entity)', async () => {
+    const small = await calibrateSimilarity(embedder, { names: corpusNames, sentences: corpusSentences, entityCount: 20 });
+    const large = await calibrateSimilarity(embedder, { names: corpusNames, sentences: corpusSentences, entityCount: 10_000 });
+    expect(small.mergePercentile).toBeCloseTo(0.995, 6);
+    expect(large.mergePercentile).toBeCloseTo(0.99999, 6);
+    expect(large.mergeThreshold).toBeGreaterThan(small.mergeThreshold);
+    expect(large.mergeThreshold).toBeLessThanOrEqual(large.names.max);
+  });
+
   it('is redone when the KB has doubled', () => {
     expect(needsCalibration(null, 10)).toBe(true);
     const c = { entityCount: 100 } as Parameters<typeof needsCalibration>[0];

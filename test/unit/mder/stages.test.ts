@@ -127,7 +127,9 @@ describe('map', () => {
     expect(lexicalEvidence('EU', 'European Union')).toBe('acronym');
     expect(lexicalEvidence('Organisation des Nations unies', 'ONU')).toBe('acronym');
     expect(lexicalEvidence('Frédéric Chopin', 'Chopin the pianist')).toBe('shared word');
-    expect(lexicalEvidence('Bank of England', 'Bank of France')).toBe('shared word');
+    expect(lexicalEvidence('Chopin', 'Frédéric Chopin')).toBe('shared word');
+    expect(lexicalEvidence('Bank of England', 'Bank of France')).toBeNull();
+    expect(lexicalEvidence('John Smith', 'John Doe')).toBeNull();
     expect(lexicalEvidence('Fall of Troy', 'Ten Years')).toBeNull();
     expect(lexicalEvidence('eu', 'European Union')).toBeNull(); // a lower-case word is no acronym
     expect(lexicalEvidence('Odysseus', 'Ulisse')).toBeNull(); // that takes the embedder and the LLM

@@ -27,6 +27,12 @@ export interface CalibrateSimilarityOptions {
   entityCount: number;
   /** Where among unrelated pairs a threshold sits. Default: 0.99 (a pair more similar than 99% of unrelated ones). */
   percentile?: number;
+  /**
+   * Unrelated names expected above the merge threshold per entity: the LLM cost of false
+   * candidates. With N entities each has N − 1 others, so the merge threshold sits at the
+   * 1 − this/N percentile (never below `percentile`; at most the sample's maximum). Default: 0.1.
+   */
+  candidatesPerEntity?: number;
   signal?: AbortSignal;
 }
 
@@ -39,10 +45,14 @@ export interface CalibrateSimilarityOptions {
  * the KB's names against a fixed list of unrelated reference names (and the references among
  * themselves), each of its sentences against reference questions. Pairing with references keeps
  * the KB's real duplicates (what Disambiguate looks for) out of the sample. The LLM still
- * confirms every merge; the threshold only decides what it is asked.
+ * confirms every merge; the threshold only decides what it is asked. As a share of all pairs
+ * grows with the KB, the merge threshold rises with it (about `candidatesPerEntity` unrelated
+ * names above it per entity, capped by the sample's maximum), so the LLM cost stays linear in
+ * the KB.
  */
 export async function calibrateSimilarity(embedder: Embedder, options: CalibrateSimilarityOptions): Promise<SimilarityCalibration> {
   const percentile = options.percentile ?? 0.99;
+  const mergeLevel = Math.max(percentile, 1 - (options.candidatesPerEntity ?? 0.1) / Math.max(1, options.entityCount));
   const names = await unrelatedPairs(embedder, dedupe(options.names), REFERENCE_NAMES, 'passage', options.signal);
   const sentences = await unrelatedPairs(embedder, dedupe(options.sentences), REFERENCE_QUESTIONS, 'query', options.signal);
   const names_ = distribution(names);
@@ -54,7 +64,8 @@ export async function calibrateSimilarity(embedder: Embedder, options: Calibrate
     percentile,
     names: names_,
     sentences: sentences_,
-    mergeThreshold: round(Math.min(0.99, quantile(names, percentile))),
+    mergeThreshold: round(Math.min(0.99, quantile(names, mergeLevel))),
+    mergePercentile: mergeLevel,
     fusionThreshold: round(Math.min(0.99, quantile(sentences, percentile))),
   };
 }
