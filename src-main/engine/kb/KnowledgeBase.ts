@@ -723,6 +723,20 @@ export class KnowledgeBase {
     return rows.map(toEntity);
   }
 
+  /**
+   * Entities whose name or aliases hold words of `name` (full-text, prefix, accents folded), best
+   * first; summaries are not searched (Disambiguate's lexical candidates).
+   */
+  searchEntityNames(name: string, limit = 10): EntityRecord[] {
+    const match = ftsQuery(name, { prefix: true });
+    if (match === null) return [];
+    const rows = this.#stmt(
+      `SELECT ${ENTITY_COLUMNS} FROM (SELECT rowid AS id, bm25(fts_entity, 10.0, 5.0, 1.0) AS rank FROM fts_entity WHERE fts_entity MATCH :match) f
+       JOIN entities e ON e.id = f.id ORDER BY f.rank, e.id LIMIT :limit`,
+    ).all({ match: `{name aliases} : (${match})`, limit }) as EntityRow[];
+    return rows.map(toEntity);
+  }
+
   /** Entity types by count, most used first; cached until entities change. */
   entityTypes(): NamedCount[] {
     return [...this.#derive('entityTypes', () => this.#stmt('SELECT type AS name, COUNT(*) AS count FROM entities GROUP BY type ORDER BY count DESC, name').all() as NamedCount[])];

@@ -247,7 +247,7 @@ export class IndexingJob {
     return {
       entity: (id) => view(kb.getEntity(id)),
       entityNamed: (name) => view(kb.findEntityByName(name)),
-      lexicalNeighbours: (name, k) => kb.searchEntities(name, undefined, k).map((e) => view(e)!),
+      lexicalNeighbours: (name, k) => kb.searchEntityNames(name, k).map((e) => view(e)!),
       variants: (id) => kb.getCheckpoint<string[]>(variantsKey(id)) ?? [],
       factCount: (id) => kb.countTriplesOfEntity(id),
       context: (id) => {

@@ -62,16 +62,18 @@ export function foldName(name: string): string {
 }
 
 /** Words that say nothing about identity when two names share them (English and the corpus languages). */
-const FUNCTION_WORDS = new Set(['of', 'the', 'and', 'for', 'von', 'van', 'der', 'den', 'des', 'del', 'della', 'dei', 'degli', 'les', 'los', 'las', 'und', 'with', 'from']);
+const FUNCTION_WORDS = new Set(['of', 'the', 'and', 'for', 'with', 'from', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'den', 'des', 'del', 'della', 'dei', 'degli', 'les', 'los', 'las', 'und']);
+
+/** Words that start a complement ("of …") in names of the corpus languages. */
+const OF_WORDS = new Set(['of', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'des', 'del', 'della', 'dei', 'degli']);
 
 /** Why two names may denote the same thing on their letters alone, or null. */
 export type LexicalEvidence = 'same letters' | 'acronym' | 'shared word';
 
 /**
  * Lexical evidence between two names: the same letters once accents and case are folded
- * (Pénélope / Penelope), one the acronym of the other (EU / European Union), or every
- * distinctive word (four letters or more) of one in the other (Chopin / Frédéric Chopin). A cue
- * for the LLM, not a decision.
+ * (Pénélope / Penelope), one the acronym of the other (EU / European Union), or the same head
+ * proper noun (Chopin / Frédéric Chopin). A cue for the LLM, not a decision.
  */
 export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
   const fa = foldName(a);
@@ -79,24 +81,24 @@ export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
   if (fa === '' || fb === '') return null;
   if (fa === fb) return 'same letters';
   if (isAcronymOf(a, fb) || isAcronymOf(b, fa)) return 'acronym';
-  // The shorter name's distinctive words all in the longer one ("Oxford" / "University of Oxford"), or the
-  // same last proper noun ("Frédéric Chopin" / "Chopin the pianist"); not "John Smith" / "John Doe".
-  const contentWords = (folded: string) => folded.split(' ').filter((w) => !FUNCTION_WORDS.has(w));
-  const [short, long] = [contentWords(fa), contentWords(fb)].sort((x, y) => x.length - y.length);
-  const words = new Set(long);
-  if (distinctiveWords(short!.join(' ')).length > 0 && short!.every((w) => words.has(w))) return 'shared word';
-  const pa = lastProperNoun(a);
-  return pa !== null && pa === lastProperNoun(b) ? 'shared word' : null;
+  // The same head proper noun ("Frédéric Chopin" / "Chopin the pianist"); not "John Smith" / "John Doe",
+  // nor a complement ("Adalbert of Tuscany" / "Tuscany", "University of Oxford" / "Oxford": part and whole).
+  const pa = headProperNoun(a);
+  return pa !== null && pa === headProperNoun(b) ? 'shared word' : null;
 }
 
-/** The last capitalised word of four letters or more, folded ("Frédéric Chopin" → "chopin"). */
-function lastProperNoun(name: string): string | null {
-  const proper = name.split(/[^\p{L}\p{N}]+/u).filter((w) => /^\p{Lu}/u.test(w) && [...w].length >= 4);
+/**
+ * The last capitalised word of four letters or more before any "the …"/"and …", folded ("Frédéric
+ * Chopin" → "chopin", "Chopin the pianist" → "chopin"); null for a name with an "of …" complement.
+ */
+function headProperNoun(name: string): string | null {
+  const words = name.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  // "Bank of England", "Adalbert II of Tuscany": the name is the whole phrase, its head a title or a common noun.
+  if (words.some((w) => OF_WORDS.has(w.toLowerCase()))) return null;
+  const complement = words.findIndex((w) => FUNCTION_WORDS.has(w.toLowerCase()));
+  const head = complement < 0 ? words : words.slice(0, complement);
+  const proper = head.filter((w) => /^\p{Lu}/u.test(w) && [...w].length >= 4);
   return proper.length > 0 ? foldName(proper.at(-1)!) : null;
-}
-
-function distinctiveWords(folded: string): string[] {
-  return folded.split(' ').filter((w) => [...w].length >= 4 && !FUNCTION_WORDS.has(w));
 }
 
 /** `short` (as written: letters, at least two, no spaces) is the initials of the words of `longFolded`. */

@@ -122,7 +122,7 @@ describe('map', () => {
     ]);
   });
 
-  it('finds lexical evidence on folded letters, acronyms and shared distinctive words only', () => {
+  it('finds lexical evidence on folded letters, acronyms and a shared head proper noun only', () => {
     expect(lexicalEvidence('Pénélope', 'PENELOPE')).toBe('same letters');
     expect(lexicalEvidence('EU', 'European Union')).toBe('acronym');
     expect(lexicalEvidence('Organisation des Nations unies', 'ONU')).toBe('acronym');
@@ -130,7 +130,9 @@ describe('map', () => {
     expect(lexicalEvidence('Chopin', 'Frédéric Chopin')).toBe('shared word');
     expect(lexicalEvidence('Bank of England', 'Bank of France')).toBeNull();
     expect(lexicalEvidence('John Smith', 'John Doe')).toBeNull();
+    expect(lexicalEvidence('1995', 'March 1995')).toBeNull(); // a number is no name
     expect(lexicalEvidence('Fall of Troy', 'Ten Years')).toBeNull();
+    expect(lexicalEvidence('Adalbert II of Tuscany', 'Tuscany')).toBeNull(); // part and whole, not the same
     expect(lexicalEvidence('eu', 'European Union')).toBeNull(); // a lower-case word is no acronym
     expect(lexicalEvidence('Odysseus', 'Ulisse')).toBeNull(); // that takes the embedder and the LLM
     expect(foldName('Telémaco  d’Ítaca')).toBe('telemaco d itaca');
