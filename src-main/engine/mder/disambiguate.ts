@@ -104,7 +104,7 @@ export interface CandidatePair {
  * Disambiguate (MDER-DR §3.1): candidate pairs are found from the entities in `entityIds` (so an
  * incremental run compares only new entities with all others) by three kinds of evidence: name
  * embeddings at least `threshold` similar (KNN), lexical evidence (same letters once accents are
- * folded, acronyms, shared distinctive words; found by full-text search over names and aliases)
+ * folded, acronyms, the same head proper noun; found by full-text search over names and aliases)
  * and the other form Map saw written beside a name. The LLM confirms each pair with the contexts;
  * confirmed pairs are merged with union-find under a canonical name, and renamed entities are
  * compared again until a round merges nothing.
@@ -172,7 +172,7 @@ export async function disambiguate(
 }
 
 function strongestLexicalEvidence(a: DisambiguationEntity, b: DisambiguationEntity): string | null {
-  const order = ['same letters', 'acronym', 'shared word'] as const;
+  const order = ['same letters', 'acronym', 'same head noun'] as const;
   let best: number | null = null;
   for (const x of [a.name, ...(a.aliases ?? [])]) {
     for (const y of [b.name, ...(b.aliases ?? [])]) {

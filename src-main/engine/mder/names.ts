@@ -68,7 +68,7 @@ const FUNCTION_WORDS = new Set(['of', 'the', 'and', 'for', 'with', 'from', 'de',
 const OF_WORDS = new Set(['of', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'des', 'del', 'della', 'dei', 'degli']);
 
 /** Why two names may denote the same thing on their letters alone, or null. */
-export type LexicalEvidence = 'same letters' | 'acronym' | 'shared word';
+export type LexicalEvidence = 'same letters' | 'acronym' | 'same head noun';
 
 /**
  * Lexical evidence between two names: the same letters once accents and case are folded
@@ -84,7 +84,7 @@ export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
   // The same head proper noun ("Frédéric Chopin" / "Chopin the pianist"); not "John Smith" / "John Doe",
   // nor a complement ("Adalbert of Tuscany" / "Tuscany", "University of Oxford" / "Oxford": part and whole).
   const pa = headProperNoun(a);
-  return pa !== null && pa === headProperNoun(b) ? 'shared word' : null;
+  return pa !== null && pa === headProperNoun(b) ? 'same head noun' : null;
 }
 
 /**

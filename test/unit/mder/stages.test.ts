@@ -126,8 +126,8 @@ describe('map', () => {
     expect(lexicalEvidence('Pénélope', 'PENELOPE')).toBe('same letters');
     expect(lexicalEvidence('EU', 'European Union')).toBe('acronym');
     expect(lexicalEvidence('Organisation des Nations unies', 'ONU')).toBe('acronym');
-    expect(lexicalEvidence('Frédéric Chopin', 'Chopin the pianist')).toBe('shared word');
-    expect(lexicalEvidence('Chopin', 'Frédéric Chopin')).toBe('shared word');
+    expect(lexicalEvidence('Frédéric Chopin', 'Chopin the pianist')).toBe('same head noun');
+    expect(lexicalEvidence('Chopin', 'Frédéric Chopin')).toBe('same head noun');
     expect(lexicalEvidence('Bank of England', 'Bank of France')).toBeNull();
     expect(lexicalEvidence('John Smith', 'John Doe')).toBeNull();
     expect(lexicalEvidence('1995', 'March 1995')).toBeNull(); // a number is no name
