@@ -86,9 +86,9 @@ export async function run(args: string[]): Promise<void> {
     }
     const naiveGlobal: Cost = { calls: 0, input: 0, output: 0 };
     for (const call of llm.callsOf('mder/disambiguate')) {
-      for (const pair of call.prompt.variables.pairs!.split(/\n\n(?=Pair \d+\n)/)) {
-        const single = prompts.render('mder/disambiguate', { pairs: pair.replace(/^Pair \d+/, 'Pair 1') });
-        add(naiveGlobal, { calls: 1, input: countTokens(`${single.system}\n${single.user}`), output: countTokens('{"decisions":[{"same":false,"canonical":""}]}') });
+      for (const pair of call.prompt.variables.pairs!.split(/\n\n(?=Pair \S+\n)/)) {
+        const single = prompts.render('mder/disambiguate', { pairs: pair.replace(/^Pair \S+/, 'Pair P1') });
+        add(naiveGlobal, { calls: 1, input: countTokens(`${single.system}\n${single.user}`), output: countTokens('{"decisions":[{"pair":"P1","same":false,"canonical":""}]}') });
       }
     }
     const entities = [...kb.iterateEntities()].map((e) => ({ id: e.id, name: e.name, type: e.type, facts: kb.triplesOfEntity(e.id).map((t) => t.description ?? '') }));
@@ -226,7 +226,7 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
         return { triples: triples.map(({ sentence: _s, ...t }) => t) };
       },
     },
-    { prompt: 'mder/disambiguate', reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair \d+$/gm)].map(() => ({ same: false, canonical: '' })) }) },
+    { prompt: 'mder/disambiguate', reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)$/gm)].map(([, pair]) => ({ pair, same: false, canonical: '' })) }) },
     {
       prompt: 'mder/enrich',
       reply: (v) => ({

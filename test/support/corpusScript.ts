@@ -225,9 +225,9 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
     {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^A: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, a, b]) => {
+        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
           const same = canonicalName(a!) === canonicalName(b!) && ALIAS_GROUPS.some((g) => g.includes(a!));
-          return { same, canonical: same ? canonicalName(a!) : '' };
+          return { pair, same, canonical: same ? canonicalName(a!) : '' };
         }),
       }),
     },

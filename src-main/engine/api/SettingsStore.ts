@@ -11,6 +11,7 @@ const settingsSchema = z.object({
   uiLanguage: z.string().regex(/^[a-z]{2,3}$/).nullable().default(null),
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   concurrency: z.number().int().min(1).max(64).default(4),
+  thresholds: z.enum(['calibrated', 'paper']).default('calibrated'),
   strategyParams: z.record(z.string(), z.number()).default({}),
   generationModel: modelSelectionSchema.nullable().default(null),
   embeddingModel: modelSelectionSchema.nullable().default(null),

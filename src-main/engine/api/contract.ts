@@ -218,6 +218,34 @@ export interface KbInfo extends KbSummary {
   relationCount: number;
   rdf: { state: 'idle' | 'loading' | 'ready' | 'error'; triples: number; message?: string };
   sizeBytes: number;
+  /** Similarity thresholds fitted to the KB's embedder (null until an indexing run has measured them). */
+  calibration: KbCalibration | null;
+}
+
+/** Spread of cosine similarity over pairs of unrelated texts. */
+export interface SimilaritySpread {
+  pairs: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** How a KB's thresholds were fitted to its embedder (see Settings `thresholds`). */
+export interface KbCalibration {
+  embedder: string;
+  calibratedAt: string;
+  entityCount: number;
+  /** Percentile of unrelated pairs a threshold sits at. */
+  percentile: number;
+  names: SimilaritySpread;
+  sentences: SimilaritySpread;
+  /** Disambiguate: name cosine from which the LLM is asked (paper: 0.95). */
+  mergeThreshold: number;
+  /** The percentile of unrelated name pairs it sits at (rises with the KB's size). */
+  mergePercentile: number;
+  /** DaPT: sub-question cosine from which nodes fuse (paper: τ = 0.8). */
+  fusionThreshold: number;
 }
 
 export interface DocumentRow {
@@ -412,6 +440,12 @@ export interface Settings {
   uiLanguage: string | null;
   theme: 'system' | 'light' | 'dark';
   concurrency: number;
+  /**
+   * Similarity thresholds: 'calibrated' fits chunking, merging and DaPT fusion to the embedder
+   * (percentile breakpoints; the KB's recorded calibration), 'paper' uses the papers' 0.75, 0.95
+   * and τ = 0.8. An explicit `dapt.tau` in strategyParams wins.
+   */
+  thresholds: 'calibrated' | 'paper';
   strategyParams: Record<string, number>;
   generationModel: ModelSelection | null;
   embeddingModel: ModelSelection | null;

@@ -26,6 +26,7 @@ import type {
   DocumentUpdate,
   EmbedderRecord,
   EntityRecord,
+  SimilarityCalibration,
   HistoryRecord,
   KbMeta,
   KbStats,
@@ -369,6 +370,18 @@ export class KnowledgeBase {
     this.#binary.clear();
   }
 
+  /** The similarity calibration recorded for the KB's current embedder, or null (none yet, or made with another embedder). */
+  similarityCalibration(): SimilarityCalibration | null {
+    const value = this.#metaValue('similarityCalibration');
+    const calibration = value === undefined ? null : (JSON.parse(value) as SimilarityCalibration);
+    return calibration && calibration.embedder === this.embedder()?.identity ? calibration : null;
+  }
+
+  /** Records a calibration (it is given, never computed here: the KB calls no model). */
+  setSimilarityCalibration(calibration: SimilarityCalibration): void {
+    this.#setMetaValue('similarityCalibration', JSON.stringify(calibration));
+  }
+
   /**
    * Sets the embedder when none is recorded; throws CONFLICT (offering re-embedding) when another
    * identity or dimension is recorded.
@@ -710,6 +723,20 @@ export class KnowledgeBase {
     return rows.map(toEntity);
   }
 
+  /**
+   * Entities whose name or aliases hold words of `name` (full-text, prefix, accents folded), best
+   * first; summaries are not searched (Disambiguate's lexical candidates).
+   */
+  searchEntityNames(name: string, limit = 10): EntityRecord[] {
+    const match = ftsQuery(name, { prefix: true });
+    if (match === null) return [];
+    const rows = this.#stmt(
+      `SELECT ${ENTITY_COLUMNS} FROM (SELECT rowid AS id, bm25(fts_entity, 10.0, 5.0, 1.0) AS rank FROM fts_entity WHERE fts_entity MATCH :match) f
+       JOIN entities e ON e.id = f.id ORDER BY f.rank, e.id LIMIT :limit`,
+    ).all({ match: `{name aliases} : (${match})`, limit }) as EntityRow[];
+    return rows.map(toEntity);
+  }
+
   /** Entity types by count, most used first; cached until entities change. */
   entityTypes(): NamedCount[] {
     return [...this.#derive('entityTypes', () => this.#stmt('SELECT type AS name, COUNT(*) AS count FROM entities GROUP BY type ORDER BY count DESC, name').all() as NamedCount[])];
@@ -785,6 +812,11 @@ export class KnowledgeBase {
 
   countTriples(): number {
     return this.#stmt('SELECT COUNT(*) FROM triples').pluck().get() as number;
+  }
+
+  /** Triples with the entity as source or target. */
+  countTriplesOfEntity(entityId: number): number {
+    return this.#stmt('SELECT (SELECT COUNT(*) FROM triples WHERE source_id = :id) + (SELECT COUNT(*) FROM triples WHERE target_id = :id AND source_id <> :id)').pluck().get({ id: entityId }) as number;
   }
 
   /** Relations by count, most used first; cached until triples change. */

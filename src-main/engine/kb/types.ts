@@ -221,3 +221,38 @@ export interface HistoryRecord {
   answerJson: string;
   askedAt: string;
 }
+
+/** Spread of one kind of similarity over pairs of unrelated texts. */
+export interface SimilarityDistribution {
+  /** Pairs measured. */
+  pairs: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * Similarity thresholds fitted to the KB's embedder (recorded with the KB; valid for the
+ * embedder named here only). See mder/calibration.
+ */
+export interface SimilarityCalibration {
+  /** Identity of the embedder the similarities were measured with. */
+  embedder: string;
+  /** ISO time of the calibration. */
+  calibratedAt: string;
+  /** Entities in the KB when it was calibrated (it is redone when they have doubled). */
+  entityCount: number;
+  /** The percentile of unrelated pairs a threshold sits at (e.g. 0.99). */
+  percentile: number;
+  /** Entity names (KB names × reference names). */
+  names: SimilarityDistribution;
+  /** Short sentences as queries (KB sentences × reference questions). */
+  sentences: SimilarityDistribution;
+  /** Name cosine from which Disambiguate asks the LLM about a pair (paper: 0.95). */
+  mergeThreshold: number;
+  /** The percentile of unrelated name pairs `mergeThreshold` sits at (rises with the KB's size). */
+  mergePercentile: number;
+  /** Sub-question cosine from which DaPT fuses two nodes (paper: τ = 0.8). */
+  fusionThreshold: number;
+}

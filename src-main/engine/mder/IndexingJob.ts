@@ -4,10 +4,10 @@ import { PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import type { ChunkRecord, DocumentRecord, DocumentStatus, KnowledgeBase, TripleRecord } from '../kb/index.js';
+import type { ChunkRecord, DocumentRecord, DocumentStatus, EntityRecord, KnowledgeBase, TripleRecord } from '../kb/index.js';
 import { preprocessChunk, type PreprocessOptions } from '../ingest/preprocess/index.js';
 import { mapChunk, UNKNOWN_TYPE } from './mapChunk.js';
-import { disambiguate, type DisambiguateOptions, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
+import { disambiguate, type DisambiguateOptions, type DisambiguationEntity, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
 import { enrichChunk } from './enrichChunk.js';
 import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type ReduceEntity } from './reduceEntities.js';
 import { MeteredLlm } from './MeteredLlm.js';
@@ -15,6 +15,7 @@ import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
 import { INGEST_NOTE } from './ingestPending.js';
 import { planEmbedding } from './planEmbedding.js';
+import { calibrateKb, PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
 import type { JobProgress } from '../api/contract.js';
 import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
@@ -44,7 +45,13 @@ export interface IndexingJobOptions {
   signal?: AbortSignal;
   preprocess?: Pick<PreprocessOptions, 'summarise' | 'summaryInSourceLanguage' | 'maxTokens'>;
   map?: { /** Default: 2048. */ maxTokens?: number };
+  /** `threshold` set here wins over {@link thresholds}. */
   disambiguate?: Pick<DisambiguateOptions, 'threshold' | 'neighbours' | 'pairsPerCall' | 'contextChars' | 'maxTokens'>;
+  /**
+   * Disambiguate's name-similarity threshold: fitted to the embedder on this KB (recorded with it,
+   * see mder/calibration) or the paper's 0.95. Default: 'calibrated'.
+   */
+  thresholds?: ThresholdMode;
   enrich?: {
     /** Default: 96. */
     maxTokensPerTriple?: number;
@@ -98,6 +105,14 @@ const PENDING_DISAMBIGUATION = 'mder:disambiguate:pending';
 /** Entities kept by this round's merges so far: the next round's queue. */
 const MERGED_PENDING_DISAMBIGUATION = 'mder:disambiguate:merged';
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
+/** Other forms of an entity's name that Map saw in parentheses: Disambiguate's evidence, kept with the KB. */
+const variantsKey = (entityId: number): string => `mder:variants:${entityId}`;
+
+function addVariants(kb: KnowledgeBase, entityId: number, variants: readonly string[]): void {
+  const known = kb.getCheckpoint<string[]>(variantsKey(entityId)) ?? [];
+  const added = variants.filter((v) => !known.some((k) => nameKey(k) === nameKey(v)));
+  if (added.length > 0) kb.setCheckpoint(variantsKey(entityId), [...known, ...added]);
+}
 
 /**
  * Runs MDER over every document of a KB that is not indexed yet: preprocess → map →
@@ -176,11 +191,17 @@ export class IndexingJob {
     await this.#units('map', pending, async (ref, signal) => {
       const chunk = work.load(ref);
       const result = await mapChunk(this.#llm, { title: work.document(ref).title, englishText: chunk.englishText! }, { ...options, signal });
-      const types = new Map(result.entities.map((e) => [nameKey(e.name), e.type]));
+      const entities = new Map(result.entities.map((e) => [nameKey(e.name), e]));
       kb.transaction(() => {
+        const upsert = (name: string): number => {
+          const entity = entities.get(nameKey(name));
+          const id = kb.upsertEntity(name, entity?.type ?? UNKNOWN_TYPE);
+          if (entity && entity.variants.length > 0) addVariants(kb, id, entity.variants);
+          return id;
+        };
         for (const t of result.triples) {
-          const sourceId = kb.upsertEntity(t.source, types.get(nameKey(t.source)) ?? UNKNOWN_TYPE);
-          const targetId = kb.upsertEntity(t.target, types.get(nameKey(t.target)) ?? UNKNOWN_TYPE);
+          const sourceId = upsert(t.source);
+          const targetId = upsert(t.target);
           kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
         }
         kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
@@ -200,6 +221,7 @@ export class IndexingJob {
       const store = this.#disambiguationStore();
       const outcome = await disambiguate(this.#llm, this.#options.embedder, store, queue, {
         ...this.#options.disambiguate,
+        threshold: await this.#mergeThreshold(queue.length),
         prompts: this.#options.prompts,
         concurrency: this.#options.concurrency,
         signal: this.#options.signal,
@@ -213,13 +235,23 @@ export class IndexingJob {
     return result;
   }
 
+  /** The name similarity from which Disambiguate asks about a pair: as set, the paper's, or the KB's calibrated one (measured first if due). */
+  async #mergeThreshold(queued: number): Promise<number> {
+    const { disambiguate: set, thresholds = 'calibrated', embedder, signal } = this.#options;
+    if (set?.threshold !== undefined) return set.threshold;
+    if (thresholds === 'paper' || queued === 0) return PAPER_THRESHOLDS.merge;
+    return (await calibrateKb(this.#kb, embedder, signal ? { signal } : {})).mergeThreshold;
+  }
+
   #disambiguationStore(): DisambiguationStore {
     const kb = this.#kb;
+    const view = (e: EntityRecord | undefined): DisambiguationEntity | undefined => e && { id: e.id, name: e.name, type: e.type, aliases: e.aliases };
     return {
-      entity: (id) => {
-        const e = kb.getEntity(id);
-        return e && { id: e.id, name: e.name, type: e.type };
-      },
+      entity: (id) => view(kb.getEntity(id)),
+      entityNamed: (name) => view(kb.findEntityByName(name)),
+      lexicalNeighbours: (name, k) => kb.searchEntityNames(name, k).map((e) => view(e)!),
+      variants: (id) => kb.getCheckpoint<string[]>(variantsKey(id)) ?? [],
+      factCount: (id) => kb.countTriplesOfEntity(id),
       context: (id) => {
         const [triple] = kb.triplesOfEntity(id, 'both', 1);
         const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.getChunk(triple.chunkIds[0]);

@@ -10,3 +10,4 @@ export { planReduceBatches, reduceBatch } from './reduceEntities.js';
 export type { ReduceEntity, ReduceBatch, ReduceOptions, ReduceBatchingOptions } from './reduceEntities.js';
 export { normaliseRelation, tripleText } from './names.js';
 export type { MderStage, UnitFailure } from './unitFailure.js';
+export { calibrateKb, calibrateSimilarity, PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';

@@ -8,13 +8,20 @@ import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semant
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
 import type { DocumentRecord } from '../kb/types.js';
 import type { Embedder } from '../models/Embedder.js';
+import { PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
 
 export interface IngestPendingOptions {
   embedder: Embedder;
   load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal' | 'onReadProgress'>;
   /** Memory and time each document may take to load (in its own thread). */
   limits?: DocumentLimits;
-  chunking?: Pick<SemanticChunkOptions, 'threshold' | 'windowSentences' | 'maxTokens' | 'batchSize'>;
+  chunking?: Pick<SemanticChunkOptions, 'threshold' | 'breakpointPercentile' | 'windowSentences' | 'maxTokens' | 'batchSize'>;
+  /**
+   * Semantic-chunk breakpoints: 'calibrated' cuts at a percentile of each document's own window
+   * distances (Kamradt; follows any embedder's scale), 'paper' at MDER-DR's absolute 0.75. A
+   * `chunking.threshold` wins. Default: 'calibrated'.
+   */
+  thresholds?: ThresholdMode;
   /**
    * The fixed-size passages of the vector-RAG baseline (defaults 1,000 tokens, 200 overlap: the
    * MDER-DR paper's comparison), and how many are embedded per call (default 16).
@@ -70,6 +77,7 @@ async function ingestOne(
   try {
     const loaded = await loader.load(doc.path, { ...options.load, expectedSha256: doc.hash, ...(signal ? { signal } : {}) });
     const chunks = await semanticChunk(loaded.text, {
+      ...(options.thresholds === 'paper' ? { threshold: PAPER_THRESHOLDS.chunking } : {}),
       ...options.chunking,
       embedder,
       language: loaded.language,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
-import { nameKey, normaliseName, normaliseRelation } from './names.js';
+import { nameKey, normaliseName, normaliseRelation, splitName } from './names.js';
 
 /** Reply schema of `mder/map`. */
 export const MapReplySchema = z.object({
@@ -20,6 +20,8 @@ export const MapReplySchema = z.object({
 export interface ExtractedEntity {
   name: string;
   type: string;
+  /** Other forms the model wrote beside the name in parentheses ("Ulisse (Ulysses)"): Disambiguate's evidence. */
+  variants: string[];
 }
 
 export interface ExtractedTriple {
@@ -53,11 +55,13 @@ export async function mapChunk(llm: Llm, input: { title: string; englishText: st
   const entities = new Map<string, ExtractedEntity>();
   const triples = new Map<string, ExtractedTriple>();
   const entity = (rawName: string, rawType: string): string | null => {
-    const name = normaliseName(rawName);
+    const { name, variant } = splitName(rawName, rawType);
     if (name === '') return null;
     const key = nameKey(name);
-    if (!entities.has(key)) entities.set(key, { name, type: normaliseName(rawType) || UNKNOWN_TYPE });
-    return entities.get(key)!.name;
+    if (!entities.has(key)) entities.set(key, { name, type: normaliseName(rawType) || UNKNOWN_TYPE, variants: [] });
+    const entry = entities.get(key)!;
+    if (variant && !entry.variants.some((v) => nameKey(v) === nameKey(variant))) entry.variants.push(variant);
+    return entry.name;
   };
   for (const t of value.triples) {
     const relation = normaliseRelation(t.relation);

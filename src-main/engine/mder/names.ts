@@ -27,3 +27,87 @@ export function tripleText(source: string, relation: string, target: string, des
   const fact = verbaliseTriple(source, relation, target);
   return description ? `${fact}. ${description}` : fact;
 }
+
+/** A name as a model wrote it, split into the name and the other form it gave in parentheses. */
+export interface SplitName {
+  name: string;
+  /** "Ulisse (Ulysses)" → "Ulysses"; null when there was none, or it only repeated the type ("Odysseus (Person)") or held no letter ("(1638–1715)"). */
+  variant: string | null;
+}
+
+/**
+ * Small models write an entity's other form, or its type, in parentheses after the name
+ * ("Ulisse (Ulysses)", "Odysseus (Person)"). The name is what stands outside; the variant is
+ * kept as evidence for Disambiguate (never as an alias by itself: "Paris (Texas)" is no alias).
+ */
+export function splitName(raw: string, type = ''): SplitName {
+  const whole = normaliseName(raw);
+  const m = /^(.*?)\s*[([]([^()[\]]*)[)\]]$/u.exec(whole);
+  if (!m) return { name: whole, variant: null };
+  const outer = normaliseName(m[1]!);
+  const inner = normaliseName(m[2]!);
+  if (outer === '') return { name: inner, variant: null };
+  const isType = foldName(inner) === foldName(type) || foldName(inner) === foldName(m[1]!);
+  return { name: outer, variant: isType || !/\p{L}/u.test(inner) ? null : inner };
+}
+
+/**
+ * Letters only: NFKD with combining marks dropped (Pénélope → penelope, Telémaco → telemaco),
+ * case-folded, punctuation as spaces. For lexical evidence, never as an identity key.
+ */
+export function foldName(name: string): string {
+  return entityKey(name.normalize('NFKD').replace(/\p{M}+/gu, ''))
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** Words that say nothing about identity when two names share them (English and the corpus languages). */
+const FUNCTION_WORDS = new Set(['of', 'the', 'and', 'for', 'with', 'from', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'den', 'des', 'del', 'della', 'dei', 'degli', 'les', 'los', 'las', 'und']);
+
+/** Words that start a complement ("of …") in names of the corpus languages. */
+const OF_WORDS = new Set(['of', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'des', 'del', 'della', 'dei', 'degli']);
+
+/** Why two names may denote the same thing on their letters alone, or null. */
+export type LexicalEvidence = 'same letters' | 'acronym' | 'same head noun';
+
+/**
+ * Lexical evidence between two names: the same letters once accents and case are folded
+ * (Pénélope / Penelope), one the acronym of the other (EU / European Union), or the same head
+ * proper noun (Chopin / Frédéric Chopin). A cue for the LLM, not a decision.
+ */
+export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
+  const fa = foldName(a);
+  const fb = foldName(b);
+  if (fa === '' || fb === '') return null;
+  if (fa === fb) return 'same letters';
+  if (isAcronymOf(a, fb) || isAcronymOf(b, fa)) return 'acronym';
+  // The same head proper noun ("Frédéric Chopin" / "Chopin the pianist"); not "John Smith" / "John Doe",
+  // nor a complement ("Adalbert of Tuscany" / "Tuscany", "University of Oxford" / "Oxford": part and whole).
+  const pa = headProperNoun(a);
+  return pa !== null && pa === headProperNoun(b) ? 'same head noun' : null;
+}
+
+/**
+ * The last capitalised word of four letters or more before any "the …"/"and …", folded ("Frédéric
+ * Chopin" → "chopin", "Chopin the pianist" → "chopin"); null for a name with an "of …" complement.
+ */
+function headProperNoun(name: string): string | null {
+  const words = name.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  // "Bank of England", "Adalbert II of Tuscany": the name is the whole phrase, its head a title or a common noun.
+  if (words.some((w) => OF_WORDS.has(w.toLowerCase()))) return null;
+  const complement = words.findIndex((w) => FUNCTION_WORDS.has(w.toLowerCase()));
+  const head = complement < 0 ? words : words.slice(0, complement);
+  const proper = head.filter((w) => /^\p{Lu}/u.test(w) && [...w].length >= 4);
+  return proper.length > 0 ? foldName(proper.at(-1)!) : null;
+}
+
+/** `short` (as written: letters, at least two, no spaces) is the initials of the words of `longFolded`. */
+function isAcronymOf(short: string, longFolded: string): boolean {
+  const letters = short.replace(/[.\s]/g, '');
+  if (!/^\p{L}{2,8}$/u.test(letters) || letters !== letters.toUpperCase()) return false;
+  const words = longFolded.split(' ').filter(Boolean);
+  if (words.length < 2) return false;
+  const initials = (ws: string[]) => ws.map((w) => [...w][0]).join('');
+  const target = foldName(letters).replace(/ /g, '');
+  return initials(words) === target || initials(words.filter((w) => !FUNCTION_WORDS.has(w) && w.length > 2)) === target;
+}

@@ -1,9 +1,10 @@
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentPage, EntityCard, EntitySummaryView, JobProgress } from '../../../src-main/engine/api/contract.js';
+import type { DocumentPage, EntityCard, EntitySummaryView, JobProgress, KbInfo, Settings } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { qaSettingsFor } from '../../../src-main/engine/api/handlers/qa.js';
 import { call, repoRoot, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 
 describe('indexing through the Api', () => {
@@ -31,6 +32,18 @@ describe('indexing through the Api', () => {
     expect(job.error).toBeNull();
     expect(job.status).toBe('done');
     expect([...stages]).toEqual(expect.arrayContaining(['ingest', 'map', 'enrich', 'reduce']));
+
+    // The thresholds were fitted to this embedder and recorded with the KB (Settings and `kb info` show them).
+    const info = await call<KbInfo>(engine, 'kb:info', { kb: 'odyssey' });
+    expect(info.calibration).toMatchObject({ embedder: new CorpusEmbedder().identity, percentile: 0.99 });
+    expect(info.calibration!.mergeThreshold).toBeGreaterThan(0);
+    expect(info.calibration!.mergeThreshold).toBeLessThan(0.99);
+    expect((await call<Settings>(engine, 'system:getSettings', {})).thresholds).toBe('calibrated');
+    // DaPT reads the calibrated τ; the paper's under 'paper'; an explicit dapt.tau wins.
+    const kb = engine.kbs.get('odyssey').kb;
+    expect(qaSettingsFor({ thresholds: 'calibrated', strategyParams: {} }, kb).dapt.tau).toBe(info.calibration!.fusionThreshold);
+    expect(qaSettingsFor({ thresholds: 'paper', strategyParams: {} }, kb).dapt.tau).toBe(0.8);
+    expect(qaSettingsFor({ thresholds: 'calibrated', strategyParams: { 'dapt.tau': 0.5 } }, kb).dapt.tau).toBe(0.5);
 
     const page = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
     expect(page.rows.map((d) => [basename(d.path), d.status, d.language])).toEqual(
@@ -131,6 +144,7 @@ describe('re-embedding with another embedding model', () => {
       const kb = second.kbs.get('odyssey').kb;
       expect(kb.embedder()).toEqual({ identity: 'test-ngram-64', dimension: 64 });
       expect(kb.stats().vectors).toEqual(before);
+      expect(kb.similarityCalibration()?.embedder).toBe('test-ngram-64');
       const answered = await runJobToEnd(second, 'qa:ask', { kb: 'odyssey', question: 'Odysseus', strategy: 'vector', retrievalOnly: true });
       expect(answered.status).toBe('done');
     } finally {

@@ -313,6 +313,19 @@ describe('KnowledgeBase', () => {
       expect(kb.searchEntities('name:"pen" OR (*').map((e) => e.id)).toEqual([pen]);
       expect(kb.searchEntities('').map((e) => e.name)).toEqual(['Ithaca', 'Odysseus', 'Penelope', '北京大学']);
     });
+
+    it('searches entity names and aliases only (accents folded), not summaries', () => {
+      const pen = kb.upsertEntity('Pénélope', 'person');
+      const ody = kb.upsertEntity('Odysseus', 'person');
+      const ith = kb.upsertEntity('Ithaca', 'place');
+      kb.setEntitySummary(ith, 'An island ruled by Odysseus, husband of Penelope.');
+      kb.mergeEntities('Odysseus', [ody, kb.upsertEntity('Ulysses', 'person')]);
+      expect(kb.searchEntityNames('Penelope').map((e) => e.id)).toEqual([pen]);
+      expect(kb.searchEntityNames('Ulysses').map((e) => e.id)).toEqual([ody]);
+      expect(kb.searchEntityNames('Odysseus').map((e) => e.id)).toEqual([ody]);
+      expect(kb.searchEntityNames('')).toEqual([]);
+      expect(kb.searchEntityNames('name:"pen" OR (*').map((e) => e.id)).toEqual([pen]);
+    });
   });
 
   describe('merging entities', () => {

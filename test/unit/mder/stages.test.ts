@@ -8,7 +8,7 @@ import { mapChunk } from '../../../src-main/engine/mder/mapChunk.js';
 import { disambiguate, planMerges, type DisambiguationStore, type MergeGroup } from '../../../src-main/engine/mder/disambiguate.js';
 import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
 import { planReduceBatches, reduceBatch } from '../../../src-main/engine/mder/reduceEntities.js';
-import { normaliseRelation } from '../../../src-main/engine/mder/names.js';
+import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/engine/mder/names.js';
 import { UnionFind } from '../../../src-main/engine/mder/UnionFind.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { CorpusEmbedder, corpusParagraphs, corpusRules, CHUNK_SCRIPT } from '../../support/corpusScript.js';
@@ -88,10 +88,54 @@ describe('map', () => {
       { source: 'Odysseus', relation: 'IS_SON_OF', target: 'Laertes' },
     ]);
     expect(r.entities).toEqual([
-      { name: 'Odysseus', type: 'Person' },
-      { name: 'Ithaca', type: 'Island' },
-      { name: 'Laertes', type: 'Thing' },
+      { name: 'Odysseus', type: 'Person', variants: [] },
+      { name: 'Ithaca', type: 'Island', variants: [] },
+      { name: 'Laertes', type: 'Thing', variants: [] },
     ]);
+  });
+
+  it('splits a name from the type or other form a small model writes in parentheses', async () => {
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/map',
+        reply: () => ({
+          triples: [
+            { subject: 'Ulisse (Ulysses)', subjectType: 'Person', relation: 'KING_OF', object: 'Itaca (Ithaca)', objectType: 'Island' },
+            { subject: 'Odysseus (Person)', subjectType: 'Person', relation: 'SON_OF', object: 'Laertes (1200)', objectType: 'Person' },
+            { subject: 'Ulisse', subjectType: 'Person', relation: 'MARRIED_TO', object: 'Penelope [person]', objectType: 'person' },
+          ],
+        }),
+      },
+    ]);
+    const r = await mapChunk(llm, { title: 'odissea', englishText: 'Ulisse (Ulysses), re di Itaca.' }, { prompts });
+    expect(r.triples).toEqual([
+      { source: 'Ulisse', relation: 'KING_OF', target: 'Itaca' },
+      { source: 'Odysseus', relation: 'SON_OF', target: 'Laertes' },
+      { source: 'Ulisse', relation: 'MARRIED_TO', target: 'Penelope' },
+    ]);
+    expect(r.entities).toEqual([
+      { name: 'Ulisse', type: 'Person', variants: ['Ulysses'] },
+      { name: 'Itaca', type: 'Island', variants: ['Ithaca'] },
+      { name: 'Odysseus', type: 'Person', variants: [] },
+      { name: 'Laertes', type: 'Person', variants: [] },
+      { name: 'Penelope', type: 'person', variants: [] },
+    ]);
+  });
+
+  it('finds lexical evidence on folded letters, acronyms and a shared head proper noun only', () => {
+    expect(lexicalEvidence('Pénélope', 'PENELOPE')).toBe('same letters');
+    expect(lexicalEvidence('EU', 'European Union')).toBe('acronym');
+    expect(lexicalEvidence('Organisation des Nations unies', 'ONU')).toBe('acronym');
+    expect(lexicalEvidence('Frédéric Chopin', 'Chopin the pianist')).toBe('same head noun');
+    expect(lexicalEvidence('Chopin', 'Frédéric Chopin')).toBe('same head noun');
+    expect(lexicalEvidence('Bank of England', 'Bank of France')).toBeNull();
+    expect(lexicalEvidence('John Smith', 'John Doe')).toBeNull();
+    expect(lexicalEvidence('1995', 'March 1995')).toBeNull(); // a number is no name
+    expect(lexicalEvidence('Fall of Troy', 'Ten Years')).toBeNull();
+    expect(lexicalEvidence('Adalbert II of Tuscany', 'Tuscany')).toBeNull(); // part and whole, not the same
+    expect(lexicalEvidence('eu', 'European Union')).toBeNull(); // a lower-case word is no acronym
+    expect(lexicalEvidence('Odysseus', 'Ulisse')).toBeNull(); // that takes the embedder and the LLM
+    expect(foldName('Telémaco  d’Ítaca')).toBe('telemaco d itaca');
   });
 
   it('relation names become UPPER_SNAKE', () => {
@@ -117,6 +161,20 @@ class MemoryStore implements DisambiguationStore {
   entity(id: number) {
     return this.entities.get(id);
   }
+  entityNamed(name: string) {
+    return [...this.entities.values()].find((e) => e.name === name);
+  }
+  lexicalNeighbours(name: string, k: number) {
+    return [...this.entities.values()].filter((e) => e.name !== name).slice(0, k);
+  }
+  variants(id: number) {
+    return this.variantsOf.get(id) ?? [];
+  }
+  readonly variantsOf = new Map<number, string[]>();
+  factCount(id: number) {
+    return this.facts.get(id) ?? 0;
+  }
+  readonly facts = new Map<number, number>();
   context(id: number) {
     return `Text about ${this.entities.get(id)!.name}.`;
   }
@@ -183,13 +241,88 @@ describe('disambiguate', () => {
   });
 
   it('records a batch with invalid output as failed and merges nothing from it', async () => {
-    const llm = new ScriptedLlm([{ prompt: 'mder/disambiguate', reply: () => ({ decisions: [] }) }]);
+    const llm = new ScriptedLlm([{ prompt: 'mder/disambiguate', reply: () => ({ decisions: 'none' }) }]);
     const store = new MemoryStore(names);
     const failures: string[] = [];
     const result = await disambiguate(llm, new CorpusEmbedder(), store, [...store.entities.keys()], { prompts, onFailure: (f) => failures.push(`${f.stage}: ${f.code}: ${f.unit}`) });
     expect(result.merges).toEqual([]);
-    expect(failures).toHaveLength(1);
+    // The batch, then each of its 5 pairs asked alone.
+    expect(failures).toHaveLength(6);
     expect(failures[0]).toMatch(/^disambiguate: LLM_OUTPUT_INVALID: pairs "Ulysses"~"Odysseus"/);
+    expect(failures.slice(1).every((f) => /^disambiguate: LLM_OUTPUT_INVALID: pairs "[^"]+"~"[^"]+"$/.test(f))).toBe(true);
+  });
+
+  it('matches decisions by pair id: a reordered reply merges the right pairs, a skipped pair is asked alone', async () => {
+    const ordinary = corpusRules().find((r) => r.prompt === 'mder/disambiguate')!;
+    const replies: string[] = [];
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/disambiguate',
+        reply: (v, p) => {
+          const { decisions } = ordinary.reply(v, p) as { decisions: { pair: string; same: boolean; canonical: string }[] };
+          // A small model: the answers reversed, the first pair of every batch of several left out, canonical with its type.
+          const out = decisions.length > 1 ? decisions.slice(1).reverse() : decisions;
+          replies.push(out.map((d) => d.pair).join(','));
+          return { decisions: out.map((d) => (d.same ? { ...d, canonical: `${d.canonical} (Person)` } : d)) };
+        },
+      },
+    ]);
+    const store = new MemoryStore(names);
+    const failures: string[] = [];
+    const result = await disambiguate(llm, new CorpusEmbedder(), store, [...store.entities.keys()], { prompts, pairsPerCall: 3, onFailure: (f) => failures.push(f.unit) });
+    expect(failures).toEqual([]);
+    expect(result.merges).toEqual([
+      { keepId: 4, mergeIds: [1, 6], canonicalName: 'Odysseus' },
+      { keepId: 2, mergeIds: [7], canonicalName: 'Penelope' },
+    ]);
+    // Two batches of 3 and 2 pairs, each missing its first pair, which is asked alone.
+    expect(replies).toEqual(['P3,P2', 'P1', 'P2', 'P1']);
+    expect([...store.entities.values()].map((e) => e.name).sort()).toEqual(['Ithaca', 'Odysseus', 'Penelope', 'Pylos', 'Sparta']);
+  });
+
+  it('a canonical name held by a third entity is not taken: the pair keeps one of its own names', async () => {
+    const llm = new ScriptedLlm([
+      { prompt: 'mder/disambiguate', reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)$/gm)].map(([, pair]) => ({ pair, same: true, canonical: 'Ithaca' })) }) },
+    ]);
+    const store = new MemoryStore([
+      ['Ithaca', 'Island'],
+      ['Penelope', 'Person'],
+      ['Pénélope', 'Person'],
+    ]);
+    const result = await disambiguate(llm, new CorpusEmbedder(), store, [2, 3], { prompts, threshold: 2 });
+    expect(result.merges).toEqual([{ keepId: 2, mergeIds: [3], canonicalName: 'Penelope' }]);
+    expect(store.entities.get(1)!.name).toBe('Ithaca');
+  });
+
+  it('finds candidates by lexical evidence and by the other form Map saw, below the similarity threshold', async () => {
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/disambiguate',
+        reply: (v) => ({
+          decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
+            const same = [a, b].sort().join('|') === 'EU|European Union' || [a, b].sort().join('|') === 'Itaca|Ithaca';
+            return { pair, same, canonical: same ? ((a === 'Itaca' || a === 'Ithaca') ? 'Ithaca' : 'European Union') : '' };
+          }),
+        }),
+      },
+    ]);
+    const store = new MemoryStore([
+      ['European Union', 'Organisation'],
+      ['EU', 'Organisation'],
+      ['Itaca', 'Island'],
+      ['Ithaca', 'Island'],
+      ['Sparta', 'City'],
+    ]);
+    store.variantsOf.set(3, ['Ithaca']);
+    // No pair is this similar: only the lexical and written-form evidence can make candidates.
+    const result = await disambiguate(llm, new CorpusEmbedder(), store, [1, 2, 3, 4, 5], { prompts, threshold: 2 });
+    const asked = llm.callsOf('mder/disambiguate').map((c) => c.prompt.variables.pairs!).join('\n');
+    expect(asked).toContain('Candidate because: acronym');
+    expect(asked).toContain('Candidate because: also written "Ithaca"');
+    expect(result.merges).toEqual([
+      { keepId: 1, mergeIds: [2], canonicalName: 'European Union' },
+      { keepId: 4, mergeIds: [3], canonicalName: 'Ithaca' },
+    ]);
   });
 
   it('planMerges picks the most proposed canonical name and keeps its holder', () => {

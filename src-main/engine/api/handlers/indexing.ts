@@ -4,6 +4,7 @@ import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
 import { ingestPending, type IngestPendingOptions, type IngestPendingResult } from '../../mder/ingestPending.js';
 import type { Settings } from '../contract.js';
 import { planEmbedding } from '../../mder/planEmbedding.js';
+import { calibrateKb } from '../../mder/calibration/index.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
@@ -42,6 +43,8 @@ async function reembed(engine: Engine, session: KbSession, { signal, progress }:
     let done = 0;
     progress({ stage: 'embed', done, total: plan.total, message: embedder.identity });
     await plan.run((n) => progress({ stage: 'embed', done: (done += n), total: plan.total, message: embedder.identity }));
+    // The old calibration was for the old embedder: measure the new one's scale now.
+    if (engine.settings.get().thresholds === 'calibrated') await calibrateKb(session.kb, embedder, { signal });
     return { vectors: plan.total };
   } finally {
     indexing.delete(session);
@@ -67,16 +70,20 @@ export async function runIndexing(
     const embedder = await engine.models.requireEmbedder('Indexing');
     session.kb.assertEmbedder(embedder.identity, embedder.dimension);
     const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
-    const ingest = await ingestPending(session.kb, { embedder, signal, ...documentLimitOptions(engine.settings.get().documentLimits), onProgress: (p) => progress({ stage: 'ingest', ...p }) });
+    const { thresholds, concurrency, documentLimits } = engine.settings.get();
+    const ingest = await ingestPending(session.kb, { embedder, thresholds, signal, ...documentLimitOptions(documentLimits), onProgress: (p) => progress({ stage: 'ingest', ...p }) });
     const result = await new IndexingJob(session.kb, llm, {
       prompts: engine.prompts,
       embedder,
+      thresholds,
       signal,
-      concurrency: engine.settings.get().concurrency,
+      concurrency,
       onProgress: (p) => progress(p),
       // A view that never loaded reads SQLite when first used; a loaded one is brought up to date.
       updateRdfView: () => session.rdf.resync(),
     }).run();
+    // Disambiguate calibrates when it has names to compare; a KB with none new (or indexed before calibration existed) is measured here.
+    if (thresholds === 'calibrated') await calibrateKb(session.kb, embedder, { signal });
     return { ingestFailures: ingest.failed, ...result };
   } catch (error) {
     // Failed, paused or cancelled: what the job wrote stays, so the view (which may have loaded

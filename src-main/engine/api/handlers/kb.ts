@@ -26,6 +26,7 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
         relationCount: stats.relations,
         rdf: { state: rdf.state, triples: rdf.triples, ...(rdf.message ? { message: rdf.message } : {}) },
         sizeBytes: stats.sizeBytes,
+        calibration: session.kb.similarityCalibration(),
       };
     },
     'kb:rename': ({ kb: name, newName }) => {

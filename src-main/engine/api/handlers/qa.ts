@@ -1,7 +1,8 @@
 import { PolyhopError } from '../../base/errors.js';
-import { ask, resolveQaSettings } from '../../qa/index.js';
+import { ask, resolveQaSettings, type QaSettings } from '../../qa/index.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
-import type { Answer, HistoryEntry, StrategyName } from '../contract.js';
+import type { Answer, HistoryEntry, Settings, StrategyName } from '../contract.js';
+import type { KnowledgeBase } from '../../kb/index.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import type { KbSession } from '../KbSessions.js';
@@ -54,7 +55,7 @@ export async function answerQuestion(engine: Engine, session: KbSession, request
       llm: model ? new CachingLlm(model, { store: session.kb.callCache }) : null,
       embedder,
       prompts: engine.prompts,
-      settings: resolveQaSettings(engine.settings.get().strategyParams),
+      settings: qaSettingsFor(engine.settings.get(), session.kb),
     },
     request.question,
     {
@@ -80,4 +81,15 @@ function vectorsMissing(kb: string, strategy: StrategyName, rows: number): Polyh
       'Browsing, search by name, SPARQL and export work meanwhile.',
     { details: { kb, strategy, missingVectors: rows } },
   );
+}
+
+/**
+ * The user's strategy parameters over the defaults; with calibrated thresholds DaPT's τ is the
+ * KB's recorded fusion threshold (the paper's 0.8 while the KB has none, or when `dapt.tau` is set).
+ */
+export function qaSettingsFor({ strategyParams, thresholds }: Pick<Settings, 'strategyParams' | 'thresholds'>, kb: Pick<KnowledgeBase, 'similarityCalibration'>): QaSettings {
+  const settings = resolveQaSettings(strategyParams);
+  const calibration = thresholds === 'calibrated' && !('dapt.tau' in strategyParams) ? kb.similarityCalibration() : null;
+  if (calibration) settings.dapt.tau = calibration.fusionThreshold;
+  return settings;
 }

@@ -5,12 +5,23 @@ import { cosine, type Embedder } from '../../models/Embedder.js';
 import { splitSentences } from '../segment.js';
 import { estimateTokens, splitSpanByTokens } from '../tokens.js';
 import type { PageStart, Span, TokenCounter } from '../types.js';
+import { quantile } from '../../base/quantile.js';
 import { toChunk } from './chunkRecord.js';
 
 export interface SemanticChunkOptions {
   embedder: Embedder;
-  /** A new chunk starts where the similarity of neighbouring sentence windows drops below this. Default: 0.75 (MDER-DR). */
+  /**
+   * An absolute breakpoint: a new chunk starts where the similarity of neighbouring sentence
+   * windows drops below this (MDER-DR's 0.75, tuned on mxbai-embed-large). Unset by default, so
+   * {@link breakpointPercentile} decides.
+   */
   threshold?: number;
+  /**
+   * Without `threshold`: a new chunk starts where the distance (1 − similarity) between
+   * neighbouring windows is above this percentile of the document's own distances (Kamradt's
+   * method), which follows any embedder's similarity scale. Default: 95.
+   */
+  breakpointPercentile?: number;
   /** Sentences in the window on each side of a gap between sentences. Default: 2. */
   windowSentences?: number;
   /** Hard cap on a chunk's size; longer sentences are split between words. Default: 512. */
@@ -28,17 +39,19 @@ export interface SemanticChunkOptions {
 /**
  * Semantic windowed chunking (MDER-DR §3.1, after Kamradt): the text is split into sentences;
  * at each gap between sentences the window of `windowSentences` sentences before it is compared
- * with the window after it, and a chunk ends where their embedding similarity falls under
- * `threshold`, or where adding the next sentence would pass `maxTokens`. The windows do not
+ * with the window after it, and a chunk ends where their embedding similarity is among the
+ * document's lowest (distance above the `breakpointPercentile`-th percentile) or under an absolute
+ * `threshold` when one is set, or where adding the next sentence would pass `maxTokens`. The windows do not
  * overlap, so a topic change shows as a dip instead of being averaged away. Chunks keep exact
  * character offsets and their page. Embeddings stream in batches and only the last
  * `windowSentences` vectors are kept: memory holds one similarity per gap.
  */
 export async function semanticChunk(text: string, options: SemanticChunkOptions): Promise<NewChunk[]> {
-  const { embedder, threshold = 0.75, windowSentences = 2, maxTokens = 512, countTokens = estimateTokens, batchSize = 64, language, pages, signal } = options;
+  const { embedder, threshold, breakpointPercentile = 95, windowSentences = 2, maxTokens = 512, countTokens = estimateTokens, batchSize = 64, language, pages, signal } = options;
   if (!(maxTokens > 0) || !(batchSize > 0) || !(windowSentences >= 1)) {
     throw new PolyhopError('INVALID_REQUEST', 'semanticChunk: maxTokens, batchSize and windowSentences must be positive');
   }
+  if (!(breakpointPercentile >= 0 && breakpointPercentile <= 100)) throw new PolyhopError('INVALID_REQUEST', `semanticChunk: breakpointPercentile must be in 0..100 (got ${breakpointPercentile})`);
   throwIfAborted(signal);
   const sentences: (Span & { tokens: number })[] = [];
   for (const s of splitSentences(text, language)) {
@@ -76,12 +89,14 @@ export async function semanticChunk(text: string, options: SemanticChunkOptions)
     }
   }
 
+  // Distance above the percentile ⇔ similarity below the complementary quantile of similarities.
+  const cut = threshold ?? quantile(Float32Array.from(similarity).sort(), 1 - breakpointPercentile / 100);
   const chunks: NewChunk[] = [];
   let start = 0;
   let tokens = sentences[0]!.tokens;
   for (let i = 1; i <= sentences.length; i++) {
     const next = sentences[i];
-    if (next && similarity[i - 1]! >= threshold && tokens + next.tokens <= maxTokens) {
+    if (next && similarity[i - 1]! >= cut && tokens + next.tokens <= maxTokens) {
       tokens += next.tokens;
       continue;
     }

@@ -7,6 +7,7 @@ import { languageName } from '../../lib/languages.js';
 import { useAction, useApi } from '../../lib/useApi.js';
 import { useApp, type Theme } from '../../store/app.js';
 import { AnswerLanguageSelect } from '../../components/AnswerLanguageSelect.js';
+import { CalibrationPanel } from './CalibrationPanel.js';
 
 const PARAM_KEY = /^[A-Za-z][\w.-]{0,99}$/;
 
@@ -111,6 +112,14 @@ export function SettingsScreen() {
             <span>{t('settings.concurrency')}</span>
             <input type="number" min={1} max={64} value={draft.concurrency} onChange={(e) => update({ concurrency: Math.max(1, Number(e.target.value) || 1) })} data-testid="settings-concurrency" />
           </label>
+          <fieldset>
+            <legend>{t('settings.thresholds')}</legend>
+            <select value={draft.thresholds} onChange={(e) => update({ thresholds: e.target.value as Settings['thresholds'] })} aria-label={t('settings.thresholds')} data-testid="settings-thresholds">
+              <option value="calibrated">{t('settings.thresholdModes.calibrated')}</option>
+              <option value="paper">{t('settings.thresholdModes.paper')}</option>
+            </select>
+            <CalibrationPanel mode={draft.thresholds} />
+          </fieldset>
           <fieldset>
             <legend>{t('settings.strategyParams')}</legend>
             <p className="muted small">{t('settings.strategyParamsHint')}</p>

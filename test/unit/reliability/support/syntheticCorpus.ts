@@ -126,9 +126,9 @@ export function syntheticRules(): ScriptRule[] {
     {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^A: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, a, b]) => {
+        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
           const same = syntheticCanonical(a!) === syntheticCanonical(b!);
-          return { same, canonical: same ? syntheticCanonical(a!) : '' };
+          return { pair, same, canonical: same ? syntheticCanonical(a!) : '' };
         }),
       }),
     },

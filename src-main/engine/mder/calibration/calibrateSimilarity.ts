@@ -1,0 +1,108 @@
+import { throwIfAborted } from '../../base/abort.js';
+import { quantile } from '../../base/quantile.js';
+import { cosine, type Embedder, type EmbedPurpose } from '../../models/Embedder.js';
+import type { SimilarityCalibration, SimilarityDistribution } from '../../kb/types.js';
+import { nameKey } from '../names.js';
+import { REFERENCE_NAMES, REFERENCE_QUESTIONS } from './referenceTexts.js';
+
+/** How thresholds are chosen: fitted to the KB's embedder, or the papers' absolute values. */
+export type ThresholdMode = 'calibrated' | 'paper';
+
+/** The papers' absolute values (tuned on mxbai-embed-large and BGE-M3). */
+export const PAPER_THRESHOLDS = Object.freeze({
+  /** MDER-DR §3.1: a new chunk where adjacent-window similarity drops below this. */
+  chunking: 0.75,
+  /** MDER-DR §3.1: name similarity from which a pair goes to the LLM. */
+  merge: 0.95,
+  /** DaPT §2.2: τ, sub-question similarity from which two nodes fuse. */
+  fusion: 0.8,
+});
+
+export interface CalibrateSimilarityOptions {
+  /** A sample of the KB's entity names. */
+  names: readonly string[];
+  /** A sample of the KB's sentences (English text). */
+  sentences: readonly string[];
+  /** Entities in the KB now (recorded, to know when to calibrate again). */
+  entityCount: number;
+  /** Where among unrelated pairs a threshold sits. Default: 0.99 (a pair more similar than 99% of unrelated ones). */
+  percentile?: number;
+  /**
+   * Unrelated names expected above the merge threshold per entity: the LLM cost of false
+   * candidates. With N entities each has N − 1 others, so the merge threshold sits at the
+   * 1 − this/N percentile (never below `percentile`; at most the sample's maximum). Default: 0.1.
+   */
+  candidatesPerEntity?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Fits Disambiguate's and DaPT's thresholds to the embedder. Absolute cosines mean different
+ * things per model: multilingual-e5 puts unrelated names at 0.7–0.8, where mxbai puts them
+ * near 0.4, so the papers' 0.95 and 0.8 mean "almost never a candidate" on one and "fuse
+ * everything" on the other. Instead each threshold is a high percentile of the similarities of
+ * pairs known to be unrelated, measured with this embedder on this KB's kind of text: each of
+ * the KB's names against a fixed list of unrelated reference names (and the references among
+ * themselves), each of its sentences against reference questions. Pairing with references keeps
+ * the KB's real duplicates (what Disambiguate looks for) out of the sample. The LLM still
+ * confirms every merge; the threshold only decides what it is asked. As a share of all pairs
+ * grows with the KB, the merge threshold rises with it (about `candidatesPerEntity` unrelated
+ * names above it per entity, capped by the sample's maximum), so the LLM cost stays linear in
+ * the KB.
+ */
+export async function calibrateSimilarity(embedder: Embedder, options: CalibrateSimilarityOptions): Promise<SimilarityCalibration> {
+  const percentile = options.percentile ?? 0.99;
+  const mergeLevel = Math.max(percentile, 1 - (options.candidatesPerEntity ?? 0.1) / Math.max(1, options.entityCount));
+  const names = await unrelatedPairs(embedder, dedupe(options.names), REFERENCE_NAMES, 'passage', options.signal);
+  const sentences = await unrelatedPairs(embedder, dedupe(options.sentences), REFERENCE_QUESTIONS, 'query', options.signal);
+  const names_ = distribution(names);
+  const sentences_ = distribution(sentences);
+  return {
+    embedder: embedder.identity,
+    calibratedAt: new Date().toISOString(),
+    entityCount: options.entityCount,
+    percentile,
+    names: names_,
+    sentences: sentences_,
+    mergeThreshold: round(Math.min(0.99, quantile(names, mergeLevel))),
+    mergePercentile: mergeLevel,
+    fusionThreshold: round(Math.min(0.99, quantile(sentences, percentile))),
+  };
+}
+
+/** Whether a KB's calibration should be redone: none yet, or the KB has since doubled. */
+export function needsCalibration(current: SimilarityCalibration | null, entityCount: number): boolean {
+  return current === null || entityCount >= 2 * Math.max(1, current.entityCount);
+}
+
+/** Sorted cosines of every own × reference pair and every reference × reference pair whose texts differ. */
+async function unrelatedPairs(embedder: Embedder, own: readonly string[], references: readonly string[], purpose: EmbedPurpose, signal?: AbortSignal): Promise<Float64Array> {
+  throwIfAborted(signal);
+  const referenceKeys = new Set(references.map(nameKey));
+  const kept = own.filter((t) => !referenceKeys.has(nameKey(t)));
+  const vectors = await embedder.embed([...references, ...kept], { purpose, ...(signal ? { signal } : {}) });
+  const refs = vectors.slice(0, references.length);
+  const mine = vectors.slice(references.length);
+  const out: number[] = [];
+  for (const [i, r] of refs.entries()) {
+    for (let j = i + 1; j < refs.length; j++) out.push(cosine(r, refs[j]!));
+    for (const m of mine) out.push(cosine(r, m));
+  }
+  return Float64Array.from(out).sort();
+}
+
+function distribution(sorted: Float64Array): SimilarityDistribution {
+  return { pairs: sorted.length, p50: round(quantile(sorted, 0.5)), p90: round(quantile(sorted, 0.9)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1) ?? Number.NaN) };
+}
+
+function dedupe(texts: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return texts.filter((t) => {
+    const key = nameKey(t);
+    if (!key || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const round = (x: number): number => Math.round(x * 1000) / 1000;
