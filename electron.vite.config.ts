@@ -15,8 +15,15 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      // The document loader's thread is its own entry, next to main.js (DocumentLoader starts it from there).
-      rollupOptions: { input: { main: resolve(__dirname, 'src-main/main.ts'), documentWorker: resolve(__dirname, 'src-main/engine/ingest/load/documentWorker.ts') } },
+      // The engine's threads are entries of their own, next to main.js, where the engine starts
+      // them from (DocumentLoader: documentWorker.js; RdfView: rdfWorker.js).
+      rollupOptions: {
+        input: {
+          main: resolve(__dirname, 'src-main/main.ts'),
+          documentWorker: resolve(__dirname, 'src-main/engine/ingest/load/documentWorker.ts'),
+          rdfWorker: resolve(__dirname, 'src-main/engine/kb/rdf/rdfWorker.js'),
+        },
+      },
     },
   },
   preload: {
