@@ -14,6 +14,7 @@ import type { EvalManifest } from './EvalManifest.js';
 import { rowKey, ZERO_COST, type EvalCost, type EvalResultRow } from './EvalResultRow.js';
 import { FileCallCacheStore } from './FileCallCacheStore.js';
 import { JsonlFile } from './JsonlFile.js';
+import { answerScriptFor } from './metrics/answerScript.js';
 import { failedScores, scoreAnswer } from './metrics/scoreAnswer.js';
 import { writeEvalReport, type EvalReport } from './report.js';
 import { BOOTSTRAP_DEFAULTS } from './stats/bootstrap.js';
@@ -312,7 +313,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     }
     const citedPassageIds = citedPassages(answer, kb);
     const scored = await scoreAnswer(
-      { question: translated.question, references: translated.answers, response: answer.text, language, citedPassageIds, ...(item.supportingPassageIds ? { supportingPassageIds: item.supportingPassageIds } : {}) },
+      { question: translated.question, references: translated.answers, response: answer.text, language, script: answerScriptFor(dataset.format), citedPassageIds, ...(item.supportingPassageIds ? { supportingPassageIds: item.supportingPassageIds } : {}) },
       scoreOptions,
     );
     const evalCost = { ...ZERO_COST };

@@ -1,11 +1,13 @@
 import type { Embedder } from '../../models/Embedder.js';
 import type { Llm, LlmUsage } from '../../models/Llm.js';
 import type { PromptLibrary } from '../../models/PromptLibrary.js';
+import type { AnswerScript } from './answerScript.js';
 import { bleu } from './bleu.js';
 import { embeddingSimilarity } from './embeddingSimilarity.js';
 import { exactMatch } from './exactMatch.js';
 import { llmJudge } from './llmJudge.js';
 import { METRIC_ORDER, recallMetric } from './metricIds.js';
+import { stripCitations } from './normalise.js';
 import { retrievalRecall } from './retrievalRecall.js';
 import { rouge } from './rouge.js';
 import { softExactMatch } from './softExactMatch.js';
@@ -20,6 +22,8 @@ export interface ScoreInput {
   /** Passages the answer cites, in evidence rank order. */
   citedPassageIds: readonly string[];
   supportingPassageIds?: readonly string[];
+  /** Whose EM/F1 edge rules apply (the dataset's official script). Default: `squad`. */
+  script?: AnswerScript;
 }
 
 export interface ScoreOptions {
@@ -44,9 +48,12 @@ export interface ScoreResult {
 /** Every metric of one response; the lexical ones always, judge and similarity when their model is given. */
 export async function scoreAnswer(input: ScoreInput, options: ScoreOptions = {}): Promise<ScoreResult> {
   const { references, response, language } = input;
-  const f1 = tokenF1(response, references);
-  const f1Lang = tokenF1(response, references, { language });
-  const r = rouge(response, references, language);
+  const script = input.script ?? 'squad';
+  // Citation markers are not words of the answer: ROUGE, BLEU and similarity read it without them.
+  const prose = stripCitations(response);
+  const f1 = tokenF1(response, references, { script });
+  const f1Lang = tokenF1(response, references, { language, script });
+  const r = rouge(prose, references, language);
   const scores: Record<string, number> = {
     'soft-em': softExactMatch(response, references, language),
     em: exactMatch(response, references),
@@ -56,13 +63,13 @@ export async function scoreAnswer(input: ScoreInput, options: ScoreOptions = {})
     'rouge1-f': r.rouge1.f1, 'rouge1-p': r.rouge1.precision, 'rouge1-r': r.rouge1.recall,
     'rouge2-f': r.rouge2.f1, 'rouge2-p': r.rouge2.precision, 'rouge2-r': r.rouge2.recall,
     'rougeL-f': r.rougeL.f1, 'rougeL-p': r.rougeL.precision, 'rougeL-r': r.rougeL.recall,
-    bleu: bleu(response, references, language),
+    bleu: bleu(prose, references, language),
   };
   for (const k of options.recallAt ?? [2, 5]) {
     const recall = retrievalRecall(input.citedPassageIds, input.supportingPassageIds, k);
     if (recall !== undefined) scores[recallMetric(k)] = recall;
   }
-  if (options.embedder) scores.similarity = await embeddingSimilarity(options.embedder, response, references, options.signal);
+  if (options.embedder) scores.similarity = await embeddingSimilarity(options.embedder, prose, references, options.signal);
   const result: ScoreResult = { scores, usage: [] };
   if (options.judge) {
     try {
