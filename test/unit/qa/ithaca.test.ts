@@ -210,7 +210,7 @@ describe('baselines, retrieval-only and cancellation', () => {
     const answer = await ask(context(cut), WIFE_OF_KING.en, { strategy: 'vector' });
     expect(answer.text).toBe('The wife of the king of Ithaca was Penelope [1], the daughter of Icar');
     expect(answer.shortAnswer).toBe('');
-    expect(answer.trace.find((s) => s.step === 'answer')?.detail.invalid).toEqual([expect.objectContaining({ prompt: 'qa/answer' })]);
+    expect((answer.trace.find((s) => s.step === 'answer')?.detail as { invalid?: unknown } | undefined)?.invalid).toEqual([expect.objectContaining({ prompt: 'qa/answer' })]);
     // The cut call's tokens are in the trace, as any call's.
     expect(answer.usage.llmCalls).toBe(cut.calls.length);
     expect(answer.usage.completionTokens).toBeGreaterThan(0);
