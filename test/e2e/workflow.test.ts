@@ -147,6 +147,13 @@ describe('the Polyhop workflow in the browser', () => {
     const answer = (await byId('answer-text').textContent()) ?? '';
     expect(answer).toContain('Penelope');
     expect(answer).toMatch(/moglie del re di Itaca/); // answered in the question's language
+    // The short answer is shown, before the explained one.
+    expect(await byId('short-answer').textContent()).toContain('Penelope');
+    expect(await page.evaluate(() => {
+      const short = document.querySelector('[data-testid="short-answer"]');
+      const full = document.querySelector('[data-testid="answer-text"]');
+      return Boolean(short && full && short.compareDocumentPosition(full) & Node.DOCUMENT_POSITION_FOLLOWING);
+    })).toBe(true);
     expect(await byId('citation-link').count()).toBeGreaterThan(0);
     expect(server.models!.scripted.callsOf('qa/dr-decompose').length).toBeGreaterThan(0);
     await record('ask-answered');
