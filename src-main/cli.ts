@@ -199,14 +199,13 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--retrieval-only', 'no generation: ranked evidence with citations')
     .option('--trace', 'print the strategy steps')
     .action(async (question: string, opts: { kb: string; strategy: (typeof STRATEGIES)[number]; lang?: string; retrievalOnly?: boolean; trace?: boolean }) => {
-      const result = await job(
-        'qa:ask',
-        { kb: opts.kb, question, strategy: opts.strategy, retrievalOnly: Boolean(opts.retrievalOnly), ...(opts.lang ? { answerLanguage: opts.lang } : {}) },
-        { onToken: json() ? undefined : (t) => process.stdout.write(t) },
-      );
+      // Not streamed: the short answer comes first, and it is known only when the answer is complete.
+      const result = await job('qa:ask', { kb: opts.kb, question, strategy: opts.strategy, retrievalOnly: Boolean(opts.retrievalOnly), ...(opts.lang ? { answerLanguage: opts.lang } : {}) });
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `question ${result.status}`);
       const answer = result.result as Responses['qa:history'][number]['answer'];
       out(answer, () => {
+        if (answer.shortAnswer) console.log(`${answer.shortAnswer}\n`);
+        process.stdout.write(answer.text);
         process.stdout.write('\n\nSources:\n');
         answer.evidence.forEach((e, i) => {
           const cites = e.citations.map((c) => `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [${c.startOffset}-${c.endOffset}]`).join('; ');
@@ -347,15 +346,27 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--languages <list>', "comma-separated language codes (default: the data set's)")
     .option('--corpus <path>', 'a HippoRAG corpus to index instead of the questions’ own passages')
     .option('--limit <n>', 'questions', (v) => Number.parseInt(v, 10), 20)
+    .addOption(new Option('--sample <how>', 'which questions --limit keeps').choices(['first', 'random']).default('first'))
+    .option('--baselines <list>', 'strategies Δ% compares against (default: vector,llm-only)')
+    .option('--no-judge', 'skip LLM-as-judge')
+    .option('--judge-model <gguf>', 'a second GGUF to judge with (default: the generation model)')
+    .option('--similarity-model <path>', 'embedding model (ONNX folder or GGUF) for the similarity metric, e.g. all-MiniLM-L6-v2 (default: the KB embedder)')
+    .option('--graph <path>', 'MSE-KG graph file (default: Output.ttl beside the questions)')
     .requiredOption('--out <dir>', 'report folder (a killed run resumes from it)')
-    .action(async (opts: { dataset: string; format: Request<'eval:run'>['format']; strategies: string; languages?: string; corpus?: string; limit: number; out: string }) => {
+    .action(async (opts: { dataset: string; format: Request<'eval:run'>['format']; strategies: string; languages?: string; corpus?: string; limit: number; sample: 'first' | 'random'; baselines?: string; judge: boolean; judgeModel?: string; similarityModel?: string; graph?: string; out: string }) => {
       const result = await job('eval:run', {
         datasetPath: resolve(opts.dataset),
         format: opts.format,
         strategies: opts.strategies.split(',') as Request<'eval:run'>['strategies'],
         ...(opts.languages ? { languages: opts.languages.split(',') } : {}),
         ...(opts.corpus ? { corpusPath: resolve(opts.corpus) } : {}),
+        ...(opts.graph ? { graphPath: resolve(opts.graph) } : {}),
+        ...(opts.baselines ? { baselines: opts.baselines.split(',') as Request<'eval:run'>['strategies'] } : {}),
+        ...(opts.judgeModel ? { judgeModel: { path: resolve(opts.judgeModel) } } : {}),
+        ...(opts.similarityModel ? { similarityModel: { path: resolve(opts.similarityModel) } } : {}),
+        judge: opts.judge,
         limit: opts.limit,
+        sample: opts.sample,
         outDir: resolve(opts.out),
       });
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `benchmark ${result.status}`);

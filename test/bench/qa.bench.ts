@@ -223,9 +223,9 @@ export function benchRules(): ScriptRule[] {
     { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: firstName(v.passages!), found: true }) },
     { prompt: 'qa/dapt-judge', reply: () => ({ consistent: true, sufficient: true }) },
     { prompt: 'qa/dapt-regenerate', reply: (v) => ({ answer: firstName(v.passages!), found: true }) },
-    { prompt: 'qa/answer', reply: () => 'The answer [1].' },
-    { prompt: 'qa/dapt-final', reply: () => 'The answer [1].' },
-    { prompt: 'qa/llm-only', reply: () => 'An answer.' },
+    { prompt: 'qa/answer', reply: () => ({ answer: 'The answer [1].', short: 'The answer' }) },
+    { prompt: 'qa/dapt-final', reply: () => ({ answer: 'The answer [1].', short: 'The answer' }) },
+    { prompt: 'qa/llm-only', reply: () => ({ answer: 'An answer.', short: 'An answer' }) },
   ];
 }
 

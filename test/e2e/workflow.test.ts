@@ -14,7 +14,7 @@ import { countStatements } from '../support/independentRdf.js';
  * Issue 7's flow through the real renderer and the real engine, with the scripted corpus model
  * given through the engine's test hook: create a KB, add the multilingual Odysseus corpus, index
  * it, ask the Ithaca question in Italian, open a citation, browse Odysseus, query SPARQL, export
- * Turtle (checked by Raptor), delete a document, and pause / resume / cancel a job.
+ * Turtle (re-read by N3.js), delete a document, and pause / resume / cancel a job.
  * The steps share one page and run in order.
  */
 
@@ -149,6 +149,13 @@ describeInBrowser('the workflow in the browser', () => {
       const answer = (await byId('answer-text').textContent()) ?? '';
       expect(answer).toContain('Penelope');
       expect(answer).toMatch(/moglie del re di Itaca/); // answered in the question's language
+      // The short answer is shown, before the explained one.
+      expect(await byId('short-answer').textContent()).toContain('Penelope');
+      expect(await page.evaluate(() => {
+        const short = document.querySelector('[data-testid="short-answer"]');
+        const full = document.querySelector('[data-testid="answer-text"]');
+        return Boolean(short && full && short.compareDocumentPosition(full) & Node.DOCUMENT_POSITION_FOLLOWING);
+      })).toBe(true);
       expect(await byId('citation-link').count()).toBeGreaterThan(0);
       expect(server.models!.scripted.callsOf('qa/dr-decompose').length).toBeGreaterThan(0);
       await record('ask-answered');
@@ -197,7 +204,7 @@ describeInBrowser('the workflow in the browser', () => {
       await record('graph-sparql');
     });
 
-    it('exports the knowledge base as Turtle that Raptor parses', async () => {
+    it('exports the knowledge base as Turtle that an independent parser reads', async () => {
       const file = join(exportDir, `${KB}.ttl`);
       await byId('graph-view-transfer').click();
       await byId('export-scope-all').check();

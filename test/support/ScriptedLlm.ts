@@ -76,14 +76,15 @@ export class ScriptedLlm implements Llm {
     const raw = typeof reply === 'string' ? reply : JSON.stringify(reply);
     this.#record({ prompt, kind: 'json', output: raw });
     let parsed: unknown;
+    // As LlamaCppLlm, an unusable reply still reports the tokens it cost.
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply is not JSON`, { details: { prompt: prompt.name, raw } });
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply is not JSON`, { details: { prompt: prompt.name, raw, usage: this.#usage(prompt, raw, started) } });
     }
     const result = schema.safeParse(parsed);
     if (!result.success) {
-      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply fails its schema: ${result.error.message}`, { details: { prompt: prompt.name, raw } });
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply fails its schema: ${result.error.message}`, { details: { prompt: prompt.name, raw, usage: this.#usage(prompt, raw, started) } });
     }
     return { value: result.data as z.infer<S>, usage: this.#usage(prompt, raw, started) };
   }

@@ -105,8 +105,7 @@ export class ModelRuntime {
     const key = JSON.stringify(selection);
     if (this.#llm?.selection === key) return this.#llm.model;
     return this.#once('generation', async () => {
-      const { LlamaCppLlm } = await import('../models/LlamaCppLlm.js');
-      const model = await LlamaCppLlm.create({ ...selection });
+      const model = await createGeneration(selection);
       await this.#llm?.model.dispose();
       this.#llm = { selection: key, model };
       return model;
@@ -117,32 +116,22 @@ export class ModelRuntime {
     const key = JSON.stringify(selection);
     if (this.#embedder?.selection === key) return this.#embedder.model;
     return this.#once('embedding', async () => {
-      const isFolder = statSync(selection.path).isDirectory();
-      const { TransformersEmbedder } = await import('../models/TransformersEmbedder.js');
-      const { LlamaCppEmbedder } = await import('../models/LlamaCppEmbedder.js');
-      const model: Embedder = isFolder
-        ? await TransformersEmbedder.create({ modelDir: selection.path, ...(selection.batchSize ? { batchSize: selection.batchSize } : {}), ...(selection.threads ? { threads: selection.threads } : {}) })
-        : await LlamaCppEmbedder.create({
-            modelPath: selection.path,
-            gpuLayers: selection.gpuLayers,
-            ...(selection.threads ? { threads: selection.threads } : {}),
-            ...(selection.contextSize ? { contextSize: selection.contextSize } : {}),
-            ...(selection.batchSize ? { batchSize: selection.batchSize } : {}),
-          });
-      const status: ModelStatus = {
-        role: 'embedding',
-        path: selection.path,
-        identity: model.identity,
-        backend: isFolder ? `onnxruntime (${(model as TransformersEmbedder).device})` : 'llama.cpp',
-        gpuLayers: isFolder ? 0 : (model as LlamaCppEmbedder).gpuLayers,
-        totalLayers: 0,
-        dimension: model.dimension,
-        explanation: isFolder ? 'ONNX model run by @huggingface/transformers from local files only' : 'GGUF embedding model run by node-llama-cpp',
-      };
+      const { model, status } = await createEmbedder(selection);
       await this.#embedder?.model.dispose();
       this.#embedder = { selection: key, model, status };
       return model;
     });
+  }
+
+  /**
+   * A model loaded apart from the engine's own, e.g. a benchmark's judge or similarity model
+   * (which must not replace the model under test); the caller disposes it.
+   */
+  async loadSeparate(role: 'generation', selection: ModelSelection): Promise<Llm>;
+  async loadSeparate(role: 'embedding', selection: ModelSelection): Promise<Embedder>;
+  async loadSeparate(role: ModelRole, selection: ModelSelection): Promise<Llm | Embedder> {
+    if (!existsSync(selection.path)) throw new PolyhopError('NOT_FOUND', `${selection.path}: no such model file or folder`, { details: { file: selection.path } });
+    return role === 'generation' ? createGeneration(selection) : (await createEmbedder(selection)).model;
   }
 
   /** One load per role at a time: concurrent callers share it. */
@@ -153,4 +142,35 @@ export class ModelRuntime {
     this.#loading.set(role, promise);
     return promise;
   }
+}
+
+async function createGeneration(selection: ModelSelection): Promise<LlamaCppLlm> {
+  const { LlamaCppLlm } = await import('../models/LlamaCppLlm.js');
+  return LlamaCppLlm.create({ ...selection });
+}
+
+async function createEmbedder(selection: ModelSelection): Promise<{ model: Embedder; status: ModelStatus }> {
+  const isFolder = statSync(selection.path).isDirectory();
+  const { TransformersEmbedder } = await import('../models/TransformersEmbedder.js');
+  const { LlamaCppEmbedder } = await import('../models/LlamaCppEmbedder.js');
+  const model: Embedder = isFolder
+    ? await TransformersEmbedder.create({ modelDir: selection.path, ...(selection.batchSize ? { batchSize: selection.batchSize } : {}), ...(selection.threads ? { threads: selection.threads } : {}) })
+    : await LlamaCppEmbedder.create({
+        modelPath: selection.path,
+        gpuLayers: selection.gpuLayers,
+        ...(selection.threads ? { threads: selection.threads } : {}),
+        ...(selection.contextSize ? { contextSize: selection.contextSize } : {}),
+        ...(selection.batchSize ? { batchSize: selection.batchSize } : {}),
+      });
+  const status: ModelStatus = {
+    role: 'embedding',
+    path: selection.path,
+    identity: model.identity,
+    backend: isFolder ? `onnxruntime (${(model as TransformersEmbedder).device})` : 'llama.cpp',
+    gpuLayers: isFolder ? 0 : (model as LlamaCppEmbedder).gpuLayers,
+    totalLayers: 0,
+    dimension: model.dimension,
+    explanation: isFolder ? 'ONNX model run by @huggingface/transformers from local files only' : 'GGUF embedding model run by node-llama-cpp',
+  };
+  return { model, status };
 }

@@ -151,6 +151,10 @@ export const requestSchemas = {
       graphPath: path.optional(),
       datasetLanguage: languageCode.optional(),
       judge: z.boolean().default(true),
+      /** A second generation model (GGUF) for LLM-as-judge, so the judge is not the model under test. Default: the generation model. */
+      judgeModel: modelSelectionSchema.optional(),
+      /** The embedding model of the similarity metric, named in the report (e.g. all-MiniLM-L6-v2, as HyP-KGRAG). Default: none, no similarity column. */
+      similarityModel: modelSelectionSchema.optional(),
       baselines: z.array(z.enum(STRATEGIES)).max(STRATEGIES.length).optional(),
       concurrency: z.number().int().min(1).max(16).default(1),
     })
@@ -366,7 +370,14 @@ export interface Answer {
   questionLanguage: string;
   answerLanguage: string;
   strategy: StrategyName;
+  /** The explained answer with `[n]` citations. */
   text: string;
+  /**
+   * The bare answer (entity, date, number, yes/no or short phrase) given with `text` in the same
+   * call; empty when the model found none. Absent in retrieval-only mode and in answers stored
+   * before it existed.
+   */
+  shortAnswer?: string;
   /** True when no generation model ran: `text` lists ranked evidence only. */
   retrievalOnly: boolean;
   evidence: Evidence[];

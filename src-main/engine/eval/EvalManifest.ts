@@ -22,6 +22,8 @@ export interface EvalManifest {
   languages: string[];
   /** Strategies counted as baselines for Δ%. */
   baselines: StrategyName[];
+  /** Identities of the models under test and judging, and the similarity model's name (absent in runs made before they were recorded). */
+  models?: { generation?: string; judge?: string; similarity?: string };
   seed: number;
   bootstrapSamples: number;
   startedAt: string;

@@ -26,8 +26,10 @@ export interface EvalResultRow {
   translatedBy: 'original' | 'dataset' | 'llm';
   references: string[];
   supportingPassageIds?: string[];
-  /** Null when asking failed (see `error`). */
+  /** The explained answer; null when asking failed (see `error`). */
   answer: string | null;
+  /** The short answer given with it (EM/F1 score it); absent when the strategy gave none (retrieval only) or the row predates it. */
+  shortAnswer?: string;
   answerLanguage?: string;
   /** Passages the answer cites, in evidence rank order. */
   citedPassageIds: string[];

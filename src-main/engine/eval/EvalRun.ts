@@ -14,6 +14,7 @@ import type { EvalManifest } from './EvalManifest.js';
 import { rowKey, ZERO_COST, type EvalCost, type EvalResultRow } from './EvalResultRow.js';
 import { FileCallCacheStore } from './FileCallCacheStore.js';
 import { JsonlFile } from './JsonlFile.js';
+import { answerScriptFor } from './metrics/answerScript.js';
 import { failedScores, scoreAnswer } from './metrics/scoreAnswer.js';
 import { writeEvalReport, type EvalReport } from './report.js';
 import { BOOTSTRAP_DEFAULTS } from './stats/bootstrap.js';
@@ -62,9 +63,11 @@ export interface EvalDependencies<K extends EvalKb = EvalKb> {
   ask(kb: K, request: AskRequest): Promise<Answer>;
   /** Translates questions and judges answers; null: no judge, and only the dataset's own (or shipped) languages. */
   llm: Llm | null;
+  /** The judge, when it is another model than `llm` (the papers judged with a stronger model than the one under test). Default: `llm`. */
+  judgeLlm?: Llm;
   prompts: PromptLibrary;
-  /** Embedding similarity when given. */
-  embedder?: Embedder;
+  /** Embedding similarity when given, with the model's name for the report (e.g. `all-MiniLM-L6-v2`). */
+  similarity?: { embedder: Embedder; name: string };
 }
 
 export type EvalStage = 'read' | 'translate' | 'index' | 'ask' | 'report';
@@ -147,6 +150,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
   readonly #options: EvalRunOptions;
   readonly #deps: EvalDependencies<K>;
   readonly #llm: Llm | null;
+  readonly #judgeLlm: Llm | null;
   readonly #results: JsonlFile<EvalResultRow>;
   #skipped = 0;
   #failed = 0;
@@ -156,7 +160,10 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     this.#options = options;
     this.#deps = deps;
     mkdirSync(options.outDir, { recursive: true });
-    this.#llm = deps.llm ? new CachingLlm(deps.llm, { store: new FileCallCacheStore(join(options.outDir, 'llm-cache.jsonl')) }) : null;
+    const store = new FileCallCacheStore(join(options.outDir, 'llm-cache.jsonl'));
+    this.#llm = deps.llm ? new CachingLlm(deps.llm, { store }) : null;
+    // The cache key holds the model identity, so the judge's calls share the file without colliding.
+    this.#judgeLlm = deps.judgeLlm ? new CachingLlm(deps.judgeLlm, { store }) : this.#llm;
     this.#results = new JsonlFile(join(options.outDir, 'results.jsonl'));
   }
 
@@ -268,8 +275,9 @@ export class EvalRun<K extends EvalKb = EvalKb> {
   async #askOne(unit: Unit, translated: TranslatedItem | Error, kb: K, dataset: EvalDataset, kbLanguage: string): Promise<EvalResultRow> {
     const { item, language, strategy } = unit;
     const o = this.#options;
-    const judge = o.judge !== false && this.#llm ? { llm: this.#llm, prompts: this.#deps.prompts } : undefined;
-    const scoreOptions = { ...(judge ? { judge } : {}), ...(this.#deps.embedder ? { embedder: this.#deps.embedder } : {}), ...(o.recallAt ? { recallAt: o.recallAt } : {}), ...(o.signal ? { signal: o.signal } : {}) };
+    const judge = o.judge !== false && this.#judgeLlm ? { llm: this.#judgeLlm, prompts: this.#deps.prompts } : undefined;
+    const similarity = this.#deps.similarity?.embedder;
+    const scoreOptions = { ...(judge ? { judge } : {}), ...(similarity ? { embedder: similarity } : {}), ...(o.recallAt ? { recallAt: o.recallAt } : {}), ...(o.signal ? { signal: o.signal } : {}) };
     const base = {
       v: 1 as const,
       dataset: dataset.name,
@@ -312,7 +320,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     }
     const citedPassageIds = citedPassages(answer, kb);
     const scored = await scoreAnswer(
-      { question: translated.question, references: translated.answers, response: answer.text, language, citedPassageIds, ...(item.supportingPassageIds ? { supportingPassageIds: item.supportingPassageIds } : {}) },
+      { question: translated.question, references: translated.answers, response: answer.text, ...(answer.shortAnswer !== undefined ? { shortAnswer: answer.shortAnswer } : {}), language, script: answerScriptFor(dataset.format), citedPassageIds, ...(item.supportingPassageIds ? { supportingPassageIds: item.supportingPassageIds } : {}) },
       scoreOptions,
     );
     const evalCost = { ...ZERO_COST };
@@ -320,6 +328,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     return {
       ...asked,
       answer: answer.text,
+      ...(answer.shortAnswer !== undefined ? { shortAnswer: answer.shortAnswer } : {}),
       answerLanguage: answer.answerLanguage,
       citedPassageIds,
       trace: answer.trace.map((s) => ({ step: s.step, llmCalls: s.llmCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, ms: Math.round(s.ms) })),
@@ -348,6 +357,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
         strategies: union(previous.strategies, o.strategies),
         languages: union(previous.languages, languages),
         baselines: o.baselines ?? previous.baselines,
+        models: this.#models(),
         updatedAt: now,
       };
       this.#saveManifest(merged);
@@ -359,6 +369,7 @@ export class EvalRun<K extends EvalKb = EvalKb> {
       strategies: [...o.strategies],
       languages,
       baselines: o.baselines ?? DEFAULT_BASELINES,
+      models: this.#models(),
       seed: o.seed ?? BOOTSTRAP_DEFAULTS.seed,
       bootstrapSamples: o.bootstrapSamples ?? BOOTSTRAP_DEFAULTS.samples,
       startedAt: now,
@@ -367,6 +378,16 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     };
     this.#saveManifest(manifest);
     return manifest;
+  }
+
+  /** Which models answered, judged and embedded, for the report beside the papers' models. */
+  #models(): EvalManifest['models'] {
+    const judged = this.#options.judge !== false && this.#judgeLlm;
+    return {
+      ...(this.#deps.llm ? { generation: this.#deps.llm.identity } : {}),
+      ...(judged ? { judge: (this.#deps.judgeLlm ?? this.#deps.llm)?.identity ?? '' } : {}),
+      ...(this.#deps.similarity ? { similarity: this.#deps.similarity.name } : {}),
+    };
   }
 
   #saveManifest(manifest: EvalManifest): void {

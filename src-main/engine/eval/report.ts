@@ -6,6 +6,7 @@ import type { EvalManifest } from './EvalManifest.js';
 import { rowKey, ZERO_COST, type EvalCost, type EvalResultRow } from './EvalResultRow.js';
 import { JsonlFile } from './JsonlFile.js';
 import { metricLabel, metricRank } from './metrics/metricIds.js';
+import { besidePapers, type BesideRow } from './besidePapers.js';
 import { BOOTSTRAP_DEFAULTS, bootstrapMean, pairedBootstrap, type BootstrapEstimate } from './stats/bootstrap.js';
 
 export interface EvalReportOptions {
@@ -29,12 +30,24 @@ export type ReportRow = {
   condition: Condition;
   cells: Record<string, BootstrapEstimate>;
   /** Best non-baseline vs best baseline (by mean), where the run has both. */
-  delta: { best: string; baseline: string; percent: number | null; meanDiff: number; se: number; p: number; n: number } | null;
+  delta: {
+    best: string;
+    baseline: string;
+    percent: number | null;
+    meanDiff: number;
+    se: number;
+    /** MDER-DR's rule: the paired difference is beyond one standard error of it (|mean diff| > SE). */
+    beyondOneSigma: boolean;
+    /** Two-sided paired-bootstrap p-value of no difference. */
+    p: number;
+    n: number;
+  } | null;
 };
 
 export type LanguageRow = { dataset: string; language: string; condition: Condition; metric: string; cells: Record<string, BootstrapEstimate> };
 
-export type CostRow = { dataset: string; strategy: string; questions: number; failed: number; perQuestion: EvalCost };
+/** `judgeFailures`: answers whose judge reply failed its schema after a retry (scored 0, not left out). */
+export type CostRow = { dataset: string; strategy: string; questions: number; failed: number; judgeFailures: number; perQuestion: EvalCost };
 
 export interface EvalReport {
   outDir: string;
@@ -42,6 +55,7 @@ export interface EvalReport {
   rows: ReportRow[];
   languageRows: LanguageRow[];
   costs: CostRow[];
+  besidePapers: BesideRow[];
   /** Chart files, relative to outDir. */
   charts: string[];
 }
@@ -90,7 +104,7 @@ export async function writeEvalReport(outDir: string, options: EvalReportOptions
   }
   const markdown = renderMarkdown(runs, summary, charts, boot);
   writeFileSync(join(outDir, 'report.md'), markdown);
-  const report: EvalReport = { outDir, markdown, rows: summary.rows, languageRows: summary.languageRows, costs: summary.costs, charts };
+  const report: EvalReport = { outDir, markdown, rows: summary.rows, languageRows: summary.languageRows, costs: summary.costs, besidePapers: summary.besidePapers, charts };
   writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify({ ...report, markdown: undefined, bootstrap: boot }, null, 2)}\n`);
   return report;
 }
@@ -101,6 +115,7 @@ interface Summary {
   rows: ReportRow[];
   languageRows: LanguageRow[];
   costs: CostRow[];
+  besidePapers: BesideRow[];
 }
 
 /** The tables of a report, computed from loaded runs (pure: no files written). */
@@ -113,7 +128,7 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
   const costs: CostRow[] = [];
   for (const dataset of unique(runs.flatMap((r) => r.rows.map((x) => x.dataset)))) {
     const dsRows = runs.flatMap((r) => r.rows.filter((x) => x.dataset === dataset));
-    const metrics = unique(dsRows.flatMap((r) => Object.keys(r.scores))).sort((a, b) => metricRank(a) - metricRank(b) || a.localeCompare(b));
+    const metrics = unique(dsRows.flatMap((r) => [...Object.keys(r.scores), ...(r.judgeError !== undefined ? ['judge'] : [])])).sort((a, b) => metricRank(a) - metricRank(b) || a.localeCompare(b));
     for (const metric of metrics) {
       for (const condition of ['match', 'mismatch'] as const) {
         const cells: Record<string, BootstrapEstimate> = {};
@@ -130,7 +145,7 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
       for (const metric of metrics.filter((m) => LANGUAGE_METRICS.includes(m))) {
         const cells: Record<string, BootstrapEstimate> = {};
         for (const strategy of strategies) {
-          const scores = dsRows.filter((r) => r.language === language && r.strategy === strategy && r.scores[metric] !== undefined).sort(byQuestion).map((r) => r.scores[metric] as number);
+          const scores = dsRows.filter((r) => r.language === language && r.strategy === strategy && scoreOf(r, metric) !== undefined).sort(byQuestion).map((r) => scoreOf(r, metric) as number);
           if (scores.length > 0) cells[strategy] = bootstrapMean(scores, boot);
         }
         languageRows.push({ dataset, language, condition, metric, cells });
@@ -147,20 +162,28 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
         strategy,
         questions: mine.length,
         failed: mine.length - answered.length,
+        judgeFailures: mine.filter((r) => r.judgeError !== undefined).length,
         perQuestion: { llmCalls: total.llmCalls / n, promptTokens: total.promptTokens / n, completionTokens: total.completionTokens / n, cacheHits: total.cacheHits / n, ms: total.ms / n },
       });
     }
   }
-  return { strategies, baselines, rows, languageRows, costs };
+  return { strategies, baselines, rows, languageRows, costs, besidePapers: besidePapers(runs, rows, languageRows) };
 }
 
 /** Scores of one strategy in one cell, ordered by (question, language) so series over the same questions resample together. */
 function seriesOf(runs: readonly LoadedRun[], dataset: string, condition: Condition, strategy: string, metric: string): { key: string; score: number }[] {
   return runs
     .flatMap((r) => r.rows)
-    .filter((r) => r.dataset === dataset && r.condition === condition && r.strategy === strategy && r.scores[metric] !== undefined)
+    .filter((r) => r.dataset === dataset && r.condition === condition && r.strategy === strategy && scoreOf(r, metric) !== undefined)
     .sort(byQuestion)
-    .map((r) => ({ key: JSON.stringify([r.itemId, r.language]), score: r.scores[metric] as number }));
+    .map((r) => ({ key: JSON.stringify([r.itemId, r.language]), score: scoreOf(r, metric) as number }));
+}
+
+/** A row's score; a judge failure recorded without one (runs made before failures scored 0) counts 0, never missing. */
+function scoreOf(row: EvalResultRow, metric: string): number | undefined {
+  const score = row.scores[metric];
+  if (score === undefined && metric === 'judge' && row.judgeError !== undefined) return 0;
+  return score;
 }
 
 function byQuestion(a: EvalResultRow, b: EvalResultRow): number {
@@ -178,7 +201,7 @@ function deltaOf(runs: readonly LoadedRun[], dataset: string, condition: Conditi
   const paired = pairedBootstrap(b.map((x) => a.get(x.key) as number), b.map((x) => x.score), boot);
   const bm = cells[baseline]?.mean ?? 0;
   const percent = bm > 0 ? (((cells[best]?.mean ?? 0) - bm) / bm) * 100 : null;
-  return { best, baseline, percent, meanDiff: paired.meanDiff, se: paired.se, p: paired.p, n: paired.n };
+  return { best, baseline, percent, meanDiff: paired.meanDiff, se: paired.se, beyondOneSigma: Math.abs(paired.meanDiff) > paired.se, p: paired.p, n: paired.n };
 }
 
 function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[], boot: { samples: number; seed: number }): string {
@@ -190,17 +213,27 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
         `languages ${m.languages.join(', ')}; strategies ${m.strategies.join(', ')}; ${r.rows.length} answers (${r.rows.filter((x) => x.error).length} failed)` +
         `${m.dataset.notes?.length ? `; note: ${m.dataset.notes.join('; ')}` : ''}.`,
     );
+    if (m.models) {
+      const parts = [
+        m.models.generation ? `answers by ${m.models.generation}` : null,
+        m.models.judge ? `judge ${m.models.judge}${m.models.judge === m.models.generation ? ' (the model under test)' : ''}` : null,
+        m.models.similarity ? `similarity by ${m.models.similarity}` : null,
+      ].filter(Boolean);
+      if (parts.length > 0) out.push(`  Models: ${parts.join('; ')}.`);
+    }
   }
   out.push(
     '',
     `Scores are means over questions ± standard error (standard deviation of ${boot.samples.toLocaleString('en')} bootstrap resamples, seed ${boot.seed}). ` +
       'Match ✓: the question is in the knowledge base\'s language; otherwise all mismatching languages are pooled. ' +
-      `Δ (%): best non-baseline vs best baseline (${[...s.baselines].join(', ')}); p: two-sided paired bootstrap of their difference.`,
+      `Δ (%): best non-baseline vs best baseline (${[...s.baselines].join(', ')}); 1σ: their paired difference exceeds its bootstrap standard error (MDER-DR's significance rule); p: two-sided paired bootstrap of the difference (the same ${boot.samples.toLocaleString('en')} resamples of questions). ` +
+      'EM and F1 score the short answer under the dataset\'s official script (HotpotQA/2Wiki yes/no rule, MuSiQue empty answers, SQuAD v1.1 otherwise); Soft EM, the judge, ROUGE, BLEU and similarity read the full answer (citation markers removed for ROUGE, BLEU and similarity). ' +
+      'A judge reply that fails its schema after a retry scores 0 and is counted under "Judge failures".',
     '',
     '## Scores',
     '',
   );
-  const header = ['Dataset', 'Metric', 'Match', ...s.strategies, 'Δ (%)', 'p'];
+  const header = ['Dataset', 'Metric', 'Match', ...s.strategies, 'Δ (%)', '1σ', 'p'];
   out.push(tableRow(header), tableRow(header.map((_, i) => (i === 2 ? ':-:' : i > 2 ? '--:' : '---'))));
   for (const row of s.rows) {
     out.push(
@@ -210,6 +243,7 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
         row.condition === 'match' ? '✓' : '',
         ...s.strategies.map((st) => formatEstimate(row.cells[st])),
         row.delta?.percent == null ? '—' : `${Math.round(row.delta.percent)}%`,
+        row.delta ? (Number.isNaN(row.delta.se) ? '—' : row.delta.beyondOneSigma ? 'yes' : 'no') : '—',
         row.delta ? formatP(row.delta.p) : '—',
       ]),
     );
@@ -220,12 +254,39 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
     out.push(tableRow(h), tableRow(h.map((_, i) => (i === 2 ? ':-:' : i > 3 ? '--:' : '---'))));
     for (const r of s.languageRows) out.push(tableRow([r.dataset, r.language, r.condition === 'match' ? '✓' : '', metricLabel(r.metric), ...s.strategies.map((st) => formatEstimate(r.cells[st]))]));
   }
+  if (s.besidePapers.length > 0) {
+    out.push(
+      '',
+      '## Beside the papers',
+      '',
+      'Published figures for the same dataset, metric and language (or language condition), with the model each paper used; ours are from the models named above. ' +
+        'A paper\'s figure is comparable only as far as its setting is (sample, corpus, model, judge): see README, "Reproducing the papers\' tables".',
+      '',
+    );
+    const h = ['Dataset', 'Metric', 'Language', 'Source', 'System (model)', 'Published', 'Ours, same system', 'Ours, best'];
+    out.push(tableRow(h), tableRow(h.map((_, i) => (i > 4 ? '--:' : '---'))));
+    for (const b of s.besidePapers) {
+      const p = b.published;
+      out.push(
+        tableRow([
+          b.dataset,
+          metricLabel(b.metric),
+          b.language,
+          p.source,
+          `${p.system} (${p.model})`,
+          p.se !== undefined ? `${p.value.toFixed(3)} ± ${p.se.toFixed(3)}` : p.value.toFixed(3),
+          b.same ? `${b.same.strategy} ${formatEstimate(b.same.estimate)}` : '—',
+          `${b.best.strategy} ${formatEstimate(b.best.estimate)}`,
+        ]),
+      );
+    }
+  }
   out.push('', '## Cost per question', '');
-  const ch = ['Dataset', 'Strategy', 'Answers', 'Failed', 'LLM calls', 'Prompt tokens', 'Completion tokens', 'Cache hits', 'Time (ms)'];
+  const ch = ['Dataset', 'Strategy', 'Answers', 'Failed', 'Judge failures', 'LLM calls', 'Prompt tokens', 'Completion tokens', 'Cache hits', 'Time (ms)'];
   out.push(tableRow(ch), tableRow(ch.map((_, i) => (i > 1 ? '--:' : '---'))));
   for (const c of s.costs) {
     const q = c.perQuestion;
-    out.push(tableRow([c.dataset, c.strategy, String(c.questions), String(c.failed), q.llmCalls.toFixed(1), q.promptTokens.toFixed(0), q.completionTokens.toFixed(0), q.cacheHits.toFixed(1), q.ms.toFixed(0)]));
+    out.push(tableRow([c.dataset, c.strategy, String(c.questions), String(c.failed), String(c.judgeFailures), q.llmCalls.toFixed(1), q.promptTokens.toFixed(0), q.completionTokens.toFixed(0), q.cacheHits.toFixed(1), q.ms.toFixed(0)]));
   }
   out.push('', '## Cost of indexing and evaluation', '');
   const ih = ['Dataset', 'Passages', 'KB', 'LLM calls', 'Tokens (prompt + completion)', 'Time (ms)', 'per passage: calls / tokens / ms', 'Translation calls'];

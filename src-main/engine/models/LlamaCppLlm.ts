@@ -192,7 +192,8 @@ export class LlamaCppLlm implements Llm {
       reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
     }
     throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema twice: ${reason}`, {
-      details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason },
+      // The tokens were spent even though the reply is unusable: callers count them.
+      details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason, usage },
     });
   }
 

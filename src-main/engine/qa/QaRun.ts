@@ -3,7 +3,7 @@ import type { Answer, TraceStep } from '../api/contract.js';
 import { throwIfAborted } from '../base/abort.js';
 import { fence } from '../base/fence.js';
 import { BugIndicatingError, PolyhopError } from '../base/errors.js';
-import type { Llm, LlmUsage } from '../models/Llm.js';
+import type { Llm, LlmJsonResult, LlmUsage } from '../models/Llm.js';
 import { Retriever } from './retrieval/Retriever.js';
 import { evidenceBudget, type QaSettings } from './settings.js';
 import type { AskOptions, QaContext } from './types.js';
@@ -124,7 +124,15 @@ export class StepScope {
 
   async json<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<{ value: z.infer<S> }> {
     const prompt = this.#run.ctx.prompts.render(promptName, variables);
-    const result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? this.#run.settings.shared.stepMaxTokens });
+    let result: LlmJsonResult<z.infer<S>>;
+    try {
+      result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? this.#run.settings.shared.stepMaxTokens });
+    } catch (error) {
+      // A reply that failed its schema still ran the model: its tokens belong in the trace.
+      const usage = isInvalidOutput(error) ? ((error as PolyhopError).details.usage as LlmUsage | undefined) : undefined;
+      if (usage) this.#count(promptName, usage);
+      throw error;
+    }
     this.#count(promptName, result.usage);
     return { value: result.value };
   }

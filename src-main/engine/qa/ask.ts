@@ -38,6 +38,7 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
     answerLanguage: run.answerLanguage,
     strategy: strategy.name,
     text: result.text,
+    ...(result.shortAnswer !== undefined ? { shortAnswer: result.shortAnswer } : {}),
     retrievalOnly,
     evidence,
     trace: run.trace,

@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
 import { fence } from '../base/fence.js';
 import { languageName } from './language.js';
-import type { QaRun, StepScope } from './QaRun.js';
+import type { PolyhopError } from '../base/errors.js';
+import { isInvalidOutput, type QaRun, type StepScope } from './QaRun.js';
 import type { StrategyResult } from './types.js';
 
 /** Evidence as the answer prompts show it: numbered so the model can cite `[n]`, fenced as data. */
@@ -36,8 +38,21 @@ export function fitEvidence(items: readonly EvidenceItem[], budget: number, coun
 }
 
 /**
+ * The final step's reply, one grammar-constrained call: the explained answer with its `[n]`
+ * citations, then the bare short answer (the entity, date, number, yes/no or short phrase, no
+ * citation; empty when the model finds no answer) that EM/F1 score, as DaPT, HotpotQA and
+ * MuSiQue score a short answer.
+ */
+export const FinalAnswerSchema = z.object({
+  // No maxLength on the explained answer: the answer token budget bounds it, and a long repeat bound bloats the grammar.
+  answer: z.string(),
+  short: z.string().max(300),
+});
+export type FinalAnswer = z.infer<typeof FinalAnswerSchema>;
+
+/**
  * The final, grounded answer (prompt `qa/answer`): only the evidence may be used, the answer says
- * so when the evidence does not answer, it is written in the run's answer language and streams.
+ * so when the evidence does not answer, and it is written in the run's answer language.
  */
 export async function synthesiseAnswer(run: QaRun, question: string, evidence: readonly EvidenceItem[]): Promise<StrategyResult> {
   return run.step('answer', (s) => answerWith(s, run, 'qa/answer', evidence, (shown) => ({ question: fence(question), evidence: formatEvidence(shown) })));
@@ -45,8 +60,9 @@ export async function synthesiseAnswer(run: QaRun, question: string, evidence: r
 
 /**
  * Shared tail of every grounded answer prompt: evidence cut to the token budget, the answer
- * language, streaming, and the trace of evidence shown, dropped and cited. Returns the evidence
- * actually shown, which is what the answer's citations cover.
+ * language, the explained and the short answer in one JSON call, and the trace of evidence
+ * shown, dropped and cited. Returns the evidence actually shown, which is what the answer's
+ * citations cover.
  */
 export async function answerWith(
   s: StepScope,
@@ -56,9 +72,61 @@ export async function answerWith(
   variables: (shown: readonly EvidenceItem[]) => Record<string, string>,
 ): Promise<StrategyResult> {
   const { kept, dropped } = fitEvidence(evidence, run.evidenceTokens, (t) => run.llm.countTokens(t));
-  const text = await s.text(prompt, { ...variables(kept), language: languageName(run.answerLanguage) }, { stream: true });
+  const reply = await finalAnswer(s, run, prompt, variables(kept));
   s.detail.evidence = kept.map(evidenceBrief);
   if (dropped.length > 0) s.detail.droppedForBudget = dropped.map(evidenceBrief);
-  s.detail.cited = citedIndexes(text, kept.length);
-  return { text, evidence: kept };
+  s.detail.cited = citedIndexes(reply.text, kept.length);
+  return { ...reply, evidence: kept };
+}
+
+/**
+ * One final-answer call (any strategy's last step): the prompt's variables plus the answer
+ * language, a {@link FinalAnswerSchema} reply within the answer token budget. A JSON reply cannot
+ * stream token by token as the old free text did, so the explained answer reaches `onTextChunk`
+ * in one piece when it is complete.
+ */
+export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, variables: Record<string, string>): Promise<{ text: string; shortAnswer: string }> {
+  let value: FinalAnswer;
+  try {
+    ({ value } = await s.json(prompt, { ...variables, language: languageName(run.answerLanguage) }, FinalAnswerSchema, run.settings.shared.answerMaxTokens));
+  } catch (error) {
+    if (!isInvalidOutput(error)) throw error;
+    // A reply cut by the token budget (or otherwise broken) keeps what it wrote, as a free-text
+    // answer cut short would; a short answer it did not finish is none.
+    const raw = String((error as PolyhopError).details.raw ?? '');
+    value = { answer: jsonStringField(raw, 'answer', false) ?? '', short: jsonStringField(raw, 'short', true) ?? '' };
+    const invalid = (s.detail.invalid ??= []) as { prompt: string; message: string }[];
+    invalid.push({ prompt, message: (error as Error).message });
+  }
+  const text = value.answer.trim();
+  const shortAnswer = value.short.trim();
+  s.detail.shortAnswer = shortAnswer;
+  run.onTextChunk?.(text);
+  return { text, shortAnswer };
+}
+
+/**
+ * The value of a top-level string field in a possibly cut JSON reply: decoded up to its closing
+ * quote, or (unless `complete` is asked) to where the reply stops. Undefined when the field is absent.
+ */
+export function jsonStringField(raw: string, field: string, complete: boolean): string | undefined {
+  const start = new RegExp(`"${field}"\\s*:\\s*"`).exec(raw);
+  if (!start) return undefined;
+  let out = '';
+  for (let i = start.index + start[0].length; i < raw.length; i++) {
+    const c = raw[i] as string;
+    if (c === '"') return out;
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const escaped = raw.slice(i, raw[i + 1] === 'u' ? i + 6 : i + 2);
+    try {
+      out += JSON.parse(`"${escaped}"`) as string;
+    } catch {
+      break; // an escape cut in the middle
+    }
+    i += escaped.length - 1;
+  }
+  return complete ? undefined : out;
 }

@@ -50,7 +50,10 @@ export interface AskOptions {
 
 /** What a strategy returns; `ask` adds language, usage and the trace to make the contract's `Answer`. */
 export interface StrategyResult {
+  /** The explained answer, with `[n]` citations of `evidence`. */
   text: string;
+  /** The bare answer (entity, date, number, yes/no, phrase) the final step gave beside `text`; absent in retrieval-only mode. */
+  shortAnswer?: string;
   evidence: readonly EvidenceItem[];
 }
 

@@ -9,6 +9,7 @@ import type { EvalResultRow } from '../../../src-main/engine/eval/EvalResultRow.
 import { bootstrapMean, pairedBootstrap } from '../../../src-main/engine/eval/stats/bootstrap.js';
 import type { EvalKbSource } from '../../../src-main/engine/eval/types.js';
 import { PromptLibrary } from '../../../src-main/engine/models/PromptLibrary.js';
+import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
@@ -24,7 +25,7 @@ const QUESTIONS = [
   { id: 'q5', question: 'Who wrote the Odyssey?', answers: ['Homer'], it: ['Chi scrisse l\'Odissea?', 'Omero'], context: 'The Odyssey is attributed to Homer.' },
 ] as const;
 
-/** What the stub strategies answer, by strategy, language and question; `null` fails. */
+/** The short answers the stub strategies give, by strategy, language and question; `null` fails. The explained answer wraps it in a cited sentence. */
 const ANSWERS: Record<string, Record<string, (string | null)[]>> = {
   dr: { en: ['Penelope', 'Telemachus', 'Ithaca', 'Laertes', 'Homer'], it: ['Penelope', 'Telemaco era il figlio.', 'Itaca', 'Laerte', 'Omero'] },
   vector: { en: ['Penelope', 'Telemachus was his son.', 'Odysseus ruled Sparta.', 'Laertes', 'I do not know.'], it: ['Penelope', null, 'Sparta', 'Laerte', "Omero scrisse l'Odissea."] },
@@ -75,8 +76,10 @@ function stubDeps(llm: ScriptedLlm, asked: string[]): EvalDependencies<StubKb> {
     async ask(_kb, request: AskRequest): Promise<Answer> {
       const index = QUESTIONS.findIndex((q) => q.question === request.question || q.it[0] === request.question);
       asked.push(`${request.strategy}/${request.answerLanguage}/q${index + 1}`);
-      const text = ANSWERS[request.strategy]?.[request.answerLanguage]?.[index];
-      if (text === null || text === undefined) throw new PolyhopError('MODEL_ERROR', 'the model crashed');
+      const shortAnswer = ANSWERS[request.strategy]?.[request.answerLanguage]?.[index];
+      if (shortAnswer === null || shortAnswer === undefined) throw new PolyhopError('MODEL_ERROR', 'the model crashed');
+      // EM on this text would be 0 everywhere: only the short answer can match exactly.
+      const text = `${request.answerLanguage === 'it' ? 'Secondo le fonti' : 'According to the sources'}: ${shortAnswer} [1].`;
       const cite = (id: string) => ({ documentId: 1, documentTitle: id, chunkId: 1, page: null, startOffset: 0, endOffset: 10 });
       return {
         question: request.question,
@@ -84,6 +87,7 @@ function stubDeps(llm: ScriptedLlm, asked: string[]): EvalDependencies<StubKb> {
         answerLanguage: request.answerLanguage,
         strategy: request.strategy,
         text,
+        shortAnswer,
         retrievalOnly: false,
         evidence: [{ kind: 'chunk', text: 'e', label: 'l', score: 1, citations: [cite(`Passage q${index + 1}`), cite('Passage q9')] }],
         trace: [{ step: 'answer', detail: { big: 'x'.repeat(100) }, llmCalls: 2, promptTokens: 120, completionTokens: 30, ms: 40 }],
@@ -111,9 +115,10 @@ function expectedLine(metric: string, label: string, condition: 'en' | 'it'): st
   const dr = s.dr!;
   const mean = (x: number[]) => x.reduce((a, b) => a + b, 0) / x.length;
   const delta = mean(vector) > 0 ? `${Math.round(((mean(dr) - mean(vector)) / mean(vector)) * 100)}%` : '—';
-  const p = pairedBootstrap(dr, vector, { samples: 10_000, seed: 1 }).p;
-  const pText = p < 0.001 ? '<0.001' : p.toFixed(3);
-  return `| odyssey | ${label} | ${condition === 'en' ? '✓' : ''} | ${fmt(vector)} | ${fmt(dr)} | ${delta} | ${pText} |`;
+  const paired = pairedBootstrap(dr, vector, { samples: 10_000, seed: 1 });
+  const pText = paired.p < 0.001 ? '<0.001' : paired.p.toFixed(3);
+  const sigma = Math.abs(paired.meanDiff) > paired.se ? 'yes' : 'no';
+  return `| odyssey | ${label} | ${condition === 'en' ? '✓' : ''} | ${fmt(vector)} | ${fmt(dr)} | ${delta} | ${sigma} | ${pText} |`;
 }
 
 describe('EvalRun end to end (scripted LLM, stub QA)', () => {
@@ -132,16 +137,16 @@ describe('EvalRun end to end (scripted LLM, stub QA)', () => {
     expect(new Set(progress.map((p) => p.stage))).toEqual(new Set(['read', 'translate', 'index', 'ask', 'report']));
 
     const md = readFileSync(join(fullDir, 'report.md'), 'utf8');
-    expect(md).toContain('| Dataset | Metric | Match | vector | dr | Δ (%) | p |');
-    for (const [metric, label] of [['judge', 'LLM-as-a-Judge'], ['soft-em', 'Soft EM'], ['em', 'EM'], ['recall@2', 'Recall@2']] as const) {
+    expect(md).toContain('| Dataset | Metric | Match | vector | dr | Δ (%) | 1σ | p |');
+    for (const [metric, label] of [['judge', 'LLM-as-a-Judge (full answer)'], ['soft-em', 'Soft EM (full answer)'], ['em', 'EM (short answer)'], ['recall@2', 'Recall@2']] as const) {
       expect(md).toContain(expectedLine(metric, label, 'en'));
       expect(md).toContain(expectedLine(metric, label, 'it'));
     }
     // Spot values worked out by hand, independent of the formatting helper above.
-    expect(md).toContain('| odyssey | Soft EM | ✓ | 0.600 ± ');
-    expect(md).toMatch(/\| odyssey \| Soft EM \| ✓ \| 0\.600 ± 0\.2\d\d \| 1\.000 ± 0\.000 \| 67% \|/);
-    expect(md).toMatch(/\| odyssey \| LLM-as-a-Judge \|  \| 0\.650 ± 0\.\d{3} \| 1\.000 ± 0\.000 \| 54% \|/);
-    expect(md).toContain('| odyssey | vector | 10 | 1 | 2.0 | 120 | 30 | 0.0 | 50 |');
+    expect(md).toContain('| odyssey | Soft EM (full answer) | ✓ | 0.600 ± ');
+    expect(md).toMatch(/\| odyssey \| Soft EM \(full answer\) \| ✓ \| 0\.600 ± 0\.2\d\d \| 1\.000 ± 0\.000 \| 67% \|/);
+    expect(md).toMatch(/\| odyssey \| LLM-as-a-Judge \(full answer\) \|  \| 0\.650 ± 0\.\d{3} \| 1\.000 ± 0\.000 \| 54% \|/);
+    expect(md).toContain('| odyssey | vector | 10 | 1 | 0 | 2.0 | 120 | 30 | 0.0 | 50 |');
     expect(md).toContain('| odyssey | 5 | built | 10 | 1000 + 200 | 500 | 2.00 / 240 / 100 | 5 |');
 
     const rows = readFileSync(join(fullDir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalResultRow);
@@ -153,7 +158,8 @@ describe('EvalRun end to end (scripted LLM, stub QA)', () => {
       originalQuestion: 'Who was the son of Odysseus?',
       translatedBy: 'llm',
       references: ['Telemaco', 'Telemachus'],
-      answer: 'Telemaco era il figlio.',
+      answer: 'Secondo le fonti: Telemaco era il figlio. [1].',
+      shortAnswer: 'Telemaco era il figlio.',
       citedPassageIds: ['Passage q2', 'Passage q9'],
       trace: [{ step: 'answer', llmCalls: 2, promptTokens: 120, completionTokens: 30, ms: 40 }],
       cost: { llmCalls: 2, promptTokens: 120, completionTokens: 30, cacheHits: 0, ms: 50 },
@@ -202,5 +208,37 @@ describe('EvalRun end to end (scripted LLM, stub QA)', () => {
 
   it('refuses an output folder holding a run of other questions', async () => {
     await expect(new EvalRun(options(fullDir, { limit: 3 }), stubDeps(scriptedLlm(), [])).run()).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('judges with a second model, counts its unreadable replies as failures, names the similarity model and prints the papers\' figures beside ours', async () => {
+    const dir = join(tmp, 'judged');
+    const underTest = scriptedLlm();
+    // The judge model garbles its grade for one answer, as a weak model may; the Llm has already retried.
+    const judge = new ScriptedLlm(
+      [{ prompt: 'eval/judge', reply: (v) => (v.response!.includes('Sparta') ? { reason: 'x', grade: 9 } : { reason: 'checked', grade: v.response!.toLowerCase().includes(v.expected!.toLowerCase()) ? 4 : 1 }) }],
+      { identity: 'judge-model-q8' },
+    );
+    const deps = { ...stubDeps(underTest, []), judgeLlm: judge, similarity: { embedder: new NgramEmbedder(), name: 'all-MiniLM-L6-v2' } };
+    const result = await new EvalRun(options(dir, { languages: ['en'], datasetName: 'wikiqa' }), deps).run();
+    expect(result).toMatchObject({ asked: 10, failed: 0 });
+    expect(underTest.callsOf('eval/judge')).toHaveLength(0);
+    expect(judge.callsOf('eval/judge').length).toBeGreaterThan(0);
+
+    const rows = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalResultRow);
+    const garbled = rows.find((r) => r.itemId === 'q3' && r.strategy === 'vector')!;
+    expect(garbled.judgeError).toMatch(/schema/);
+    expect(garbled.scores.judge).toBe(0); // counted, not left out of the mean
+    expect(rows.every((r) => typeof r.scores.similarity === 'number')).toBe(true);
+
+    const md = readFileSync(join(dir, 'report.md'), 'utf8');
+    // vector's judge mean is over all 5 answers: 1, 1, 0 (failure), 1, 0.25.
+    expect(md).toContain(`| wikiqa | LLM-as-a-Judge (full answer) | ✓ | ${fmt([1, 1, 0, 1, 0.25])} |`);
+    expect(md).toContain('| wikiqa | vector | 5 | 0 | 1 | ');
+    expect(md).toContain('| wikiqa | dr | 5 | 0 | 0 | ');
+    expect(md).toContain('Models: answers by scripted-llm; judge judge-model-q8; similarity by all-MiniLM-L6-v2.');
+    expect(md).toContain('## Beside the papers');
+    expect(md).toContain('| wikiqa | Soft EM (full answer) | match | MDER-DR Table 1 | MDER-DR (gpt-oss:120b / gpt-oss:20b (judge too), mxbai-embed-large) | 0.800 ± 0.018 | dr 1.000 ± 0.000 | dr 1.000 ± 0.000 |');
+    expect(md).toContain(`| wikiqa | Soft EM (full answer) | match | MDER-DR Table 1 | GraphRAG (gpt-oss:120b / gpt-oss:20b (judge too), mxbai-embed-large) | 0.510 ± 0.022 | — | dr 1.000 ± 0.000 |`);
+    expect(md).toContain(`| wikiqa | LLM-as-a-Judge (full answer) | match | MDER-DR Table 1 | Vector-RAG (gpt-oss:120b / gpt-oss:20b (judge too), mxbai-embed-large) | 0.477 ± 0.022 | vector ${fmt([1, 1, 0, 1, 0.25])} |`);
   });
 });

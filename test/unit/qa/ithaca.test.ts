@@ -62,8 +62,11 @@ describe.each(['dr', 'hyp', 'dapt'] as StrategyName[])('%s answers "wife of the 
     expect(answer.strategy).toBe(strategy);
     expect(answer.retrievalOnly).toBe(false);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
+    // The bare answer comes from the same grammar-constrained call as the explained one.
+    expect(answer.shortAnswer).toBe('Penelope');
     expect(streamed.join('')).toBe(answer.text);
     const finalCall = llm.calls.at(-1)!;
+    expect(finalCall.kind).toBe('json');
     expect(finalCall.prompt.variables.language).toBe(new Intl.DisplayNames(['en'], { type: 'language' }).of(lang));
     if (lang !== 'en') expect(llm.callsOf('qa/translate')).toHaveLength(1);
 
@@ -95,6 +98,7 @@ describe.each(['dr', 'hyp', 'dapt'] as StrategyName[])('%s answers "wife of the 
     const answer = await ask(context(llm), NOT_IN_KB, { strategy });
     expect(answer.text).toMatch(/does not contain the answer/);
     expect(answer.text).not.toMatch(/Penelope \[/);
+    expect(answer.shortAnswer).toBe('');
   });
 });
 
@@ -197,6 +201,23 @@ describe('baselines, retrieval-only and cancellation', () => {
     const alone = await ask(context(new ScriptedLlm(qaRules())), WIFE_OF_KING.it, { strategy: 'llm-only' });
     expect(alone.evidence).toEqual([]);
     expect(alone.text).toMatch(/^\(Italian\)/);
+    expect(alone.shortAnswer).toBe('Penelope');
+  });
+
+  it('a final reply cut by the token budget keeps the answer it wrote and gives no short answer', async () => {
+    // As a model stopped at maxTokens: the JSON string of the explained answer never closes.
+    const cut = new ScriptedLlm([{ prompt: 'qa/answer', reply: () => '{"answer": "The wife of the king of Ithaca was Penelope [1], the daughter of Icar' }, ...qaRules()]);
+    const answer = await ask(context(cut), WIFE_OF_KING.en, { strategy: 'vector' });
+    expect(answer.text).toBe('The wife of the king of Ithaca was Penelope [1], the daughter of Icar');
+    expect(answer.shortAnswer).toBe('');
+    expect((answer.trace.find((s) => s.step === 'answer')?.detail as { invalid?: unknown } | undefined)?.invalid).toEqual([expect.objectContaining({ prompt: 'qa/answer' })]);
+    // The cut call's tokens are in the trace, as any call's.
+    expect(answer.usage.llmCalls).toBe(cut.calls.length);
+    expect(answer.usage.completionTokens).toBeGreaterThan(0);
+    // A short answer written before the cut is kept.
+    const late = new ScriptedLlm([{ prompt: 'qa/answer', reply: () => '{"short": "Penelope", "answer": "It was Pen\\u00e9' }, ...qaRules()]);
+    const second = await ask(context(late), WIFE_OF_KING.en, { strategy: 'vector' });
+    expect(second).toMatchObject({ text: 'It was Pené', shortAnswer: 'Penelope' });
   });
 
   it('ranks evidence with citations and no model when none is loaded', async () => {
@@ -204,6 +225,7 @@ describe('baselines, retrieval-only and cancellation', () => {
     expect(answer.retrievalOnly).toBe(true);
     expect(answer.usage.llmCalls).toBe(0);
     expect(answer.text).toMatch(/^Retrieval only/);
+    expect(answer.shortAnswer).toBeUndefined();
     expect(answer.evidence.length).toBeGreaterThan(0);
     expect(answer.evidence.length).toBeLessThanOrEqual(10);
     expect(answer.evidence.some((e) => e.citations.length > 0)).toBe(true);

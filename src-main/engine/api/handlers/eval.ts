@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { PolyhopError } from '../../base/errors.js';
 import { EvalRun, writeEvalReport, type BuiltKb, type EvalCost, type EvalKbSource } from '../../eval/index.js';
 import type { Citation, ParsedRequest } from '../contract.js';
@@ -49,17 +49,37 @@ export function evalHandlers(engine: Engine): Pick<Handlers, 'eval:run' | 'eval:
 
 async function runEval(engine: Engine, request: ParsedRequest<'eval:run'>, signal: AbortSignal, progress: (update: ProgressUpdate) => void) {
   const embedder = await engine.models.requireEmbedder('Evaluation');
-  const run = new EvalRun<EvalKbHandle>(
-    { ...request, signal, onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }) },
-    {
-      buildKb: (source, options) => buildEvalKb(engine, source, options.fingerprint, options.signal ?? signal, options.onProgress),
-      ask: (kb, r) => answerQuestion(engine, kb.session, { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage }, { signal: r.signal ?? signal }),
-      llm: await engine.models.generation(),
-      prompts: engine.prompts,
-      embedder,
-    },
-  );
-  return run.run();
+  const { judgeModel, similarityModel, ...options } = request;
+  // A named judge or similarity model is loaded beside the models under test, and only for this run.
+  const judgeLlm = judgeModel ? await engine.models.loadSeparate('generation', judgeModel) : undefined;
+  try {
+    const similarityEmbedder = similarityModel ? await engine.models.loadSeparate('embedding', similarityModel) : undefined;
+    try {
+      const run = new EvalRun<EvalKbHandle>(
+        { ...options, signal, onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }) },
+        {
+          buildKb: (source, o) => buildEvalKb(engine, source, o.fingerprint, o.signal ?? signal, o.onProgress),
+          ask: (kb, r) => answerQuestion(engine, kb.session, { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage }, { signal: r.signal ?? signal }),
+          llm: await engine.models.generation(),
+          ...(judgeLlm ? { judgeLlm } : {}),
+          prompts: engine.prompts,
+          similarity: similarityEmbedder
+            ? { embedder: similarityEmbedder, name: modelName(similarityModel!.path) }
+            : { embedder, name: `${embedder.identity} (the knowledge base's embedder)` },
+        },
+      );
+      return await run.run();
+    } finally {
+      await similarityEmbedder?.dispose();
+    }
+  } finally {
+    await judgeLlm?.dispose();
+  }
+}
+
+/** A model's name as a user knows it: its folder or file name (`all-MiniLM-L6-v2`, `qwen2.5-7b-instruct-q4_k_m.gguf`). */
+function modelName(path: string): string {
+  return basename(path.replace(/[\\/]+$/, ''));
 }
 
 async function buildEvalKb(

@@ -1,8 +1,10 @@
 /**
  * Answer normalisation for the lexical metrics.
  *
- * - {@link squadNormalise}: the SQuAD v1.1 `normalize_answer` that HotpotQA, HippoRAG and DaPT
- *   use: lowercase, delete ASCII punctuation, drop English articles, collapse whitespace.
+ * - {@link squadNormalise}: the `normalize_answer` of the official SQuAD v1.1 script, shared
+ *   verbatim by the HotpotQA, 2WikiMultihopQA and MuSiQue scripts (and so by HippoRAG and DaPT):
+ *   lowercase, delete ASCII punctuation, drop English articles, collapse whitespace as Python's
+ *   `str.split()` does.
  * - {@link normaliseAnswer}: the language-aware variant (in the spirit of MLQA's evaluation
  *   script): Unicode NFKC, lowercase, elided articles (`l'`, `un'`), every Unicode punctuation
  *   and symbol, the articles of the answer's language, and word segmentation by
@@ -15,11 +17,28 @@ const EDGE_BEFORE = '(?<![\\p{L}\\p{N}_])';
 const EDGE_AFTER = '(?![\\p{L}\\p{N}_])';
 const ENGLISH_ARTICLES = new RegExp(`${EDGE_BEFORE}(a|an|the)${EDGE_AFTER}`, 'gu');
 
+/**
+ * The characters Python's `str.isspace()` accepts, i.e. what `str.split()` splits on. Not JS's
+ * `\s`: Python splits on U+001C–U+001F and U+0085 (NEL) but not on U+FEFF (BOM).
+ */
+const PYTHON_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
+
+/** Python's `text.split()`: runs of whitespace separate, no empty tokens. */
+export function pythonSplit(text: string): string[] {
+  return text.split(PYTHON_WHITESPACE).filter(Boolean);
+}
+
 /** SQuAD v1.1 `normalize_answer`, step for step. */
 export function squadNormalise(text: string): string {
   const lower = text.toLowerCase();
   const noPunct = lower.replace(ASCII_PUNCTUATION, '');
-  return collapse(noPunct.replace(ENGLISH_ARTICLES, ' '));
+  return pythonSplit(noPunct.replace(ENGLISH_ARTICLES, ' ')).join(' ');
+}
+
+/** Tokens of {@link squadNormalise} (`normalize_answer(s).split()`). */
+export function squadTokens(text: string): string[] {
+  const s = squadNormalise(text);
+  return s ? s.split(' ') : [];
 }
 
 /** Definite and indefinite articles by language; languages without articles have none. */
@@ -57,18 +76,43 @@ export function usesWordSegmenter(language: string): boolean {
   return SEGMENTED.has(primary(language));
 }
 
-/** NFKC, lowercase, elided articles split off, Unicode punctuation and symbols → `replacement`. */
+/**
+ * Characters that separate words without being spaces or punctuation: control characters,
+ * zero-width space, word joiner, BOM, and superscript/subscript digits and signs (a footnote
+ * marker like "Penelope¹" must not become "penelope1" under NFKC). ZWJ/ZWNJ stay: they are
+ * part of words in Indic and Persian script. Soft hyphens vanish.
+ */
+const INVISIBLE_SEPARATORS = /[\p{Cc}\u200b\u2060\ufeff\u00b2\u00b3\u00b9\u2070-\u209f]/gu;
+const SOFT_HYPHEN = /\u00ad/g;
+/** `[1]`, `[1][3]`, `[1, 2]`: the citation markers the answer prompts ask for. */
+const CITATION_MARKER = /\[\d+(?:\s*[,;]\s*\d+)*\]/g;
+const ANY_WHITESPACE = /[\s\x1c-\x1f\x85]+/u;
+
+/** Removes citation markers (`[n]`) so a cited answer compares as the words it says. */
+export function stripCitations(text: string): string {
+  return text.replace(CITATION_MARKER, ' ');
+}
+
+/** Invisible separators → space, NFKC, lowercase, elided articles split off, Unicode punctuation and symbols → `replacement`. */
 function clean(text: string, language: string, replacement: string): string {
-  let s = text.normalize('NFKC').toLowerCase();
+  let s = text.replace(SOFT_HYPHEN, '').replace(INVISIBLE_SEPARATORS, ' ').normalize('NFKC').toLowerCase();
   const elided = ELIDED[primary(language)];
   if (elided) s = s.replace(new RegExp(`${EDGE_BEFORE}(${elided.join('|')})['’]`, 'gu'), ' ');
   return s.replace(/[\p{P}\p{S}]/gu, replacement);
 }
 
+export interface NormaliseOptions {
+  /**
+   * `delete`: punctuation is removed, joining what it separated ("U.S." → "us"), as SQuAD.
+   * `space`: punctuation separates words ("Odysseus's" → "odysseus s"). Default: `delete`.
+   */
+  punctuation?: 'delete' | 'space';
+}
+
 /** Language-aware counterpart of {@link squadNormalise}. */
-export function normaliseAnswer(text: string, language: string): string {
+export function normaliseAnswer(text: string, language: string, options: NormaliseOptions = {}): string {
   const lang = primary(language);
-  let s = clean(text, lang, '');
+  let s = clean(text, lang, options.punctuation === 'space' ? ' ' : '');
   const articles = articlePattern(lang);
   if (articles) s = s.replace(articles, ' ');
   return usesWordSegmenter(lang) ? segment(s, lang).join(' ') : collapse(s);
@@ -81,14 +125,15 @@ export function answerTokens(text: string, language: string): string[] {
 }
 
 /**
- * Tokens for ROUGE and BLEU: NFKC, lowercase, punctuation as separators, articles kept (as the
- * `rouge-score` tokenizer, but Unicode-aware and segmenting zh/ja/th).
+ * Tokens for ROUGE and BLEU: NFKC, lowercase, punctuation and invisible characters as
+ * separators, articles kept (as the `rouge-score` tokenizer, but Unicode-aware and segmenting
+ * zh/ja/th).
  */
 export function textTokens(text: string, language: string): string[] {
   const lang = primary(language);
   const s = clean(text, lang, ' ');
   if (usesWordSegmenter(lang)) return segment(s, lang);
-  return s.split(/\s+/u).filter(Boolean);
+  return s.split(ANY_WHITESPACE).filter(Boolean);
 }
 
 const segmenters = new Map<string, Intl.Segmenter>();
@@ -104,5 +149,5 @@ function segment(text: string, language: string): string[] {
 }
 
 function collapse(text: string): string {
-  return text.split(/\s+/u).filter(Boolean).join(' ');
+  return text.split(ANY_WHITESPACE).filter(Boolean).join(' ');
 }

@@ -1,5 +1,6 @@
+import { yesNoMismatch } from './answerScript.js';
 import type { LexicalMetricOptions } from './exactMatch.js';
-import { answerTokens, squadNormalise } from './normalise.js';
+import { answerTokens, squadTokens } from './normalise.js';
 
 export interface OverlapScore {
   precision: number;
@@ -8,17 +9,24 @@ export interface OverlapScore {
 }
 
 export const ZERO_OVERLAP: OverlapScore = Object.freeze({ precision: 0, recall: 0, f1: 0 });
+const FULL_OVERLAP: OverlapScore = Object.freeze({ precision: 1, recall: 1, f1: 1 });
 
 /**
- * SQuAD token F1 (bag-of-tokens overlap after normalisation), the best over the gold answers.
- * No shared token, or an answer that normalises to nothing, scores 0 (as SQuAD v1.1).
+ * Token F1 (bag-of-tokens overlap after normalisation), the best over the gold answers, with
+ * the edge rules of `options.script` (see {@link AnswerScript}): no shared token scores 0; the
+ * HotpotQA/2Wiki yes/no rule; MuSiQue's "both empty is 1".
  */
 export function tokenF1(prediction: string, golds: readonly string[], options: LexicalMetricOptions = {}): OverlapScore {
-  const tokens = (text: string): string[] => (options.language === undefined ? squadNormalise(text).split(' ').filter(Boolean) : answerTokens(text, options.language));
+  const script = options.script ?? 'squad';
+  const tokens = (text: string): string[] => (options.language === undefined ? squadTokens(text) : answerTokens(text, options.language));
   const predicted = tokens(prediction);
   let best = ZERO_OVERLAP;
   for (const gold of golds) {
-    const score = overlap(predicted, tokens(gold));
+    const expected = tokens(gold);
+    let score: OverlapScore;
+    if (yesNoMismatch(script, predicted.join(' '), expected.join(' '))) score = ZERO_OVERLAP;
+    else if (script === 'musique' && (predicted.length === 0 || expected.length === 0)) score = predicted.length === expected.length ? FULL_OVERLAP : ZERO_OVERLAP;
+    else score = overlap(predicted, expected);
     if (score.f1 > best.f1) best = score;
   }
   return best;

@@ -71,6 +71,12 @@ export function AnswerBody({ kb, answer }: { kb: string; answer: Answer }) {
   const [citation, setCitation] = useState<Citation | null>(null);
   return (
     <>
+      {answer.shortAnswer ? (
+        <p className="short-answer" data-testid="short-answer" lang={answer.answerLanguage}>
+          <span className="muted small">{t('ask.shortAnswer')}: </span>
+          <strong>{answer.shortAnswer}</strong>
+        </p>
+      ) : null}
       <div className="answer-text" data-testid="answer-text" lang={answer.answerLanguage}>
         {answer.text}
       </div>

@@ -61,6 +61,8 @@ export function EvaluateScreen() {
   const [languages, setLanguages] = useState('en');
   const [limit, setLimit] = useState(20);
   const [outDir, setOutDir] = useState('');
+  const [judgeModel, setJudgeModel] = useState('');
+  const [similarityModel, setSimilarityModel] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const [report, setReport] = useState<EvalReportView | null>(null);
   const job = useJobs((s) => (jobId ? s.jobs[jobId] : undefined));
@@ -70,7 +72,16 @@ export function EvaluateScreen() {
   const loadReport = useAction(async () => setReport(await api().call('eval:report', { outDir })));
   const run = useAction(async () => {
     setReport(null);
-    const ref = await api().call('eval:run', { datasetPath, format, strategies, languages: langs, limit, outDir });
+    const ref = await api().call('eval:run', {
+      datasetPath,
+      format,
+      strategies,
+      languages: langs,
+      limit,
+      outDir,
+      ...(judgeModel.trim() ? { judgeModel: { path: judgeModel.trim() } } : {}),
+      ...(similarityModel.trim() ? { similarityModel: { path: similarityModel.trim() } } : {}),
+    });
     useJobs.getState().track(ref.jobId, 'eval', null);
     setJobId(ref.jobId);
   });
@@ -131,6 +142,14 @@ export function EvaluateScreen() {
         <p id="eval-lang-hint" className={langsOk ? 'muted small' : 'error-text small'}>
           {t('evaluate.languagesHint')}
         </p>
+        <label>
+          <span>{t('evaluate.judgeModel')}</span>
+          <input value={judgeModel} onChange={(e) => setJudgeModel(e.target.value)} spellCheck={false} placeholder="/models/judge.gguf" data-testid="eval-judge-model" />
+        </label>
+        <label>
+          <span>{t('evaluate.similarityModel')}</span>
+          <input value={similarityModel} onChange={(e) => setSimilarityModel(e.target.value)} spellCheck={false} placeholder="/models/all-MiniLM-L6-v2" data-testid="eval-similarity-model" />
+        </label>
         <label>
           <span>{t('evaluate.outDir')}</span>
           <input value={outDir} onChange={(e) => setOutDir(e.target.value)} spellCheck={false} required placeholder="/home/me/polyhop-eval" data-testid="eval-outdir" />

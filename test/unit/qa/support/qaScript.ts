@@ -69,7 +69,7 @@ const ANSWER_PREFIX: Record<string, string> = { English: 'The wife of the king o
  * The grounded answer: Penelope when the evidence has both hops (who was king, whose wife), citing
  * the numbers of the blocks that say so; otherwise the "not in the knowledge base" sentence.
  */
-function groundedAnswer(question: string, evidence: string, language: string, chain = ''): string {
+function groundedAnswer(question: string, evidence: string, language: string, chain = ''): { answer: string; short: string } {
   const items = blocks(evidence);
   const kingAt = items.find((b) => find(KING, b.text));
   const wifeAt = items.find((b) => find(WIFE, b.text));
@@ -77,9 +77,10 @@ function groundedAnswer(question: string, evidence: string, language: string, ch
   const chainWife = /→ (Penelope|Pénélope)\s*$/.test(chain.trim());
   if (asksWife && ((kingAt && wifeAt) || (chainWife && wifeAt))) {
     const cites = [...new Set([kingAt?.n, wifeAt.n].filter((n) => n !== undefined))].map((n) => `[${n}]`).join('');
-    return `${ANSWER_PREFIX[language] ?? ANSWER_PREFIX.English} Penelope ${cites}.`;
+    // As a small model does, the short answer keeps the name as the evidence spells it.
+    return { answer: `${ANSWER_PREFIX[language] ?? ANSWER_PREFIX.English} Penelope ${cites}.`, short: 'Penelope' };
   }
-  return NOT_FOUND[language] ?? NOT_FOUND.English!;
+  return { answer: NOT_FOUND[language] ?? NOT_FOUND.English!, short: '' };
 }
 
 export function qaRules(): ScriptRule[] {
@@ -152,7 +153,7 @@ export function qaRules(): ScriptRule[] {
     },
     { prompt: 'qa/answer', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!) },
     { prompt: 'qa/dapt-final', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!, v.chain!) },
-    { prompt: 'qa/llm-only', reply: (v) => `(${v.language}) I believe it was Penelope.` },
+    { prompt: 'qa/llm-only', reply: (v) => ({ answer: `(${v.language}) I believe it was Penelope.`, short: 'Penelope' }) },
   ];
 }
 
