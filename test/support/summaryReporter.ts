@@ -12,6 +12,7 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     let skippedByRequest = 0;
+    const notRun: string[] = [];
     for (const module of testModules) {
       const browserModule = BROWSER_SKIPPED_BY_REQUEST && module.moduleId.includes('/test/e2e/');
       const moduleFailed = module.state() === 'failed';
@@ -22,10 +23,13 @@ export default class SummaryReporter implements Reporter {
         else {
           skipped++;
           if (browserModule) skippedByRequest++;
+          else notRun.push(`${module.relativeModuleId} > ${test.fullName} (${state})`);
         }
       }
       if (moduleFailed && [...module.children.allTests()].length === 0) failed++;
     }
+    // A skip that nobody asked for is named, so it cannot pass unnoticed.
+    for (const name of notRun) process.stdout.write(`\nskipped: ${name}`);
     if (skippedByRequest > 0) process.stdout.write(`\n${skippedByRequest} skipped by request: the browser tests (POLYHOP_SKIP_BROWSER=1)`);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
