@@ -20,7 +20,11 @@ export interface LlamaCppLlmOptions {
    * the layers, then on the CPU, and says so in {@link LlamaCppLlm.status}'s explanation.
    */
   gpuLayers?: 'auto' | number;
-  /** Tokens each sequence can hold (prompt + completion). Default: the model's trained context, at most 4096. */
+  /**
+   * Tokens each sequence can hold (prompt + completion). Default: as many as the model was trained
+   * for, cut to what free VRAM (or RAM, on the CPU) holds for all sequences, and never below
+   * {@link MIN_AUTO_CONTEXT} (node-llama-cpp's `contextSize: {min, max}`). A number is used as is.
+   */
   contextSize?: number;
   /**
    * CPU threads for evaluation. Default: the CPU's math cores when any layer runs on the CPU,
@@ -44,7 +48,13 @@ export interface LlamaCppLlmOptions {
 const RETRY_TEMPERATURE = 0.3;
 const RETRY_SEED = 7;
 const DEFAULT_SEQUENCES = 4;
-const MAX_DEFAULT_CONTEXT = 4096;
+/** Smallest context the automatic size may settle on (or the trained context when that is smaller): DR's prompts need room. */
+export const MIN_AUTO_CONTEXT = 4096;
+/**
+ * Context per sequence the automatic layer offload leaves VRAM for; the automatic context size then
+ * takes what is left, up to the trained context. More would push layers off a small GPU.
+ */
+const LAYER_FIT_CONTEXT = 8192;
 
 interface Slot {
   chat: LlamaChat;
@@ -101,8 +111,10 @@ export class LlamaCppLlm implements Llm {
     const blockCount = info.metadata[`${info.architecture}.block_count`];
     const totalLayers = typeof blockCount === 'number' ? blockCount + 1 : 1;
     const sequences = options.sequences ?? DEFAULT_SEQUENCES;
-    const contextSize = options.contextSize ?? Math.min(info.contextLength ?? MAX_DEFAULT_CONTEXT, MAX_DEFAULT_CONTEXT);
-    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, contextSize * sequences);
+    const trained = info.contextLength;
+    const contextSize = options.contextSize ?? autoContextSize(trained);
+    const fitContext = typeof contextSize === 'number' ? contextSize : Math.min(trained ?? LAYER_FIT_CONTEXT, LAYER_FIT_CONTEXT);
+    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, fitContext * sequences);
     const failures: string[] = [];
 
     for (const attempt of attempts) {
@@ -129,7 +141,7 @@ export class LlamaCppLlm implements Llm {
         const explanation = [
           runtime.description,
           where,
-          `context ${context.contextSize} tokens × ${sequences} sequences`,
+          `context ${context.contextSize} tokens × ${sequences} sequences (${contextWhy(options.contextSize, trained, context.contextSize)})`,
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');
@@ -271,6 +283,17 @@ export class LlamaCppLlm implements Llm {
       this.#pool.release(slot);
     }
   }
+}
+
+/** node-llama-cpp's automatic context size: up to the trained context, as free memory allows, at least {@link MIN_AUTO_CONTEXT}. */
+export function autoContextSize(trained: number | undefined): { min: number; max?: number } {
+  return trained === undefined ? { min: MIN_AUTO_CONTEXT } : { min: Math.min(MIN_AUTO_CONTEXT, trained), max: trained };
+}
+
+function contextWhy(requested: number | undefined, trained: number | undefined, actual: number): string {
+  if (requested !== undefined) return 'as set';
+  const of = trained === undefined ? 'the trained context is unknown' : `trained for ${trained}`;
+  return trained !== undefined && actual < trained ? `auto: ${of}, cut to fit free memory` : `auto: ${of}`;
 }
 
 interface LayerAttempt {
