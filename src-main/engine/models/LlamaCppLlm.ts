@@ -76,6 +76,7 @@ export class LlamaCppLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
   readonly contextTokens: number;
+  readonly reasons: boolean;
   readonly #path: string;
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -98,6 +99,8 @@ export class LlamaCppLlm implements Llm {
     }));
     this.parallelism = this.#slots.length;
     this.contextTokens = init.context.contextSize;
+    // The chat template has a reasoning segment (Qwen3 <think>, gpt-oss analysis channel).
+    this.reasons = this.#slots[0]?.chat.chatWrapper.settings.segments?.thought !== undefined;
     this.#pool = new SequencePool(this.#slots);
   }
 
@@ -245,6 +248,7 @@ export class LlamaCppLlm implements Llm {
     const slot = await this.#pool.acquire(signal);
     const started = performance.now();
     let completionTokens = 0;
+    let reasoningTokens = 0;
     try {
       const history: ChatHistoryItem[] = [
         ...(prompt.system ? [{ type: 'system' as const, text: prompt.system }] : []),
@@ -258,19 +262,27 @@ export class LlamaCppLlm implements Llm {
           details: { prompt: prompt.name, promptTokens, contextSize: slot.chat.sequence.contextSize },
         });
       }
+      const budget = generationBudget({
+        answerTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
+        reasoningTokens: options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens,
+        room,
+        reasons: this.reasons,
+      });
       const response = await slot.chat.generateResponse(history, {
-        maxTokens: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room),
+        maxTokens: budget.maxTokens,
+        ...(budget.thoughtTokens !== undefined ? { budgets: { thoughtTokens: budget.thoughtTokens } } : {}),
         temperature: sampling.temperature,
         ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
         ...(grammar ? { grammar } : {}),
         ...(signal ? { signal } : {}),
         ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
-        // Counts every generated token, reasoning included: that is what the call cost.
-        onToken: (tokens) => {
-          completionTokens += tokens.length;
+        // Counts every generated token, reasoning included (onToken sees the answer only): that is what the call cost.
+        onResponseChunk: (chunk) => {
+          completionTokens += chunk.tokens.length;
+          if (chunk.type === 'segment' && chunk.segmentType === 'thought') reasoningTokens += chunk.tokens.length;
         },
       });
-      const usage: LlmUsage = { promptTokens, completionTokens, durationMs: performance.now() - started, cached: false };
+      const usage: LlmUsage = { promptTokens, completionTokens, reasoningTokens, durationMs: performance.now() - started, cached: false };
       return { text: response.response, stopReason: toStopReason(response.metadata.stopReason), usage };
     } catch (error) {
       if (signal?.aborted) throw asCancelled(signal.reason);
@@ -283,6 +295,17 @@ export class LlamaCppLlm implements Llm {
       this.#pool.release(slot);
     }
   }
+}
+
+/**
+ * Token budgets of one generation. A model whose chat template has a reasoning segment gets
+ * `reasoningTokens` for it on top of the answer's `answerTokens` (node-llama-cpp makes it close
+ * the segment and answer when spent), so reasoning cannot eat the answer; all within `room`.
+ */
+export function generationBudget(o: { answerTokens: number; reasoningTokens: number; room: number; reasons: boolean }): { maxTokens: number; thoughtTokens?: number } {
+  if (!o.reasons) return { maxTokens: Math.min(o.answerTokens, o.room) };
+  const thoughtTokens = Math.max(0, Math.min(o.reasoningTokens, o.room - Math.min(o.answerTokens, o.room)));
+  return { maxTokens: Math.min(o.answerTokens + thoughtTokens, o.room), thoughtTokens };
 }
 
 /** node-llama-cpp's automatic context size: up to the trained context, as free memory allows, at least {@link MIN_AUTO_CONTEXT}. */

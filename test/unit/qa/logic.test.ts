@@ -208,6 +208,7 @@ describe('shared helpers', () => {
     expect(evidenceBudget(auto, 16_384)).toBe(16_384 - 512 - 1024);
     expect(evidenceBudget(resolveQaSettings({ 'shared.answerMaxTokens': 2048 }), 16_384)).toBe(16_384 - 2048 - 1024);
     expect(evidenceBudget(auto, 1024)).toBe(256);
+    expect(evidenceBudget(auto, 16_384, true)).toBe(16_384 - 512 - 1024 - 1024); // a thinking model's reasoning has room too
     expect(evidenceBudget(auto, undefined)).toBe(2500);
     expect(evidenceBudget(resolveQaSettings({ 'shared.evidenceMaxTokens': 800 }), 16_384)).toBe(800);
   });
