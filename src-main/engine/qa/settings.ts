@@ -64,6 +64,8 @@ export interface QaSettings {
     finalK: number;
     /** Sub-questions per graph. Default 8. */
     maxNodes: number;
+    /** Regenerations of a bilingual node's answer until the judge accepts (paper: until it succeeds; bounded here). Default 3. */
+    maxRegenerations: number;
   };
   /** Vector-RAG baseline (seed 000, 4.3: fixed-size 1000/200 chunks, top-10). */
   vector: {
@@ -75,7 +77,7 @@ export const QA_DEFAULTS: Readonly<QaSettings> = Object.freeze({
   shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, reasoningMaxTokens: 1024, evidenceMaxTokens: 0, retrievalOnlyK: 10 },
   dr: { candidatesK: 5, summaryCap: 30, similarityTopUp: 10 },
   hyp: { perTripleK: 20, judgeThreshold: 3, judgeBatchSize: 10, maxCandidates: 60, maxPathTriples: 12 },
-  dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8 },
+  dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8, maxRegenerations: 3 },
   vector: { topK: 10 },
 });
 
