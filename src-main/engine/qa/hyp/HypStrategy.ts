@@ -115,7 +115,10 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
     const rounds: number[] = [];
     for (let round = 0; round <= JUDGE_RETRIES && pending.length > 0; round++) {
       rounds.push(pending.length);
-      const results = await mapConcurrent(judgeBatches(run, pending), run.llm.parallelism, async (batch) => ({ batch, value: await s.tryJson('qa/hyp-judge', { question: fence(english), candidates: batch.map((c, i) => `[${i + 1}] ${fence(c.text)}`).join('\n') }, judgeSchema(batch.length)) }));
+      const results = await mapConcurrent(judgeBatches(run, pending), run.llm.parallelism, async (batch) => {
+        const candidatesText = batch.map((c, i) => `[${i + 1}] ${fence(c.text)}`).join('\n');
+        return { batch, value: await s.tryJson('qa/hyp-judge', { question: fence(english), candidates: candidatesText }, judgeSchema(batch.length)) };
+      });
       const skipped: EvidenceItem[] = [];
       invalid = [];
       for (const { batch, value } of results) {
