@@ -180,7 +180,7 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
               const id = kb.addTriple({ sourceId: ids[i]!, relation: r, targetId: ids[t]!, chunkId: chunk.id });
               const description = `${verbaliseTriple(names[i]!, r, names[t]!)}, as the chronicle of ${names[t]!.split(' ')[0]} tells.`;
               kb.setTripleDescription(id, description);
-              tripleRows.push({ id, text: `${verbaliseTriple(names[i]!, r, names[t]!)}. ${description}` });
+              tripleRows.push({ id, text: verbaliseTriple(names[i]!, r, names[t]!) }); // the linear verbalisation alone, as planEmbedding indexes it
               facts.push(description);
             }
             const summary = `${names[i]} (${CLASSES[i % CLASSES.length]}): ${facts.join(' ')}`;
@@ -205,7 +205,8 @@ export function benchRules(): ScriptRule[] {
   return [
     { prompt: 'qa/translate', reply: (v) => ({ english: `Who was the spouse of the ruler of ${subject(v.question!)}?` }) },
     { prompt: 'qa/dr-decompose', reply: (v) => ({ triples: [{ subject: subject(v.question!), relation: 'RULED', object: '?X' }, { subject: '?X', relation: 'MARRIED_TO', object: '?Y' }] }) },
-    { prompt: 'qa/dr-resolve', reply: (v) => ({ reasoning: 'first candidate', value: firstName(v.candidates!), supporting: [1, 2] }) },
+    // The first name the candidates' summaries mention besides the anchor (a value that is the anchor is asked again).
+    { prompt: 'qa/dr-resolve', reply: (v) => ({ reasoning: 'first candidate', value: [...v.candidates!.matchAll(/\b([A-Z][a-z]+ [A-Z][a-z]+)\b/g)].map((m) => m[1]!).find((name) => name !== v.anchor) ?? null, supporting: [1, 2] }) },
     {
       prompt: 'qa/hyp-paths',
       reply: (v) => ({

@@ -3,7 +3,7 @@ import { yieldToEventLoop } from '../base/concurrency.js';
 import type { KnowledgeBase } from '../kb/index.js';
 import type { VectorKind } from '../kb/types.js';
 import type { Embedder } from '../models/Embedder.js';
-import { tripleText } from './names.js';
+import { verbaliseTriple } from '../kb/verbaliseTriple.js';
 
 /** In the order they are embedded. */
 const EMBEDDED_KINDS: readonly VectorKind[] = ['chunk', 'passage', 'entity_name', 'entity_summary', 'triple'];
@@ -17,7 +17,8 @@ export interface EmbeddingPlan {
 
 /**
  * Embeds every row that has no vector yet: chunks (their English text; FTS5 gets both
- * languages), fixed-size passages, entity names, entity summaries and verbalised triples. The
+ * languages), fixed-size passages, entity names, entity summaries and triples by their linear verbalisation
+ * alone (HyP-KGRAG 3.1; their MDER descriptions go into the evidence, not the index). The
  * indexing job's embed stage, and re-embedding a KB with another embedder, are this.
  */
 export interface PlanEmbeddingOptions {
@@ -59,7 +60,7 @@ export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: Pl
       case 'entity_summary':
         return put('entity_summary', kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : [])), false);
       case 'triple':
-        return put('triple', kb.getTriples(ids).map((t) => ({ id: t.id, text: tripleText(t.sourceName, t.relation, t.targetName, t.description) })), true);
+        return put('triple', kb.getTriples(ids).map((t) => ({ id: t.id, text: verbaliseTriple(t.sourceName, t.relation, t.targetName) })), true);
     }
   };
   return {

@@ -34,6 +34,7 @@ export class CachingLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
   readonly contextTokens: number | undefined;
+  readonly reasons: boolean | undefined;
   readonly meter: UsageMeter;
   readonly #inner: Llm;
   readonly #store: CallCacheStore;
@@ -45,6 +46,7 @@ export class CachingLlm implements Llm {
     this.identity = inner.identity;
     this.parallelism = inner.parallelism;
     this.contextTokens = inner.contextTokens;
+    this.reasons = inner.reasons;
   }
 
   /** The same model and cache, recording usage into `meter` (usually `this.meter.child()` for a job or question). */
@@ -57,6 +59,8 @@ export class CachingLlm implements Llm {
     const sampling = JSON.stringify({
       maxTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
       temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature,
+      // Only a non-default reasoning budget joins the key, so caches written before it existed still hit.
+      ...(options.reasoningTokens !== undefined && options.reasoningTokens !== LLM_CALL_DEFAULTS.reasoningTokens ? { reasoningTokens: options.reasoningTokens } : {}),
     });
     return hashParts([KEY_VERSION, this.identity, kind, prompt.name, prompt.version, prompt.system, prompt.user, schemaText, sampling]);
   }

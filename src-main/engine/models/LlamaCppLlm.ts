@@ -20,7 +20,11 @@ export interface LlamaCppLlmOptions {
    * the layers, then on the CPU, and says so in {@link LlamaCppLlm.status}'s explanation.
    */
   gpuLayers?: 'auto' | number;
-  /** Tokens each sequence can hold (prompt + completion). Default: the model's trained context, at most 4096. */
+  /**
+   * Tokens each sequence can hold (prompt + completion). Default: as many as the model was trained
+   * for, cut to what free VRAM (or RAM, on the CPU) holds for all sequences, and never below
+   * {@link MIN_AUTO_CONTEXT} (node-llama-cpp's `contextSize: {min, max}`). A number is used as is.
+   */
   contextSize?: number;
   /**
    * CPU threads for evaluation. Default: the CPU's math cores when any layer runs on the CPU,
@@ -44,7 +48,13 @@ export interface LlamaCppLlmOptions {
 const RETRY_TEMPERATURE = 0.3;
 const RETRY_SEED = 7;
 const DEFAULT_SEQUENCES = 4;
-const MAX_DEFAULT_CONTEXT = 4096;
+/** Smallest context the automatic size may settle on (or the trained context when that is smaller): DR's prompts need room. */
+export const MIN_AUTO_CONTEXT = 4096;
+/**
+ * Context per sequence the automatic layer offload leaves VRAM for; the automatic context size then
+ * takes what is left, up to the trained context. More would push layers off a small GPU.
+ */
+const LAYER_FIT_CONTEXT = 8192;
 
 interface Slot {
   chat: LlamaChat;
@@ -66,6 +76,7 @@ export class LlamaCppLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
   readonly contextTokens: number;
+  readonly reasons: boolean;
   readonly #path: string;
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -88,6 +99,8 @@ export class LlamaCppLlm implements Llm {
     }));
     this.parallelism = this.#slots.length;
     this.contextTokens = init.context.contextSize;
+    // The chat template has a reasoning segment (Qwen3 <think>, gpt-oss analysis channel).
+    this.reasons = this.#slots[0]?.chat.chatWrapper.settings.segments?.thought !== undefined;
     this.#pool = new SequencePool(this.#slots);
   }
 
@@ -101,8 +114,10 @@ export class LlamaCppLlm implements Llm {
     const blockCount = info.metadata[`${info.architecture}.block_count`];
     const totalLayers = typeof blockCount === 'number' ? blockCount + 1 : 1;
     const sequences = options.sequences ?? DEFAULT_SEQUENCES;
-    const contextSize = options.contextSize ?? Math.min(info.contextLength ?? MAX_DEFAULT_CONTEXT, MAX_DEFAULT_CONTEXT);
-    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, contextSize * sequences);
+    const trained = info.contextLength;
+    const contextSize = options.contextSize ?? autoContextSize(trained);
+    const fitContext = typeof contextSize === 'number' ? contextSize : Math.min(trained ?? LAYER_FIT_CONTEXT, LAYER_FIT_CONTEXT);
+    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, fitContext * sequences);
     const failures: string[] = [];
 
     for (const attempt of attempts) {
@@ -129,7 +144,7 @@ export class LlamaCppLlm implements Llm {
         const explanation = [
           runtime.description,
           where,
-          `context ${context.contextSize} tokens × ${sequences} sequences`,
+          `context ${context.contextSize} tokens × ${sequences} sequences (${contextWhy(options.contextSize, trained, context.contextSize)})`,
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');
@@ -234,6 +249,7 @@ export class LlamaCppLlm implements Llm {
     const slot = await this.#pool.acquire(signal);
     const started = performance.now();
     let completionTokens = 0;
+    let reasoningTokens = 0;
     try {
       const history: ChatHistoryItem[] = [
         ...(prompt.system ? [{ type: 'system' as const, text: prompt.system }] : []),
@@ -247,19 +263,27 @@ export class LlamaCppLlm implements Llm {
           details: { prompt: prompt.name, promptTokens, contextSize: slot.chat.sequence.contextSize },
         });
       }
+      const budget = generationBudget({
+        answerTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
+        reasoningTokens: options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens,
+        room,
+        reasons: this.reasons,
+      });
       const response = await slot.chat.generateResponse(history, {
-        maxTokens: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room),
+        maxTokens: budget.maxTokens,
+        ...(budget.thoughtTokens !== undefined ? { budgets: { thoughtTokens: budget.thoughtTokens } } : {}),
         temperature: sampling.temperature,
         ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
         ...(grammar ? { grammar } : {}),
         ...(signal ? { signal } : {}),
         ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
-        // Counts every generated token, reasoning included: that is what the call cost.
-        onToken: (tokens) => {
-          completionTokens += tokens.length;
+        // Counts every generated token, reasoning included (onToken sees the answer only): that is what the call cost.
+        onResponseChunk: (chunk) => {
+          completionTokens += chunk.tokens.length;
+          if (chunk.type === 'segment' && chunk.segmentType === 'thought') reasoningTokens += chunk.tokens.length;
         },
       });
-      const usage: LlmUsage = { promptTokens, completionTokens, durationMs: performance.now() - started, cached: false };
+      const usage: LlmUsage = { promptTokens, completionTokens, reasoningTokens, durationMs: performance.now() - started, cached: false };
       return { text: response.response, stopReason: toStopReason(response.metadata.stopReason), usage };
     } catch (error) {
       if (signal?.aborted) throw asCancelled(signal.reason);
@@ -272,6 +296,28 @@ export class LlamaCppLlm implements Llm {
       this.#pool.release(slot);
     }
   }
+}
+
+/**
+ * Token budgets of one generation. A model whose chat template has a reasoning segment gets
+ * `reasoningTokens` for it on top of the answer's `answerTokens` (node-llama-cpp makes it close
+ * the segment and answer when spent), so reasoning cannot eat the answer; all within `room`.
+ */
+export function generationBudget(o: { answerTokens: number; reasoningTokens: number; room: number; reasons: boolean }): { maxTokens: number; thoughtTokens?: number } {
+  if (!o.reasons) return { maxTokens: Math.min(o.answerTokens, o.room) };
+  const thoughtTokens = Math.max(0, Math.min(o.reasoningTokens, o.room - Math.min(o.answerTokens, o.room)));
+  return { maxTokens: Math.min(o.answerTokens + thoughtTokens, o.room), thoughtTokens };
+}
+
+/** node-llama-cpp's automatic context size: up to the trained context, as free memory allows, at least {@link MIN_AUTO_CONTEXT}. */
+export function autoContextSize(trained: number | undefined): { min: number; max?: number } {
+  return trained === undefined ? { min: MIN_AUTO_CONTEXT } : { min: Math.min(MIN_AUTO_CONTEXT, trained), max: trained };
+}
+
+function contextWhy(requested: number | undefined, trained: number | undefined, actual: number): string {
+  if (requested !== undefined) return 'as set';
+  const of = trained === undefined ? 'the trained context is unknown' : `trained for ${trained}`;
+  return trained !== undefined && actual < trained ? `auto: ${of}, cut to fit free memory` : `auto: ${of}`;
 }
 
 interface LayerAttempt {

@@ -13,13 +13,19 @@ export interface RenderedPrompt {
 }
 
 /** Defaults every Llm applies to {@link LlmCallOptions}; the call cache normalises keys with them. */
-export const LLM_CALL_DEFAULTS = { maxTokens: 1024, temperature: 0 } as const;
+export const LLM_CALL_DEFAULTS = { maxTokens: 1024, temperature: 0, reasoningTokens: 1024 } as const;
 
 export interface LlmCallOptions {
   /** Aborts generation; the call rejects with a CancelledError. */
   signal?: AbortSignal;
-  /** Completion token budget. Default: 1024. */
+  /** Completion token budget of the answer (a thinking model's reasoning has its own, below). Default: 1024. */
   maxTokens?: number;
+  /**
+   * Tokens a thinking model (Qwen3 `<think>`, gpt-oss analysis channel) may reason before it
+   * answers, on top of `maxTokens`; when spent, the model is made to answer. 0 turns reasoning off.
+   * Ignored by models that do not reason. Default: 1024.
+   */
+  reasoningTokens?: number;
   /** Sampling temperature. Default: 0 (greedy), so re-runs and the call cache agree. */
   temperature?: number;
   /** Receives generated text as it streams (free-text calls). */
@@ -28,7 +34,10 @@ export interface LlmCallOptions {
 
 export interface LlmUsage {
   promptTokens: number;
+  /** Every generated token, reasoning included: what the call cost. */
   completionTokens: number;
+  /** Of those, the reasoning of a thinking model (when the model reports it). */
+  reasoningTokens?: number;
   durationMs: number;
   /** True when the result came from the call cache and no model ran. */
   cached: boolean;
@@ -58,6 +67,8 @@ export interface Llm {
   readonly parallelism: number;
   /** Tokens one call's prompt and completion share (the context of one sequence), when known. */
   readonly contextTokens?: number;
+  /** Whether the model reasons before it answers (a thinking model; see `LlmCallOptions.reasoningTokens`). */
+  readonly reasons?: boolean;
   generateText(prompt: RenderedPrompt, options?: LlmCallOptions): Promise<LlmTextResult>;
   /**
    * Generates under a grammar derived from `schema` (JSON Schema via zod), then validates with it.

@@ -48,7 +48,7 @@ export class QaRun {
 
   /** Tokens of evidence one prompt may carry (see {@link evidenceBudget}). */
   get evidenceTokens(): number {
-    return evidenceBudget(this.settings, this.llm.contextTokens);
+    return evidenceBudget(this.settings, this.llm.contextTokens, this.llm.reasons === true);
   }
 
   /**
@@ -124,9 +124,10 @@ export class StepScope {
 
   async json<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<{ value: z.infer<S> }> {
     const prompt = this.#run.ctx.prompts.render(promptName, variables);
+    const { stepMaxTokens, reasoningMaxTokens } = this.#run.settings.shared;
     let result: LlmJsonResult<z.infer<S>>;
     try {
-      result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? this.#run.settings.shared.stepMaxTokens });
+      result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? stepMaxTokens, reasoningTokens: reasoningMaxTokens });
     } catch (error) {
       // A reply that failed its schema still ran the model: its tokens belong in the trace.
       const usage = isInvalidOutput(error) ? ((error as PolyhopError).details.usage as LlmUsage | undefined) : undefined;
@@ -157,14 +158,18 @@ export class StepScope {
   async text(promptName: string, variables: Record<string, string | number>, options: { stream?: boolean; maxTokens?: number } = {}): Promise<string> {
     const prompt = this.#run.ctx.prompts.render(promptName, variables);
     const onTextChunk = options.stream ? this.#run.onTextChunk : undefined;
+    const maxTokens = options.maxTokens ?? this.#run.settings.shared.answerMaxTokens;
     const result = await this.#run.llm.generateText(prompt, {
       signal: this.#run.signal,
-      maxTokens: options.maxTokens ?? this.#run.settings.shared.answerMaxTokens,
+      maxTokens,
+      reasoningTokens: this.#run.settings.shared.reasoningMaxTokens,
       ...(onTextChunk ? { onTextChunk } : {}),
     });
     this.#count(promptName, result.usage);
     if (result.stopReason === 'maxTokens') this.detail.truncated = true;
-    return result.text.trim();
+    const text = result.text.trim();
+    if (!text) this.detail.empty = emptyReason(result.stopReason, maxTokens, result.usage.reasoningTokens ?? 0);
+    return text;
   }
 
   #count(prompt: string, usage: LlmUsage): void {
@@ -175,6 +180,14 @@ export class StepScope {
     this.detail.llm = this.#calls;
     this.#run.count(usage);
   }
+}
+
+/** Why a free-text call gave no text, in words for the trace and the answer. */
+function emptyReason(stopReason: string, maxTokens: number, reasoningTokens: number): string {
+  const reasoned = reasoningTokens > 0 ? `it reasoned for ${reasoningTokens} tokens, then ` : '';
+  return stopReason === 'maxTokens'
+    ? `the model gave no answer: ${reasoned}its ${maxTokens}-token answer budget ran out before any text (raise shared.answerMaxTokens or shared.reasoningMaxTokens)`
+    : `the model gave no answer: ${reasoned}it stopped without writing any text`;
 }
 
 /** A structured reply that failed its schema: strategies fall back instead of failing the question. */

@@ -1,4 +1,4 @@
-import type { Answer } from '../api/contract.js';
+import type { Answer, TraceStep } from '../api/contract.js';
 import { throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import { citeEvidence } from './citations.js';
@@ -32,16 +32,27 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
 
   const result = retrievalOnly ? await retrievalOnlyAnswer(run) : await strategy.answer(run);
   const evidence = citeEvidence(ctx.kb, run.retriever, result.evidence, settings.shared.maxCitationsPerEvidence);
+  // An empty answer always says why (the step that produced it recorded the reason).
+  const text = retrievalOnly || result.text.trim() ? result.text : `(${emptyReason(run.trace)}.)`;
   return {
     question: trimmed,
     questionLanguage: run.questionLanguage,
     answerLanguage: run.answerLanguage,
     strategy: strategy.name,
-    text: result.text,
+    text,
     ...(result.shortAnswer !== undefined ? { shortAnswer: result.shortAnswer } : {}),
     retrievalOnly,
     evidence,
     trace: run.trace,
     usage: run.usage(),
   };
+}
+
+/** The reason the latest step that gave no text recorded (`detail.empty`, see StepScope.text). */
+function emptyReason(trace: readonly TraceStep[]): string {
+  for (let i = trace.length - 1; i >= 0; i--) {
+    const empty = (trace[i]!.detail as { empty?: unknown } | null)?.empty;
+    if (typeof empty === 'string') return empty;
+  }
+  return 'the model gave no answer';
 }

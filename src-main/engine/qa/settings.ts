@@ -15,6 +15,11 @@ export interface QaSettings {
     /** Completion budget of structured intermediate calls. Default 512. */
     stepMaxTokens: number;
     /**
+     * Reasoning a thinking model (Qwen3, gpt-oss) may do before each answer or step, on top of
+     * those budgets, so it cannot leave the answer empty or cut. 0 turns reasoning off. Default 1024.
+     */
+    reasoningMaxTokens: number;
+    /**
      * Tokens of evidence shown to a prompt (best first; the rest is dropped and traced). 0 (the
      * default) fills what the model's context leaves after the prompt and the answer (see
      * {@link evidenceBudget}), so a large-context model sees all ten passages of the vector baseline.
@@ -59,6 +64,8 @@ export interface QaSettings {
     finalK: number;
     /** Sub-questions per graph. Default 8. */
     maxNodes: number;
+    /** Regenerations of a bilingual node's answer until the judge accepts (paper: until it succeeds; bounded here). Default 3. */
+    maxRegenerations: number;
   };
   /** Vector-RAG baseline (seed 000, 4.3: fixed-size 1000/200 chunks, top-10). */
   vector: {
@@ -67,10 +74,10 @@ export interface QaSettings {
 }
 
 export const QA_DEFAULTS: Readonly<QaSettings> = Object.freeze({
-  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, evidenceMaxTokens: 0, retrievalOnlyK: 10 },
+  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, reasoningMaxTokens: 1024, evidenceMaxTokens: 0, retrievalOnlyK: 10 },
   dr: { candidatesK: 5, summaryCap: 30, similarityTopUp: 10 },
   hyp: { perTripleK: 20, judgeThreshold: 3, judgeBatchSize: 10, maxCandidates: 60, maxPathTriples: 12 },
-  dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8 },
+  dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8, maxRegenerations: 3 },
   vector: { topK: 10 },
 });
 
@@ -79,12 +86,12 @@ const PROMPT_ROOM_TOKENS = 1024;
 /** Evidence budget when the model does not say how large its context is. */
 const UNKNOWN_CONTEXT_EVIDENCE_TOKENS = 2500;
 
-/** Tokens of evidence a prompt may carry: `shared.evidenceMaxTokens`, or with 0 what the context leaves. */
-export function evidenceBudget(settings: QaSettings, contextTokens: number | undefined): number {
-  const { evidenceMaxTokens, answerMaxTokens, stepMaxTokens } = settings.shared;
+/** Tokens of evidence a prompt may carry: `shared.evidenceMaxTokens`, or with 0 what the context leaves (less the reasoning budget of a model that reasons). */
+export function evidenceBudget(settings: QaSettings, contextTokens: number | undefined, reasons = false): number {
+  const { evidenceMaxTokens, answerMaxTokens, stepMaxTokens, reasoningMaxTokens } = settings.shared;
   if (evidenceMaxTokens > 0) return evidenceMaxTokens;
   if (contextTokens === undefined) return UNKNOWN_CONTEXT_EVIDENCE_TOKENS;
-  return Math.max(256, contextTokens - Math.max(answerMaxTokens, stepMaxTokens) - PROMPT_ROOM_TOKENS);
+  return Math.max(256, contextTokens - Math.max(answerMaxTokens, stepMaxTokens) - (reasons ? reasoningMaxTokens : 0) - PROMPT_ROOM_TOKENS);
 }
 
 /**

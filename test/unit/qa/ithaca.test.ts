@@ -1,34 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer, StrategyName } from '../../../src-main/engine/api/contract.js';
 import { CancelledError } from '../../../src-main/engine/base/errors.js';
-import { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
-import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
-import { PromptLibrary } from '../../../src-main/engine/models/PromptLibrary.js';
+import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine/qa/index.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { addCorpusDocument, CORPUS_FILES, corpusParagraphs, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
+import { CORPUS_FILES, corpusParagraphs } from '../../support/corpusScript.js';
+import { indexOdyssey, prompts } from './support/odysseyKb.js';
 import { NOT_IN_KB, QaEmbedder, qaRules, WIFE_OF_KING } from './support/qaScript.js';
 
-const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
-let dir: string;
 let kb: KnowledgeBase;
+let close: (() => void) | undefined;
 
-// The corpus indexed once by the real MDER pipeline (scripted model), as the app would.
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'polyhop-qa-'));
-  kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' } });
-  for (const file of CORPUS_FILES) addCorpusDocument(kb, file);
-  const result = await new IndexingJob(kb, new ScriptedLlm(corpusRules()), { prompts, embedder: new CorpusEmbedder() }).run();
-  expect(result.failures).toEqual([]);
+  ({ kb, close } = await indexOdyssey());
 });
 
-afterAll(() => {
-  kb?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 function context(llm: ScriptedLlm | null, overrides: Record<string, number> = {}): QaContext {
   return { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) };

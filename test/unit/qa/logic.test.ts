@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import { combine } from '../../../src-main/engine/qa/dapt/DaptStrategy.js';
 import { fuseGraphs, topologicalOrder, validateSubQuestions, type SubQuestion } from '../../../src-main/engine/qa/dapt/SubQuestionGraph.js';
-import { cleanDecomposition, isPlaceholder, nextResolution, openPlaceholders, propagate } from '../../../src-main/engine/qa/dr/placeholders.js';
+import { cleanDecomposition, cleanResolvedValue, isPlaceholder, nextResolution, openPlaceholders, placeholderName, propagate, skippedTriples } from '../../../src-main/engine/qa/dr/placeholders.js';
 import { EvidencePool, type EvidenceItem } from '../../../src-main/engine/qa/EvidencePool.js';
 import { fence } from '../../../src-main/engine/base/fence.js';
 import { detectQuestionLanguage } from '../../../src-main/engine/qa/language.js';
@@ -17,9 +17,28 @@ describe('dr placeholders', () => {
     { subject: '?X', relation: 'HAS_WIFE', object: '?Y' },
   ];
 
-  it('recognises ?X and the paper\'s bare capitals, not names', () => {
-    expect(['?X', '?wife', 'X', ' Y '].map(isPlaceholder)).toEqual([true, true, true, true]);
-    expect(['Ithaca', 'XY', '?', 'x'].map(isPlaceholder)).toEqual([false, false, false, false]);
+  it('reads every spelling small models write in one place, not names', () => {
+    expect(['?X', '?wife', 'X', ' Y ', '[X]', '<Y>', '{z}', '[?X]', '?', 'unknown', 'Unknown', '[unknown]'].map(placeholderName)).toEqual(['X', 'WIFE', 'X', 'Y', 'X', 'Y', 'Z', 'X', '', '', '', '']);
+    expect(['Ithaca', 'XY', 'x', '[1] Ithaca', 'Unknown Soldier', '1200 BC'].map(isPlaceholder)).toEqual([false, false, false, false, false, false]);
+  });
+
+  it('writes every placeholder as ?NAME; a lone "?" in subject position continues the chain', () => {
+    expect(
+      cleanDecomposition([
+        { subject: 'Ithaca', relation: 'HAS_KING', object: '?' },
+        { subject: '?', relation: 'HAS_WIFE', object: 'unknown' },
+        { subject: 'Sparta', relation: 'HAS_KING', object: '<X>' },
+      ]),
+    ).toEqual([
+      { subject: 'Ithaca', relation: 'HAS_KING', object: '?Y' }, // X is taken by <X>
+      { subject: '?Y', relation: 'HAS_WIFE', object: '?Z' },
+      { subject: 'Sparta', relation: 'HAS_KING', object: '?X' },
+    ]);
+  });
+
+  it('takes a date, a number or a phrase as a value; refuses empty, placeholder and "none" values', () => {
+    expect(['1200 BC', ' "Penelope". ', '20 years', 'Odysseus (Person)'].map(cleanResolvedValue)).toEqual(['1200 BC', 'Penelope', '20 years', 'Odysseus (Person)']);
+    expect(['', '?X', 'unknown', 'None', 'N/A', null].map(cleanResolvedValue)).toEqual([null, null, null, null, null, null]);
   });
 
   it('resolves in decomposition order, anchored on the known term, and propagates', () => {
@@ -43,6 +62,16 @@ describe('dr placeholders', () => {
     const stuck = [{ subject: '?X', relation: 'R', object: '?Y' }];
     expect(nextResolution(stuck)).toBeNull();
     expect(openPlaceholders(stuck)).toEqual(['?X', '?Y']);
+  });
+
+  it('passes over tried triples and lists the untried ones with what they wait for', () => {
+    const triples = [
+      { subject: 'Penelope', relation: 'HAS_MOTHER', object: '?Z' },
+      { subject: '?Z', relation: 'BORN_IN', object: '?W' },
+      { subject: 'Ithaca', relation: 'HAS_KING', object: '?X' },
+    ];
+    expect(nextResolution(triples, new Set([0]))).toEqual({ index: 2, anchor: 'Ithaca', placeholder: '?X' });
+    expect(skippedTriples(propagate(triples, '?X', 'Odysseus'), new Set([0, 2]))).toEqual([{ triple: triples[1], waitingFor: ['?Z', '?W'] }]);
   });
 
   it('cleans empty parts and duplicates from a decomposition', () => {
@@ -179,6 +208,7 @@ describe('shared helpers', () => {
     expect(evidenceBudget(auto, 16_384)).toBe(16_384 - 512 - 1024);
     expect(evidenceBudget(resolveQaSettings({ 'shared.answerMaxTokens': 2048 }), 16_384)).toBe(16_384 - 2048 - 1024);
     expect(evidenceBudget(auto, 1024)).toBe(256);
+    expect(evidenceBudget(auto, 16_384, true)).toBe(16_384 - 512 - 1024 - 1024); // a thinking model's reasoning has room too
     expect(evidenceBudget(auto, undefined)).toBe(2500);
     expect(evidenceBudget(resolveQaSettings({ 'shared.evidenceMaxTokens': 800 }), 16_384)).toBe(800);
   });

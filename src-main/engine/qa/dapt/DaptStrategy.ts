@@ -27,8 +27,9 @@ interface Solved {
  * (bilingual nodes), and solved in topological order, each sub-question with the answers it
  * depends on substituted. A bilingual node retrieves in both languages (original chunk text and
  * English text); an LLM judge checks that the two answers agree and suffice, the source-language
- * one is selected, or the answer is regenerated from the reasoning path. The final answer comes
- * from the chain plus retrieval on the original question. An English question has one graph.
+ * one is selected, or the answer is regenerated from the reasoning path until the judge accepts
+ * (bounded by `dapt.maxRegenerations`). The final answer comes from the chain plus retrieval for the
+ * original question only. An English question has one graph.
  */
 export const daptStrategy: Strategy = {
   name: 'dapt',
@@ -48,13 +49,13 @@ export const daptStrategy: Strategy = {
     }
 
     return run.step('answer', async (s) => {
-      // Passages for the whole question first (the paper's final retrieval), then those behind the sub-answers.
+      // The chain plus retrieval for the original question only (the paper, to cut noise): the
+      // sub-questions' passages stay in their steps' traces.
       const final = await passages(run, run.question, finalK, false);
-      const evidence = new EvidencePool();
-      for (const item of [...final, ...pool.items]) evidence.add(item);
       s.detail.finalRetrieval = final.map(evidenceBrief);
+      s.detail.subQuestionPassages = pool.size;
       const chain = solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
-      return answerWith(s, run, 'qa/dapt-final', evidence.items, (shown) => ({ question: fence(run.question), chain: fence(chain), evidence: formatEvidence(shown) }));
+      return answerWith(s, run, 'qa/dapt-final', final, (shown) => ({ question: fence(run.question), chain: fence(chain), evidence: formatEvidence(shown) }));
     });
   },
 };
@@ -138,18 +139,27 @@ async function solveNode(
     s.detail.selected = chosen.side;
     return { node, question: first.question, answer: chosen.answer, found: true };
   }
-  const regenerated = await s.tryJson(
-    'qa/dapt-regenerate',
-    {
-      path: fence(path),
-      subQuestion: fence(`${first.question} / ${second.question}`),
-      candidates: fence(`${first.answer || '(none)'} | ${second.answer || '(none)'}`),
-      passages: formatEvidence([...first.evidence, ...second.evidence]),
-    },
-    SubAnswerSchema,
-  );
-  s.detail.regenerated = regenerated;
-  return { node, question: first.question, ...subAnswer(regenerated) };
+  // ReGen until the judge accepts (the paper: "until it succeeds"), at most dapt.maxRegenerations
+  // times; each attempt sees the answers rejected before it. The last attempt stands if none is accepted.
+  const rejected = [first.answer || '(none)', second.answer || '(none)'];
+  const regenerations: { answer: string; found: boolean; accepted: boolean }[] = [];
+  s.detail.regenerations = regenerations;
+  let latest = { answer: '', found: false };
+  for (let i = 0; i < run.settings.dapt.maxRegenerations; i++) {
+    const value = await s.tryJson(
+      'qa/dapt-regenerate',
+      { path: fence(path), subQuestion: fence(`${first.question} / ${second.question}`), candidates: fence(rejected.join(' | ')), passages: formatEvidence([...first.evidence, ...second.evidence]) },
+      SubAnswerSchema,
+    );
+    latest = subAnswer(value);
+    // The regenerated answer stands for both paths (it was written from both): the judge checks it suffices.
+    const verdict = latest.found ? await s.tryJson('qa/dapt-judge', { subQuestion: fence(first.question), answerSource: fence(latest.answer), answerEnglish: fence(latest.answer) }, AgreementSchema) : null;
+    const accepted = verdict?.consistent === true && verdict.sufficient;
+    regenerations.push({ ...latest, accepted });
+    if (accepted) break;
+    rejected.push(latest.answer || '(none)');
+  }
+  return { node, question: first.question, ...latest };
 }
 
 /** A sub-answer reply, or not found when the reply was unusable or empty. */

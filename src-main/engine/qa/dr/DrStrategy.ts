@@ -4,7 +4,8 @@ import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
 import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
-import { cleanDecomposition, isPlaceholder, nextResolution, openPlaceholders, propagate, type QueryTriple } from './placeholders.js';
+import { withoutParenthetical } from '../retrieval/Retriever.js';
+import { cleanDecomposition, cleanResolvedValue, nextResolution, openPlaceholders, propagate, skippedTriples, type QueryTriple, type ResolutionStep } from './placeholders.js';
 
 const TripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
 export const DecompositionSchema = z.object({ triples: z.array(TripleSchema).max(12) });
@@ -27,49 +28,21 @@ export const drStrategy: Strategy = {
   name: 'dr',
   usesRetrieval: true,
   async answer(run: QaRun): Promise<StrategyResult> {
-    const { candidatesK, summaryCap, similarityTopUp } = run.settings.dr;
+    const { summaryCap, similarityTopUp } = run.settings.dr;
     const english = await run.englishQuestion();
     let triples = await decompose(run, english);
     const pool = new EvidencePool(summaryCap);
     const resolved: Record<string, string> = {};
 
-    // Each round resolves one placeholder, so there are at most as many rounds as placeholders.
-    const rounds = openPlaceholders(triples).length;
-    for (let round = 0, next = nextResolution(triples); next && round < rounds; round++, next = nextResolution(triples)) {
-      const step = next;
-      const value = await run.step('resolve', async (s) => {
-        const triple = triples[step.index] as QueryTriple;
-        const candidates = await run.retriever.entitiesByName(step.anchor, candidatesK);
-        s.detail.triple = triple;
-        s.detail.anchor = step.anchor;
-        s.detail.placeholder = step.placeholder;
-        s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
-        // Candidates with a summary, best first, as many as the evidence budget holds.
-        const summarised = candidates.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
-        const withSummary = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t)).kept;
-        if (withSummary.length === 0) return null;
-        const r = await s.tryJson('qa/dr-resolve', {
-          question: fence(english),
-          triples: fence(triples.map(formatTriple).join('\n')),
-          triple: fence(formatTriple(triple)),
-          placeholder: fence(step.placeholder),
-          candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.label)}: ${fence(c.text)}`).join('\n'),
-        }, ResolutionSchema);
-        if (!r) return null;
-        s.detail.reasoning = r.reasoning;
-        const supporting = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
-        // The grounded value's own summary carries the next hop, so it is kept even when not cited.
-        const value = r.value && r.value.trim() && !isPlaceholder(r.value) ? r.value.trim() : null;
-        const grounded = value ? (await run.retriever.groundEntity(value)).filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score)) : [];
-        const added = [...supporting, ...grounded].filter((item) => pool.add(item));
-        s.detail.value = value;
-        s.detail.grounded = grounded.map(evidenceBrief);
-        s.detail.added = added.map((item) => item.label);
-        return value;
-      });
-      if (!value) break; // later triples depend on this placeholder: nothing more can be grounded
-      resolved[step.placeholder] = value;
-      triples = propagate(triples, step.placeholder, value);
+    // Triples are tried in decomposition order, each once; a placeholder no triple resolves only
+    // holds back the triples that depend on it (the paper loops until all placeholders are consumed).
+    const attempted = new Set<number>();
+    for (let next = nextResolution(triples, attempted); next; next = nextResolution(triples, attempted)) {
+      attempted.add(next.index);
+      const value = await resolveStep(run, english, triples, next, pool);
+      if (!value) continue;
+      resolved[next.placeholder] = value;
+      triples = propagate(triples, next.placeholder, value);
     }
 
     const evidence = await run.step('similarity top-up', async (s) => {
@@ -80,6 +53,8 @@ export const drStrategy: Strategy = {
       }
       s.detail.resolved = resolved;
       s.detail.unresolved = openPlaceholders(triples);
+      // Triples never tried, each waiting for a placeholder no triple resolved (failed resolutions say why in their own step).
+      s.detail.skipped = skippedTriples(triples, attempted).map(({ triple, waitingFor }) => ({ triple: formatTriple(triple), waitingFor }));
       s.detail.kept = pool.items.map(evidenceBrief);
       s.detail.droppedByCap = pool.dropped.map(evidenceBrief);
       s.detail.added = topUp.map(evidenceBrief);
@@ -89,6 +64,73 @@ export const drStrategy: Strategy = {
     return synthesiseAnswer(run, run.question, evidence);
   },
 };
+
+/**
+ * One resolution (step `resolve`): the anchor's nearest entities by name, their summaries to the
+ * model, the value grounded in the KB. A model that names the anchor itself (small models do, the
+ * anchor being the first candidate) is asked once more, told so. Returns the value to propagate,
+ * or null with `detail.unresolved` saying why.
+ */
+async function resolveStep(run: QaRun, english: string, triples: readonly QueryTriple[], step: ResolutionStep, pool: EvidencePool): Promise<string | null> {
+  const { candidatesK } = run.settings.dr;
+  return run.step('resolve', async (s) => {
+    const unresolved = (reason: string, supporting: EvidenceItem[] = []): null => {
+      s.detail.value = null;
+      s.detail.unresolved = reason;
+      // What the model cited still bears on the question: it joins the evidence.
+      s.detail.added = supporting.filter((item) => pool.add(item)).map((item) => item.label);
+      return null;
+    };
+    const triple = triples[step.index] as QueryTriple;
+    const candidates = await run.retriever.entitiesByName(step.anchor, candidatesK);
+    s.detail.triple = triple;
+    s.detail.anchor = step.anchor;
+    s.detail.placeholder = step.placeholder;
+    s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
+    // Candidates with a summary, best first, as many as the evidence budget holds.
+    const summarised = candidates.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+    const withSummary = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t)).kept;
+    if (withSummary.length === 0) return unresolved('no candidate entity has a summary');
+    const variables = {
+      question: fence(english),
+      triples: fence(triples.map(formatTriple).join('\n')),
+      triple: fence(formatTriple(triple)),
+      anchor: fence(step.anchor),
+      placeholder: fence(step.placeholder),
+      candidates: withSummary.map((c, i) => `[${i + 1}] ${fence(c.label)}: ${fence(c.text)}`).join('\n'),
+    };
+    let r = await s.tryJson('qa/dr-resolve', { ...variables, retry: '' }, ResolutionSchema);
+    if (r && namesAnchor(run, cleanResolvedValue(r.value), step.anchor)) {
+      s.detail.rejected = [r.value];
+      r = await s.tryJson('qa/dr-resolve', { ...variables, retry: fence(`Your previous value "${r.value}" is the anchor itself; give the value of ${step.placeholder}, or null.`) }, ResolutionSchema);
+    }
+    if (!r) return unresolved('the reply did not match the schema');
+    s.detail.reasoning = r.reasoning;
+    const supporting = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
+    const value = cleanResolvedValue(r.value);
+    if (!value) return unresolved('the summaries do not say', supporting);
+    if (namesAnchor(run, value, step.anchor)) return unresolved(`the model named the anchor "${step.anchor}" itself`, supporting);
+    // The grounded value's own summary carries the next hop, so it is kept even when not cited.
+    const grounded = (await run.retriever.groundEntity(value)).filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+    const added = [...supporting, ...grounded].filter((item) => pool.add(item));
+    const bare = withoutParenthetical(value);
+    // "Odysseus (Person)" propagates as "Odysseus" unless the parentheses are part of a KB name.
+    const propagated = bare !== null && !run.retriever.findEntity(value) ? bare : value;
+    s.detail.value = propagated;
+    s.detail.grounded = grounded.map(evidenceBrief);
+    s.detail.added = added.map((item) => item.label);
+    return propagated;
+  });
+}
+
+/** Whether a value is the anchor itself: the same words, or the same KB entity by name or alias. */
+function namesAnchor(run: QaRun, value: string | null, anchor: string): boolean {
+  if (value === null) return false;
+  const name = withoutParenthetical(value) ?? value;
+  if (name.toLocaleLowerCase() === anchor.toLocaleLowerCase()) return true;
+  const a = run.retriever.findEntity(anchor);
+  return a !== undefined && run.retriever.findEntity(name)?.id === a.id;
+}
 
 /** Decomposition (step `decompose`); an invalid reply counts as "no triples", which the paper's top-up covers. */
 async function decompose(run: QaRun, english: string): Promise<QueryTriple[]> {

@@ -5,21 +5,31 @@ export interface QueryTriple {
   object: string;
 }
 
-/** Placeholders look like `?X`, `?wife`, or a bare single capital `X` (the paper writes "Ithaca HAS_KING X"). */
-export function isPlaceholder(term: string): boolean {
-  const t = term.trim();
-  return /^\?[\p{L}\p{N}_]+$/u.test(t) || /^[A-Z]$/.test(t);
+/**
+ * The one place that reads placeholder spellings. Small models write `?X`, `?wife`, the paper's
+ * bare `X`, `[X]`, `<X>`, `{X}`, a lone `?` or the word "unknown". Returns the placeholder's name
+ * (upper case, `?` dropped), `''` for an anonymous one (`?`, "unknown"), `null` for an entity name.
+ */
+export function placeholderName(term: string): string | null {
+  let t = term.trim();
+  const bracketed = /^(?:\[(.*)\]|<(.*)>|\{(.*)\})$/su.exec(t);
+  if (bracketed) t = (bracketed[1] ?? bracketed[2] ?? bracketed[3] ?? '').trim();
+  if (t === '?' || /^unknown$/i.test(t)) return '';
+  if (/^\?[\p{L}\p{N}_]+$/u.test(t)) return t.slice(1).toUpperCase();
+  if (/^[A-Z]$/.test(t)) return t;
+  // `[X]` also admits a lower-case or multi-letter name: the brackets already say "placeholder".
+  if (bracketed && /^[\p{L}\p{N}_]+$/u.test(t)) return t.toUpperCase();
+  return null;
 }
 
-/** `?X` and `X` are the same placeholder. */
-export function placeholderKey(term: string): string {
-  return term.trim().replace(/^\?/, '').toUpperCase();
+export function isPlaceholder(term: string): boolean {
+  return placeholderName(term) !== null;
 }
 
 /** Replaces every occurrence of `placeholder` in the triples with `value` (the resolution is propagated). */
 export function propagate(triples: readonly QueryTriple[], placeholder: string, value: string): QueryTriple[] {
-  const key = placeholderKey(placeholder);
-  const sub = (term: string): string => (isPlaceholder(term) && placeholderKey(term) === key ? value : term);
+  const name = placeholderName(placeholder);
+  const sub = (term: string): string => (name !== null && placeholderName(term) === name ? value : term);
   return triples.map((t) => ({ subject: sub(t.subject), relation: t.relation, object: sub(t.object) }));
 }
 
@@ -33,12 +43,13 @@ export interface ResolutionStep {
 }
 
 /**
- * The next triple to resolve: the first, in decomposition order, with one known term and one
- * placeholder. `null` when nothing is left or every remaining triple has two unknowns (the
- * decomposition cannot be grounded further).
+ * The next triple to resolve: the first, in decomposition order and not in `attempted`, with one
+ * known term and one placeholder. `null` when none is left: what remains either waits for a
+ * placeholder no triple could resolve or has two unknowns.
  */
-export function nextResolution(triples: readonly QueryTriple[]): ResolutionStep | null {
+export function nextResolution(triples: readonly QueryTriple[], attempted: ReadonlySet<number> = new Set()): ResolutionStep | null {
   for (const [index, t] of triples.entries()) {
+    if (attempted.has(index)) continue;
     const s = isPlaceholder(t.subject);
     const o = isPlaceholder(t.object);
     if (s !== o) return s ? { index, anchor: t.object.trim(), placeholder: t.subject.trim() } : { index, anchor: t.subject.trim(), placeholder: t.object.trim() };
@@ -49,21 +60,80 @@ export function nextResolution(triples: readonly QueryTriple[]): ResolutionStep 
 /** Placeholders still present, in order of first appearance. */
 export function openPlaceholders(triples: readonly QueryTriple[]): string[] {
   const seen = new Map<string, string>();
-  for (const t of triples) for (const term of [t.subject, t.object]) if (isPlaceholder(term) && !seen.has(placeholderKey(term))) seen.set(placeholderKey(term), term.trim());
+  for (const t of triples) {
+    for (const term of [t.subject, t.object]) {
+      const name = placeholderName(term);
+      if (name !== null && !seen.has(name)) seen.set(name, term.trim());
+    }
+  }
   return [...seen.values()];
 }
 
-/** Keeps decomposition triples with all three parts non-empty; drops exact duplicates. */
+/** A triple never tried, and the placeholders it still waits for. */
+export interface SkippedTriple {
+  triple: QueryTriple;
+  waitingFor: string[];
+}
+
+/** Triples not in `attempted` that still hold placeholders: they depend on one no triple resolved. */
+export function skippedTriples(triples: readonly QueryTriple[], attempted: ReadonlySet<number>): SkippedTriple[] {
+  return triples.flatMap((triple, index) => {
+    const waitingFor = attempted.has(index) ? [] : openPlaceholders([triple]);
+    return waitingFor.length > 0 ? [{ triple, waitingFor }] : [];
+  });
+}
+
+const FRESH_NAMES = ['X', 'Y', 'Z', 'W', 'V', 'U', 'T', 'S'];
+
+/**
+ * Keeps decomposition triples with all three parts non-empty, writes every placeholder as `?NAME`
+ * and drops exact duplicates. An anonymous placeholder (`?`, "unknown") in object position is a
+ * new unknown; in subject position it continues the chain, i.e. it is the latest unknown an earlier
+ * triple introduced ("Ithaca HAS_KING ?", "? HAS_WIFE ?" reads as ?X then ?X HAS_WIFE ?Y).
+ */
 export function cleanDecomposition(triples: readonly QueryTriple[]): QueryTriple[] {
+  const used = new Set<string>();
+  for (const t of triples) for (const term of [t.subject, t.object]) if (placeholderName(term)) used.add(placeholderName(term) as string);
+  let fresh = 0;
+  const freshName = (): string => {
+    for (;;) {
+      const name = FRESH_NAMES[fresh] ?? `P${fresh - FRESH_NAMES.length + 1}`;
+      fresh++;
+      if (!used.has(name)) return (used.add(name), name);
+    }
+  };
+  let latest: string | null = null;
+  const canonical = (term: string, position: 'subject' | 'object'): string => {
+    const name = placeholderName(term);
+    if (name === null) return term.trim();
+    const resolved = name !== '' ? name : position === 'subject' && latest !== null ? latest : freshName();
+    latest = resolved;
+    return `?${resolved}`;
+  };
+
   const seen = new Set<string>();
   const out: QueryTriple[] = [];
   for (const t of triples) {
-    const c = { subject: t.subject.trim(), relation: t.relation.trim(), object: t.object.trim() };
-    if (!c.relation || !c.subject || !c.object) continue;
+    if (!t.relation.trim() || !t.subject.trim() || !t.object.trim()) continue;
+    const subject = canonical(t.subject, 'subject');
+    const c = { subject, relation: t.relation.trim(), object: canonical(t.object, 'object') };
     const key = `${c.subject}\u0000${c.relation}\u0000${c.object}`;
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(c);
   }
   return out;
+}
+
+const NO_VALUE = /^(?:none|null|n\/a|unknown|not (?:found|known|stated|mentioned)|-+)$/i;
+
+/**
+ * A resolved value as the model wrote it, made usable: quotes and a final full stop dropped;
+ * `null` when it is empty, a placeholder or a "none"/"unknown". A "(Type)" suffix copied from a
+ * candidate label stays here; grounding tries the name without it (see Retriever.groundEntity).
+ */
+export function cleanResolvedValue(value: string | null): string | null {
+  if (value === null) return null;
+  const v = value.trim().replace(/^["'“”‘’«»\s]+|["'“”‘’«».\s]+$/gu, '');
+  return v && !isPlaceholder(v) && !NO_VALUE.test(v) ? v : null;
 }

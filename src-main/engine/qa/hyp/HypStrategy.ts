@@ -19,9 +19,13 @@ const score = z.number().int().min(0).max(2);
  * integer lets the model write `1e999` (the grammar allows exponents), which parses as Infinity.
  */
 const JUDGE_BATCH_MAX = 64;
-export const JudgeSchema = z.object({
-  scores: z.array(z.object({ id: z.number().int().min(1).max(JUDGE_BATCH_MAX), directness: score, entityClarity: score, contextRelevance: score })),
-});
+/** The judge's reply for a batch of `size` candidates: each score names its candidate by number, 1..size. */
+export function judgeSchema(size: number) {
+  const id = z.number().int().min(1).max(Math.max(1, Math.min(size, JUDGE_BATCH_MAX)));
+  return z.object({ scores: z.array(z.object({ id, directness: score, entityClarity: score, contextRelevance: score })) });
+}
+/** Rounds of asking again for the candidates a reply left unscored. */
+const JUDGE_RETRIES = 2;
 
 /** KB vocabulary shown to the path planner so its classes and relations match the graph's. */
 const VOCABULARY_SIZE = 40;
@@ -97,32 +101,49 @@ async function hypotheticalPaths(run: QaRun, english: string, maxPathTriples: nu
 }
 
 /**
- * LLM-as-judge denoising (step `judge`), batched over the model's parallel sequences. A batch whose
- * reply fails its schema keeps its candidates unjudged (flagged in the trace) rather than losing them.
+ * LLM-as-judge denoising (step `judge`), batched over the model's parallel sequences. Scores are
+ * matched to candidates by the number they carry; candidates a reply skipped, or whose batch's
+ * reply failed its schema, are judged again in new batches (up to {@link JUDGE_RETRIES} more
+ * rounds). What still has no score is kept unjudged (flagged in the trace with why) rather than lost.
  */
 async function judge(run: QaRun, english: string, candidates: readonly EvidenceItem[]): Promise<EvidenceItem[]> {
-  const { judgeBatchSize, judgeThreshold } = run.settings.hyp;
+  const { judgeThreshold } = run.settings.hyp;
   return run.step('judge', async (s) => {
-    // Batches are also cut to the evidence budget, so long triples cannot push a judge prompt past the context.
-    const batches: EvidenceItem[][] = [];
-    for (let rest = candidates; rest.length > 0; ) {
-      const { kept } = fitEvidence(rest.slice(0, Math.min(Math.max(1, judgeBatchSize), JUDGE_BATCH_MAX)), run.evidenceTokens, (t) => run.llm.countTokens(t));
-      batches.push(kept);
-      rest = rest.slice(kept.length);
-    }
-    const judged = await mapConcurrent(batches, run.llm.parallelism, async (batch) => {
-      const value = await s.tryJson('qa/hyp-judge', { question: fence(english), candidates: batch.map((c, i) => `[${i + 1}] ${fence(c.text)}`).join('\n') }, JudgeSchema);
-      if (!value) return batch.map((c) => ({ item: c, scores: null, total: null, unjudged: true }));
-      const byId = new Map(value.scores.map((x) => [x.id, x]));
-      return batch.map((c, i) => {
-        const sc = byId.get(i + 1);
-        return { item: c, scores: sc ?? null, total: sc ? sc.directness + sc.entityClarity + sc.contextRelevance : null, unjudged: false };
+    const scored = new Map<EvidenceItem, Scores>();
+    let pending: readonly EvidenceItem[] = candidates;
+    let invalid: EvidenceItem[] = [];
+    const rounds: number[] = [];
+    for (let round = 0; round <= JUDGE_RETRIES && pending.length > 0; round++) {
+      rounds.push(pending.length);
+      const results = await mapConcurrent(judgeBatches(run, pending), run.llm.parallelism, async (batch) => {
+        const candidatesText = batch.map((c, i) => `[${i + 1}] ${fence(c.text)}`).join('\n');
+        return { batch, value: await s.tryJson('qa/hyp-judge', { question: fence(english), candidates: candidatesText }, judgeSchema(batch.length)) };
       });
+      const skipped: EvidenceItem[] = [];
+      invalid = [];
+      for (const { batch, value } of results) {
+        if (!value) {
+          invalid.push(...batch);
+          continue;
+        }
+        const byId = new Map<number, Scores>();
+        for (const x of value.scores) if (!byId.has(x.id)) byId.set(x.id, x); // a repeated id keeps its first score
+        batch.forEach((c, i) => {
+          const sc = byId.get(i + 1);
+          if (sc) scored.set(c, sc);
+          else skipped.push(c);
+        });
+      }
+      pending = [...skipped, ...invalid];
+    }
+    const all = candidates.map((item) => {
+      const sc = scored.get(item) ?? null;
+      return { item, scores: sc, total: sc ? sc.directness + sc.entityClarity + sc.contextRelevance : null, unjudged: sc === null };
     });
-    const all = judged.flat();
-    const keep = all.filter((j) => j.unjudged || (j.total !== null && j.total >= judgeThreshold));
+    const keep = all.filter((j) => j.unjudged || (j.total as number) >= judgeThreshold);
     keep.sort((a, b) => (b.total ?? -1) - (a.total ?? -1) || b.item.score - a.item.score);
     s.detail.threshold = judgeThreshold;
+    s.detail.rounds = rounds;
     s.detail.scores = all.map((j) => ({
       id: j.item.id,
       triple: j.item.label,
@@ -130,11 +151,25 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
       entityClarity: j.scores?.entityClarity ?? null,
       contextRelevance: j.scores?.contextRelevance ?? null,
       total: j.total,
-      unjudged: j.unjudged,
+      unjudged: j.unjudged ? (invalid.includes(j.item) ? 'reply failed its schema' : `not scored after ${rounds.length} asks`) : false,
       kept: keep.includes(j),
     }));
     s.detail.kept = keep.length;
     s.detail.dropped = all.length - keep.length;
     return keep.map((j) => ({ ...j.item, score: j.total === null ? j.item.score : j.total / 6 }));
   });
+}
+
+type Scores = { directness: number; entityClarity: number; contextRelevance: number };
+
+/** Batches of at most `hyp.judgeBatchSize` candidates, each also cut to the evidence budget so long triples cannot push a judge prompt past the context. */
+function judgeBatches(run: QaRun, candidates: readonly EvidenceItem[]): EvidenceItem[][] {
+  const size = Math.min(Math.max(1, run.settings.hyp.judgeBatchSize), JUDGE_BATCH_MAX);
+  const batches: EvidenceItem[][] = [];
+  for (let rest = candidates; rest.length > 0; ) {
+    const { kept } = fitEvidence(rest.slice(0, size), run.evidenceTokens, (t) => run.llm.countTokens(t));
+    batches.push(kept);
+    rest = rest.slice(kept.length);
+  }
+  return batches;
 }

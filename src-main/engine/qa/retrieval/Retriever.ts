@@ -7,6 +7,12 @@ import type { QaKb } from '../types.js';
 import { bm25Query } from './bm25Query.js';
 import { reciprocalRankFusion } from './reciprocalRankFusion.js';
 
+/** The name without a trailing "(…)" (a type or an alias copied from a candidate label), or null when there is none. */
+export function withoutParenthetical(value: string): string | null {
+  const m = /^(.*\S)\s*\([^()]*\)$/su.exec(value.trim());
+  return m ? (m[1] as string) : null;
+}
+
 /** Fused ranking with the two lists it came from (the trace shows all three). */
 export interface HybridRanking {
   fused: ScoredId[];
@@ -72,10 +78,19 @@ export class Retriever {
     return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.getEntities(ids)).map(({ row, score }) => ({ entity: row, score }));
   }
 
-  /** The entity a resolved name stands for: an exact name or alias match (an index lookup), else the nearest name. */
+  /** The entity a name or alias names exactly (an index lookup). */
+  findEntity(name: string): EntityRecord | undefined {
+    return this.#kb.findEntityByName(name);
+  }
+
+  /**
+   * The entity a resolved value stands for: an exact name or alias match, else the same without a
+   * copied "(Type)" suffix ("Odysseus (Person)"), else the nearest name.
+   */
   async groundEntity(name: string): Promise<{ entity: EntityRecord; score: number }[]> {
-    const exact = this.#kb.findEntityByName(name);
-    return exact ? [{ entity: exact, score: 1 }] : this.entitiesByName(name, 1);
+    const bare = withoutParenthetical(name);
+    const exact = this.#kb.findEntityByName(name) ?? (bare === null ? undefined : this.#kb.findEntityByName(bare));
+    return exact ? [{ entity: exact, score: 1 }] : this.entitiesByName(bare ?? name, 1);
   }
 
   async entitiesBySummary(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
