@@ -122,7 +122,7 @@ export class StepScope {
     this.#run = run;
   }
 
-  async json<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<{ value: z.infer<S> }> {
+  async json<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<LlmJsonResult<z.infer<S>>> {
     const prompt = this.#run.ctx.prompts.render(promptName, variables);
     const { stepMaxTokens, reasoningMaxTokens } = this.#run.settings.shared;
     let result: LlmJsonResult<z.infer<S>>;
@@ -135,7 +135,7 @@ export class StepScope {
       throw error;
     }
     this.#count(promptName, result.usage);
-    return { value: result.value };
+    return result;
   }
 
   /**
@@ -154,24 +154,6 @@ export class StepScope {
     }
   }
 
-  /** Free text; `stream` forwards chunks to the question's `onTextChunk` (final answers only). */
-  async text(promptName: string, variables: Record<string, string | number>, options: { stream?: boolean; maxTokens?: number } = {}): Promise<string> {
-    const prompt = this.#run.ctx.prompts.render(promptName, variables);
-    const onTextChunk = options.stream ? this.#run.onTextChunk : undefined;
-    const maxTokens = options.maxTokens ?? this.#run.settings.shared.answerMaxTokens;
-    const result = await this.#run.llm.generateText(prompt, {
-      signal: this.#run.signal,
-      maxTokens,
-      reasoningTokens: this.#run.settings.shared.reasoningMaxTokens,
-      ...(onTextChunk ? { onTextChunk } : {}),
-    });
-    this.#count(promptName, result.usage);
-    if (result.stopReason === 'maxTokens') this.detail.truncated = true;
-    const text = result.text.trim();
-    if (!text) this.detail.empty = emptyReason(result.stopReason, maxTokens, result.usage.reasoningTokens ?? 0);
-    return text;
-  }
-
   #count(prompt: string, usage: LlmUsage): void {
     this.llmCalls++;
     this.promptTokens += usage.promptTokens;
@@ -182,8 +164,8 @@ export class StepScope {
   }
 }
 
-/** Why a free-text call gave no text, in words for the trace and the answer. */
-function emptyReason(stopReason: string, maxTokens: number, reasoningTokens: number): string {
+/** Why a call gave no answer text, in words for the trace and the answer. */
+export function emptyReason(stopReason: string, maxTokens: number, reasoningTokens: number): string {
   const reasoned = reasoningTokens > 0 ? `it reasoned for ${reasoningTokens} tokens, then ` : '';
   return stopReason === 'maxTokens'
     ? `the model gave no answer: ${reasoned}its ${maxTokens}-token answer budget ran out before any text (raise shared.answerMaxTokens or shared.reasoningMaxTokens)`

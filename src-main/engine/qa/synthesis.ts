@@ -4,7 +4,8 @@ import { evidenceBrief } from './EvidencePool.js';
 import { fence } from '../base/fence.js';
 import { languageName } from './language.js';
 import type { PolyhopError } from '../base/errors.js';
-import { isInvalidOutput, type QaRun, type StepScope } from './QaRun.js';
+import type { LlmUsage } from '../models/Llm.js';
+import { emptyReason, isInvalidOutput, type QaRun, type StepScope } from './QaRun.js';
 import type { StrategyResult } from './types.js';
 
 /** Evidence as the answer prompts show it: numbered so the model can cite `[n]`, fenced as data. */
@@ -86,21 +87,28 @@ export async function answerWith(
  * in one piece when it is complete.
  */
 export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, variables: Record<string, string>): Promise<{ text: string; shortAnswer: string }> {
+  const maxTokens = run.settings.shared.answerMaxTokens;
   let value: FinalAnswer;
+  let usage: LlmUsage | undefined;
+  let cut = false;
   try {
-    ({ value } = await s.json(prompt, { ...variables, language: languageName(run.answerLanguage) }, FinalAnswerSchema, run.settings.shared.answerMaxTokens));
+    ({ value, usage } = await s.json(prompt, { ...variables, language: languageName(run.answerLanguage) }, FinalAnswerSchema, maxTokens));
   } catch (error) {
     if (!isInvalidOutput(error)) throw error;
     // A reply cut by the token budget (or otherwise broken) keeps what it wrote, as a free-text
     // answer cut short would; a short answer it did not finish is none.
-    const raw = String((error as PolyhopError).details.raw ?? '');
-    value = { answer: jsonStringField(raw, 'answer', false) ?? '', short: jsonStringField(raw, 'short', true) ?? '' };
+    const { raw, usage: spent } = (error as PolyhopError).details as { raw?: unknown; usage?: LlmUsage };
+    value = { answer: jsonStringField(String(raw ?? ''), 'answer', false) ?? '', short: jsonStringField(String(raw ?? ''), 'short', true) ?? '' };
+    usage = spent;
+    cut = true;
     const invalid = (s.detail.invalid ??= []) as { prompt: string; message: string }[];
     invalid.push({ prompt, message: (error as Error).message });
   }
   const text = value.answer.trim();
   const shortAnswer = value.short.trim();
   s.detail.shortAnswer = shortAnswer;
+  // An empty answer always says why (a thinking model may spend its budget reasoning).
+  if (!text) s.detail.empty = emptyReason(cut ? 'maxTokens' : 'eos', maxTokens, usage?.reasoningTokens ?? 0);
   run.onTextChunk?.(text);
   return { text, shortAnswer };
 }

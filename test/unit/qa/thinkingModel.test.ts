@@ -2,7 +2,8 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
+import { PolyhopError } from '../../../src-main/engine/base/errors.js';
+import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, LlmUsage, RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { generationBudget } from '../../../src-main/engine/models/LlamaCppLlm.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
@@ -20,7 +21,7 @@ afterAll(() => close?.());
  * A thinking model (as Qwen3 or gpt-oss run through node-llama-cpp): before each free-text answer
  * it reasons `reasoning` tokens (real tokenizer). Reasoning is bounded by `reasoningTokens` when
  * the caller gives it (then the model is made to answer), else it eats into `maxTokens`; the
- * answer is cut at what is left, possibly to nothing.
+ * answer (free text or the final answer's JSON) is cut at what is left, possibly to nothing.
  */
 class ThinkingLlm implements Llm {
   readonly identity = 'thinking-test-model';
@@ -40,20 +41,43 @@ class ThinkingLlm implements Llm {
     return countTokens(text);
   }
 
-  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+  /** What reasoning leaves of the call's budget: on its own budget when the caller gives one. */
+  #budget(options: LlmCallOptions): { reasoned: number; left: number } {
     const maxTokens = options.maxTokens ?? 1024;
-    const reasoned = options.reasoningTokens === undefined ? Math.min(this.#reasoning, maxTokens) : Math.min(this.#reasoning, options.reasoningTokens);
-    const left = options.reasoningTokens === undefined ? maxTokens - reasoned : maxTokens;
-    const full = this.#answers ? (await this.#inner.generateText(prompt, { ...options, onTextChunk: undefined })).text : '';
-    const tokens = countTokens(full);
-    const text = tokens <= left ? full : full.split(/(?<=\s)/).reduce((acc, w) => (countTokens(acc + w) <= left ? acc + w : acc), '');
-    options.onTextChunk?.(text);
-    const stopReason = tokens > left ? 'maxTokens' : 'eos';
-    return { text, stopReason, usage: { promptTokens: countTokens(prompt.system + prompt.user), completionTokens: reasoned + countTokens(text), reasoningTokens: reasoned, durationMs: 0, cached: false } };
+    if (options.reasoningTokens === undefined) {
+      const reasoned = Math.min(this.#reasoning, maxTokens);
+      return { reasoned, left: maxTokens - reasoned };
+    }
+    return { reasoned: Math.min(this.#reasoning, options.reasoningTokens), left: maxTokens };
   }
 
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options?: LlmCallOptions): Promise<LlmJsonResult<z.infer<S>>> {
-    return this.#inner.generateJson(prompt, schema, options);
+  /** The longest prefix of `text` within `tokens` (cut at word boundaries, as a budget stops a reply). */
+  #cut(text: string, tokens: number): string {
+    return text.split(/(?<=\s)/).reduce((acc, w) => (countTokens(acc + w) <= tokens ? acc + w : acc), '');
+  }
+
+  #usage(prompt: RenderedPrompt, reasoned: number, written: string): LlmUsage {
+    return { promptTokens: countTokens(prompt.system + prompt.user), completionTokens: reasoned + countTokens(written), reasoningTokens: reasoned, durationMs: 0, cached: false };
+  }
+
+  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+    const { reasoned, left } = this.#budget(options);
+    const full = this.#answers ? (await this.#inner.generateText(prompt, { ...options, onTextChunk: undefined })).text : '';
+    const text = countTokens(full) <= left ? full : this.#cut(full, left);
+    options.onTextChunk?.(text);
+    return { text, stopReason: text === full ? 'eos' : 'maxTokens', usage: this.#usage(prompt, reasoned, text) };
+  }
+
+  /** The final answer's reply too is written after the reasoning, within what it left; a model that does not answer writes empty fields. */
+  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+    const { reasoned, left } = this.#budget(options);
+    const { value } = await this.#inner.generateJson(prompt, schema, options);
+    const silent = { answer: '', short: '' };
+    const written = (!this.#answers && schema.safeParse(silent).success ? silent : value) as z.infer<S>;
+    const raw = JSON.stringify(written);
+    if (countTokens(raw) <= left) return { value: written, usage: this.#usage(prompt, reasoned, raw) };
+    const cut = this.#cut(raw, left);
+    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply cut at maxTokens`, { details: { raw: cut, usage: this.#usage(prompt, reasoned, cut) } });
   }
 
   async dispose(): Promise<void> {}
