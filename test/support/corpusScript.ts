@@ -105,6 +105,22 @@ export const ALIAS_GROUPS: readonly (readonly string[])[] = [
   ['Telemachus', 'Telémaco'],
 ];
 
+/**
+ * Forms of the corpus's names in its other languages (and English variants): what a model may
+ * write instead of the English name (test/support/UncooperativeLlm.ts `nameVariants`).
+ */
+export const NAME_VARIANTS: Readonly<Record<string, readonly string[]>> = {
+  Odysseus: ['Ulisse', 'Ulysse', 'Ulises', 'Odisseo'],
+  Penelope: ['Pénélope', 'Penélope'],
+  Telemachus: ['Telemaco', 'Télémaque', 'Telémaco'],
+  Ithaca: ['Itaca', 'Ithaque', 'Ítaca'],
+  Suitors: ['Proci', 'Prétendants', 'Pretendientes'],
+  Poseidon: ['Poseidone', 'Poséidon', 'Poseidón'],
+  Sparta: ['Sparte', 'Esparta'],
+  Laertes: ['Laerte', 'Laërte'],
+  Icarius: ['Icario', 'Icare'],
+};
+
 /** Names a (semantic) embedder puts close together although they are different things: the model rejects them. */
 export const NEAR_BUT_DIFFERENT: readonly (readonly string[])[] = [['Pylos', 'Sparta']];
 
@@ -186,8 +202,8 @@ class ScriptLookup {
   }
 }
 
-/** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does. */
-const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\s+/g, ' ').trim();
+/** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does; citation marks a model glued on ("Ithaca[1].") dropped. */
+const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\[\d+\]/g, '').replace(/\s+/g, ' ').trim();
 
 function chunkByText(): ScriptLookup {
   return new ScriptLookup(CORPUS_FILES.flatMap((file) => corpusParagraphs(file).map((p, i) => [fenced(p.text), CHUNK_SCRIPT[file][i]!] as const)));
@@ -201,10 +217,17 @@ function chunkBySummary(): ScriptLookup {
 export interface CorpusRulesOptions {
   /** Prompt names whose reply is replaced by schema-invalid JSON when `when` matches (failure tests). */
   breakOn?: { prompt: string; when: (variables: Readonly<Record<string, string>>) => boolean }[];
+  /**
+   * Reads a name in a prompt as the model understands it (e.g. UncooperativeLlm's `resolveName`:
+   * "Ulisse (Person)" is Ulysses). Default: as written.
+   */
+  resolveName?: (name: string) => string;
 }
 
 /** ScriptedLlm rules answering every MDER prompt over the corpus like a perfect model. */
 export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
+  const resolve = options.resolveName ?? ((name: string) => name);
+  const canonical = (name: string): string => canonicalName(resolve(name));
   const byText = chunkByText();
   const bySummary = chunkBySummary();
   const broken: ScriptRule[] = (options.breakOn ?? []).map((b) => ({ prompt: b.prompt, when: b.when, reply: () => ({ unexpected: 'shape' }) }));
@@ -226,8 +249,8 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
         decisions: [...v.pairs!.matchAll(/^A: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, a, b]) => {
-          const same = canonicalName(a!) === canonicalName(b!) && ALIAS_GROUPS.some((g) => g.includes(a!));
-          return { same, canonical: same ? canonicalName(a!) : '' };
+          const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
+          return { same, canonical: same ? canonical(a!) : '' };
         }),
       }),
     },
@@ -235,7 +258,7 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
       prompt: 'mder/enrich',
       reply: (v) => ({
         descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => {
-          const key = `${canonicalName(s!)}|${r}|${canonicalName(t!)}`;
+          const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
           return need(DESCRIPTIONS[key], `description of ${key}`);
         }),
       }),
