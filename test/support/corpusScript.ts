@@ -147,6 +147,19 @@ export const DESCRIPTIONS: Record<string, string> = {
   'Odysseus|DEFEATED|Suitors': 'Odysseus defeated the Suitors with the help of his son Telemachus.',
 };
 
+/**
+ * The entity blocks of a `mder/reduce` prompt: id, name, type, fact lines, and whether the block
+ * is one part of a hub entity's facts (then the scripted model only joins the lines).
+ */
+export function reduceBlocks(entities: string): { id: number; name: string; type: string; facts: string[]; part: boolean }[] {
+  return entities.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
+    const head = /^(\d+)\. Entity: (.+) \(type: (.+)\)$/m.exec(block);
+    if (!head) throw new Error(`corpusScript: no entity in ${block}`);
+    const facts = [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!);
+    return { id: Number(head[1]), name: head[2]!, type: head[3]!, facts, part: /^Part: /m.test(block) };
+  });
+}
+
 /** The summary the scripted model writes: "<name> (<type>): <facts, in the order given>". */
 export function scriptedSummary(name: string, type: string, facts: readonly string[]): string {
   return `${name} (${type}): ${facts.join(' ')}`;
@@ -257,20 +270,16 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
     {
       prompt: 'mder/enrich',
       reply: (v) => ({
-        descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => {
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => {
           const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
-          return need(DESCRIPTIONS[key], `description of ${key}`);
+          return { id: Number(id), description: need(DESCRIPTIONS[key], `description of ${key}`) };
         }),
       }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: v.entities!.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
-          const head = /^\d+\. Entity: (.+) \(type: (.+)\)$/m.exec(block);
-          const facts = [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!);
-          return scriptedSummary(need(head?.[1], `entity in ${block}`), head![2]!, facts);
-        }),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];
