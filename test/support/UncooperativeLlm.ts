@@ -32,6 +32,8 @@ export interface UncooperativeLlmOptions {
   parallelism?: number;
   /** Probability of each degradation at each place it can happen; see {@link DEFAULT_RATES}. */
   rates?: Partial<DegradationRates>;
+  /** Rates for some prompts only, over `rates` (e.g. to leave a step a test does not cover undisturbed). */
+  promptRates?: Readonly<Record<string, Partial<DegradationRates>>>;
   /** Names in other languages, by English name (the forms a model may write instead). */
   nameVariants?: Readonly<Record<string, readonly string[]>>;
   /** Prompts whose replies are degraded. Default: all. Limits are respected for every prompt. */
@@ -100,6 +102,8 @@ export class UncooperativeLlm implements Llm {
   readonly #variants: Readonly<Record<string, readonly string[]>>;
   readonly #toEnglish = new Map<string, string>();
   readonly #options: UncooperativeLlmOptions;
+  /** The prompt whose reply is being degraded (replies are degraded synchronously, one at a time). */
+  #prompt: string | undefined;
 
   constructor(inner: Llm, options: UncooperativeLlmOptions) {
     this.#inner = inner;
@@ -133,6 +137,7 @@ export class UncooperativeLlm implements Llm {
     const inner = await this.#inner.generateText(prompt, { ...options, maxTokens: undefined, onTextChunk: undefined });
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
+    this.#prompt = prompt.name;
     let text = degrading ? this.#degradeText(prompt.name, 'text', inner.text, true) : inner.text;
     const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
     const tokens = encode(text);
@@ -152,6 +157,7 @@ export class UncooperativeLlm implements Llm {
     const { value } = await this.#inner.generateJson(prompt, schema, { ...options, maxTokens: undefined, onTextChunk: undefined });
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
+    this.#prompt = prompt.name;
     const reply = degrading ? this.#degradeJson(prompt.name, value, schema) : value;
     const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
     const raw = JSON.stringify(reply);
@@ -203,7 +209,8 @@ export class UncooperativeLlm implements Llm {
   }
 
   #chance(kind: keyof DegradationRates): boolean {
-    return this.#random() < this.#rates[kind];
+    const rate = (this.#prompt !== undefined ? this.#options.promptRates?.[this.#prompt]?.[kind] : undefined) ?? this.#rates[kind];
+    return this.#random() < rate;
   }
 
   #pick<T>(items: readonly T[]): T {

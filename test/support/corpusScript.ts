@@ -235,6 +235,16 @@ export interface CorpusRulesOptions {
    * "Ulisse (Person)" is Ulysses). Default: as written.
    */
   resolveName?: (name: string) => string;
+  /**
+   * Describes a triple the script does not know (e.g. one between entities a degraded run merged
+   * wrongly) by {@link plainDescription}, as a model would, instead of failing the test. Default: false.
+   */
+  describeUnscripted?: boolean;
+}
+
+/** The description a model writes for a triple with no context: the triple in words. */
+export function plainDescription(source: string, relation: string, target: string): string {
+  return `${source} ${relation.toLowerCase().replace(/_/g, ' ')} ${target}.`;
 }
 
 /** ScriptedLlm rules answering every MDER prompt over the corpus like a perfect model. */
@@ -272,7 +282,8 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
       reply: (v) => ({
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => {
           const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
-          return { id: Number(id), description: need(DESCRIPTIONS[key], `description of ${key}`) };
+          const scripted = DESCRIPTIONS[key] ?? (options.describeUnscripted ? plainDescription(s!, r!, t!) : undefined);
+          return { id: Number(id), description: need(scripted, `description of ${key}`) };
         }),
       }),
     },
