@@ -324,10 +324,11 @@ export class IndexingJob {
     const unitName = (unit: ReduceUnit): string => (unit.kind === 'hub' ? `entity ${unit.entity.id} (${unit.entity.facts.length} facts)` : `entities ${ids(unit).join(', ')}`);
     await this.#units('reduce', units, async (unit) => {
       const { summaries, misses } = await reduceUnit(this.#llm, unit, { ...options, prompts: this.#options.prompts, signal: this.#options.signal });
+      const incomplete = new Set(misses.map((m) => m.id));
       kb.transaction(() => {
-        for (const [id, summary] of summaries) kb.setEntitySummary(id, summary);
+        for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
       });
-      // An entity left without a summary stays stale and is reduced again by the next run.
+      // An entity left without a summary, or with one some of its facts did not reach, stays stale and is reduced again by the next run.
       if (misses.length > 0) this.#fail('reduce', missFailure('reduce', unitName(unit), misses.map((m) => ({ entity: m.id, reason: m.reason }))));
     }, unitName);
   }

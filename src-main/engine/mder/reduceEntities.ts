@@ -140,11 +140,20 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       return { name: entity.name, type: entity.type, lines: group, factCount: group.length, part, combining: level > 0, maxTokens: Math.min(partialBudget, summaryTokens(group.length)) };
     });
     const result = await ask(items, 1);
+    const partials: (string | null)[][] = result.texts.map((t) => [t]);
+    // A group the model gave no partial summary for is asked again in two halves (another prompt, another answer).
     for (const miss of result.misses) {
-      const part = items[miss.index]!.part!;
-      misses.push({ id: entity.id, reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} reached no partial summary: ${miss.reason}` });
+      const item = items[miss.index]!;
+      const half = Math.ceil(item.lines.length / 2);
+      const halves = item.lines.length > 1 ? [item.lines.slice(0, half), item.lines.slice(half)] : [];
+      const part = item.part!;
+      const ranges = [{ ...part, last: part.first + half - 1 }, { ...part, first: part.first + half }];
+      const retry = halves.length > 0 ? await ask(halves.map((lines, h) => ({ ...item, lines, part: ranges[h], factCount: lines.length, maxTokens: Math.min(partialBudget, summaryTokens(lines.length)) })), 1) : null;
+      partials[miss.index] = retry ? retry.texts : [null];
+      if (retry && retry.misses.length === 0) continue;
+      misses.push({ id: entity.id, reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} (or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}` });
     }
-    lines = result.texts.filter((t): t is string => t !== null);
+    lines = partials.flat().filter((t): t is string => t !== null);
     if (lines.length === 0) return { summaries, misses, usage };
   }
   const final: ReduceItem = { name: entity.name, type: entity.type, lines, factCount: entity.facts.length, combining: lines !== entity.facts, maxTokens: summaryTokens(entity.facts.length) };
