@@ -4,6 +4,8 @@ import type { Llm, LlmUsage, RenderedPrompt } from '../models/Llm.js';
 
 /** Chat-template tokens around a prompt that `countTokens` of its text does not see (role markers). */
 const TEMPLATE_TOKENS = 16;
+/** Completion budget of a call at least: a batch of one short item still has room for a long sentence. */
+const MIN_CALL_TOKENS = 256;
 
 /** One text per item, asked for many items per call. */
 export interface BatchRequest<I> {
@@ -16,7 +18,7 @@ export interface BatchRequest<I> {
   /** Reply key holding the list (e.g. `descriptions`) and each entry's text field (e.g. `description`). */
   listKey: string;
   textKey: string;
-  /** Completion budget of a call for these items. */
+  /** Completion budget of a call for these items (at least 256 tokens are given). */
   maxTokens: (items: readonly I[]) => number;
   /** Items per call at most (the grammar's id enum grows with it). */
   maxItemsPerCall: number;
@@ -62,7 +64,7 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
   const ask = async (indexes: readonly number[]): Promise<void> => {
     const items = indexes.map((i) => request.items[i]!);
     const prompt = request.render(items);
-    const maxTokens = request.maxTokens(items);
+    const maxTokens = Math.max(MIN_CALL_TOKENS, request.maxTokens(items));
     const fits = llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
     if (indexes.length > 1 && (!fits || indexes.length > request.maxItemsPerCall)) return split(indexes);
     let reply: Record<string, { id: number; [k: string]: unknown }[]>;
