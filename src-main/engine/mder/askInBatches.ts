@@ -58,7 +58,7 @@ export function batchReplySchema(n: number, listKey: string, textKey: string) {
 export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promise<BatchResult> {
   const texts: (string | null)[] = request.items.map(() => null);
   const misses: BatchMiss[] = [];
-  const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: true };
+  const usage = noUsage();
   let calls = 0;
 
   const ask = async (indexes: readonly number[]): Promise<void> => {
@@ -71,7 +71,7 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     try {
       calls++;
       const result = await llm.generateJson(prompt, batchReplySchema(items.length, request.listKey, request.textKey), { maxTokens, signal: request.signal });
-      add(usage, result.usage);
+      addUsage(usage, result.usage);
       reply = result.value as typeof reply;
     } catch (error) {
       // Cut or invalid output, or a prompt the model refused: fewer items make both shorter.
@@ -110,9 +110,15 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
   return { texts, misses, usage, calls };
 }
 
-function add(total: LlmUsage, usage: LlmUsage): void {
+/** Adds one call's usage to a total over several calls (cached only when all of them were). */
+export function addUsage(total: LlmUsage, usage: LlmUsage): void {
   total.promptTokens += usage.promptTokens;
   total.completionTokens += usage.completionTokens;
   total.durationMs += usage.durationMs;
   total.cached &&= usage.cached;
+}
+
+/** The usage total before any call. */
+export function noUsage(): LlmUsage {
+  return { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: true };
 }

@@ -5,6 +5,7 @@ import { fence } from '../base/fence.js';
 import { nameKey, normaliseName, normaliseRelation } from './names.js';
 import { PolyhopError } from '../base/errors.js';
 import { splitSentences } from '../ingest/segment.js';
+import { addUsage, noUsage } from './askInBatches.js';
 
 /** Reply schema of `mder/map`. */
 export const MapReplySchema = z.object({
@@ -56,16 +57,13 @@ export const UNKNOWN_TYPE = 'Thing';
  * and each half mapped, instead of losing all its triples.
  */
 export async function mapChunk(llm: Llm, input: { title: string; englishText: string }, options: MapOptions): Promise<MapResult> {
-  const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: true };
+  const usage = noUsage();
   const extracted: z.infer<typeof MapReplySchema>['triples'] = [];
   const extract = async (text: string, splits: number): Promise<void> => {
     const prompt = options.prompts.render('mder/map', { title: fence(input.title).replace(/"/g, "'"), chunk: fence(text) });
     try {
       const result = await llm.generateJson(prompt, MapReplySchema, { maxTokens: options.maxTokens ?? 2048, signal: options.signal });
-      usage.promptTokens += result.usage.promptTokens;
-      usage.completionTokens += result.usage.completionTokens;
-      usage.durationMs += result.usage.durationMs;
-      usage.cached &&= result.usage.cached;
+      addUsage(usage, result.usage);
       extracted.push(...result.value.triples);
     } catch (error) {
       const halves = splits > 0 && isCut(error) ? halve(text) : null;

@@ -1,7 +1,7 @@
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
-import { askInBatches } from './askInBatches.js';
+import { addUsage, askInBatches, noUsage } from './askInBatches.js';
 
 export interface ReduceEntity {
   id: number;
@@ -96,7 +96,7 @@ export function planReduceUnits(entities: readonly ReduceEntity[], countTokens: 
  * every fact reaches the summary.
  */
 export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOptions): Promise<ReduceUnitResult> {
-  const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: true };
+  const usage = noUsage();
   const summaries = new Map<number, string>();
   const misses: { id: number; reason: string }[] = [];
   const ask = async (items: readonly ReduceItem[], maxPerCall: number) => {
@@ -109,10 +109,7 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       maxItemsPerCall: maxPerCall,
       signal: options.signal,
     });
-    usage.promptTokens += result.usage.promptTokens;
-    usage.completionTokens += result.usage.completionTokens;
-    usage.durationMs += result.usage.durationMs;
-    usage.cached &&= result.usage.cached;
+    addUsage(usage, result.usage);
     return result;
   };
   const summaryTokens = (facts: number): number => Math.min(options.maxTokensPerEntity ?? 496, REPLY_OVERHEAD + TOKENS_PER_SENTENCE * sentencesFor(facts));
