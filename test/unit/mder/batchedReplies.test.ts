@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
+import { batchReplySchema } from '../../../src-main/engine/mder/askInBatches.js';
+import { zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js';
 import { tripleText } from '../../../src-main/engine/mder/names.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
@@ -55,6 +57,9 @@ describe('batched replies are matched by id', () => {
   });
 
   it('the reply schema allows only the batch ids (a grammar enum)', async () => {
+    const grammar = JSON.stringify(zodJsonSchema(batchReplySchema(3, 'descriptions', 'description')).grammar);
+    expect(grammar).toContain('"enum":[1,2,3]');
+    expect(grammar).toContain('"maxItems":3');
     const llm = new ScriptedLlm([{ prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 9, description: 'From another batch.' }] }) }]);
     const r = await enrichChunk(llm, { ...input, triples: triples.slice(0, 1) }, { prompts });
     expect(r.descriptions).toEqual([null]);
