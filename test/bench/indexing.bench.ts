@@ -19,11 +19,12 @@ import { PromptLibrary } from '../../src-main/engine/models/PromptLibrary.js';
 import { KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../src-main/engine/mder/IndexingJob.js';
 import { enrichChunk } from '../../src-main/engine/mder/enrichChunk.js';
-import { planReduceBatches, reduceBatch } from '../../src-main/engine/mder/reduceEntities.js';
+import { planReduceUnits, reduceUnit } from '../../src-main/engine/mder/reduceEntities.js';
 import { fence } from '../../src-main/engine/base/fence.js';
 import { sha256Hex } from '../../src-main/engine/base/hash.js';
 import { ScriptedLlm, type ScriptRule, type ScriptedCall } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
+import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
 
 const CORPUS = join(import.meta.dirname, '../../../shared/data/2wikimultihopqa/hipporag_2wikimultihopqa_dev1000_corpus.json');
@@ -92,7 +93,7 @@ export async function run(args: string[]): Promise<void> {
       }
     }
     const entities = [...kb.iterateEntities()].map((e) => ({ id: e.id, name: e.name, type: e.type, facts: kb.triplesOfEntity(e.id).map((t) => t.description ?? '') }));
-    for (const batch of planReduceBatches(entities, countTokens, { maxEntitiesPerCall: 1 })) await reduceBatch(naiveLlm, batch.blocks, { prompts });
+    for (const unit of planReduceUnits(entities, countTokens, { maxEntitiesPerCall: 1 })) await reduceUnit(naiveLlm, unit, { prompts });
     for (const call of naiveLlm.calls) {
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
       add(index === undefined ? naiveGlobal : naive[index]!, cost(call));
@@ -230,17 +231,13 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
     {
       prompt: 'mder/enrich',
       reply: (v) => ({
-        descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => words(sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`, 35)),
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: words(sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`, 35) })),
       }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: v.entities!.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
-          const [, name, type] = /^\d+\. Entity: (.+) \(type: (.+)\)$/m.exec(block) ?? [];
-          const facts = [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!);
-          return words(`${name} is a ${type?.toLowerCase()}. ${facts.slice(0, 4).join(' ')}`, 90);
-        }),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: words(`${b.name} is a ${b.type.toLowerCase()}. ${b.facts.slice(0, 4).join(' ')}`, 90) })),
       }),
     },
   ];

@@ -105,6 +105,22 @@ export const ALIAS_GROUPS: readonly (readonly string[])[] = [
   ['Telemachus', 'Telémaco'],
 ];
 
+/**
+ * Forms of the corpus's names in its other languages (and English variants): what a model may
+ * write instead of the English name (test/support/UncooperativeLlm.ts `nameVariants`).
+ */
+export const NAME_VARIANTS: Readonly<Record<string, readonly string[]>> = {
+  Odysseus: ['Ulisse', 'Ulysse', 'Ulises', 'Odisseo'],
+  Penelope: ['Pénélope', 'Penélope'],
+  Telemachus: ['Telemaco', 'Télémaque', 'Telémaco'],
+  Ithaca: ['Itaca', 'Ithaque', 'Ítaca'],
+  Suitors: ['Proci', 'Prétendants', 'Pretendientes'],
+  Poseidon: ['Poseidone', 'Poséidon', 'Poseidón'],
+  Sparta: ['Sparte', 'Esparta'],
+  Laertes: ['Laerte', 'Laërte'],
+  Icarius: ['Icario', 'Icare'],
+};
+
 /** Names a (semantic) embedder puts close together although they are different things: the model rejects them. */
 export const NEAR_BUT_DIFFERENT: readonly (readonly string[])[] = [['Pylos', 'Sparta']];
 
@@ -130,6 +146,19 @@ export const DESCRIPTIONS: Record<string, string> = {
   'Telemachus|HELPED|Odysseus': 'Telemachus helped his father Odysseus defeat the Suitors.',
   'Odysseus|DEFEATED|Suitors': 'Odysseus defeated the Suitors with the help of his son Telemachus.',
 };
+
+/**
+ * The entity blocks of a `mder/reduce` prompt: id, name, type, fact lines, and whether the block
+ * is one part of a hub entity's facts (then the scripted model only joins the lines).
+ */
+export function reduceBlocks(entities: string): { id: number; name: string; type: string; facts: string[]; part: boolean }[] {
+  return entities.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
+    const head = /^(\d+)\. Entity: (.+) \(type: (.+)\)$/m.exec(block);
+    if (!head) throw new Error(`corpusScript: no entity in ${block}`);
+    const facts = [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!);
+    return { id: Number(head[1]), name: head[2]!, type: head[3]!, facts, part: /^Part: /m.test(block) };
+  });
+}
 
 /** The summary the scripted model writes: "<name> (<type>): <facts, in the order given>". */
 export function scriptedSummary(name: string, type: string, facts: readonly string[]): string {
@@ -186,8 +215,8 @@ class ScriptLookup {
   }
 }
 
-/** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does. */
-const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\s+/g, ' ').trim();
+/** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does; citation marks a model glued on ("Ithaca[1].") dropped. */
+const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\[\d+\]/g, '').replace(/\s+/g, ' ').trim();
 
 function chunkByText(): ScriptLookup {
   return new ScriptLookup(CORPUS_FILES.flatMap((file) => corpusParagraphs(file).map((p, i) => [fenced(p.text), CHUNK_SCRIPT[file][i]!] as const)));
@@ -201,10 +230,27 @@ function chunkBySummary(): ScriptLookup {
 export interface CorpusRulesOptions {
   /** Prompt names whose reply is replaced by schema-invalid JSON when `when` matches (failure tests). */
   breakOn?: { prompt: string; when: (variables: Readonly<Record<string, string>>) => boolean }[];
+  /**
+   * Reads a name in a prompt as the model understands it (e.g. UncooperativeLlm's `resolveName`:
+   * "Ulisse (Person)" is Ulysses). Default: as written.
+   */
+  resolveName?: (name: string) => string;
+  /**
+   * Describes a triple the script does not know (e.g. one between entities a degraded run merged
+   * wrongly) by {@link plainDescription}, as a model would, instead of failing the test. Default: false.
+   */
+  describeUnscripted?: boolean;
+}
+
+/** The description a model writes for a triple with no context: the triple in words. */
+export function plainDescription(source: string, relation: string, target: string): string {
+  return `${source} ${relation.toLowerCase().replace(/_/g, ' ')} ${target}.`;
 }
 
 /** ScriptedLlm rules answering every MDER prompt over the corpus like a perfect model. */
 export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
+  const resolve = options.resolveName ?? ((name: string) => name);
+  const canonical = (name: string): string => canonicalName(resolve(name));
   const byText = chunkByText();
   const bySummary = chunkBySummary();
   const broken: ScriptRule[] = (options.breakOn ?? []).map((b) => ({ prompt: b.prompt, when: b.when, reply: () => ({ unexpected: 'shape' }) }));
@@ -226,28 +272,25 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
         decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
-          const same = canonicalName(a!) === canonicalName(b!) && ALIAS_GROUPS.some((g) => g.includes(a!));
-          return { pair, same, canonical: same ? canonicalName(a!) : '' };
+          const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
+          return { pair, same, canonical: same ? canonical(a!) : '' };
         }),
       }),
     },
     {
       prompt: 'mder/enrich',
       reply: (v) => ({
-        descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => {
-          const key = `${canonicalName(s!)}|${r}|${canonicalName(t!)}`;
-          return need(DESCRIPTIONS[key], `description of ${key}`);
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => {
+          const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
+          const scripted = DESCRIPTIONS[key] ?? (options.describeUnscripted ? plainDescription(s!, r!, t!) : undefined);
+          return { id: Number(id), description: need(scripted, `description of ${key}`) };
         }),
       }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: v.entities!.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
-          const head = /^\d+\. Entity: (.+) \(type: (.+)\)$/m.exec(block);
-          const facts = [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!);
-          return scriptedSummary(need(head?.[1], `entity in ${block}`), head![2]!, facts);
-        }),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];

@@ -694,10 +694,13 @@ export class KnowledgeBase {
     });
   }
 
-  /** Stores a (re-)reduced summary, clears `summaryStale`, drops the outdated summary vector. */
-  setEntitySummary(id: number, summary: string): void {
+  /**
+   * Stores a (re-)reduced summary, clears `summaryStale` (unless `incomplete`: a summary some facts
+   * did not reach stays stale, so the next run reduces it again), drops the outdated summary vector.
+   */
+  setEntitySummary(id: number, summary: string, options: { incomplete?: boolean } = {}): void {
     this.transaction(() => {
-      const changes = this.#stmt('UPDATE entities SET summary = ?, summary_stale = 0 WHERE id = ?').run(summary, id).changes;
+      const changes = this.#stmt('UPDATE entities SET summary = ?, summary_stale = ? WHERE id = ?').run(summary, options.incomplete ? 1 : 0, id).changes;
       if (changes === 0) throw this.#notFound('entity', id);
       this.#deleteVectorRows('entity_summary', [id]);
       this.#indexEntityText(id);

@@ -9,7 +9,7 @@ import { preprocessChunk, type PreprocessOptions } from '../ingest/preprocess/in
 import { mapChunk, UNKNOWN_TYPE } from './mapChunk.js';
 import { disambiguate, type DisambiguateOptions, type DisambiguationEntity, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
 import { enrichChunk } from './enrichChunk.js';
-import { planReduceBatches, reduceBatch, type ReduceBatchingOptions, type ReduceEntity } from './reduceEntities.js';
+import { planReduceUnits, reduceUnit, type ReduceBatchingOptions, type ReduceEntity, type ReduceUnit } from './reduceEntities.js';
 import { MeteredLlm } from './MeteredLlm.js';
 import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
@@ -17,7 +17,7 @@ import { INGEST_NOTE } from './ingestPending.js';
 import { planEmbedding } from './planEmbedding.js';
 import { calibrateKb, PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
 import type { JobProgress } from '../api/contract.js';
-import { asUnitFailure, describeFailure, type MderStage, type UnitFailure } from './unitFailure.js';
+import { asUnitFailure, describeFailure, missFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
 /** Progress of one stage: the Api's `JobProgress` without the job's identity (the job runner adds it). LLM figures are per stage. */
 export type IndexingProgress = Omit<JobProgress, 'jobId' | 'kind' | 'kb'>;
@@ -59,12 +59,12 @@ export interface IndexingJobOptions {
     maxOtherChunks?: number;
     /** Characters of each neighbour / other chunk shown. Default: 1500. */
     contextChars?: number;
+    /** Triples described per call at most (a chunk with more is split). Default: 24. */
+    maxTriplesPerCall?: number;
   };
   reduce?: ReduceBatchingOptions & {
-    /** Default: 160. */
+    /** Completion budget of one summary at most (its length grows with the entity's facts up to this). Default: 496. */
     maxTokensPerEntity?: number;
-    /** Triples read per entity (the batching budget then cuts what does not fit). Default: 200. */
-    maxFactsPerEntity?: number;
     /** An entity with a single described triple takes that description as its summary, without a call. Default: true. */
     copySingleFact?: boolean;
   };
@@ -312,7 +312,7 @@ export class IndexingJob {
       const chunk = work.load(ref);
       const { previous, next } = work.neighbours(ref);
       const others = [...new Set(triples.flatMap((t) => t.chunkIds))].filter((id) => id !== chunkId && id !== previous?.id && id !== next?.id).slice(0, ctx.maxOtherChunks ?? 2);
-      const { descriptions } = await enrichChunk(
+      const { descriptions, misses } = await enrichChunk(
         this.#llm,
         {
           current: chunk.englishText ?? chunk.text,
@@ -321,12 +321,15 @@ export class IndexingJob {
           other: kb.getChunks(others).map((c) => text(c)!),
           triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
         },
-        { prompts: this.#options.prompts, signal, maxTokensPerTriple: ctx.maxTokensPerTriple },
+        { prompts: this.#options.prompts, signal, maxTokensPerTriple: ctx.maxTokensPerTriple, maxTriplesPerCall: ctx.maxTriplesPerCall },
       );
+      const described = triples.flatMap((t, i) => (descriptions[i] ? [{ id: t.id, description: descriptions[i] }] : []));
       kb.transaction(() => {
-        triples.forEach((t, i) => kb.setTripleDescription(t.id, descriptions[i]!));
-        kb.deleteVectors('triple', triples.map((t) => t.id));
+        for (const t of described) kb.setTripleDescription(t.id, t.description);
+        kb.deleteVectors('triple', described.map((t) => t.id));
       });
+      // Undescribed triples stay without a description (Reduce reads them verbalised) and are asked again by the next run.
+      if (misses.length > 0) this.#fail('enrich', missFailure('enrich', `${misses.length} of ${triples.length} triples of ${work.unitName(ref)}`, misses.map((m) => ({ triple: triples[m.index]!.id, reason: m.reason }))), ref.documentId);
     }, ([chunkId, triples]) => `${triples.length} triples of ${work.unitName(work.ref(chunkId))}`, ([chunkId]) => work.ref(chunkId).documentId);
   }
 
@@ -335,12 +338,12 @@ export class IndexingJob {
     const options = this.#options.reduce ?? {};
     const stale = kb
       .listEntities({ stale: true, limit: ALL })
-      .map((e) => ({ entity: e, triples: inSourceOrder(kb.triplesOfEntity(e.id, 'both', options.maxFactsPerEntity ?? 200)) }))
+      .map((e) => ({ entity: e, triples: inSourceOrder(kb.triplesOfEntity(e.id, 'both', ALL)) }))
       .filter((e) => e.triples.length > 0)
       .sort((a, b) => a.entity.id - b.entity.id);
-    // An entity with one described fact is summarised by that description: a model would only rephrase it.
+    // An entity with one described fact is summarised by that description and its type: a model would only rephrase it.
     const copied = options.copySingleFact === false ? [] : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
-    kb.transaction(() => copied.forEach((e) => kb.setEntitySummary(e.entity.id, e.triples[0]!.description!)));
+    kb.transaction(() => copied.forEach((e) => kb.setEntitySummary(e.entity.id, `${e.entity.name} (${e.entity.type}): ${e.triples[0]!.description!}`)));
     const copiedSet = new Set(copied);
     const entities: ReduceEntity[] = stale
       .filter((e) => !copiedSet.has(e))
@@ -350,11 +353,18 @@ export class IndexingJob {
         type: entity.type,
         facts: triples.map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null)),
       }));
-    const batches = planReduceBatches(entities, (t) => this.#llm.countTokens(t), options);
-    await this.#units('reduce', batches, async (batch, signal) => {
-      const { summaries } = await reduceBatch(this.#llm, batch.blocks, { ...options, prompts: this.#options.prompts, signal });
-      kb.transaction(() => batch.ids.forEach((id, i) => kb.setEntitySummary(id, summaries[i]!)));
-    }, (batch) => `entities ${batch.ids.join(', ')}`);
+    const units = planReduceUnits(entities, (t) => this.#llm.countTokens(t), options);
+    const ids = (unit: ReduceUnit): number[] => (unit.kind === 'hub' ? [unit.entity.id] : unit.entities.map((e) => e.id));
+    const unitName = (unit: ReduceUnit): string => (unit.kind === 'hub' ? `entity ${unit.entity.id} (${unit.entity.facts.length} facts)` : `entities ${ids(unit).join(', ')}`);
+    await this.#units('reduce', units, async (unit, signal) => {
+      const { summaries, misses } = await reduceUnit(this.#llm, unit, { ...options, prompts: this.#options.prompts, signal });
+      const incomplete = new Set(misses.map((m) => m.id));
+      kb.transaction(() => {
+        for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
+      });
+      // An entity left without a summary, or with one some of its facts did not reach, stays stale and is reduced again by the next run.
+      if (misses.length > 0) this.#fail('reduce', missFailure('reduce', unitName(unit), misses.map((m) => ({ entity: m.id, reason: m.reason }))));
+    }, unitName);
   }
 
   async #embed(): Promise<void> {

@@ -1,9 +1,7 @@
-import { z } from 'zod';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
-
-export const enrichReplySchema = (triples: number) => z.object({ descriptions: z.array(z.string().trim().min(1)).length(triples) });
+import { askInBatches, type BatchMiss } from './askInBatches.js';
 
 export interface EnrichInput {
   /** English text of the chunk the triples were extracted from, and of its neighbours. */
@@ -17,26 +15,42 @@ export interface EnrichInput {
 
 export interface EnrichOptions {
   prompts: PromptLibrary;
-  /** Completion budget per triple (the call gets this times the number of triples, at least 256). Default: 96. */
+  /** Completion budget per triple (a call gets this times its triples, plus a little for the JSON). Default: 96. */
   maxTokensPerTriple?: number;
+  /** Triples described per call at most; a chunk with more is split. Default: 24. */
+  maxTriplesPerCall?: number;
   signal?: AbortSignal;
 }
 
+export interface EnrichResult {
+  /** The description of each triple of `input.triples`, in that order; null for a triple that got none. */
+  descriptions: (string | null)[];
+  /** Triples (by index) that got no description, and why. */
+  misses: BatchMiss[];
+  usage: LlmUsage;
+}
+
+/** Tokens of a reply's JSON beyond the descriptions themselves. */
+const REPLY_OVERHEAD = 32;
+
 /**
- * Enrich: one call describes all triples of one chunk, with the chunk's neighbours (and any
- * other chunk a triple also came from) as context, so the shared context is paid once per chunk
- * rather than once per triple. Returns descriptions in the order of `input.triples`.
+ * Enrich: describes the triples of one chunk, with the chunk's neighbours (and any other chunk a
+ * triple also came from) as context, so the shared context is paid once per call rather than once
+ * per triple. Replies are matched to triples by id; a chunk whose descriptions would not fit one
+ * call's output (or the context) is split, and a triple the model skipped is asked again alone.
  */
-export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichOptions): Promise<{ descriptions: string[]; usage: LlmUsage }> {
+export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichOptions): Promise<EnrichResult> {
   if (input.triples.length === 0) throw new RangeError('enrichChunk: no triples');
-  const prompt = options.prompts.render('mder/enrich', {
-    previous: fence(input.previous),
-    chunk: fence(input.current),
-    next: fence(input.next),
-    other: fence(input.other.join('\n\n')),
-    triples: fence(input.triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n')),
+  const perTriple = options.maxTokensPerTriple ?? 96;
+  const context = { previous: fence(input.previous), chunk: fence(input.current), next: fence(input.next), other: fence(input.other.join('\n\n')) };
+  const { texts, misses, usage } = await askInBatches(llm, {
+    items: input.triples,
+    render: (triples) => options.prompts.render('mder/enrich', { ...context, triples: fence(triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n')) }),
+    listKey: 'descriptions',
+    textKey: 'description',
+    maxTokens: (triples) => REPLY_OVERHEAD + perTriple * triples.length,
+    maxItemsPerCall: options.maxTriplesPerCall ?? 24,
+    signal: options.signal,
   });
-  const maxTokens = Math.max(256, (options.maxTokensPerTriple ?? 96) * input.triples.length);
-  const { value, usage } = await llm.generateJson(prompt, enrichReplySchema(input.triples.length), { maxTokens, signal: options.signal });
-  return { descriptions: value.descriptions, usage };
+  return { descriptions: texts, misses, usage };
 }

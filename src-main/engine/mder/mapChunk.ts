@@ -3,6 +3,9 @@ import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
 import { nameKey, normaliseName, normaliseRelation, splitName } from './names.js';
+import { PolyhopError } from '../base/errors.js';
+import { splitSentences } from '../ingest/segment.js';
+import { addUsage, noUsage } from './askInBatches.js';
 
 /** Reply schema of `mder/map`. */
 export const MapReplySchema = z.object({
@@ -42,16 +45,35 @@ export interface MapOptions {
   prompts: PromptLibrary;
   /** Completion budget. Default: 2048. */
   maxTokens?: number;
+  /** Times a text whose triples were cut at the budget is halved (at a sentence boundary) and mapped again. Default: 3. */
+  maxSplits?: number;
   signal?: AbortSignal;
 }
 
 /** Type used when the model leaves an entity's type empty. */
 export const UNKNOWN_TYPE = 'Thing';
 
-/** Map: typed subject–relation–object triples from one chunk's English text. */
+/**
+ * Map: typed subject–relation–object triples from one chunk's English text. A dense chunk whose
+ * triples do not fit the completion budget (the output is cut) is halved at a sentence boundary
+ * and each half mapped, instead of losing all its triples.
+ */
 export async function mapChunk(llm: Llm, input: { title: string; englishText: string }, options: MapOptions): Promise<MapResult> {
-  const prompt = options.prompts.render('mder/map', { title: fence(input.title).replace(/"/g, "'"), chunk: fence(input.englishText) });
-  const { value, usage } = await llm.generateJson(prompt, MapReplySchema, { maxTokens: options.maxTokens ?? 2048, signal: options.signal });
+  const usage = noUsage();
+  const extracted: z.infer<typeof MapReplySchema>['triples'] = [];
+  const extract = async (text: string, splits: number): Promise<void> => {
+    const prompt = options.prompts.render('mder/map', { title: fence(input.title).replace(/"/g, "'"), chunk: fence(text) });
+    try {
+      const result = await llm.generateJson(prompt, MapReplySchema, { maxTokens: options.maxTokens ?? 2048, signal: options.signal });
+      addUsage(usage, result.usage);
+      extracted.push(...result.value.triples);
+    } catch (error) {
+      const halves = splits > 0 && isCut(error) ? halve(text) : null;
+      if (!halves) throw error;
+      for (const half of halves) await extract(half, splits - 1);
+    }
+  };
+  await extract(input.englishText, options.maxSplits ?? 3);
   const entities = new Map<string, ExtractedEntity>();
   const triples = new Map<string, ExtractedTriple>();
   const entity = (rawName: string, rawType: string): string | null => {
@@ -63,7 +85,7 @@ export async function mapChunk(llm: Llm, input: { title: string; englishText: st
     if (variant && !entry.variants.some((v) => nameKey(v) === nameKey(variant))) entry.variants.push(variant);
     return entry.name;
   };
-  for (const t of value.triples) {
+  for (const t of extracted) {
     const relation = normaliseRelation(t.relation);
     const source = entity(t.subject, t.subjectType);
     const target = entity(t.object, t.objectType);
@@ -73,4 +95,19 @@ export async function mapChunk(llm: Llm, input: { title: string; englishText: st
   // Entities only named in dropped triples carry no fact; keep those some triple uses.
   const used = new Set([...triples.values()].flatMap((t) => [nameKey(t.source), nameKey(t.target)]));
   return { entities: [...entities.entries()].filter(([k]) => used.has(k)).map(([, e]) => e), triples: [...triples.values()], usage };
+}
+
+/** Output stopped at the completion budget (LlamaCppLlm says so in the reason of LLM_OUTPUT_INVALID). */
+function isCut(error: unknown): boolean {
+  return error instanceof PolyhopError && error.code === 'LLM_OUTPUT_INVALID' && /maxTokens/.test(`${error.message} ${String(error.details.reason ?? '')}`);
+}
+
+/** The text in two at the sentence boundary nearest its middle; null for a single sentence. */
+function halve(text: string): [string, string] | null {
+  const sentences = splitSentences(text);
+  if (sentences.length < 2) return null;
+  const middle = text.length / 2;
+  let cut = sentences[1]!.start;
+  for (const s of sentences.slice(1)) if (Math.abs(s.start - middle) < Math.abs(cut - middle)) cut = s.start;
+  return [text.slice(0, cut).trim(), text.slice(cut).trim()];
 }

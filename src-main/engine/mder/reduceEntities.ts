@@ -1,9 +1,7 @@
-import { z } from 'zod';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
-
-export const reduceReplySchema = (entities: number) => z.object({ summaries: z.array(z.string().trim().min(1)).length(entities) });
+import { addUsage, askInBatches, noUsage } from './askInBatches.js';
 
 export interface ReduceEntity {
   id: number;
@@ -14,7 +12,7 @@ export interface ReduceEntity {
 }
 
 export interface ReduceBatchingOptions {
-  /** Token budget of the entity blocks of one call (the prompt's fixed text comes on top). Default: 1200. */
+  /** Token budget of the fact lines one call reads (the prompt's fixed text comes on top). Default: 1200. */
   maxInputTokens?: number;
   /** Entities per call at most. Default: 12. */
   maxEntitiesPerCall?: number;
@@ -22,66 +20,173 @@ export interface ReduceBatchingOptions {
 
 export interface ReduceOptions extends ReduceBatchingOptions {
   prompts: PromptLibrary;
-  /** Completion budget per entity. Default: 160. */
+  /** Completion budget of one summary at most (its length grows with the facts up to this). Default: 496. */
   maxTokensPerEntity?: number;
   signal?: AbortSignal;
 }
 
 /**
- * Packs entity blocks into calls under the token budget. An entity too large for the budget
- * alone goes into its own call with facts cut to fit, and the block says how many were left out.
+ * Entities summarised together: several whose facts fit one call, or a single hub entity whose
+ * facts do not (summarised hierarchically, see {@link reduceUnit}).
  */
-export function planReduceBatches(entities: readonly ReduceEntity[], countTokens: (text: string) => number, options: ReduceBatchingOptions = {}): ReduceBatch[] {
-  const budget = options.maxInputTokens ?? 1200;
-  const maxPer = options.maxEntitiesPerCall ?? 12;
-  const batches: ReduceBatch[] = [];
-  let current: ReduceBatch = { ids: [], blocks: [] };
-  let used = 0;
-  for (const entity of entities) {
-    const block = entityBlock(entity, countTokens, budget);
-    const cost = countTokens(block);
-    if (current.ids.length > 0 && (used + cost > budget || current.ids.length >= maxPer)) {
-      batches.push(current);
-      current = { ids: [], blocks: [] };
-      used = 0;
-    }
-    current.ids.push(entity.id);
-    current.blocks.push(block);
-    used += cost;
-  }
-  if (current.ids.length > 0) batches.push(current);
-  return batches;
+export type ReduceUnit = { kind: 'batch'; entities: ReduceEntity[] } | { kind: 'hub'; entity: ReduceEntity };
+
+export interface ReduceUnitResult {
+  /** Summary by entity id. */
+  summaries: Map<number, string>;
+  /** Entities (or parts of a hub's facts) whose summary could not be written, and why. */
+  misses: { id: number; reason: string }[];
+  usage: LlmUsage;
 }
 
-/** Entities summarised by one call: ids and their prompt blocks, in the same order. */
-export interface ReduceBatch {
-  ids: number[];
-  blocks: string[];
-}
+/** Summary length by number of facts: two facts a sentence, 3 to 12 sentences. */
+const sentencesFor = (facts: number): number => Math.min(12, Math.max(3, Math.ceil(facts / 2)));
+const TOKENS_PER_SENTENCE = 40;
+const REPLY_OVERHEAD = 16;
+/** Levels of partial summaries at most (each level shrinks the text at least threefold: see {@link partialBudget}). */
+const MAX_LEVELS = 6;
 
-function entityBlock(entity: ReduceEntity, countTokens: (text: string) => number, budget: number): string {
-  const head = `Entity: ${fence(entity.name)} (type: ${fence(entity.type)})`;
-  const lines: string[] = [];
-  let used = countTokens(head) + 8;
-  for (const fact of entity.facts) {
-    const cost = countTokens(fact) + 1;
-    if (used + cost > budget && lines.length > 0) break;
-    lines.push(`- ${fact}`);
-    used += cost;
-  }
-  const omitted = entity.facts.length - lines.length;
-  if (omitted > 0) lines.push(`- (${omitted} more facts not shown)`);
-  return `${head}\n<document>\n${fence(lines.join('\n'))}\n</document>`;
+/** One entry of a reduce call: an entity's facts, or one part of a hub entity's facts. */
+interface ReduceItem {
+  name: string;
+  type: string;
+  lines: readonly string[];
+  /** Facts of the entity these lines stand for (the summary's length follows it). */
+  factCount: number;
+  /** Set for a partial summary: which facts of how many. */
+  part?: { first: number; last: number; of: number };
+  /** Set when the lines are partial summaries of all the entity's facts. */
+  combining?: boolean;
+  maxTokens: number;
 }
 
 /**
- * Reduce: one call summarises a batch of entities (blocks from {@link planReduceBatches});
- * returns one English summary per block, in order.
+ * Packs entities whose facts fit the input budget into batches; an entity whose facts do not fit
+ * is a hub unit of its own. Every fact of every entity is read: nothing is cut.
  */
-export async function reduceBatch(llm: Llm, blocks: readonly string[], options: ReduceOptions): Promise<{ summaries: string[]; usage: LlmUsage }> {
-  if (blocks.length === 0) throw new RangeError('reduceBatch: no entities');
-  const prompt = options.prompts.render('mder/reduce', { entities: blocks.map((b, i) => `${i + 1}. ${b}`).join('\n\n') });
-  const maxTokens = Math.max(256, (options.maxTokensPerEntity ?? 160) * blocks.length);
-  const { value, usage } = await llm.generateJson(prompt, reduceReplySchema(blocks.length), { maxTokens, signal: options.signal });
-  return { summaries: value.summaries, usage };
+export function planReduceUnits(entities: readonly ReduceEntity[], countTokens: (text: string) => number, options: ReduceBatchingOptions = {}): ReduceUnit[] {
+  const budget = options.maxInputTokens ?? 1200;
+  const maxPer = options.maxEntitiesPerCall ?? 12;
+  const units: ReduceUnit[] = [];
+  let current: ReduceEntity[] = [];
+  let used = 0;
+  for (const entity of entities) {
+    const cost = factTokens(entity.facts, countTokens);
+    if (cost > budget) {
+      units.push({ kind: 'hub', entity });
+      continue;
+    }
+    if (current.length > 0 && (used + cost > budget || current.length >= maxPer)) {
+      units.push({ kind: 'batch', entities: current });
+      current = [];
+      used = 0;
+    }
+    current.push(entity);
+    used += cost;
+  }
+  if (current.length > 0) units.push({ kind: 'batch', entities: current });
+  return units;
+}
+
+/**
+ * Reduce: summarises one unit. A batch is one call (split further when its summaries would not
+ * fit the context), with replies matched to entities by id and missing ones asked again alone.
+ * A hub's facts are cut into consecutive groups that fit the budget, each group gets a partial
+ * summary, and the partials (grouped again while they do not fit) are summarised into one, so
+ * every fact reaches the summary.
+ */
+export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOptions): Promise<ReduceUnitResult> {
+  const usage = noUsage();
+  const summaries = new Map<number, string>();
+  const misses: { id: number; reason: string }[] = [];
+  const ask = async (items: readonly ReduceItem[], maxPerCall: number) => {
+    const result = await askInBatches(llm, {
+      items,
+      render: (part) => options.prompts.render('mder/reduce', { entities: part.map((item, i) => `${i + 1}. ${itemBlock(item)}`).join('\n\n') }),
+      listKey: 'summaries',
+      textKey: 'summary',
+      maxTokens: (part) => part.reduce((sum, item) => sum + item.maxTokens, REPLY_OVERHEAD),
+      maxItemsPerCall: maxPerCall,
+      signal: options.signal,
+    });
+    addUsage(usage, result.usage);
+    return result;
+  };
+  const summaryTokens = (facts: number): number => Math.min(options.maxTokensPerEntity ?? 496, REPLY_OVERHEAD + TOKENS_PER_SENTENCE * sentencesFor(facts));
+
+  if (unit.kind === 'batch') {
+    const items = unit.entities.map((e): ReduceItem => ({ name: e.name, type: e.type, lines: e.facts, factCount: e.facts.length, maxTokens: summaryTokens(e.facts.length) }));
+    const result = await ask(items, options.maxEntitiesPerCall ?? 12);
+    unit.entities.forEach((e, i) => result.texts[i] && summaries.set(e.id, result.texts[i]));
+    for (const miss of result.misses) misses.push({ id: unit.entities[miss.index]!.id, reason: miss.reason });
+    return { summaries, misses, usage };
+  }
+
+  const { entity } = unit;
+  const budget = options.maxInputTokens ?? 1200;
+  const countTokens = (text: string): number => llm.countTokens(text);
+  const partialBudget = Math.max(TOKENS_PER_SENTENCE, Math.floor(budget / 3));
+  let lines: readonly string[] = entity.facts;
+  for (let level = 0; factTokens(lines, countTokens) > budget; level++) {
+    const groups = groupLines(lines, budget, countTokens);
+    if (level >= MAX_LEVELS || groups.length <= 1) break;
+    let first = 1;
+    const items = groups.map((group): ReduceItem => {
+      const part = { first, last: first + group.length - 1, of: lines.length };
+      first += group.length;
+      return { name: entity.name, type: entity.type, lines: group, factCount: group.length, part, combining: level > 0, maxTokens: Math.min(partialBudget, summaryTokens(group.length)) };
+    });
+    const result = await ask(items, 1);
+    const partials: (string | null)[][] = result.texts.map((t) => [t]);
+    // A group the model gave no partial summary for is asked again in two halves (another prompt, another answer).
+    for (const miss of result.misses) {
+      const item = items[miss.index]!;
+      const half = Math.ceil(item.lines.length / 2);
+      const halves = item.lines.length > 1 ? [item.lines.slice(0, half), item.lines.slice(half)] : [];
+      const part = item.part!;
+      const ranges = [{ ...part, last: part.first + half - 1 }, { ...part, first: part.first + half }];
+      const retry = halves.length > 0 ? await ask(halves.map((lines, h) => ({ ...item, lines, part: ranges[h], factCount: lines.length, maxTokens: Math.min(partialBudget, summaryTokens(lines.length)) })), 1) : null;
+      partials[miss.index] = retry ? retry.texts : [null];
+      if (retry && retry.misses.length === 0) continue;
+      misses.push({ id: entity.id, reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} (or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}` });
+    }
+    lines = partials.flat().filter((t): t is string => t !== null);
+    if (lines.length === 0) return { summaries, misses, usage };
+  }
+  const final: ReduceItem = { name: entity.name, type: entity.type, lines, factCount: entity.facts.length, combining: lines !== entity.facts, maxTokens: summaryTokens(entity.facts.length) };
+  const result = await ask([final], 1);
+  if (result.texts[0]) summaries.set(entity.id, result.texts[0]);
+  for (const miss of result.misses) misses.push({ id: entity.id, reason: miss.reason });
+  return { summaries, misses, usage };
+}
+
+function factTokens(lines: readonly string[], countTokens: (text: string) => number): number {
+  return lines.reduce((sum, line) => sum + countTokens(line) + 2, 0);
+}
+
+/** Consecutive groups of lines under the budget (a line larger than the budget is a group alone). */
+function groupLines(lines: readonly string[], budget: number, countTokens: (text: string) => number): string[][] {
+  const groups: string[][] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    const cost = countTokens(line) + 2;
+    if (current.length > 0 && used + cost > budget) {
+      groups.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(line);
+    used += cost;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+function itemBlock(item: ReduceItem): string {
+  const sentences = sentencesFor(item.factCount);
+  const head = [`Entity: ${fence(item.name)} (type: ${fence(item.type)})`];
+  if (item.part) head.push(`Part: ${item.combining ? 'partial summaries' : 'facts'} ${item.part.first}–${item.part.last} of ${item.part.of} (summarise only these; at most ${sentences} sentences)`);
+  else head.push(`Length: at most ${sentences} sentences${item.combining ? ` (the lines are partial summaries of its ${item.factCount} facts)` : ''}`);
+  return `${head.join('\n')}\n<document>\n${fence(item.lines.map((l) => `- ${l}`).join('\n'))}\n</document>`;
 }

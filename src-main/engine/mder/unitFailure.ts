@@ -25,3 +25,9 @@ export function asUnitFailure(error: unknown, stage: MderStage, unit: string, de
 export function describeFailure(f: UnitFailure): string {
   return `${f.stage}: ${f.unit}: ${f.message}`;
 }
+
+/** Items of a unit that the model left without a text after their retries (the rest of the unit was written). */
+export function missFailure(stage: MderStage, unit: string, missed: readonly Record<string, unknown>[]): UnitFailure {
+  const reasons = [...new Set(missed.map((m) => String(m.reason)))];
+  return { stage, unit, code: 'LLM_OUTPUT_INVALID', message: `no usable reply after retries: ${reasons.slice(0, 3).join('; ')}`, details: { missed } };
+}

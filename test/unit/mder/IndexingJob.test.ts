@@ -95,9 +95,9 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(byName.get('Telemachus')!.aliases).toEqual(['Telémaco']);
     expect(byName.get('Pylos')!.aliases).toEqual([]);
     expect(byName.get('Ithaca')!.type).toBe('Island');
-    // One described fact: the description is the summary, no call.
-    expect(byName.get('Icarius')!.summary).toBe('Penelope was the daughter of Icarius.');
-    expect(byName.get('Laertes')!.summary).toBe('Odysseus was the son of Laertes.');
+    // One described fact: the description, with the entity's name and type, is the summary, no call.
+    expect(byName.get('Icarius')!.summary).toBe('Icarius (Person): Penelope was the daughter of Icarius.');
+    expect(byName.get('Laertes')!.summary).toBe('Laertes (Person): Odysseus was the son of Laertes.');
     expect(byName.get('Ithaca')!.summary).toBe(`Ithaca (Island): ${DESCRIPTIONS['Odysseus|KING_OF|Ithaca']} ${DESCRIPTIONS['Odysseus|RETURNED_TO|Ithaca']}`);
     // Odysseus is summarised from the descriptions of all 13 triples it takes part in.
     const odysseusFacts = ALL_TRIPLES.filter((t) => t.split(' | ').includes('Odysseus')).map((t) => {
@@ -163,7 +163,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(pairs.length).toBeGreaterThan(0);
     for (const pair of pairs) expect(newNames.some((n) => pair.includes(`"${n}"`))).toBe(true);
     expect(reducedNames(second)).toEqual(['Odysseus', 'Penelope', 'Suitors', 'Telemachus']);
-    expect(kb.findEntityByName('Icarius')!.summary).toBe('Penelope was the daughter of Icarius.');
+    expect(kb.findEntityByName('Icarius')!.summary).toBe('Icarius (Person): Penelope was the daughter of Icarius.');
 
     // Same KB as indexing all four documents at once.
     const fresh = openKb(join(dir, 'fresh.sqlite'));
@@ -180,7 +180,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     await job(kb, third).run();
     expect(third.calls.filter((c) => c.prompt.name !== 'mder/reduce')).toEqual([]);
     expect(reducedNames(third)).toEqual(['Odysseus', 'Telemachus']);
-    expect(kb.findEntityByName('Suitors')!.summary).toBe(DESCRIPTIONS['Penelope|DECEIVED|Suitors']);
+    expect(kb.findEntityByName('Suitors')!.summary).toBe(`Suitors (Group): ${DESCRIPTIONS['Penelope|DECEIVED|Suitors']}`);
     const after = snapshot(kb);
     expect(after.triples.some((t) => t.includes('HELPED') || t.includes('DEFEATED'))).toBe(false);
     expect(after.triples).toContain(`Telemachus | SON_OF | Odysseus | ${DESCRIPTIONS['Telemachus|SON_OF|Odysseus']} | odysseus.en.md#2`);

@@ -7,7 +7,7 @@ import { fence } from '../../../src-main/engine/base/fence.js';
 import { mapChunk } from '../../../src-main/engine/mder/mapChunk.js';
 import { disambiguate, planMerges, type DisambiguationStore, type MergeGroup } from '../../../src-main/engine/mder/disambiguate.js';
 import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
-import { planReduceBatches, reduceBatch } from '../../../src-main/engine/mder/reduceEntities.js';
+import { planReduceUnits, reduceUnit } from '../../../src-main/engine/mder/reduceEntities.js';
 import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/engine/mder/names.js';
 import { UnionFind } from '../../../src-main/engine/mder/UnionFind.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
@@ -376,49 +376,52 @@ describe('enrich', () => {
     expect(llm.calls[0]!.prompt.variables.other).toBe('(none)');
   });
 
-  it('a reply with the wrong number of descriptions is invalid', async () => {
+  it('a reply that fails its schema leaves the triples undescribed, each asked again alone first', async () => {
     const llm = new ScriptedLlm([{ prompt: 'mder/enrich', reply: () => ({ descriptions: ['only one'] }) }]);
     const triples = [
       { source: 'A', relation: 'R', target: 'B' },
       { source: 'B', relation: 'R', target: 'C' },
     ];
-    await expect(enrichChunk(llm, { previous: null, current: 'x', next: null, other: [], triples }, { prompts })).rejects.toMatchObject({ code: 'LLM_OUTPUT_INVALID' });
+    const r = await enrichChunk(llm, { previous: null, current: 'x', next: null, other: [], triples }, { prompts });
+    expect(r.descriptions).toEqual([null, null]);
+    expect(r.misses.map((m) => m.index)).toEqual([0, 1]);
+    expect(r.misses[0]!.reason).toMatch(/schema/);
+    expect(llm.calls).toHaveLength(3);
   });
 });
 
 describe('reduce', () => {
   const words = (t: string) => t.split(/\s+/).filter(Boolean).length;
 
-  it('packs entities into calls under the token budget and cuts an oversized one', () => {
+  it('packs entities into calls under the token budget; one too large for it is a hub unit, with every fact', () => {
     const facts = (n: number, w = 10) => Array.from({ length: n }, (_, i) => `fact ${i} ${'word '.repeat(w - 2)}`.trim());
-    const batches = planReduceBatches(
+    const units = planReduceUnits(
       [
         { id: 1, name: 'A', type: 'T', facts: facts(2) },
         { id: 2, name: 'B', type: 'T', facts: facts(2) },
         { id: 3, name: 'C', type: 'T', facts: facts(50) },
         { id: 4, name: 'D', type: 'T', facts: facts(1) },
+        { id: 5, name: 'E', type: 'T', facts: facts(5) },
       ],
       words,
       { maxInputTokens: 100, maxEntitiesPerCall: 5 },
     );
-    expect(batches.map((b) => b.ids)).toEqual([[1, 2], [3], [4]]);
-    const big = batches[1]!.blocks[0]!;
-    expect(big).toMatch(/\(\d+ more facts not shown\)/);
-    expect(words(big)).toBeLessThanOrEqual(110);
-    expect(planReduceBatches([1, 2, 3].map((id) => ({ id, name: `E${id}`, type: 'T', facts: ['f'] })), words, { maxEntitiesPerCall: 2 }).map((b) => b.ids)).toEqual([[1, 2], [3]]);
+    expect(units.map((u) => (u.kind === 'hub' ? `hub ${u.entity.id}` : u.entities.map((e) => e.id).join(',')))).toEqual(['hub 3', '1,2,4', '5']);
+    expect(units[0]!.kind === 'hub' && units[0]!.entity.facts).toHaveLength(50);
+    expect(planReduceUnits([1, 2, 3].map((id) => ({ id, name: `E${id}`, type: 'T', facts: ['f'] })), words, { maxEntitiesPerCall: 2 }).map((u) => u.kind === 'batch' && u.entities.map((e) => e.id))).toEqual([[1, 2], [3]]);
   });
 
   it('summarises a batch in one call, one summary per entity in order', async () => {
     const llm = new ScriptedLlm(corpusRules());
-    const [batch] = planReduceBatches(
+    const [unit] = planReduceUnits(
       [
         { id: 1, name: 'Icarius', type: 'Person', facts: ['Penelope was the daughter of Icarius.'] },
         { id: 2, name: 'Laertes', type: 'Person', facts: ['Odysseus was the son of Laertes.'] },
       ],
       words,
     );
-    const r = await reduceBatch(llm, batch!.blocks, { prompts });
-    expect(r.summaries).toEqual(['Icarius (Person): Penelope was the daughter of Icarius.', 'Laertes (Person): Odysseus was the son of Laertes.']);
+    const r = await reduceUnit(llm, unit!, { prompts });
+    expect(Object.fromEntries(r.summaries)).toEqual({ 1: 'Icarius (Person): Penelope was the daughter of Icarius.', 2: 'Laertes (Person): Odysseus was the son of Laertes.' });
     expect(llm.calls).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import { Prng } from '../../../../src-main/engine/eval/stats/Prng.js';
 import type { EmbedOptions, Embedder } from '../../../../src-main/engine/models/Embedder.js';
 import { NgramEmbedder } from '../../../support/NgramEmbedder.js';
 import type { ScriptRule } from '../../../support/ScriptedLlm.js';
-import { scriptedSummary } from '../../../support/corpusScript.js';
+import { reduceBlocks, scriptedSummary } from '../../../support/corpusScript.js';
 
 /**
  * A generated corpus of any size whose facts a scripted model can read back from the text itself:
@@ -134,16 +134,12 @@ export function syntheticRules(): ScriptRule[] {
     },
     {
       prompt: 'mder/enrich',
-      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => syntheticDescription(s!, r!, t!)) }),
+      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: syntheticDescription(s!, r!, t!) })) }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: v.entities!.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
-          const head = /^\d+\. Entity: (.+) \(type: (.+)\)$/m.exec(block);
-          if (!head) throw new Error(`syntheticRules: no entity in ${block}`);
-          return scriptedSummary(head[1]!, head[2]!, [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!));
-        }),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { PolyhopError } from '../base/errors.js';
+import type { Llm, LlmUsage, RenderedPrompt } from '../models/Llm.js';
+
+/** Chat-template tokens around a prompt that `countTokens` of its text does not see (role markers). */
+const TEMPLATE_TOKENS = 16;
+/** Completion budget of a call at least: a batch of one short item still has room for a long sentence. */
+const MIN_CALL_TOKENS = 256;
+
+/** One text per item, asked for many items per call. */
+export interface BatchRequest<I> {
+  items: readonly I[];
+  /**
+   * The prompt for some of the items, numbered 1..n in the order given: the number is the id the
+   * reply must carry for that item.
+   */
+  render: (items: readonly I[]) => RenderedPrompt;
+  /** Reply key holding the list (e.g. `descriptions`) and each entry's text field (e.g. `description`). */
+  listKey: string;
+  textKey: string;
+  /** Completion budget of a call for these items (at least 256 tokens are given). */
+  maxTokens: (items: readonly I[]) => number;
+  /** Items per call at most (the grammar's id enum grows with it). */
+  maxItemsPerCall: number;
+  signal?: AbortSignal;
+}
+
+/** An item that got no usable text, and why. */
+export interface BatchMiss {
+  index: number;
+  reason: string;
+}
+
+export interface BatchResult {
+  /** The text of each item, by its index in `items`; null when it got none (see `misses`). */
+  texts: (string | null)[];
+  misses: BatchMiss[];
+  usage: LlmUsage;
+  /** Model calls made (retries and splits included). */
+  calls: number;
+}
+
+/** Reply schema of a batch of `n` items: each entry names its item by id, an enum the grammar enforces. */
+export function batchReplySchema(n: number, listKey: string, textKey: string) {
+  const ids = Array.from({ length: n }, (_, i) => i + 1) as [number, ...number[]];
+  const entry = z.object({ id: z.literal(ids), [textKey]: z.string().trim().min(1) });
+  return z.object({ [listKey]: z.array(entry).max(n) });
+}
+
+/**
+ * Asks for one text per item, many items per call, and matches the reply to the items by the id
+ * each entry carries, never by position: a model that skips, repeats or reorders items attaches
+ * nothing to the wrong one. Items missing from a reply (or named twice with different texts) are
+ * asked again on their own. A call whose prompt and output would not fit the context is split
+ * before it is made, and one whose output is cut or invalid is split and asked again, so a
+ * dense unit costs more calls instead of losing all its texts. What still fails is in `misses`.
+ */
+export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promise<BatchResult> {
+  const texts: (string | null)[] = request.items.map(() => null);
+  const misses: BatchMiss[] = [];
+  const usage = noUsage();
+  let calls = 0;
+
+  const ask = async (indexes: readonly number[]): Promise<void> => {
+    const items = indexes.map((i) => request.items[i]!);
+    const prompt = request.render(items);
+    const maxTokens = Math.max(MIN_CALL_TOKENS, request.maxTokens(items));
+    const fits = llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
+    if (indexes.length > 1 && (!fits || indexes.length > request.maxItemsPerCall)) return split(indexes);
+    let reply: Record<string, { id: number; [k: string]: unknown }[]>;
+    try {
+      calls++;
+      const result = await llm.generateJson(prompt, batchReplySchema(items.length, request.listKey, request.textKey), { maxTokens, signal: request.signal });
+      addUsage(usage, result.usage);
+      reply = result.value as typeof reply;
+    } catch (error) {
+      // Cut or invalid output, or a prompt the model refused: fewer items make both shorter.
+      if (!(error instanceof PolyhopError) || (error.code !== 'LLM_OUTPUT_INVALID' && error.code !== 'BAD_INPUT')) throw error;
+      if (indexes.length > 1) return split(indexes);
+      misses.push({ index: indexes[0]!, reason: error.message });
+      return;
+    }
+    const byId = new Map<number, string | null>();
+    for (const entry of reply[request.listKey] ?? []) {
+      const text = entry[request.textKey] as string;
+      const seen = byId.get(entry.id);
+      // The same id with two different texts: one of them belongs to another item, and we cannot tell which.
+      byId.set(entry.id, seen === undefined || seen === text ? text : null);
+    }
+    const missing: number[] = [];
+    indexes.forEach((index, k) => {
+      const text = byId.get(k + 1);
+      if (text) texts[index] = text;
+      else missing.push(index);
+    });
+    if (indexes.length === 1) {
+      if (missing.length > 0) misses.push({ index: indexes[0]!, reason: 'the reply named no entry for it' });
+      return;
+    }
+    for (const index of missing) await ask([index]);
+  };
+  const split = async (indexes: readonly number[]): Promise<void> => {
+    const half = Math.ceil(indexes.length / 2);
+    await ask(indexes.slice(0, half));
+    await ask(indexes.slice(half));
+  };
+
+  if (request.items.length > 0) await ask(request.items.map((_, i) => i));
+  misses.sort((a, b) => a.index - b.index);
+  return { texts, misses, usage, calls };
+}
+
+/** Adds one call's usage to a total over several calls (cached only when all of them were). */
+export function addUsage(total: LlmUsage, usage: LlmUsage): void {
+  total.promptTokens += usage.promptTokens;
+  total.completionTokens += usage.completionTokens;
+  total.durationMs += usage.durationMs;
+  total.cached &&= usage.cached;
+}
+
+/** The usage total before any call. */
+export function noUsage(): LlmUsage {
+  return { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: true };
+}

@@ -1,0 +1,346 @@
+import type { z } from 'zod';
+import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { PolyhopError } from '../../src-main/engine/base/errors.js';
+import { throwIfAborted } from '../../src-main/engine/base/abort.js';
+import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import { seededRandom } from './seededRandom.js';
+
+/**
+ * A test model that answers like a small real one: it asks a cooperative model (a ScriptedLlm
+ * with corpus rules, so the content stays meaningful) and degrades the reply the way Qwen3-4B or
+ * a 4B laptop model does, seeded so a failing seed reproduces:
+ * - batches (any array in a reply) with an item dropped, one item written twice in place of
+ *   another, or two items swapped;
+ * - names in another language ("Ulisse" for "Odysseus") or with a "(Type)" suffix;
+ * - placeholders spelled `X`, `[X]`, `<X>`, `?` or "unknown" instead of `?X`;
+ * - citations glued to words ("Penelope[1]."), a sentence of reasoning before the answer, empty
+ *   strings and very long (rambling) strings;
+ * - reasoning tokens spent before the answer (a thinking model), counted against the budget.
+ * Every reply still passes the call's schema, as a grammar guarantees: a degradation the schema
+ * forbids is not made. Limits are a real model's: tokens are counted with a real tokenizer
+ * (o200k_base), a prompt that does not fit the context is refused as LlamaCppLlm refuses it, and
+ * output is cut at `maxTokens` (text: `stopReason: 'maxTokens'`; JSON: the cut text fails its
+ * schema, LLM_OUTPUT_INVALID). It never throws anything else, so a run with it tests degradation,
+ * not crashes.
+ */
+export interface UncooperativeLlmOptions {
+  /** Seed of the PRNG that picks the degradations. */
+  seed: number;
+  /** Tokens of one sequence (prompt + completion). Default: 4096, LlamaCppLlm's default. */
+  contextTokens?: number;
+  /** Default: 4. */
+  parallelism?: number;
+  /** Probability of each degradation at each place it can happen; see {@link DEFAULT_RATES}. */
+  rates?: Partial<DegradationRates>;
+  /** Rates for some prompts only, over `rates` (e.g. to leave a step a test does not cover undisturbed). */
+  promptRates?: Readonly<Record<string, Partial<DegradationRates>>>;
+  /** Names in other languages, by English name (the forms a model may write instead). */
+  nameVariants?: Readonly<Record<string, readonly string[]>>;
+  /** Prompts whose replies are degraded. Default: all. Limits are respected for every prompt. */
+  degrade?: (promptName: string) => boolean;
+}
+
+export type DegradationKind =
+  | 'dropItem'
+  | 'repeatItem'
+  | 'swapItems'
+  | 'foreignName'
+  | 'typeSuffix'
+  | 'placeholder'
+  | 'gluedCitation'
+  | 'reasoningPrefix'
+  | 'longString'
+  | 'emptyString'
+  | 'thinking'
+  | 'cutAtMaxTokens'
+  | 'contextOverflow';
+
+export type DegradationRates = Record<Exclude<DegradationKind, 'cutAtMaxTokens' | 'contextOverflow'>, number>;
+
+export const DEFAULT_RATES: DegradationRates = {
+  dropItem: 0.15,
+  repeatItem: 0.1,
+  swapItems: 0.2,
+  foreignName: 0.1,
+  typeSuffix: 0.1,
+  placeholder: 0.5,
+  gluedCitation: 0.3,
+  reasoningPrefix: 0.1,
+  longString: 0.05,
+  emptyString: 0.05,
+  thinking: 0.1,
+};
+
+/** One degradation made: which prompt, what, and where in the reply (a JSON path). */
+export interface Degradation {
+  prompt: string;
+  kind: DegradationKind;
+  at: string;
+}
+
+/** Chat-template tokens around a prompt (role markers), as a real template adds. */
+const TEMPLATE_TOKENS = 12;
+/** Keys whose strings are names (of entities, answers, placeholders). */
+const NAME_KEY = /^(subject|object|source|target|canonical|name|entity|value)$/i;
+/** Keys whose strings are closed vocabularies or references: a model copies them. */
+const FIXED_KEY = /(type|relation|id|ids|direction|dependsOn|language)$/i;
+const PLACEHOLDER = /^\?[A-Za-z]\w*$/;
+const PLACEHOLDER_SPELLINGS = (p: string): string[] => [p.slice(1), `[${p.slice(1)}]`, `<${p.slice(1)}>`, '?', 'unknown'];
+const REASONING = ['Let me check the passages first. ', 'Based on the given information, ', 'Thinking step by step: the text says that '];
+
+type Path = (string | number)[];
+
+export class UncooperativeLlm implements Llm {
+  readonly identity: string;
+  readonly parallelism: number;
+  readonly contextTokens: number;
+  /** Every degradation made, in call order. */
+  readonly degradations: Degradation[] = [];
+  readonly #inner: Llm;
+  readonly #random: () => number;
+  readonly #rates: DegradationRates;
+  readonly #variants: Readonly<Record<string, readonly string[]>>;
+  readonly #toEnglish = new Map<string, string>();
+  readonly #options: UncooperativeLlmOptions;
+  /** The prompt whose reply is being degraded (replies are degraded synchronously, one at a time). */
+  #prompt: string | undefined;
+
+  constructor(inner: Llm, options: UncooperativeLlmOptions) {
+    this.#inner = inner;
+    this.#options = options;
+    this.#random = seededRandom(options.seed);
+    this.#rates = { ...DEFAULT_RATES, ...options.rates };
+    this.#variants = options.nameVariants ?? {};
+    for (const [english, forms] of Object.entries(this.#variants)) for (const f of forms) this.#toEnglish.set(f.toLowerCase(), english);
+    this.identity = `uncooperative-${options.seed}(${inner.identity})`;
+    this.parallelism = options.parallelism ?? 4;
+    this.contextTokens = options.contextTokens ?? 4096;
+  }
+
+  countTokens(text: string): number {
+    return countTokens(text);
+  }
+
+  /**
+   * The name a degraded name stands for: "(Type)" suffix off, another language's form back to
+   * English. The cooperative script reads the engine's prompts through it, as a model understands
+   * that "Ulisse (Person)" is Odysseus.
+   */
+  readonly resolveName = (name: string): string => {
+    const bare = name.replace(/\s*\([^()]*\)\s*$/, '').trim();
+    return this.#toEnglish.get(bare.toLowerCase()) ?? bare;
+  };
+
+  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+    const started = performance.now();
+    const { budget, promptTokens } = this.#budget(prompt, options);
+    const inner = await this.#inner.generateText(prompt, { ...options, maxTokens: undefined, onTextChunk: undefined });
+    throwIfAborted(options.signal);
+    const degrading = this.#degrading(prompt);
+    this.#prompt = prompt.name;
+    let text = degrading ? this.#degradeText(prompt.name, 'text', inner.text, true) : inner.text;
+    const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
+    const tokens = encode(text);
+    const room = Math.max(0, budget - thinking);
+    const cut = tokens.length > room;
+    if (cut) {
+      text = decode(tokens.slice(0, room));
+      this.#note(prompt.name, 'cutAtMaxTokens', 'text');
+    }
+    if (text) options.onTextChunk?.(text);
+    return { text, stopReason: cut ? 'maxTokens' : 'eos', usage: this.#usage(promptTokens, Math.min(budget, thinking + tokens.length), started) };
+  }
+
+  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+    const started = performance.now();
+    const { budget, promptTokens } = this.#budget(prompt, options);
+    const { value } = await this.#inner.generateJson(prompt, schema, { ...options, maxTokens: undefined, onTextChunk: undefined });
+    throwIfAborted(options.signal);
+    const degrading = this.#degrading(prompt);
+    this.#prompt = prompt.name;
+    const reply = degrading ? this.#degradeJson(prompt.name, value, schema) : value;
+    const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
+    const raw = JSON.stringify(reply);
+    const tokens = encode(raw);
+    const room = Math.max(0, budget - thinking);
+    if (tokens.length > room) {
+      this.#note(prompt.name, 'cutAtMaxTokens', '$');
+      const cut = decode(tokens.slice(0, room));
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema: unterminated JSON (stopped at maxTokens)`, {
+        details: { prompt: prompt.name, promptVersion: prompt.version, raw: cut, reason: 'stopped at maxTokens', maxTokens: budget },
+      });
+    }
+    return { value: schema.parse(reply) as z.infer<S>, usage: this.#usage(promptTokens, thinking + tokens.length, started) };
+  }
+
+  async dispose(): Promise<void> {
+    await this.#inner.dispose();
+  }
+
+  /** Degradations of one kind (for assertions that the double did degrade). */
+  count(kind: DegradationKind, prompt?: string): number {
+    return this.degradations.filter((d) => d.kind === kind && (prompt === undefined || d.prompt === prompt)).length;
+  }
+
+  // ── limits ────────────────────────────────────────────────────────────────────
+
+  /** The completion budget left by the prompt, as LlamaCppLlm computes it; a prompt that does not fit is refused. */
+  #budget(prompt: RenderedPrompt, options: LlmCallOptions): { budget: number; promptTokens: number } {
+    throwIfAborted(options.signal);
+    const promptTokens = countTokens(prompt.system) + countTokens(prompt.user) + TEMPLATE_TOKENS;
+    const room = this.contextTokens - promptTokens;
+    if (room <= 0) {
+      this.#note(prompt.name, 'contextOverflow', '$');
+      throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${this.contextTokens}-token context`, {
+        details: { prompt: prompt.name, promptTokens, contextSize: this.contextTokens },
+      });
+    }
+    return { budget: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room), promptTokens };
+  }
+
+  #usage(promptTokens: number, completionTokens: number, started: number): LlmUsage {
+    return { promptTokens, completionTokens, durationMs: performance.now() - started, cached: false };
+  }
+
+  // ── degradations ──────────────────────────────────────────────────────────────
+
+  #degrading(prompt: RenderedPrompt): boolean {
+    return this.#options.degrade ? this.#options.degrade(prompt.name) : true;
+  }
+
+  #chance(kind: keyof DegradationRates): boolean {
+    const rate = (this.#prompt !== undefined ? this.#options.promptRates?.[this.#prompt]?.[kind] : undefined) ?? this.#rates[kind];
+    return this.#random() < rate;
+  }
+
+  #pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.#random() * items.length)]!;
+  }
+
+  #note(prompt: string, kind: DegradationKind, at: string): void {
+    this.degradations.push({ prompt, kind, at });
+  }
+
+  #thinkingTokens(prompt: string): number {
+    if (!this.#chance('thinking')) return 0;
+    this.#note(prompt, 'thinking', '$');
+    return 40 + Math.floor(this.#random() * 360);
+  }
+
+  /**
+   * Walks the reply and tries each degradation where it can happen; one the schema rejects is
+   * undone (the grammar would not have let the model write it).
+   */
+  #degradeJson(prompt: string, value: unknown, schema: z.ZodType): unknown {
+    let reply = structuredClone(value);
+    const attempt = (kind: DegradationKind, path: Path, change: (reply: unknown) => void): void => {
+      const next = structuredClone(reply);
+      change(next);
+      if (!schema.safeParse(next).success) return;
+      reply = next;
+      this.#note(prompt, kind, jsonPath(path));
+    };
+    // Strings first, then arrays from the innermost and last: a dropped item moves no path still to visit.
+    const all = [...sites(value)];
+    const ordered = [...all.filter((s) => !Array.isArray(s.node)), ...all.filter((s) => Array.isArray(s.node)).reverse()];
+    for (const { path, node, key, parent } of ordered) {
+      if (Array.isArray(node)) {
+        if (node.length > 1 && this.#chance('swapItems')) {
+          const i = Math.floor(this.#random() * node.length);
+          const j = (i + 1 + Math.floor(this.#random() * (node.length - 1))) % node.length;
+          attempt('swapItems', path, (r) => {
+            const a = at(r, path) as unknown[];
+            [a[i], a[j]] = [a[j], a[i]];
+          });
+        }
+        if (node.length > 1 && this.#chance('repeatItem')) {
+          const i = Math.floor(this.#random() * node.length);
+          const j = (i + 1 + Math.floor(this.#random() * (node.length - 1))) % node.length;
+          // Written twice, once in place of another item: the length a grammar enforces still holds.
+          attempt('repeatItem', path, (r) => {
+            const a = at(r, path) as unknown[];
+            a[j] = structuredClone(a[i]);
+          });
+        }
+        if (node.length > 0 && this.#chance('dropItem')) {
+          const i = Math.floor(this.#random() * node.length);
+          attempt('dropItem', path, (r) => (at(r, path) as unknown[]).splice(i, 1));
+        }
+        continue;
+      }
+      if (typeof node !== 'string' || (typeof key === 'string' && FIXED_KEY.test(key))) continue;
+      const set = (kind: DegradationKind, text: string): void => attempt(kind, path, (r) => setAt(r, path, text));
+      if (typeof key === 'string' && NAME_KEY.test(key)) {
+        if (PLACEHOLDER.test(node)) {
+          if (this.#chance('placeholder')) set('placeholder', this.#pick(PLACEHOLDER_SPELLINGS(node)));
+          continue;
+        }
+        const variants = this.#variants[node];
+        if (variants?.length && this.#chance('foreignName')) set('foreignName', this.#pick(variants));
+        else if (node && this.#chance('typeSuffix')) {
+          const type = parent && typeof parent === 'object' && !Array.isArray(parent) ? (parent as Record<string, unknown>)[`${key}Type`] : undefined;
+          set('typeSuffix', `${node} (${typeof type === 'string' && type ? type : 'Thing'})`);
+        }
+        continue;
+      }
+      const degraded = this.#degradeProse(prompt, node);
+      if (degraded) set(degraded.kind, degraded.text);
+    }
+    return reply;
+  }
+
+  /** Free text of a text call: reasoning first, glued citations, rambling, or nothing. */
+  #degradeText(prompt: string, at: string, text: string, glue: boolean): string {
+    let out = text;
+    if (glue && /\s\[\d+\]/.test(out) && this.#chance('gluedCitation')) {
+      out = out.replace(/\s+(\[\d+\])/g, '$1');
+      this.#note(prompt, 'gluedCitation', at);
+    }
+    const prose = this.#degradeProse(prompt, out);
+    if (!prose) return out;
+    this.#note(prompt, prose.kind, at);
+    return prose.text;
+  }
+
+  /** One of the prose degradations, or none (the caller notes it once the schema accepts it). */
+  #degradeProse(_prompt: string, text: string): { kind: DegradationKind; text: string } | null {
+    if (this.#chance('emptyString')) return { kind: 'emptyString', text: '' };
+    if (text && this.#chance('longString')) return { kind: 'longString', text: Array.from({ length: 6 + Math.floor(this.#random() * 10) }, () => text).join(' ') };
+    if (text && this.#chance('reasoningPrefix')) return { kind: 'reasoningPrefix', text: `${this.#pick(REASONING)}${text}` };
+    if (text && this.#chance('gluedCitation')) {
+      const glued = text.replace(/([\p{L}\p{N}])([.!?])(\s|$)/u, '$1[1]$2$3');
+      if (glued !== text) return { kind: 'gluedCitation', text: glued };
+    }
+    return null;
+  }
+}
+
+interface Site {
+  path: Path;
+  node: unknown;
+  key: string | number | undefined;
+  parent: unknown;
+}
+
+/** Every array and string of a JSON value, outermost first. */
+function* sites(value: unknown, path: Path = [], key?: string | number, parent?: unknown): Generator<Site> {
+  if (Array.isArray(value)) {
+    yield { path, node: value, key, parent };
+    // Items of a string array take the array's key (descriptions, summaries).
+    for (let i = 0; i < value.length; i++) yield* sites(value[i], [...path, i], typeof value[i] === 'string' ? key : i, value);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) yield* sites(v, [...path, k], k, value);
+  } else if (typeof value === 'string') {
+    yield { path, node: value, key, parent };
+  }
+}
+
+function at(root: unknown, path: Path): unknown {
+  return path.reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root);
+}
+
+function setAt(root: unknown, path: Path, value: unknown): void {
+  (at(root, path.slice(0, -1)) as Record<string | number, unknown>)[path.at(-1)!] = value;
+}
+
+const jsonPath = (path: Path): string => `$${path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`;

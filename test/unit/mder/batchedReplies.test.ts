@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
+import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
+import { batchReplySchema } from '../../../src-main/engine/mder/askInBatches.js';
+import { zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js';
+import { tripleText } from '../../../src-main/engine/mder/names.js';
+import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
+import { addCorpusDocument, canonicalName, CORPUS_FILES, CorpusEmbedder, corpusRules, DESCRIPTIONS, NAME_VARIANTS } from '../../support/corpusScript.js';
+import { openKb, prompts } from './support/corpusKb.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'polyhop-batches-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const triples = [
+  { source: 'Odysseus', relation: 'KING_OF', target: 'Ithaca' },
+  { source: 'Odysseus', relation: 'SON_OF', target: 'Laertes' },
+  { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
+];
+const input = { previous: null, current: 'x', next: null, other: [], triples };
+const key = (t: { source: string; relation: string; target: string }) => `${t.source}|${t.relation}|${t.target}`;
+
+describe('batched replies are matched by id', () => {
+  it('a skipped item is asked again on its own; reordered items keep their own descriptions', async () => {
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/enrich',
+        reply: (v) => {
+          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)];
+          const entries = lines.map(([, id, source, relation, target]) => ({ id: Number(id), description: DESCRIPTIONS[key({ source: source!, relation: relation!, target: target! })]! }));
+          // Reversed, and the second of three skipped.
+          return { descriptions: lines.length === 3 ? [entries[2], entries[0]] : entries };
+        },
+      },
+    ]);
+    const r = await enrichChunk(llm, input, { prompts });
+    expect(r.descriptions).toEqual(triples.map((t) => DESCRIPTIONS[key(t)]));
+    expect(r.misses).toEqual([]);
+    expect(llm.callsOf('mder/enrich').map((c) => c.prompt.variables.triples)).toEqual([
+      '1. Odysseus | KING_OF | Ithaca\n2. Odysseus | SON_OF | Laertes\n3. Penelope | DAUGHTER_OF | Icarius',
+      '1. Odysseus | SON_OF | Laertes',
+    ]);
+  });
+
+  it('an id named twice with different texts is attached to nothing and asked again; an item never answered is a miss', async () => {
+    const llm = new ScriptedLlm([
+      { prompt: 'mder/enrich', when: (v) => v.triples!.startsWith('1. Odysseus | KING_OF') && v.triples!.includes('\n'), reply: () => ({ descriptions: [{ id: 1, description: 'Odysseus was king of Ithaca.' }, { id: 1, description: 'Odysseus was the son of Laertes.' }, { id: 3, description: 'Penelope was the daughter of Icarius.' }] }) },
+      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('KING_OF'), reply: () => ({ descriptions: [{ id: 1, description: 'Odysseus was king of Ithaca.' }] }) },
+      { prompt: 'mder/enrich', reply: () => ({ descriptions: [] }) },
+    ]);
+    const r = await enrichChunk(llm, input, { prompts });
+    expect(r.descriptions).toEqual(['Odysseus was king of Ithaca.', null, 'Penelope was the daughter of Icarius.']);
+    expect(r.misses).toEqual([{ index: 1, reason: 'the reply named no entry for it' }]);
+  });
+
+  it('the reply schema allows only the batch ids (a grammar enum)', async () => {
+    const grammar = JSON.stringify(zodJsonSchema(batchReplySchema(3, 'descriptions', 'description')).grammar);
+    expect(grammar).toContain('"enum":[1,2,3]');
+    expect(grammar).toContain('"maxItems":3');
+    const llm = new ScriptedLlm([{ prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 9, description: 'From another batch.' }] }) }]);
+    const r = await enrichChunk(llm, { ...input, triples: triples.slice(0, 1) }, { prompts });
+    expect(r.descriptions).toEqual([null]);
+    expect(r.misses[0]!.reason).toMatch(/schema/);
+  });
+
+  it('indexing with a model that drops, repeats and reorders batch items attaches no description or summary to the wrong item (12 seeds)', async () => {
+    let described = 0;
+    let total = 0;
+    let degraded = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const kb = openKb(join(dir, `seed-${seed}.sqlite`));
+      for (const f of CORPUS_FILES) addCorpusDocument(kb, f);
+      const rules = corpusRules({ resolveName: (n) => llm.resolveName(n) });
+      const llm = new UncooperativeLlm(new ScriptedLlm(rules), {
+        seed,
+        nameVariants: NAME_VARIANTS,
+        contextTokens: 8192,
+        rates: { swapItems: 0.6, repeatItem: 0.4, dropItem: 0.3, foreignName: 0, typeSuffix: 0, placeholder: 0, gluedCitation: 0, reasoningPrefix: 0, longString: 0, emptyString: 0, thinking: 0 },
+        degrade: (p) => p === 'mder/enrich' || p === 'mder/reduce',
+      });
+      const result = await new IndexingJob(kb, llm, { prompts, embedder: new CorpusEmbedder(), reduce: { copySingleFact: false } }).run();
+      degraded += llm.count('swapItems') + llm.count('repeatItem') + llm.count('dropItem');
+      for (const t of kb.iterateTriples()) {
+        total++;
+        if (t.description === null) continue;
+        described++;
+        expect(t.description, `${t.sourceName} ${t.relation} ${t.targetName} (seed ${seed})`).toBe(DESCRIPTIONS[`${canonicalName(t.sourceName)}|${t.relation}|${canonicalName(t.targetName)}`]);
+      }
+      for (const e of kb.iterateEntities()) {
+        if (e.summary === null) continue;
+        expect(e.summary.startsWith(`${e.name} (${e.type}): `), `summary of ${e.name} (seed ${seed}): ${e.summary}`).toBe(true);
+        // Every fact in the summary is a description of one of the entity's own triples.
+        const own = kb.triplesOfEntity(e.id, 'both', 1000).map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null));
+        const rest = own.sort((a, b) => b.length - a.length).reduce((text, fact) => text.split(fact).join(''), e.summary.slice(`${e.name} (${e.type}): `.length));
+        expect(rest.trim(), `facts of another entity in the summary of ${e.name} (seed ${seed})`).toBe('');
+      }
+      // What the model left out is recorded with its document (enrich) or in the run's failures (reduce).
+      const undescribed = [...kb.iterateTriples()].filter((t) => t.description === null).length;
+      if (undescribed > 0) expect(result.failures.some((f) => f.stage === 'enrich')).toBe(true);
+      kb.close();
+    }
+    expect(degraded).toBeGreaterThan(20);
+    expect(described / total).toBeGreaterThan(0.8);
+  });
+});
