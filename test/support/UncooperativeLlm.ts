@@ -308,7 +308,8 @@ export class UncooperativeLlm implements Llm {
     if (text && this.#chance('longString')) return { kind: 'longString', text: Array.from({ length: 6 + Math.floor(this.#random() * 10) }, () => text).join(' ') };
     if (text && this.#chance('reasoningPrefix')) return { kind: 'reasoningPrefix', text: `${this.#pick(REASONING)}${text}` };
     if (text && this.#chance('gluedCitation')) {
-      const glued = text.replace(/([\p{L}\p{N}])([.!?])(\s|$)/u, '$1[1]$2$3');
+      // Its citations glued to the word before them ("Penelope[1]."), or one glued at a sentence's end.
+      const glued = /\s\[\d+\]/.test(text) ? text.replace(/\s+(\[\d+\])/g, '$1') : text.replace(/([\p{L}\p{N}])([.!?])(\s|$)/u, '$1[1]$2$3');
       if (glued !== text) return { kind: 'gluedCitation', text: glued };
     }
     return null;

@@ -247,6 +247,12 @@ export function plainDescription(source: string, relation: string, target: strin
   return `${source} ${relation.toLowerCase().replace(/_/g, ' ')} ${target}.`;
 }
 
+/** A Disambiguate rule for tests about other stages: every candidate pair is two entities. */
+export const NO_MERGES_RULE: ScriptRule = {
+  prompt: 'mder/disambiguate',
+  reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)$/gm)].map(([, pair]) => ({ pair, same: false, canonical: '' })) }),
+};
+
 /** ScriptedLlm rules answering every MDER prompt over the corpus like a perfect model. */
 export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
   const resolve = options.resolveName ?? ((name: string) => name);

@@ -7,7 +7,7 @@ import { knowledgeBaseRdfSource } from '../../../src-main/engine/kb/rdf/knowledg
 import { RdfView } from '../../../src-main/engine/kb/rdf/RdfView.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
-import { addCorpusDocument, CHUNK_SCRIPT, CORPUS_FILES, corpusParagraphs, scriptedSummary, type CorpusFile, type ScriptTriple } from '../../support/corpusScript.js';
+import { addCorpusDocument, CHUNK_SCRIPT, CORPUS_FILES, corpusParagraphs, reduceBlocks, scriptedSummary, type CorpusFile, type ScriptTriple } from '../../support/corpusScript.js';
 import { CrowdedEmbedder } from './support/CrowdedEmbedder.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
@@ -78,16 +78,8 @@ function smallModelRules(): ScriptRule[] {
         return { decisions: out };
       },
     },
-    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^\d+\. (.+) \| (\S+) \| (.+)$/gm)].map(([, s, r, t]) => `${s} ${r!.toLowerCase()} ${t}.`) }) },
-    {
-      prompt: 'mder/reduce',
-      reply: (v) => ({
-        summaries: v.entities!.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
-          const head = /^\d+\. Entity: (.+) \(type: (.+)\)$/m.exec(block)!;
-          return scriptedSummary(head[1]!, head[2]!, [...block.matchAll(/^- (.+)$/gm)].map((m) => m[1]!));
-        }),
-      }),
-    },
+    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: `${s} ${r!.toLowerCase()} ${t}.` })) }) },
+    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: scriptedSummary(b.name, b.type, b.facts) })) }) },
   ];
 }
 

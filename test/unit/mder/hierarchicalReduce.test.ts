@@ -7,7 +7,7 @@ import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { reduceBlocks } from '../../support/corpusScript.js';
+import { NO_MERGES_RULE, reduceBlocks } from '../../support/corpusScript.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-hub-'));
@@ -25,6 +25,7 @@ const description = (k: number): string => `Odysseus landed at ${place(k)} on th
  * as a real model compresses: a summary that copied 300 facts would not fit its budget.
  */
 const hubRules: ScriptRule[] = [
+  NO_MERGES_RULE,
   {
     prompt: 'mder/map',
     reply: (v) => ({ triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({ subject: 'Odysseus', subjectType: 'Person', relation: 'LANDED_AT', object: m[0], objectType: 'Harbour' })) }),

@@ -8,7 +8,7 @@ import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { reduceBlocks } from '../../support/corpusScript.js';
+import { NO_MERGES_RULE, reduceBlocks } from '../../support/corpusScript.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-split-'));
@@ -21,6 +21,7 @@ const description = (k: number): string =>
 
 const script = () =>
   new ScriptedLlm([
+    NO_MERGES_RULE,
     {
       prompt: 'mder/map',
       reply: (v) => ({ triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({ subject: 'Odysseus', subjectType: 'Person', relation: 'LANDED_AT', object: m[0], objectType: 'Harbour' })) }),
