@@ -75,7 +75,7 @@ describe('the user path on the fixture models', () => {
     // A unit may fail (recorded with stage, unit and reason, never a crash), but under the JSON
     // grammar a reply is only invalid when it ran out of tokens.
     for (const f of result.failures) {
-      expect(f.code).toMatch(/^(LLM_OUTPUT_INVALID|MODEL_ERROR)$/);
+      expect(f.code, `${f.stage} ${f.unit}: ${f.message}`).toMatch(/^(LLM_OUTPUT_INVALID|MODEL_ERROR)$/);
       expect(f.unit).toMatch(/\S/);
       if (f.code === 'LLM_OUTPUT_INVALID') expect(f.message).toMatch(/stopped at maxTokens/);
     }

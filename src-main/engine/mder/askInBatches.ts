@@ -65,7 +65,7 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     const items = indexes.map((i) => request.items[i]!);
     const prompt = request.render(items);
     const maxTokens = Math.max(MIN_CALL_TOKENS, request.maxTokens(items));
-    const fits = llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
+    const fits = fitsContext(llm, prompt, maxTokens);
     if (indexes.length > 1 && (!fits || indexes.length > request.maxItemsPerCall)) return split(indexes);
     let reply: Record<string, { id: number; [k: string]: unknown }[]>;
     try {
@@ -111,6 +111,11 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
 }
 
 /** Adds one call's usage to a total over several calls (cached only when all of them were). */
+/** Whether a prompt and its output budget fit the model's context (unknown context: assumed to). */
+export function fitsContext(llm: Llm, prompt: RenderedPrompt, maxTokens: number): boolean {
+  return llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
+}
+
 export function addUsage(total: LlmUsage, usage: LlmUsage): void {
   total.promptTokens += usage.promptTokens;
   total.completionTokens += usage.completionTokens;

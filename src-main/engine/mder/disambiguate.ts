@@ -9,6 +9,7 @@ import { fence } from '../base/fence.js';
 import { UnionFind } from './UnionFind.js';
 import { lexicalEvidence, nameKey, splitName } from './names.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
+import { fitsContext } from './askInBatches.js';
 
 /**
  * Reply schema of one `mder/disambiguate` call: one decision per pair, each naming its pair by id
@@ -256,9 +257,16 @@ async function askPairs(
       ].join('\n'),
     )
     .join('\n\n');
+  const prompt = options.prompts.render('mder/disambiguate', { pairs: text });
+  const maxTokens = options.maxTokens ?? 1024;
+  if (batch.length > 1 && !fitsContext(llm, prompt, maxTokens)) {
+    // A small context cannot take the whole batch with its excerpts: ask each half on its own.
+    const half = Math.ceil(batch.length / 2);
+    const [first, second] = [await askPairs(llm, store, batch.slice(0, half), options, index), await askPairs(llm, store, batch.slice(half), options, index)];
+    return { decisions: [...first.decisions, ...second.decisions], failure: first.failure ?? second.failure };
+  }
   try {
-    const prompt = options.prompts.render('mder/disambiguate', { pairs: text });
-    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), { maxTokens: options.maxTokens ?? 1024, signal: options.signal });
+    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), { maxTokens, signal: options.signal });
     const byId = new Map<string, Decision | null>();
     for (const d of value.decisions) {
       const seen = byId.get(d.pair);

@@ -11,6 +11,7 @@ import { planReduceUnits, reduceUnit } from '../../../src-main/engine/mder/reduc
 import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/engine/mder/names.js';
 import { UnionFind } from '../../../src-main/engine/mder/UnionFind.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { CorpusEmbedder, corpusParagraphs, corpusRules, CHUNK_SCRIPT } from '../../support/corpusScript.js';
 
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
@@ -278,6 +279,22 @@ describe('disambiguate', () => {
     // Two batches of 3 and 2 pairs, each missing its first pair, which is asked alone.
     expect(replies).toEqual(['P3,P2', 'P1', 'P2', 'P1']);
     expect([...store.entities.values()].map((e) => e.name).sort()).toEqual(['Ithaca', 'Odysseus', 'Penelope', 'Pylos', 'Sparta']);
+  });
+
+  it('splits a batch whose prompt and reply would not fit a small context, instead of losing it', async () => {
+    const ordinary = corpusRules().find((r) => r.prompt === 'mder/disambiguate')!;
+    const roomy = new ScriptedLlm([ordinary]);
+    const expected = await disambiguate(roomy, new CorpusEmbedder(), new MemoryStore(names), [...names.keys()].map((i) => i + 1), { prompts });
+    const [batch] = roomy.callsOf('mder/disambiguate');
+    // Room for the whole batch's prompt, not for its reply as well (a small model's context).
+    const cooperative = (contextTokens?: number) => new UncooperativeLlm(new ScriptedLlm([ordinary]), { seed: 1, degrade: () => false, ...(contextTokens ? { contextTokens } : {}) });
+    const tokens = (text: string) => cooperative().countTokens(text);
+    const small = cooperative(tokens(batch!.prompt.system) + tokens(batch!.prompt.user) + 40);
+    const failures: string[] = [];
+    const result = await disambiguate(small, new CorpusEmbedder(), new MemoryStore(names), [...names.keys()].map((i) => i + 1), { prompts, onFailure: (f) => failures.push(`${f.code}: ${f.message}`) });
+    expect(failures).toEqual([]);
+    expect(result.merges).toEqual(expected.merges);
+    expect(expected.merges.length).toBeGreaterThan(0);
   });
 
   it('a canonical name held by a third entity is not taken: the pair keeps one of its own names', async () => {
