@@ -24,7 +24,7 @@ describe('exportRdf', () => {
     '<http://example.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "imported"@en .\n<http://example.org/a> <http://example.org/p> _:b1 <http://example.org/g> .\n',
   ];
 
-  it('writes Turtle, N-Triples and N-Quads that Raptor parses with the same statement count, no duplicates', async () => {
+  it('writes Turtle, N-Triples and N-Quads that N3.js reads with the same statement count, no duplicates', async () => {
     let expected = 0;
     const all = new Set<string>();
     for await (const batch of buildQuads(source, { kind: 'all' })) {
