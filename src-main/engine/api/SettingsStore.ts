@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
 import { DEFAULT_DOCUMENT_LIMIT_SETTINGS } from '../ingest/load/DocumentLoader.js';
+import { endpointConfigSchema } from '../models/endpoints/EndpointConfig.js';
 import { modelSelectionSchema, STRATEGIES, type Settings } from './contract.js';
 
 const settingsSchema = z.object({
@@ -15,6 +16,11 @@ const settingsSchema = z.object({
   strategyParams: z.record(z.string(), z.number()).default({}),
   generationModel: modelSelectionSchema.nullable().default(null),
   embeddingModel: modelSelectionSchema.nullable().default(null),
+  endpoints: z
+    .array(endpointConfigSchema)
+    .max(64)
+    .refine((list) => new Set(list.map((e) => e.id)).size === list.length, 'endpoint ids must be unique')
+    .default([]),
   documentLimits: z
     .object({
       memoryMb: z.number().int().min(64).max(65_536).default(DEFAULT_DOCUMENT_LIMIT_SETTINGS.memoryMb),

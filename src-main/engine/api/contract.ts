@@ -445,6 +445,17 @@ export interface EvalReportView {
   rows: Record<string, unknown>[];
 }
 
+/** An endpoint as settings hold it (models/endpoints/EndpointConfig.ts validates it). */
+export interface EndpointSetting {
+  id: string;
+  role: 'generation' | 'embedding';
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  hasApiKey?: boolean;
+  concurrency: number;
+}
+
 export interface Settings {
   defaultStrategy: StrategyName;
   answerLanguage: string | null;
@@ -460,6 +471,11 @@ export interface Settings {
   strategyParams: Record<string, number>;
   generationModel: ModelSelection | null;
   embeddingModel: ModelSelection | null;
+  /**
+   * OpenAI-compatible inference servers; when a role has any, they serve it instead of the local
+   * model. Read through the Api, `apiKey` is replaced by `hasApiKey`.
+   */
+  endpoints: EndpointSetting[];
   /** What one document may take to load (its own thread is stopped past memory or time), and the largest DOCX text part. */
   documentLimits: { memoryMb: number; timeSeconds: number; docxXmlMb: number };
 }

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * An OpenAI-compatible inference server (llama-server, vLLM, Ollama, LM Studio) the user
+ * configured for one role. Several endpoints of a role form a pool.
+ */
+export const endpointConfigSchema = z
+  .object({
+    /** The user's name for it: unique, used by the CLI and the Models screen. */
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, "_" or "-", at most 40'),
+    role: z.enum(['generation', 'embedding']),
+    /** The API root, e.g. `http://gpu1:8080/v1`. */
+    baseUrl: z
+      .string()
+      .url()
+      .max(2000)
+      .refine((u) => /^https?:$/.test(new URL(u).protocol), 'http or https only'),
+    /** The model name sent with each request (the server's `/v1/models` id). */
+    model: z.string().min(1).max(200),
+    /** Sent as a bearer token; never logged, exported or returned by the Api. */
+    apiKey: z.string().min(1).max(1000).optional(),
+    /** Calls this endpoint runs at once (its server's parallel slots). */
+    concurrency: z.number().int().min(1).max(256).default(4),
+  })
+  .strict();
+export type EndpointConfig = z.output<typeof endpointConfigSchema>;
+export type EndpointRole = EndpointConfig['role'];
+
+/** What the Models screen and `polyhop models endpoint list` show for one endpoint. */
+export interface EndpointStatus {
+  id: string;
+  role: EndpointRole;
+  baseUrl: string;
+  model: string;
+  /** Whether an API key is set (the key itself never leaves the settings file). */
+  hasApiKey: boolean;
+  concurrency: number;
+  /** `unknown` until the endpoint was used or tested; `down` while it is out of the pool. */
+  health: 'unknown' | 'up' | 'down';
+  /** The model the server reports it serves, once seen. */
+  servedModel: string | null;
+  inFlight: number;
+  calls: number;
+  failures: number;
+  /** Why it was last taken out of the pool. */
+  lastError: string | null;
+}
+
+/** The result of `models endpoint test`: one real round-trip to the server. */
+export interface EndpointProbe {
+  ok: boolean;
+  /** The models `/v1/models` lists. */
+  servedModels: string[];
+  /** Whether the configured model is among them. */
+  modelServed: boolean;
+  latencyMs: number;
+  error: string | null;
+}
