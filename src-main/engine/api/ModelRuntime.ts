@@ -7,6 +7,7 @@ import type { Llm } from '../models/Llm.js';
 import type { LlamaCppLlm } from '../models/LlamaCppLlm.js';
 import type { LlamaCppEmbedder } from '../models/LlamaCppEmbedder.js';
 import type { TransformersEmbedder } from '../models/TransformersEmbedder.js';
+import type { EndpointStatus } from '../models/endpoints/EndpointConfig.js';
 import type { ModelSelection, ModelStatus } from './contract.js';
 import type { SettingsStore } from './SettingsStore.js';
 
@@ -92,6 +93,24 @@ export class ModelRuntime {
 
   status(): { generation: ModelStatus | null; embedding: ModelStatus | null } {
     return { generation: this.#llm?.model.status() ?? null, embedding: this.#embedder?.status ?? null };
+  }
+
+  /** Each configured endpoint and how it fares (interim: the pool fills in health and counters). */
+  endpointStatus(): EndpointStatus[] {
+    return this.#settings.get().endpoints.map((e) => ({
+      id: e.id,
+      role: e.role,
+      baseUrl: e.baseUrl,
+      model: e.model,
+      hasApiKey: e.apiKey !== undefined,
+      concurrency: e.concurrency,
+      health: 'unknown',
+      servedModel: null,
+      inFlight: 0,
+      calls: 0,
+      failures: 0,
+      lastError: null,
+    }));
   }
 
   async dispose(): Promise<void> {
