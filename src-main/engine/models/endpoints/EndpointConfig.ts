@@ -14,7 +14,8 @@ export const endpointConfigSchema = z
       .string()
       .url()
       .max(2000)
-      .refine((u) => /^https?:$/.test(new URL(u).protocol), 'http or https only'),
+      // Checks go on after `url()` fails: `new URL` would throw on what it refused.
+      .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), 'http or https only'),
     /** The model name sent with each request (the server's `/v1/models` id). */
     model: z.string().min(1).max(200),
     /** Sent as a bearer token; never logged, exported or returned by the Api. */
