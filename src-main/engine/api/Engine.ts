@@ -8,6 +8,7 @@ import { SettingsStore } from './SettingsStore.js';
 import { systemHandlers } from './handlers/system.js';
 import { kbHandlers } from './handlers/kb.js';
 import { modelHandlers } from './handlers/models.js';
+import { endpointHandlers } from './handlers/endpoints.js';
 import { docHandlers } from './handlers/docs.js';
 import { indexingHandlers } from './handlers/indexing.js';
 import { graphHandlers } from './handlers/graph.js';
@@ -60,6 +61,7 @@ export class Engine {
       ...systemHandlers(this),
       ...kbHandlers(this),
       ...modelHandlers(this),
+      ...endpointHandlers(this),
       ...docHandlers(this),
       ...indexingHandlers(this),
       ...graphHandlers(this),

@@ -137,6 +137,22 @@ export const requestSchemas = {
   'models:download': z.object({ catalogId: z.string().min(1).max(200) }).strict(),
   'models:try': z.object({ prompt: z.string().min(1).max(10_000), maxTokens: z.number().int().positive().max(4096).default(256) }).strict(),
 
+  /** Inference servers (settings `endpoints`); the handler checks a new one against its full schema (models/endpoints/EndpointConfig.ts). */
+  'endpoints:list': empty,
+  'endpoints:add': z
+    .object({
+      id: z.string().min(1).max(100),
+      role: z.enum(['generation', 'embedding']),
+      baseUrl: z.string().min(1).max(2000),
+      model: z.string().min(1).max(200),
+      apiKey: z.string().min(1).max(1000).optional(),
+      concurrency: z.number().int().optional(),
+    })
+    .strict(),
+  'endpoints:remove': z.object({ id: z.string().min(1).max(100) }).strict(),
+  /** One real round trip (`GET /models`) to a configured endpoint. */
+  'endpoints:test': z.object({ id: z.string().min(1).max(100) }).strict(),
+
   'eval:run': z
     .object({
       datasetPath: path,
@@ -456,6 +472,31 @@ export interface EndpointSetting {
   concurrency: number;
 }
 
+/** An endpoint and how it fares (models/endpoints/EndpointConfig.ts `EndpointStatus`; never its key). */
+export interface EndpointStatusView {
+  id: string;
+  role: 'generation' | 'embedding';
+  baseUrl: string;
+  model: string;
+  hasApiKey: boolean;
+  concurrency: number;
+  health: 'unknown' | 'up' | 'down';
+  servedModel: string | null;
+  inFlight: number;
+  calls: number;
+  failures: number;
+  lastError: string | null;
+}
+
+/** One round trip to an endpoint (`EndpointProbe`). */
+export interface EndpointProbeView {
+  ok: boolean;
+  servedModels: string[];
+  modelServed: boolean;
+  latencyMs: number;
+  error: string | null;
+}
+
 export interface Settings {
   defaultStrategy: StrategyName;
   answerLanguage: string | null;
@@ -520,6 +561,10 @@ export interface Responses {
   'models:remove': { removed: true };
   'models:download': JobRef;
   'models:try': { text: string; promptTokens: number; completionTokens: number; ms: number };
+  'endpoints:list': EndpointStatusView[];
+  'endpoints:add': EndpointStatusView;
+  'endpoints:remove': { removed: true };
+  'endpoints:test': EndpointProbeView;
   'eval:run': JobRef;
   'eval:report': EvalReportView;
 }

@@ -6,12 +6,13 @@ import { probeLlamaBackend } from '../../models/probeLlamaBackend.js';
 import type { DoctorReport } from '../contract.js';
 import type { Engine } from '../Engine.js';
 import type { Handlers } from '../dispatch.js';
+import { redactSettings, restoreEndpointKeys } from '../endpointKeys.js';
 
 export function systemHandlers(engine: Engine): Pick<Handlers, 'system:doctor' | 'system:getSettings' | 'system:setSettings' | 'jobs:list' | 'jobs:cancel' | 'jobs:pause'> {
   return {
     'system:doctor': () => doctor(engine),
-    'system:getSettings': () => engine.settings.get(),
-    'system:setSettings': ({ settings }) => engine.settings.update(settings),
+    'system:getSettings': () => redactSettings(engine.settings.get()),
+    'system:setSettings': ({ settings }) => redactSettings(engine.settings.update(restoreEndpointKeys(settings, engine.settings.get()))),
     'jobs:list': () => engine.jobs.list(),
     'jobs:cancel': ({ jobId }) => ({ cancelled: engine.jobs.cancel(jobId) }),
     'jobs:pause': ({ jobId }) => ({ paused: engine.jobs.pause(jobId) }),
