@@ -10,6 +10,7 @@ import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
+import { addEndpointCommands } from './cli/endpointCommands.js';
 
 export interface CliOptions {
   appRoot: string;
@@ -274,7 +275,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       });
     });
 
-  const models = program.command('models').description('local models: list, inspect, import, download, remove, use');
+  const models = program.command('models').description('local models: list, inspect, import, download, remove, use; inference servers: endpoint');
   models
     .command('list')
     .description('models in the models folder and the catalog')
@@ -335,6 +336,14 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       });
       out(status, () => console.log(`${role}: ${status.path}\n  backend ${status.backend}, ${status.gpuLayers}/${status.totalLayers} layers on GPU\n  ${status.explanation}`));
     });
+
+  addEndpointCommands(models, {
+    call,
+    out,
+    fail: (message) => {
+      throw new CliError(message);
+    },
+  });
 
   const bench = program.command('bench').description('evaluate strategies on a QA data set');
   bench
