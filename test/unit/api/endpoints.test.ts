@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EndpointProbeView, EndpointStatusView, Settings } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { refusedPort, startModelListServer, type ModelListServer } from '../../support/modelListServer.js';
-import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+import { runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 
 /**
  * Inference servers through the Api (`endpoints:*`), kept in settings; the API key is stored and
@@ -74,7 +74,7 @@ describe('endpoints through the Api', () => {
       ['baseUrl', { baseUrl: 'ftp://gpu1/v1' }],
       ['concurrency', { concurrency: 0 }],
     ] as const) {
-      const error = await failure('endpoints:add', { id: 'new', role: 'generation', baseUrl: 'http://gpu1:8080/v1', model: 'm', ...bad });
+      const error = await failure('endpoints:add', Object.assign({ id: 'new', role: 'generation', baseUrl: 'http://gpu1:8080/v1', model: 'm' }, bad));
       expect(error.code, field).toBe('INVALID_REQUEST');
       expect(error.message, field).toMatch(new RegExp(`${field}:`));
     }
