@@ -29,6 +29,7 @@ export function printDoctor(report: DoctorReport): void {
     if (s) console.log(`\n${s.role} model: ${s.path}\n  ${s.backend}, ${s.gpuLayers}/${s.totalLayers} layers on GPU — ${s.explanation}`);
   }
   for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
+  console.log(`\nNetwork: ${report.remoteHosts.length === 0 ? 'nothing leaves this machine (no inference server configured)' : `loopback and the configured inference servers only: ${report.remoteHosts.join(', ')}`}`);
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
 }
 

@@ -1,14 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STRATEGIES } from '../../../src-main/engine/api/contract.js';
+import { STRATEGIES, type EndpointProbeView, type Reply, type Settings } from '../../../src-main/engine/api/contract.js';
+import { networkAllowList } from '../../../src-main/engine/api/networkAllowList.js';
 import { allowedDownloadUrl, catalogUrl, DOWNLOAD_HOSTS, loadCatalog } from '../../../src-main/engine/models/ModelCatalog.js';
 import { ModelManager } from '../../../src-main/engine/models/ModelManager.js';
 import { corpusLlm, engineAt, fullRun, REPO_ROOT, type FullRunSummary } from './support/fullRun.js';
 import { installNetworkGuard, isLoopbackHost, type NetworkViolation } from './support/networkGuard.js';
+import { startModelListServer } from '../../support/modelListServer.js';
 
 const work = mkdtempSync(join(tmpdir(), 'polyhop-offline-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -62,6 +64,53 @@ describe('the network guard', () => {
   });
 });
 
+describe('the allow-list beyond loopback', () => {
+  const endpoint = (id: string, baseUrl: string): Settings['endpoints'][number] => ({ id, role: 'generation', baseUrl, model: 'm', concurrency: 4 });
+
+  it('is empty with no endpoint, and names each configured host once otherwise', () => {
+    expect(networkAllowList({ endpoints: [] })).toEqual([]);
+    const endpoints = [
+      endpoint('a', 'http://GPU1.lab.example:8080/v1'),
+      endpoint('b', 'https://gpu1.lab.example/v1'),
+      endpoint('c', 'http://[2001:db8::7]:8000/v1'),
+      endpoint('d', 'http://192.0.2.44:11434/v1'),
+      endpoint('e', 'http://user:pw@gpu2.lab.example:1/v1'),
+    ];
+    expect(networkAllowList({ endpoints })).toEqual(['192.0.2.44', '2001:db8::7', 'gpu1.lab.example', 'gpu2.lab.example']);
+  });
+
+  it('lets the guard through to those hosts only', async () => {
+    const host = machineAddress();
+    const server = createServer((socket) => socket.end('hi'));
+    await new Promise<void>((r) => server.listen(0, host, r));
+    const port = (server.address() as { port: number }).port;
+    const guard = installNetworkGuard({ allowHosts: networkAllowList({ endpoints: [endpoint('a', `http://${host}:${port}/v1`)] }) });
+    try {
+      const reply = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        connect(port, host).on('data', (d) => (text += String(d))).on('end', () => resolve(text)).on('error', reject);
+      });
+      expect(reply).toBe('hi');
+      await new Promise<void>((resolve) => connect(port, '203.0.113.22').once('error', () => resolve()));
+      await fetch('http://gpu9.lab.example/v1/models').catch(() => undefined);
+    } finally {
+      guard.uninstall();
+      server.close();
+    }
+    expect(guard.allowed).toContain(`net.Socket.connect ${host}:${port}`);
+    expect(guard.violations.map((v) => `${v.api} ${v.destination}`)).toEqual([`net.Socket.connect 203.0.113.22:${port}`, 'fetch gpu9.lab.example']);
+  });
+});
+
+/** A non-loopback IPv4 address of this machine, for a server that stands in for an inference server on the network. */
+function machineAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a?.family === 'IPv4' && !a.internal)?.address;
+  expect(address, 'this machine has no non-loopback IPv4 address to stand in for a remote host').toBeDefined();
+  return address as string;
+}
+
 describe('a full run makes no network connection but loopback', () => {
   it('in process, under the Node-level guard', async () => {
     const guard = installNetworkGuard();
@@ -78,39 +127,104 @@ describe('a full run makes no network connection but loopback', () => {
   });
 
   it('in a child process inside a network namespace with only loopback, traced at the syscall level', () => {
-    // Needs root (or user namespaces): CI and the dev machines run as root.
-    const probe = spawnSync('unshare', ['-n', 'true']);
-    expect(probe.status, `unshare -n is unavailable: ${String(probe.stderr)}`).toBe(0);
-
-    const log = join(work, 'strace.log');
-    const child = join(REPO_ROOT, 'test', 'unit', 'security', 'support', 'offlineChild.ts');
-    // The canary connects, unguarded, to a remote address after the run: it proves strace sees
-    // such a connect (the namespace has no route, so nothing leaves).
-    const canary = `node -e "require('net').connect(9, '203.0.113.1').on('error', () => {})"`;
-    const script = `ip link set lo up && node --import tsx '${child}' '${join(work, 'namespace')}' && ${canary}`;
-    const run = spawnSync('strace', ['-f', '--seccomp-bpf', '-qq', '-e', 'trace=connect,sendto,sendmsg', '-o', log, 'unshare', '-n', 'sh', '-c', script], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-      maxBuffer: 64 << 20,
-    });
-    expect(run.status, `${run.error?.message ?? ''}\n${run.stderr}`).toBe(0);
-
-    const line = run.stdout.trim().split('\n').at(-1) ?? '';
-    const result = JSON.parse(line) as { selfCheck: string[]; summary: FullRunSummary; violations: NetworkViolation[] };
-    // The guard refused every kind of remote call before the run…
-    expect(result.selfCheck.map((v) => v.split(' ')[0])).toEqual(
-      expect.arrayContaining(['net.Socket.connect', 'fetch', 'dns.lookup', 'dns.promises.resolve4', 'dgram.send']),
-    );
-    expect(result.selfCheck).toContain('net.Socket.connect 203.0.113.11:80'); // undici under fetch
-    expect(result.selfCheck).toContain('net.Socket.connect polyhop-guard.invalid:443'); // https.get, before DNS
+    const { result, destinations } = runInNamespace(join(work, 'namespace'));
+    expectSelfCheck(result.selfCheck);
     // …the run completed with the network cut and tried nothing remote…
     expectCompleteRun(result.summary);
     expect(result.violations, describeViolations(result.violations)).toEqual([]);
     // …and at the syscall level (worker threads, native code, subprocesses) the canary is the only remote connect.
-    expect(remoteDestinations(readFileSync(log, 'utf8'))).toEqual(['203.0.113.1:9']);
+    expect(destinations).toEqual([CANARY]);
   });
 });
+
+describe('with an inference server configured, connections go to its host only', () => {
+  it('in process: the guard allows the hosts of networkAllowList, the run and an endpoint test reach only them', async () => {
+    const host = machineAddress();
+    const server = await startModelListServer({ host, models: ['qwen3-8b'], apiKey: 'sk-offline' });
+    const llm = corpusLlm();
+    const engine = await engineAt(join(work, 'endpoint-in-process'), llm);
+    const added = await engine.call('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', apiKey: 'sk-offline' });
+    expect(added.ok).toBe(true);
+    const allowHosts = networkAllowList(engine.settings.get());
+    expect(allowHosts).toEqual([host]);
+    const guard = installNetworkGuard({ allowHosts });
+    let elsewhere: unknown;
+    try {
+      const summary = await fullRun(engine, llm, mkdtempSync(join(work, 'endpoint-run-')));
+      expectCompleteRun(summary);
+      const probe = (await engine.call('endpoints:test', { id: 'gpu1' })) as Reply<EndpointProbeView>;
+      expect(probe).toMatchObject({ ok: true, value: { ok: true, modelServed: true } });
+      expect(guard.violations, describeViolations(guard.violations)).toEqual([]);
+      // Any other host is still refused, and recorded: the guard would fail the run.
+      elsewhere = await new Promise((resolve) => connect(443, '203.0.113.30').once('error', resolve));
+    } finally {
+      await engine.dispose();
+      guard.uninstall();
+      await server.close();
+    }
+    expect(guard.allowed.filter((a) => !a.startsWith('net.Socket.connect 127.') && a.includes(host))).toContain(`net.Socket.connect ${host}:${new URL(server.baseUrl).port}`);
+    expect(String(elsewhere)).toMatch(/networkGuard: net.Socket.connect to 203.0.113.30:443 refused/);
+    expect(guard.violations.map((v) => v.destination)).toEqual(['203.0.113.30:443']);
+  });
+
+  it('in a network namespace, traced at the syscall level: the only remote connects are to the configured server (and the canary)', () => {
+    const host = '10.99.0.1'; // carried by the namespace's loopback device: not a loopback address, yet no route leaves
+    const { result, destinations } = runInNamespace(join(work, 'namespace-endpoint'), host);
+    expect(result.allowHosts).toEqual([host]);
+    expectSelfCheck(result.selfCheck);
+    expectCompleteRun(result.summary);
+    expect(result.probe).toMatchObject({ ok: true, value: { ok: true, servedModels: ['qwen3-8b'], modelServed: true } });
+    expect(result.violations, describeViolations(result.violations)).toEqual([]);
+    const toServer = destinations.filter((d) => d.startsWith(`${host}:`));
+    expect(toServer.length).toBeGreaterThan(0);
+    expect(destinations.filter((d) => !d.startsWith(`${host}:`))).toEqual([CANARY]);
+  });
+});
+
+const CANARY = '203.0.113.1:9';
+
+interface ChildResult {
+  selfCheck: string[];
+  summary: FullRunSummary;
+  violations: NetworkViolation[];
+  allowHosts: string[];
+  probe: Reply<EndpointProbeView> | null;
+}
+
+/**
+ * The full run in a child process inside a network namespace with only loopback (plus
+ * `endpointHost` on the loopback device, where the child's inference server listens), traced by
+ * strace; then a canary connects, unguarded, to a remote address: it proves strace sees such a
+ * connect (the namespace has no route, so nothing leaves).
+ */
+function runInNamespace(dir: string, endpointHost?: string): { result: ChildResult; destinations: string[] } {
+  // Needs root (or user namespaces): CI and the dev machines run as root.
+  const probe = spawnSync('unshare', ['-n', 'true']);
+  expect(probe.status, `unshare -n is unavailable: ${String(probe.stderr)}`).toBe(0);
+  mkdirSync(dir, { recursive: true });
+  const log = join(dir, 'strace.log');
+  const child = join(REPO_ROOT, 'test', 'unit', 'security', 'support', 'offlineChild.ts');
+  const [canaryHost, canaryPort] = CANARY.split(':');
+  const canary = `node -e "require('net').connect(${canaryPort}, '${canaryHost}').on('error', () => {})"`;
+  const setUp = endpointHost ? `ip link set lo up && ip addr add ${endpointHost}/32 dev lo` : 'ip link set lo up';
+  const script = `${setUp} && node --import tsx '${child}' '${dir}'${endpointHost ? ` '${endpointHost}'` : ''} && ${canary}`;
+  const run = spawnSync('strace', ['-f', '--seccomp-bpf', '-qq', '-e', 'trace=connect,sendto,sendmsg', '-o', log, 'unshare', '-n', 'sh', '-c', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 64 << 20,
+  });
+  expect(run.status, `${run.error?.message ?? ''}\n${run.stderr}`).toBe(0);
+  const line = run.stdout.trim().split('\n').at(-1) ?? '';
+  return { result: JSON.parse(line) as ChildResult, destinations: remoteDestinations(readFileSync(log, 'utf8')) };
+}
+
+/** The guard refused every kind of remote call before the run. */
+function expectSelfCheck(selfCheck: string[]): void {
+  expect(selfCheck.map((v) => v.split(' ')[0])).toEqual(expect.arrayContaining(['net.Socket.connect', 'fetch', 'dns.lookup', 'dns.promises.resolve4', 'dgram.send']));
+  expect(selfCheck).toContain('net.Socket.connect 203.0.113.11:80'); // undici under fetch
+  expect(selfCheck).toContain('net.Socket.connect polyhop-guard.invalid:443'); // https.get, before DNS
+}
 
 /** Non-loopback IPv4/IPv6 destinations of connect/sendto/sendmsg in an strace log. */
 function remoteDestinations(log: string): string[] {
@@ -165,14 +279,17 @@ describe('model downloads', () => {
     expect(guard.violations, describeViolations(guard.violations)).toEqual([]);
   });
 
-  it('only the download path of ModelManager (asked for by models:download) reaches for the network', () => {
-    const networkUse = /from 'node:(?:http|https|net|tls|dgram|http2)'|from '(?:http|https|net|tls|dgram|ws|undici|got|axios)'|\bfetch\(|createModelDownloader|new WebSocket\(|XMLHttpRequest/;
+  it('only the download path of ModelManager (asked for by models:download) and the inference-server clients reach for the network', () => {
+    const networkUse = /from 'node:(?:http|https|net|tls|dgram|http2)'|from '(?:http|https|net|tls|dgram|ws|undici|got|axios|openai)'|\bfetch\(|createModelDownloader|new WebSocket\(|XMLHttpRequest/;
     const users: string[] = [];
     for (const root of ['src-main', 'src-preload']) {
       for (const file of walk(join(REPO_ROOT, root))) if (networkUse.test(readFileSync(file, 'utf8'))) users.push(relative(REPO_ROOT, file));
     }
-    // serve.ts listens on loopback (browser mode); it connects nowhere.
-    expect(users.sort()).toEqual(['src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
+    // serve.ts listens on loopback (browser mode); it connects nowhere. The endpoint clients reach
+    // only configured inference servers (the allow-list tests above).
+    const endpointClients = users.filter((f) => f.startsWith('src-main/engine/models/endpoints/'));
+    expect(endpointClients).toContain('src-main/engine/models/endpoints/probeEndpoint.ts');
+    expect(users.filter((f) => !endpointClients.includes(f)).sort()).toEqual(['src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
     const callers = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /modelFiles\.download\(|\.download\(catalogId/.test(readFileSync(f, 'utf8')));
     expect(callers.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/handlers/models.ts']);
   });

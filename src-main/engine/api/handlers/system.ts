@@ -7,6 +7,7 @@ import type { DoctorReport } from '../contract.js';
 import type { Engine } from '../Engine.js';
 import type { Handlers } from '../dispatch.js';
 import { redactSettings, restoreEndpointKeys } from '../endpointKeys.js';
+import { networkAllowList } from '../networkAllowList.js';
 
 export function systemHandlers(engine: Engine): Pick<Handlers, 'system:doctor' | 'system:getSettings' | 'system:setSettings' | 'jobs:list' | 'jobs:cancel' | 'jobs:pause'> {
   return {
@@ -36,6 +37,7 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     dataDir: { path: dataDir, writable: isWritable(dataDir) },
     ...engine.models.status(),
     modelErrors,
+    remoteHosts: networkAllowList(engine.settings.get()),
   };
 }
 

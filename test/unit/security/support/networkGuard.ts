@@ -7,8 +7,8 @@ import { syncBuiltinESMExports } from 'node:module';
 /**
  * A Node-level network guard for tests: while installed, every outgoing TCP/TLS connection,
  * UDP datagram, DNS query and `fetch` to a destination other than loopback (or a Unix socket)
- * is refused before it leaves the process and recorded as a violation. Loopback traffic is
- * allowed and counted, so a test can also prove the guard sat in the path.
+ * or a host of the allow-list is refused before it leaves the process and recorded as a
+ * violation. What is let through is counted, so a test can also prove the guard sat in the path.
  *
  * It sees this thread's JavaScript only: worker threads and native code are covered by running
  * the same flow in a network namespace (see offlineChild.ts).
@@ -19,9 +19,14 @@ export interface NetworkViolation {
   stack: string;
 }
 
+export interface NetworkGuardOptions {
+  /** Hosts beyond loopback that may be reached (names or addresses, as the engine's `networkAllowList` gives them). Default: none. */
+  allowHosts?: readonly string[];
+}
+
 export interface NetworkGuard {
   readonly violations: NetworkViolation[];
-  /** Loopback and Unix-socket destinations that were let through. */
+  /** Loopback, Unix-socket and allow-listed destinations that were let through. */
   readonly allowed: string[];
   uninstall(): void;
 }
@@ -38,7 +43,11 @@ export function isLoopbackHost(host: string | undefined | null): boolean {
 
 type AnyFn = (...args: unknown[]) => unknown;
 
-export function installNetworkGuard(): NetworkGuard {
+const bare = (host: string): string => host.replace(/^\[|\]$/g, '').toLowerCase();
+
+export function installNetworkGuard({ allowHosts = [] }: NetworkGuardOptions = {}): NetworkGuard {
+  const allowList = new Set(allowHosts.map(bare));
+  const mayReach = (host: string | undefined | null): boolean => isLoopbackHost(host) || allowList.has(bare(host ?? ''));
   const violations: NetworkViolation[] = [];
   const allowed: string[] = [];
   const restore: (() => void)[] = [];
@@ -73,7 +82,7 @@ export function installNetworkGuard(): NetworkGuard {
       function (this: unknown, ...args: unknown[]) {
         const { host, port, ipc } = destinationOf(args);
         const destination = ipc ? 'unix socket' : `${host ?? 'localhost'}:${String(port)}`;
-        if (ipc || isLoopbackHost(host)) {
+        if (ipc || mayReach(host)) {
           allowed.push(`${api} ${destination}`);
           return original.apply(this, args);
         }
@@ -98,7 +107,7 @@ export function installNetworkGuard(): NetworkGuard {
     (original: AnyFn): AnyFn =>
       function (this: unknown, ...args: unknown[]) {
         const host = addressOf(args);
-        if (isLoopbackHost(host)) {
+        if (mayReach(host)) {
           allowed.push(`${api} ${host ?? 'localhost'}`);
           return original.apply(this, args);
         }
@@ -113,7 +122,7 @@ export function installNetworkGuard(): NetworkGuard {
     (original: AnyFn): AnyFn =>
       function (this: unknown, ...args: unknown[]) {
         const host = String(args[0]);
-        if (isLoopbackHost(host)) {
+        if (mayReach(host)) {
           allowed.push(`${api} ${host}`);
           return original.apply(this, args);
         }
@@ -134,7 +143,7 @@ export function installNetworkGuard(): NetworkGuard {
   const originalFetch = globalThis.fetch;
   globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (isLoopbackHost(url.hostname)) {
+    if (mayReach(url.hostname)) {
       allowed.push(`fetch ${url.host}`);
       return originalFetch(input, init);
     }

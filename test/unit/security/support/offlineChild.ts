@@ -1,8 +1,11 @@
 /**
- * Run by offline.test.ts as `node --import tsx offlineChild.ts <workDir>` inside a network
- * namespace that has only loopback (`unshare -n`), traced by strace: the full run with the guard
- * installed, after a self-check that the guard refuses every kind of remote destination.
- * Prints one JSON line: { selfCheck, summary, violations, allowed }.
+ * Run by offline.test.ts as `node --import tsx offlineChild.ts <workDir> [<endpointHost>]` inside
+ * a network namespace that has only loopback (`unshare -n`), traced by strace: the full run with
+ * the guard installed, after a self-check that the guard refuses every kind of remote destination.
+ * With an endpoint host (an address the namespace's loopback carries), an inference server listens
+ * there and is configured and tested through the Api, and the guard allows exactly the hosts of
+ * the engine's `networkAllowList`.
+ * Prints one JSON line: { selfCheck, summary, violations, allowed, allowHosts, probe }.
  */
 import dgram from 'node:dgram';
 import dns from 'node:dns';
@@ -11,16 +14,19 @@ import { get } from 'node:https';
 import net from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
+import { networkAllowList } from '../../../../src-main/engine/api/networkAllowList.js';
+import { startModelListServer } from '../../../support/modelListServer.js';
 import { installNetworkGuard } from './networkGuard.js';
 import { corpusLlm, engineAt, fullRun } from './fullRun.js';
 
-const workDir = process.argv[2];
-if (!workDir) throw new Error('usage: offlineChild.ts <workDir>');
+const [workDir, endpointHost] = process.argv.slice(2);
+if (!workDir) throw new Error('usage: offlineChild.ts <workDir> [<endpointHost>]');
+const allowHosts = endpointHost ? [endpointHost] : [];
 
 /** Each remote kind of call once (TEST-NET-3 addresses, `.invalid` names): the guard must refuse them all. */
 async function selfCheck(): Promise<string[]> {
   const undiciFetch = globalThis.fetch;
-  const guard = installNetworkGuard();
+  const guard = installNetworkGuard({ allowHosts });
   const settle = (emitter: { once(event: 'error' | 'close', f: () => void): unknown }): Promise<void> =>
     new Promise((resolve) => {
       emitter.once('error', resolve);
@@ -47,13 +53,22 @@ async function selfCheck(): Promise<string[]> {
 
 const checked = await selfCheck();
 mkdirSync(workDir, { recursive: true });
-const guard = installNetworkGuard();
+const guard = installNetworkGuard({ allowHosts });
 const llm = corpusLlm();
 const engine = await engineAt(join(workDir, 'data'), llm);
+const server = endpointHost ? await startModelListServer({ host: endpointHost, models: ['qwen3-8b'], apiKey: 'sk-offline-child' }) : null;
 try {
+  if (server) {
+    const added = await engine.call('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', apiKey: 'sk-offline-child' });
+    if (!added.ok) throw new Error(`endpoints:add: ${added.error.message}`);
+    // The guard must allow what the engine's own allow-list names, no more.
+    if (JSON.stringify(networkAllowList(engine.settings.get())) !== JSON.stringify(allowHosts)) throw new Error(`networkAllowList ${JSON.stringify(networkAllowList(engine.settings.get()))} ≠ ${JSON.stringify(allowHosts)}`);
+  }
   const summary = await fullRun(engine, llm, workDir);
-  process.stdout.write(`${JSON.stringify({ selfCheck: checked, summary, violations: guard.violations, allowed: guard.allowed })}\n`);
+  const probe = server ? await engine.call('endpoints:test', { id: 'gpu1' }) : null;
+  process.stdout.write(`${JSON.stringify({ selfCheck: checked, summary, violations: guard.violations, allowed: guard.allowed, allowHosts, probe })}\n`);
 } finally {
+  await server?.close();
   await engine.dispose();
   guard.uninstall();
 }
