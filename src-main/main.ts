@@ -29,8 +29,10 @@ logUnhandledRejections();
 
 app.whenReady().then(async () => {
   const engine = await Engine.create({ paths: appPaths(app.getAppPath(), app.getPath('userData')) });
-  // Model downloads run in the engine (Node), never in the renderer: every renderer request
-  // outside its own folder is blocked.
+  // Model downloads and inference-server calls run in the engine (Node sockets of this process,
+  // which this session does not see; their hosts are `networkAllowList(settings)`), never in the
+  // renderer: it reaches them only through the Api, so every renderer request outside its own
+  // folder stays blocked.
   session.defaultSession.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isOwnFile(details.url) }));
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
