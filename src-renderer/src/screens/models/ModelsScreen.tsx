@@ -6,6 +6,7 @@ import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatBytes, formatNumber } from '../../lib/format.js';
 import { useAction, useApi } from '../../lib/useApi.js';
 import { useJobs } from '../../store/jobs.js';
+import { InferenceServers } from './InferenceServers.js';
 
 type Role = ModelStatus['role'];
 
@@ -331,6 +332,7 @@ export function ModelsScreen() {
         </section>
         <LoadForm path={path} setPath={setPath} onLoaded={status.reload} />
       </div>
+      <InferenceServers />
       <div className="two-col">
         <TryIt />
         <Doctor />
