@@ -10,7 +10,7 @@ export interface EndpointCommandsContext {
   fail: (message: string) => never;
 }
 
-const positiveInt = (v: string): number => Number.parseInt(v, 10);
+const integer = (v: string): number => Number.parseInt(v, 10);
 
 /** `polyhop models endpoint add|list|remove|test`: OpenAI-compatible inference servers. */
 export function addEndpointCommands(models: Command, { call, out, fail }: EndpointCommandsContext): void {
@@ -23,7 +23,7 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
     .requiredOption('--model <name>', 'model name sent with each request (an id its /v1/models lists)')
     .addOption(new Option('--api-key <key>', 'bearer token (visible in the shell history; see --api-key-env)').conflicts('apiKeyEnv'))
     .option('--api-key-env <var>', 'read the bearer token from this environment variable')
-    .option('--concurrency <n>', 'calls it runs at once (its parallel slots; default 4)', positiveInt)
+    .option('--concurrency <n>', 'calls it runs at once (its parallel slots; default 4)', integer)
     .action(async (id: string, opts: { role: 'generation' | 'embedding'; url: string; model: string; apiKey?: string; apiKeyEnv?: string; concurrency?: number }) => {
       let apiKey = opts.apiKey;
       if (opts.apiKeyEnv !== undefined) {
