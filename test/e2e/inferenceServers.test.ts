@@ -71,6 +71,9 @@ describeInBrowser('inference servers on the Models screen', () => {
       expect(await refused.getAttribute('data-ok')).toBe('false');
       expect(await refused.textContent()).toMatch(/No answer \(\d+ ms\): 401/);
 
+      await page.getByTestId('doctor-refresh').click();
+      await page.getByTestId('doctor-network').filter({ hasText: '127.0.0.1' }).waitFor();
+      expect(await page.getByTestId('doctor-network').textContent()).toBe('loopback and the inference servers only: 127.0.0.1');
       await screenshot(page, 'models-inference-servers');
       expect(await axeViolations(page)).toEqual([]);
       expect(await page.content()).not.toContain(KEY);
@@ -79,6 +82,8 @@ describeInBrowser('inference servers on the Models screen', () => {
       await row.waitFor({ state: 'detached' });
       await page.getByTestId('endpoint-remove-emb').click();
       await section.getByTestId('endpoints-empty').waitFor();
+      await page.getByTestId('doctor-refresh').click();
+      await page.getByTestId('doctor-network').filter({ hasText: 'nothing leaves this machine' }).waitFor();
       expect(await call<EndpointStatusView[]>(server.engine, 'endpoints:list', {})).toEqual([]);
 
       expect(externalRequests).toEqual([]);

@@ -254,6 +254,10 @@ function Doctor() {
             <dd className="break">
               {doctor.data.dataDir.path} {doctor.data.dataDir.writable ? '' : `(${t('models.notWritable')})`}
             </dd>
+            <dt>{t('models.network')}</dt>
+            <dd className="break" data-testid="doctor-network">
+              {doctor.data.remoteHosts.length === 0 ? t('models.networkNone') : t('models.networkHosts', { hosts: doctor.data.remoteHosts.join(', ') })}
+            </dd>
           </dl>
           {doctor.data.llama.error && <p className="error-text">{doctor.data.llama.error}</p>}
           <h4>{t('models.devices')}</h4>
