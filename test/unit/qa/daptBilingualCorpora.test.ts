@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Answer } from '../../../src-main/engine/api/contract.js';
+import { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
+import { planEmbedding } from '../../../src-main/engine/mder/planEmbedding.js';
+import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine/qa/index.js';
+import { Retriever } from '../../../src-main/engine/qa/retrieval/Retriever.js';
+import type { Llm } from '../../../src-main/engine/models/Llm.js';
+import { NgramEmbedder } from '../../support/NgramEmbedder.js';
+import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
+import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
+import { prompts } from './support/odysseyKb.js';
+
+/**
+ * DaPT's two corpora (seed 002, 2.3): a sub-question retrieves from the corpus in its own language.
+ * The embedder matches surface forms (character trigrams), as a real one matches a query best in
+ * the language it is written in: the Italian question, worded with other inflections than the
+ * text, shares no word with the Italian chunk and little with its English translation (which uses
+ * other words), so only the chunks as written (original-language vectors) find it for the Italian
+ * sub-question, and only the English text finds it for the English one.
+ */
+const WEAVING = {
+  it: 'Penelope tesseva di giorno una tela funeraria per il vecchio Laerte e di notte la disfaceva.',
+  en: 'By day the wife of Odysseus wove a burial shroud for old Laertes, and at night she unpicked it.',
+};
+const OTHERS: { text: string; language: string; english: string | null }[] = [
+  { text: 'Telemaco salpò verso Pilo per chiedere a Nestore notizie del padre.', language: 'it', english: 'Telemachus sailed to Pylos to ask Nestor for news of his father.' },
+  { text: 'I proci banchettavano ogni sera nella reggia consumando i beni di Ulisse.', language: 'it', english: "Every evening the suitors feasted in the palace, eating up Odysseus's goods." },
+  { text: 'Il porcaro Eumeo accolse il mendicante nella sua capanna.', language: 'it', english: 'The swineherd Eumaeus welcomed the beggar into his hut.' },
+  { text: 'Argo, il vecchio cane, riconobbe il padrone e morì.', language: 'it', english: 'Argos, the old dog, recognised his master and died.' },
+  { text: 'Euriclea lavò i piedi allo straniero e vide la cicatrice.', language: 'it', english: 'Eurycleia washed the stranger’s feet and saw the scar.' },
+  { text: 'Athena disguised herself as Mentor to guide Telemachus.', language: 'en', english: null },
+  { text: 'The Phaeacians carried Odysseus home to Ithaca while he slept.', language: 'en', english: null },
+  { text: 'Polyphemus the Cyclops was blinded with a sharpened stake.', language: 'en', english: null },
+];
+const QUESTION = { it: 'Chi disfece nottetempo la tessitura funebre?', en: 'Who unpicked the burial shroud at night?' };
+
+let dir: string;
+let kb: KnowledgeBase;
+let weavingChunk: number;
+const embedder = new NgramEmbedder(512);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'polyhop-dapt-corpora-'));
+  kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'itaca', baseIri: 'https://example.org/itaca/' } });
+  kb.setEmbedder(embedder.identity, embedder.dimension);
+  const rows = [{ text: WEAVING.it, language: 'it', english: WEAVING.en }, ...OTHERS];
+  for (const [i, row] of rows.entries()) {
+    const doc = kb.addDocument({ path: `/itaca/${i}.txt`, title: `canto ${i}`, hash: `h${i}`, mime: 'text/plain', size: row.text.length, language: row.language });
+    const [chunk] = kb.replaceChunks(doc.id, [{ ord: 0, text: row.text, language: row.language, startOffset: 0, endOffset: row.text.length, page: null }]);
+    if (row.english) kb.updateChunk(chunk!.id, { englishText: row.english });
+    if (i === 0) weavingChunk = chunk!.id;
+  }
+  const plan = planEmbedding(kb, embedder);
+  await plan.run(() => {});
+});
+afterAll(() => {
+  kb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A model that answers a sub-question with the weaver when the passages shown to it say who wove. */
+function rules(): ScriptRule[] {
+  const weaver = (passages: string): string | null => (/Penelope/.test(passages) ? 'Penelope' : /wife of Odysseus/.test(passages) ? 'the wife of Odysseus' : null);
+  return [
+    { prompt: 'qa/translate', reply: () => ({ english: QUESTION.en }) },
+    { prompt: 'qa/dapt-decompose', reply: (v) => ({ subQuestions: [{ id: '1', question: v.question!.includes(QUESTION.it) ? QUESTION.it : QUESTION.en, dependsOn: [] }] }) },
+    { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
+    { prompt: 'qa/dapt-judge', reply: (v) => ({ consistent: true, sufficient: /Penelope|wife of Odysseus/.test(`${v.answerSource} ${v.answerEnglish}`) }) },
+    { prompt: 'qa/dapt-regenerate', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
+    { prompt: 'qa/dapt-final', reply: (v) => (/→ Penelope/.test(v.chain!) ? { answer: 'Penelope [1].', short: 'Penelope' } : { answer: 'Non lo so.', short: '' }) },
+  ];
+}
+
+// The n-gram embedder is not multilingual: a question and its translation are far apart under it,
+// where a multilingual one fuses them (τ is a setting); a low τ makes the one bilingual node here.
+const settings = resolveQaSettings({ 'dapt.tau': 0.05 });
+
+function run(llm: Llm, question = QUESTION.it): Promise<Answer> {
+  const ctx: QaContext = { kb, llm, embedder, prompts, settings };
+  return ask(ctx, question, { strategy: 'dapt' });
+}
+
+interface Attempt {
+  side: string;
+  corpus: string;
+  query: string;
+  passages: { id: number; label: string }[];
+}
+const attemptsOf = (a: Answer): Attempt[] => a.trace.filter((s) => s.step.startsWith('solve')).flatMap((s) => (s.detail as { attempts: Attempt[] }).attempts);
+
+describe('DaPT retrieves from the corpus in each sub-question’s language', () => {
+  it('the Italian chunk reaches the Italian sub-question only through the text as written', async () => {
+    const retriever = new Retriever(kb, embedder, settings.shared.rrfK);
+    const k = settings.dapt.retrievalK;
+    const ids = (r: { fused: { id: number }[] }): number[] => r.fused.map((x) => x.id);
+    // The realistic premise: in the English corpus the Italian wording finds other chunks.
+    expect(ids(await retriever.hybrid('chunk', QUESTION.it, k))).not.toContain(weavingChunk);
+    expect(ids(await retriever.hybrid('chunk_original', QUESTION.it, k))).toContain(weavingChunk);
+    expect(ids(await retriever.hybrid('chunk', QUESTION.en, k))).toContain(weavingChunk);
+  });
+
+  it('a bilingual node has two lists, each from its own corpus, shown in its own language', async () => {
+    const llm = new ScriptedLlm(rules(), { countTokens });
+    const answer = await run(llm);
+    const [source, english] = attemptsOf(answer);
+    expect(source).toMatchObject({ side: 'source', corpus: 'original', query: QUESTION.it });
+    expect(english).toMatchObject({ side: 'english', corpus: 'english', query: QUESTION.en });
+    expect(source!.passages.map((p) => p.id)).toContain(weavingChunk);
+    expect(english!.passages.map((p) => p.id)).toContain(weavingChunk);
+    // What the model read on each path: the chunk as written, and its English text.
+    const shown = (q: string): string => llm.callsOf('qa/dapt-subanswer').find((c) => c.prompt.variables.subQuestion!.includes(q))!.prompt.variables.passages!;
+    expect(shown(QUESTION.it)).toContain(WEAVING.it);
+    expect(shown(QUESTION.it)).not.toContain(WEAVING.en);
+    expect(shown(QUESTION.en)).toContain(WEAVING.en);
+    expect(shown(QUESTION.en)).not.toContain(WEAVING.it);
+    expect(answer.trace.find((s) => s.step === 'plan')!.detail).not.toHaveProperty('originalCorpus');
+    expect(answer.shortAnswer).toBe('Penelope');
+  });
+
+  it('an English question reads one corpus, the English one', async () => {
+    const llm = new ScriptedLlm(rules(), { countTokens });
+    const answer = await run(llm, QUESTION.en);
+    const attempts = attemptsOf(answer);
+    expect(attempts.map((a) => a.corpus)).toEqual(['english']);
+    expect(attempts[0]!.passages.map((p) => p.id)).toContain(weavingChunk);
+    expect(llm.callsOf('qa/dapt-subanswer')[0]!.prompt.variables.passages).toContain(WEAVING.en);
+  });
+
+  it('a model that does not cooperate still sees the Italian chunk in Italian and the English text in English', async () => {
+    let degraded = 0;
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      // Planning is left intact (an empty sub-question retrieves nothing, a different test); every answering step degrades.
+      const llm = new UncooperativeLlm(new ScriptedLlm(rules(), { countTokens }), { seed, degrade: (p) => p !== 'qa/dapt-decompose' && p !== 'qa/translate' });
+      const answer = await run(llm);
+      const [source, english] = attemptsOf(answer);
+      expect(source!.passages.map((p) => p.id), `seed ${seed}`).toContain(weavingChunk);
+      expect(english!.passages.map((p) => p.id), `seed ${seed}`).toContain(weavingChunk);
+      expect(answer.text.length, `seed ${seed}`).toBeGreaterThan(0);
+      degraded += llm.degradations.length;
+    }
+    expect(degraded).toBeGreaterThan(0);
+  });
+});
