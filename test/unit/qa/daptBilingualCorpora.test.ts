@@ -10,34 +10,12 @@ import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine
 import { Retriever } from '../../../src-main/engine/qa/retrieval/Retriever.js';
 import type { Llm } from '../../../src-main/engine/models/Llm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
+import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
+import { ITACA_ROWS, itacaRules as rules, QUESTION, WEAVING } from './support/itacaCorpus.js';
 import { prompts } from './support/odysseyKb.js';
 
-/**
- * DaPT's two corpora (seed 002, 2.3): a sub-question retrieves from the corpus in its own language.
- * The embedder matches surface forms (character trigrams), as a real one matches a query best in
- * the language it is written in: the Italian question, worded with other inflections than the
- * text, shares no word with the Italian chunk and little with its English translation (which uses
- * other words), so only the chunks as written (original-language vectors) find it for the Italian
- * sub-question, and only the English text finds it for the English one.
- */
-const WEAVING = {
-  it: 'Penelope tesseva di giorno una tela funeraria per il vecchio Laerte e di notte la disfaceva.',
-  en: 'By day the wife of Odysseus wove a burial shroud for old Laertes, and at night she unpicked it.',
-};
-const OTHERS: { text: string; language: string; english: string | null }[] = [
-  { text: 'Telemaco salpò verso Pilo per chiedere a Nestore notizie del padre.', language: 'it', english: 'Telemachus sailed to Pylos to ask Nestor for news of his father.' },
-  { text: 'I proci banchettavano ogni sera nella reggia consumando i beni di Ulisse.', language: 'it', english: "Every evening the suitors feasted in the palace, eating up Odysseus's goods." },
-  { text: 'Il porcaro Eumeo accolse il mendicante nella sua capanna.', language: 'it', english: 'The swineherd Eumaeus welcomed the beggar into his hut.' },
-  { text: 'Argo, il vecchio cane, riconobbe il padrone e morì.', language: 'it', english: 'Argos, the old dog, recognised his master and died.' },
-  { text: 'Euriclea lavò i piedi allo straniero e vide la cicatrice.', language: 'it', english: 'Eurycleia washed the stranger’s feet and saw the scar.' },
-  { text: 'Athena disguised herself as Mentor to guide Telemachus.', language: 'en', english: null },
-  { text: 'The Phaeacians carried Odysseus home to Ithaca while he slept.', language: 'en', english: null },
-  { text: 'Polyphemus the Cyclops was blinded with a sharpened stake.', language: 'en', english: null },
-];
-const QUESTION = { it: 'Chi disfece nottetempo la tessitura funebre?', en: 'Who unpicked the burial shroud at night?' };
-
+/** Seed 002, 2.3: each sub-question retrieves from the corpus in its language (see support/itacaCorpus.ts). */
 let dir: string;
 let kb: KnowledgeBase;
 let weavingChunk: number;
@@ -47,8 +25,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'polyhop-dapt-corpora-'));
   kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'itaca', baseIri: 'https://example.org/itaca/' } });
   kb.setEmbedder(embedder.identity, embedder.dimension);
-  const rows = [{ text: WEAVING.it, language: 'it', english: WEAVING.en }, ...OTHERS];
-  for (const [i, row] of rows.entries()) {
+  for (const [i, row] of ITACA_ROWS.entries()) {
     const doc = kb.addDocument({ path: `/itaca/${i}.txt`, title: `canto ${i}`, hash: `h${i}`, mime: 'text/plain', size: row.text.length, language: row.language });
     const [chunk] = kb.replaceChunks(doc.id, [{ ord: 0, text: row.text, language: row.language, startOffset: 0, endOffset: row.text.length, page: null }]);
     if (row.english) kb.updateChunk(chunk!.id, { englishText: row.english });
@@ -61,19 +38,6 @@ afterAll(() => {
   kb.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A model that answers a sub-question with the weaver when the passages shown to it say who wove. */
-function rules(): ScriptRule[] {
-  const weaver = (passages: string): string | null => (/Penelope/.test(passages) ? 'Penelope' : /wife of Odysseus/.test(passages) ? 'the wife of Odysseus' : null);
-  return [
-    { prompt: 'qa/translate', reply: () => ({ english: QUESTION.en }) },
-    { prompt: 'qa/dapt-decompose', reply: (v) => ({ subQuestions: [{ id: '1', question: v.question!.includes(QUESTION.it) ? QUESTION.it : QUESTION.en, dependsOn: [] }] }) },
-    { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
-    { prompt: 'qa/dapt-judge', reply: (v) => ({ consistent: true, sufficient: /Penelope|wife of Odysseus/.test(`${v.answerSource} ${v.answerEnglish}`) }) },
-    { prompt: 'qa/dapt-regenerate', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
-    { prompt: 'qa/dapt-final', reply: (v) => (/→ Penelope/.test(v.chain!) ? { answer: 'Penelope [1].', short: 'Penelope' } : { answer: 'Non lo so.', short: '' }) },
-  ];
-}
 
 // The n-gram embedder is not multilingual: a question and its translation are far apart under it,
 // where a multilingual one fuses them (τ is a setting); a low τ makes the one bilingual node here.
