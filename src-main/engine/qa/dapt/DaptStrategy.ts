@@ -27,10 +27,11 @@ interface Solved {
  * (bilingual nodes), and solved in topological order, each sub-question with the answers it
  * depends on substituted. Each sub-question retrieves from the corpus in its own language (2.3):
  * a source-language one from the chunks as written, an English one from the chunks' English text
- * (kb/chunkCorpora.ts), so a bilingual node has two top-k lists and two candidate answers; an LLM judge checks that the two answers agree and suffice, the source-language
- * one is selected, or the answer is regenerated from the reasoning path until the judge accepts
- * (bounded by `dapt.maxRegenerations`). The final answer comes from the chain plus retrieval for the
- * original question only. An English question has one graph.
+ * (kb/chunkCorpora.ts), so a bilingual node has two top-k lists and two candidate answers. An LLM
+ * judge checks that the two answers agree and suffice, the source-language one is selected, or the
+ * answer is regenerated from the reasoning path and both lists until the judge accepts (bounded by
+ * `dapt.maxRegenerations`). The final answer comes from the chain plus retrieval for the original
+ * question only, in its language's corpus. An English question has one graph and one corpus.
  */
 export const daptStrategy: Strategy = {
   name: 'dapt',
