@@ -20,8 +20,3 @@ export function englishCorpusText(chunk: Pick<ChunkRecord, 'text' | 'englishText
 export function englishTextOf(chunk: Pick<ChunkRecord, 'text' | 'englishText' | 'language'>): string {
   return isEnglish(chunk.language) ? chunk.text : (chunk.englishText ?? chunk.text);
 }
-
-/** Whether a chunk has an original-language text of its own (and so a `chunk_original` vector). */
-export function hasOriginalLanguageText(chunk: Pick<ChunkRecord, 'language'>): boolean {
-  return !isEnglish(chunk.language);
-}

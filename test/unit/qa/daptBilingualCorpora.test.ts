@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from '../../../src-main/engine/api/contract.js';
-import { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
-import { planEmbedding } from '../../../src-main/engine/mder/planEmbedding.js';
+import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine/qa/index.js';
 import { Retriever } from '../../../src-main/engine/qa/retrieval/Retriever.js';
 import type { Llm } from '../../../src-main/engine/models/Llm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
-import { ITACA_ROWS, itacaRules as rules, QUESTION, WEAVING } from './support/itacaCorpus.js';
+import { buildItacaKb, itacaRules as rules, QUESTION, WEAVING } from './support/itacaCorpus.js';
 import { prompts } from './support/odysseyKb.js';
 
 /** Seed 002, 2.3: each sub-question retrieves from the corpus in its language (see support/itacaCorpus.ts). */
@@ -23,16 +22,7 @@ const embedder = new NgramEmbedder(512);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'polyhop-dapt-corpora-'));
-  kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'itaca', baseIri: 'https://example.org/itaca/' } });
-  kb.setEmbedder(embedder.identity, embedder.dimension);
-  for (const [i, row] of ITACA_ROWS.entries()) {
-    const doc = kb.addDocument({ path: `/itaca/${i}.txt`, title: `canto ${i}`, hash: `h${i}`, mime: 'text/plain', size: row.text.length, language: row.language });
-    const [chunk] = kb.replaceChunks(doc.id, [{ ord: 0, text: row.text, language: row.language, startOffset: 0, endOffset: row.text.length, page: null }]);
-    if (row.english) kb.updateChunk(chunk!.id, { englishText: row.english });
-    if (i === 0) weavingChunk = chunk!.id;
-  }
-  const plan = planEmbedding(kb, embedder);
-  await plan.run(() => {});
+  ({ kb, weavingChunk } = await buildItacaKb(join(dir, 'kb.sqlite'), embedder));
 });
 afterAll(() => {
   kb.close();

@@ -1,3 +1,6 @@
+import { KnowledgeBase } from '../../../../src-main/engine/kb/index.js';
+import { planEmbedding } from '../../../../src-main/engine/mder/planEmbedding.js';
+import type { Embedder } from '../../../../src-main/engine/models/Embedder.js';
 import type { ScriptRule } from '../../../support/ScriptedLlm.js';
 
 /**
@@ -42,3 +45,18 @@ export function itacaRules(): ScriptRule[] {
 
 /** Every row of the corpus, the weaving chunk first. */
 export const ITACA_ROWS = [{ text: WEAVING.it, language: 'it', english: WEAVING.en as string | null }, ...OTHERS];
+
+/** The corpus in a new KB at `file`, chunked one chunk per document and embedded as indexing does; returns the weaving chunk's id. */
+export async function buildItacaKb(file: string, embedder: Embedder): Promise<{ kb: KnowledgeBase; weavingChunk: number }> {
+  const kb = KnowledgeBase.open(file, { create: { name: 'itaca', baseIri: 'https://example.org/itaca/' } });
+  kb.setEmbedder(embedder.identity, embedder.dimension);
+  let weavingChunk = 0;
+  for (const [i, row] of ITACA_ROWS.entries()) {
+    const doc = kb.addDocument({ path: `/itaca/${i}.txt`, title: `canto ${i}`, hash: `h${i}`, mime: 'text/plain', size: row.text.length, language: row.language });
+    const [chunk] = kb.replaceChunks(doc.id, [{ ord: 0, text: row.text, language: row.language, startOffset: 0, endOffset: row.text.length, page: null }]);
+    if (row.english) kb.updateChunk(chunk!.id, { englishText: row.english });
+    if (i === 0) weavingChunk = chunk!.id;
+  }
+  await planEmbedding(kb, embedder).run(() => {});
+  return { kb, weavingChunk };
+}
