@@ -46,9 +46,14 @@ export function itacaRules(): ScriptRule[] {
 /** Every row of the corpus, the weaving chunk first. */
 export const ITACA_ROWS = [{ text: WEAVING.it, language: 'it', english: WEAVING.en as string | null }, ...OTHERS];
 
-/** The corpus in a new KB at `file`, chunked one chunk per document and embedded as indexing does; returns the weaving chunk's id. */
+/** The corpus in a new KB at `file` (see {@link fillItacaKb}). */
 export async function buildItacaKb(file: string, embedder: Embedder): Promise<{ kb: KnowledgeBase; weavingChunk: number }> {
   const kb = KnowledgeBase.open(file, { create: { name: 'itaca', baseIri: 'https://example.org/itaca/' } });
+  return { kb, weavingChunk: await fillItacaKb(kb, embedder) };
+}
+
+/** Adds the corpus to an empty KB, one chunk per document, embedded as indexing does; returns the weaving chunk's id. */
+export async function fillItacaKb(kb: KnowledgeBase, embedder: Embedder): Promise<number> {
   kb.setEmbedder(embedder.identity, embedder.dimension);
   let weavingChunk = 0;
   for (const [i, row] of ITACA_ROWS.entries()) {
@@ -58,5 +63,5 @@ export async function buildItacaKb(file: string, embedder: Embedder): Promise<{ 
     if (i === 0) weavingChunk = chunk!.id;
   }
   await planEmbedding(kb, embedder).run(() => {});
-  return { kb, weavingChunk };
+  return weavingChunk;
 }
