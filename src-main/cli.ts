@@ -94,7 +94,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       const info = await call('kb:info', { kb: name });
       out(info, () => {
         console.log(JSON.stringify(info, null, 2));
-        const hint = missingVectorsHint(name, info.missingVectors);
+        const hint = missingVectorsHint(name, info.missingVectors, info.embedder !== null);
         if (hint) console.log(hint);
       });
     });

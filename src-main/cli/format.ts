@@ -33,8 +33,15 @@ export function printDoctor(report: DoctorReport): void {
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
 }
 
-/** What to run when `missing` rows of a KB wait for their first vectors (imported without an embedding model), or null. */
-export function missingVectorsHint(kb: string, missing: number): string | null {
+/**
+ * What to run when `missing` rows of a KB wait for vectors, or null: with no embedder (`embedded`
+ * false) rows imported without an embedding model; with one, original-language chunk vectors of a
+ * KB indexed before they existed.
+ */
+export function missingVectorsHint(kb: string, missing: number, embedded = false): string | null {
   if (missing === 0) return null;
+  if (embedded) {
+    return `Original-language vectors missing: ${missing} non-English chunks of "${kb}" were indexed before they existed. Answers work; DaPT ranks these chunks by their English vectors until you run \`polyhop kb reembed ${kb}\` (same embedding model: only the missing vectors are made).`;
+  }
   return `Vectors missing: ${missing} rows of "${kb}" are not embedded yet (imported without an embedding model). Browsing, SPARQL and export work now; to ask questions run \`polyhop models use embedding PATH\`, then \`polyhop kb reembed ${kb}\`.`;
 }

@@ -15,9 +15,9 @@ import { percentile } from './support/benchArgs.js';
 /**
  * Non-LLM time per question (retrieval, fusion, prompt rendering, bookkeeping) of every strategy,
  * with a zero-latency scripted model, on a synthetic KB of `--entities` entities (2 triples each,
- * one chunk per 10 entities, summaries, all four vector families and both FTS indexes) built
- * through the KnowledgeBase API. Questions alternate English and Italian so DaPT's bilingual path
- * runs. Baselines measured in the same run: one query embedding + one entity-name KNN (the least
+ * one chunk per 10 entities, every other document in Italian with its English text, summaries,
+ * every vector family and FTS index) built through the KnowledgeBase API. Questions alternate
+ * English and Italian so DaPT's bilingual path, and its original-language corpus, run. Baselines measured in the same run: one query embedding + one entity-name KNN (the least
  * any KB strategy does), and the vector strategy. Goal: ≤ 100 ms p50 at 1M entities.
  *
  *   npm run bench qa                          (10k entities)
@@ -133,7 +133,7 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
   const n = names.length;
   const batch = 10_000;
   const ids: number[] = new Array(n);
-  const put = async (kind: 'chunk' | 'entity_name' | 'entity_summary' | 'triple', rows: { id: number; text: string }[]): Promise<void> => {
+  const put = async (kind: 'chunk' | 'chunk_original' | 'entity_name' | 'entity_summary' | 'triple', rows: { id: number; text: string }[]): Promise<void> => {
     const vectors = await embedder.embed(rows.map((r) => r.text));
     kb.putVectors(kind, rows.map((r, i) => ({ id: r.id, vector: vectors[i]! })));
     if (kind === 'chunk' || kind === 'triple') kb.indexText(kind, rows);
@@ -152,28 +152,35 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
   for (let start = 0; start < n; start += batch) {
     const end = Math.min(n, start + batch);
     const chunkRows: { id: number; text: string }[] = [];
+    const originalRows: { id: number; text: string; italian: boolean }[] = [];
     const tripleRows: { id: number; text: string }[] = [];
     const summaryRows: { id: number; text: string }[] = [];
     kb.transaction(() => {
       for (let d = start; d < end; d += 100) {
-        const doc = kb.addDocument({ path: `/bench/${d}.txt`, title: `doc ${d}`, hash: `${d}`, mime: 'text/plain', size: 1 });
-        const texts = Array.from({ length: Math.ceil(Math.min(100, end - d) / 10) }, (_, c) => {
+        const italian = (d / 100) % 2 === 1;
+        const doc = kb.addDocument({ path: `/bench/${d}.txt`, title: `doc ${d}`, hash: `${d}`, mime: 'text/plain', size: 1, language: italian ? 'it' : 'en' });
+        const facts = (c: number, say: (i: number, t: number, r: string) => string): string => {
           const first = d + c * 10;
           return Array.from({ length: Math.min(10, end - first) }, (_, j) => first + j)
-            .flatMap((i) => edges(i).map(([t, r]) => `${verbaliseTriple(names[i]!, r, names[t]!)}.`))
+            .flatMap((i) => edges(i).map(([t, r]) => `${say(i, t, r)}.`))
             .join(' ');
-        });
+        };
+        const count = Math.ceil(Math.min(100, end - d) / 10);
+        const english = Array.from({ length: count }, (_, c) => facts(c, (i, t, r) => verbaliseTriple(names[i]!, r, names[t]!)));
+        const texts = italian ? Array.from({ length: count }, (_, c) => facts(c, (i, t, r) => `${names[i]!} ${italianRelation(r)} ${names[t]!}`)) : english;
         let offset = 0;
         const chunks = kb.replaceChunks(
           doc.id,
           texts.map((text, ord) => {
-            const c = { ord, text, language: 'en', startOffset: offset, endOffset: offset + text.length, page: null };
+            const c = { ord, text, language: italian ? 'it' : 'en', startOffset: offset, endOffset: offset + text.length, page: null };
             offset += text.length + 1;
             return c;
           }),
         );
         for (const [c, chunk] of chunks.entries()) {
-          chunkRows.push({ id: chunk.id, text: chunk.text });
+          if (italian) kb.updateChunk(chunk.id, { englishText: english[c]! });
+          chunkRows.push({ id: chunk.id, text: english[c]! });
+          originalRows.push({ id: chunk.id, text: chunk.text, italian });
           for (let i = d + c * 10; i < Math.min(end, d + c * 10 + 10); i++) {
             const facts: string[] = [];
             for (const [t, r] of edges(i)) {
@@ -191,11 +198,33 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
       }
     });
     await put('chunk', chunkRows);
+    // As planEmbedding writes them: every chunk's text as written, original-language vectors for the Italian ones only.
+    kb.indexText('chunk_original', originalRows);
+    await put('chunk_original', originalRows.filter((r) => r.italian));
     await put('triple', tripleRows);
     await put('entity_summary', summaryRows);
     if ((start / batch) % 10 === 9) console.log(`  … ${end.toLocaleString('en')} entities`);
   }
   return kb;
+}
+
+const ITALIAN_VERBS: Record<string, string> = {
+  RULED: 'governò',
+  MARRIED_TO: 'sposò',
+  SON_OF: 'era figlio di',
+  VISITED: 'visitò',
+  FOUGHT: 'combatté',
+  BUILT: 'costruì',
+  WROTE: 'scrisse a',
+  SAILED_TO: 'navigò verso',
+  MET: 'incontrò',
+  LED: 'guidò',
+};
+
+/** The relation as an Italian verb ("RULED_12" → "governò (12)"). */
+function italianRelation(relation: string): string {
+  const [, verb, n] = /^(.*?)(?:_(\d+))?$/.exec(relation)!;
+  return `${ITALIAN_VERBS[verb!] ?? verb!.toLowerCase()}${n ? ` (${n})` : ''}`;
 }
 
 /** A zero-latency model that answers every QA prompt plausibly from its variables. */

@@ -10,6 +10,7 @@ import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { smallGraphTurtle } from '../support/smallGraph.js';
 import { call, runJobToEnd } from '../support/tempEngine.js';
+import { fillItacaKb, ITACA_ROWS } from '../unit/qa/support/itacaCorpus.js';
 
 /**
  * Issue 13 on the Corpus screen: a graph imported with no embedding model shows that its vectors
@@ -54,6 +55,34 @@ describe('a KB imported without an embedding model, on the Corpus screen', () =>
       await notice.waitFor({ state: 'detached' });
       expect((await embed.textContent())?.trim()).toBe('Re-embed');
       expect(await call(server.engine, 'kb:info', { kb: 'mse' })).toMatchObject({ missingVectors: 0, embedder: { dimension: 64 } });
+      expect(appConsoleErrors(consoleErrors)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('a KB indexed before original-language vectors existed, on the Corpus screen', () => {
+  it('says which vectors are missing, and Embed makes them with the same model', async () => {
+    models.embedder ??= new NgramEmbedder(64);
+    await call(server.engine, 'kb:create', { name: 'itaca' });
+    const { kb } = server.engine.kbs.get('itaca');
+    await fillItacaKb(kb, models.embedder);
+    // What migration 0005 leaves: English vectors only.
+    kb.deleteVectors('chunk_original', [...kb.iterateChunks()].map((c) => c.id));
+    const italian = ITACA_ROWS.filter((r) => r.language !== 'en').length;
+    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    try {
+      await page.getByTestId('nav-corpus').click();
+      await settled(page);
+      const notice = page.getByTestId('kb-vectors-missing-itaca');
+      await notice.waitFor();
+      expect(await notice.textContent()).toMatch(new RegExp(`Original-language vectors missing: ${italian} non-English chunks`));
+      const embed = page.getByTestId('kb-reembed-itaca');
+      expect((await embed.textContent())?.trim()).toBe('Embed');
+      await embed.click();
+      await notice.waitFor({ state: 'detached' });
+      expect(kb.stats().vectors.chunk_original).toBe(italian);
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();

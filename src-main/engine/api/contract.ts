@@ -228,8 +228,10 @@ export interface KbSummary {
   /**
    * Rows waiting for their first vectors: with no embedder recorded (an RDF import made without an
    * embedding model), every entity, triple, chunk and passage; `kb:reembed` fills them once an
-   * embedding model is loaded. 0 once an embedder is recorded (gaps left by an interrupted run are
-   * filled by the next one).
+   * embedding model is loaded. With an embedder recorded: the non-English chunks without an
+   * original-language vector (a KB indexed before those existed, or a re-embed cut short), which
+   * `kb:reembed` or the next index job makes; other gaps left by an interrupted run are filled by
+   * the next one and not counted.
    */
   missingVectors: number;
   createdAt: string;

@@ -6,6 +6,7 @@ import { StatementCache } from './utils/StatementCache.js';
 import * as sqliteVec from 'sqlite-vec';
 import { PolyhopError } from '../base/errors.js';
 import { storageError } from '../base/storageError.js';
+import { sqlNotEnglish } from '../base/englishLanguage.js';
 import { missingCase } from '../base/assert.js';
 import type { CallCacheStore } from '../models/CallCache.js';
 import { cleanName, entityKey } from './entityKey.js';
@@ -58,6 +59,11 @@ export interface KnnOptions {
   exact?: boolean;
   /** Candidates taken from the binary prefilter per wanted result, before the float rerank. Default: 40. */
   oversample?: number;
+  /**
+   * `chunk` only: rank English chunks alone (their English vector also stands for their text as
+   * written, see chunkCorpora.ts). Candidates are filtered before the float rerank. Default: false.
+   */
+  englishChunksOnly?: boolean;
 }
 
 export interface ListEntitiesOptions {
@@ -88,6 +94,7 @@ export interface IterateOptions {
 
 const VECTOR_OWNERS: Record<VectorKind, string> = {
   chunk: 'chunks',
+  chunk_original: 'chunks',
   entity_name: 'entities',
   entity_summary: 'entities',
   triple: 'triples',
@@ -95,7 +102,7 @@ const VECTOR_OWNERS: Record<VectorKind, string> = {
 };
 /** What a row of each vector owner table is called in errors. */
 const ROW_NAMES: Record<string, string> = { chunks: 'chunk', entities: 'entity', triples: 'triple', passages: 'passage' };
-const TEXT_OWNERS: Record<TextIndexKind, string> = { chunk: 'chunks', triple: 'triples' };
+const TEXT_OWNERS: Record<TextIndexKind, string> = { chunk: 'chunks', chunk_original: 'chunks', triple: 'triples' };
 const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
 
 /**
@@ -887,14 +894,17 @@ export class KnowledgeBase {
     const unit = normalised(query);
     if (!unit) return [];
     const blob = bytesOf(unit);
+    if (options.englishChunksOnly && kind !== 'chunk') throw new PolyhopError('BAD_INPUT', `englishChunksOnly applies to chunk vectors, not ${kind}`);
+    // A point lookup per candidate in the partial index of non-English chunks.
+    const filter = options.englishChunksOnly ? `AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.id AND ${sqlNotEnglish('c.language')})` : '';
     let rows: { id: number; distance: number }[];
     if (options.exact) {
-      rows = this.#stmt(`SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} ORDER BY distance, id LIMIT ?`).all(blob, k) as typeof rows;
+      rows = this.#stmt(`SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE 1 ${filter} ORDER BY distance, id LIMIT ?`).all(blob, k) as typeof rows;
     } else {
       const index = this.#loadedIndex(kind, embedder.dimension);
       const candidates = index.candidates(BinaryIndex.encode(unit), Math.max(k, Math.ceil(k * (options.oversample ?? 40))));
       rows = this.#stmt(
-        `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY distance, id LIMIT ?`,
+        `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE id IN (SELECT value FROM json_each(?)) ${filter} ORDER BY distance, id LIMIT ?`,
       ).all(blob, JSON.stringify(candidates), k) as typeof rows;
     }
     return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
@@ -905,6 +915,23 @@ export class KnowledgeBase {
     return this.#stmt(`SELECT o.id ${missingVectorsFrom(kind)} AND o.id > ? ORDER BY o.id LIMIT ?`)
       .pluck()
       .all(after, limit) as number[];
+  }
+
+  /**
+   * Non-English chunks embedded in English but without an original-language vector: a KB indexed
+   * before that family existed (migration 0005), or a re-embed cut short. The next Index or
+   * Re-embed job makes them. Cached until chunks or either family's vectors change.
+   */
+  countMissingOriginalVectors(): number {
+    const generations = `${this.#generation('chunk')}:${this.#generation('chunk_original')}`;
+    return this.#derive(`missingOriginalVectors:${generations}`, () =>
+      this.#stmt(
+        `SELECT COUNT(*) FROM chunks o WHERE ${sqlNotEnglish('o.language')} AND EXISTS (SELECT 1 FROM vec_chunk v WHERE v.id = o.id)
+           AND NOT EXISTS (SELECT 1 FROM vec_chunk_original v WHERE v.id = o.id)`,
+      )
+        .pluck()
+        .get() as number,
+    );
   }
 
   /** How many `kind` rows (every kind when omitted) have no vector yet. */
@@ -1280,7 +1307,9 @@ export class KnowledgeBase {
       .all({ ids: JSON.stringify(supported) }) as number[];
     this.#deleteTriples(doomed);
     this.#deleteVectorRows('chunk', chunkIds);
+    this.#deleteVectorRows('chunk_original', chunkIds);
     this.removeText('chunk', chunkIds);
+    this.removeText('chunk_original', chunkIds);
     this.#stmt('DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))').run(chunks);
     const orphans = this.#stmt(
       `SELECT e.value FROM json_each(?) e WHERE NOT EXISTS (SELECT 1 FROM triples WHERE source_id = e.value)
@@ -1404,9 +1433,9 @@ function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): D
   }
 }
 
-/** FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary). */
+/** FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary, original-language ones only for non-English chunks). */
 function missingVectorsFrom(kind: VectorKind): string {
-  const extra = kind === 'entity_summary' ? 'AND o.summary IS NOT NULL' : '';
+  const extra = kind === 'entity_summary' ? 'AND o.summary IS NOT NULL' : kind === 'chunk_original' ? `AND ${sqlNotEnglish('o.language')}` : '';
   return `FROM ${vectorOwner(kind)} o WHERE NOT EXISTS (SELECT 1 FROM vec_${kind} v WHERE v.id = o.id) ${extra}`;
 }
 

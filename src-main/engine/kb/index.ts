@@ -5,3 +5,4 @@ export type { KbRegistryOptions, KbEntry, CreateKbOptions } from './KbRegistry.j
 export { verbaliseTriple } from './verbaliseTriple.js';
 export { entityKey } from './entityKey.js';
 export * from './types.js';
+export { englishCorpusText, englishTextOf } from './chunkCorpora.js';

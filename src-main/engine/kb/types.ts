@@ -85,11 +85,15 @@ export interface PassageRecord {
   chunkIds: number[];
 }
 
-/** Vector families kept in sqlite-vec, each keyed by the id of the row it embeds. */
-export type VectorKind = 'chunk' | 'entity_name' | 'entity_summary' | 'triple' | 'passage';
+/**
+ * Vector families kept in sqlite-vec, each keyed by the id of the row it embeds. `chunk` is a
+ * chunk's English text (every chunk); `chunk_original` its text as written, for non-English chunks
+ * only (an English chunk's `chunk` vector stands for it in both: see chunkCorpora.ts).
+ */
+export type VectorKind = 'chunk' | 'chunk_original' | 'entity_name' | 'entity_summary' | 'triple' | 'passage';
 
-/** Texts indexed in FTS5 for BM25. */
-export type TextIndexKind = 'chunk' | 'triple';
+/** Texts indexed in FTS5 for BM25: `chunk` is the English text of every chunk, `chunk_original` every chunk's text as written. */
+export type TextIndexKind = 'chunk' | 'chunk_original' | 'triple';
 
 export interface ScoredId {
   id: number;

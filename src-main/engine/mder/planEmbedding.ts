@@ -4,9 +4,10 @@ import type { KnowledgeBase } from '../kb/index.js';
 import type { VectorKind } from '../kb/types.js';
 import type { Embedder } from '../models/Embedder.js';
 import { verbaliseTriple } from '../kb/verbaliseTriple.js';
+import { englishCorpusText } from '../kb/chunkCorpora.js';
 
 /** In the order they are embedded. */
-const EMBEDDED_KINDS: readonly VectorKind[] = ['chunk', 'passage', 'entity_name', 'entity_summary', 'triple'];
+const EMBEDDED_KINDS: readonly VectorKind[] = ['chunk', 'chunk_original', 'passage', 'entity_name', 'entity_summary', 'triple'];
 
 export interface EmbeddingPlan {
   /** Rows still without a vector, all kinds together. */
@@ -16,8 +17,9 @@ export interface EmbeddingPlan {
 }
 
 /**
- * Embeds every row that has no vector yet: chunks (their English text; FTS5 gets both
- * languages), fixed-size passages, entity names, entity summaries and triples by their linear verbalisation
+ * Embeds every row that has no vector yet: chunks in English (their English text) and, when not
+ * English, as written (their original text; see kb/chunkCorpora.ts: an English chunk is embedded
+ * once), with the BM25 text of both corpora; fixed-size passages, entity names, entity summaries and triples by their linear verbalisation
  * alone (HyP-KGRAG 3.1; their MDER descriptions go into the evidence, not the index). The
  * indexing job's embed stage, and re-embedding a KB with another embedder, are this.
  */
@@ -44,15 +46,21 @@ export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: Pl
   const batch = async (kind: VectorKind, ids: number[]): Promise<void> => {
     switch (kind) {
       case 'chunk': {
-        // Chunks are embedded in English (what triples and summaries are written in) and searched by BM25 in both languages.
+        // The English corpus (what triples and summaries are written in); both corpora's BM25 text goes with it.
         const chunks = kb.getChunks(ids);
         const vectors = await embed(chunks.map((c) => c.englishText ?? c.text));
         kb.transaction(() => {
           kb.putVectors('chunk', chunks.map((c, i) => ({ id: c.id, vector: vectors[i] as Float32Array })));
-          if (withText) kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: c.englishText && c.englishText !== c.text ? `${c.text}\n${c.englishText}` : c.text })));
+          if (withText) {
+            kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: englishCorpusText(c) })));
+            kb.indexText('chunk_original', chunks.map((c) => ({ id: c.id, text: c.text })));
+          }
         });
         return;
       }
+      case 'chunk_original':
+        // Only non-English chunks are missing these (see KnowledgeBase.missingVectors).
+        return put('chunk_original', kb.getChunks(ids).map((c) => ({ id: c.id, text: c.text })), false);
       case 'passage':
         return put('passage', kb.getPassages(ids).map((p) => ({ id: p.id, text: p.text })), false);
       case 'entity_name':

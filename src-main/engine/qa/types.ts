@@ -12,6 +12,7 @@ export type QaKb = Pick<
   KnowledgeBase,
   | 'knn'
   | 'bm25'
+  | 'countMissingOriginalVectors'
   | 'getEntities'
   | 'getChunks'
   | 'getPassages'

@@ -123,7 +123,7 @@ ex:paris ex:twinnedWith ex:rome .
     expect((failed as Error).message).toBe('embedder crashed');
     const empty = () => {
       const stats = session.kb.stats();
-      expect({ entities: stats.entities, triples: stats.triples, ...stats.vectors }).toEqual({ entities: 0, triples: 0, chunk: 0, entity_name: 0, entity_summary: 0, triple: 0, passage: 0 });
+      expect({ entities: stats.entities, triples: stats.triples, ...stats.vectors }).toEqual({ entities: 0, triples: 0, chunk: 0, chunk_original: 0, entity_name: 0, entity_summary: 0, triple: 0, passage: 0 });
       expect(session.kb.bm25('triple', 'population', 5)).toEqual([]);
       expect(session.kb.searchEntities('Paris')).toEqual([]);
       expect([...session.kb.iterateImportedStatements()]).toEqual([]);

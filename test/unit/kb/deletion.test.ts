@@ -16,7 +16,7 @@ describe('KnowledgeBase deletion', () => {
     cleanup();
   });
 
-  const KINDS = ['chunk', 'entity_name', 'entity_summary', 'triple', 'passage'] as const;
+  const KINDS = ['chunk', 'chunk_original', 'entity_name', 'entity_summary', 'triple', 'passage'] as const;
   const vector = (seed: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 13 + i) + 0.01);
 
   /** Two documents sharing one entity and one triple, plus an imported triple; everything embedded and indexed. */
@@ -46,6 +46,8 @@ describe('KnowledgeBase deletion', () => {
     const allChunks = [...a.chunkIds, ...b.chunkIds];
     kb.putVectors('chunk', allChunks.map((id) => ({ id, vector: vector(id) })));
     kb.indexText('chunk', allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })));
+    kb.putVectors('chunk_original', allChunks.map((id) => ({ id, vector: vector(50 + id) })));
+    kb.indexText('chunk_original', allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })));
     kb.putVectors('entity_name', Object.values(e).map((id) => ({ id, vector: vector(100 + id) })));
     kb.putVectors('entity_summary', Object.values(e).map((id) => ({ id, vector: vector(200 + id) })));
     kb.putVectors('triple', Object.values(t).map((id) => ({ id, vector: vector(300 + id) })));
@@ -79,7 +81,7 @@ describe('KnowledgeBase deletion', () => {
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     const stats = kb.stats();
     expect(stats).toMatchObject({ documents: 1, chunks: 2, entities: 5, triples: 4 });
-    expect(stats.vectors).toEqual({ chunk: 2, entity_name: 5, entity_summary: 5, triple: 4, passage: 1 });
+    expect(stats.vectors).toEqual({ chunk: 2, chunk_original: 2, entity_name: 5, entity_summary: 5, triple: 4, passage: 1 });
     expect(kb.getPassages([...passages.a, ...passages.b]).map((p) => p.id)).toEqual(passages.b);
     expect(kb.passagesOfDocument(a.id)).toEqual([]);
     expect(kb.getDocument(b.id)).toMatchObject({ chunkCount: 2, tripleCount: 2 });
@@ -93,6 +95,7 @@ describe('KnowledgeBase deletion', () => {
     expect(kb.knn('chunk', vector(1), 10).map((r) => r.id).sort()).toEqual([...b.chunkIds].sort());
     expect(kb.knn('passage', vector(1), 10).map((r) => r.id)).toEqual(passages.b);
     expect(kb.bm25('chunk', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
+    expect(kb.bm25('chunk_original', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
     expect(kb.bm25('triple', 'Telemachus', 10)).toEqual([]);
     expect(kb.searchEntities('Telem')).toEqual([]);
   });

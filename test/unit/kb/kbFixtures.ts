@@ -72,6 +72,7 @@ export function orphanReport(file: string): Record<string, number> {
       triplesWithoutEntity: count('SELECT COUNT(*) FROM triples WHERE source_id NOT IN (SELECT id FROM entities) OR target_id NOT IN (SELECT id FROM entities)'),
       aliasesWithoutEntity: count('SELECT COUNT(*) FROM entity_aliases WHERE entity_id NOT IN (SELECT id FROM entities)'),
       ftsChunkWithoutChunk: count('SELECT COUNT(*) FROM fts_chunk WHERE rowid NOT IN (SELECT id FROM chunks)'),
+      ftsChunkOriginalWithoutChunk: count('SELECT COUNT(*) FROM fts_chunk_original WHERE rowid NOT IN (SELECT id FROM chunks)'),
       ftsTripleWithoutTriple: count('SELECT COUNT(*) FROM fts_triple WHERE rowid NOT IN (SELECT id FROM triples)'),
       ftsEntityWithoutEntity: count('SELECT COUNT(*) FROM fts_entity WHERE rowid NOT IN (SELECT id FROM entities)'),
       entitiesWithoutFts: count('SELECT COUNT(*) FROM entities WHERE id NOT IN (SELECT rowid FROM fts_entity)'),
@@ -80,7 +81,7 @@ export function orphanReport(file: string): Record<string, number> {
       foreignKeyViolations: (db.pragma('foreign_key_check') as unknown[]).length,
       integrityProblems: db.pragma('integrity_check', { simple: true }) === 'ok' ? 0 : 1,
     };
-    const owners = { chunk: 'chunks', entity_name: 'entities', entity_summary: 'entities', triple: 'triples', passage: 'passages' };
+    const owners = { chunk: 'chunks', chunk_original: 'chunks', entity_name: 'entities', entity_summary: 'entities', triple: 'triples', passage: 'passages' };
     for (const [kind, owner] of Object.entries(owners)) {
       report[`vec_${kind}WithoutOwner`] = count(`SELECT COUNT(*) FROM vec_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`);
       report[`vcode_${kind}WithoutOwner`] = count(`SELECT COUNT(*) FROM vcode_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`);

@@ -124,8 +124,10 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(kingOf.prompt.variables.other).toBe(CHUNK_SCRIPT['odysseus.en.md'][0]!.summary);
     expect(kingOf.prompt.variables.next).toBe(CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary);
 
-    expect(snap.vectors).toEqual({ chunk: 7, entity_name: 14, entity_summary: 14, triple: 19, passage: 0 });
-    expect(kb.bm25('chunk', 'mendicante', 3)).toHaveLength(1); // original text is searchable
+    // Original-language vectors for the 4 non-English chunks only: the 3 English ones are embedded once.
+    expect(snap.vectors).toEqual({ chunk: 7, chunk_original: 4, entity_name: 14, entity_summary: 14, triple: 19, passage: 0 });
+    expect(kb.bm25('chunk_original', 'mendicante', 3)).toHaveLength(1); // the text as written is searchable
+    expect(kb.bm25('chunk', 'mendicante', 3)).toHaveLength(0); // the English corpus holds English text only
     expect(kb.bm25('triple', 'beggar', 5).length).toBeGreaterThan(0);
     expect(rdf).toHaveLength(1);
     expect(rdf[0]!.sort()).toEqual([...kb.iterateDocuments()].map((d) => d.id).sort());

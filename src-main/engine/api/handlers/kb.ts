@@ -50,8 +50,8 @@ function summarise(entry: KbEntry, kb: KnowledgeBase): KbSummary {
     entityCount: stats.entities,
     tripleCount: stats.triples,
     embedder: entry.embedder,
-    // Only a KB without an embedder can wait for vectors it never had; counting is skipped otherwise (large KBs).
-    missingVectors: kb.embedder() ? 0 : kb.countMissingVectors(),
+    // Without an embedder every row waits; with one, only original-language vectors a KB indexed before they existed lacks (a cached count).
+    missingVectors: kb.embedder() ? kb.countMissingOriginalVectors() : kb.countMissingVectors(),
     createdAt: entry.createdAt,
   };
 }

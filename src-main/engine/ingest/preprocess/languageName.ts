@@ -8,7 +8,4 @@ export function languageName(code: string | null | undefined): string {
   }
 }
 
-/** True for English or an unknown language (unknown text is not sent to translation). */
-export function isEnglish(code: string | null | undefined): boolean {
-  return !code || code === 'en' || code.startsWith('en-') || code === 'und';
-}
+export { isEnglish } from '../../base/englishLanguage.js';

@@ -25,11 +25,13 @@ interface Solved {
  * DaPT (seed 002): the source-language question and its English translation are decomposed into
  * two acyclic sub-question graphs, fused where cross-graph sub-questions are at least τ similar
  * (bilingual nodes), and solved in topological order, each sub-question with the answers it
- * depends on substituted. A bilingual node retrieves in both languages (original chunk text and
- * English text); an LLM judge checks that the two answers agree and suffice, the source-language
- * one is selected, or the answer is regenerated from the reasoning path until the judge accepts
- * (bounded by `dapt.maxRegenerations`). The final answer comes from the chain plus retrieval for the
- * original question only. An English question has one graph.
+ * depends on substituted. Each sub-question retrieves from the corpus in its own language (2.3):
+ * a source-language one from the chunks as written, an English one from the chunks' English text
+ * (kb/chunkCorpora.ts), so a bilingual node has two top-k lists and two candidate answers. An LLM
+ * judge checks that the two answers agree and suffice, the source-language one is selected, or the
+ * answer is regenerated from the reasoning path and both lists until the judge accepts (bounded by
+ * `dapt.maxRegenerations`). The final answer comes from the chain plus retrieval for the original
+ * question only, in its language's corpus. An English question has one graph and one corpus.
  */
 export const daptStrategy: Strategy = {
   name: 'dapt',
@@ -51,7 +53,7 @@ export const daptStrategy: Strategy = {
     return run.step('answer', async (s) => {
       // The chain plus retrieval for the original question only (the paper, to cut noise): the
       // sub-questions' passages stay in their steps' traces.
-      const final = await passages(run, run.question, finalK, false);
+      const final = await passages(run, run.question, finalK, corpusOf(run.questionLanguage));
       s.detail.finalRetrieval = final.map(evidenceBrief);
       s.detail.subQuestionPassages = pool.size;
       const chain = solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
@@ -64,12 +66,18 @@ export const daptStrategy: Strategy = {
 async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; alias: Map<string, string> }> {
   const { tau, maxNodes } = run.settings.dapt;
   const bilingual = !isEnglish(run.questionLanguage);
-  const [source, target] = await run.step('plan', (s) =>
-    Promise.all([
+  const [source, target] = await run.step('plan', (s) => {
+    const missing = bilingual ? run.retriever.missingOriginalVectors() : 0;
+    if (missing > 0) {
+      s.detail.originalCorpus =
+        `${missing} non-English chunks have no original-language vectors yet (indexed before they existed): the source-language corpus is ranked by BM25 over the text as written ` +
+        'and by the English vectors until the knowledge base is embedded again (Embed on the Corpus screen, or `polyhop kb reembed`).';
+    }
+    return Promise.all([
       decompose(s, run.question, run.questionLanguage, maxNodes, 'source'),
       bilingual ? decompose(s, english, 'en', maxNodes, 'english') : Promise.resolve([]),
-    ]),
-  );
+    ]);
+  });
   return run.step('fuse', async (s) => {
     const texts = [...source, ...target].map((n) => n.question);
     await run.retriever.prepare(texts);
@@ -118,14 +126,15 @@ async function solveNode(
       // "#id" in a sub-question names a node of its own graph; English nodes may have been fused into source ones.
       const refKey = (id: string): string => (side === 'source' ? `s:${id}` : (alias.get(`e:${id}`) ?? `e:${id}`));
       const question = combine(node[side] as string, node.dependsOn, answers, refKey);
-      const evidence = await passages(run, question, k, side === 'english');
+      const corpus = corpusOf(side === 'source' ? run.questionLanguage : 'en');
+      const evidence = await passages(run, question, k, corpus);
       const value = await s.tryJson('qa/dapt-subanswer', { path: fence(path), subQuestion: fence(question), passages: formatEvidence(evidence) }, SubAnswerSchema);
-      return { side, question, evidence, ...subAnswer(value) };
+      return { side, corpus, question, evidence, ...subAnswer(value) };
     }),
   );
   for (const a of attempts) for (const e of a.evidence) pool.add(e);
   s.detail.node = node;
-  s.detail.attempts = attempts.map((a) => ({ side: a.side, query: a.question, answer: a.answer, found: a.found, passages: a.evidence.map(evidenceBrief) }));
+  s.detail.attempts = attempts.map((a) => ({ side: a.side, corpus: a.corpus, query: a.question, answer: a.answer, found: a.found, passages: a.evidence.map(evidenceBrief) }));
 
   const [first, second] = attempts;
   if (!first) return { node, question: node.source ?? node.english ?? '', answer: '', found: false };
@@ -193,12 +202,22 @@ export function combine(
   return context.length > 0 ? `${text} (${context.join('; ')})` : text;
 }
 
+/** The two corpora of seed 002 (see kb/chunkCorpora.ts). */
+type Corpus = 'original' | 'english';
+
+/** A query retrieves from the corpus in its own language (seed 002, 2.3); for English both coincide. */
+function corpusOf(language: string): Corpus {
+  return isEnglish(language) ? 'english' : 'original';
+}
+
 /**
- * Passages for a query: hybrid chunk retrieval, shown as original text or English text. A KB
- * without chunks (imported RDF) answers from verbalised triples instead.
+ * Passages for a query: hybrid retrieval (dense + BM25) over one corpus, shown in that corpus's
+ * text: the chunks as written, or their English text. A KB without chunks (imported RDF) answers
+ * from verbalised triples instead.
  */
-async function passages(run: QaRun, query: string, k: number, english: boolean): Promise<EvidenceItem[]> {
-  const chunks = run.retriever.chunks((await run.retriever.hybrid('chunk', query, k)).fused);
-  if (chunks.length > 0) return chunks.map(({ chunk, score }) => run.retriever.chunkEvidence(chunk, score, english));
+async function passages(run: QaRun, query: string, k: number, corpus: Corpus): Promise<EvidenceItem[]> {
+  const ranking = await run.retriever.hybrid(corpus === 'original' ? 'chunk_original' : 'chunk', query, k);
+  const chunks = run.retriever.chunks(ranking.fused);
+  if (chunks.length > 0) return chunks.map(({ chunk, score }) => run.retriever.chunkEvidence(chunk, score, corpus === 'english'));
   return run.retriever.triples((await run.retriever.hybrid('triple', query, k)).fused).map(({ triple, score }) => run.retriever.tripleEvidence(triple, score));
 }

@@ -1,6 +1,7 @@
 import { raceAbort } from '../../base/abort.js';
 import type { ChunkRecord, EntityRecord, ScoredId, TextIndexKind, TripleRecord, VectorKind } from '../../kb/types.js';
 import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
+import { englishTextOf } from '../../kb/chunkCorpora.js';
 import type { Embedder } from '../../models/Embedder.js';
 import type { EvidenceItem } from '../EvidencePool.js';
 import type { QaKb } from '../types.js';
@@ -67,11 +68,33 @@ export class Retriever {
     return k <= 0 || !text.trim() ? [] : this.#kb.bm25(kind, bm25Query(text), k);
   }
 
-  /** Dense and BM25 top-`k` each, fused by reciprocal rank and cut to `k`. */
+  /**
+   * Dense and BM25 top-`k` each, fused by reciprocal rank and cut to `k`. `chunk` is the English
+   * corpus, `chunk_original` the chunks as written (see kb/chunkCorpora.ts and {@link originalKnn}).
+   */
   async hybrid(kind: TextIndexKind, text: string, k: number): Promise<HybridRanking> {
-    const dense = await this.knn(kind, text, k);
+    const dense = kind === 'chunk_original' ? await this.originalKnn(text, k) : await this.knn(kind, text, k);
     const sparse = this.bm25(kind, text, k);
     return { fused: reciprocalRankFusion([dense, sparse], this.#rrfK).slice(0, k), dense, sparse };
+  }
+
+  /**
+   * Dense top-`k` over the chunks as written: non-English chunks by their original-language
+   * vectors, English chunks by their one vector, merged by cosine (one embedder, so comparable).
+   * While non-English chunks lack original-language vectors ({@link missingOriginalVectors}: a KB
+   * indexed before they existed, until re-embedded) every chunk is ranked by its English vector.
+   */
+  async originalKnn(text: string, k: number): Promise<ScoredId[]> {
+    if (k <= 0) return [];
+    const vector = await this.embed(text);
+    if (this.missingOriginalVectors() > 0) return this.#kb.knn('chunk', vector, k);
+    const merged = [...this.#kb.knn('chunk_original', vector, k), ...this.#kb.knn('chunk', vector, k, { englishChunksOnly: true })];
+    return merged.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
+  }
+
+  /** Non-English chunks without an original-language vector yet (see KnowledgeBase.countMissingOriginalVectors). */
+  missingOriginalVectors(): number {
+    return this.#kb.countMissingOriginalVectors();
   }
 
   async entitiesByName(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
@@ -122,9 +145,9 @@ export class Retriever {
     return { kind: 'triple', id: triple.id, label, text, score, chunkIds: triple.chunkIds };
   }
 
-  /** A chunk's original text, or its English text (`english`), labelled "title #ord". */
+  /** A chunk's text as written, or in English (`english`: see kb/chunkCorpora.ts), labelled "title #ord". */
   chunkEvidence(chunk: ChunkRecord, score: number, english = false): EvidenceItem {
-    const text = english ? (chunk.englishText ?? chunk.text) : chunk.text;
+    const text = english ? englishTextOf(chunk) : chunk.text;
     return { kind: 'chunk', id: chunk.id, label: `${this.documentTitle(chunk.documentId)} #${chunk.ord + 1}`, text, score, chunkIds: [chunk.id] };
   }
 

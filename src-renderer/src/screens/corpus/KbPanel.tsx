@@ -71,7 +71,8 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
   const [deleting, setDeleting] = useState(false);
   const { refreshKbs, setKb, announce } = useApp.getState();
   const problem = useNameProblem(newName);
-  // Imported without an embedding model: rows waiting for their first vectors.
+  // Imported without an embedding model: rows waiting for their first vectors (with an embedder:
+  // original-language vectors of a KB indexed before they existed).
   const unembedded = kb.missingVectors > 0;
   const reembedStatus = useJobs((s) => latestJob(s.jobs, 'reembed', kb.name)?.status);
   useEffect(() => {
@@ -128,7 +129,7 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
             </p>
             {unembedded && (
               <p className="small warning-text" role="status" data-testid={`kb-vectors-missing-${kb.name}`}>
-                {t('corpus.vectorsMissing', { count: kb.missingVectors })}
+                {t(kb.embedder ? 'corpus.originalVectorsMissing' : 'corpus.vectorsMissing', { count: kb.missingVectors })}
               </p>
             )}
           </div>
