@@ -135,8 +135,6 @@ export class EndpointPool<M extends EndpointModel> {
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) onRetry?.();
       const member = await this.#acquire(signal);
-      member.inFlight++;
-      member.calls++;
       try {
         return await call(member.model as M, signal);
       } catch (error) {
@@ -159,6 +157,7 @@ export class EndpointPool<M extends EndpointModel> {
     await Promise.all(this.#members.map((m) => m.model?.dispose()));
   }
 
+  /** An endpoint with a free slot, the slot already taken (released in {@link run}). */
   async #acquire(signal?: AbortSignal): Promise<Member<M>> {
     let deadline: number | null = null;
     for (;;) {
@@ -169,7 +168,11 @@ export class EndpointPool<M extends EndpointModel> {
       if (free.length > 0) {
         // Most free slots first, then the least used, so the load spreads by concurrency.
         free.sort((a, b) => b.config.concurrency - b.inFlight - (a.config.concurrency - a.inFlight) || a.calls - b.calls);
-        return free[0] as Member<M>;
+        const chosen = free[0] as Member<M>;
+        // Taken here, before any await, so callers starting together see each other's slots.
+        chosen.inFlight++;
+        chosen.calls++;
+        return chosen;
       }
       if (usable.length === 0) {
         deadline ??= Date.now() + this.#allDownWaitMs;
