@@ -65,6 +65,9 @@ export class OpenAiTestServer {
   workRequests = 0;
   /** Chat completions that were answered in full. */
   completions = 0;
+  /** The `usage.prompt_tokens` and `completion_tokens` of those, added up. */
+  promptTokens = 0;
+  completionTokens = 0;
   readonly #runtime: LlamaRuntime;
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -278,6 +281,8 @@ export class OpenAiTestServer {
       const finish = response.metadata.stopReason === 'maxTokens' ? 'length' : 'stop';
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
       this.completions++;
+      this.promptTokens += promptTokens;
+      this.completionTokens += completionTokens;
       if (stream) {
         sse(res, chunk({}, finish));
         res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: this.modelName, choices: [], usage })}\n\n`);
