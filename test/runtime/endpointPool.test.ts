@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ModelRuntime } from '../../src-main/engine/api/ModelRuntime.js';
+import { SettingsStore } from '../../src-main/engine/api/SettingsStore.js';
 import { z } from 'zod';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { CachingLlm } from '../../src-main/engine/models/CachingLlm.js';
@@ -261,5 +266,38 @@ describe('probeEndpoint', () => {
     expect(dead).toMatchObject({ ok: false, servedModels: [], modelServed: false });
     expect(dead.error).toMatch(/127\.0\.0\.1/);
     expect(dead.error).not.toContain('sk-secret-123');
+  });
+});
+
+describe('ModelRuntime with endpoints in settings', () => {
+  it('serves the role from a pool over them, follows changes (closing the old pool) and reports each endpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'polyhop-endpoint-runtime-'));
+    const settings = new SettingsStore(join(dir, 'settings.json'));
+    const runtime = new ModelRuntime(settings);
+    try {
+      settings.update({ endpoints: [endpoint('a', a, { apiKey: 'sk-x' })] });
+      expect(runtime.endpointStatus()).toEqual([
+        { id: 'a', role: 'generation', baseUrl: a.baseUrl, model: 'tiny-llama', hasApiKey: true, concurrency: 1, health: 'unknown', servedModel: null, inFlight: 0, calls: 0, failures: 0, lastError: null },
+      ]);
+      const first = await runtime.generation();
+      expect(first).toBeInstanceOf(PooledLlm);
+      expect(await runtime.generation()).toBe(first);
+      await first!.generateText(prompt('x'), { maxTokens: 2 });
+      expect(runtime.endpointStatus()).toMatchObject([{ id: 'a', health: 'up', servedModel: 'tiny-llama', calls: 1 }]);
+
+      settings.update({ endpoints: [endpoint('b', b)] });
+      const second = await runtime.generation();
+      expect(second).not.toBe(first);
+      await expect(first!.generateText(prompt('x'), { maxTokens: 2 })).rejects.toThrow(/pool was closed/);
+      await second!.generateText(prompt('x'), { maxTokens: 2 });
+      expect(runtime.endpointStatus()).toMatchObject([{ id: 'b', health: 'up', calls: 1 }]);
+
+      settings.update({ endpoints: [] });
+      expect(await runtime.generation()).toBeNull();
+      await expect(second!.generateText(prompt('x'), { maxTokens: 2 })).rejects.toThrow(/pool was closed/);
+    } finally {
+      await runtime.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
