@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ModelRuntime } from '../../src-main/engine/api/ModelRuntime.js';
 import { SettingsStore } from '../../src-main/engine/api/SettingsStore.js';
 import { z } from 'zod';
-import { PolyhopError } from '../../src-main/engine/base/errors.js';
+import { CancelledError, PolyhopError } from '../../src-main/engine/base/errors.js';
 import { CachingLlm } from '../../src-main/engine/models/CachingLlm.js';
 import { MemoryCallCacheStore } from '../../src-main/engine/models/CallCache.js';
 import { cosine } from '../../src-main/engine/models/Embedder.js';
@@ -209,6 +210,21 @@ describe('EndpointPool failover', () => {
     await vi.waitFor(() => expect(llm.status().filter((s) => s.health === 'down')).toHaveLength(2), { timeout: 60_000, interval: 50 });
     await b.revive();
     await expect(pending).resolves.toMatchObject({ stopReason: 'maxTokens' });
+  });
+
+  it('a cancel mid-call is a CancelledError and leaves the endpoint in; a job’s signal keeps no listener per call', async () => {
+    const llm = await pool([endpoint('a', a), endpoint('b', b)]);
+    const ac = new AbortController();
+    let chunks = 0;
+    const cancelled = llm.generateText(prompt('Go on.'), { maxTokens: 900, signal: ac.signal, onTextChunk: () => ++chunks === 3 && ac.abort() });
+    await expect(cancelled).rejects.toBeInstanceOf(CancelledError);
+    expect(llm.status().map((s) => [s.health, s.failures, s.inFlight])).toEqual([
+      ['up', 0, 0],
+      ['up', 0, 0],
+    ]);
+    const job = new AbortController();
+    await Promise.all(Array.from({ length: 12 }, (_, i) => llm.generateText(prompt(`listener ${i}`), { maxTokens: 2, signal: job.signal })));
+    expect(getEventListeners(job.signal, 'abort')).toHaveLength(0);
   });
 
   it('refuses endpoints that serve different models', async () => {

@@ -7,7 +7,7 @@ import { embedInBatches } from '../embedders/embedInBatches.js';
 import { applyPrefix, detectEmbeddingPrefixes, type EmbeddingPrefixes } from '../embedders/embeddingPrefixes.js';
 import { l2Normalise } from '../embedders/l2Normalise.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_STALL_MS, endpointClient } from './endpointClient.js';
+import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
 import { endpointError } from './endpointErrors.js';
 import { serverFacts } from './serverFacts.js';
 
@@ -79,7 +79,7 @@ async function requestVectors(client: OpenAI, config: EndpointConfig, texts: rea
   throwIfAborted(signal);
   let reply: OpenAI.Embeddings.CreateEmbeddingResponse;
   try {
-    reply = await client.embeddings.create({ model: config.model, input: [...texts], encoding_format: 'float' }, signal ? { signal } : {});
+    reply = await withCallSignal(signal, (own) => client.embeddings.create({ model: config.model, input: [...texts], encoding_format: 'float' }, own ? { signal: own } : {}));
   } catch (error) {
     throw endpointError(error, config, 'embedding', signal);
   }

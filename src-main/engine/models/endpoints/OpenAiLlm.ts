@@ -6,7 +6,7 @@ import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, t
 import { zodJsonSchema } from '../grammarSchema.js';
 import { parseStructuredReply, retrySampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_STALL_MS, endpointClient } from './endpointClient.js';
+import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { measureCharsPerToken, serverFacts } from './serverFacts.js';
 
@@ -109,8 +109,12 @@ export class OpenAiLlm implements Llm {
     // Nothing is held: the client's sockets close with their requests.
   }
 
+  #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
+    return withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling));
+  }
+
   /** One streamed chat completion; every failure becomes a PolyhopError saying whether the endpoint is at fault. */
-  async #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
+  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
     const { signal } = options;
     throwIfAborted(signal);
     const started = performance.now();
@@ -135,7 +139,7 @@ export class OpenAiLlm implements Llm {
           stream: true,
           stream_options: { include_usage: true },
         },
-        signal ? { signal } : {},
+        requestSignal ? { signal: requestSignal } : {},
       );
       // The client's timeout covers the wait for headers; this covers the silence between chunks.
       const arm = () => {

@@ -19,3 +19,21 @@ export function endpointClient(config: EndpointConfig, timeoutMs: number = DEFAU
 export function serverRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
+
+/**
+ * Runs `request` with a signal of its own that follows `signal`. The client adds an abort
+ * listener to the signal of every request and never removes it, so handing it a job's long-lived
+ * signal would pile up one listener per call for the whole job.
+ */
+export async function withCallSignal<T>(signal: AbortSignal | undefined, request: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (!signal) return request(undefined);
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  try {
+    return await request(own.signal);
+  } finally {
+    signal.removeEventListener('abort', follow);
+  }
+}
