@@ -39,7 +39,7 @@ export async function run(args: string[]): Promise<void> {
   const modelPath = await tinyLlamaPath();
   const servers = await Promise.all(Array.from({ length: Math.max(...ENDPOINT_COUNTS) }, () => OpenAiTestServer.start({ modelPath, latencyMs })));
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-pool-'));
-  const rows: { endpoints: number; calls: number; seconds: number; perSecond: number; failures: number }[] = [];
+  const rows: { endpoints: number; calls: number; seconds: number; perSecond: number; failures: number; stages: string }[] = [];
   try {
     for (const count of ENDPOINT_COUNTS) {
       const used = servers.slice(0, count);
@@ -62,7 +62,10 @@ export async function run(args: string[]): Promise<void> {
       }).run();
       const seconds = (performance.now() - started) / 1000;
       const calls = used.reduce((t, s) => t + s.workRequests, 0) - before;
-      rows.push({ endpoints: count, calls, seconds, perSecond: calls / seconds, failures: result.failures.length });
+      const stages = Object.entries(result.stages)
+        .map(([name, st]) => `${name} ${st!.units}u/${st!.calls}c/${(st!.wallMs / 1000).toFixed(1)}s`)
+        .join(', ');
+      rows.push({ endpoints: count, calls, seconds, perSecond: calls / seconds, failures: result.failures.length, stages });
       kb.close();
       await llm.dispose();
     }
@@ -73,6 +76,7 @@ export async function run(args: string[]): Promise<void> {
   console.log(`${n} passages, +${latencyMs} ms per call, one slot per server (fixture GGUF, node-llama-cpp, 1 thread each)`);
   console.log('endpoints  calls  seconds  calls/s  unit failures');
   for (const r of rows) console.log(`${String(r.endpoints).padStart(9)}  ${String(r.calls).padStart(5)}  ${r.seconds.toFixed(1).padStart(7)}  ${r.perSecond.toFixed(2).padStart(7)}  ${String(r.failures).padStart(13)}`);
+  for (const r of rows) console.log(`  ${r.endpoints}: ${r.stages}`);
   const rate = (k: number) => rows.find((r) => r.endpoints === k)!.perSecond;
   console.log(`ratio 2 vs 1: ${(rate(2) / rate(1)).toFixed(2)}×`);
   console.log(`ratio 4 vs 1: ${(rate(4) / rate(1)).toFixed(2)}× (goal ≥ 3.5×)`);

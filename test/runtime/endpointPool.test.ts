@@ -271,6 +271,16 @@ describe('PooledEmbedder', () => {
     });
     expect(statusOf(pooled, 'a')).toMatchObject({ health: 'down', failures: 1 });
   });
+
+  it('a reply that stalls after its headers takes the endpoint out', async () => {
+    const pooled = await PooledEmbedder.create([embedding('a', a), embedding('b', b)], { stallMs: 2000, healthIntervalMs: 60_000 });
+    opened.push(pooled);
+    a.inject('stall');
+    const [vector] = await pooled.embed(['Ithaca']);
+    expect(cosine(vector!, (await embedder.embed(['Ithaca']))[0]!)).toBeCloseTo(1, 5);
+    expect(statusOf(pooled, 'a')).toMatchObject({ health: 'down', failures: 1 });
+    expect(statusOf(pooled, 'a').lastError).toMatch(/no reply in 2000 ms/);
+  });
 });
 
 describe('probeEndpoint', () => {

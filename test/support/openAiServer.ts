@@ -197,7 +197,12 @@ export class OpenAiTestServer {
     if (!this.#embedder) return json(res, 404, { error: { message: 'this server has no embedding model', type: 'not_found' } });
     const input = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input.map(String) : null;
     if (!input) return json(res, 400, { error: { message: '"input" must be a string or an array of strings', type: 'invalid_request_error' } });
-    if (fault === 'stall') return this.#hold(res);
+    if (fault === 'stall') {
+      // Headers, then silence: the client's own timeout (to the headers) does not catch this.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      return this.#hold(res);
+    }
     if (fault === 'dropStream' || fault === 'kill') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"object":"list","data":[');

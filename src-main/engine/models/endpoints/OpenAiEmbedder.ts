@@ -8,7 +8,7 @@ import { applyPrefix, detectEmbeddingPrefixes, type EmbeddingPrefixes } from '..
 import { l2Normalise } from '../embedders/l2Normalise.js';
 import type { EndpointConfig } from './EndpointConfig.js';
 import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
-import { endpointError } from './endpointErrors.js';
+import { EndpointStall, endpointError } from './endpointErrors.js';
 import { serverFacts } from './serverFacts.js';
 
 export interface OpenAiEmbedderOptions {
@@ -34,32 +34,35 @@ export class OpenAiEmbedder implements Embedder {
   /** Texts per request. */
   readonly batchSize: number;
   readonly #client: OpenAI;
+  readonly #stallMs: number;
 
-  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; dimension: number; prefixes: EmbeddingPrefixes; batchSize: number }) {
+  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; dimension: number; prefixes: EmbeddingPrefixes; batchSize: number; stallMs: number }) {
     this.config = init.config;
     this.#client = init.client;
     this.servedModel = init.servedModel;
     this.dimension = init.dimension;
     this.prefixes = init.prefixes;
     this.batchSize = init.batchSize;
+    this.#stallMs = init.stallMs;
     this.identity = openAiEmbedderIdentity(init.config.model, init.servedModel, init.prefixes);
   }
 
   static async create(config: EndpointConfig, options: OpenAiEmbedderOptions = {}): Promise<OpenAiEmbedder> {
-    const client = endpointClient(config, options.stallMs ?? DEFAULT_STALL_MS);
+    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    const client = endpointClient(config, stallMs);
     const { servedModel } = await serverFacts(client, config, options.signal);
     const prefixes = detectEmbeddingPrefixes([config.model, servedModel]);
     const batchSize = options.batchSize ?? 32;
-    const probe = await requestVectors(client, config, ['dimension probe'], options.signal);
+    const probe = await requestVectors(client, config, ['dimension probe'], stallMs, options.signal);
     const dimension = probe[0]?.length ?? 0;
     if (dimension === 0) throw new PolyhopError('MODEL_ERROR', `Endpoint ${config.id} (${config.baseUrl}) returned an empty embedding for model "${config.model}"`, { details: { endpoint: config.id } });
-    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize });
+    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs });
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const prefixed = applyPrefix(texts, this.prefixes, options.purpose);
     return embedInBatches(prefixed, this.batchSize, options.signal, async (batch) => {
-      const vectors = await requestVectors(this.#client, this.config, batch, options.signal);
+      const vectors = await requestVectors(this.#client, this.config, batch, this.#stallMs, options.signal);
       for (const v of vectors) {
         if (v.length !== this.dimension) {
           throw new PolyhopError('MODEL_ERROR', `Endpoint ${this.config.id} returned a ${v.length}-dimensional vector; the model gave ${this.dimension} before`, { details: { endpoint: this.config.id } });
@@ -75,13 +78,17 @@ export class OpenAiEmbedder implements Embedder {
 }
 
 /** One `/embeddings` request; vectors matched to texts by their `index`, never by position. */
-async function requestVectors(client: OpenAI, config: EndpointConfig, texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+async function requestVectors(client: OpenAI, config: EndpointConfig, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<Float32Array[]> {
   throwIfAborted(signal);
+  const deadline = AbortSignal.timeout(stallMs);
   let reply: OpenAI.Embeddings.CreateEmbeddingResponse;
   try {
-    reply = await withCallSignal(signal, (own) => client.embeddings.create({ model: config.model, input: [...texts], encoding_format: 'float' }, own ? { signal: own } : {}));
+    reply = await withCallSignal(signal, (own) =>
+      client.embeddings.create({ model: config.model, input: [...texts], encoding_format: 'float' }, { signal: own ? AbortSignal.any([own, deadline]) : deadline }),
+    );
   } catch (error) {
-    throw endpointError(error, config, 'embedding', signal);
+    // The client's timeout ends at the headers; the deadline also covers a body that never comes.
+    throw endpointError(deadline.aborted && !signal?.aborted ? new EndpointStall(`no reply in ${stallMs} ms`) : error, config, 'embedding', signal);
   }
   const out = new Array<Float32Array | undefined>(texts.length);
   for (const item of reply.data ?? []) {
