@@ -7,7 +7,9 @@ import type { Llm } from '../models/Llm.js';
 import type { LlamaCppLlm } from '../models/LlamaCppLlm.js';
 import type { LlamaCppEmbedder } from '../models/LlamaCppEmbedder.js';
 import type { TransformersEmbedder } from '../models/TransformersEmbedder.js';
-import type { EndpointStatus } from '../models/endpoints/EndpointConfig.js';
+import type { EndpointConfig, EndpointRole, EndpointStatus } from '../models/endpoints/EndpointConfig.js';
+import type { PooledEmbedder } from '../models/endpoints/PooledEmbedder.js';
+import type { PooledLlm } from '../models/endpoints/PooledLlm.js';
 import type { ModelSelection, ModelStatus } from './contract.js';
 import type { SettingsStore } from './SettingsStore.js';
 
@@ -19,10 +21,18 @@ export interface InjectedModels {
   embedder?: Embedder;
 }
 
+/** A pool over the endpoints of one role, with the settings it was made from. */
+interface PoolEntry<P> {
+  key: string;
+  pool: P;
+}
+
 /**
  * The generation model and the embedder the engine uses. The user's selection lives in
  * settings, so every front door (and every CLI run) loads the same models; they load lazily
- * on first use and stay loaded.
+ * on first use and stay loaded. When settings list endpoints (OpenAI-compatible servers) for a
+ * role, a pool over them serves that role instead of the local model; a change to them takes
+ * effect at the next call, and the old pool is closed.
  */
 export class ModelRuntime {
   readonly #settings: SettingsStore;
@@ -30,6 +40,9 @@ export class ModelRuntime {
   #llm: { selection: string; model: LlamaCppLlm } | null = null;
   #embedder: { selection: string; model: Embedder; status: ModelStatus } | null = null;
   #loading = new Map<ModelRole, Promise<unknown>>();
+  #llmPool: PoolEntry<PooledLlm> | null = null;
+  #embedderPool: PoolEntry<PooledEmbedder> | null = null;
+  #poolLoading = new Map<string, Promise<unknown>>();
 
   constructor(settings: SettingsStore, injected: InjectedModels = {}) {
     this.#settings = settings;
@@ -39,6 +52,9 @@ export class ModelRuntime {
   /** The generation model, or null when none is selected (retrieval-only answers still work). */
   async generation(): Promise<Llm | null> {
     if (this.#injected.llm) return this.#injected.llm;
+    const endpoints = this.#endpoints('generation');
+    if (endpoints.length > 0) return this.#generationPool(endpoints);
+    await this.#closePool('generation');
     const selection = this.#settings.get().generationModel;
     if (!selection) return null;
     return this.#loadGeneration(selection);
@@ -52,6 +68,9 @@ export class ModelRuntime {
 
   async embedder(): Promise<Embedder | null> {
     if (this.#injected.embedder) return this.#injected.embedder;
+    const endpoints = this.#endpoints('embedding');
+    if (endpoints.length > 0) return this.#embeddingPool(endpoints);
+    await this.#closePool('embedding');
     const selection = this.#settings.get().embeddingModel;
     if (!selection) return null;
     return this.#loadEmbedder(selection);
@@ -95,22 +114,18 @@ export class ModelRuntime {
     return { generation: this.#llm?.model.status() ?? null, embedding: this.#embedder?.status ?? null };
   }
 
-  /** Each configured endpoint and how it fares (interim: the pool fills in health and counters). */
+  /**
+   * Every configured endpoint: live health, calls and served model from its pool once the pool
+   * exists (the role was used since the endpoints last changed), else `health: 'unknown'`.
+   */
   endpointStatus(): EndpointStatus[] {
-    return this.#settings.get().endpoints.map((e) => ({
-      id: e.id,
-      role: e.role,
-      baseUrl: e.baseUrl,
-      model: e.model,
-      hasApiKey: e.apiKey !== undefined,
-      concurrency: e.concurrency,
-      health: 'unknown',
-      servedModel: null,
-      inFlight: 0,
-      calls: 0,
-      failures: 0,
-      lastError: null,
-    }));
+    const live = new Map<string, EndpointStatus>();
+    for (const entry of [this.#llmPool, this.#embedderPool]) for (const s of entry?.pool.status() ?? []) live.set(`${s.role}/${s.id}`, s);
+    return this.#settings.get().endpoints.map((e) => {
+      const current = live.get(`${e.role}/${e.id}`);
+      if (current && current.baseUrl === e.baseUrl && current.model === e.model && current.concurrency === e.concurrency) return current;
+      return { id: e.id, role: e.role, baseUrl: e.baseUrl, model: e.model, hasApiKey: e.apiKey !== undefined, concurrency: e.concurrency, health: 'unknown', servedModel: null, inFlight: 0, calls: 0, failures: 0, lastError: null };
+    });
   }
 
   async dispose(): Promise<void> {
@@ -118,6 +133,52 @@ export class ModelRuntime {
     await this.#embedder?.model.dispose();
     this.#llm = null;
     this.#embedder = null;
+    await this.#closePool('generation');
+    await this.#closePool('embedding');
+  }
+
+  #endpoints(role: EndpointRole): EndpointConfig[] {
+    return this.#settings.get().endpoints.filter((e) => e.role === role);
+  }
+
+  async #generationPool(endpoints: EndpointConfig[]): Promise<PooledLlm> {
+    const key = JSON.stringify(endpoints);
+    if (this.#llmPool?.key === key) return this.#llmPool.pool;
+    return this.#oncePool(`generation ${key}`, async () => {
+      const { PooledLlm } = await import('../models/endpoints/PooledLlm.js');
+      const pool = await PooledLlm.create(endpoints);
+      await this.#closePool('generation');
+      this.#llmPool = { key, pool };
+      return pool;
+    });
+  }
+
+  async #embeddingPool(endpoints: EndpointConfig[]): Promise<PooledEmbedder> {
+    const key = JSON.stringify(endpoints);
+    if (this.#embedderPool?.key === key) return this.#embedderPool.pool;
+    return this.#oncePool(`embedding ${key}`, async () => {
+      const { PooledEmbedder } = await import('../models/endpoints/PooledEmbedder.js');
+      const pool = await PooledEmbedder.create(endpoints);
+      await this.#closePool('embedding');
+      this.#embedderPool = { key, pool };
+      return pool;
+    });
+  }
+
+  async #closePool(role: EndpointRole): Promise<void> {
+    const entry = role === 'generation' ? this.#llmPool : this.#embedderPool;
+    if (role === 'generation') this.#llmPool = null;
+    else this.#embedderPool = null;
+    await entry?.pool.dispose();
+  }
+
+  /** One pool made per endpoint list at a time: concurrent callers share it. */
+  async #oncePool<T>(key: string, make: () => Promise<T>): Promise<T> {
+    const pending = this.#poolLoading.get(key) as Promise<T> | undefined;
+    if (pending) return pending;
+    const promise = make().finally(() => this.#poolLoading.delete(key));
+    this.#poolLoading.set(key, promise);
+    return promise;
   }
 
   async #loadGeneration(selection: ModelSelection): Promise<LlamaCppLlm> {

@@ -32,7 +32,6 @@ interface StoredCall {
  */
 export class CachingLlm implements Llm {
   readonly identity: string;
-  readonly parallelism: number;
   readonly contextTokens: number | undefined;
   readonly reasons: boolean | undefined;
   readonly meter: UsageMeter;
@@ -44,9 +43,13 @@ export class CachingLlm implements Llm {
     this.#store = options.store;
     this.meter = options.meter ?? new UsageMeter();
     this.identity = inner.identity;
-    this.parallelism = inner.parallelism;
     this.contextTokens = inner.contextTokens;
     this.reasons = inner.reasons;
+  }
+
+  /** Read through: an endpoint pool's parallelism follows which endpoints are up. */
+  get parallelism(): number {
+    return this.#inner.parallelism;
   }
 
   /** The same model and cache, recording usage into `meter` (usually `this.meter.child()` for a job or question). */

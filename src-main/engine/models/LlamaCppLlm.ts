@@ -5,7 +5,8 @@ import { asCancelled, throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import type { ModelStatus } from '../api/contract.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
-import { dropGrammarNulls, zodJsonSchema, type JsonSchema } from './grammarSchema.js';
+import { zodJsonSchema, type JsonSchema } from './grammarSchema.js';
+import { parseStructuredReply, retrySampling } from './structuredReply.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
 import { inspectGguf } from './inspectGguf.js';
@@ -44,9 +45,6 @@ export interface LlamaCppLlmOptions {
   onLoadProgress?: (fraction: number) => void;
 }
 
-/** A retry at temperature 0 would repeat the same output, so the one retry samples a little, seeded. */
-const RETRY_TEMPERATURE = 0.3;
-const RETRY_SEED = 7;
 const DEFAULT_SEQUENCES = 4;
 /** Smallest context the automatic size may settle on (or the trained context when that is smaller): DR's prompts need room. */
 export const MIN_AUTO_CONTEXT = 4096;
@@ -196,13 +194,13 @@ export class LlamaCppLlm implements Llm {
     let reason = '';
     for (let attempt = 0; attempt < 2; attempt++) {
       const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
-      const sampling = attempt === 0 ? { temperature } : { temperature: Math.max(temperature, RETRY_TEMPERATURE), seed: RETRY_SEED };
+      const sampling = attempt === 0 ? { temperature } : retrySampling(temperature);
       const result = await this.#generate(prompt, attempt === 0 ? options : { ...options, onTextChunk: undefined }, grammar, sampling);
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       usage.durationMs += result.usage.durationMs;
       raw = result.text;
-      const parsed = parseJson(raw, schema, json);
+      const parsed = parseStructuredReply(raw, schema, json);
       if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };
       reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
     }
@@ -344,15 +342,4 @@ function toStopReason(reason: string): LlmStopReason {
   if (reason === 'maxTokens') return 'maxTokens';
   if (reason === 'abort') return 'abort';
   return 'eos';
-}
-
-function parseJson(raw: string, schema: z.ZodType, json: JsonSchema): { ok: true; value: unknown } | { ok: false; reason: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    return { ok: false, reason: `not JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  const result = schema.safeParse(dropGrammarNulls(parsed, json));
-  return result.success ? { ok: true, value: result.data } : { ok: false, reason: result.error.message };
 }

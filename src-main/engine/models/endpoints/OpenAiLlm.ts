@@ -1,0 +1,197 @@
+import type OpenAI from 'openai';
+import type { z } from 'zod';
+import { throwIfAborted } from '../../base/abort.js';
+import { PolyhopError } from '../../base/errors.js';
+import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
+import { zodJsonSchema } from '../grammarSchema.js';
+import { parseStructuredReply, retrySampling } from '../structuredReply.js';
+import type { EndpointConfig } from './EndpointConfig.js';
+import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
+import { EndpointStall, endpointError } from './endpointErrors.js';
+import { measureCharsPerToken, serverFacts } from './serverFacts.js';
+
+export interface OpenAiLlmOptions {
+  /** Time to the response headers, and between streamed chunks, after which the call is an endpoint failure. Default 120 s. */
+  stallMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Characters per token assumed when the server cannot tokenize for us: lower than the ~4 of
+ * English BPE text, so estimates err on the long side for other languages and context checks stay safe.
+ */
+const FALLBACK_CHARS_PER_TOKEN = 3;
+
+type ResponseFormat = OpenAI.Chat.Completions.ChatCompletionCreateParams['response_format'];
+
+interface Completion {
+  text: string;
+  stopReason: LlmStopReason;
+  usage: LlmUsage;
+}
+
+/**
+ * A generation model served by one OpenAI-compatible server (llama-server, vLLM, Ollama, LM
+ * Studio), through the official client. Every call streams, so a server that goes quiet is caught
+ * by the stall time; structured steps ask for the server's JSON-schema output
+ * (`response_format: json_schema`, which llama-server and vLLM enforce while decoding) and are
+ * validated here with the same zod schema. Its identity is the model's, never the URL, so two
+ * servers of the same model share the call cache.
+ */
+export class OpenAiLlm implements Llm {
+  readonly identity: string;
+  readonly parallelism: number;
+  readonly contextTokens: number | undefined;
+  readonly servedModel: string;
+  readonly config: EndpointConfig;
+  readonly #client: OpenAI;
+  readonly #stallMs: number;
+  readonly #charsPerToken: number;
+
+  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number }) {
+    this.config = init.config;
+    this.#client = init.client;
+    this.servedModel = init.servedModel;
+    this.identity = openAiModelIdentity(init.config.model, init.servedModel);
+    this.parallelism = init.config.concurrency;
+    this.contextTokens = init.contextTokens;
+    this.#charsPerToken = init.charsPerToken;
+    this.#stallMs = init.stallMs;
+  }
+
+  /** Asks the server what it serves, its context and its tokenizer; an unreachable server is an endpoint failure. */
+  static async create(config: EndpointConfig, options: OpenAiLlmOptions = {}): Promise<OpenAiLlm> {
+    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    const client = endpointClient(config, stallMs);
+    const facts = await serverFacts(client, config, options.signal);
+    const charsPerToken = (await measureCharsPerToken(client, config, options.signal)) ?? FALLBACK_CHARS_PER_TOKEN;
+    return new OpenAiLlm({ config, client, ...facts, charsPerToken, stallMs });
+  }
+
+  /**
+   * An estimate, since the interface is synchronous and the tokenizer sits on the server: the
+   * characters-per-token ratio llama-server's `/tokenize` measured at connect time (else a
+   * conservative 3), rounded up.
+   */
+  countTokens(text: string): number {
+    return Math.ceil(text.length / this.#charsPerToken);
+  }
+
+  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+    return this.#complete(prompt, options, undefined, { temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature });
+  }
+
+  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+    const { json } = zodJsonSchema(schema);
+    const format: ResponseFormat = { type: 'json_schema', json_schema: { name: schemaName(prompt.name), schema: json, strict: true } };
+    const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, durationMs: 0, cached: false };
+    let raw = '';
+    let reason = '';
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
+      const sampling = attempt === 0 ? { temperature } : retrySampling(temperature);
+      const result = await this.#complete(prompt, attempt === 0 ? options : { ...options, onTextChunk: undefined }, format, sampling);
+      usage.promptTokens += result.usage.promptTokens;
+      usage.completionTokens += result.usage.completionTokens;
+      usage.reasoningTokens = (usage.reasoningTokens ?? 0) + (result.usage.reasoningTokens ?? 0);
+      usage.durationMs += result.usage.durationMs;
+      raw = result.text;
+      const parsed = parseStructuredReply(raw, schema, json);
+      if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };
+      reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
+    }
+    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema twice: ${reason}`, {
+      details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason, usage, endpoint: this.config.id },
+    });
+  }
+
+  async dispose(): Promise<void> {
+    // Nothing is held: the client's sockets close with their requests.
+  }
+
+  #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
+    return withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling));
+  }
+
+  /** One streamed chat completion; every failure becomes a PolyhopError saying whether the endpoint is at fault. */
+  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
+    const { signal } = options;
+    throwIfAborted(signal);
+    const started = performance.now();
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      ...(prompt.system ? [{ role: 'system' as const, content: prompt.system }] : []),
+      { role: 'user', content: prompt.user },
+    ];
+    let text = '';
+    let finish: string | null = null;
+    let reported: OpenAI.Completions.CompletionUsage | undefined;
+    let stalled = false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const stream = await this.#client.chat.completions.create(
+        {
+          model: this.config.model,
+          messages,
+          max_tokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
+          temperature: sampling.temperature,
+          ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+          ...(format ? { response_format: format } : {}),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        requestSignal ? { signal: requestSignal } : {},
+      );
+      // The client's timeout covers the wait for headers; this covers the silence between chunks.
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          stalled = true;
+          stream.controller.abort();
+        }, this.#stallMs);
+      };
+      arm();
+      for await (const chunk of stream) {
+        arm();
+        if (chunk.usage) reported = chunk.usage;
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        const piece = choice.delta?.content ?? '';
+        if (piece) {
+          text += piece;
+          options.onTextChunk?.(piece);
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+      throwIfAborted(signal);
+      if (stalled) throw new EndpointStall(`no data for ${this.#stallMs} ms`);
+      if (finish === null) throw new EndpointStall('the reply stream ended before the reply was complete');
+    } catch (error) {
+      throw endpointError(error, this.config, prompt.name, signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    return { text, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, text, started) };
+  }
+
+  /** The server's `usage`; a server that reports none is estimated with {@link countTokens}. */
+  #usage(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt, text: string, started: number): LlmUsage {
+    const reasoningTokens = reported?.completion_tokens_details?.reasoning_tokens ?? undefined;
+    return {
+      promptTokens: reported?.prompt_tokens ?? this.countTokens(prompt.system + prompt.user),
+      completionTokens: reported?.completion_tokens ?? this.countTokens(text),
+      ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
+      durationMs: performance.now() - started,
+      cached: false,
+    };
+  }
+}
+
+/** The cache-relevant identity of a served model: the configured name and what the server says it serves. */
+export function openAiModelIdentity(model: string, servedModel: string): string {
+  return model === servedModel ? `openai:${model}` : `openai:${model}=${servedModel}`;
+}
+
+/** `response_format` names allow letters, digits, `_` and `-` (at most 64). */
+function schemaName(promptName: string): string {
+  return promptName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'reply';
+}

@@ -1,0 +1,52 @@
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { asCancelled } from '../../base/abort.js';
+import { PolyhopError } from '../../base/errors.js';
+import type { EndpointConfig } from './EndpointConfig.js';
+
+/** Marks a MODEL_ERROR raised because the endpoint, not the request, failed (the pool retries it elsewhere). */
+const ENDPOINT_FAILURE = 'endpointFailure';
+
+/** A stream that went quiet past the stall time, or ended without saying why. */
+export class EndpointStall extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EndpointStall';
+  }
+}
+
+/**
+ * Whether an error of a call says the endpoint is unwell: unreachable, connection reset or
+ * dropped, timed out, HTTP 5xx, 429 (overloaded) or 408. Any other HTTP status is the request's
+ * fault and would fail the same way elsewhere.
+ */
+function endpointIsAtFault(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  if (error instanceof APIConnectionError || error instanceof EndpointStall) return true;
+  if (error instanceof APIError) return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
+  // A body cut mid-read surfaces from fetch as a TypeError ("terminated") or a socket error.
+  return error instanceof TypeError || (error instanceof Error && 'code' in error && typeof error.code === 'string' && /^E[A-Z]+/.test(error.code));
+}
+
+export function isEndpointFailure(error: unknown): boolean {
+  return error instanceof PolyhopError && error.details[ENDPOINT_FAILURE] === true;
+}
+
+/** What an error says, with the endpoint's API key blanked should a server echo it. */
+export function redactedMessage(error: unknown, config: EndpointConfig): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return config.apiKey ? message.split(config.apiKey).join('[api key]') : message;
+}
+
+/**
+ * The PolyhopError for a failed call on `config`: CANCELLED when the caller aborted, a MODEL_ERROR
+ * marked as an endpoint failure when the server is at fault, else a MODEL_ERROR for the request.
+ */
+export function endpointError(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): PolyhopError {
+  if (signal?.aborted) return asCancelled(signal.reason);
+  if (error instanceof PolyhopError) return error;
+  const atFault = endpointIsAtFault(error);
+  const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
+  return new PolyhopError('MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
+    details: { endpoint: config.id, ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}), [ENDPOINT_FAILURE]: atFault },
+  });
+}
