@@ -30,7 +30,17 @@ export interface OpenAiServerOptions {
   embedder?: Embedder;
   /** Added before every work request is handled. Default 0. */
   latencyMs?: number;
+  /**
+   * Replies shared between servers: a chat request already answered by any server using the same
+   * recording is answered again with that reply (text, finish reason, usage) without running the
+   * model, the way a much faster GPU server would give it. Benchmarks use it so that the fixed
+   * latency, not this machine's CPUs, is the cost of a call.
+   */
+  recording?: ReplyRecording;
 }
+
+/** Chat replies by request (messages, schema, budget, sampling), filled as the model answers. */
+export type ReplyRecording = Map<string, { text: string; finish: 'length' | 'stop'; promptTokens: number; completionTokens: number }>;
 
 export type ServerFault =
   /** Reply HTTP 500. */
@@ -75,6 +85,9 @@ export class OpenAiTestServer {
   readonly #pool: SequencePool<Slot>;
   readonly #embedder: Embedder | undefined;
   readonly #latencyMs: number;
+  readonly #recording: ReplyRecording | undefined;
+  /** Chat replies served from the recording instead of the model. */
+  replayed = 0;
   readonly #grammars = new Map<string, Promise<LlamaGrammar>>();
   readonly #faults: ServerFault[] = [];
   readonly #sockets = new Set<Socket>();
@@ -90,6 +103,7 @@ export class OpenAiTestServer {
     this.modelName = init.options.modelName ?? 'tiny-llama';
     this.#embedder = init.options.embedder;
     this.#latencyMs = init.options.latencyMs ?? 0;
+    this.#recording = init.options.recording;
     this.#slots = Array.from({ length: init.context.totalSequences }, () => ({ chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }) }));
     this.#pool = new SequencePool(this.#slots);
     this.#server = this.#createServer();
@@ -226,6 +240,9 @@ export class OpenAiTestServer {
     } catch (error) {
       return json(res, 400, { error: { message: `response_format: ${error instanceof Error ? error.message : String(error)}`, type: 'invalid_request_error' } });
     }
+    const recordKey = JSON.stringify([messages, schema ?? null, request.max_completion_tokens ?? request.max_tokens ?? null, request.temperature ?? 0, request.seed ?? null]);
+    const recorded = fault === undefined ? this.#recording?.get(recordKey) : undefined;
+    if (recorded) return this.#replay(request, res, recorded);
     const abort = new AbortController();
     this.#inFlight.add(abort);
     res.on('close', () => abort.abort());
@@ -285,19 +302,38 @@ export class OpenAiTestServer {
       }
       const finish = response.metadata.stopReason === 'maxTokens' ? 'length' : 'stop';
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-      this.completions++;
-      this.promptTokens += promptTokens;
-      this.completionTokens += completionTokens;
-      if (stream) {
-        sse(res, chunk({}, finish));
-        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: this.modelName, choices: [], usage })}\n\n`);
-        res.end('data: [DONE]\n\n');
-      } else {
-        json(res, 200, { id, object: 'chat.completion', created: 0, model: this.modelName, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finish }], usage });
-      }
+      this.#recording?.set(recordKey, { text, finish, promptTokens, completionTokens });
+      this.#finish(res, { id, stream, text, finish, usage });
     } finally {
       this.#inFlight.delete(abort);
       this.#pool.release(slot);
+    }
+  }
+
+  #replay(request: ChatRequest, res: ServerResponse, recorded: NonNullable<ReturnType<ReplyRecording['get']>>): void {
+    this.replayed++;
+    const id = `chatcmpl-${this.workRequests}`;
+    const stream = request.stream === true;
+    if (stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      sse(res, { id, object: 'chat.completion.chunk', created: 0, model: this.modelName, choices: [{ index: 0, delta: { role: 'assistant', content: recorded.text }, finish_reason: null }] });
+    }
+    const usage = { prompt_tokens: recorded.promptTokens, completion_tokens: recorded.completionTokens, total_tokens: recorded.promptTokens + recorded.completionTokens };
+    this.#finish(res, { id, stream, text: recorded.text, finish: recorded.finish, usage });
+  }
+
+  /** Ends a reply: the last SSE events (finish reason, usage, `[DONE]`) or the whole JSON body. */
+  #finish(res: ServerResponse, reply: { id: string; stream: boolean; text: string; finish: 'length' | 'stop'; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }): void {
+    this.completions++;
+    this.promptTokens += reply.usage.prompt_tokens;
+    this.completionTokens += reply.usage.completion_tokens;
+    const head = { id: reply.id, created: 0, model: this.modelName };
+    if (reply.stream) {
+      sse(res, { ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: reply.finish }] });
+      sse(res, { ...head, object: 'chat.completion.chunk', choices: [], usage: reply.usage });
+      res.end('data: [DONE]\n\n');
+    } else {
+      json(res, 200, { ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: reply.finish }], usage: reply.usage });
     }
   }
 
