@@ -102,11 +102,9 @@ export class JsonStringFieldStream {
       this.#escape = null;
       return SIMPLE_ESCAPES[c] ?? c;
     }
-    this.#escape += c;
-    if (this.#escape.length < 5) return undefined;
-    const unit = String.fromCharCode(Number.parseInt(this.#escape.slice(1), 16));
-    this.#escape = null;
-    return unit;
+    const hex = `${this.#escape ?? 'u'}${c}`;
+    this.#escape = hex.length < 5 ? hex : null;
+    return hex.length < 5 ? undefined : String.fromCharCode(Number.parseInt(hex.slice(1), 16));
   }
 
   /** The text to emit for one decoded code unit: a high surrogate waits for its low half. */
