@@ -68,9 +68,10 @@ interface Sampling {
 /**
  * The generation model: one GGUF loaded once through node-llama-cpp, one context with N
  * sequences, each concurrent call borrowing a sequence. Text calls stream; JSON calls generate
- * under a grammar built from the zod schema (streaming the raw JSON), then validate with zod. The model's own chat
- * template frames system and user messages, and reasoning segments (Qwen3 `<think>`, gpt-oss
- * analysis channel) are split off by node-llama-cpp's chat wrapper, never returned as text.
+ * under a grammar built from the zod schema, streaming the raw JSON, then validate with zod. The
+ * model's own chat template frames system and user messages, and reasoning segments (Qwen3
+ * `<think>`, gpt-oss analysis channel) are split off by node-llama-cpp's chat wrapper, never
+ * returned or streamed as text.
  */
 export class LlamaCppLlm implements Llm {
   readonly identity: string;

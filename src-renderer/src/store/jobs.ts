@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ErrorData, Events, JobKind, JobProgress, JobState, JobStatus } from '../../api/index.js';
+import type { ErrorData, JobKind, JobProgress, JobState, JobStatus, PolyhopEvent } from '../../api/index.js';
 import { api } from '../../api/index.js';
 
 /** A job as the UI knows it: its latest progress per stage, in the order stages appeared. */
@@ -55,13 +55,11 @@ export const useJobs = create<JobsState>()((set) => ({
   },
 }));
 
-export type Pending = { [E in keyof Events]: { name: E; payload: Events[E] } }[keyof Events];
-
 /**
  * Events are applied in batches (every 100 ms at most) so a fast stream of progress or tokens
  * costs one render per batch, keeping input responsive while a job runs.
  */
-let queue: Pending[] = [];
+let queue: PolyhopEvent[] = [];
 let scheduled = false;
 
 function flush(): void {
@@ -72,7 +70,7 @@ function flush(): void {
 }
 
 /** The jobs after a batch of engine events, in order (a `reset` token restarts the streamed text). */
-export function applyJobEvents(current: Record<string, JobView>, batch: readonly Pending[]): Record<string, JobView> {
+export function applyJobEvents(current: Record<string, JobView>, batch: readonly PolyhopEvent[]): Record<string, JobView> {
   const jobs = { ...current };
   for (const event of batch) {
     const id = event.payload.jobId;
@@ -98,7 +96,7 @@ export function applyJobEvents(current: Record<string, JobView>, batch: readonly
   return jobs;
 }
 
-function enqueue(event: Pending): void {
+function enqueue(event: PolyhopEvent): void {
   queue.push(event);
   if (!scheduled) {
     scheduled = true;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applyJobEvents, type JobView, type Pending } from '../../../src-renderer/src/store/jobs.js';
+import type { PolyhopEvent } from '../../../src-main/engine/api/contract.js';
+import { applyJobEvents, type JobView } from '../../../src-renderer/src/store/jobs.js';
 
-const token = (text: string, reset?: boolean): Pending => ({ name: 'qa:token', payload: { jobId: 'j1', text, ...(reset ? { reset } : {}) } });
+const token = (text: string, reset?: boolean): PolyhopEvent => ({ name: 'qa:token', payload: { jobId: 'j1', text, ...(reset ? { reset } : {}) } });
 
 describe('the Ask screen streaming view (jobs store)', () => {
   it('grows with each token, starts over on a reset, and keeps the finished answer as the result', () => {
