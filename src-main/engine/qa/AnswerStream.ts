@@ -17,8 +17,9 @@ export class AnswerStream {
     this.#listeners = listeners;
   }
 
-  /** Call options that stream `field` of a JSON call's reply into this stream. */
+  /** Call options that stream `field` of a JSON call's reply into this stream (none when nobody listens: evaluation runs). */
   jsonField(field: string): StreamListeners {
+    if (!this.#listeners.onTextChunk) return {};
     let reader = new JsonStringFieldStream(field, (text) => this.#write(text));
     return {
       onTextChunk: (chunk) => reader.write(chunk),
