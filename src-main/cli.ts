@@ -9,6 +9,7 @@ import { appPaths, defaultDataDir } from './engine/api/paths.js';
 import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
+import { StreamedAnswer } from './cli/StreamedAnswer.js';
 import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
 
@@ -48,7 +49,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     if (!reply.ok) throw new CliError(`${reply.error.code}: ${reply.error.message}`);
     return reply.value as Responses[M];
   };
-  const job = async <M extends Method>(method: M, request: Request<M>, options: { pauseOnInterrupt?: boolean; onToken?: (t: string) => void } = {}): Promise<JobResult> => {
+  const job = async <M extends Method>(method: M, request: Request<M>, options: { pauseOnInterrupt?: boolean; onToken?: ((text: string, reset: boolean) => void) | undefined } = {}): Promise<JobResult> => {
     const { jobId } = (await call(method, request)) as { jobId: string };
     return runJob(await getEngine(), jobId, { ...options, quiet: json() });
   };
@@ -200,13 +201,21 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--retrieval-only', 'no generation: ranked evidence with citations')
     .option('--trace', 'print the strategy steps')
     .action(async (question: string, opts: { kb: string; strategy: (typeof STRATEGIES)[number]; lang?: string; retrievalOnly?: boolean; trace?: boolean }) => {
-      // Not streamed: the short answer comes first, and it is known only when the answer is complete.
-      const result = await job('qa:ask', { kb: opts.kb, question, strategy: opts.strategy, retrievalOnly: Boolean(opts.retrievalOnly), ...(opts.lang ? { answerLanguage: opts.lang } : {}) });
+      // On a terminal the answer streams as it is written (the short answer follows it); piped, the short answer comes first.
+      const streamed = !json() && process.stdout.isTTY ? new StreamedAnswer(process.stdout) : null;
+      const result = await job(
+        'qa:ask',
+        { kb: opts.kb, question, strategy: opts.strategy, retrievalOnly: Boolean(opts.retrievalOnly), ...(opts.lang ? { answerLanguage: opts.lang } : {}) },
+        { onToken: streamed?.onToken },
+      );
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `question ${result.status}`);
       const answer = result.result as Responses['qa:history'][number]['answer'];
       out(answer, () => {
-        if (answer.shortAnswer) console.log(`${answer.shortAnswer}\n`);
-        process.stdout.write(answer.text);
+        if (streamed) streamed.finish(answer);
+        else {
+          if (answer.shortAnswer) console.log(`${answer.shortAnswer}\n`);
+          process.stdout.write(answer.text);
+        }
         process.stdout.write('\n\nSources:\n');
         answer.evidence.forEach((e, i) => {
           const cites = e.citations.map((c) => `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [${c.startOffset}-${c.endOffset}]`).join('; ');

@@ -11,8 +11,8 @@ export interface JobResult {
 export interface RunJobOptions {
   /** Ctrl-C pauses (resumable) instead of cancelling. */
   pauseOnInterrupt?: boolean;
-  /** Streamed answer text. */
-  onToken?: ((text: string) => void) | undefined;
+  /** Streamed answer text; `reset`: what streamed before is void. The progress bars stop at the first token, so they do not draw over the text. */
+  onToken?: ((text: string, reset: boolean) => void) | undefined;
   /** No progress bars (JSON output). */
   quiet?: boolean;
 }
@@ -32,6 +32,7 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
   );
   const stageBars = new Map<string, cliProgress.SingleBar>();
   let interrupted = false;
+  let streaming = false;
 
   return new Promise<JobResult>((resolve) => {
     const onSigint = (): void => {
@@ -43,8 +44,11 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
     process.on('SIGINT', onSigint);
     const unsubscribe = engine.onEvent((event) => {
       if (event.payload.jobId !== jobId) return;
-      if (event.name === 'qa:token') options.onToken?.(event.payload.text);
-      else if (event.name === 'job:progress' && !options.quiet) {
+      if (event.name === 'qa:token' && options.onToken) {
+        if (!streaming) bars.stop();
+        streaming = true;
+        options.onToken(event.payload.text, event.payload.reset === true);
+      } else if (event.name === 'job:progress' && !options.quiet && !streaming) {
         const payload = event.payload;
         const values = {
           stage: payload.stage.padEnd(12),

@@ -150,16 +150,25 @@ describe('EndpointPool failover', () => {
     const llm = await pool([endpoint('a', a), endpoint('b', b)]);
     await a.kill();
     const chunks: string[] = [];
-    const result = await llm.generateText(prompt('After the fall.'), { maxTokens: 20, onTextChunk: (c) => chunks.push(c) });
+    const result = await llm.generateText(prompt('After the fall.'), { maxTokens: 20, onTextChunk: (c) => chunks.push(c), onTextRestart: () => chunks.splice(0) });
     expect(chunks.join('')).toBe(result.text);
     expect(statusOf(llm, 'a').lastError).toMatch(/Connection error|ECONNREFUSED|fetch failed/i);
   });
 
-  it('a dropped stream mid-reply is retried and the listener sees each character once', async () => {
+  it('a dropped stream mid-reply is retried, and the listener is told to drop the lost attempt’s text', async () => {
     const llm = await pool([endpoint('a', a), endpoint('b', b)]);
     a.inject('dropStream');
     const chunks: string[] = [];
-    const result = await llm.generateText(prompt('Sing, muse.'), { maxTokens: 30, onTextChunk: (c) => chunks.push(c) });
+    let restarts = 0;
+    const result = await llm.generateText(prompt('Sing, muse.'), {
+      maxTokens: 30,
+      onTextChunk: (c) => chunks.push(c),
+      onTextRestart: () => {
+        restarts++;
+        chunks.splice(0);
+      },
+    });
+    expect(restarts).toBe(1);
     expect(chunks.join('')).toBe(result.text);
     expect(result.text.length).toBeGreaterThan(0);
     expect(statusOf(llm, 'a').health).toBe('down');

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CancelledError } from '../../src-main/engine/base/errors.js';
+import { CancelledError, type PolyhopError } from '../../src-main/engine/base/errors.js';
 import { CachingLlm } from '../../src-main/engine/models/CachingLlm.js';
+import { JsonStringFieldStream } from '../../src-main/engine/models/JsonStringFieldStream.js';
 import { MemoryCallCacheStore } from '../../src-main/engine/models/CallCache.js';
 import { LlamaCppLlm } from '../../src-main/engine/models/LlamaCppLlm.js';
 import type { RenderedPrompt } from '../../src-main/engine/models/Llm.js';
 import { UsageMeter } from '../../src-main/engine/models/UsageMeter.js';
+import { jsonStringField } from '../../src-main/engine/qa/synthesis.js';
 import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 
 const prompt = (user: string): RenderedPrompt => ({ name: 'test/tiny', version: '1', system: 'Reply with JSON only.', user, variables: { user } });
@@ -58,6 +60,49 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
     expect(chunks.join('')).toBe(result.text);
     expect(result.usage.completionTokens).toBeLessThanOrEqual(40);
     expect(result.stopReason).toBe('maxTokens');
+  });
+
+  it('streams the raw JSON of a JSON call: the answer field decoded from the chunks is the parsed one, in either field order', async () => {
+    // Both fields bounded, so the grammar closes the reply (the model never stops on its own).
+    const orders = [z.object({ answer: z.string().max(60), short: z.string().max(12) }), z.object({ short: z.string().max(12), answer: z.string().max(60) })];
+    for (const [i, schema] of orders.entries()) {
+      const chunks: string[] = [];
+      let decoded = '';
+      const field = new JsonStringFieldStream('answer', (t) => (decoded += t));
+      const { value } = await llm.generateJson(prompt(`Answer ${i}.`), schema, {
+        maxTokens: 300,
+        onTextChunk: (c) => {
+          chunks.push(c);
+          field.write(c);
+        },
+      });
+      expect(chunks.length).toBeGreaterThan(5);
+      expect(JSON.parse(chunks.join(''))).toEqual(value);
+      expect(decoded).toBe(value.answer);
+    }
+  });
+
+  it('restarts the stream of a JSON reply cut by maxTokens before its retry', async () => {
+    const schema = z.object({ answer: z.string(), short: z.string().max(12) });
+    let restarts = 0;
+    let decoded = '';
+    let field = new JsonStringFieldStream('answer', (t) => (decoded += t));
+    const error = (await llm
+      .generateJson(prompt('Cut short.'), schema, {
+        maxTokens: 16,
+        onTextChunk: (c) => field.write(c),
+        onTextRestart: () => {
+          restarts++;
+          decoded = '';
+          field = new JsonStringFieldStream('answer', (t) => (decoded += t));
+        },
+      })
+      .catch((e: unknown) => e)) as PolyhopError;
+    expect(error).toMatchObject({ code: 'LLM_OUTPUT_INVALID' });
+    expect(restarts).toBe(1);
+    // What streamed after the restart is the retry's answer so far, which the final step keeps.
+    expect(decoded.length).toBeGreaterThan(0);
+    expect(decoded).toBe(jsonStringField(String(error.details.raw), 'answer', false));
   });
 
   it('is deterministic at temperature 0', async () => {

@@ -40,12 +40,12 @@ afterAll(async () => {
 
 describe('every strategy on the tiny GGUF', () => {
   it.each(STRATEGIES)('%s answers end to end', async (strategy) => {
-    const streamed: string[] = [];
-    const answer = await ask(ctx, 'Chi era la moglie del re di Itaca?', { strategy, onTextChunk: (t) => streamed.push(t) });
+    let streamed = '';
+    const answer = await ask(ctx, 'Chi era la moglie del re di Itaca?', { strategy, onTextChunk: (t) => (streamed += t), onTextRestart: () => (streamed = '') });
     expect(answer.strategy).toBe(strategy);
     expect(answer.retrievalOnly).toBe(false);
     expect(typeof answer.text).toBe('string');
-    expect(streamed.join('').trim()).toBe(answer.text);
+    expect(streamed.trim()).toBe(answer.text);
     expect(answer.usage.llmCalls).toBeGreaterThan(0);
     expect(answer.usage.completionTokens).toBeGreaterThan(0);
     expect(answer.trace.reduce((n, s) => n + s.llmCalls, 0)).toBe(answer.usage.llmCalls);

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { throwIfAborted } from '../../src-main/engine/base/abort.js';
 import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import { modelChunks } from './modelChunks.js';
 
 /**
  * Test double of the LLM for exact pipeline-logic assertions. It answers by rule, matching on
@@ -65,7 +66,7 @@ export class ScriptedLlm implements Llm {
     const started = performance.now();
     const reply = await this.#answer(prompt, options);
     const text = typeof reply === 'string' ? reply : JSON.stringify(reply);
-    options.onTextChunk?.(text);
+    this.#stream(text, options);
     this.#record({ prompt, kind: 'text', output: text });
     return { text, stopReason: 'eos', usage: this.#usage(prompt, text, started) };
   }
@@ -74,6 +75,8 @@ export class ScriptedLlm implements Llm {
     const started = performance.now();
     const reply = await this.#answer(prompt, options);
     const raw = typeof reply === 'string' ? reply : JSON.stringify(reply);
+    // Streamed as a model writes it under the grammar: the JSON text, a few tokens at a time.
+    this.#stream(raw, options);
     this.#record({ prompt, kind: 'json', output: raw });
     let parsed: unknown;
     // As LlamaCppLlm, an unusable reply still reports the tokens it cost.
@@ -90,6 +93,10 @@ export class ScriptedLlm implements Llm {
   }
 
   async dispose(): Promise<void> {}
+
+  #stream(text: string, options: LlmCallOptions): void {
+    if (options.onTextChunk) for (const chunk of modelChunks(text)) options.onTextChunk(chunk);
+  }
 
   /** Calls made with one prompt name (for assertions). */
   #record(call: ScriptedCall): void {

@@ -3,6 +3,7 @@ import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { throwIfAborted } from '../../src-main/engine/base/abort.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import { modelChunks } from './modelChunks.js';
 import { seededRandom } from './seededRandom.js';
 
 /**
@@ -20,7 +21,8 @@ import { seededRandom } from './seededRandom.js';
  * forbids is not made. Limits are a real model's: tokens are counted with a real tokenizer
  * (o200k_base), a prompt that does not fit the context is refused as LlamaCppLlm refuses it, and
  * output is cut at `maxTokens` (text: `stopReason: 'maxTokens'`; JSON: the cut text fails its
- * schema, LLM_OUTPUT_INVALID). It never throws anything else, so a run with it tests degradation,
+ * schema, LLM_OUTPUT_INVALID, after a retry cut the same way). Text streams to `onTextChunk` a few
+ * tokens at a time, a JSON call's raw JSON included. It never throws anything else, so a run with it tests degradation,
  * not crashes.
  */
 export interface UncooperativeLlmOptions {
@@ -134,7 +136,7 @@ export class UncooperativeLlm implements Llm {
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
     const started = performance.now();
     const { budget, promptTokens } = this.#budget(prompt, options);
-    const inner = await this.#inner.generateText(prompt, { ...options, maxTokens: undefined, onTextChunk: undefined });
+    const inner = await this.#inner.generateText(prompt, { ...options, maxTokens: undefined, onTextChunk: undefined, onTextRestart: undefined });
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
@@ -147,14 +149,14 @@ export class UncooperativeLlm implements Llm {
       text = decode(tokens.slice(0, room));
       this.#note(prompt.name, 'cutAtMaxTokens', 'text');
     }
-    if (text) options.onTextChunk?.(text);
+    stream(text, options);
     return { text, stopReason: cut ? 'maxTokens' : 'eos', usage: this.#usage(promptTokens, Math.min(budget, thinking + tokens.length), started) };
   }
 
   async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
     const started = performance.now();
     const { budget, promptTokens } = this.#budget(prompt, options);
-    const { value } = await this.#inner.generateJson(prompt, schema, { ...options, maxTokens: undefined, onTextChunk: undefined });
+    const { value } = await this.#inner.generateJson(prompt, schema, { ...options, maxTokens: undefined, onTextChunk: undefined, onTextRestart: undefined });
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
@@ -166,10 +168,15 @@ export class UncooperativeLlm implements Llm {
     if (tokens.length > room) {
       this.#note(prompt.name, 'cutAtMaxTokens', '$');
       const cut = decode(tokens.slice(0, room));
+      // As LlamaCppLlm, a reply that fails its schema is retried once; under the same budget the retry is cut too.
+      stream(cut, options);
+      options.onTextRestart?.();
+      stream(cut, options);
       throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema: unterminated JSON (stopped at maxTokens)`, {
         details: { prompt: prompt.name, promptVersion: prompt.version, raw: cut, reason: 'stopped at maxTokens', maxTokens: budget },
       });
     }
+    stream(raw, options);
     return { value: schema.parse(reply) as z.infer<S>, usage: this.#usage(promptTokens, thinking + tokens.length, started) };
   }
 
@@ -314,6 +321,11 @@ export class UncooperativeLlm implements Llm {
     }
     return null;
   }
+}
+
+/** Generated text to `onTextChunk` a few tokens at a time, as a model streams it (a JSON call's raw JSON included). */
+function stream(text: string, options: LlmCallOptions): void {
+  if (options.onTextChunk) for (const chunk of modelChunks(text)) options.onTextChunk(chunk);
 }
 
 interface Site {

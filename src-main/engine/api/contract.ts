@@ -608,8 +608,11 @@ export interface JobState {
 export interface Events {
   'job:progress': JobProgress;
   'job:finished': { jobId: string; kind: JobKind; status: Exclude<JobStatus, 'running'>; result: unknown; error: ErrorData | null };
-  /** Streamed answer text of an `ask` job. */
-  'qa:token': { jobId: string; text: string };
+  /**
+   * Streamed answer text of an `ask` job, provisional until `job:finished` brings the Answer.
+   * `reset`: drop what streamed so far (a retried reply), `text` starts it anew.
+   */
+  'qa:token': { jobId: string; text: string; reset?: boolean };
 }
 export type EventName = keyof Events;
 /** One event as it travels (IPC, WebSocket, in-process): narrow on `name`. */

@@ -87,7 +87,11 @@ export class CachingLlm implements Llm {
     if (hit && 'value' in hit) {
       // The schema is part of the key, but a transform or refinement may still reject a stored value: then recompute.
       const parsed = schema.safeParse(hit.value);
-      if (parsed.success) return { value: parsed.data as z.infer<S>, usage: this.#hitUsage(hit) };
+      if (parsed.success) {
+        // Streamed as a model would write it: the JSON text, which listeners decode.
+        options.onTextChunk?.(JSON.stringify(hit.value));
+        return { value: parsed.data as z.infer<S>, usage: this.#hitUsage(hit) };
+      }
     }
     const result = await this.#inner.generateJson(prompt, schema, options);
     this.#save(key, prompt, { value: result.value, ...tokens(result.usage) });

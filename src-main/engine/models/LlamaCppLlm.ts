@@ -66,9 +66,10 @@ interface Sampling {
 /**
  * The generation model: one GGUF loaded once through node-llama-cpp, one context with N
  * sequences, each concurrent call borrowing a sequence. Text calls stream; JSON calls generate
- * under a grammar built from the zod schema, then validate with zod. The model's own chat
- * template frames system and user messages, and reasoning segments (Qwen3 `<think>`, gpt-oss
- * analysis channel) are split off by node-llama-cpp's chat wrapper, never returned as text.
+ * under a grammar built from the zod schema, streaming the raw JSON, then validate with zod. The
+ * model's own chat template frames system and user messages, and reasoning segments (Qwen3
+ * `<think>`, gpt-oss analysis channel) are split off by node-llama-cpp's chat wrapper, never
+ * returned or streamed as text.
  */
 export class LlamaCppLlm implements Llm {
   readonly identity: string;
@@ -195,7 +196,9 @@ export class LlamaCppLlm implements Llm {
     for (let attempt = 0; attempt < 2; attempt++) {
       const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
       const sampling = attempt === 0 ? { temperature } : retrySampling(temperature);
-      const result = await this.#generate(prompt, attempt === 0 ? options : { ...options, onTextChunk: undefined }, grammar, sampling);
+      // The retry streams too: listeners drop the first attempt's text first.
+      if (attempt > 0) options.onTextRestart?.();
+      const result = await this.#generate(prompt, options, grammar, sampling);
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       usage.durationMs += result.usage.durationMs;
@@ -274,6 +277,7 @@ export class LlamaCppLlm implements Llm {
         ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
         ...(grammar ? { grammar } : {}),
         ...(signal ? { signal } : {}),
+        // The main response only: node-llama-cpp keeps reasoning segments out of onTextChunk.
         ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
         // Counts every generated token, reasoning included (onToken sees the answer only): that is what the call cost.
         onResponseChunk: (chunk) => {

@@ -28,8 +28,17 @@ export interface LlmCallOptions {
   reasoningTokens?: number;
   /** Sampling temperature. Default: 0 (greedy), so re-runs and the call cache agree. */
   temperature?: number;
-  /** Receives generated text as it streams (free-text calls). */
+  /**
+   * Receives generated text as it streams: a text call's answer; for a JSON call, the raw JSON as
+   * the grammar lets the model write it (decode a field with `JsonStringFieldStream`). Never a
+   * thinking model's reasoning.
+   */
   onTextChunk?: (text: string) => void;
+  /**
+   * Called when generation starts over (a JSON call retried after output that failed its
+   * schema): what `onTextChunk` received so far is void, and the new attempt's text follows.
+   */
+  onTextRestart?: () => void;
 }
 
 export interface LlmUsage {

@@ -3,7 +3,8 @@ import type { Answer, TraceStep } from '../api/contract.js';
 import { throwIfAborted } from '../base/abort.js';
 import { fence } from '../base/fence.js';
 import { BugIndicatingError, PolyhopError } from '../base/errors.js';
-import type { Llm, LlmJsonResult, LlmUsage } from '../models/Llm.js';
+import type { Llm, LlmCallOptions, LlmJsonResult, LlmUsage } from '../models/Llm.js';
+import { AnswerStream } from './AnswerStream.js';
 import { Retriever } from './retrieval/Retriever.js';
 import { evidenceBudget, type QaSettings } from './settings.js';
 import type { AskOptions, QaContext } from './types.js';
@@ -23,7 +24,8 @@ export class QaRun {
   readonly questionLanguage: string;
   readonly answerLanguage: string;
   readonly signal: AbortSignal | undefined;
-  readonly onTextChunk: ((text: string) => void) | undefined;
+  /** The final answer as it streams to the asker. */
+  readonly answerStream: AnswerStream;
   readonly retriever: Retriever;
   readonly trace: TraceStep[] = [];
   readonly #usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0 };
@@ -37,7 +39,7 @@ export class QaRun {
     this.questionLanguage = questionLanguage;
     this.answerLanguage = options.answerLanguage ?? questionLanguage;
     this.signal = options.signal;
-    this.onTextChunk = options.onTextChunk;
+    this.answerStream = new AnswerStream(options);
     this.retriever = new Retriever(ctx.kb, ctx.embedder, settings.shared.rrfK, options.signal);
   }
 
@@ -122,12 +124,19 @@ export class StepScope {
     this.#run = run;
   }
 
-  async json<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<LlmJsonResult<z.infer<S>>> {
+  /** One JSON call; `stream` receives its raw text as it is generated (the final answer's, see {@link AnswerStream}). */
+  async json<S extends z.ZodType>(
+    promptName: string,
+    variables: Record<string, string | number>,
+    schema: S,
+    maxTokens?: number,
+    stream?: Pick<LlmCallOptions, 'onTextChunk' | 'onTextRestart'>,
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const prompt = this.#run.ctx.prompts.render(promptName, variables);
     const { stepMaxTokens, reasoningMaxTokens } = this.#run.settings.shared;
     let result: LlmJsonResult<z.infer<S>>;
     try {
-      result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? stepMaxTokens, reasoningTokens: reasoningMaxTokens });
+      result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? stepMaxTokens, reasoningTokens: reasoningMaxTokens, ...stream });
     } catch (error) {
       // A reply that failed its schema still ran the model: its tokens belong in the trace.
       const usage = isInvalidOutput(error) ? ((error as PolyhopError).details.usage as LlmUsage | undefined) : undefined;

@@ -34,8 +34,8 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
   const evidence = citeEvidence(ctx.kb, run.retriever, result.evidence, settings.shared.maxCitationsPerEvidence);
   // An empty answer always says why (the step that produced it recorded the reason).
   const text = retrievalOnly || result.text.trim() ? result.text : `(${emptyReason(run.trace)}.)`;
-  // What streamed is what the answer says, the reason for an empty one included.
-  if (text !== result.text) run.onTextChunk?.(text);
+  // What streamed ends as what the answer says: the reason for an empty one, a retrieval-only list.
+  run.answerStream.settle(text);
   return {
     question: trimmed,
     questionLanguage: run.questionLanguage,

@@ -5,6 +5,7 @@ import { fence } from '../base/fence.js';
 import { languageName } from './language.js';
 import type { PolyhopError } from '../base/errors.js';
 import type { LlmUsage } from '../models/Llm.js';
+import { JsonStringFieldStream } from '../models/JsonStringFieldStream.js';
 import { emptyReason, isInvalidOutput, type QaRun, type StepScope } from './QaRun.js';
 import type { StrategyResult } from './types.js';
 
@@ -82,9 +83,9 @@ export async function answerWith(
 
 /**
  * One final-answer call (any strategy's last step): the prompt's variables plus the answer
- * language, a {@link FinalAnswerSchema} reply within the answer token budget. A JSON reply cannot
- * stream token by token as the old free text did, so the explained answer reaches `onTextChunk`
- * in one piece when it is complete.
+ * language, a {@link FinalAnswerSchema} reply within the answer token budget. The explained
+ * answer streams to the asker as the model writes it (the `answer` field decoded from the JSON
+ * text); `ask` settles the stream on the finished answer.
  */
 export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, variables: Record<string, string>): Promise<{ text: string; shortAnswer: string }> {
   const maxTokens = run.settings.shared.answerMaxTokens;
@@ -92,7 +93,7 @@ export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, vari
   let usage: LlmUsage | undefined;
   let cut = false;
   try {
-    ({ value, usage } = await s.json(prompt, { ...variables, language: languageName(run.answerLanguage) }, FinalAnswerSchema, maxTokens));
+    ({ value, usage } = await s.json(prompt, { ...variables, language: languageName(run.answerLanguage) }, FinalAnswerSchema, maxTokens, run.answerStream.jsonField('answer')));
   } catch (error) {
     if (!isInvalidOutput(error)) throw error;
     // A reply cut by the token budget (or otherwise broken) keeps what it wrote, as a free-text
@@ -109,7 +110,6 @@ export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, vari
   s.detail.shortAnswer = shortAnswer;
   // An empty answer always says why (a thinking model may spend its budget reasoning).
   if (!text) s.detail.empty = emptyReason(cut ? 'maxTokens' : 'eos', maxTokens, usage?.reasoningTokens ?? 0);
-  run.onTextChunk?.(text);
   return { text, shortAnswer };
 }
 
@@ -118,23 +118,8 @@ export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, vari
  * quote, or (unless `complete` is asked) to where the reply stops. Undefined when the field is absent.
  */
 export function jsonStringField(raw: string, field: string, complete: boolean): string | undefined {
-  const start = new RegExp(`"${field}"\\s*:\\s*"`).exec(raw);
-  if (!start) return undefined;
-  let out = '';
-  for (let i = start.index + start[0].length; i < raw.length; i++) {
-    const c = raw[i] as string;
-    if (c === '"') return out;
-    if (c !== '\\') {
-      out += c;
-      continue;
-    }
-    const escaped = raw.slice(i, raw[i + 1] === 'u' ? i + 6 : i + 2);
-    try {
-      out += JSON.parse(`"${escaped}"`) as string;
-    } catch {
-      break; // an escape cut in the middle
-    }
-    i += escaped.length - 1;
-  }
-  return complete ? undefined : out;
+  let value = '';
+  const reader = new JsonStringFieldStream(field, (text) => (value += text));
+  reader.write(raw);
+  return reader.found && (reader.done || !complete) ? value : undefined;
 }

@@ -45,8 +45,14 @@ export interface AskOptions {
   retrievalOnly?: boolean;
   /** Aborts between steps and inside LLM calls; `ask` then rejects with CancelledError. */
   signal?: AbortSignal;
-  /** Receives the final answer's text as it streams (api: `qa:token` events). Intermediate calls never stream. */
+  /** Receives the final answer's text as the model writes it (api: `qa:token` events). Intermediate calls never stream. */
   onTextChunk?: (text: string) => void;
+  /**
+   * What streamed so far is void and the answer streams anew (a retried reply; at the end, the
+   * finished answer when it reads otherwise than what streamed). The text after the last restart,
+   * trimmed, is the answer's `text`.
+   */
+  onTextRestart?: () => void;
 }
 
 /** What a strategy returns; `ask` adds language, usage and the trace to make the contract's `Answer`. */

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ErrorData, Events, JobKind, JobProgress, JobState, JobStatus } from '../../api/index.js';
+import type { ErrorData, JobKind, JobProgress, JobState, JobStatus, PolyhopEvent } from '../../api/index.js';
 import { api } from '../../api/index.js';
 
 /** A job as the UI knows it: its latest progress per stage, in the order stages appeared. */
@@ -13,7 +13,7 @@ export interface JobView {
   latest: JobProgress | null;
   result: unknown;
   error: ErrorData | null;
-  /** Streamed answer text (ask jobs). */
+  /** Streamed answer text (ask jobs), provisional: the job's result replaces it. */
   text: string;
 }
 
@@ -55,47 +55,48 @@ export const useJobs = create<JobsState>()((set) => ({
   },
 }));
 
-type Pending = { [E in keyof Events]: { name: E; payload: Events[E] } }[keyof Events];
-
 /**
  * Events are applied in batches (every 100 ms at most) so a fast stream of progress or tokens
  * costs one render per batch, keeping input responsive while a job runs.
  */
-let queue: Pending[] = [];
+let queue: PolyhopEvent[] = [];
 let scheduled = false;
 
 function flush(): void {
   scheduled = false;
   const batch = queue;
   queue = [];
-  useJobs.setState((s) => {
-    const jobs = { ...s.jobs };
-    for (const event of batch) {
-      const id = event.payload.jobId;
-      if (event.name === 'job:progress') {
-        const p = event.payload;
-        const view = jobs[id] ?? blank(id, p.kind, p.kb);
-        jobs[id] = {
-          ...view,
-          status: view.status === 'paused' ? 'running' : view.status,
-          latest: p,
-          progress: { ...view.progress, [p.stage]: p },
-          stages: view.stages.includes(p.stage) ? view.stages : [...view.stages, p.stage],
-        };
-      } else if (event.name === 'job:finished') {
-        const p = event.payload;
-        const view = jobs[id] ?? blank(id, p.kind, null);
-        jobs[id] = { ...view, status: p.status, result: p.result, error: p.error };
-      } else {
-        const view = jobs[id] ?? blank(id, 'ask', null);
-        jobs[id] = { ...view, text: view.text + event.payload.text };
-      }
-    }
-    return { jobs };
-  });
+  useJobs.setState((s) => ({ jobs: applyJobEvents(s.jobs, batch) }));
 }
 
-function enqueue(event: Pending): void {
+/** The jobs after a batch of engine events, in order (a `reset` token restarts the streamed text). */
+export function applyJobEvents(current: Record<string, JobView>, batch: readonly PolyhopEvent[]): Record<string, JobView> {
+  const jobs = { ...current };
+  for (const event of batch) {
+    const id = event.payload.jobId;
+    if (event.name === 'job:progress') {
+      const p = event.payload;
+      const view = jobs[id] ?? blank(id, p.kind, p.kb);
+      jobs[id] = {
+        ...view,
+        status: view.status === 'paused' ? 'running' : view.status,
+        latest: p,
+        progress: { ...view.progress, [p.stage]: p },
+        stages: view.stages.includes(p.stage) ? view.stages : [...view.stages, p.stage],
+      };
+    } else if (event.name === 'job:finished') {
+      const p = event.payload;
+      const view = jobs[id] ?? blank(id, p.kind, null);
+      jobs[id] = { ...view, status: p.status, result: p.result, error: p.error };
+    } else {
+      const view = jobs[id] ?? blank(id, 'ask', null);
+      jobs[id] = { ...view, text: event.payload.reset ? event.payload.text : view.text + event.payload.text };
+    }
+  }
+  return jobs;
+}
+
+function enqueue(event: PolyhopEvent): void {
   queue.push(event);
   if (!scheduled) {
     scheduled = true;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CachingLlm } from '../../../src-main/engine/models/CachingLlm.js';
 import { MemoryCallCacheStore } from '../../../src-main/engine/models/CallCache.js';
+import { JsonStringFieldStream } from '../../../src-main/engine/models/JsonStringFieldStream.js';
 import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { UsageMeter } from '../../../src-main/engine/models/UsageMeter.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
@@ -51,6 +52,21 @@ describe('CachingLlm', () => {
     expect(hit.usage.cached).toBe(true);
     expect(chunks).toEqual([hit.text]);
     expect(hit.stopReason).toBe('eos');
+  });
+
+  it('streams a cached JSON reply as its JSON text, which decodes to the stored answer', async () => {
+    const model = new ScriptedLlm([{ prompt: 'test/echo', reply: () => ({ short: 'Penelope', answer: 'Penelope [1], "wife" of Odysseus.' }) }]);
+    const answers = new CachingLlm(model, { store: new MemoryCallCacheStore() });
+    const schema = z.object({ answer: z.string(), short: z.string() });
+    await answers.generateJson(prompt('j'), schema);
+    const chunks: string[] = [];
+    const hit = await answers.generateJson(prompt('j'), schema, { onTextChunk: (c) => chunks.push(c) });
+    expect(hit.usage.cached).toBe(true);
+    expect(model.calls).toHaveLength(1);
+    let decoded = '';
+    const field = new JsonStringFieldStream('answer', (t) => (decoded += t));
+    for (const c of chunks) field.write(c);
+    expect(decoded).toBe(hit.value.answer);
   });
 
   it('records into nested scopes (job inside app)', async () => {

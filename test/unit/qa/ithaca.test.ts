@@ -51,6 +51,8 @@ describe.each(['dr', 'hyp', 'dapt'] as StrategyName[])('%s answers "wife of the 
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
     // The bare answer comes from the same grammar-constrained call as the explained one.
     expect(answer.shortAnswer).toBe('Penelope');
+    // Streamed as the model wrote it: the explained answer, a few tokens at a time.
+    expect(streamed.length).toBeGreaterThan(1);
     expect(streamed.join('')).toBe(answer.text);
     const finalCall = llm.calls.at(-1)!;
     expect(finalCall.kind).toBe('json');

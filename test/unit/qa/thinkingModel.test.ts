@@ -5,7 +5,8 @@ import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, LlmUsage, RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { generationBudget } from '../../../src-main/engine/models/LlamaCppLlm.js';
-import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
+import { ask, resolveQaSettings, type AskOptions } from '../../../src-main/engine/qa/index.js';
+import { modelChunks } from '../../support/modelChunks.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { indexOdyssey, prompts } from './support/odysseyKb.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from './support/qaScript.js';
@@ -64,26 +65,31 @@ class ThinkingLlm implements Llm {
     const { reasoned, left } = this.#budget(options);
     const full = this.#answers ? (await this.#inner.generateText(prompt, { ...options, onTextChunk: undefined })).text : '';
     const text = countTokens(full) <= left ? full : this.#cut(full, left);
-    options.onTextChunk?.(text);
+    for (const chunk of modelChunks(text)) options.onTextChunk?.(chunk);
     return { text, stopReason: text === full ? 'eos' : 'maxTokens', usage: this.#usage(prompt, reasoned, text) };
   }
 
   /** The final answer's reply too is written after the reasoning, within what it left; a model that does not answer writes empty fields. */
   async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
     const { reasoned, left } = this.#budget(options);
-    const { value } = await this.#inner.generateJson(prompt, schema, options);
+    const { value } = await this.#inner.generateJson(prompt, schema, { ...options, onTextChunk: undefined });
     const silent = { answer: '', short: '' };
     const written = (!this.#answers && schema.safeParse(silent).success ? silent : value) as z.infer<S>;
     const raw = JSON.stringify(written);
-    if (countTokens(raw) <= left) return { value: written, usage: this.#usage(prompt, reasoned, raw) };
+    if (countTokens(raw) <= left) {
+      for (const chunk of modelChunks(raw)) options.onTextChunk?.(chunk);
+      return { value: written, usage: this.#usage(prompt, reasoned, raw) };
+    }
     const cut = this.#cut(raw, left);
+    for (const chunk of modelChunks(cut)) options.onTextChunk?.(chunk);
     throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply cut at maxTokens`, { details: { raw: cut, usage: this.#usage(prompt, reasoned, cut) } });
   }
 
   async dispose(): Promise<void> {}
 }
 
-const askWith = (llm: Llm, overrides: Record<string, number> = {}) => ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.en, { strategy: 'dr' });
+const askWith = (llm: Llm, overrides: Record<string, number> = {}, stream: Pick<AskOptions, 'onTextChunk' | 'onTextRestart'> = {}) =>
+  ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.en, { strategy: 'dr', ...stream });
 
 describe('thinking models', () => {
   it('reason on their own budget, so a long reasoning does not eat the 512-token answer', async () => {
@@ -94,8 +100,10 @@ describe('thinking models', () => {
   });
 
   it('never give an empty answer without saying why', async () => {
-    const answer = await askWith(new ThinkingLlm(300, { answers: false }), { 'shared.reasoningMaxTokens': 300 });
+    let streamed = '';
+    const answer = await askWith(new ThinkingLlm(300, { answers: false }), { 'shared.reasoningMaxTokens': 300 }, { onTextChunk: (t) => (streamed += t), onTextRestart: () => (streamed = '') });
     expect(answer.text).toMatch(/^\(the model gave no answer: it reasoned for 300 tokens, then it stopped without writing any text\.\)$/);
+    expect(streamed).toBe(answer.text); // the asker watching the stream reads the reason too
     expect((answer.trace.find((s) => s.step === 'answer')!.detail as { empty: string }).empty).toMatch(/reasoned for 300 tokens/);
   });
 

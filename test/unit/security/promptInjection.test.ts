@@ -145,7 +145,7 @@ describe('a document with prompt-injection text', () => {
   });
 
   it('offers the model no tools and changes no setting, model or knowledge base', async () => {
-    expect([...llm.optionKeys].every((k) => ['signal', 'maxTokens', 'reasoningTokens', 'temperature', 'onTextChunk'].includes(k))).toBe(true);
+    expect([...llm.optionKeys].every((k) => ['signal', 'maxTokens', 'reasoningTokens', 'temperature', 'onTextChunk', 'onTextRestart'].includes(k))).toBe(true);
     expect(await call(engine, 'system:getSettings', {})).toEqual(settingsBefore);
     expect(readSettingsFile()).toBe(settingsFileBefore);
     expect(await call(engine, 'models:status', {})).toEqual({ generation: null, embedding: null });

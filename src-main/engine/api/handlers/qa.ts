@@ -1,5 +1,5 @@
 import { PolyhopError } from '../../base/errors.js';
-import { ask, resolveQaSettings, type QaSettings } from '../../qa/index.js';
+import { ask, resolveQaSettings, type AskOptions, type QaSettings } from '../../qa/index.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
 import type { Answer, HistoryEntry, Settings, StrategyName } from '../contract.js';
 import type { KnowledgeBase } from '../../kb/index.js';
@@ -8,8 +8,8 @@ import type { Engine } from '../Engine.js';
 import type { KbSession } from '../KbSessions.js';
 
 /**
- * `qa:ask` runs as a job: the answer streams as `qa:token` events and arrives whole in
- * `job:finished`; it is kept in the KB's history. Without a generation model (or when asked),
+ * `qa:ask` runs as a job: the answer streams as `qa:token` events (a `reset` one starts it
+ * over) and arrives whole in `job:finished`; it is kept in the KB's history. Without a generation model (or when asked),
  * the answer is retrieval-only: ranked evidence with citations.
  */
 export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:history'> {
@@ -18,7 +18,12 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
       const session = engine.kbs.get(name);
       const jobId = engine.jobs.start('ask', session.name, async ({ jobId, signal, emit, progress }) => {
         progress({ stage: 'answer', done: 0, total: 1, message: strategy });
-        const answer = await answerQuestion(engine, session, { question, strategy, retrievalOnly, answerLanguage: answerLanguage ?? engine.settings.get().answerLanguage ?? undefined }, { signal, onTextChunk: (text) => emit('qa:token', { jobId, text }) });
+        const answer = await answerQuestion(
+          engine,
+          session,
+          { question, strategy, retrievalOnly, answerLanguage: answerLanguage ?? engine.settings.get().answerLanguage ?? undefined },
+          { signal, onTextChunk: (text) => emit('qa:token', { jobId, text }), onTextRestart: () => emit('qa:token', { jobId, text: '', reset: true }) },
+        );
         session.kb.addHistory(question, strategy, JSON.stringify(answer));
         const { llmCalls, promptTokens, completionTokens, cacheHits } = answer.usage;
         progress({ stage: 'answer', done: 1, total: 1, message: strategy, llmCalls, promptTokens, completionTokens, cacheHits });
@@ -42,7 +47,7 @@ export interface QuestionRequest {
 }
 
 /** Answers one question over a KB with the loaded models (also used by benchmarks). */
-export async function answerQuestion(engine: Engine, session: KbSession, request: QuestionRequest, options: { signal: AbortSignal; onTextChunk?: (text: string) => void }): Promise<Answer> {
+export async function answerQuestion(engine: Engine, session: KbSession, request: QuestionRequest, options: { signal: AbortSignal } & Pick<AskOptions, 'onTextChunk' | 'onTextRestart'>): Promise<Answer> {
   const unembedded = session.kb.embedder() === null ? session.kb.countMissingVectors() : 0;
   if (unembedded > 0 && request.strategy !== 'llm-only') throw vectorsMissing(session.name, request.strategy, unembedded);
   const embedder = await engine.models.requireEmbedder('Answering');
@@ -63,6 +68,7 @@ export async function answerQuestion(engine: Engine, session: KbSession, request
       retrievalOnly: Boolean(request.retrievalOnly),
       signal: options.signal,
       ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
+      ...(options.onTextRestart ? { onTextRestart: options.onTextRestart } : {}),
       ...(request.answerLanguage ? { answerLanguage: request.answerLanguage } : {}),
     },
   );

@@ -90,7 +90,9 @@ export class OpenAiLlm implements Llm {
     for (let attempt = 0; attempt < 2; attempt++) {
       const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
       const sampling = attempt === 0 ? { temperature } : retrySampling(temperature);
-      const result = await this.#complete(prompt, attempt === 0 ? options : { ...options, onTextChunk: undefined }, format, sampling);
+      // The retry streams too: listeners drop the first attempt's text first.
+      if (attempt > 0) options.onTextRestart?.();
+      const result = await this.#complete(prompt, options, format, sampling);
       usage.promptTokens += result.usage.promptTokens;
       usage.completionTokens += result.usage.completionTokens;
       usage.reasoningTokens = (usage.reasoningTokens ?? 0) + (result.usage.reasoningTokens ?? 0);

@@ -42,41 +42,17 @@ export class PooledLlm implements Llm {
     return this.#pool.sample.countTokens(text);
   }
 
+  // A call that runs again on another endpoint streams from the start: listeners are told to drop
+  // what the failed attempt sent (`onTextRestart`), as for a retried JSON reply.
   generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
-    const stream = replayGuard(options.onTextChunk);
-    return this.#pool.run((llm, signal) => llm.generateText(prompt, { ...options, ...(signal ? { signal } : {}), ...(stream ? { onTextChunk: stream.onChunk } : {}) }), options.signal, stream?.restart);
+    return this.#pool.run((llm, signal) => llm.generateText(prompt, { ...options, ...(signal ? { signal } : {}) }), options.signal, options.onTextRestart);
   }
 
   generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
-    const stream = replayGuard(options.onTextChunk);
-    return this.#pool.run((llm, signal) => llm.generateJson(prompt, schema, { ...options, ...(signal ? { signal } : {}), ...(stream ? { onTextChunk: stream.onChunk } : {}) }), options.signal, stream?.restart);
+    return this.#pool.run((llm, signal) => llm.generateJson(prompt, schema, { ...options, ...(signal ? { signal } : {}) }), options.signal, options.onTextRestart);
   }
 
   dispose(): Promise<void> {
     return this.#pool.dispose();
   }
-}
-
-/**
- * When a streamed call runs again on another endpoint, the listener has already seen the start
- * of the reply: the new attempt's text is passed on only past what was already sent (at
- * temperature 0 the same model writes the same text), so the stream adds up to the result.
- */
-function replayGuard(onTextChunk: ((text: string) => void) | undefined): { onChunk: (text: string) => void; restart: () => void } | undefined {
-  if (!onTextChunk) return undefined;
-  let sent = 0;
-  let seen = 0;
-  return {
-    onChunk: (text) => {
-      const fresh = text.slice(Math.max(0, sent - seen));
-      seen += text.length;
-      if (fresh) {
-        sent += fresh.length;
-        onTextChunk(fresh);
-      }
-    },
-    restart: () => {
-      seen = 0;
-    },
-  };
 }
