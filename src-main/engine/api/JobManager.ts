@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { isCancellation, toErrorData } from '../base/errors.js';
 import type { Events, JobKind, JobProgress, JobState, JobStatus } from './contract.js';
 
@@ -43,6 +44,9 @@ export class JobManager {
   start(kind: JobKind, kb: string | null, body: (ctx: JobContext) => Promise<unknown>): string {
     const jobId = randomUUID();
     const controller = new AbortController();
+    // Every call a job runs at once follows its signal (up to the concurrency setting, 64, or a
+    // pool's slots): more than Node's default of 10 listeners is expected, not a leak.
+    setMaxListeners(256, controller.signal);
     const entry: JobEntry = {
       state: { jobId, kind, kb, status: 'running', startedAt: new Date().toISOString(), progress: null, error: null },
       controller,
