@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { PolyhopError, toErrorData } from '../base/errors.js';
 import { knowledgeBaseRdfSource } from '../kb/rdf/knowledgeBaseRdfSource.js';
 import { SparqlStoreClient } from '../kb/store/SparqlStoreClient.js';
-import { type StoreConfig, redactStoreConfig, storeTarget } from '../kb/store/StoreConfig.js';
+import { type StoreConfig, redactStoreConfig, storeConfigSchema, storeTarget } from '../kb/store/StoreConfig.js';
 import { StoreConfigFile } from '../kb/store/StoreConfigFile.js';
 import { syncStore } from '../kb/store/syncStore.js';
 import type { ParsedRequest, StoreStatus } from './contract.js';
@@ -46,7 +46,7 @@ export class StoreService {
             // Editing other fields keeps the password, as long as it is for the same user.
             password: request.auth.password ?? (previous && previous.auth.kind !== 'none' && previous.auth.username === request.auth.username ? previous.auth.password : ''),
           };
-    const config: StoreConfig = {
+    const parsed = storeConfigSchema.safeParse({
       queryUrl: request.queryUrl,
       updateUrl: request.updateUrl ?? request.queryUrl,
       graphStoreUrl: request.graphStoreUrl ?? request.queryUrl,
@@ -55,7 +55,11 @@ export class StoreService {
       batchQuads: request.batchQuads ?? previous?.batchQuads ?? 50_000,
       requestTimeoutMs: previous?.requestTimeoutMs ?? 300_000,
       autoSync: request.autoSync ?? previous?.autoSync ?? true,
-    };
+    });
+    if (!parsed.success) {
+      throw new PolyhopError('INVALID_REQUEST', `store: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    const config = parsed.data;
     this.#configs.set(id, config);
     this.#clients.delete(id);
     session.kb.storeJournal().track(storeTarget(config));
