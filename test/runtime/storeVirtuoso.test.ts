@@ -1,7 +1,10 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../src-main/cli.js';
 import type { DocumentPage, JobProgress, SparqlResult, StoreStatus } from '../../src-main/engine/api/contract.js';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import { PH } from '../../src-main/engine/kb/rdf/vocabulary.js';
@@ -204,5 +207,52 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     expect((await call<StoreStatus>(engine, 'store:show', { kb: 'cut' })).sync).toMatchObject({ lastError: null, pendingDocuments: 0, pendingEntities: 0 });
     await expectStoreAgrees('cut');
     expect(statements(await query('cut', ALL, 'store', 100_000))).toEqual(statements(await query('cut', ALL, 'view', 100_000)));
+  });
+
+  it('the CLI configures, publishes, syncs and queries the store; the password is read from the environment, never printed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-store-'));
+    const polyhop = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+      let out = '';
+      let err = '';
+      const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (out += `${parts.join(' ')}\n`));
+      const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void (err += `${parts.join(' ')}\n`));
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+      try {
+        const code = await runCli({ appRoot: repoRoot, argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args], serve: async () => {} });
+        return { code, out, err };
+      } finally {
+        log.mockRestore();
+        error.mockRestore();
+        write.mockRestore();
+      }
+    };
+    const base = `http://127.0.0.1:${virtuoso.httpPort}`;
+    process.env.POLYHOP_STORE_PASSWORD = 'dba';
+    try {
+      expect(await polyhop('kb', 'create', 'cli')).toMatchObject({ code: 0 });
+      expect(await polyhop('import', MSE_KG, '--kb', 'cli')).toMatchObject({ code: 0 });
+      const set = await polyhop('store', 'set', '--kb', 'cli', '--query-url', `${base}/sparql`, '--update-url', `${base}/sparql-auth`, '--graph-store-url', `${base}/sparql-graph-crud-auth`, '--graph', 'http://example.org/polyhop/cli', '--auth', 'digest', '--user', 'dba');
+      expect(set).toMatchObject({ code: 0, err: '' });
+      expect(set.out).toMatch(/auth: +digest as dba \(password set\)/);
+      expect(set.out).toMatch(/full publish due/);
+      const published = await polyhop('store', 'publish', '--kb', 'cli');
+      expect(published).toMatchObject({ code: 0, err: '' });
+      expect(published.out).toMatch(/Published [\d,]+ quads/);
+      expect((await polyhop('store', 'sync', '--kb', 'cli')).out).toMatch(/Synced 0 documents and 0 entities/);
+      const shown = await polyhop('--json', 'store', 'show', '--kb', 'cli', '--probe');
+      const status = JSON.parse(shown.out) as StoreStatus;
+      expect(status.storeQuads).toBeGreaterThan(8166);
+      expect(shown.out).not.toMatch(/"password"/);
+      const q = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }';
+      const inStore = JSON.parse((await polyhop('--json', 'sparql', q, '--kb', 'cli', '--store')).out) as SparqlResult;
+      const inView = JSON.parse((await polyhop('--json', 'sparql', q, '--kb', 'cli')).out) as SparqlResult;
+      expect(inStore.rows).toEqual(inView.rows);
+      expect(Number(inStore.rows[0]!.n)).toBe(status.storeQuads);
+      expect((await polyhop('store', 'remove', '--kb', 'cli')).out).toMatch(/Removed/);
+      expect((await polyhop('sparql', q, '--kb', 'cli', '--store')).err).toMatch(/no external SPARQL store/);
+    } finally {
+      delete process.env.POLYHOP_STORE_PASSWORD;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -38,7 +38,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function iniText(dir: string, sqlPort: number, httpPort: number): string {
+/** `buffers`: 8 KiB pages of cache (Virtuoso's guide: about 2/3 of the memory it may use; a bench of millions of quads wants far more than a test). */
+function iniText(dir: string, sqlPort: number, httpPort: number, buffers: number): string {
   // Only what differs from Virtuoso's built-in defaults: every file in `dir`, both ports on
   // loopback, no plugins, and generous result limits so the tests' counts are never capped.
   return `[Database]
@@ -63,8 +64,8 @@ DisableUnixSocket = 1
 CheckpointInterval = 60
 CaseMode = 2
 DirsAllowed = ., ${dir}
-NumberOfBuffers = 20000
-MaxDirtyBuffers = 15000
+NumberOfBuffers = ${buffers}
+MaxDirtyBuffers = ${Math.round(buffers * 0.75)}
 MaxQueryMem = 1G
 ThreadsPerQuery = 2
 
@@ -89,12 +90,12 @@ MaxQueryCostEstimationTime = 600
  * folder, on loopback. Waits (generously: the first start creates the database, ~30 s on a quiet
  * machine and far more on a busy one) until `/sparql` answers.
  */
-export async function startVirtuoso(options: { readyTimeoutMs?: number } = {}): Promise<VirtuosoInstance> {
+export async function startVirtuoso(options: { readyTimeoutMs?: number; buffers?: number } = {}): Promise<VirtuosoInstance> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 280_000;
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-virtuoso-'));
   const sqlPort = await freePort();
   const httpPort = await freePort();
-  writeFileSync(join(dir, 'virtuoso.ini'), iniText(dir, sqlPort, httpPort));
+  writeFileSync(join(dir, 'virtuoso.ini'), iniText(dir, sqlPort, httpPort, options.buffers ?? 20_000));
   const base = `http://127.0.0.1:${httpPort}`;
   let child: ChildProcess | null = null;
 

@@ -109,6 +109,10 @@ export class SparqlStoreClient {
     const attempt = (): Promise<Response> => this.#fetch(url, { method, headers: { ...headers, ...this.#authHeader(method, url) }, body, signal });
     let response: Response;
     try {
+      // A server that wants Digest answers a request without it at once and may close the
+      // connection while a large body is still being sent (Virtuoso does): ask for the challenge
+      // with a bodiless HEAD first.
+      if (this.#config.auth.kind === 'digest' && !this.#challenge) await this.#fetchChallenge(url, signal);
       response = await attempt();
       // No challenge yet, or a stale nonce: answer the new challenge once.
       if (response.status === 401 && this.#config.auth.kind === 'digest') {
@@ -137,6 +141,14 @@ export class SparqlStoreClient {
     // 400 is the protocol's answer to a malformed query or update (the store's own parser says where).
     const code = response.status === 400 ? 'BAD_INPUT' : 'STORE_ERROR';
     throw new PolyhopError(code, `SPARQL store ${origin(url)} answered HTTP ${response.status}${text ? `: ${text.split('\n')[0]}` : ''}`, { details });
+  }
+
+  async #fetchChallenge(url: string, signal: AbortSignal): Promise<void> {
+    const response = await this.#fetch(url, { method: 'HEAD', signal });
+    await response.arrayBuffer().catch(() => undefined);
+    if (response.status !== 401) return;
+    this.#challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
+    this.#nonceCount = 0;
   }
 
   #authHeader(method: string, url: string): Record<string, string> {
