@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,9 @@ MaxQueryCostEstimationTime = 600
  */
 export async function startVirtuoso(options: { readyTimeoutMs?: number; buffers?: number } = {}): Promise<VirtuosoInstance> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 280_000;
+  if (!existsSync(VIRTUOSO_BINARY)) {
+    throw new Error(`Virtuoso Open Source is not installed (no ${VIRTUOSO_BINARY}): apt-get install virtuoso-opensource (.ci/run does); the external-store tests start their own instance`);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-virtuoso-'));
   const sqlPort = await freePort();
   const httpPort = await freePort();
