@@ -166,6 +166,17 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     const view = statements(await query('odyssey', ALL, 'view', 100_000));
     expect(statements(await query('odyssey', ALL, 'store', 100_000))).toEqual(view);
     expect(view.join('\n')).not.toContain(`/document/${italian.id}`);
+
+    // Added back and indexed again (its entities merge into the ones already there): the index
+    // job's end starts the sync, which sends only what the journal names.
+    await call(engine, 'docs:add', { kb: 'odyssey', paths: [italian.path] });
+    expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).error).toBeNull();
+    await waitForStoreJob('odyssey');
+    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'odyssey' })).sync).toMatchObject({ fullNeeded: false, lastError: null, pendingDocuments: 0, pendingEntities: 0 });
+    await expectStoreAgrees('odyssey');
+    const readded = statements(await query('odyssey', ALL, 'view', 100_000));
+    expect(readded.join('\n')).toMatch(/Ulisse|Itaca/);
+    expect(statements(await query('odyssey', ALL, 'store', 100_000))).toEqual(readded);
   });
 
   it('a store gone mid-sync leaves a resumable state and a clear error; after it is back the next sync completes', async () => {

@@ -26,10 +26,13 @@ export class StoreService {
     this.#engine = engine;
     this.#configs = new StoreConfigFile(join(engine.paths.dataDir, 'stores.json'));
     // Indexing and imports change the records in bulk: follow them once they end (however they end).
+    // A restored KB is an older copy whose journal knows nothing of what the store got since.
     engine.onEvent((event) => {
-      if (event.name !== 'job:finished' || (event.payload.kind !== 'index' && event.payload.kind !== 'import')) return;
+      if (event.name !== 'job:finished') return;
       const kb = engine.jobs.get(event.payload.jobId)?.kb;
-      if (kb) this.changed(kb);
+      if (!kb) return;
+      if (event.payload.kind === 'index' || event.payload.kind === 'import') this.changed(kb);
+      else if (event.payload.kind === 'restore' && event.payload.status === 'done') this.#restored(kb);
     });
   }
 
@@ -167,6 +170,26 @@ export class StoreService {
       if (config?.autoSync) this.#startQuietly(session.name);
     } catch {
       // The KB went meanwhile: nothing to follow.
+    }
+  }
+
+  /** Before a KB is deleted: its store configuration (and password) goes with it. */
+  forget(name: string): void {
+    const id = this.#kbId(this.#engine.kbs.get(name));
+    this.#clients.delete(id);
+    this.#configs.remove(id);
+  }
+
+  #restored(name: string): void {
+    try {
+      const session = this.#engine.kbs.get(name);
+      const config = this.#configs.get(this.#kbId(session));
+      const journal = session.kb.storeJournal();
+      if (!config) return journal.untrack();
+      journal.track(storeTarget(config));
+      journal.requestFull();
+    } catch (error) {
+      console.error(`[polyhop] store state of restored "${name}" could not be reset: ${toErrorData(error).message}`);
     }
   }
 

@@ -8,6 +8,12 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 export interface StoreRequestOptions {
   /** Limit for this request in ms. Default: the config's `requestTimeoutMs`. */
   timeoutMs?: number;
+  /**
+   * Sending it twice does no harm, so it is sent again once when the connection drops before an
+   * answer (a kept-alive connection the server closed just then). Default: true; Polyhop's own
+   * writes are (each deletes before it writes, and graphs are sets); a user's update may not be.
+   */
+  idempotent?: boolean;
   signal?: AbortSignal;
 }
 
@@ -108,12 +114,20 @@ export class SparqlStoreClient {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const attempt = (): Promise<Response> => this.#fetch(url, { method, headers: { ...headers, ...this.#authHeader(method, url) }, body, signal });
     let response: Response;
+    const retrying = async (send: () => Promise<Response>): Promise<Response> => {
+      try {
+        return await send();
+      } catch (error) {
+        if (options.idempotent === false || signal.aborted || !connectionDropped(error)) throw error;
+        return send();
+      }
+    };
     try {
       // A server that wants Digest answers a request without it at once and may close the
       // connection while a large body is still being sent (Virtuoso does): ask for the challenge
       // with a bodiless HEAD first.
-      if (this.#config.auth.kind === 'digest' && !this.#challenge) await this.#fetchChallenge(url, signal);
-      response = await attempt();
+      if (this.#config.auth.kind === 'digest' && !this.#challenge) await retrying(() => this.#fetchChallenge(url, signal));
+      response = await retrying(attempt);
       // No challenge yet, or a stale nonce: answer the new challenge once.
       if (response.status === 401 && this.#config.auth.kind === 'digest') {
         const challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
@@ -143,12 +157,14 @@ export class SparqlStoreClient {
     throw new PolyhopError(code, `SPARQL store ${origin(url)} answered HTTP ${response.status}${text ? `: ${text.split('\n')[0]}` : ''}`, { details });
   }
 
-  async #fetchChallenge(url: string, signal: AbortSignal): Promise<void> {
+  async #fetchChallenge(url: string, signal: AbortSignal): Promise<Response> {
     const response = await this.#fetch(url, { method: 'HEAD', signal });
     await response.arrayBuffer().catch(() => undefined);
-    if (response.status !== 401) return;
-    this.#challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
-    this.#nonceCount = 0;
+    if (response.status === 401) {
+      this.#challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
+      this.#nonceCount = 0;
+    }
+    return response;
   }
 
   #authHeader(method: string, url: string): Record<string, string> {
@@ -178,6 +194,13 @@ function origin(url: string): string {
   } catch {
     return '(invalid URL)';
   }
+}
+
+/** The connection closed or reset under a request (as opposed to refused, or a timeout). */
+function connectionDropped(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause ? error.cause : error;
+  const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : '';
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function networkReason(error: unknown): string {

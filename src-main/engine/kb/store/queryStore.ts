@@ -33,7 +33,7 @@ export async function queryStore(client: SparqlStoreClient, baseIri: string, spa
         return { kind: 'graph', columns: [], rows: [], turtle: graphResultTurtle(text, baseIri, r.format), truncated: lines !== null && lines.length > maxRows, elapsedMs: elapsed() };
       }
       case 'update':
-        await client.update(sparql, request);
+        await client.update(sparql, { ...request, idempotent: false });
         return { kind: 'update', columns: [], rows: [], truncated: false, elapsedMs: elapsed() };
     }
   } catch (error) {

@@ -20,14 +20,21 @@ interface Recorded {
  * A store double that records every request and speaks just enough of the protocols: a Digest
  * challenge for requests without Authorization, 201 for Graph Store writes, SPARQL JSON for queries.
  */
-async function recordingStore(): Promise<{ server: Server; base: string; requests: Recorded[] }> {
+async function recordingStore(): Promise<{ server: Server; base: string; requests: Recorded[]; drop: { next: number } }> {
   const requests: Recorded[] = [];
+  /** How many of the next requests get their connection closed without an answer. */
+  const drop = { next: 0 };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://store');
       requests.push({ method: req.method ?? '', url, headers: req.headers, body });
+      if (drop.next > 0) {
+        drop.next--;
+        req.socket.destroy();
+        return;
+      }
       if (!req.headers.authorization) {
         res.writeHead(401, { 'www-authenticate': 'Digest realm="test", nonce="abc", qop="auth", algorithm="MD5"' }).end();
         return;
@@ -39,7 +46,7 @@ async function recordingStore(): Promise<{ server: Server; base: string; request
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, drop };
 }
 
 const CITIES = `@prefix ex: <http://example.org/> .
@@ -138,6 +145,35 @@ describe('external store protocol', () => {
     expect((await runJobToEnd(engine, 'rdf:import', { kb: 'late', inputPath: file })).error).toBeNull();
     expect((await call<StoreStatus>(engine, 'store:show', { kb: 'late' })).jobId).toBeNull();
     expect(store.requests.length).toBe(before);
+  });
+
+  it('a KB restored from a backup sends nothing until a store is set for it, and a deleted KB takes its store with it', async () => {
+    const backup = join(dataDir, 'configured.kbbackup');
+    expect((await runJobToEnd(engine, 'kb:backup', { kb: 'configured', outputPath: backup })).error).toBeNull();
+    expect((await runJobToEnd(engine, 'kb:restore', { inputPath: backup, name: 'restored' })).error).toBeNull();
+    const before = store.requests.length;
+    expect(await call<StoreStatus>(engine, 'store:show', { kb: 'restored' })).toMatchObject({ config: null, sync: null });
+    expect(engine.kbs.get('restored').kb.storeJournal().state().tracking).toBe(false);
+    expect(await engine.call('store:sync', { kb: 'restored' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(store.requests.length).toBe(before);
+
+    await call(engine, 'kb:delete', { kb: 'restored' });
+    await call(engine, 'store:set', { kb: 'late', queryUrl: `${store.base}/query` });
+    await call(engine, 'kb:delete', { kb: 'late' });
+    expect(Object.keys(JSON.parse(readFileSync(join(dataDir, 'stores.json'), 'utf8')) as object)).toHaveLength(1);
+  });
+
+  it('sends a request again once when the connection drops before the answer, except a user\'s update', async () => {
+    store.drop.next = 1;
+    const before = store.requests.length;
+    const r = await call<SparqlResult>(engine, 'sparql:query', { kb: 'configured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', target: 'store' });
+    expect(r.rows).toEqual([{ n: '7' }]);
+    expect(store.requests.length - before).toBe(2);
+    store.drop.next = 1;
+    const update = await engine.call('sparql:query', { kb: 'configured', query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }', target: 'store', allowUpdate: true });
+    expect(update).toMatchObject({ ok: false, error: { code: 'STORE_ERROR', message: expect.stringMatching(/could not be reached/) } });
+    store.drop.next = 2;
+    expect(await engine.call('sparql:query', { kb: 'configured', query: 'ASK {}', target: 'store' })).toMatchObject({ ok: false, error: { code: 'STORE_ERROR' } });
   });
 
   it('refuses URLs that carry credentials', async () => {
