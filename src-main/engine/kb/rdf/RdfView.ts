@@ -10,7 +10,7 @@ import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
 import { RdfSerializer } from './RdfSerializer.js';
 import { type SparqlForm, checkedSparqlForm } from './sparqlForm.js';
 import { KbIris, type RdfQuad } from './terms.js';
-import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteTriples, entityIdsOfDocumentQuery, updateRequest } from './rdfUpdates.js';
+import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteTriples, entityIdsOfDocumentsQuery, updateRequest } from './rdfUpdates.js';
 
 export type RdfViewState = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -223,7 +223,7 @@ export class RdfView {
   documentRemoved(documentId: number): Promise<void> {
     return this.#mutate(async (worker, kq) => {
       const doc = this.#iris.document(documentId).value;
-      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', { sparql: entityIdsOfDocumentQuery(doc), maxRows: Number.MAX_SAFE_INTEGER });
+      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', { sparql: entityIdsOfDocumentsQuery([doc]), maxRows: Number.MAX_SAFE_INTEGER });
       await worker.call('update', { sparql: updateRequest(deleteDocument(doc)) });
       await this.#refreshEntities(worker, kq, linked.rows.map((row) => Number(row.id)));
     });

@@ -68,8 +68,8 @@ export function deleteStaleDocumentRelationships(): DeleteOperation[] {
   ];
 }
 
-/** SELECT of the record ids of the entities a document links to (column `id`). */
-export function entityIdsOfDocumentQuery(documentIri: string, graphIri?: string): string {
-  const pattern = `<${documentIri}> ph:hasEntity ?e . ?e ph:hasRecordId ?id`;
+/** SELECT of the record ids of the entities the documents link to (column `id`). */
+export function entityIdsOfDocumentsQuery(documentIris: readonly string[], graphIri?: string): string {
+  const pattern = `VALUES ?d { ${documentIris.map((d) => `<${d}>`).join(' ')} } ?d ph:hasEntity ?e . ?e ph:hasRecordId ?id`;
   return `PREFIX ph: <${PH}> SELECT DISTINCT ?id WHERE { ${graphIri === undefined ? pattern : `GRAPH <${graphIri}> { ${pattern} }`} }`;
 }

@@ -1,10 +1,11 @@
 import { throwIfAborted } from '../../base/abort.js';
+import { isCancellation } from '../../base/errors.js';
 import { buildQuads } from '../rdf/buildQuads.js';
 import { KbQuads } from '../rdf/KbQuads.js';
 import type { RdfRecordSource } from '../rdf/RdfRecordSource.js';
 import { estimateQuads } from '../rdf/RdfView.js';
 import { RdfSerializer } from '../rdf/RdfSerializer.js';
-import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteStaleDocumentRelationships, entityIdsOfDocumentQuery, updateRequest } from '../rdf/rdfUpdates.js';
+import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteStaleDocumentRelationships, entityIdsOfDocumentsQuery, updateRequest } from '../rdf/rdfUpdates.js';
 import { KbIris, type RdfQuad } from '../rdf/terms.js';
 import type { TripleRecord } from '../types.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
@@ -49,7 +50,7 @@ export async function syncStore(source: RdfRecordSource, client: SparqlStoreClie
     const state = journal.state();
     return state.fullNeeded || state.target !== options.target ? await publishAll(source, client, journal, options) : await syncChanges(source, client, journal, options);
   } catch (error) {
-    journal.setError(error instanceof Error ? error.message : String(error));
+    journal.setError(isCancellation(error) ? 'cancelled before it completed' : error instanceof Error ? error.message : String(error));
     throw error;
   }
 }
@@ -121,11 +122,9 @@ async function syncChanges(source: RdfRecordSource, client: SparqlStoreClient, j
     throwIfAborted(options.signal);
     const ids = documents.slice(i, i + docStep);
     const linked = new Set<number>();
-    for (const id of ids) {
-      const r = await client.select(entityIdsOfDocumentQuery(iris.document(id).value, graph), Number.MAX_SAFE_INTEGER, requestOptions);
-      for (const row of r.rows) linked.add(Number(row.id));
-      for await (const t of source.triples({ documentId: id })) linked.add(t.sourceId).add(t.targetId);
-    }
+    const before = await client.select(entityIdsOfDocumentsQuery(ids.map((id) => iris.document(id).value), graph), Number.MAX_SAFE_INTEGER, requestOptions);
+    for (const row of before.rows) linked.add(Number(row.id));
+    for (const id of ids) for await (const t of source.triples({ documentId: id })) linked.add(t.sourceId).add(t.targetId);
     // The entities come next from the journal, so they are noted before the documents are let go.
     journal.note('entity', [...linked]);
     await client.update(updateRequest(ids.flatMap((id) => deleteDocument(iris.document(id).value)), graph), requestOptions);
