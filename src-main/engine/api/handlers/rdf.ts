@@ -46,7 +46,7 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
 }
 
 /** The view's size refusal, with the way on: the KB's own store, or how to configure one. */
-function beyondViewLimit(error: unknown, kb: string, storeConfigured: boolean): unknown {
+export function beyondViewLimit(error: unknown, kb: string, storeConfigured: boolean): unknown {
   if (!(error instanceof PolyhopError) || error.code !== 'UNSUPPORTED' || error.details.maxQuads === undefined) return error;
   const next = storeConfigured
     ? `publish it to its SPARQL store (\`polyhop store publish --kb "${kb}"\`, or Publish on the SPARQL screen) and query the store there (\`polyhop sparql --store\`)`
