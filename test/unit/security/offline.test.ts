@@ -171,8 +171,11 @@ describe('model downloads', () => {
     for (const root of ['src-main', 'src-preload']) {
       for (const file of walk(join(REPO_ROOT, root))) if (networkUse.test(readFileSync(file, 'utf8'))) users.push(relative(REPO_ROOT, file));
     }
-    // serve.ts listens on loopback (browser mode); it connects nowhere.
-    expect(users.sort()).toEqual(['src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
+    // serve.ts listens on loopback (browser mode); it connects nowhere. The SPARQL store client
+    // connects only to a store the user configured: StoreService makes it from that configuration alone.
+    expect(users.sort()).toEqual(['src-main/engine/kb/store/SparqlStoreClient.ts', 'src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
+    const storeClients = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /new SparqlStoreClient\(/.test(readFileSync(f, 'utf8')));
+    expect(storeClients.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/StoreService.ts']);
     const callers = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /modelFiles\.download\(|\.download\(catalogId/.test(readFileSync(f, 'utf8')));
     expect(callers.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/handlers/models.ts']);
   });
