@@ -12,6 +12,7 @@ import { runJob, type JobResult } from './cli/runJob.js';
 import { StreamedAnswer } from './cli/StreamedAnswer.js';
 import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
+import { registerStoreCommands } from './cli/storeCommands.js';
 
 export interface CliOptions {
   appRoot: string;
@@ -274,8 +275,9 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--allow-update', 'permit SPARQL UPDATE')
     .option('--timeout <ms>', 'time limit', (v) => Number.parseInt(v, 10), 10_000)
     .option('--max-rows <n>', 'row cap', (v) => Number.parseInt(v, 10), 1000)
-    .action(async (query: string, opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number }) => {
-      const result = await call('sparql:query', { kb: opts.kb, query, allowUpdate: Boolean(opts.allowUpdate), timeoutMs: opts.timeout, maxRows: opts.maxRows });
+    .option('--store', "query the KB's external SPARQL store instead of the in-memory view (see `polyhop store`)")
+    .action(async (query: string, opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number; store?: boolean }) => {
+      const result = await call('sparql:query', { kb: opts.kb, query, allowUpdate: Boolean(opts.allowUpdate), timeoutMs: opts.timeout, maxRows: opts.maxRows, target: opts.store ? 'store' : 'view' });
       out(result, () => {
         if (result.kind === 'select') printTable(result.rows);
         else if (result.kind === 'ask') console.log(String(result.boolean));
@@ -283,6 +285,15 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
         if (result.truncated) console.log(`(truncated at ${opts.maxRows} rows)`);
       });
     });
+
+  registerStoreCommands(program, {
+    call,
+    job,
+    out,
+    fail: (message) => {
+      throw new CliError(message);
+    },
+  });
 
   const models = program.command('models').description('local models: list, inspect, import, download, remove, use; inference servers: endpoint');
   models

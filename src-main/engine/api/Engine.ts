@@ -16,7 +16,9 @@ import { qaHandlers } from './handlers/qa.js';
 import { rdfHandlers } from './handlers/rdf.js';
 import { evalHandlers } from './handlers/eval.js';
 import { backupHandlers } from './handlers/backup.js';
+import { storeHandlers } from './handlers/store.js';
 import { KbSessions } from './KbSessions.js';
+import { StoreService } from './StoreService.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
 import { PromptLibrary } from '../models/PromptLibrary.js';
@@ -42,6 +44,8 @@ export class Engine {
   readonly settings: SettingsStore;
   readonly jobs: JobManager;
   readonly kbs: KbSessions;
+  /** Each KB's external SPARQL store (publish, sync, queries). */
+  readonly stores: StoreService;
   readonly models: ModelRuntime;
   readonly modelFiles: ModelManager;
   readonly prompts: PromptLibrary;
@@ -54,6 +58,7 @@ export class Engine {
     this.settings = new SettingsStore(join(this.paths.dataDir, 'settings.json'));
     this.jobs = new JobManager((name, payload) => this.#emit(name, payload));
     this.kbs = new KbSessions(this.paths.dataDir);
+    this.stores = new StoreService(this);
     this.models = new ModelRuntime(this.settings, options.models);
     this.modelFiles = new ModelManager({ modelsDir: this.paths.modelsDir, catalogPath: join(this.paths.appRoot, 'models', 'catalog.json') });
     this.prompts = new PromptLibrary(this.paths.promptsDir);
@@ -69,6 +74,7 @@ export class Engine {
       ...rdfHandlers(this),
       ...evalHandlers(this),
       ...backupHandlers(this),
+      ...storeHandlers(this),
     };
   }
 

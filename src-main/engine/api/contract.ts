@@ -27,6 +27,7 @@ export type DatasetFormatName = (typeof DATASET_FORMATS)[number];
 const languageCode = z.string().regex(/^[a-z]{2,3}$/);
 
 const empty = z.object({}).strict();
+const storeUrl = z.string().url().max(2000);
 
 /** A model the user picked and how to run it; kept in settings so every front door loads the same. */
 export const modelSelectionSchema = z
@@ -112,8 +113,40 @@ export const requestSchemas = {
       allowUpdate: z.boolean().default(false),
       timeoutMs: z.number().int().positive().max(600_000).default(10_000),
       maxRows: z.number().int().positive().max(100_000).default(1000),
+      /** The in-memory RDF view, or the KB's external store (see `store:set`). */
+      target: z.enum(['view', 'store']).default('view'),
     })
     .strict(),
+
+  /** Points a KB at an external SPARQL 1.1 store; omitted URLs default to `queryUrl`, an omitted password keeps the stored one. */
+  'store:set': z
+    .object({
+      kb: kbName,
+      queryUrl: storeUrl,
+      updateUrl: storeUrl.optional(),
+      graphStoreUrl: storeUrl.optional(),
+      /** Default: `<the KB's base IRI>graph`. */
+      graphIri: z.string().url().max(2000).optional(),
+      auth: z
+        .discriminatedUnion('kind', [
+          z.object({ kind: z.literal('none') }).strict(),
+          z.object({ kind: z.literal('basic'), username: z.string().min(1).max(200), password: z.string().max(1000).optional() }).strict(),
+          z.object({ kind: z.literal('digest'), username: z.string().min(1).max(200), password: z.string().max(1000).optional() }).strict(),
+        ])
+        .default({ kind: 'none' }),
+      batchQuads: z.number().int().min(100).max(1_000_000).optional(),
+      /** Sync after every indexing run, import and document removal. Default: true. */
+      autoSync: z.boolean().optional(),
+    })
+    .strict(),
+  /** The KB's store and sync state; `probe` also counts the statements in the store's graph. */
+  'store:show': z.object({ kb: kbName, probe: z.boolean().default(false) }).strict(),
+  /** Replaces the store's graph with the whole KB (a full resync). */
+  'store:publish': z.object({ kb: kbName }).strict(),
+  /** Sends what changed since the last sync (in full when a full publish is due). */
+  'store:sync': z.object({ kb: kbName }).strict(),
+  /** Forgets the KB's store (the store's graph is left as it is). */
+  'store:remove': z.object({ kb: kbName }).strict(),
 
   'qa:ask': z
     .object({
@@ -358,6 +391,36 @@ export interface SparqlResult {
   elapsedMs: number;
 }
 
+/** A KB's external SPARQL store as the Api shows it: never the password, only whether there is one. */
+export interface StoreStatus {
+  kb: string;
+  config: {
+    queryUrl: string;
+    updateUrl: string;
+    graphStoreUrl: string;
+    graphIri: string;
+    auth: { kind: 'none' | 'basic' | 'digest'; username?: string; hasPassword: boolean };
+    batchQuads: number;
+    requestTimeoutMs: number;
+    autoSync: boolean;
+  } | null;
+  sync: {
+    /** The next sync replaces the whole graph (never published, another store or graph, an RDF import, or asked for). */
+    fullNeeded: boolean;
+    publishedAt: string | null;
+    syncedAt: string | null;
+    /** Why the last publish or sync stopped; the next one resumes from there. */
+    lastError: string | null;
+    pendingDocuments: number;
+    pendingEntities: number;
+  } | null;
+  /** The publish or sync job running now. */
+  jobId: string | null;
+  /** With `probe`: statements in the store's graph, or why it could not be asked. */
+  storeQuads?: number;
+  probeError?: string;
+}
+
 export interface Citation {
   documentId: number;
   documentTitle: string;
@@ -553,6 +616,11 @@ export interface Responses {
   'rdf:export': JobRef;
   'rdf:import': JobRef;
   'sparql:query': SparqlResult;
+  'store:set': StoreStatus;
+  'store:show': StoreStatus;
+  'store:publish': JobRef;
+  'store:sync': JobRef;
+  'store:remove': { removed: boolean };
   'qa:ask': JobRef;
   'qa:history': HistoryEntry[];
   'models:list': ModelFile[];
@@ -575,7 +643,7 @@ export interface Responses {
 
 // ---------- Events ----------
 
-export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed';
+export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed' | 'store';
 export type JobStatus = 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
 
 export interface JobProgress {

@@ -16,6 +16,7 @@ export type PolyhopErrorCode =
   | 'STORAGE_FULL'
   | 'CANCELLED'
   | 'UNAUTHORIZED'
+  | 'STORE_ERROR' // an external SPARQL store could not be reached or refused a request
   | 'INTERNAL';
 
 export class PolyhopError extends Error {

@@ -12,6 +12,7 @@ import type { CallCacheStore } from '../models/CallCache.js';
 import { cleanName, entityKey } from './entityKey.js';
 import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
 import { SqliteCallCache } from './SqliteCallCache.js';
+import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
 import { ftsDocument, ftsQuery, indexTerms, matchAny, queryTerms } from './utils/ftsText.js';
@@ -183,6 +184,7 @@ export class KnowledgeBase {
   /** fts5vocab tables created on this connection (they live in its temp schema). */
   readonly #vocabTables = new Set<TextIndexKind>();
   #callCache: SqliteCallCache | undefined;
+  #storeJournal: StoreJournal | undefined;
 
   private constructor(file: string, db: Db) {
     this.file = file;
@@ -1028,6 +1030,11 @@ export class KnowledgeBase {
       `SELECT id, question, strategy, answer_json AS answerJson, asked_at AS askedAt FROM qa_history
        WHERE :key = '' OR instr(question_key, :key) > 0 ORDER BY id DESC LIMIT :limit`,
     ).all({ key: entityKey(search), limit }) as HistoryRecord[];
+  }
+
+  /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
+  storeJournal(): StoreJournal {
+    return (this.#storeJournal ??= new StoreJournal(this.#db));
   }
 
   // ── imported RDF ────────────────────────────────────────────────────────────

@@ -101,7 +101,7 @@ describe('RdfView', () => {
     views.push(view);
     const error = await view.query(`${PREFIX}SELECT * WHERE { ?s ?p ?o } LIMIT 1`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PolyhopError);
-    expect(error).toMatchObject({ code: 'UNSUPPORTED', message: /holds at most 1,000 statements in memory and this knowledge base makes about [\d,]+; export it/ });
+    expect(error).toMatchObject({ code: 'UNSUPPORTED', message: /holds at most 1,000 statements in memory and this knowledge base makes about [\d,]+; publish it to an external SPARQL store and query it there, or export it/ });
     expect(view.status.state).toBe('error');
     expect(statuses.some((s) => s.state === 'loading' && s.triples > 0)).toBe(false); // nothing was loaded
   });

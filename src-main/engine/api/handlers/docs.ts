@@ -31,6 +31,7 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       requireDocument(session.kb, id);
       session.kb.deleteDocument(id);
       await updateView(session.rdf.documentRemoved(id));
+      engine.stores.changed(session.name);
       return { removed: true as const };
     },
     'docs:reindex': async ({ kb: name, id }) => {

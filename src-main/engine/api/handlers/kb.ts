@@ -34,6 +34,7 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
       return summarise(kbs.registry.get(newName), kbs.get(newName).kb);
     },
     'kb:delete': async ({ kb: name }) => {
+      engine.stores.forget(name);
       await kbs.delete(name);
       return { deleted: true as const };
     },

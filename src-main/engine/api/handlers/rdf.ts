@@ -1,6 +1,7 @@
 import { exportRdf } from '../../kb/rdf/exportRdf.js';
 import { knowledgeBaseRdfSource } from '../../kb/rdf/knowledgeBaseRdfSource.js';
 import { PolyhopError } from '../../base/errors.js';
+import { queryStore } from '../../kb/store/queryStore.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import { importRdfIntoKb } from '../importRdfIntoKb.js';
@@ -32,6 +33,23 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
       });
       return { jobId };
     },
-    'sparql:query': ({ kb: name, query, allowUpdate, timeoutMs, maxRows }) => kbs.get(name).rdf.query(query, { allowUpdate, timeoutMs, maxRows }),
+    'sparql:query': async ({ kb: name, query, allowUpdate, timeoutMs, maxRows, target }) => {
+      const session = kbs.get(name);
+      if (target === 'store') return queryStore(engine.stores.client(session), session.kb.meta().baseIri, query, { allowUpdate, timeoutMs, maxRows });
+      try {
+        return await session.rdf.query(query, { allowUpdate, timeoutMs, maxRows });
+      } catch (error) {
+        throw beyondViewLimit(error, session.name, engine.stores.configured(session.name));
+      }
+    },
   };
+}
+
+/** The view's size refusal, with the way on: the KB's own store, or how to configure one. */
+export function beyondViewLimit(error: unknown, kb: string, storeConfigured: boolean): unknown {
+  if (!(error instanceof PolyhopError) || error.code !== 'UNSUPPORTED' || error.details.maxQuads === undefined) return error;
+  const next = storeConfigured
+    ? `publish it to its SPARQL store (\`polyhop store publish --kb "${kb}"\`, or Publish on the SPARQL screen) and query the store there (\`polyhop sparql --store\`)`
+    : `publish it to an external SPARQL store (configure one with \`polyhop store set --kb "${kb}" --query-url …\` or on the SPARQL screen, then publish) and query it there, or export it`;
+  return new PolyhopError('UNSUPPORTED', `${error.message.split(';')[0]}; ${next}`, { details: { ...error.details, storeConfigured }, cause: error });
 }

@@ -5,10 +5,11 @@ import { migration0002 } from './0002_imported_statements.js';
 import { migration0003 } from './0003_passages.js';
 import { migration0004 } from './0004_linear_triple_index.js';
 import { migration0005 } from './0005_original_language_chunks.js';
+import { migration0006 } from './0006_store_journal.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: Database): number {

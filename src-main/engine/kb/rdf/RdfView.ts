@@ -1,16 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import type { SparqlResult } from '../../api/contract.js';
-import { parse } from 'oxigraph';
 import { raceAbort } from '../../base/abort.js';
 import { yieldToEventLoop } from '../../base/concurrency.js';
 import { BugIndicatingError, CancelledError, PolyhopError } from '../../base/errors.js';
 import { buildQuads } from './buildQuads.js';
+import { graphResultTurtle } from './graphResultTurtle.js';
 import { KbQuads } from './KbQuads.js';
 import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
 import { RdfSerializer } from './RdfSerializer.js';
-import { sparqlForm } from './sparqlForm.js';
-import { KbIris, type RdfQuad, fromOxigraph } from './terms.js';
-import { PH, STANDARD_PREFIXES } from './vocabulary.js';
+import { type SparqlForm, checkedSparqlForm } from './sparqlForm.js';
+import { KbIris, type RdfQuad } from './terms.js';
+import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteTriples, entityIdsOfDocumentsQuery, updateRequest } from './rdfUpdates.js';
 
 export type RdfViewState = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -169,17 +169,7 @@ export class RdfView {
     this.#assertOpen();
     const timeoutMs = options.timeoutMs ?? 10_000;
     const maxRows = options.maxRows ?? 1000;
-    const form = sparqlForm(sparql);
-    if (form === null) {
-      throw new PolyhopError('BAD_INPUT', 'sparql: expected SELECT, ASK, CONSTRUCT, DESCRIBE or an update after the prologue', {
-        details: { query: sparql.slice(0, 200) },
-      });
-    }
-    if (form === 'update' && !options.allowUpdate) {
-      throw new PolyhopError('BAD_INPUT', 'sparql: updates are refused unless allowUpdate is set; the RDF view is derived from the database and read-only by default', {
-        details: { form },
-      });
-    }
+    const form = checkedSparqlForm(sparql, options.allowUpdate ?? false, 'the RDF view is derived from the database and read-only by default');
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
@@ -214,7 +204,7 @@ export class RdfView {
   /** Adds (or refreshes) a document, its chunks, and everything about the entities of its triples. */
   documentAdded(documentId: number): Promise<void> {
     return this.#mutate(async (worker, kq) => {
-      await worker.call('update', { sparql: updateSparql(deleteDocumentSparql(this.#iris.document(documentId).value)) });
+      await worker.call('update', { sparql: updateRequest(deleteDocument(this.#iris.document(documentId).value)) });
       const quads: RdfQuad[] = [];
       for await (const doc of this.#source.documents([documentId])) {
         quads.push(...kq.document(doc));
@@ -233,11 +223,8 @@ export class RdfView {
   documentRemoved(documentId: number): Promise<void> {
     return this.#mutate(async (worker, kq) => {
       const doc = this.#iris.document(documentId).value;
-      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', {
-        sparql: `PREFIX ph: <${PH}> SELECT DISTINCT ?id WHERE { <${doc}> ph:hasEntity ?e . ?e ph:hasRecordId ?id }`,
-        maxRows: Number.MAX_SAFE_INTEGER,
-      });
-      await worker.call('update', { sparql: updateSparql(deleteDocumentSparql(doc)) });
+      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', { sparql: entityIdsOfDocumentsQuery([doc]), maxRows: Number.MAX_SAFE_INTEGER });
+      await worker.call('update', { sparql: updateRequest(deleteDocument(doc)) });
       await this.#refreshEntities(worker, kq, linked.rows.map((row) => Number(row.id)));
     });
   }
@@ -251,7 +238,7 @@ export class RdfView {
   triplesChanged(tripleIds: readonly number[]): Promise<void> {
     return this.#mutate(async (worker, kq) => {
       if (tripleIds.length === 0) return;
-      await worker.call('update', { sparql: updateSparql(deleteTriplesSparql(`VALUES ?id { ${tripleIds.map(Number).join(' ')} } ?t a ph:Triple ; ph:hasRecordId ?id .`)) });
+      await worker.call('update', { sparql: updateRequest(deleteTriples(`VALUES ?id { ${tripleIds.map(Number).join(' ')} } ?t a ph:Triple ; ph:hasRecordId ?id .`)) });
       const triples = await this.#source.triplesById(tripleIds);
       const chunkDocs = await this.#source.chunkDocuments([...new Set(triples.flatMap((t) => t.chunkIds))]);
       await this.#add(worker, triples.flatMap((t) => kq.triple(t, chunkDocs)));
@@ -288,7 +275,7 @@ export class RdfView {
       const estimate = estimateQuads(await this.#source.recordCounts());
       if (!current()) return await this.#overtaken();
       if (estimate > this.#options.maxQuads) {
-        const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; export it (Turtle, N-Triples) and query it with a dedicated triple store`;
+        const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; publish it to an external SPARQL store and query it there, or export it (Turtle, N-Triples) for a dedicated triple store`;
         this.#setStatus({ state: 'error', triples: 0, message });
         throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, { details: { estimate, maxQuads: this.#options.maxQuads } });
       }
@@ -334,7 +321,7 @@ export class RdfView {
     return load;
   }
 
-  async #run(worker: StoreWorker, form: NonNullable<ReturnType<typeof sparqlForm>>, sparql: string, maxRows: number): Promise<Omit<SparqlResult, 'elapsedMs'>> {
+  async #run(worker: StoreWorker, form: SparqlForm, sparql: string, maxRows: number): Promise<Omit<SparqlResult, 'elapsedMs'>> {
     switch (form) {
       case 'select': {
         const r = await worker.call<{ columns: string[]; rows: Record<string, string | null>[]; truncated: boolean }>('select', { sparql, maxRows });
@@ -347,9 +334,7 @@ export class RdfView {
       case 'construct':
       case 'describe': {
         const r = await worker.call<{ text: string; truncated: boolean }>('graph', { sparql, maxRows });
-        const serializer = new RdfSerializer('turtle', { ...STANDARD_PREFIXES, ...this.#iris.prefixes() });
-        const turtle = serializer.header() + serializer.write(parse(r.text, { format: 'application/n-triples' }).map(fromOxigraph)) + serializer.end();
-        return { kind: 'graph', columns: [], rows: [], turtle, truncated: r.truncated };
+        return { kind: 'graph', columns: [], rows: [], turtle: graphResultTurtle(r.text, this.#source.baseIri), truncated: r.truncated };
       }
       case 'update':
         await this.#enqueue(async () => {
@@ -384,14 +369,7 @@ export class RdfView {
 
   async #refreshEntities(worker: StoreWorker, kq: KbQuads, entityIds: readonly number[]): Promise<void> {
     if (entityIds.length > 0) {
-      const match = `VALUES ?id { ${[...new Set(entityIds)].map(Number).join(' ')} } ?e a ph:Entity ; ph:hasRecordId ?id .`;
-      await worker.call('update', {
-        sparql: updateSparql([
-          ...deleteTriplesSparql(`${match} { ?t ph:hasSource ?e } UNION { ?t ph:hasTarget ?e }`),
-          `DELETE { ?x ?p ?e } WHERE { ${match} ?x ?p ?e }`,
-          `DELETE { ?e ?p ?o } WHERE { ${match} ?e ?p ?o }`,
-        ]),
-      });
+      await worker.call('update', { sparql: updateRequest(deleteEntities(entityIds)) });
       const quads: RdfQuad[] = [];
       const triples = new Map<number, Parameters<KbQuads['triple']>[0]>();
       for await (const entity of this.#source.entities(entityIds)) {
@@ -402,7 +380,7 @@ export class RdfView {
       for (const t of triples.values()) quads.push(...kq.triple(t, chunkDocs));
       await this.#add(worker, quads);
     }
-    await worker.call('update', { sparql: updateSparql(deleteOrphanRelationshipsSparql()) });
+    await worker.call('update', { sparql: updateRequest(deleteOrphanRelationships()) });
     await this.#refreshCount(worker);
   }
 
@@ -436,36 +414,8 @@ export class RdfView {
 }
 
 /** Quads the view would hold for these records (KbQuads writes about this many per record). */
-function estimateQuads(counts: RecordCounts): number {
+export function estimateQuads(counts: RecordCounts): number {
   return 8 * (counts.documents + counts.chunks) + 6 * counts.entities + 13 * counts.triples;
-}
-
-/** One update request of several operations (Oxigraph wants the prologue once, up front). */
-function updateSparql(operations: readonly string[]): string {
-  return `PREFIX ph: <${PH}>\n${operations.join(' ;\n')}`;
-}
-
-/** The triple nodes matched by `where` (binding ?t), with their direct entity→entity edges. */
-function deleteTriplesSparql(where: string): string[] {
-  return [
-    `DELETE { ?s ?r ?o } WHERE { ${where} ?t ph:hasSource ?s ; ph:hasRelationship ?r ; ph:hasTarget ?o }`,
-    `DELETE { ?t ?p ?v } WHERE { ${where} ?t ?p ?v }`,
-  ];
-}
-
-function deleteDocumentSparql(doc: string): string[] {
-  return [
-    `DELETE { ?x ?p ?c } WHERE { ?c ph:belongsToDocument <${doc}> ; a ph:Chunk . ?x ?p ?c }`,
-    `DELETE { ?c ?p ?o } WHERE { ?c ph:belongsToDocument <${doc}> ; a ph:Chunk . ?c ?p ?o }`,
-    `DELETE WHERE { ?x ?p <${doc}> }`,
-    `DELETE WHERE { <${doc}> ?p ?o }`,
-  ];
-}
-
-/** Relationship nodes no triple asserts any more, with the links that point at them. */
-function deleteOrphanRelationshipsSparql(): string[] {
-  const orphan = '?r a ph:Relationship . FILTER NOT EXISTS { ?t a ph:Triple ; ph:hasRelationship ?r }';
-  return [`DELETE { ?x ?p ?r } WHERE { ${orphan} ?x ?p ?r }`, `DELETE { ?r ?p ?o } WHERE { ${orphan} ?r ?p ?o }`];
 }
 
 function syntaxError(error: unknown): PolyhopError {

@@ -1,3 +1,5 @@
+import { PolyhopError } from '../../base/errors.js';
+
 /** The query form of a SPARQL request, read after its prologue (BASE/PREFIX) and comments. */
 export type SparqlForm = 'select' | 'ask' | 'construct' | 'describe' | 'update';
 
@@ -16,4 +18,20 @@ export function sparqlForm(query: string): SparqlForm | null {
   if (word === undefined) return null;
   if (word === 'select' || word === 'ask' || word === 'construct' || word === 'describe') return word;
   return UPDATE_KEYWORDS.has(word) ? 'update' : null;
+}
+
+/**
+ * The form of a query the console may run: BAD_INPUT for text that is none of the forms, and for
+ * an update unless `allowUpdate` (the read-only default every SPARQL target keeps). `readOnlyWhy`
+ * ends the refusal: why this target is read-only.
+ */
+export function checkedSparqlForm(query: string, allowUpdate: boolean, readOnlyWhy: string): SparqlForm {
+  const form = sparqlForm(query);
+  if (form === null) {
+    throw new PolyhopError('BAD_INPUT', 'sparql: expected SELECT, ASK, CONSTRUCT, DESCRIBE or an update after the prologue', { details: { query: query.slice(0, 200) } });
+  }
+  if (form === 'update' && !allowUpdate) {
+    throw new PolyhopError('BAD_INPUT', `sparql: updates are refused unless allowUpdate is set; ${readOnlyWhy}`, { details: { form } });
+  }
+  return form;
 }

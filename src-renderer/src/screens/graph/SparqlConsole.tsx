@@ -89,15 +89,16 @@ function Results({ result }: { result: SparqlResult }) {
   );
 }
 
-/** SPARQL over the KB's RDF view; read-only unless the user ticks "allow updates". */
-export function SparqlConsole({ kb }: { kb: string }) {
+/** SPARQL over the KB's RDF view or its external store; read-only unless the user ticks "allow updates". */
+export function SparqlConsole({ kb, storeConfigured = false }: { kb: string; storeConfigured?: boolean }) {
   const { t } = useTranslation();
   const [query, setQuery] = useState(EXAMPLES[0]!.query);
   const [allowUpdate, setAllowUpdate] = useState(false);
+  const [target, setTarget] = useState<'view' | 'store'>('view');
   const [result, setResult] = useState<SparqlResult | null>(null);
   const run = useAction(async () => {
     setResult(null);
-    setResult(await api().call('sparql:query', { kb, query, allowUpdate }));
+    setResult(await api().call('sparql:query', { kb, query, allowUpdate, target: storeConfigured ? target : 'view' }));
   });
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !run.pending) void run.run();
@@ -126,6 +127,15 @@ export function SparqlConsole({ kb }: { kb: string }) {
             ))}
           </select>
         </label>
+        {storeConfigured && (
+          <label className="inline">
+            <span>{t('sparql.target')}</span>
+            <select value={target} onChange={(e) => setTarget(e.target.value as 'view' | 'store')} data-testid="sparql-target">
+              <option value="view">{t('sparql.targetView')}</option>
+              <option value="store">{t('sparql.targetStore')}</option>
+            </select>
+          </label>
+        )}
         <label className="check">
           <input type="checkbox" checked={allowUpdate} onChange={(e) => setAllowUpdate(e.target.checked)} data-testid="sparql-allow-update" />
           <span>{t('sparql.allowUpdate')}</span>

@@ -1,0 +1,10 @@
+export { SparqlStoreClient } from './SparqlStoreClient.js';
+export type { FetchLike, SelectResult, StoreRequestOptions } from './SparqlStoreClient.js';
+export { StoreConfigFile } from './StoreConfigFile.js';
+export { redactStoreConfig, storeAuthSchema, storeConfigSchema, storeTarget } from './StoreConfig.js';
+export type { RedactedStoreConfig, StoreAuth, StoreConfig } from './StoreConfig.js';
+export { StoreJournal } from './StoreJournal.js';
+export type { StoreSyncState } from './StoreJournal.js';
+export { syncStore } from './syncStore.js';
+export type { StoreSyncOptions, StoreSyncProgress, StoreSyncResult } from './syncStore.js';
+export { queryStore } from './queryStore.js';
