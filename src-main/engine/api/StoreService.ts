@@ -36,6 +36,11 @@ export class StoreService {
     });
   }
 
+  /** The URLs of every configured store (for the network allow-list). */
+  urls(): string[] {
+    return this.#configs.urls();
+  }
+
   set(request: ParsedRequest<'store:set'>): StoreStatus {
     const session = this.#engine.kbs.get(request.kb);
     const id = this.#kbId(session);

@@ -246,7 +246,7 @@ export interface DoctorReport {
   embedding: ModelStatus | null;
   /** Why a selected model could not be loaded. */
   modelErrors: string[];
-  /** The only hosts beyond loopback the engine connects to (configured inference servers); empty: nothing leaves this machine. */
+  /** The only hosts beyond loopback the engine connects to (configured inference servers and SPARQL stores); empty: nothing leaves this machine. */
   remoteHosts: string[];
 }
 

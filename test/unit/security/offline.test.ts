@@ -79,6 +79,11 @@ describe('the allow-list beyond loopback', () => {
     expect(networkAllowList({ endpoints })).toEqual(['192.0.2.44', '2001:db8::7', 'gpu1.lab.example', 'gpu2.lab.example']);
   });
 
+  it('adds the hosts of the configured SPARQL stores', () => {
+    const store = ['https://Sparql.lab.example/sparql', 'https://sparql.lab.example/update', 'http://gsp.lab.example:8890/sparql-graph-crud-auth'];
+    expect(networkAllowList({ endpoints: [endpoint('a', 'http://gpu1.lab.example:8080/v1')] }, store)).toEqual(['gpu1.lab.example', 'gsp.lab.example', 'sparql.lab.example']);
+  });
+
   it('lets the guard through to those hosts only', async () => {
     const host = machineAddress();
     const server = createServer((socket) => socket.end('hi'));
@@ -289,7 +294,7 @@ describe('model downloads', () => {
     // only configured inference servers (the allow-list tests above). The SPARQL store client
     // connects only to a store the user configured: StoreService makes it from that configuration alone.
     const endpointClients = users.filter((f) => f.startsWith('src-main/engine/models/endpoints/'));
-    expect(endpointClients).toContain('src-main/engine/models/endpoints/probeEndpoint.ts');
+    expect(endpointClients).toContain('src-main/engine/models/endpoints/endpointClient.ts');
     expect(users.filter((f) => !endpointClients.includes(f)).sort()).toEqual(['src-main/engine/kb/store/SparqlStoreClient.ts', 'src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
     const storeClients = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /new SparqlStoreClient\(/.test(readFileSync(f, 'utf8')));
     expect(storeClients.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/StoreService.ts']);

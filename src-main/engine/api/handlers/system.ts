@@ -37,7 +37,7 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     dataDir: { path: dataDir, writable: isWritable(dataDir) },
     ...engine.models.status(),
     modelErrors,
-    remoteHosts: networkAllowList(engine.settings.get()),
+    remoteHosts: networkAllowList(engine.settings.get(), engine.stores.urls()),
   };
 }
 

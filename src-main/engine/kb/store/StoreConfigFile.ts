@@ -25,6 +25,11 @@ export class StoreConfigFile {
     return config ? structuredClone(config) : null;
   }
 
+  /** Every URL a configured store is reached at (the network allow-list names their hosts). */
+  urls(): string[] {
+    return Object.values(this.#configs).flatMap((c) => [c.queryUrl, c.updateUrl, c.graphStoreUrl]);
+  }
+
   set(kbId: string, config: StoreConfig): void {
     this.#write({ ...this.#configs, [kbId]: storeConfigSchema.parse(config) });
   }
