@@ -1,11 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src-main/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tinyBertDir } from '../fixtures/tinyBert.js';
 import { SMALL_GRAPH, smallGraphTurtle } from '../support/smallGraph.js';
-import { repoRoot } from '../support/tempEngine.js';
+import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
 
 /**
  * Issue 13, as a newcomer types it on a fresh install (no model anywhere): `polyhop kb create`,
@@ -16,22 +15,8 @@ let dir: string;
 let graph: string;
 const { turtle } = smallGraphTurtle();
 
-/** Runs `polyhop ARGS` in this process on the test's data and (empty) models folder; returns the exit code and what it printed. */
-async function polyhop(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (out += `${parts.join(' ')}\n`));
-  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void (err += `${parts.join(' ')}\n`));
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  try {
-    const code = await runCli({ appRoot: repoRoot, argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args], serve: async () => {} });
-    return { code, out, err };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-    write.mockRestore();
-  }
-}
+/** Runs `polyhop ARGS` in this process on the test's data and (empty) models folder. */
+const polyhop = (...args: string[]): Promise<CliRun> => polyhopInProcess(dir, args);
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-rdf-'));

@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src-main/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentPage, JobProgress, SparqlResult, StoreStatus } from '../../src-main/engine/api/contract.js';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import { PH } from '../../src-main/engine/kb/rdf/vocabulary.js';
@@ -12,6 +11,7 @@ import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../suppor
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { call, repoRoot, runJobToEnd, tempEngine } from '../support/tempEngine.js';
 import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
+import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
 
 const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl');
 
@@ -222,21 +222,7 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
 
   it('the CLI configures, publishes, syncs and queries the store; the password is read from the environment, never printed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-store-'));
-    const polyhop = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-      let out = '';
-      let err = '';
-      const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (out += `${parts.join(' ')}\n`));
-      const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void (err += `${parts.join(' ')}\n`));
-      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-      try {
-        const code = await runCli({ appRoot: repoRoot, argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args], serve: async () => {} });
-        return { code, out, err };
-      } finally {
-        log.mockRestore();
-        error.mockRestore();
-        write.mockRestore();
-      }
-    };
+    const polyhop = (...args: string[]): Promise<CliRun> => polyhopInProcess(dir, args);
     const base = `http://127.0.0.1:${virtuoso.httpPort}`;
     process.env.POLYHOP_STORE_PASSWORD = 'dba';
     try {

@@ -6,7 +6,7 @@ import { PolyhopError } from '../base/errors.js';
 import type { ModelStatus } from '../api/contract.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
 import { zodJsonSchema, type JsonSchema } from './grammarSchema.js';
-import { parseStructuredReply, retrySampling } from './structuredReply.js';
+import { generateStructured, type Sampling } from './structuredReply.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
 import { inspectGguf } from './inspectGguf.js';
@@ -56,11 +56,6 @@ const LAYER_FIT_CONTEXT = 8192;
 
 interface Slot {
   chat: LlamaChat;
-}
-
-interface Sampling {
-  temperature: number;
-  seed?: number;
 }
 
 /**
@@ -190,27 +185,7 @@ export class LlamaCppLlm implements Llm {
   async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
     const { json, grammar: grammarSchema } = zodJsonSchema(schema);
     const grammar = await this.#grammar(grammarSchema, prompt);
-    const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: false };
-    let raw = '';
-    let reason = '';
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
-      const sampling = attempt === 0 ? { temperature } : retrySampling(temperature);
-      // The retry streams too: listeners drop the first attempt's text first.
-      if (attempt > 0) options.onTextRestart?.();
-      const result = await this.#generate(prompt, options, grammar, sampling);
-      usage.promptTokens += result.usage.promptTokens;
-      usage.completionTokens += result.usage.completionTokens;
-      usage.durationMs += result.usage.durationMs;
-      raw = result.text;
-      const parsed = parseStructuredReply(raw, schema, json);
-      if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };
-      reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
-    }
-    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema twice: ${reason}`, {
-      // The tokens were spent even though the reply is unusable: callers count them.
-      details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason, usage },
-    });
+    return generateStructured(prompt, schema, json, options, (sampling) => this.#generate(prompt, options, grammar, sampling));
   }
 
   async dispose(): Promise<void> {

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
+import { PolyhopError } from '../base/errors.js';
 import { dropGrammarNulls, type JsonSchema } from './grammarSchema.js';
+import { LLM_CALL_DEFAULTS, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmUsage, type RenderedPrompt } from './Llm.js';
 
 /**
  * What every Llm does with a structured reply: parse it, drop the nulls the grammar allowed in
@@ -19,4 +21,45 @@ export function parseStructuredReply(raw: string, schema: z.ZodType, json: JsonS
 /** A retry at temperature 0 would repeat the same output, so the one retry of a failed reply samples a little, seeded. */
 export function retrySampling(temperature: number): { temperature: number; seed: number } {
   return { temperature: Math.max(temperature, 0.3), seed: 7 };
+}
+
+export interface Sampling {
+  temperature: number;
+  seed?: number;
+}
+
+/**
+ * The structured call every Llm makes: generate (constrained by the caller's grammar or
+ * `json_schema`), parse and validate; when the reply fails, once more with retry sampling (the
+ * listeners are told to drop the first attempt's streamed text), then LLM_OUTPUT_INVALID carrying
+ * the tokens both attempts spent (`details` adds what the caller knows, e.g. the endpoint).
+ */
+export async function generateStructured<S extends z.ZodType>(
+  prompt: RenderedPrompt,
+  schema: S,
+  json: JsonSchema,
+  options: LlmCallOptions,
+  generate: (sampling: Sampling) => Promise<{ text: string; stopReason: LlmStopReason; usage: LlmUsage }>,
+  details: Record<string, unknown> = {},
+): Promise<LlmJsonResult<z.infer<S>>> {
+  const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, durationMs: 0, cached: false };
+  const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
+  let raw = '';
+  let reason = '';
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (attempt > 0) options.onTextRestart?.();
+    const result = await generate(attempt === 0 ? { temperature } : retrySampling(temperature));
+    usage.promptTokens += result.usage.promptTokens;
+    usage.completionTokens += result.usage.completionTokens;
+    usage.durationMs += result.usage.durationMs;
+    if (result.usage.reasoningTokens !== undefined) usage.reasoningTokens = (usage.reasoningTokens ?? 0) + result.usage.reasoningTokens;
+    raw = result.text;
+    const parsed = parseStructuredReply(raw, schema, json);
+    if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };
+    reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
+  }
+  throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema twice: ${reason}`, {
+    // The tokens were spent even though the reply is unusable: callers count them.
+    details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason, usage, ...details },
+  });
 }

@@ -1,10 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../../src-main/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { polyhopInProcess, type CliRun } from '../../support/cliInProcess.js';
 import { refusedPort, startModelListServer, type ModelListServer } from '../../support/modelListServer.js';
-import { repoRoot } from '../../support/tempEngine.js';
 
 /** `polyhop models endpoint add|list|remove|test` as a user types them, against a test server that lists its models. */
 const KEY = 'sk-cli-0b7d2e4f6a8c1e3d5f7a9b2c4d6e8f0a';
@@ -12,21 +11,10 @@ let dir: string;
 let server: ModelListServer;
 const printed: string[] = [];
 
-async function polyhop(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (out += `${parts.join(' ')}\n`));
-  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void (err += `${parts.join(' ')}\n`));
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  try {
-    const code = await runCli({ appRoot: repoRoot, argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args], serve: async () => {} });
-    printed.push(out, err);
-    return { code, out, err };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-    write.mockRestore();
-  }
+async function polyhop(...args: string[]): Promise<CliRun> {
+  const run = await polyhopInProcess(dir, args);
+  printed.push(run.out, run.err);
+  return run;
 }
 
 beforeAll(async () => {

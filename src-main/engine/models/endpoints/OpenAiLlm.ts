@@ -1,10 +1,9 @@
 import type OpenAI from 'openai';
 import type { z } from 'zod';
 import { throwIfAborted } from '../../base/abort.js';
-import { PolyhopError } from '../../base/errors.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
 import { zodJsonSchema } from '../grammarSchema.js';
-import { parseStructuredReply, retrySampling } from '../structuredReply.js';
+import { generateStructured, type Sampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
 import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
@@ -84,39 +83,19 @@ export class OpenAiLlm implements Llm {
   async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
     const { json } = zodJsonSchema(schema);
     const format: ResponseFormat = { type: 'json_schema', json_schema: { name: schemaName(prompt.name), schema: json, strict: true } };
-    const usage: LlmUsage = { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, durationMs: 0, cached: false };
-    let raw = '';
-    let reason = '';
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
-      const sampling = attempt === 0 ? { temperature } : retrySampling(temperature);
-      // The retry streams too: listeners drop the first attempt's text first.
-      if (attempt > 0) options.onTextRestart?.();
-      const result = await this.#complete(prompt, options, format, sampling);
-      usage.promptTokens += result.usage.promptTokens;
-      usage.completionTokens += result.usage.completionTokens;
-      usage.reasoningTokens = (usage.reasoningTokens ?? 0) + (result.usage.reasoningTokens ?? 0);
-      usage.durationMs += result.usage.durationMs;
-      raw = result.text;
-      const parsed = parseStructuredReply(raw, schema, json);
-      if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };
-      reason = result.stopReason === 'maxTokens' ? `${parsed.reason} (stopped at maxTokens)` : parsed.reason;
-    }
-    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema twice: ${reason}`, {
-      details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason, usage, endpoint: this.config.id },
-    });
+    return generateStructured(prompt, schema, json, options, (sampling) => this.#complete(prompt, options, format, sampling), { endpoint: this.config.id });
   }
 
   async dispose(): Promise<void> {
     // Nothing is held: the client's sockets close with their requests.
   }
 
-  #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
+  #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
     return withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling));
   }
 
   /** One streamed chat completion; every failure becomes a PolyhopError saying whether the endpoint is at fault. */
-  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: { temperature: number; seed?: number }): Promise<Completion> {
+  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
     const { signal } = options;
     throwIfAborted(signal);
     const started = performance.now();
