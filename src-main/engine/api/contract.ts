@@ -539,7 +539,11 @@ export interface EndpointSetting {
   concurrency: number;
 }
 
-/** An endpoint and how it fares (models/endpoints/EndpointConfig.ts `EndpointStatus`; never its key). */
+/**
+ * An endpoint and how it fares (never its key). `health` is `unknown` until the endpoint was used
+ * or tested and `down` while it is out of the pool; `servedModel` is what the server reports,
+ * once seen; `lastError` why it was last taken out.
+ */
 export interface EndpointStatusView {
   id: string;
   role: 'generation' | 'embedding';
@@ -555,7 +559,7 @@ export interface EndpointStatusView {
   lastError: string | null;
 }
 
-/** One round trip to an endpoint (`EndpointProbe`). */
+/** One round trip to an endpoint (`GET /models`): what it serves and whether the configured model is among them. */
 export interface EndpointProbeView {
   ok: boolean;
   servedModels: string[];

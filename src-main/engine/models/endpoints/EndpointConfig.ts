@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EndpointProbeView, EndpointStatusView } from '../../api/contract.js';
 
 /**
  * An OpenAI-compatible inference server (llama-server, vLLM, Ollama, LM Studio) the user
@@ -27,33 +28,8 @@ export const endpointConfigSchema = z
 export type EndpointConfig = z.output<typeof endpointConfigSchema>;
 export type EndpointRole = EndpointConfig['role'];
 
-/** What the Models screen and `polyhop models endpoint list` show for one endpoint. */
-export interface EndpointStatus {
-  id: string;
-  role: EndpointRole;
-  baseUrl: string;
-  model: string;
-  /** Whether an API key is set (the key itself never leaves the settings file). */
-  hasApiKey: boolean;
-  concurrency: number;
-  /** `unknown` until the endpoint was used or tested; `down` while it is out of the pool. */
-  health: 'unknown' | 'up' | 'down';
-  /** The model the server reports it serves, once seen. */
-  servedModel: string | null;
-  inFlight: number;
-  calls: number;
-  failures: number;
-  /** Why it was last taken out of the pool. */
-  lastError: string | null;
-}
+/** What the Models screen and `polyhop models endpoint list` show for one endpoint (the Api's shape). */
+export type EndpointStatus = EndpointStatusView;
 
 /** The result of `models endpoint test`: one real round-trip to the server. */
-export interface EndpointProbe {
-  ok: boolean;
-  /** The models `/v1/models` lists. */
-  servedModels: string[];
-  /** Whether the configured model is among them. */
-  modelServed: boolean;
-  latencyMs: number;
-  error: string | null;
-}
+export type EndpointProbe = EndpointProbeView;
