@@ -8,7 +8,8 @@ import { HAMMING_SCAN_WASM } from './hammingScanWasm.js';
  * k=10 and 324 ms at k=400 (its top-k merge grows with k).
  *
  * The scan has two stages. The first 128 bits of every code are compared in WebAssembly SIMD
- * (hammingScan.wat: one 128-bit load, xor and popcount per code), and in large sets only the best
+ * (hammingScan.wat: one 128-bit load per code, then an xor and popcount per query, for up to
+ * BATCH_QUERIES queries in one pass), and in large sets only the best
  * 1% (at least 16× the wanted count) go on; the remaining bits of those are then added in
  * JavaScript. The first 128 bits live back to back in the index's own wasm memory, apart from the
  * rest, because that scan is bound by memory traffic: at 2M codes × 256 bits it took 24 ms in
@@ -98,31 +99,56 @@ export class BinaryIndex {
 
   /** Ids of (up to) the `count` codes nearest to `query` by Hamming distance. */
   candidates(query: Uint32Array, count: number): number[] {
-    const n = this.#size;
-    if (count >= n) return Array.from(this.#ids.subarray(0, n));
-    const prefix = this.#prefixScan(query);
-    if (this.#restWords === 0) return Array.from(this.#collect(prefix, count), (slot) => this.#ids[slot] as number);
-    const keep = n > FIRST_STAGE_MIN ? Math.min(n, Math.max(Math.ceil(n / 100), count * 16)) : n;
-    const among = keep < n ? this.#collect(prefix, keep) : null;
-    return Array.from(nearest(this.#fullDistances(query, prefix.dist, among), count, among), (slot) => this.#ids[slot] as number);
+    return this.candidatesOfEach([query], count)[0] as number[];
   }
 
-  /** Distances over the first {@link PREFIX_WORDS} words of every code (views into #memory, valid until the next scan). */
-  #prefixScan(query: Uint32Array): Distances {
+  /**
+   * {@link candidates} of each query, the same ids in the same order, with the codes' first words
+   * read once per {@link BATCH_QUERIES} queries: that scan is bound by reading every code.
+   */
+  candidatesOfEach(queries: readonly Uint32Array[], count: number): number[][] {
+    const n = this.#size;
+    if (count >= n) return queries.map(() => Array.from(this.#ids.subarray(0, n)));
+    const found: number[][] = [];
+    for (let first = 0; first < queries.length; first += BATCH_QUERIES) {
+      const batch = queries.slice(first, first + BATCH_QUERIES);
+      const prefixes = this.#prefixScan(batch);
+      batch.forEach((query, i) => {
+        const prefix = prefixes[i] as Distances;
+        let slots: Int32Array;
+        if (this.#restWords === 0) slots = this.#collect(prefix, count);
+        else {
+          const keep = n > FIRST_STAGE_MIN ? Math.min(n, Math.max(Math.ceil(n / 100), count * 16)) : n;
+          const among = keep < n ? this.#collect(prefix, keep) : null;
+          slots = nearest(this.#fullDistances(query, prefix.dist, among), count, among);
+        }
+        found.push(Array.from(slots, (slot) => this.#ids[slot] as number));
+      });
+    }
+    return found;
+  }
+
+  /** Distances over the first {@link PREFIX_WORDS} words of every code, one per query (views into #memory, valid until the next scan). */
+  #prefixScan(queries: readonly Uint32Array[]): Distances[] {
     const n = this.#size;
     const buffer = this.#memory.buffer;
-    new Uint32Array(buffer, QUERY_OFFSET, PREFIX_WORDS).fill(0).set(query.subarray(0, PREFIX_WORDS));
-    const hist = new Uint32Array(buffer, HIST_OFFSET, PREFIX_WORDS * 32 + 1).fill(0);
-    const { dist } = this.#scratch();
-    this.#scan.prefixDistances(PREFIXES_OFFSET, n, QUERY_OFFSET, dist, HIST_OFFSET);
-    return { dist: new Uint16Array(buffer, dist, n), hist };
+    const packed = new Uint32Array(buffer, QUERY_OFFSET, BATCH_QUERIES * PREFIX_WORDS).fill(0);
+    queries.forEach((query, i) => packed.set(query.subarray(0, PREFIX_WORDS), i * PREFIX_WORDS));
+    new Uint32Array(buffer, HIST_OFFSET, BATCH_QUERIES * HIST_COUNTERS).fill(0);
+    const { dist, stride } = this.#scratch();
+    this.#scan.prefixDistances(PREFIXES_OFFSET, n, QUERY_OFFSET, queries.length, dist, stride, HIST_OFFSET);
+    return queries.map((_, i) => {
+      // collect reads whole blocks of 8 (the stride, a multiple of 16 bytes, has room).
+      new Uint16Array(buffer, dist + i * stride + n * 2, (8 - (n % 8)) % 8).fill(0xffff);
+      return { dist: new Uint16Array(buffer, dist + i * stride, n), hist: new Uint32Array(buffer, HIST_OFFSET + i * HIST_COUNTERS * 4, HIST_COUNTERS) };
+    });
   }
 
-  /** Slots of the `count` smallest prefix distances, in slot order (a view into #memory). */
+  /** Slots of the `count` smallest prefix distances, in slot order (a view into #memory, valid until the next collect). */
   #collect(prefix: Distances, count: number): Int32Array {
     const { threshold, ties } = cutoff(prefix.hist, count);
-    const { dist, out } = this.#scratch();
-    const written = this.#scan.collect(dist, prefix.dist.length, threshold, ties, out);
+    const { out } = this.#scratch();
+    const written = this.#scan.collect(prefix.dist.byteOffset, prefix.dist.length, threshold, ties, out);
     return new Int32Array(this.#memory.buffer, out, written);
   }
 
@@ -171,15 +197,16 @@ export class BinaryIndex {
     this.#reserve(capacity);
   }
 
-  /** Where a scan writes its distances (u16) and collected slots (i32): after every slot's prefix. */
-  #scratch(): { dist: number; out: number } {
+  /** Where a scan writes its distances (u16, {@link BATCH_QUERIES} arrays `stride` bytes apart) and collected slots (i32): after every slot's prefix. */
+  #scratch(): { dist: number; stride: number; out: number } {
+    const stride = this.#ids.length * 2;
     const dist = PREFIXES_OFFSET + this.#ids.length * PREFIX_WORDS * 4;
-    return { dist, out: dist + this.#ids.length * 2 };
+    return { dist, stride, out: dist + BATCH_QUERIES * stride };
   }
 
   /** Grows #memory to hold `capacity` prefixes and their scratch; the prefixes stay where they are. */
   #reserve(capacity: number): void {
-    const needed = PREFIXES_OFFSET + capacity * (PREFIX_WORDS * 4 + 2 + 4);
+    const needed = PREFIXES_OFFSET + capacity * (PREFIX_WORDS * 4 + BATCH_QUERIES * 2 + 4);
     const have = this.#memory.buffer.byteLength;
     if (needed > have) this.#memory.grow(Math.ceil((needed - have) / WASM_PAGE_BYTES));
     this.#prefixes = new Uint32Array(this.#memory.buffer, PREFIXES_OFFSET, capacity * PREFIX_WORDS);
@@ -190,14 +217,18 @@ export class BinaryIndex {
 const PREFIX_WORDS = 4;
 /** Sets up to this size go through the second stage whole. */
 const FIRST_STAGE_MIN = 20_000;
-/** Layout of an index's wasm memory: the query, the histogram (129 counters), the prefixes, then scratch. */
+/** Queries scanned together (each needs its own distances: 2 bytes per slot). */
+const BATCH_QUERIES = 4;
+/** Counters of a prefix-distance histogram (distances 0..128). */
+const HIST_COUNTERS = PREFIX_WORDS * 32 + 1;
+/** Layout of an index's wasm memory: the queries, their histograms, the prefixes, then scratch. */
 const QUERY_OFFSET = 0;
-const HIST_OFFSET = 64;
-const PREFIXES_OFFSET = 1024;
+const HIST_OFFSET = QUERY_OFFSET + BATCH_QUERIES * PREFIX_WORDS * 4;
+const PREFIXES_OFFSET = 4096;
 const WASM_PAGE_BYTES = 65_536;
 
 interface ScanExports {
-  prefixDistances(prefixes: number, n: number, query: number, dist: number, hist: number): void;
+  prefixDistances(prefixes: number, n: number, queries: number, m: number, dist: number, stride: number, hist: number): void;
   collect(dist: number, n: number, threshold: number, ties: number, out: number): number;
 }
 
