@@ -14,7 +14,7 @@ import { HAMMING_SCAN_WASM } from './hammingScanWasm.js';
  * rest, because that scan is bound by memory traffic: at 2M codes × 256 bits it took 24 ms in
  * unrolled JavaScript and 9 ms in wasm reading whole interleaved codes. Several queries
  * ({@link candidatesOfEach}) are scanned 4 at a time, their byte counts summed in shared vector
- * steps: measured at 2M codes, 3 queries took 18 ms so against 29 ms one by one.
+ * steps: measured at 2M codes, 3 queries took 18 ms against 29 ms one by one.
  *
  * @internal
  */
@@ -117,11 +117,11 @@ export class BinaryIndex {
       batch.forEach((query, i) => {
         const prefix = prefixes[i] as Distances;
         let slots: Int32Array;
-        if (this.#restWords === 0) slots = this.#collect(prefix, count);
+        if (this.#restWords === 0) slots = this.#collect(prefix, count).slots;
         else {
           const keep = n > FIRST_STAGE_MIN ? Math.min(n, Math.max(Math.ceil(n / 100), count * 16)) : n;
           const among = keep < n ? this.#collect(prefix, keep) : null;
-          slots = nearest(this.#fullDistances(query, prefix.dist, among), count, among);
+          slots = nearest(this.#fullDistances(query, among?.dist ?? prefix.dist, among?.slots ?? null), count, among?.slots ?? null);
         }
         found.push(Array.from(slots, (slot) => this.#ids[slot] as number));
       });
@@ -150,15 +150,15 @@ export class BinaryIndex {
     });
   }
 
-  /** Slots of the `count` smallest prefix distances, in slot order (a view into #memory, valid until the next collect). */
-  #collect(prefix: Distances, count: number): Int32Array {
+  /** Slots of the `count` smallest prefix distances, in slot order, with those distances (views into #memory, valid until the next collect). */
+  #collect(prefix: Distances, count: number): Collected {
     const { threshold, ties } = cutoff(prefix.hist, count);
-    const { out } = this.#scratch();
-    const written = this.#scan.collect(prefix.dist.byteOffset, prefix.dist.length, threshold, ties, out);
-    return new Int32Array(this.#memory.buffer, out, written);
+    const { out, outDist } = this.#scratch();
+    const written = this.#scan.collect(prefix.dist.byteOffset, prefix.dist.length, threshold, ties, out, outDist);
+    return { slots: new Int32Array(this.#memory.buffer, out, written), dist: new Uint16Array(this.#memory.buffer, outDist, written) };
   }
 
-  /** Full distances of the slots `among` (or of all): their prefix distance plus the rest's. */
+  /** Full distances of the slots `among` (or of all): their prefix distance (`prefixDist`, in the same order) plus the rest's. */
   #fullDistances(query: Uint32Array, prefixDist: Uint16Array, among: Int32Array | null): Distances {
     const m = among ? among.length : this.#size;
     const rest = this.#rest;
@@ -168,7 +168,7 @@ export class BinaryIndex {
     const hist = new Uint32Array(this.words * 32 + 1);
     for (let j = 0; j < m; j++) {
       const slot = among ? (among[j] as number) : j;
-      let d = prefixDist[slot] as number;
+      let d = prefixDist[j] as number;
       for (let w = 0, base = slot * rw; w < rw; w++) d += popcount((rest[base + w] as number) ^ (q[w] as number));
       dist[j] = d;
       hist[d]!++;
@@ -203,16 +203,21 @@ export class BinaryIndex {
     this.#reserve(capacity);
   }
 
-  /** Where a scan writes its distances (u16, {@link BATCH_QUERIES} arrays `stride` bytes apart) and collected slots (i32): after every slot's prefix. */
-  #scratch(): { dist: number; stride: number; out: number } {
-    const stride = this.#ids.length * 2;
-    const dist = PREFIXES_OFFSET + this.#ids.length * PREFIX_WORDS * 4;
-    return { dist, stride, out: dist + BATCH_QUERIES * stride };
+  /**
+   * Where a scan writes its distances (u16, {@link BATCH_QUERIES} arrays `stride` bytes apart), and
+   * collect the slots (i32) and their distances (u16): after every slot's prefix.
+   */
+  #scratch(): { dist: number; stride: number; out: number; outDist: number } {
+    const capacity = this.#ids.length;
+    const stride = capacity * 2;
+    const dist = PREFIXES_OFFSET + capacity * PREFIX_WORDS * 4;
+    const out = dist + BATCH_QUERIES * stride;
+    return { dist, stride, out, outDist: out + capacity * 4 };
   }
 
   /** Grows #memory to hold `capacity` prefixes and their scratch; the prefixes stay where they are. */
   #reserve(capacity: number): void {
-    const needed = PREFIXES_OFFSET + capacity * (PREFIX_WORDS * 4 + BATCH_QUERIES * 2 + 4);
+    const needed = PREFIXES_OFFSET + capacity * (PREFIX_WORDS * 4 + BATCH_QUERIES * 2 + 4 + 2);
     const have = this.#memory.buffer.byteLength;
     if (needed > have) this.#memory.grow(Math.ceil((needed - have) / WASM_PAGE_BYTES));
     this.#prefixes = new Uint32Array(this.#memory.buffer, PREFIXES_OFFSET, capacity * PREFIX_WORDS);
@@ -236,7 +241,7 @@ const WASM_PAGE_BYTES = 65_536;
 interface ScanExports {
   prefixDistances(prefixes: number, n: number, queries: number, m: number, dist: number, stride: number, hist: number): void;
   prefixDistances4(prefixes: number, n: number, queries: number, dist: number, stride: number, hist: number): void;
-  collect(dist: number, n: number, threshold: number, ties: number, out: number): number;
+  collect(dist: number, n: number, threshold: number, ties: number, out: number, outDist: number): number;
 }
 
 let compiled: WebAssembly.Module | undefined;
@@ -244,6 +249,12 @@ let compiled: WebAssembly.Module | undefined;
 function scanModule(): WebAssembly.Module {
   compiled ??= new WebAssembly.Module(Buffer.from(HAMMING_SCAN_WASM, 'base64'));
   return compiled;
+}
+
+/** Slots a collect kept, with their prefix distances. */
+interface Collected {
+  slots: Int32Array;
+  dist: Uint16Array;
 }
 
 /** Hamming distances of scanned codes, with their histogram (for counting selection). */

@@ -98,12 +98,13 @@
         (br $next))))
 
   ;; Writes to `out` (i32 each, in slot order) the slots whose u16 distance in `dist` is below
-  ;; `threshold`, and the first `ties` slots whose distance equals it; returns how many it wrote.
+  ;; `threshold`, and the first `ties` slots whose distance equals it, and their distances to
+  ;; `outDist` (u16 each, so the next stage reads them in order); returns how many it wrote.
   ;; Few slots qualify (the caller keeps about 1%), so 8 distances are compared at once and a block
   ;; with none at or under the threshold is skipped. The caller pads the distances to a multiple of 8
   ;; with 0xffff (over any threshold).
   (func (export "collect")
-    (param $dist i32) (param $n i32) (param $threshold i32) (param $ties i32) (param $out i32) (result i32)
+    (param $dist i32) (param $n i32) (param $threshold i32) (param $ties i32) (param $out i32) (param $outDist i32) (result i32)
     (local $j i32) (local $d i32) (local $written i32) (local $limit v128) (local $end i32)
     (local.set $limit (i16x8.splat (local.get $threshold)))
     (block $done
@@ -121,6 +122,7 @@
                   (if (i32.eq (local.get $d) (local.get $threshold))
                     (then (local.set $ties (i32.sub (local.get $ties) (i32.const 1)))))
                   (i32.store (i32.add (local.get $out) (i32.shl (local.get $written) (i32.const 2))) (local.get $j))
+                  (i32.store16 (i32.add (local.get $outDist) (i32.shl (local.get $written) (i32.const 1))) (local.get $d))
                   (local.set $written (i32.add (local.get $written) (i32.const 1)))))
               (local.set $j (i32.add (local.get $j) (i32.const 1)))
               (br_if $next (i32.lt_u (local.get $j) (local.get $end)))))
