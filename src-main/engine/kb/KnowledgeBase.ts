@@ -885,31 +885,45 @@ export class KnowledgeBase {
    * on their float vectors; `exact` scans every float vector instead. Empty when no embedder is set.
    */
   knn(kind: VectorKind, query: Float32Array, k: number, options: KnnOptions = {}): ScoredId[] {
+    return this.knnOfEach(kind, [query], k, options)[0] as ScoredId[];
+  }
+
+  /** {@link knn} of each query, with one pass over the sign-bit codes for several queries. */
+  knnOfEach(kind: VectorKind, queries: readonly Float32Array[], k: number, options: KnnOptions = {}): ScoredId[][] {
     vectorOwner(kind);
     const embedder = this.embedder();
-    if (!embedder || k <= 0) return [];
-    if (query.length !== embedder.dimension) {
-      throw new PolyhopError('CONFLICT', `Query vector has ${query.length} dimensions; this knowledge base holds ${embedder.dimension} (${embedder.identity})`, {
-        details: { dimension: query.length, expected: embedder.dimension },
-      });
+    if (!embedder || k <= 0) return queries.map(() => []);
+    for (const query of queries) {
+      if (query.length !== embedder.dimension) {
+        throw new PolyhopError('CONFLICT', `Query vector has ${query.length} dimensions; this knowledge base holds ${embedder.dimension} (${embedder.identity})`, {
+          details: { dimension: query.length, expected: embedder.dimension },
+        });
+      }
     }
-    const unit = normalised(query);
-    if (!unit) return [];
-    const blob = bytesOf(unit);
     if (options.englishChunksOnly && kind !== 'chunk') throw new PolyhopError('BAD_INPUT', `englishChunksOnly applies to chunk vectors, not ${kind}`);
     // A point lookup per candidate in the partial index of non-English chunks.
     const filter = options.englishChunksOnly ? `AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.id AND ${sqlNotEnglish('c.language')})` : '';
-    let rows: { id: number; distance: number }[];
-    if (options.exact) {
-      rows = this.#stmt(`SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE 1 ${filter} ORDER BY distance, id LIMIT ?`).all(blob, k) as typeof rows;
-    } else {
+    const units = queries.map(normalised);
+    const usable = units.filter((u): u is Float32Array => u !== null);
+    let candidates: number[][] = [];
+    if (!options.exact && usable.length > 0) {
       const index = this.#loadedIndex(kind, embedder.dimension);
-      const candidates = index.candidates(BinaryIndex.encode(unit), Math.max(k, Math.ceil(k * (options.oversample ?? 40))));
-      rows = this.#stmt(
-        `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE id IN (SELECT value FROM json_each(?)) ${filter} ORDER BY distance, id LIMIT ?`,
-      ).all(blob, JSON.stringify(candidates), k) as typeof rows;
+      candidates = index.candidatesOfEach(usable.map((u) => BinaryIndex.encode(u)), Math.max(k, Math.ceil(k * (options.oversample ?? 40))));
     }
-    return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+    let next = 0;
+    return units.map((unit) => {
+      if (!unit) return [];
+      const blob = bytesOf(unit);
+      let rows: { id: number; distance: number }[];
+      if (options.exact) {
+        rows = this.#stmt(`SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE 1 ${filter} ORDER BY distance, id LIMIT ?`).all(blob, k) as typeof rows;
+      } else {
+        rows = this.#stmt(
+          `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE id IN (SELECT value FROM json_each(?)) ${filter} ORDER BY distance, id LIMIT ?`,
+        ).all(blob, JSON.stringify(candidates[next++]), k) as typeof rows;
+      }
+      return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+    });
   }
 
   /** Ids of `kind` rows without a vector yet, by id, after id `after`: what an embedding stage still has to do, a page at a time. */

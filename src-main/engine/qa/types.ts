@@ -11,6 +11,7 @@ import type { QaSettings } from './settings.js';
 export type QaKb = Pick<
   KnowledgeBase,
   | 'knn'
+  | 'knnOfEach'
   | 'bm25'
   | 'countMissingOriginalVectors'
   | 'getEntities'

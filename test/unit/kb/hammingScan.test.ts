@@ -53,4 +53,46 @@ describe('the Hamming scan (WebAssembly)', () => {
       expect(found.map(distance).sort((a, b) => a - b)).toEqual(truth);
     }
   });
+
+  it('scans several queries in one pass with, for each, exactly the ids of a scan alone', () => {
+    // Over FIRST_STAGE_MIN codes and not a multiple of 8 (collect's blocks); few distinct codes, so
+    // most distances tie and which tied slots are taken decides the ids.
+    const random = seededRandom(7);
+    const n = 25_003;
+    const variants = Array.from({ length: 40 }, () => Uint32Array.from({ length: 8 }, () => Math.floor(random() * 2 ** 32)));
+    const ids = Array.from({ length: n }, (_, i) => 1000 + i);
+    const codeOf = ids.map(() => variants[Math.floor(random() * variants.length)]!);
+    const bytes = new Uint8Array(Uint32Array.from(codeOf.flatMap((c) => [...c])).buffer);
+    const index = new BinaryIndex(256, 0);
+    index.append(ids, bytes);
+    const queries = Array.from({ length: 6 }, () => Uint32Array.from({ length: 8 }, () => Math.floor(random() * 2 ** 32)));
+    for (const count of [800, 5, 25_000]) {
+      const batched = index.candidatesOfEach(queries, count);
+      expect(batched).toHaveLength(queries.length);
+      queries.forEach((q, i) => expect(batched[i], `query ${i}, count ${count}`).toEqual(index.candidates(q, count)));
+    }
+    // Each query got its own scan: their candidates differ.
+    expect(new Set(index.candidatesOfEach(queries, 800).map((c) => c.join())).size).toBe(queries.length);
+  });
+
+  it('takes the tied codes of the cutoff distance in slot order, from one pass over several queries (128 bits: one stage)', () => {
+    const random = seededRandom(11);
+    const n = 20_011;
+    const variants = Array.from({ length: 25 }, () => Uint32Array.from({ length: 4 }, () => Math.floor(random() * 2 ** 32)));
+    const ids = Array.from({ length: n }, (_, i) => 1 + 2 * i);
+    const codeOf = ids.map(() => variants[Math.floor(random() * variants.length)]!);
+    const index = new BinaryIndex(128, 0);
+    index.append(ids, new Uint8Array(Uint32Array.from(codeOf.flatMap((c) => [...c])).buffer));
+    const popcount = (x: number): number => x.toString(2).replace(/0/g, '').length;
+    const queries = Array.from({ length: 5 }, () => Uint32Array.from({ length: 4 }, () => Math.floor(random() * 2 ** 32)));
+    const count = 1500;
+    const batched = index.candidatesOfEach(queries, count);
+    queries.forEach((q, i) => {
+      const distance = codeOf.map((c) => c.reduce((d, w, j) => d + popcount((w ^ q[j]!) >>> 0), 0));
+      const cut = [...distance].sort((a, b) => a - b)[count - 1]!;
+      let ties = count - distance.filter((d) => d < cut).length;
+      const expected = ids.filter((_, slot) => distance[slot]! < cut || (distance[slot] === cut && ties-- > 0));
+      expect(batched[i]).toEqual(expected);
+    });
+  });
 });

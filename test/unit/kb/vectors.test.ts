@@ -61,6 +61,19 @@ describe('KnowledgeBase vectors', () => {
     expect(hit.score).toBeCloseTo(1, 5);
   });
 
+  it('knnOfEach answers each query as knn does alone, a zero query with nothing', () => {
+    const sample = clusteredVectors({ dimension, clusters: 30, spread: 0.8, seed: 2 });
+    kb.putVectors('chunk', chunkIds.map((id) => ({ id, vector: sample() })));
+    const queries = [...Array.from({ length: 5 }, sample), new Float32Array(dimension), ...Array.from({ length: 3 }, sample)];
+    for (const options of [{}, { exact: true }, { oversample: 2 }]) {
+      const each = kb.knnOfEach('chunk', queries, 7, options);
+      expect(each).toEqual(queries.map((q) => kb.knn('chunk', q, 7, options)));
+      expect(each[5]).toEqual([]);
+      expect(each.filter((r) => r.length === 7)).toHaveLength(8);
+    }
+    expect(kb.knnOfEach('chunk', queries, 0)).toEqual(queries.map(() => []));
+  });
+
   it('stays coherent with writes from another connection and with rolled-back transactions', () => {
     const sample = clusteredVectors({ dimension, clusters: 5, spread: 0.5, seed: 2 });
     kb.putVectors('chunk', chunkIds.slice(0, 100).map((id) => ({ id, vector: sample() })));

@@ -64,13 +64,11 @@ export const hypStrategy: Strategy = {
     const queries = await hypotheticalPaths(run, english, maxPathTriples);
 
     const candidates = await run.step('retrieve triples', async (s) => {
-      await run.retriever.prepare(queries);
       const lists: ScoredId[][] = [];
       const perQuery: unknown[] = [];
-      for (const q of queries) {
-        const r = await run.retriever.hybrid('triple', q, perTripleK);
+      for (const [i, r] of (await run.retriever.hybridOfEach('triple', queries, perTripleK)).entries()) {
         lists.push(r.dense, r.sparse);
-        perQuery.push({ query: q, dense: r.dense.length, sparse: r.sparse.length, top: r.fused.slice(0, 5).map((x) => x.id) });
+        perQuery.push({ query: queries[i], dense: r.dense.length, sparse: r.sparse.length, top: r.fused.slice(0, 5).map((x) => x.id) });
       }
       const fused = reciprocalRankFusion(lists, run.settings.shared.rrfK);
       const kept = run.retriever.triples(fused.slice(0, maxCandidates)).map(({ triple, score: sc }) => run.retriever.tripleEvidence(triple, sc));

@@ -63,6 +63,13 @@ export class Retriever {
     return this.#kb.knn(kind, await this.embed(text), k);
   }
 
+  /** {@link knn} of each text, the codes scanned once for several texts (see KnowledgeBase.knnOfEach). */
+  async knnOfEach(kind: VectorKind, texts: readonly string[], k: number): Promise<ScoredId[][]> {
+    if (k <= 0) return texts.map(() => []);
+    await this.prepare(texts);
+    return this.#kb.knnOfEach(kind, await Promise.all(texts.map((t) => this.embed(t))), k);
+  }
+
   /** BM25 over the text's content words (see {@link bm25Query}). */
   bm25(kind: TextIndexKind, text: string, k: number): ScoredId[] {
     return k <= 0 || !text.trim() ? [] : this.#kb.bm25(kind, bm25Query(text), k);
@@ -74,7 +81,16 @@ export class Retriever {
    */
   async hybrid(kind: TextIndexKind, text: string, k: number): Promise<HybridRanking> {
     const dense = kind === 'chunk_original' ? await this.originalKnn(text, k) : await this.knn(kind, text, k);
-    const sparse = this.bm25(kind, text, k);
+    return this.#fused(dense, this.bm25(kind, text, k), k);
+  }
+
+  /** {@link hybrid} of each text, their dense searches done together (see {@link knnOfEach}). */
+  async hybridOfEach(kind: Exclude<TextIndexKind, 'chunk_original'>, texts: readonly string[], k: number): Promise<HybridRanking[]> {
+    const dense = await this.knnOfEach(kind, texts, k);
+    return texts.map((text, i) => this.#fused(dense[i] as ScoredId[], this.bm25(kind, text, k), k));
+  }
+
+  #fused(dense: ScoredId[], sparse: ScoredId[], k: number): HybridRanking {
     return { fused: reciprocalRankFusion([dense, sparse], this.#rrfK).slice(0, k), dense, sparse };
   }
 
