@@ -161,28 +161,33 @@ describe('the polyhop CLI', () => {
     };
     await Promise.all([worker(), worker(), worker()]);
     expect(failures).toEqual([]);
-    expect(Object.keys(groups).sort()).toEqual(['bench', 'kb', 'models']);
+    expect(Object.keys(groups).sort()).toEqual(['bench', 'kb', 'models', 'store']);
 
-    // Sub-commands through the same CLI in this process (a process per command costs seconds on 2 cores).
+    // Sub-commands, and theirs (`models endpoint add`), through the same CLI in this process (a
+    // process per command costs seconds on 2 cores).
     const { runCli } = await import('../../src-main/cli.js');
-    for (const [group, subs] of Object.entries(groups)) {
-      for (const sub of subs) {
-        let printed = '';
-        const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-          printed += String(chunk);
-          return true;
-        });
-        let code: number;
-        try {
-          code = await runCli({ appRoot: repoRoot, argv: [group, sub, '--help'], serve: () => Promise.reject(new Error('not expected')) });
-        } finally {
-          write.mockRestore();
-        }
-        if (code !== 0 || !printed.startsWith(`Usage: polyhop ${group} ${sub}`)) failures.push(`${group} ${sub}: exit ${code}\n${printed}`);
+    const helpOf = async (path: string[]): Promise<void> => {
+      let printed = '';
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        printed += String(chunk);
+        return true;
+      });
+      let code: number;
+      try {
+        code = await runCli({ appRoot: repoRoot, argv: [...path, '--help'], serve: () => Promise.reject(new Error('not expected')) });
+      } finally {
+        write.mockRestore();
       }
-    }
+      if (code !== 0 || !printed.startsWith(`Usage: polyhop ${path.join(' ')}`)) failures.push(`${path.join(' ')}: exit ${code}\n${printed}`);
+      const subs = commandsIn(printed);
+      if (path.length === 2 && subs.length > 0) nested[path.join(' ')] = subs;
+      for (const sub of subs) await helpOf([...path, sub]);
+    };
+    const nested: Record<string, string[]> = {};
+    for (const [group, subs] of Object.entries(groups)) for (const sub of subs) await helpOf([group, sub]);
     expect(failures).toEqual([]);
     expect(groups.kb).toEqual(expect.arrayContaining(['create', 'list', 'rename', 'delete']));
-    expect(groups.models).toEqual(expect.arrayContaining(['list', 'download', 'use']));
+    expect(groups.models).toEqual(expect.arrayContaining(['list', 'download', 'use', 'endpoint']));
+    expect(nested['models endpoint']).toEqual(expect.arrayContaining(['add', 'list', 'remove', 'test']));
   }, 180_000);
 });
