@@ -69,7 +69,7 @@ describeInBrowser('inference servers on the Models screen', () => {
       const refused = page.getByTestId('endpoint-result-emb').getByTestId('endpoint-probe');
       await refused.waitFor();
       expect(await refused.getAttribute('data-ok')).toBe('false');
-      expect(await refused.textContent()).toMatch(/No answer \(\d+ ms\): 401/);
+      expect(await refused.textContent()).toMatch(/No answer \(\d+ ms\): http:\/\/127\.0\.0\.1:\d+\/v1: 401/);
 
       await page.getByTestId('doctor-refresh').click();
       await page.getByTestId('doctor-network').filter({ hasText: '127.0.0.1' }).waitFor();

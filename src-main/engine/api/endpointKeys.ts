@@ -29,8 +29,3 @@ export function restoreEndpointKeys(patch: Record<string, unknown>, stored: Sett
   });
   return { ...patch, endpoints };
 }
-
-/** `text` with every occurrence of the key masked: for messages that come back from a server. */
-export function maskKey(text: string, apiKey: string | undefined): string {
-  return apiKey ? text.replaceAll(apiKey, '***') : text;
-}

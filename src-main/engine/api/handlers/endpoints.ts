@@ -3,7 +3,6 @@ import { endpointConfigSchema, type EndpointConfig, type EndpointStatus } from '
 import { probeEndpoint } from '../../models/endpoints/probeEndpoint.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
-import { maskKey } from '../endpointKeys.js';
 
 type EndpointMethods = 'endpoints:list' | 'endpoints:add' | 'endpoints:remove' | 'endpoints:test';
 
@@ -33,10 +32,8 @@ export function endpointHandlers(engine: Engine): Pick<Handlers, EndpointMethods
       return { removed: true as const };
     },
     'endpoints:test': async ({ id }) => {
-      const endpoint = find(id);
-      const probe = await probeEndpoint(endpoint);
-      // The message comes from the server or the client library: it must not hand the key back.
-      return { ...probe, error: probe.error === null ? null : maskKey(probe.error, endpoint.apiKey) };
+      // probeEndpoint masks the key in whatever the server or the client library said.
+      return probeEndpoint(find(id));
     },
   };
 }

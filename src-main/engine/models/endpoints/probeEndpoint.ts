@@ -14,9 +14,9 @@ export async function probeEndpoint(config: EndpointConfig, options: { signal?: 
   try {
     const servedModels: string[] = [];
     for await (const model of client.models.list(options.signal ? { signal: options.signal } : {})) servedModels.push(model.id);
-    return { ok: true, servedModels, modelServed: servedModels.includes(config.model), latencyMs: performance.now() - started, error: null };
+    return { ok: true, servedModels, modelServed: servedModels.includes(config.model), latencyMs: Math.round(performance.now() - started), error: null };
   } catch (error) {
     const reason = options.signal?.aborted ? 'cancelled' : redactedMessage(error, config);
-    return { ok: false, servedModels: [], modelServed: false, latencyMs: performance.now() - started, error: `${config.baseUrl}: ${reason}` };
+    return { ok: false, servedModels: [], modelServed: false, latencyMs: Math.round(performance.now() - started), error: `${config.baseUrl}: ${reason}` };
   }
 }
