@@ -38,15 +38,27 @@ export function redactedMessage(error: unknown, config: EndpointConfig): string 
 }
 
 /**
- * The PolyhopError for a failed call on `config`: CANCELLED when the caller aborted, a MODEL_ERROR
- * marked as an endpoint failure when the server is at fault, else a MODEL_ERROR for the request.
+ * A refusal because the prompt (and its budget) does not fit the server's context: llama-server
+ * "exceeds the available context size", vLLM "maximum context length", OpenAI's
+ * `context_length_exceeded`. The local model says BAD_INPUT for the same, which batched steps
+ * answer by asking for fewer items at a time.
+ */
+function isContextOverflow(error: unknown): boolean {
+  if (!(error instanceof APIError) || error.status !== 400) return false;
+  return error.code === 'context_length_exceeded' || /context (size|length|window)|maximum context/i.test(error.message);
+}
+
+/**
+ * The PolyhopError for a failed call on `config`: CANCELLED when the caller aborted, BAD_INPUT when
+ * the prompt does not fit the server's context, a MODEL_ERROR marked as an endpoint failure when
+ * the server is at fault, else a MODEL_ERROR for the request.
  */
 export function endpointError(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): PolyhopError {
   if (signal?.aborted) return asCancelled(signal.reason);
   if (error instanceof PolyhopError) return error;
   const atFault = endpointIsAtFault(error);
   const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
-  return new PolyhopError('MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
+  return new PolyhopError(isContextOverflow(error) ? 'BAD_INPUT' : 'MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
     details: { endpoint: config.id, ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}), [ENDPOINT_FAILURE]: atFault },
   });
 }
