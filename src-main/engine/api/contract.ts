@@ -392,6 +392,19 @@ export interface SparqlResult {
 }
 
 /** A KB's external SPARQL store as the Api shows it: never the password, only whether there is one. */
+/** Where a KB's copy in its store stands. */
+export interface StoreSyncView {
+  /** The next sync replaces the whole graph (never published, another store or graph, an RDF import, or asked for). */
+  fullNeeded: boolean;
+  publishedAt: string | null;
+  syncedAt: string | null;
+  /** Why the last publish or sync stopped; the next one resumes from there. */
+  lastError: string | null;
+  /** Documents and entities changed since the store last had them (0 while a full publish is due). */
+  pendingDocuments: number;
+  pendingEntities: number;
+}
+
 export interface StoreStatus {
   kb: string;
   config: {
@@ -404,16 +417,7 @@ export interface StoreStatus {
     requestTimeoutMs: number;
     autoSync: boolean;
   } | null;
-  sync: {
-    /** The next sync replaces the whole graph (never published, another store or graph, an RDF import, or asked for). */
-    fullNeeded: boolean;
-    publishedAt: string | null;
-    syncedAt: string | null;
-    /** Why the last publish or sync stopped; the next one resumes from there. */
-    lastError: string | null;
-    pendingDocuments: number;
-    pendingEntities: number;
-  } | null;
+  sync: StoreSyncView | null;
   /** The publish or sync job running now. */
   jobId: string | null;
   /** With `probe`: statements in the store's graph, or why it could not be asked. */

@@ -1,21 +1,13 @@
 import type { Database as Db } from 'better-sqlite3';
+import type { StoreSyncView } from '../../api/contract.js';
 
 export type JournalKind = 'document' | 'entity';
 
-export interface StoreSyncState {
+export interface StoreSyncState extends StoreSyncView {
   /** A store is configured: changes are being noted. */
   tracking: boolean;
   /** Where the published copy is (StoreConfig storeTarget); null before the first publish. */
   target: string | null;
-  /** The next sync publishes in full (never published, another store, an RDF import, a resync asked for). */
-  fullNeeded: boolean;
-  publishedAt: string | null;
-  syncedAt: string | null;
-  /** Why the last publish or sync stopped; null after one that completed. */
-  lastError: string | null;
-  /** Documents and entities changed since the store last had them (0 while a full publish is due). */
-  pendingDocuments: number;
-  pendingEntities: number;
 }
 
 /**
