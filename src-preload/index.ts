@@ -4,7 +4,8 @@
  * fixed here.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, METHODS, type EventName, type Reply } from '../src-main/engine/api/contract.js';
+import type { EventName, Reply } from '../src-main/engine/api/contract.js';
+import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, METHODS } from '../src-main/engine/api/contract/channels.js';
 import { DIALOG_CHANNELS, type PolyhopBridge, type SavePathOptions } from '../src-renderer/api/bridge.js';
 
 const methods = new Set<string>(METHODS);

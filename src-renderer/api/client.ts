@@ -4,7 +4,7 @@
  * both authorised by the per-run token the server printed in the URL fragment.
  */
 import type { ErrorData, EventName, Events, Method, PolyhopApi, Reply, Request, Responses } from '../../src-main/engine/api/contract.js';
-import { EVENT_NAMES } from '../../src-main/engine/api/contract.js';
+import { EVENT_NAMES } from '../../src-main/engine/api/contract/channels.js';
 import type { PolyhopBridge } from './bridge.js';
 
 declare global {

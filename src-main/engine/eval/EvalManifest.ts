@@ -1,4 +1,4 @@
-import type { StrategyName } from '../api/contract.js';
+import type { StrategyName } from '../qa/Answer.js';
 import type { DatasetFormat } from './types.js';
 import type { EvalCost } from './EvalResultRow.js';
 

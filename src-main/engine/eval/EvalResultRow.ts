@@ -1,4 +1,4 @@
-import type { StrategyName } from '../api/contract.js';
+import type { StrategyName } from '../qa/Answer.js';
 
 /** Cost of producing one answer (from `Answer.usage`) or of the evaluator's own calls. */
 export interface EvalCost {

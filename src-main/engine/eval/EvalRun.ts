@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Answer, Citation, StrategyName } from '../api/contract.js';
+import type { Answer, Citation, StrategyName } from '../qa/Answer.js';
 import { throwIfAborted } from '../base/abort.js';
 import { isCancellation, PolyhopError, toErrorData } from '../base/errors.js';
 import { hashParts, sha256Hex } from '../base/hash.js';

@@ -1,4 +1,4 @@
-import type { StrategyName } from '../api/contract.js';
+import type { StrategyName } from '../qa/Answer.js';
 
 /**
  * The published figures our reports print beside their own, taken only from the text of the

@@ -31,9 +31,9 @@ export type EvalKbSource =
   /** A ready-made graph to import (MSE-KG), not to index. */
   | { kind: 'rdf'; path: string; format: 'turtle' | 'ntriples' | 'nquads' | 'rdfxml'; language: string };
 
-// The formats are part of the Api contract (the `eval:run` request), so they are defined there.
-import type { DatasetFormatName } from '../api/contract.js';
-export { DATASET_FORMATS } from '../api/contract.js';
+/** The data set formats the readers take (the `eval:run` request names one). */
+export const DATASET_FORMATS = ['hotpotqa', '2wiki', 'musique', 'hipporag-corpus', 'mse-kg', 'xquad', 'afriqa', 'csv', 'jsonl'] as const;
+export type DatasetFormatName = (typeof DATASET_FORMATS)[number];
 export type DatasetFormat = DatasetFormatName;
 
 export interface EvalDataset {
@@ -46,4 +46,11 @@ export interface EvalDataset {
   source: EvalKbSource;
   /** What the reader left out and why (e.g. unanswerable questions), for the report. */
   notes: string[];
+}
+
+/** A written evaluation report: its folder, its Markdown and its result rows. */
+export interface EvalReportView {
+  outDir: string;
+  markdown: string;
+  rows: Record<string, unknown>[];
 }

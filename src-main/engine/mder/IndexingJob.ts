@@ -16,11 +16,11 @@ import { tripleText, nameKey } from './names.js';
 import { INGEST_NOTE } from './ingestPending.js';
 import { planEmbedding } from './planEmbedding.js';
 import { calibrateKb, PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
-import type { JobProgress } from '../api/contract.js';
+import type { StageProgress } from '../base/progress.js';
 import { asUnitFailure, describeFailure, missFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
-/** Progress of one stage: the Api's `JobProgress` without the job's identity (the job runner adds it). LLM figures are per stage. */
-export type IndexingProgress = Omit<JobProgress, 'jobId' | 'kind' | 'kb'>;
+/** Progress of one stage (the job runner adds the job's identity). LLM figures are per stage. */
+export type IndexingProgress = StageProgress;
 
 /** What a job changed, for the RDF view to follow. */
 export interface IndexingChanges {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { LlamaChat, type ChatHistoryItem, type GbnfJsonSchema, type LlamaContext, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
 import { asCancelled, throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
-import type { ModelStatus } from '../api/contract.js';
+import type { ModelStatus } from './views.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
 import { zodJsonSchema, type JsonSchema } from './grammarSchema.js';
 import { generateStructured, type Sampling } from './structuredReply.js';

@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
-import type { CatalogEntry, ModelFile, ModelInfo } from '../api/contract.js';
+import type { CatalogEntry, ModelFile, ModelInfo } from './views.js';
 import { inspectGguf } from './inspectGguf.js';
 import { allowedDownloadUrl, catalogUrl, loadCatalog } from './ModelCatalog.js';
 import { downloadFile, type DownloadProgress } from './downloadFile.js';

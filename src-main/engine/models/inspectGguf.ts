@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { GgufFileType, GgufInsights, readGgufFileInfo, type Llama } from 'node-llama-cpp';
 import { PolyhopError } from '../base/errors.js';
-import type { ModelInfo } from '../api/contract.js';
+import type { ModelInfo } from './views.js';
 import { ggufPreflight } from './ggufPreflight.js';
 
 /**

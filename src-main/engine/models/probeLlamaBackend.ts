@@ -1,4 +1,4 @@
-import type { GpuDevice } from '../api/contract.js';
+import type { GpuDevice } from './views.js';
 
 export interface LlamaBackendReport {
   backend: string;

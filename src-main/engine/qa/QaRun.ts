@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Answer, TraceStep } from '../api/contract.js';
+import type { Answer, TraceStep } from './Answer.js';
 import { throwIfAborted } from '../base/abort.js';
 import { fence } from '../base/fence.js';
 import { BugIndicatingError, PolyhopError } from '../base/errors.js';

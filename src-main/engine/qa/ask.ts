@@ -1,4 +1,4 @@
-import type { Answer, TraceStep } from '../api/contract.js';
+import type { Answer, TraceStep } from './Answer.js';
 import { throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import { citeEvidence } from './citations.js';

@@ -1,4 +1,4 @@
-import type { Citation, Evidence } from '../api/contract.js';
+import type { Citation, Evidence } from './Answer.js';
 import type { ChunkRecord } from '../kb/types.js';
 import type { EvidenceItem } from './EvidencePool.js';
 import type { Retriever } from './retrieval/Retriever.js';

@@ -1,4 +1,4 @@
-import type { StrategyName } from '../api/contract.js';
+import type { StrategyName } from './Answer.js';
 import { daptStrategy } from './dapt/DaptStrategy.js';
 import { drStrategy } from './dr/DrStrategy.js';
 import { hypStrategy } from './hyp/HypStrategy.js';

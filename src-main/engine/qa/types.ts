@@ -1,4 +1,4 @@
-import type { Answer, StrategyName } from '../api/contract.js';
+import type { Answer, StrategyName } from './Answer.js';
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';

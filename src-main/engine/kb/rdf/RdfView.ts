@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { SparqlResult } from '../../api/contract.js';
+import type { SparqlResult } from './SparqlResult.js';
 import { raceAbort } from '../../base/abort.js';
 import { yieldToEventLoop } from '../../base/concurrency.js';
 import { BugIndicatingError, CancelledError, PolyhopError } from '../../base/errors.js';

@@ -1,7 +1,8 @@
 import { extname } from 'node:path';
 import { PolyhopError } from '../../base/errors.js';
+import type { RdfFormat } from './RdfFormat.js';
 
-export type RdfFormat = 'turtle' | 'ntriples' | 'nquads' | 'rdfxml';
+export type { RdfFormat };
 
 /** Media types Oxigraph's parser and store take. */
 export const MEDIA_TYPES: Readonly<Record<RdfFormat, string>> = {

@@ -1,5 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
-import type { StoreSyncView } from '../../api/contract.js';
+import type { StoreSyncView } from './StoreStatus.js';
 
 export type JournalKind = 'document' | 'entity';
 

@@ -1,4 +1,4 @@
-import type { SparqlResult } from '../../api/contract.js';
+import type { SparqlResult } from '../rdf/SparqlResult.js';
 import { PolyhopError } from '../../base/errors.js';
 import { graphResultTurtle } from '../rdf/graphResultTurtle.js';
 import { checkedSparqlForm } from '../rdf/sparqlForm.js';

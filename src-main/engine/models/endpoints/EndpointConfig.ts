@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EndpointProbeView, EndpointStatusView } from '../../api/contract.js';
+import type { EndpointProbeView, EndpointStatusView } from '../views.js';
 
 /**
  * An OpenAI-compatible inference server (llama-server, vLLM, Ollama, LM Studio) the user

@@ -1,0 +1,65 @@
+/**
+ * The contract's names as plain constants, importing nothing, so the sandboxed preload and the
+ * renderer take them without the schema library: every method, every event, the IPC channels.
+ * `requests.ts` has one schema per method (the compiler checks the two lists agree).
+ */
+import type { EventName } from './events.js';
+
+export const METHODS = [
+  'system:doctor',
+  'system:getSettings',
+  'system:setSettings',
+  'kb:list',
+  'kb:create',
+  'kb:info',
+  'kb:rename',
+  'kb:delete',
+  'kb:reembed',
+  'kb:backup',
+  'kb:restore',
+  'docs:add',
+  'docs:list',
+  'docs:get',
+  'docs:remove',
+  'docs:reindex',
+  'index:start',
+  'jobs:list',
+  'jobs:cancel',
+  'jobs:pause',
+  'graph:search',
+  'graph:entity',
+  'graph:neighbourhood',
+  'rdf:export',
+  'rdf:import',
+  'sparql:query',
+  'store:set',
+  'store:show',
+  'store:publish',
+  'store:sync',
+  'store:remove',
+  'qa:ask',
+  'qa:history',
+  'models:list',
+  'models:catalog',
+  'models:status',
+  'models:load',
+  'models:unload',
+  'models:inspect',
+  'models:import',
+  'models:remove',
+  'models:download',
+  'models:try',
+  'endpoints:list',
+  'endpoints:add',
+  'endpoints:remove',
+  'endpoints:test',
+  'eval:run',
+  'eval:report',
+] as const;
+export type Method = (typeof METHODS)[number];
+
+export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token'];
+
+/** Channel names on the Electron IPC bridge. */
+export const IPC_INVOKE_CHANNEL = 'polyhop:invoke';
+export const IPC_EVENT_CHANNEL = 'polyhop:event';

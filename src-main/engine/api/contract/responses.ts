@@ -1,0 +1,130 @@
+/** What each method answers, composed from the domains' own views. */
+import type { EvalReportView } from '../../eval/types.js';
+import type {
+  AddDocumentsResult,
+  DocumentDetail,
+  DocumentPage,
+  EntityCard,
+  EntitySummaryView,
+  GraphView,
+  KbInfo,
+  KbSummary,
+} from '../../kb/views.js';
+import type { SparqlResult } from '../../kb/rdf/SparqlResult.js';
+import type { StoreStatus } from '../../kb/store/StoreStatus.js';
+import type {
+  CatalogEntry,
+  EndpointProbeView,
+  EndpointSetting,
+  EndpointStatusView,
+  GpuDevice,
+  ModelFile,
+  ModelInfo,
+  ModelSelection,
+  ModelStatus,
+} from '../../models/views.js';
+import type { HistoryEntry, StrategyName } from '../../qa/Answer.js';
+import type { JobState } from './events.js';
+
+export interface ErrorData {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+
+export interface JobRef {
+  jobId: string;
+}
+
+export interface DoctorReport {
+  versions: Record<string, string>;
+  llama: { backend: string; gpu: string | false; devices: GpuDevice[]; error?: string };
+  electronBinary: { present: boolean; reason?: string };
+  models: { file: string; sizeBytes: number; kind: 'gguf' | 'onnx' }[];
+  modelsDir: string;
+  dataDir: { path: string; writable: boolean };
+  generation: ModelStatus | null;
+  embedding: ModelStatus | null;
+  /** Why a selected model could not be loaded. */
+  modelErrors: string[];
+  /** The only hosts beyond loopback the engine connects to (configured inference servers and SPARQL stores); empty: nothing leaves this machine. */
+  remoteHosts: string[];
+}
+
+export interface Settings {
+  defaultStrategy: StrategyName;
+  answerLanguage: string | null;
+  uiLanguage: string | null;
+  theme: 'system' | 'light' | 'dark';
+  concurrency: number;
+  /**
+   * Similarity thresholds: 'calibrated' fits chunking, merging and DaPT fusion to the embedder
+   * (percentile breakpoints; the KB's recorded calibration), 'paper' uses the papers' 0.75, 0.95
+   * and τ = 0.8. An explicit `dapt.tau` in strategyParams wins.
+   */
+  thresholds: 'calibrated' | 'paper';
+  strategyParams: Record<string, number>;
+  generationModel: ModelSelection | null;
+  embeddingModel: ModelSelection | null;
+  /**
+   * OpenAI-compatible inference servers; when a role has any, they serve it instead of the local
+   * model. Read through the Api, `apiKey` is replaced by `hasApiKey`.
+   */
+  endpoints: EndpointSetting[];
+  /** What one document may take to load (its own thread is stopped past memory or time), and the largest DOCX text part. */
+  documentLimits: { memoryMb: number; timeSeconds: number; docxXmlMb: number };
+}
+
+/** What each method answers. */
+export interface Responses {
+  'system:doctor': DoctorReport;
+  'system:getSettings': Settings;
+  'system:setSettings': Settings;
+  'kb:list': KbSummary[];
+  'kb:create': KbSummary;
+  'kb:info': KbInfo;
+  'kb:rename': KbSummary;
+  'kb:delete': { deleted: true };
+  'kb:reembed': JobRef;
+  'kb:backup': JobRef;
+  'kb:restore': JobRef;
+  'docs:add': AddDocumentsResult;
+  'docs:list': DocumentPage;
+  'docs:get': DocumentDetail;
+  'docs:remove': { removed: true };
+  'docs:reindex': AddDocumentsResult;
+  'index:start': JobRef;
+  'jobs:list': JobState[];
+  'jobs:cancel': { cancelled: boolean };
+  'jobs:pause': { paused: boolean };
+  'graph:search': EntitySummaryView[];
+  'graph:entity': EntityCard;
+  'graph:neighbourhood': GraphView;
+  'rdf:export': JobRef;
+  'rdf:import': JobRef;
+  'sparql:query': SparqlResult;
+  'store:set': StoreStatus;
+  'store:show': StoreStatus;
+  'store:publish': JobRef;
+  'store:sync': JobRef;
+  'store:remove': { removed: boolean };
+  'qa:ask': JobRef;
+  'qa:history': HistoryEntry[];
+  'models:list': ModelFile[];
+  'models:catalog': CatalogEntry[];
+  'models:status': { generation: ModelStatus | null; embedding: ModelStatus | null };
+  'models:load': ModelStatus;
+  'models:unload': { unloaded: boolean };
+  'models:inspect': ModelInfo;
+  'models:import': ModelFile;
+  'models:remove': { removed: true };
+  'models:download': JobRef;
+  'models:try': { text: string; promptTokens: number; completionTokens: number; ms: number };
+  'endpoints:list': EndpointStatusView[];
+  'endpoints:add': EndpointStatusView;
+  'endpoints:remove': { removed: true };
+  'endpoints:test': EndpointProbeView;
+  'eval:run': JobRef;
+  'eval:report': EvalReportView;
+}

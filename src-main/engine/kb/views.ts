@@ -1,0 +1,134 @@
+/**
+ * The knowledge base's records as its readers see them (the Api shows them as they are): a KB's
+ * summary and calibration, documents with their chunks and triples, entity cards and graph views.
+ */
+
+export interface KbSummary {
+  name: string;
+  description: string;
+  baseIri: string;
+  documentCount: number;
+  entityCount: number;
+  tripleCount: number;
+  embedder: { identity: string; dimension: number } | null;
+  /**
+   * Rows waiting for their first vectors: with no embedder recorded (an RDF import made without an
+   * embedding model), every entity, triple, chunk and passage; `kb:reembed` fills them once an
+   * embedding model is loaded. With an embedder recorded: the non-English chunks without an
+   * original-language vector (a KB indexed before those existed, or a re-embed cut short), which
+   * `kb:reembed` or the next index job makes; other gaps left by an interrupted run are filled by
+   * the next one and not counted.
+   */
+  missingVectors: number;
+  createdAt: string;
+}
+
+export interface KbInfo extends KbSummary {
+  chunkCount: number;
+  relationCount: number;
+  rdf: { state: 'idle' | 'loading' | 'ready' | 'error'; triples: number; message?: string };
+  sizeBytes: number;
+  /** Similarity thresholds fitted to the KB's embedder (null until an indexing run has measured them). */
+  calibration: KbCalibration | null;
+}
+
+/** Spread of cosine similarity over pairs of unrelated texts. */
+export interface SimilaritySpread {
+  pairs: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** How a KB's thresholds were fitted to its embedder (see Settings `thresholds`). */
+export interface KbCalibration {
+  embedder: string;
+  calibratedAt: string;
+  entityCount: number;
+  /** Percentile of unrelated pairs a threshold sits at. */
+  percentile: number;
+  names: SimilaritySpread;
+  sentences: SimilaritySpread;
+  /** Disambiguate: name cosine from which the LLM is asked (paper: 0.95). */
+  mergeThreshold: number;
+  /** The percentile of unrelated name pairs it sits at (rises with the KB's size). */
+  mergePercentile: number;
+  /** DaPT: sub-question cosine from which nodes fuse (paper: τ = 0.8). */
+  fusionThreshold: number;
+}
+
+export interface DocumentRow {
+  id: number;
+  path: string;
+  title: string;
+  mime: string;
+  size: number;
+  language: string | null;
+  status: 'pending' | 'indexing' | 'indexed' | 'error';
+  error: string | null;
+  chunkCount: number;
+  tripleCount: number;
+  addedAt: string;
+}
+
+export interface DocumentPage {
+  total: number;
+  rows: DocumentRow[];
+}
+
+export interface ChunkView {
+  id: number;
+  ord: number;
+  text: string;
+  summary: string | null;
+  englishText: string | null;
+  language: string | null;
+  startOffset: number;
+  endOffset: number;
+  page: number | null;
+}
+
+export interface TripleView {
+  id: number;
+  sourceId: number;
+  source: string;
+  relation: string;
+  targetId: number;
+  target: string;
+  description: string | null;
+  chunkIds: number[];
+}
+
+export interface DocumentDetail {
+  document: DocumentRow;
+  chunks: ChunkView[];
+  triples: TripleView[];
+}
+
+export interface AddDocumentsResult {
+  added: DocumentRow[];
+  unchanged: number;
+  errors: { path: string; reason: string }[];
+}
+
+export interface EntitySummaryView {
+  id: number;
+  name: string;
+  type: string;
+  summary: string | null;
+  score?: number;
+}
+
+export interface EntityCard extends EntitySummaryView {
+  aliases: string[];
+  outgoing: TripleView[];
+  incoming: TripleView[];
+  sourceChunks: { chunkId: number; documentId: number; documentTitle: string; text: string; page: number | null }[];
+}
+
+export interface GraphView {
+  nodes: { id: number; name: string; type: string; hop: number }[];
+  edges: { id: number; source: number; target: number; relation: string }[];
+  truncated: boolean;
+}

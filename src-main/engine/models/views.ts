@@ -1,0 +1,109 @@
+/** The models and inference servers as the engine reports them, and the model a user selects. */
+import { z } from 'zod';
+
+/** A model the user picked and how to run it; kept in settings so every front door loads the same. */
+export const modelSelectionSchema = z
+  .object({
+    path: z.string().min(1).max(4096),
+    gpuLayers: z.union([z.literal('auto'), z.number().int().nonnegative()]).default('auto'),
+    contextSize: z.number().int().min(512).max(1_048_576).optional(),
+    threads: z.number().int().positive().max(256).optional(),
+    batchSize: z.number().int().positive().max(65_536).optional(),
+    sequences: z.number().int().min(1).max(64).optional(),
+  })
+  .strict();
+export type ModelSelection = z.output<typeof modelSelectionSchema>;
+
+export interface GpuDevice {
+  name: string;
+  vramTotalBytes: number;
+  vramFreeBytes: number;
+}
+
+export interface ModelFile {
+  file: string;
+  path: string;
+  kind: 'gguf' | 'onnx';
+  sizeBytes: number;
+}
+
+export interface ModelInfo {
+  path: string;
+  architecture: string;
+  parameters?: number;
+  quantisation?: string;
+  contextLength?: number;
+  embeddingLength?: number;
+  chatTemplate?: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export interface ModelStatus {
+  role: 'generation' | 'embedding';
+  path: string;
+  identity: string;
+  backend: string;
+  gpuLayers: number;
+  totalLayers: number;
+  contextSize?: number;
+  sequences?: number;
+  threads?: number;
+  dimension?: number;
+  /** Why these settings were chosen (auto offload, fallback after out-of-memory…). */
+  explanation: string;
+}
+
+export interface CatalogEntry {
+  id: string;
+  role: 'generation' | 'embedding';
+  name: string;
+  tier?: 'small' | 'medium' | 'workstation';
+  file: string;
+  sizeBytes: number;
+  licence: string;
+  languages: string[];
+  quantisation?: string;
+  uri: string;
+  sha256?: string;
+  installed: boolean;
+}
+
+/** An endpoint as settings hold it (models/endpoints/EndpointConfig.ts validates it). */
+export interface EndpointSetting {
+  id: string;
+  role: 'generation' | 'embedding';
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  hasApiKey?: boolean;
+  concurrency: number;
+}
+
+/**
+ * An endpoint and how it fares (never its key). `health` is `unknown` until the endpoint was used
+ * or tested and `down` while it is out of the pool; `servedModel` is what the server reports,
+ * once seen; `lastError` why it was last taken out.
+ */
+export interface EndpointStatusView {
+  id: string;
+  role: 'generation' | 'embedding';
+  baseUrl: string;
+  model: string;
+  hasApiKey: boolean;
+  concurrency: number;
+  health: 'unknown' | 'up' | 'down';
+  servedModel: string | null;
+  inFlight: number;
+  calls: number;
+  failures: number;
+  lastError: string | null;
+}
+
+/** One round trip to an endpoint (`GET /models`): what it serves and whether the configured model is among them. */
+export interface EndpointProbeView {
+  ok: boolean;
+  servedModels: string[];
+  modelServed: boolean;
+  latencyMs: number;
+  error: string | null;
+}
