@@ -115,9 +115,13 @@ function escapeIri(value: string): string {
   return value.replace(/[\u0000-\u0020<>"{}|^`\\]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 }
 
-/** Blank node labels from parsers are usually safe; anything else is hex-encoded deterministically. */
+/**
+ * Blank node labels from parsers are usually safe and pass through; anything else is hex-encoded
+ * deterministically. One-to-one: a label passes through only when it does not start with "x", the
+ * prefix of every hex form, so "x4121" and "A!" (hex 4121) stay two blank nodes.
+ */
 function blankLabel(label: string): string {
-  if (/^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/.test(label)) return label;
+  if (/^[A-Za-wyz0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/.test(label)) return label;
   return `x${Buffer.from(label, 'utf8').toString('hex')}`;
 }
 
