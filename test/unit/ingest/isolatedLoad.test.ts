@@ -13,6 +13,8 @@ import { useTmpDir } from './tmpDir.js';
 const { dir, put } = useTmpDir('isolated');
 // 120 KiB on disk, 60 MiB of text operators once inflated: far past a 64 MiB heap as a text layer.
 const bomb = put('bomb.pdf', writeInflatingPdf(60));
+// 2 MiB of text operators once inflated: well within 128 MiB, and seconds of parsing.
+const slowButSmall = put('slow.pdf', writeInflatingPdf(2));
 const good = put('good.txt', 'Ada Kestrel lives in Marlow and writes about rivers and the boats that sail them.');
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
@@ -35,6 +37,19 @@ describe('documents load in a thread with limits', () => {
     expect(error.details).toMatchObject({ limit: 'memory', path: bomb });
     expect(loader.hasThread).toBe(false);
     expect((await loader.load(good)).text).toContain('Ada Kestrel');
+  });
+
+  it('memory the rest of the process takes while a document loads does not count against the document', async () => {
+    // A model loading or another job: three times the document's whole allowance, resident, taken
+    // once the document has started, held until it is done.
+    await using innocent = new DocumentLoader({ memoryMb: 128 });
+    let elsewhere: Buffer | null = null;
+    const document = await innocent.load(slowButSmall, {
+      onStarted: () => setImmediate(() => (elsewhere = Buffer.alloc(3 * 2 * 128 * 1024 ** 2, 1))),
+    });
+    expect(elsewhere).not.toBeNull();
+    expect(document.text).toContain('All work and no play');
+    elsewhere = null;
   });
 
   it('a document past the time limit fails naming it', async () => {

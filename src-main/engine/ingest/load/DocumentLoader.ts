@@ -10,8 +10,9 @@ import { DEFAULT_DOCX_XML_BYTES } from './loadDocx.js';
 export interface DocumentLimits {
   /**
    * Memory one document may take while it loads, in MiB: the cap on the loader thread's JS heap;
-   * the process's resident memory may grow by twice this while the document loads (decoded
-   * streams and other buffers live outside the heap). Default: 2048.
+   * the thread's own memory (its heap and the buffers outside it, such as decoded streams) may grow
+   * by twice this while the document loads. Memory taken elsewhere in the process is not counted.
+   * Default: 2048.
    */
   memoryMb?: number;
   /** Time one document may take to load, in seconds, from when the loader thread starts on it. Default: 300. */
@@ -27,10 +28,8 @@ export interface DocumentLimitSettings extends Required<DocumentLimits> {
 
 export const DEFAULT_DOCUMENT_LIMIT_SETTINGS: DocumentLimitSettings = { ...DEFAULT_DOCUMENT_LIMITS, docxXmlMb: DEFAULT_DOCX_XML_BYTES / 1024 ** 2 };
 
-/** Resident-memory growth allowed while a document loads, as a multiple of its heap cap (room for buffers outside the heap). */
-const RSS_GROWTH_FACTOR = 2;
-/** How often resident memory is sampled while a document loads. */
-const RSS_SAMPLE_MS = 100;
+/** The loader thread's memory growth allowed while a document loads, as a multiple of its heap cap (room for buffers outside the heap). */
+const MEMORY_GROWTH_FACTOR = 2;
 
 export interface IsolatedLoadOptions extends WorkerLoadOptions {
   signal?: AbortSignal;
@@ -71,12 +70,11 @@ export class DocumentLoader {
     try {
       return await new Promise<LoadedDocument>((resolve, reject) => {
         let timer: NodeJS.Timeout | undefined;
-        let sampler: NodeJS.Timeout | undefined;
         const stop = (error: Error) => {
           this.#kill(worker);
           reject(error);
         };
-        const overMemory = (measure: 'heap' | 'rss') =>
+        const overMemory = (measure: 'heap' | 'thread') =>
           badInput(path, `loading stopped: it needed more than ${memoryMb} MiB of memory (the per-document memory limit)`, { details: { limit: 'memory', measure, memoryMb } });
         const onMessage = (reply: LoaderReply) => {
           if (reply.id !== id) return;
@@ -86,11 +84,8 @@ export class DocumentLoader {
               () => stop(badInput(path, `loading stopped: it took longer than ${timeSeconds} s (the per-document time limit)`, { details: { limit: 'time', timeSeconds } })),
               timeSeconds * 1000,
             );
-            const baseline = process.memoryUsage.rss();
-            sampler = setInterval(() => {
-              if (process.memoryUsage.rss() - baseline > RSS_GROWTH_FACTOR * memoryMb * 1024 ** 2) stop(overMemory('rss'));
-            }, RSS_SAMPLE_MS);
-          } else if (reply.type === 'done') resolve(reply.document);
+          } else if (reply.type === 'overMemory') stop(overMemory('thread'));
+          else if (reply.type === 'done') resolve(reply.document);
           else reject(fromErrorData(reply.error));
         };
         const onError = (error: Error & { code?: string }) => {
@@ -108,13 +103,13 @@ export class DocumentLoader {
         signal?.addEventListener('abort', onAbort, { once: true });
         cleanup = () => {
           clearTimeout(timer);
-          clearInterval(sampler);
           worker.off('message', onMessage);
           worker.off('error', onError);
           worker.off('exit', onExit);
           signal?.removeEventListener('abort', onAbort);
         };
-        worker.postMessage({ id, path, options: data } satisfies LoaderRequest);
+        const memoryGrowthBytes = MEMORY_GROWTH_FACTOR * memoryMb * 1024 ** 2;
+        worker.postMessage({ id, path, options: data, memoryGrowthBytes } satisfies LoaderRequest);
       });
     } finally {
       cleanup();

@@ -9,6 +9,13 @@ export interface LoaderRequest {
   id: number;
   path: string;
   options: WorkerLoadOptions;
+  /** Growth of the thread's own memory (heap and buffers outside it) past which it reports `overMemory`. */
+  memoryGrowthBytes: number;
 }
 
-export type LoaderReply = { id: number; type: 'started' } | { id: number; type: 'done'; document: LoadedDocument } | { id: number; type: 'failed'; error: ErrorData };
+export type LoaderReply =
+  | { id: number; type: 'started' }
+  | { id: number; type: 'done'; document: LoadedDocument }
+  | { id: number; type: 'failed'; error: ErrorData }
+  /** The thread's memory grew past `memoryGrowthBytes` (the parent stops it). */
+  | { id: number; type: 'overMemory'; grownBytes: number };

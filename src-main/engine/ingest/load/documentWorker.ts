@@ -11,12 +11,30 @@ import type { LoaderReply, LoaderRequest } from './documentLoaderProtocol.js';
 await getResolvedPDFJS();
 
 const port = parentPort!;
-port.on('message', async ({ id, path, options }: LoaderRequest) => {
+/** How often the thread samples its own memory while a document loads. */
+const MEMORY_SAMPLE_MS = 100;
+
+// In a worker, `heapUsed` and `external` (which includes ArrayBuffers) are this thread's isolate's
+// own figures, unlike `rss`: memory another job or a model loading takes elsewhere in the process
+// never counts against this document.
+const ownMemory = (): number => {
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
+};
+
+port.on('message', async ({ id, path, options, memoryGrowthBytes }: LoaderRequest) => {
   const reply = (message: LoaderReply) => port.postMessage(message);
   reply({ id, type: 'started' });
+  const baseline = ownMemory();
+  const sampler = setInterval(() => {
+    const grownBytes = ownMemory() - baseline;
+    if (grownBytes > memoryGrowthBytes) reply({ id, type: 'overMemory', grownBytes });
+  }, MEMORY_SAMPLE_MS);
   try {
     reply({ id, type: 'done', document: await loadDocument(path, options) });
   } catch (error) {
     reply({ id, type: 'failed', error: toErrorData(error) });
+  } finally {
+    clearInterval(sampler);
   }
 });
