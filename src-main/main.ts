@@ -98,4 +98,9 @@ app.whenReady().then(async () => {
   app.on('window-all-closed', () => {
     void engine.dispose().finally(() => app.quit());
   });
+}).catch((error: unknown) => {
+  // Without an engine (a data folder it cannot open, say) there is no app: say why and quit
+  // instead of leaving a process without a window.
+  dialog.showErrorBox('Polyhop could not start', error instanceof Error ? error.message : String(error));
+  app.quit();
 });

@@ -31,7 +31,7 @@ export async function findChromium(): Promise<FoundChromium> {
     const { version } = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as { version: string };
     return { path: await packaged.executablePath(), source: `@sparticuz/chromium ${version} (npm)` };
   } catch (error) {
-    throw new Error(`no Chromium for the browser tests: none at POLYHOP_CHROMIUM, CHROME_PATH or /usr/bin/chromium, and @sparticuz/chromium could not unpack its own (${(error as Error).message}); run npm ci, or set POLYHOP_SKIP_BROWSER=1 to skip the browser tests on purpose`);
+    throw new Error(`no Chromium for the browser tests: none at POLYHOP_CHROMIUM, CHROME_PATH or /usr/bin/chromium, and @sparticuz/chromium could not unpack its own (${(error as Error).message}); run npm ci, or set POLYHOP_SKIP_BROWSER=1 to skip the browser tests on purpose`, { cause: error });
   }
 }
 

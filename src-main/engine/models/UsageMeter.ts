@@ -35,6 +35,7 @@ export class UsageMeter {
   }
 
   record(usage: LlmUsage): void {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks up the chain of meters from this one
     for (let m: UsageMeter | undefined = this; m; m = m.#parent) {
       const t = m.#totals;
       if (usage.cached) t.cacheHits++;

@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { asCancelled } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
@@ -42,7 +43,7 @@ export async function downloadFile(url: string, dest: string, options: DownloadF
   const length = Number(response.headers.get('content-length') ?? 0);
   const total = length > 0 ? start + length : 0;
   let downloaded = start;
-  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  const body = Readable.fromWeb(response.body as ReadableStream<Uint8Array>);
   body.on('data', (chunk: Buffer) => {
     downloaded += chunk.length;
     options.onProgress?.({ downloadedBytes: downloaded, totalBytes: total });

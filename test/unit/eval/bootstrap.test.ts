@@ -69,8 +69,13 @@ describe('paired bootstrap', () => {
     let flipUp = 60;
     let flipDown = 20;
     for (let i = 0; i < n; i++) {
-      if (b[i] === 0 && flipUp > 0) (a[i] = 1), flipUp--;
-      else if (b[i] === 1 && flipDown > 0) (a[i] = 0), flipDown--;
+      if (b[i] === 0 && flipUp > 0) {
+        a[i] = 1;
+        flipUp--;
+      } else if (b[i] === 1 && flipDown > 0) {
+        a[i] = 0;
+        flipDown--;
+      }
     }
     const d = pairedBootstrap(a, b, { seed: 11 });
     expect(d.meanDiff).toBeCloseTo(0.1, 12);

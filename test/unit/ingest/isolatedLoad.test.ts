@@ -49,7 +49,6 @@ describe('documents load in a thread with limits', () => {
     });
     expect(elsewhere).not.toBeNull();
     expect(document.text).toContain('All work and no play');
-    elsewhere = null;
   });
 
   it('a document past the time limit fails naming it', async () => {

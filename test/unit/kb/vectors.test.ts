@@ -99,7 +99,7 @@ describe('KnowledgeBase vectors', () => {
     // Paged by id: each page starts after the last id of the one before, and the pages make up the whole.
     expect(kb.countMissingVectors('chunk')).toBe(3000 - 100);
     const pages: number[][] = [];
-    for (let after = 0, page = kb.missingVectors('chunk', 700); page.length > 0; after = page.at(-1)!, page = kb.missingVectors('chunk', 700, after)) pages.push(page);
+    for (let page = kb.missingVectors('chunk', 700); page.length > 0; page = kb.missingVectors('chunk', 700, page.at(-1)!)) pages.push(page);
     expect(pages.map((p) => p.length)).toEqual([700, 700, 700, 700, 100]);
     expect(pages.flat()).toEqual(kb.missingVectors('chunk', 3000));
   });

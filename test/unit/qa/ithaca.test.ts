@@ -4,7 +4,7 @@ import { CancelledError } from '../../../src-main/engine/base/errors.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine/qa/index.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { CORPUS_FILES, corpusParagraphs } from '../../support/corpusScript.js';
+import { type CORPUS_FILES, corpusParagraphs } from '../../support/corpusScript.js';
 import { indexOdyssey, prompts } from './support/odysseyKb.js';
 import { NOT_IN_KB, QaEmbedder, qaRules, WIFE_OF_KING } from './support/qaScript.js';
 

@@ -22,7 +22,7 @@ const ownMemory = (): number => {
   return heapUsed + external;
 };
 
-port.on('message', async ({ id, path, options, memoryGrowthBytes }: LoaderRequest) => {
+async function handle({ id, path, options, memoryGrowthBytes }: LoaderRequest): Promise<void> {
   const reply = (message: LoaderReply) => port.postMessage(message);
   reply({ id, type: 'started' });
   const baseline = ownMemory();
@@ -37,4 +37,7 @@ port.on('message', async ({ id, path, options, memoryGrowthBytes }: LoaderReques
   } finally {
     clearInterval(sampler);
   }
-});
+}
+
+// `handle` answers every request, failures included, so nothing it returns is left to reject.
+port.on('message', (request: LoaderRequest) => void handle(request));

@@ -1,5 +1,5 @@
 import type { ChunkRecord, DocumentRecord, EntityRecord, TripleRecord } from '../types.js';
-import { type RdfQuad, KbIris, integer, iri, literal, quad } from './terms.js';
+import { type RdfQuad, type KbIris, integer, iri, literal, quad } from './terms.js';
 import { RDF_TYPE, RDFS_LABEL, ph } from './vocabulary.js';
 
 /**

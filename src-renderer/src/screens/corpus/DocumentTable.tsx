@@ -33,6 +33,8 @@ export function DocumentTable({ kb, selectedId, onOpen, refreshKey }: { kb: stri
   const [viewport, setViewport] = useState(480);
   const scroller = useRef<HTMLDivElement>(null);
   const { total, error, rowAt, ensure, refresh } = useDocumentPages(kb, sort, descending, filter);
+  // The scroller exists once the first page has come (it is then observed once).
+  const loaded = total !== null;
 
   useEffect(() => {
     const id = setTimeout(() => setFilter(filterInput.trim()), 250);
@@ -49,7 +51,7 @@ export function DocumentTable({ kb, selectedId, onOpen, refreshKey }: { kb: stri
     const observer = new ResizeObserver(() => setViewport(el.clientHeight || 480));
     observer.observe(el);
     return () => observer.disconnect();
-  }, [total === null]);
+  }, [loaded]);
 
   useEffect(() => {
     scroller.current?.scrollTo({ top: 0 });
