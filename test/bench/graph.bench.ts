@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import { GL_FLAGS, launchChromium, openApp, type GlMode } from '../support/chromium.js';
 import { startE2eServer } from '../support/e2eServer.js';
+import { quantile, quantileOf } from '../../src-main/engine/base/quantile.js';
 import { numberArg } from './support/benchArgs.js';
 
 const HUB = 'Polyhop Hub';
@@ -83,7 +84,7 @@ export async function run(args: string[]): Promise<void> {
     }
     const summary = (leaves: number) => {
       const rs = results.filter((r) => r.leaves === leaves);
-      const med = (f: (r: Measure) => number) => median(rs.map(f));
+      const med = (f: (r: Measure) => number) => quantileOf(rs.map(f), 0.5);
       return { leaves, firstDraw: med((r) => r.firstDrawMs), idleFps: med((r) => r.idle.fps), idleP95: med((r) => r.idle.p95), fps: med((r) => r.moving.fps), p50: med((r) => r.moving.p50), p95: med((r) => r.moving.p95), long: med((r) => r.moving.longTasks) };
     };
     const b = summary(base);
@@ -146,7 +147,7 @@ async function stopFrames(page: Page): Promise<Frames> {
   const { stamps, long } = await page.evaluate<{ stamps: number[]; long: number }>(STOP_FRAMES);
   const deltas = stamps.slice(1).map((s, i) => s - stamps[i]!).sort((a, b) => a - b);
   const span = (stamps.at(-1) ?? 0) - (stamps[0] ?? 0);
-  return { frames: deltas.length, p50: percentile(deltas, 0.5), p95: percentile(deltas, 0.95), max: deltas.at(-1) ?? 0, fps: span > 0 ? (deltas.length * 1000) / span : 0, longTasks: long };
+  return { frames: deltas.length, p50: deltas.length ? quantile(deltas, 0.5) : 0, p95: deltas.length ? quantile(deltas, 0.95) : 0, max: deltas.at(-1) ?? 0, fps: span > 0 ? (deltas.length * 1000) / span : 0, longTasks: long };
 }
 
 async function measure(page: Page, kb: string, leaves: number, seconds: number): Promise<Measure> {
@@ -203,12 +204,4 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
   return { kb, leaves, counts, firstDrawMs, idle, moving, cameraMoved: !before.equals(after) };
 }
 
-function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
-}
 

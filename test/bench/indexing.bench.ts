@@ -22,6 +22,7 @@ import { enrichChunk } from '../../src-main/engine/mder/enrichChunk.js';
 import { planReduceUnits, reduceUnit } from '../../src-main/engine/mder/reduceEntities.js';
 import { fence } from '../../src-main/engine/base/fence.js';
 import { sha256Hex } from '../../src-main/engine/base/hash.js';
+import { quantileOf } from '../../src-main/engine/base/quantile.js';
 import { ScriptedLlm, type ScriptRule, type ScriptedCall } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { reduceBlocks } from '../support/corpusScript.js';
@@ -154,9 +155,7 @@ function amortise(c: Cost, global: Cost, n: number): Cost {
 }
 
 function median(costs: Cost[], key: keyof Cost): number {
-  const sorted = costs.map((c) => c[key]).sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return quantileOf(costs.map((c) => c[key]), 0.5);
 }
 
 function mean(costs: Cost[], key: keyof Cost): number {

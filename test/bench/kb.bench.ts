@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { KnowledgeBase } from '../../src-main/engine/kb/KnowledgeBase.js';
 import { clusteredVectors, seededRandom } from '../unit/kb/kbFixtures.js';
-import { percentile } from './support/benchArgs.js';
+import { quantileOf } from '../../src-main/engine/base/quantile.js';
 
 /**
  * The KB's storage figures on clustered float vectors (not uniform noise: real embeddings cluster,
@@ -152,17 +152,17 @@ export async function run(args: string[]): Promise<void> {
     baseline.close();
 
     const rate = (ms: number): string => (ms > 0 ? `${Math.round(n / (ms / 1000)).toLocaleString('en')} rows/s` : 'skipped');
-    const fastP50 = percentile(fast, 50);
+    const fastP50 = quantileOf(fast, 0.5);
     const table: [string, string, string][] = [
-      ['KNN knn() p50 / p95', `${fmt(fastP50)} / ${fmt(percentile(fast, 95))} ms`, `recall@${k} ${recall.toFixed(3)} vs exact`],
-      ['KNN exact float scan p50', `${fmt(percentile(exact, 50))} ms`, `${(percentile(exact, 50) / fastP50).toFixed(1)}× slower than knn()`],
+      ['KNN knn() p50 / p95', `${fmt(fastP50)} / ${fmt(quantileOf(fast, 0.95))} ms`, `recall@${k} ${recall.toFixed(3)} vs exact`],
+      ['KNN exact float scan p50', `${fmt(quantileOf(exact, 0.5))} ms`, `${(quantileOf(exact, 0.5) / fastP50).toFixed(1)}× slower than knn()`],
       vec0.length
-        ? ['KNN plain vec0 float p50', `${fmt(percentile(vec0, 50))} ms`, `${(percentile(vec0, 50) / fastP50).toFixed(1)}× slower than knn() (${vec0.length} queries)`]
+        ? ['KNN plain vec0 float p50', `${fmt(quantileOf(vec0, 0.5))} ms`, `${(quantileOf(vec0, 0.5) / fastP50).toFixed(1)}× slower than knn() (${vec0.length} queries)`]
         : ['KNN plain vec0 float p50', 'skipped', ''],
       ['first knn() (loads bit codes)', `${fmt(coldMs)} ms`, 'once per process and vector kind'],
       ['KB open', `${fmt(openMs)} ms`, `file ${sizeMb.toFixed(0)} MB`],
       fts.length
-        ? [`FTS5 bm25 p50 (${n.toLocaleString('en')} rows)`, `${fmt(percentile(fts, 50))} ms`, `p95 ${fmt(percentile(fts, 95))} ms, 4-word queries`]
+        ? [`FTS5 bm25 p50 (${n.toLocaleString('en')} rows)`, `${fmt(quantileOf(fts, 0.5))} ms`, `p95 ${fmt(quantileOf(fts, 0.95))} ms, 4-word queries`]
         : ['FTS5 bm25 p50', 'skipped', ''],
       ['insert chunks', rate(chunkMs), `${(chunkMs / 1000).toFixed(1)} s`],
       ['insert vectors (putVectors)', rate(vectorMs), `plain vec0 insert: ${rate(baselineMs)}`],

@@ -10,7 +10,7 @@ import { ask, type QaContext } from '../../src-main/engine/qa/index.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { ScriptedLlm, type ScriptRule } from '../support/ScriptedLlm.js';
 import { seededRandom } from '../unit/kb/kbFixtures.js';
-import { percentile } from './support/benchArgs.js';
+import { quantileOf } from '../../src-main/engine/base/quantile.js';
 
 /**
  * Non-LLM time per question (retrieval, fusion, prompt rendering, bookkeeping) of every strategy,
@@ -73,8 +73,8 @@ export async function run(args: string[]): Promise<void> {
     }
 
     const rows: [string, string, string, string][] = [['strategy', 'p50 ms', 'p95 ms', 'vs baseline p50']];
-    const baseP50 = percentile(base.slice(3), 50);
-    rows.push(['embed + 1 KNN (baseline)', fmt(baseP50), fmt(percentile(base.slice(3), 95)), '1.0×']);
+    const baseP50 = quantileOf(base.slice(3), 0.5);
+    rows.push(['embed + 1 KNN (baseline)', fmt(baseP50), fmt(quantileOf(base.slice(3), 0.95)), '1.0×']);
     const breakdown: string[] = [];
     for (const strategy of ['vector', 'dr', 'hyp', 'dapt', 'llm-only'] as StrategyName[]) {
       const times: number[] = [];
@@ -89,8 +89,8 @@ export async function run(args: string[]): Promise<void> {
           steps.set(name, (steps.get(name) ?? 0) + s.ms / questions);
         }
       }
-      const p50 = percentile(times, 50);
-      rows.push([strategy, fmt(p50), fmt(percentile(times, 95)), `${(p50 / baseP50).toFixed(1)}×`]);
+      const p50 = quantileOf(times, 0.5);
+      rows.push([strategy, fmt(p50), fmt(quantileOf(times, 0.95)), `${(p50 / baseP50).toFixed(1)}×`]);
       breakdown.push(`  ${strategy}: ${[...steps].map(([name, ms]) => `${name} ${fmt(ms)}`).join(', ')}`);
     }
     const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length)));

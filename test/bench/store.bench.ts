@@ -19,7 +19,8 @@ import { syncStore } from '../../src-main/engine/kb/store/syncStore.js';
 import { queryStore } from '../../src-main/engine/kb/store/queryStore.js';
 import { syntheticSource } from '../unit/kb/rdfFixtures.js';
 import { startVirtuoso } from '../support/virtuoso.js';
-import { numberArg, percentile } from './support/benchArgs.js';
+import { quantileOf } from '../../src-main/engine/base/quantile.js';
+import { numberArg } from './support/benchArgs.js';
 
 /** A KB of about `quads` quads (KbQuads writes ~16.5 per triple with its entities and chunks). */
 function generated(quads: number, seed: number): MemoryRdfSource {
@@ -47,7 +48,7 @@ async function p50(runs: number, run: (i: number) => Promise<unknown>): Promise<
     await run(i);
     times.push(performance.now() - t);
   }
-  return percentile(times, 50);
+  return quantileOf(times, 0.5);
 }
 
 export async function run(args: string[]): Promise<void> {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { throwIfAborted } from '../../src-main/engine/base/abort.js';
-import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import { CHAT_TEMPLATE_TOKENS, LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../../src-main/engine/models/Llm.js';
 import { modelChunks } from './modelChunks.js';
 import { seededRandom } from './seededRandom.js';
 
@@ -80,8 +80,6 @@ export interface Degradation {
   at: string;
 }
 
-/** Chat-template tokens around a prompt (role markers), as a real template adds. */
-const TEMPLATE_TOKENS = 12;
 /** Keys whose strings are names (of entities, answers, placeholders). */
 const NAME_KEY = /^(subject|object|source|target|canonical|name|entity|value)$/i;
 /** Keys whose strings are closed vocabularies or references: a model copies them. */
@@ -194,7 +192,7 @@ export class UncooperativeLlm implements Llm {
   /** The completion budget left by the prompt, as LlamaCppLlm computes it; a prompt that does not fit is refused. */
   #budget(prompt: RenderedPrompt, options: LlmCallOptions): { budget: number; promptTokens: number } {
     throwIfAborted(options.signal);
-    const promptTokens = countTokens(prompt.system) + countTokens(prompt.user) + TEMPLATE_TOKENS;
+    const promptTokens = countTokens(prompt.system) + countTokens(prompt.user) + CHAT_TEMPLATE_TOKENS;
     const room = this.contextTokens - promptTokens;
     if (room <= 0) {
       this.#note(prompt.name, 'contextOverflow', '$');

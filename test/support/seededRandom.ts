@@ -1,11 +1,7 @@
-/** Deterministic PRNG in [0, 1) (mulberry32), so generated fixtures and fuzz cases reproduce. */
+import { Prng } from '../../src-main/engine/eval/stats/Prng.js';
+
+/** Deterministic PRNG in [0, 1) (the engine's mulberry32), so generated fixtures and fuzz cases reproduce. */
 export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const prng = new Prng(seed);
+  return () => prng.next();
 }

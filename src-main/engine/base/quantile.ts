@@ -10,3 +10,8 @@ export function quantile(sorted: ArrayLike<number>, q: number): number {
   const hi = Math.min(n - 1, lo + 1);
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
 }
+
+/** {@link quantile} of values in any order (sorts a copy). `quantileOf(xs, 0.5)` is the median. */
+export function quantileOf(values: Iterable<number>, q: number): number {
+  return quantile(Float64Array.from(values).sort(), q);
+}

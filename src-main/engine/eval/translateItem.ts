@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { fence } from '../base/fence.js';
 import type { Llm, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import { languageName } from './languageName.js';
+import { languageName } from '../ingest/preprocess/languageName.js';
 import type { EvalItem } from './types.js';
 
 export const TranslationReplySchema = z.object({

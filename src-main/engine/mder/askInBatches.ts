@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
-import type { Llm, LlmUsage, RenderedPrompt } from '../models/Llm.js';
+import { CHAT_TEMPLATE_TOKENS, type Llm, type LlmUsage, type RenderedPrompt } from '../models/Llm.js';
 
-/** Chat-template tokens around a prompt that `countTokens` of its text does not see (role markers). */
-const TEMPLATE_TOKENS = 16;
 /** Completion budget of a call at least: a batch of one short item still has room for a long sentence. */
 const MIN_CALL_TOKENS = 256;
 
@@ -113,7 +111,7 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
 /** Adds one call's usage to a total over several calls (cached only when all of them were). */
 /** Whether a prompt and its output budget fit the model's context (unknown context: assumed to). */
 export function fitsContext(llm: Llm, prompt: RenderedPrompt, maxTokens: number): boolean {
-  return llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
+  return llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + CHAT_TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
 }
 
 export function addUsage(total: LlmUsage, usage: LlmUsage): void {

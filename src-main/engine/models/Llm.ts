@@ -69,6 +69,12 @@ export interface LlmJsonResult<T> {
  * A text generator. Implementations: `LlamaCppLlm` (node-llama-cpp), `CachingLlm` (call cache
  * + accounting around another Llm); the scripted test double lives under `test/` only.
  */
+/**
+ * Chat-template tokens around a prompt that `countTokens` of its text does not see (role markers):
+ * what a caller adds when it checks a call fits `contextTokens`.
+ */
+export const CHAT_TEMPLATE_TOKENS = 16;
+
 export interface Llm {
   /** Stable identity of the model and every setting that changes its output (cache key part). */
   readonly identity: string;

@@ -1,4 +1,4 @@
-/** Helpers the benchmarks share: numeric options and percentiles. */
+/** Helpers the benchmarks share: numeric options (percentiles: base/quantile.ts). */
 
 /** The number after `name` in `args`, else `fallback`; a missing, non-positive (or, with `integer`, fractional) value throws. */
 export function numberArg(args: readonly string[], name: string, fallback: number, options: { integer?: boolean } = { integer: true }): number {
@@ -7,10 +7,4 @@ export function numberArg(args: readonly string[], name: string, fallback: numbe
   const ok = options.integer ? Number.isInteger(value) : Number.isFinite(value);
   if (!ok || value <= 0) throw new Error(`${name} must be a positive ${options.integer ? 'integer' : 'number'}`);
   return value;
-}
-
-/** The `p`-th percentile (0–100) of `values`, nearest rank; NaN for none. */
-export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }

@@ -2,14 +2,13 @@ import { z } from 'zod';
 import { fence } from '../../base/fence.js';
 import type { Llm, LlmUsage } from '../../models/Llm.js';
 import type { PromptLibrary } from '../../models/PromptLibrary.js';
-import { languageName } from '../languageName.js';
+import { languageName } from '../../ingest/preprocess/languageName.js';
 
 /** The judge's reply: a short reason first (it grades better after saying why), then a grade on the prompt's 0–4 rubric. */
 export const JudgeReplySchema = z.object({
   reason: z.string().max(600),
   grade: z.number().int().min(0).max(4),
 });
-export type JudgeReply = z.infer<typeof JudgeReplySchema>;
 
 export interface JudgeInput {
   question: string;

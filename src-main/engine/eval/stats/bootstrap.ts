@@ -1,4 +1,5 @@
 import { PolyhopError } from '../../base/errors.js';
+import { quantile } from '../../base/quantile.js';
 import { Prng } from './Prng.js';
 
 export interface BootstrapOptions {
@@ -98,12 +99,4 @@ function stdDev(values: Float64Array): number {
   let ss = 0;
   for (const v of values) ss += (v - m) ** 2;
   return Math.sqrt(ss / (values.length - 1));
-}
-
-/** Linear interpolation between order statistics of a sorted array. */
-function quantile(sorted: Float64Array, q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
 }

@@ -1,8 +1,10 @@
+const names = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+
 /** English names of language codes for prompts ("it" → "Italian"); unknown codes pass through. */
 export function languageName(code: string | null | undefined): string {
   if (!code) return 'unknown';
   try {
-    return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code;
+    return names.of(code) ?? code;
   } catch {
     return code;
   }
