@@ -47,13 +47,17 @@ export function inferenceSeconds(profile: GpuThroughput, work: { inputTokens: nu
   return work.inputTokens / profile.promptTokensPerSecond + work.outputTokens / decodeRate(profile, work.parallel);
 }
 
-/** "about 2 h 10 min", "about 40 min", "about 25 s": rounded to what a plan needs. */
-export function formatAbout(seconds: number): string {
-  if (seconds < 90) return `about ${Math.max(1, Math.round(seconds))} s`;
+/** A duration rounded to what a plan needs: seconds under 90 s, minutes under an hour, 10 min under 10 h, else hours. */
+export function roundForPlan(seconds: number): { hours: number; minutes: number; seconds: number } {
+  if (seconds < 90) return { hours: 0, minutes: 0, seconds: Math.max(1, Math.round(seconds)) };
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `about ${minutes} min`;
-  const rounded = minutes < 600 ? Math.round(minutes / 10) * 10 : Math.round(minutes / 60) * 60;
-  const h = Math.floor(rounded / 60);
-  const m = rounded % 60;
-  return `about ${h} h${m > 0 ? ` ${m} min` : ''}`;
+  const rounded = minutes < 60 ? minutes : minutes < 600 ? Math.round(minutes / 10) * 10 : Math.round(minutes / 60) * 60;
+  return { hours: Math.floor(rounded / 60), minutes: rounded % 60, seconds: 0 };
+}
+
+/** "about 2 h 10 min", "about 40 min", "about 25 s" (see {@link roundForPlan}). */
+export function formatAbout(seconds: number): string {
+  const r = roundForPlan(seconds);
+  const parts = [r.hours && `${r.hours} h`, r.minutes && `${r.minutes} min`, r.seconds && `${r.seconds} s`].filter(Boolean);
+  return `about ${parts.join(' ')}`;
 }
