@@ -6,6 +6,7 @@ import type { AddDocumentsResult } from '../../../src-main/engine/api/contract.j
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { estimateIndexing, MEASURED_INDEXING_RATES, PAGE_CHARS } from '../../../src-main/engine/mder/indexingEstimate.js';
 import { RTX_3090_LLAMA_8B } from '../../../src-main/engine/models/gpuThroughput.js';
+import { polyhopInProcess } from '../../support/cliInProcess.js';
 import { call, tempEngine } from '../../support/tempEngine.js';
 
 describe('estimateIndexing', () => {
@@ -48,5 +49,20 @@ describe('docs:add says how long indexing may take', () => {
 
     const unchanged = await call<AddDocumentsResult>(engine, 'docs:add', { kb: 'est', paths: [dir] });
     expect(unchanged.estimate).toBeUndefined();
+  });
+});
+
+describe('polyhop add', () => {
+  it('prints the estimate before `polyhop index`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'polyhop-estimate-cli-'));
+    try {
+      writeFileSync(join(dir, 'a.txt'), 'word '.repeat(60_000));
+      expect((await polyhopInProcess(dir, ['kb', 'create', 'est'])).code).toBe(0);
+      const run = await polyhopInProcess(dir, ['add', join(dir, 'a.txt'), '--kb', 'est']);
+      expect(run.code).toBe(0);
+      expect(run.out).toContain(`Indexing 1 text document(s): ${estimateIndexing(300_000).text} (estimate; run \`polyhop index\`).`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
