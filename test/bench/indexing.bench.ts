@@ -278,6 +278,14 @@ function extract(p: Passage): Extraction {
   return { triples };
 }
 
+/**
+ * As the prompt asks: repetitions merged (several triples of one sentence share it as their
+ * description) and every distinct fact kept; two facts to a sentence leave about their length.
+ */
+function summaryAsAsked(b: { name: string; type: string; facts: string[] }): string {
+  return `${b.name} is a ${b.type.toLowerCase()}. ${[...new Set(b.facts)].join(' ')}`;
+}
+
 function realisticRules(passages: Passage[], passageOf: Map<string, number>): ScriptRule[] {
   const extractions = new Map<number, Extraction>();
   const extraction = (i: number): Extraction => {
@@ -306,7 +314,7 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: `${b.name} is a ${b.type.toLowerCase()}. ${b.facts.join(' ')}` })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: summaryAsAsked(b) })),
       }),
     },
   ];
