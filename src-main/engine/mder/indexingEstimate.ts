@@ -12,7 +12,7 @@ export interface IndexingTokenRates {
  * policy in force, an upper bound) on 2026-12-02. Rerun the bench and update these when the plan,
  * the prompts or the reasoning policy change.
  */
-export const MEASURED_INDEXING_RATES: IndexingTokenRates = { inputPerChar: 8.49, outputPerChar: 13.7 };
+export const MEASURED_INDEXING_RATES: IndexingTokenRates = { inputPerChar: 11.91, outputPerChar: 17.75 };
 
 /** A page for estimates: 500 words of running English text, ~3,000 characters. */
 export const PAGE_CHARS = 3000;
