@@ -12,7 +12,7 @@
  * interactions of 16 ms or more; the others count as "< 16 ms" (performance.interactionCount
  * gives their number). A requestAnimationFrame loop counts long frames (> 50 ms) meanwhile.
  *
- *   npm run bench uiLatency                        # 5,000 documents, 20 rounds of actions per phase
+ *   npm run bench uiLatency                        # 10,000 documents, 20 rounds of actions per phase
  *   npm run bench uiLatency -- --docs 6000 --rounds 5
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,7 +52,7 @@ interface PhaseResult {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const docs = numberArg(args, '--docs', 5000);
+  const docs = numberArg(args, '--docs', 10000);
   const rounds = numberArg(args, '--rounds', 20);
   const work = mkdtempSync(join(tmpdir(), 'polyhop-bench-ui-'));
   const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4, recordCalls: false });
