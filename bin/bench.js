@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run bench [name …] [-- args]`: runs test/bench/<name>.bench.ts (all of them without a name).
+// `npm run bench [name …] [-- args]`: runs test/bench/<name>.bench.ts; without a name it lists them
+// (running all would take hours: some run for half an hour on their own).
 import { readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,7 +18,11 @@ if (unknown.length > 0) {
   console.error(`Unknown benchmark "${unknown[0]}". Available: ${available.join(', ')}`);
   process.exit(2);
 }
-for (const name of names.length > 0 ? names : available) {
+if (names.length === 0) {
+  console.log(`Benchmarks (npm run bench NAME [-- args]):\n  ${available.join('\n  ')}`);
+  process.exit(0);
+}
+for (const name of names) {
   console.log(`\n=== bench ${name} ===`);
   const mod = await import(pathToFileURL(join(benchDir, `${name}.bench.ts`)).href);
   await mod.run(rest);

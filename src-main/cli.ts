@@ -145,6 +145,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       out(result, () => {
         console.log(`Added ${result.added.length} document(s), ${result.unchanged} unchanged.`);
         for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
+        const est = result.estimate;
+        if (est) {
+          const rest = est.uncounted > 0 ? `; ${est.uncounted} PDF/DOCX not counted` : '';
+          console.log(`Indexing ${est.documents} text document(s): ${est.text} (estimate${rest}; run \`polyhop index\`).`);
+        }
       });
     });
 

@@ -2,7 +2,8 @@
  * DOCX memory: a document whose word/document.xml is about 12.5 MB (the size the issue measured
  * at 791 MB with the DOM-based reader used before), loaded by the streaming reader. Prints the
  * XML size, the load time, and the resident-memory growth over the load (peak RSS after minus
- * RSS before) as a multiple of the XML size.
+ * RSS before) as a multiple of the XML size; and the same for mammoth (the DOM-based reader Polyhop
+ * used before, a dev dependency kept for this baseline) on the same file in the same run.
  *
  *   npm run bench docx
  *   npm run bench docx -- --xml-mb 50
@@ -39,16 +40,41 @@ export async function run(args: string[]): Promise<void> {
     writeFileSync(path, writeZip([{ name: 'word/document.xml', data: xml }]));
     parts.length = 0;
     const xmlBytes = Buffer.byteLength(xml);
-    // The load runs in a child process of its own, so its peak RSS is the load's, not the bench's.
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', measureScript(path)], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`the measuring process failed: ${child.stderr}`);
-    const { before, peak, ms, chars } = JSON.parse(child.stdout.trim().split('\n').pop()!) as { before: number; peak: number; ms: number; chars: number };
     const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
-    console.log(`word/document.xml ${mib(xmlBytes)}, ${chars.toLocaleString('en')} characters of text, loaded in ${(ms / 1000).toFixed(2)} s`);
-    console.log(`RSS before the load ${mib(before)}, peak ${mib(peak)}: growth ${mib(peak - before)} (${((peak - before) / xmlBytes).toFixed(1)}× the XML)`);
+    console.log(`word/document.xml ${mib(xmlBytes)}`);
+    const polyhop = measure(measureScript(path));
+    const mammoth = measure(mammothScript(path));
+    for (const [name, m] of [['Polyhop (streaming)', polyhop], ['mammoth 1.13.0 (baseline)', mammoth]] as const) {
+      console.log(`${name.padEnd(26)} ${m.chars.toLocaleString('en')} characters in ${(m.ms / 1000).toFixed(2)} s; RSS before ${mib(m.before)}, peak ${mib(m.peak)}: growth ${mib(m.peak - m.before)} (${((m.peak - m.before) / xmlBytes).toFixed(1)}× the XML)`);
+    }
+    console.log(`mammoth / Polyhop: time ×${(mammoth.ms / polyhop.ms).toFixed(1)}, RSS growth ×${((mammoth.peak - mammoth.before) / (polyhop.peak - polyhop.before)).toFixed(1)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface Measured {
+  before: number;
+  peak: number;
+  ms: number;
+  chars: number;
+}
+
+/** Runs a measuring module in a child process of its own, so its peak RSS is the load's, not the bench's. */
+function measure(script: string): Measured {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`the measuring process failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').pop()!) as Measured;
+}
+
+/** The same measurement with mammoth's raw-text extraction. */
+function mammothScript(path: string): string {
+  return `const mammoth = (await import('mammoth')).default;
+const before = process.memoryUsage.rss();
+const t = performance.now();
+const { value } = await mammoth.extractRawText({ path: ${JSON.stringify(path)} });
+const ms = performance.now() - t;
+console.log(JSON.stringify({ before, peak: process.resourceUsage().maxRSS * 1024, ms, chars: value.length }));`;
 }
 
 /** A module that loads `path` (the loader imported first, so its code is in the baseline) and prints its figures as JSON. */

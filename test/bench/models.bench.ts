@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { isCancellation } from '../../src-main/engine/base/errors.js';
+import { isCancellation, PolyhopError } from '../../src-main/engine/base/errors.js';
 import { LlamaCppLlm, type LlamaCppLlmOptions } from '../../src-main/engine/models/LlamaCppLlm.js';
 import type { RenderedPrompt } from '../../src-main/engine/models/Llm.js';
 import type { LlamaGpuChoice } from '../../src-main/engine/models/llamaRuntime.js';
@@ -87,10 +87,15 @@ export async function measureGeneration(options: LlamaCppLlmOptions, run: Genera
         const options = { signal, onTextChunk: (text: string) => (partial += text) };
         try {
           const result = run.structured
-            ? await llm.generateJson(prompt(i), benchSchema, { ...options, maxTokens: run.tokens * 4 })
+            ? await llm.generateJson(prompt(i), benchSchema, { ...options, maxTokens: run.tokens })
             : await llm.generateText(prompt(i), { ...options, maxTokens: run.tokens });
           completionTokens += result.usage.completionTokens;
         } catch (error) {
+          // JSON cut by the same maxTokens as free text (like with like): its tokens were still generated.
+          if (error instanceof PolyhopError && error.code === 'LLM_OUTPUT_INVALID') {
+            completionTokens += (error.details as { usage?: { completionTokens: number } }).usage?.completionTokens ?? 0;
+            continue;
+          }
           if (!isCancellation(error)) throw error;
           completionTokens += llm.countTokens(partial); // cut short by the budget: count what was streamed
         }

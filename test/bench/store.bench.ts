@@ -103,7 +103,8 @@ export async function run(args: string[]): Promise<void> {
     const storeBigP50 = await p50(runs, (i) => queryStore(bigClient, big.baseIri, twoHop(big, i), { timeoutMs: 120_000, maxRows: 100_000 }));
 
     console.log(`2-hop query p50 (${runs} runs): in-memory view at ${viewQuads.toLocaleString('en')} quads ${viewP50.toFixed(1)} ms; store at ${viewQuads.toLocaleString('en')} ${storeSmallP50.toFixed(1)} ms; store at ${quads.toLocaleString('en')} ${storeBigP50.toFixed(1)} ms`);
-    console.log(`ratio store(${quads.toLocaleString('en')}) / view(${viewQuads.toLocaleString('en')}): ${(storeBigP50 / viewP50).toFixed(2)}; store / view at the same size: ${(storeSmallP50 / viewP50).toFixed(2)}`);
+    // Like with like only: the store and the view at the same size (the big store's p50 stands on its own).
+    console.log(`ratio store / view at ${viewQuads.toLocaleString('en')} quads: ${(storeSmallP50 / viewP50).toFixed(2)}`);
   } finally {
     await virtuoso.dispose();
   }

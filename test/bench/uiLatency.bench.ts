@@ -12,7 +12,7 @@
  * interactions of 16 ms or more; the others count as "< 16 ms" (performance.interactionCount
  * gives their number). A requestAnimationFrame loop counts long frames (> 50 ms) meanwhile.
  *
- *   npm run bench uiLatency                        # 3,000 documents, 6 rounds of actions per phase
+ *   npm run bench uiLatency                        # 10,000 documents, 20 rounds of actions per phase
  *   npm run bench uiLatency -- --docs 6000 --rounds 5
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { JobProgress, JobState } from '../../src-main/engine/api/contract.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
+import { seededRandom } from '../support/seededRandom.js';
 import { launchChromium, openApp } from '../support/chromium.js';
 import { startE2eServer } from '../support/e2eServer.js';
 import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
@@ -51,8 +52,8 @@ interface PhaseResult {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const docs = numberArg(args, '--docs', 3000);
-  const rounds = numberArg(args, '--rounds', 6);
+  const docs = numberArg(args, '--docs', 10000);
+  const rounds = numberArg(args, '--rounds', 20);
   const work = mkdtempSync(join(tmpdir(), 'polyhop-bench-ui-'));
   const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4, recordCalls: false });
   const server = await startE2eServer({ models: { llm, embedder: new SyntheticEmbedder() } });
@@ -109,6 +110,14 @@ export async function run(args: string[]): Promise<void> {
     console.log(
       `ratio indexing / idle: p95 ×${(Math.max(busyP95, 16) / Math.max(idleP95, 16)).toFixed(2)}, max ×${(Math.max(16, ...latencies(busy)) / Math.max(16, ...latencies(idle))).toFixed(2)}, ` +
         `long frames ${busy.longFrames} vs ${idle.longFrames}`,
+    );
+    // With a few dozen interactions a p95 is one or two of them: say whether idle and busy differ beyond that noise.
+    const [idleLow, idleHigh] = p95Interval(latencies(idle));
+    const [busyLow, busyHigh] = p95Interval(latencies(busy));
+    const apart = idleHigh < busyLow || busyHigh < idleLow;
+    console.log(
+      `p95, 95 % bootstrap interval: idle ${fmt(idleLow)}–${fmt(idleHigh)} ms, indexing ${fmt(busyLow)}–${fmt(busyHigh)} ms: ` +
+        (apart ? 'the phases differ beyond sampling noise' : `not distinguishable at n = ${latencies(idle).length} / ${latencies(busy).length} (more --rounds)`),
     );
     console.log(`goal p95 < ${GOAL_MS} ms while indexing: ${busyP95 < GOAL_MS && stillRunning ? 'met' : 'MISSED'} (${fmt(busyP95)} ms)`);
     const errors = consoleErrors.filter((e) => !/WebGL|GPU stall|swiftshader/i.test(e));
@@ -220,6 +229,14 @@ function row(label: string, values: number[], reported: number): string {
 }
 
 const fmt = (ms: number): string => (ms < 16 ? '<16' : ms.toFixed(0));
+
+/** 95 % interval of the p95 over 1,000 seeded bootstrap resamples. */
+function p95Interval(values: number[]): [number, number] {
+  if (values.length === 0) return [Number.NaN, Number.NaN];
+  const random = seededRandom(95);
+  const estimates = Array.from({ length: 1000 }, () => pct(Array.from(values, () => values[Math.floor(random() * values.length)]!), 95)).sort((a, b) => a - b);
+  return [estimates[25]!, estimates[974]!];
+}
 
 function pct(values: number[], p: number): number {
   if (values.length === 0) return 0;

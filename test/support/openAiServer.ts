@@ -3,8 +3,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { LlamaChat, type ChatHistoryItem, type GbnfJsonSchema, type LlamaContext, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
 import { getLlamaRuntime, type LlamaRuntime } from '../../src-main/engine/models/llamaRuntime.js';
 import type { Embedder } from '../../src-main/engine/models/Embedder.js';
+import type { GpuThroughput } from '../../src-main/engine/models/gpuThroughput.js';
 import { toGrammarSchema, type JsonSchema } from '../../src-main/engine/models/grammarSchema.js';
 import { SequencePool } from '../../src-main/engine/models/SequencePool.js';
+import { SimulatedGpu } from './SimulatedGpu.js';
 
 /**
  * A test-side OpenAI-compatible inference server, shaped like llama.cpp's `llama-server`: the
@@ -37,6 +39,12 @@ export interface OpenAiServerOptions {
    * latency, not this machine's CPUs, is the cost of a call.
    */
   recording?: ReplyRecording;
+  /**
+   * The GPU a recorded reply is timed on: a replayed call holds its slot for the time this GPU
+   * takes for its prompt and output tokens, slots sharing it (see {@link SimulatedGpu}). Without
+   * it a replay is immediate. A reply the fixture model computes takes its own CPU time instead.
+   */
+  gpu?: GpuThroughput;
 }
 
 /** Chat replies by request (messages, schema, budget, sampling), filled as the model answers. */
@@ -86,6 +94,7 @@ export class OpenAiTestServer {
   readonly #embedder: Embedder | undefined;
   readonly #latencyMs: number;
   readonly #recording: ReplyRecording | undefined;
+  readonly #gpu: SimulatedGpu | undefined;
   /** Chat replies served from the recording instead of the model. */
   replayed = 0;
   readonly #grammars = new Map<string, Promise<LlamaGrammar>>();
@@ -104,6 +113,7 @@ export class OpenAiTestServer {
     this.#embedder = init.options.embedder;
     this.#latencyMs = init.options.latencyMs ?? 0;
     this.#recording = init.options.recording;
+    this.#gpu = init.options.gpu ? new SimulatedGpu(init.options.gpu) : undefined;
     this.#slots = Array.from({ length: init.context.totalSequences }, () => ({ chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }) }));
     this.#pool = new SequencePool(this.#slots);
     this.#server = this.#createServer();
@@ -242,7 +252,7 @@ export class OpenAiTestServer {
     }
     const recordKey = JSON.stringify([messages, schema ?? null, request.max_completion_tokens ?? request.max_tokens ?? null, request.temperature ?? 0, request.seed ?? null]);
     const recorded = fault === undefined ? this.#recording?.get(recordKey) : undefined;
-    if (recorded) return this.#replay(request, res, recorded);
+    if (recorded) return this.#replayOnSlot(request, res, recorded);
     const abort = new AbortController();
     this.#inFlight.add(abort);
     res.on('close', () => abort.abort());
@@ -308,6 +318,18 @@ export class OpenAiTestServer {
       this.#inFlight.delete(abort);
       this.#pool.release(slot);
     }
+  }
+
+  /** A recorded reply, after holding a slot for the simulated GPU's time, if any. */
+  async #replayOnSlot(request: ChatRequest, res: ServerResponse, recorded: NonNullable<ReturnType<ReplyRecording['get']>>): Promise<void> {
+    if (!this.#gpu) return this.#replay(request, res, recorded);
+    const slot = await this.#pool.acquire();
+    try {
+      await this.#gpu.run(recorded.promptTokens, recorded.completionTokens);
+    } finally {
+      this.#pool.release(slot);
+    }
+    if (!res.destroyed) this.#replay(request, res, recorded);
   }
 
   #replay(request: ChatRequest, res: ServerResponse, recorded: NonNullable<ReturnType<ReplyRecording['get']>>): void {

@@ -110,6 +110,22 @@ export interface AddDocumentsResult {
   added: DocumentRow[];
   unchanged: number;
   errors: { path: string; reason: string }[];
+  /** How long indexing the added documents may take; absent when none is a text format. */
+  estimate?: IndexingEstimateView;
+}
+
+/** A plan-ahead time for indexing (engine/mder/indexingEstimate.ts: measured tokens, published GPU rates). */
+export interface IndexingEstimateView {
+  seconds: number;
+  rounded: { hours: number; minutes: number; seconds: number };
+  /** The GPU and catalog model the time is for. */
+  gpu: string;
+  model: string;
+  /** The English line, e.g. "about 2 h 10 min on an RTX 3090 with Qwen3-8B Q4_K_M". */
+  text: string;
+  /** Documents counted (text formats, by file size) and not (PDF, DOCX: their text is known once read). */
+  documents: number;
+  uncounted: number;
 }
 
 export interface EntitySummaryView {

@@ -6,6 +6,7 @@ import { formatForPath, MIME_BY_FORMAT } from '../../ingest/load/formats.js';
 import { hashFile, scanFolder } from '../../ingest/scanFolder.js';
 import type { DocumentRecord } from '../../kb/types.js';
 import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
+import { estimateIndexing } from '../../mder/indexingEstimate.js';
 import type { AddDocumentsResult, ChunkView, DocumentRow, TripleView } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
@@ -110,6 +111,12 @@ export async function addDocuments(engine: Engine, name: string, paths: readonly
     });
     for (const id of replaced) await updateView(session.rdf.documentRemoved(id));
     await yieldToEventLoop();
+  }
+  // A text file's size is about its characters (HTML's markup makes it high); a PDF's or DOCX's is not.
+  const textual = result.added.filter((d) => d.mime.startsWith('text/'));
+  if (textual.length > 0) {
+    const estimate = estimateIndexing(textual.reduce((sum, d) => sum + d.size, 0));
+    result.estimate = { ...estimate, documents: textual.length, uncounted: result.added.length - textual.length };
   }
   return result;
 }

@@ -2,7 +2,7 @@ import { useState, type DragEvent, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type AddDocumentsResult } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
-import { formatNumber } from '../../lib/format.js';
+import { formatNumber, formatSeconds } from '../../lib/format.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 
@@ -76,6 +76,12 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
       {result && (
         <div className="result" data-testid="docs-add-result" data-added={result.added.length} data-unchanged={result.unchanged} data-errors={result.errors.length}>
           <p>{t('corpus.addedSummary', { added: formatNumber(result.added.length), unchanged: formatNumber(result.unchanged), errors: formatNumber(result.errors.length) })}</p>
+          {result.estimate && (
+            <p className="muted small" data-testid="docs-add-estimate">
+              {t('corpus.indexEstimate', { duration: formatSeconds(result.estimate.rounded.hours * 3600 + result.estimate.rounded.minutes * 60 + result.estimate.rounded.seconds), gpu: result.estimate.gpu, model: result.estimate.model })}
+              {result.estimate.uncounted > 0 && ` ${t('corpus.indexEstimateUncounted', { count: result.estimate.uncounted })}`}
+            </p>
+          )}
           {result.errors.length > 0 && (
             <ul className="error-list">
               {result.errors.map((e) => (

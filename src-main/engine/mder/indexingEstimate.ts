@@ -1,0 +1,46 @@
+import { formatAbout, inferenceSeconds, roundForPlan, RTX_3090_LLAMA_8B, type GpuThroughput } from '../models/gpuThroughput.js';
+
+/** LLM tokens indexing spends per character of source text. */
+export interface IndexingTokenRates {
+  inputPerChar: number;
+  outputPerChar: number;
+}
+
+/**
+ * Measured by `npm run bench indexing -- --n 500` (MuSiQue passages, the batched MDER plan, counted
+ * as Qwen3-8B with its chat template, every step reasoning with its whole 1024-token budget: the
+ * policy in force, an upper bound) on 2026-12-02. Rerun the bench and update these when the plan,
+ * the prompts or the reasoning policy change.
+ */
+export const MEASURED_INDEXING_RATES: IndexingTokenRates = { inputPerChar: 11.91, outputPerChar: 17.75 };
+
+/** A page for estimates: 500 words of running English text, ~3,000 characters. */
+export const PAGE_CHARS = 3000;
+
+export interface IndexingEstimate {
+  seconds: number;
+  rounded: ReturnType<typeof roundForPlan>;
+  /** The GPU the figures are for (published llama.cpp rates; see {@link GpuThroughput}). */
+  gpu: string;
+  /** The catalog model the tokens were counted for. */
+  model: string;
+  /** "about 2 h 10 min on an RTX 3090 with Qwen3-8B Q4_K_M". */
+  text: string;
+}
+
+/**
+ * How long indexing `sourceChars` characters of text would take on a named GPU with Qwen3-8B
+ * Q4_K_M and `parallel` sequences: measured tokens per character, timed at published rates. A plan
+ * for the user, not a promise: their GPU, model and documents differ.
+ *
+ * ```ts
+ * estimateIndexing(1000 * PAGE_CHARS).text // "about … on an RTX 3090 with Qwen3-8B Q4_K_M"
+ * ```
+ */
+export function estimateIndexing(sourceChars: number, options: { rates?: IndexingTokenRates; gpu?: GpuThroughput; parallel?: number } = {}): IndexingEstimate {
+  const rates = options.rates ?? MEASURED_INDEXING_RATES;
+  const gpu = options.gpu ?? RTX_3090_LLAMA_8B;
+  const seconds = inferenceSeconds(gpu, { inputTokens: sourceChars * rates.inputPerChar, outputTokens: sourceChars * rates.outputPerChar, parallel: options.parallel ?? 4 });
+  const model = 'Qwen3-8B Q4_K_M';
+  return { seconds, rounded: roundForPlan(seconds), gpu: gpu.gpu, model, text: `${formatAbout(seconds)} on an ${gpu.gpu} with ${model}` };
+}
