@@ -370,8 +370,9 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     },
   });
 
-  const bench = program.command('bench').description('evaluate strategies on a QA data set');
-  bench
+  // `eval`, not `bench`: `npm run bench` is the performance benchmarks.
+  const evaluate = program.command('eval').description('evaluate strategies on a QA data set');
+  evaluate
     .command('run')
     .description('build (or reuse) a KB from a data set and ask every question through each strategy')
     .requiredOption('--dataset <path>', 'data set file')
@@ -403,11 +404,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
         sample: opts.sample,
         outDir: resolve(opts.out),
       });
-      if (result.status !== 'done') throw new CliError(result.error?.message ?? `benchmark ${result.status}`);
+      if (result.status !== 'done') throw new CliError(result.error?.message ?? `evaluation ${result.status}`);
       const report = await call('eval:report', { outDir: resolve(opts.out) });
       out(report, () => console.log(report.markdown));
     });
-  bench
+  evaluate
     .command('report <dir>')
     .description('print the report of a finished run')
     .action(async (dir: string) => {

@@ -9,7 +9,7 @@ import { tinyBertDir } from '../fixtures/tinyBert.js';
 import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 import { call, runJobToEnd, tempEngine } from '../support/tempEngine.js';
 
-// A benchmark run through the Api on the fixture models, as `polyhop bench run` drives it.
+// A benchmark run through the Api on the fixture models, as `polyhop eval run` drives it.
 // The sample is three real MuSiQue dev questions (HopRAG JSONL) with only their supporting
 // paragraphs: each question's 18 distractors would make ~300 chunks, and the random-weight
 // model's map replies run to their token budget (~5 s a chunk on 2 cores). The three with the

@@ -2,7 +2,7 @@ import type { StrategyName } from '../qa/Answer.js';
 import type { DatasetFormat } from './types.js';
 import type { EvalCost } from './EvalResultRow.js';
 
-/** `run.json`: what a run folder holds, so `bench report DIR` and a resume need nothing else. */
+/** `run.json`: what a run folder holds, so `polyhop eval report DIR` and a resume need nothing else. */
 export interface EvalManifest {
   v: 1;
   dataset: {
