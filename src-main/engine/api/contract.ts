@@ -75,6 +75,10 @@ export const requestSchemas = {
   'docs:remove': z.object({ kb: kbName, id }).strict(),
   /** Drops what was extracted from a document and queues it again (the next indexing run redoes it). */
   'docs:reindex': z.object({ kb: kbName, id }).strict(),
+  /** Keeps a folder in sync with the KB (added, changed, moved and deleted files follow); `ignore`: glob patterns. */
+  'watch:add': z.object({ kb: kbName, path, ignore: z.array(z.string().min(1).max(500)).max(200).default([]) }).strict(),
+  'watch:remove': z.object({ kb: kbName, path }).strict(),
+  'watch:list': z.object({ kb: kbName.optional() }).strict(),
 
   'index:start': z.object({ kb: kbName }).strict(),
   'jobs:list': empty,
@@ -356,7 +360,35 @@ export interface DocumentDetail {
 export interface AddDocumentsResult {
   added: DocumentRow[];
   unchanged: number;
+  /** Documents whose file moved (same content, new path): kept with what was extracted from them. */
+  renamed: number;
+  /** Documents whose file is gone from a re-scanned folder. */
+  removed: number;
   errors: { path: string; reason: string }[];
+}
+
+/** A folder kept in sync with a KB, and how that is going. */
+export interface WatchedFolderView {
+  kb: string;
+  path: string;
+  ignore: string[];
+  /**
+   * `events`: file-system events; `polling`: periodic scans (the system's watch limit was
+   * reached; `message` says so); `stopped`: nothing follows it now (no window, browser mode or
+   * `polyhop watch` running), and the next start catches up by a scan.
+   */
+  mode: 'events' | 'polling' | 'stopped';
+  message: string | null;
+  lastSync: WatchSync | null;
+}
+
+export interface WatchSync {
+  at: string;
+  added: number;
+  removed: number;
+  renamed: number;
+  unchanged: number;
+  errors: number;
 }
 
 export interface EntitySummaryView {
@@ -614,6 +646,9 @@ export interface Responses {
   'docs:get': DocumentDetail;
   'docs:remove': { removed: true };
   'docs:reindex': AddDocumentsResult;
+  'watch:add': WatchedFolderView;
+  'watch:remove': { removed: boolean };
+  'watch:list': WatchedFolderView[];
   'index:start': JobRef;
   'jobs:list': JobState[];
   'jobs:cancel': { cancelled: boolean };
@@ -689,11 +724,13 @@ export interface Events {
    * `reset`: drop what streamed so far (a retried reply), `text` starts it anew.
    */
   'qa:token': { jobId: string; text: string; reset?: boolean };
+  /** A watched folder's changes were recorded; `jobId`: the index job that takes them (null when nothing new is pending). */
+  'watch:synced': WatchSync & { kb: string; path: string; jobId: string | null };
 }
 export type EventName = keyof Events;
 /** One event as it travels (IPC, WebSocket, in-process): narrow on `name`. */
 export type PolyhopEvent = { [E in EventName]: { name: E; payload: Events[E] } }[EventName];
-export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token'];
+export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token', 'watch:synced'];
 
 /** The typed surface every front door offers: one promise-returning call per method. */
 export interface PolyhopApi {
