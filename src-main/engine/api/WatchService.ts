@@ -96,7 +96,8 @@ export class WatchService {
 
   /**
    * Follows the watched folders of one KB, or of all: each is caught up by a scan (what changed
-   * while nothing watched), then watched. Resolves once every watcher is up.
+   * while nothing watched), then watched. Resolves once every watcher is up; never rejects for a
+   * folder that cannot be watched (its view says why).
    */
   async start(kb?: string): Promise<void> {
     if (kb === undefined) this.#scope = 'all';
@@ -104,7 +105,11 @@ export class WatchService {
       const id = this.#kbId(kb);
       if (this.#scope !== 'all') this.#scope = new Set([...(this.#scope ?? []), id]);
     }
-    for (const folder of this.#file.list()) if (this.#follows(folder.kbId) && !this.#active.has(key(folder))) await this.#restart(folder);
+    for (const folder of this.#file.list()) {
+      if (!this.#follows(folder.kbId) || this.#active.has(key(folder))) continue;
+      // One folder that cannot be followed (gone, unreadable) leaves the others followed; its view says why.
+      await this.#restart(folder).catch((error: unknown) => console.error(`[polyhop] cannot watch ${folder.path}:`, error));
+    }
   }
 
   /** Stops every watcher and waits for syncs in flight (their transactions end whole). */
