@@ -13,6 +13,7 @@ import { StreamedAnswer } from './cli/StreamedAnswer.js';
 import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
+import { registerWatchCommands } from './cli/watchCommands.js';
 
 export interface CliOptions {
   appRoot: string;
@@ -140,16 +141,21 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .command('add <paths...>')
     .description('add files or folders (recursive) to a knowledge base; unchanged files are skipped')
     .requiredOption('--kb <name>', 'knowledge base')
-    .action(async (paths: string[], opts: { kb: string }) => {
+    .option('--watch', 'keep the folders in sync from now on (followed while `polyhop watch`, browser mode or the window runs)')
+    .option('--ignore <pattern>', 'with --watch: glob to leave out, e.g. "*.bak" (repeatable)', (v: string, all: string[]) => [...all, v], [])
+    .action(async (paths: string[], opts: { kb: string; watch?: boolean; ignore: string[] }) => {
+      const watched: Responses['watch:add'][] = [];
+      for (const path of opts.watch ? paths : []) watched.push(await call('watch:add', { kb: opts.kb, path: resolve(path), ignore: opts.ignore }));
       const result = await call('docs:add', { kb: opts.kb, paths: paths.map((p) => resolve(p)) });
-      out(result, () => {
-        console.log(`Added ${result.added.length} document(s), ${result.unchanged} unchanged.`);
+      out(opts.watch ? { ...result, watched } : result, () => {
+        console.log(`Added ${result.added.length} document(s), ${result.unchanged} unchanged, ${result.renamed} moved, ${result.removed} removed.`);
         for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
         const est = result.estimate;
         if (est) {
           const rest = est.uncounted > 0 ? `; ${est.uncounted} PDF/DOCX not counted` : '';
           console.log(`Indexing ${est.documents} text document(s): ${est.text} (estimate${rest}; run \`polyhop index\`).`);
         }
+        for (const w of watched) console.log(`Watching ${w.path} (run \`polyhop watch --kb ${opts.kb}\` to follow it here).`);
       });
     });
 
@@ -291,14 +297,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       });
     });
 
-  registerStoreCommands(program, {
-    call,
-    job,
-    out,
-    fail: (message) => {
-      throw new CliError(message);
-    },
-  });
+  const fail = (message: string): never => {
+    throw new CliError(message);
+  };
+  registerStoreCommands(program, { call, job, out, fail });
+  registerWatchCommands(program, { call, getEngine, out, fail });
 
   const models = program.command('models').description('local models: list, inspect, import, download, remove, use; inference servers: endpoint');
   models

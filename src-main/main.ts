@@ -29,6 +29,8 @@ logUnhandledRejections();
 
 app.whenReady().then(async () => {
   const engine = await Engine.create({ paths: appPaths(app.getAppPath(), app.getPath('userData')) });
+  // Watched folders are followed while the window runs (catching up first, in the background).
+  void engine.watches.start();
   // Model downloads and inference-server calls run in the engine (Node sockets of this process,
   // which this session does not see; their hosts are `networkAllowList(settings)`), never in the
   // renderer: it reaches them only through the Api, so every renderer request outside its own

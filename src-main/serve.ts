@@ -245,6 +245,8 @@ export async function runBrowserMode(engine: Engine, options: { appRoot: string;
   ensureBuilt(options.appRoot);
   const server = await startBrowserServer({ engine, rendererDir: join(options.appRoot, 'out', 'renderer'), ...(options.port ? { port: options.port } : {}) });
   process.stdout.write(`Polyhop is running in browser mode. Open this link (it carries this run's secret token):\n  ${server.authUrl}\n`);
+  // Watched folders are followed while browser mode runs (catching up first, in the background).
+  void engine.watches.start();
   await new Promise<void>((resolveStop) => {
     const stop = (): void => resolveStop();
     process.once('SIGINT', stop);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '../../src-main/engine/api/Engine.js';
+import { Engine, type EngineOptions } from '../../src-main/engine/api/Engine.js';
 import type { InjectedModels } from '../../src-main/engine/api/ModelRuntime.js';
 import type { JobState } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
@@ -13,9 +13,12 @@ export const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..'
  * A real engine over a fresh temporary data directory; `models` injects test doubles (the
  * engine's test hook). `dispose` removes the directory.
  */
-export async function tempEngine(models?: InjectedModels): Promise<{ engine: Engine; dataDir: string; dispose: () => Promise<void> }> {
+export async function tempEngine(
+  models?: InjectedModels,
+  options: Omit<EngineOptions, 'paths' | 'models'> = {},
+): Promise<{ engine: Engine; dataDir: string; dispose: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-test-'));
-  const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')), ...(models ? { models } : {}) });
+  const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')), ...(models ? { models } : {}), ...options });
   return {
     engine,
     dataDir,

@@ -17,6 +17,8 @@ import { rdfHandlers } from './handlers/rdf.js';
 import { evalHandlers } from './handlers/eval.js';
 import { backupHandlers } from './handlers/backup.js';
 import { storeHandlers } from './handlers/store.js';
+import { watchHandlers } from './handlers/watch.js';
+import { WatchService, type WatchTimings } from './WatchService.js';
 import { KbSessions } from './KbSessions.js';
 import { StoreService } from './StoreService.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
@@ -30,6 +32,8 @@ export interface EngineOptions {
    * suite's scripted LLM, embedding programs); the app's front doors never pass any.
    */
   models?: InjectedModels;
+  /** @internal Watcher timings (tests shorten the debounce). */
+  watchTimings?: WatchTimings;
 }
 
 export type EngineEventListener = (event: PolyhopEvent) => void;
@@ -46,6 +50,8 @@ export class Engine {
   readonly kbs: KbSessions;
   /** Each KB's external SPARQL store (publish, sync, queries). */
   readonly stores: StoreService;
+  /** Watched folders; their watchers run once a front door that stays up calls `watches.start()`. */
+  readonly watches: WatchService;
   readonly models: ModelRuntime;
   readonly modelFiles: ModelManager;
   readonly prompts: PromptLibrary;
@@ -59,6 +65,7 @@ export class Engine {
     this.jobs = new JobManager((name, payload) => this.#emit(name, payload));
     this.kbs = new KbSessions(this.paths.dataDir);
     this.stores = new StoreService(this);
+    this.watches = new WatchService(this, (name, payload) => this.#emit(name, payload), options.watchTimings);
     this.models = new ModelRuntime(this.settings, options.models);
     this.modelFiles = new ModelManager({ modelsDir: this.paths.modelsDir, catalogPath: join(this.paths.appRoot, 'models', 'catalog.json') });
     this.prompts = new PromptLibrary(this.paths.promptsDir);
@@ -75,6 +82,7 @@ export class Engine {
       ...evalHandlers(this),
       ...backupHandlers(this),
       ...storeHandlers(this),
+      ...watchHandlers(this),
     };
   }
 
@@ -93,6 +101,7 @@ export class Engine {
   }
 
   async dispose(): Promise<void> {
+    await this.watches.dispose();
     await this.jobs.dispose();
     await this.kbs.dispose();
     await this.models.dispose();

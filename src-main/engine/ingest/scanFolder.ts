@@ -8,6 +8,7 @@ import { mapConcurrent } from '../base/concurrency.js';
 import { badInput } from './badInput.js';
 import { describeFsError } from './load/readFileGuarded.js';
 import { extensionOf, formatForPath, UNSUPPORTED_FORMATS, type DocumentFormat } from './load/formats.js';
+import { IgnoreRules, type IgnoreReason } from './watch/IgnoreRules.js';
 
 export interface ScannedFile {
   /** Absolute path as found under the root (not resolved through symlinks). */
@@ -18,7 +19,7 @@ export interface ScannedFile {
   sha256: string;
 }
 
-export type SkipReason = 'hidden' | 'system' | 'unsupported' | 'symlink' | 'symlink-loop' | 'duplicate' | 'special' | 'unreadable' | 'too-deep';
+export type SkipReason = IgnoreReason | 'unsupported' | 'symlink' | 'symlink-loop' | 'duplicate' | 'special' | 'unreadable' | 'too-deep';
 
 export interface SkippedEntry {
   path: string;
@@ -43,6 +44,10 @@ export interface ScanFolderOptions {
   followSymlinks?: boolean;
   /** Include dot-files and dot-folders. Default: false. */
   includeHidden?: boolean;
+  /** The user's ignore patterns (see {@link IgnoreRules}). Default: none. */
+  ignore?: readonly string[];
+  /** The folder `ignore` patterns are relative to, when scanning a part of it. Default: the root. */
+  ignoreRoot?: string;
   /** Folders deeper than this are reported and not entered. Default: 64. */
   maxDepth?: number;
   /** Files hashed at once. Default: 4. */
@@ -52,12 +57,11 @@ export interface ScanFolderOptions {
   signal?: AbortSignal;
 }
 
-/** OS and tool droppings that are never documents. */
-const SYSTEM_NAMES = new Set(['thumbs.db', 'desktop.ini', '$recycle.bin', 'system volume information', '__macosx', 'node_modules', 'lost+found']);
-function isSystemName(name: string): boolean {
-  // `~$x.docx` are Office lock files, `x~` editor backups.
-  return SYSTEM_NAMES.has(name.toLowerCase()) || name.startsWith('~$') || name.endsWith('~');
-}
+const IGNORE_DETAIL: Readonly<Record<IgnoreReason, string>> = {
+  hidden: 'hidden entry',
+  system: 'system, version-control, dependency, lock or temporary file',
+  ignored: 'matches an ignore pattern',
+};
 
 /** sha256 of a file, streamed in 1 MiB reads (bounded memory for any size). */
 export async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
@@ -74,7 +78,7 @@ export async function hashFile(path: string, signal?: AbortSignal): Promise<stri
  * `skipped`, never thrown; only a root that is not a readable folder is BAD_INPUT.
  */
 export async function scanFolder(root: string, options: ScanFolderOptions = {}): Promise<FolderScan> {
-  const { followSymlinks = false, includeHidden = false, maxDepth = 64, hashConcurrency = 4, onProgress, signal } = options;
+  const { followSymlinks = false, includeHidden = false, ignore = [], maxDepth = 64, hashConcurrency = 4, onProgress, signal } = options;
   const absRoot = resolve(root);
   let rootStat: Stats;
   try {
@@ -83,6 +87,7 @@ export async function scanFolder(root: string, options: ScanFolderOptions = {}):
     throw badInput(absRoot, describeFsError(error), { cause: error });
   }
   if (!rootStat.isDirectory()) throw badInput(absRoot, 'is not a folder');
+  const rules = new IgnoreRules(options.ignoreRoot ? resolve(options.ignoreRoot) : absRoot, { includeHidden, patterns: ignore });
 
   const skipped: SkippedEntry[] = [];
   const found: { path: string; format: DocumentFormat }[] = [];
@@ -103,12 +108,9 @@ export async function scanFolder(root: string, options: ScanFolderOptions = {}):
     const subdirs: string[] = [];
     for (const name of names) {
       const path = join(dir, name);
-      if (!includeHidden && name.startsWith('.')) {
-        skipped.push({ path, reason: 'hidden', detail: 'hidden entry' });
-        continue;
-      }
-      if (isSystemName(name)) {
-        skipped.push({ path, reason: 'system', detail: 'system or temporary file' });
+      const ignored = rules.reason(path);
+      if (ignored) {
+        skipped.push({ path, reason: ignored, detail: IGNORE_DETAIL[ignored] });
         continue;
       }
       let info: Stats;

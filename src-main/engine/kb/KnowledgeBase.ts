@@ -466,7 +466,8 @@ export class KnowledgeBase {
   updateDocument(id: number, update: DocumentUpdate): DocumentRecord {
     const current = this.#requireDocument(id);
     const next = { ...current, ...update };
-    this.#stmt('UPDATE documents SET title = ?, hash = ?, mime = ?, size = ?, language = ? WHERE id = ?').run(
+    this.#stmt('UPDATE documents SET path = ?, title = ?, hash = ?, mime = ?, size = ?, language = ? WHERE id = ?').run(
+      next.path,
       next.title,
       next.hash,
       next.mime,

@@ -116,6 +116,8 @@ export interface NewDocument {
 
 /** Fields of a document that change when its file changes or its language is detected. */
 export interface DocumentUpdate {
+  /** A new path: the same file moved or renamed (its content hash unchanged). */
+  path?: string;
   title?: string;
   hash?: string;
   mime?: string;

@@ -109,6 +109,10 @@ export interface DocumentDetail {
 export interface AddDocumentsResult {
   added: DocumentRow[];
   unchanged: number;
+  /** Documents whose file moved (same content, new path): kept with what was extracted from them. */
+  renamed: number;
+  /** Documents whose file is gone from a re-scanned folder. */
+  removed: number;
   errors: { path: string; reason: string }[];
   /** How long indexing the added documents may take; absent when none is a text format. */
   estimate?: IndexingEstimateView;
@@ -147,4 +151,28 @@ export interface GraphView {
   nodes: { id: number; name: string; type: string; hop: number }[];
   edges: { id: number; source: number; target: number; relation: string }[];
   truncated: boolean;
+}
+
+/** A folder kept in sync with a KB, and how that is going. */
+export interface WatchedFolderView {
+  kb: string;
+  path: string;
+  ignore: string[];
+  /**
+   * `events`: file-system events; `polling`: periodic scans (the system's watch limit was
+   * reached; `message` says so); `stopped`: nothing follows it now (no window, browser mode or
+   * `polyhop watch` running), and the next start catches up by a scan.
+   */
+  mode: 'events' | 'polling' | 'stopped';
+  message: string | null;
+  lastSync: WatchSync | null;
+}
+
+export interface WatchSync {
+  at: string;
+  added: number;
+  removed: number;
+  renamed: number;
+  unchanged: number;
+  errors: number;
 }

@@ -73,6 +73,7 @@ function flush(): void {
 export function applyJobEvents(current: Record<string, JobView>, batch: readonly PolyhopEvent[]): Record<string, JobView> {
   const jobs = { ...current };
   for (const event of batch) {
+    if (event.name === 'watch:synced') continue; // not a job's own event (the Corpus screen follows it)
     const id = event.payload.jobId;
     if (event.name === 'job:progress') {
       const p = event.payload;

@@ -22,6 +22,9 @@ export const METHODS = [
   'docs:get',
   'docs:remove',
   'docs:reindex',
+  'watch:add',
+  'watch:remove',
+  'watch:list',
   'index:start',
   'jobs:list',
   'jobs:cancel',
@@ -58,7 +61,7 @@ export const METHODS = [
 ] as const;
 export type Method = (typeof METHODS)[number];
 
-export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token'];
+export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token', 'watch:synced'];
 
 /** Channel names on the Electron IPC bridge. */
 export const IPC_INVOKE_CHANNEL = 'polyhop:invoke';

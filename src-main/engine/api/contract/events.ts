@@ -1,5 +1,6 @@
 /** Events the engine streams to every front door: job progress and ends, streamed answer text. */
 import type { StageProgress } from '../../base/progress.js';
+import type { WatchSync } from '../../kb/views.js';
 import type { ErrorData } from './responses.js';
 
 export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed' | 'store';
@@ -29,6 +30,8 @@ export interface Events {
    * `reset`: drop what streamed so far (a retried reply), `text` starts it anew.
    */
   'qa:token': { jobId: string; text: string; reset?: boolean };
+  /** A watched folder's changes were recorded; `jobId`: the index job that takes them (null when nothing new is pending). */
+  'watch:synced': WatchSync & { kb: string; path: string; jobId: string | null };
 }
 export type EventName = keyof Events;
 /** One event as it travels (IPC, WebSocket, in-process): narrow on `name`. */

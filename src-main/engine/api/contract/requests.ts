@@ -52,6 +52,10 @@ export const requestSchemas = {
   'docs:remove': z.object({ kb: kbName, id }).strict(),
   /** Drops what was extracted from a document and queues it again (the next indexing run redoes it). */
   'docs:reindex': z.object({ kb: kbName, id }).strict(),
+  /** Keeps a folder in sync with the KB (added, changed, moved and deleted files follow); `ignore`: glob patterns. */
+  'watch:add': z.object({ kb: kbName, path, ignore: z.array(z.string().min(1).max(500)).max(200).default([]) }).strict(),
+  'watch:remove': z.object({ kb: kbName, path }).strict(),
+  'watch:list': z.object({ kb: kbName.optional() }).strict(),
 
   'index:start': z.object({ kb: kbName }).strict(),
   'jobs:list': empty,

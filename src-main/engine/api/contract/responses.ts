@@ -1,6 +1,7 @@
 /** What each method answers, composed from the domains' own views. */
 import type { EvalReportView } from '../../eval/types.js';
 import type {
+  WatchedFolderView,
   AddDocumentsResult,
   DocumentDetail,
   DocumentPage,
@@ -94,6 +95,9 @@ export interface Responses {
   'docs:get': DocumentDetail;
   'docs:remove': { removed: true };
   'docs:reindex': AddDocumentsResult;
+  'watch:add': WatchedFolderView;
+  'watch:remove': { removed: boolean };
+  'watch:list': WatchedFolderView[];
   'index:start': JobRef;
   'jobs:list': JobState[];
   'jobs:cancel': { cancelled: boolean };

@@ -8,7 +8,7 @@ import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import type { KbSession } from '../KbSessions.js';
 import { importRdfIntoKb } from '../importRdfIntoKb.js';
-import { addDocuments } from './docs.js';
+import { addDocuments } from '../documentChanges.js';
 import { runIndexing } from './indexing.js';
 import { answerQuestion } from './qa.js';
 

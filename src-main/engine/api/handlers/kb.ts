@@ -35,6 +35,7 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
     },
     'kb:delete': async ({ kb: name }) => {
       engine.stores.forget(name);
+      await engine.watches.forget(name);
       await kbs.delete(name);
       return { deleted: true as const };
     },
