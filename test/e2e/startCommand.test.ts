@@ -146,7 +146,7 @@ describe('the polyhop CLI', () => {
     expect(top.code).toBe(0);
     const commands = commandsIn(top.stdout);
     // The commands issue 2 asks for, at least.
-    expect(commands).toEqual(expect.arrayContaining(['doctor', 'serve', 'kb', 'add', 'index', 'ask', 'export', 'import', 'sparql', 'models', 'bench']));
+    expect(commands).toEqual(expect.arrayContaining(['doctor', 'serve', 'kb', 'add', 'index', 'ask', 'export', 'import', 'sparql', 'models', 'bench', 'mcp']));
 
     const failures: string[] = [];
     const groups: Record<string, string[]> = {};
