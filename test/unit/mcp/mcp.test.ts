@@ -44,7 +44,7 @@ describe('MCP front door, as an MCP client calls it', () => {
     for (const t of tools.filter((t) => t.name !== 'ask')) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['polyhop://kb/odyssey']);
-    const info = JSON.parse((await client.readResource({ uri: 'polyhop://kb/odyssey' })).contents[0]!.text as string);
+    const info = JSON.parse(((await client.readResource({ uri: 'polyhop://kb/odyssey' })).contents[0] as { text: string }).text);
     expect(info).toMatchObject({ name: 'odyssey', documentCount: 4 });
     expect(replyOf(await client.callTool({ name: 'list_knowledge_bases', arguments: {} }))).toEqual([
       expect.objectContaining({ name: 'odyssey', documentCount: 4, entityCount: info.entityCount, tripleCount: info.tripleCount }),
