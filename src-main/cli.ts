@@ -76,6 +76,23 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       await serve(await getEngine(), opts.port);
     });
 
+  program
+    .command('mcp')
+    .description('serve the knowledge bases to other local apps over the Model Context Protocol (stdio; --http: 127.0.0.1 with a token)')
+    .option('--http', 'streamable HTTP on 127.0.0.1 instead of stdio')
+    .option('--port <n>', 'with --http: port (default: a random free port)', (v) => Number.parseInt(v, 10))
+    .action(async (opts: { http?: boolean; port?: number }) => {
+      const { runMcpStdio, startMcpHttp } = await import('./mcp.js');
+      if (!opts.http) return runMcpStdio(await getEngine());
+      const server = await startMcpHttp(await getEngine(), opts.port ? { port: opts.port } : {});
+      process.stdout.write(`Polyhop MCP server at ${server.url}\nSend this run's token with every request: Authorization: Bearer ${server.token}\n`);
+      await new Promise<void>((stop) => {
+        process.once('SIGINT', () => stop());
+        process.once('SIGTERM', () => stop());
+      });
+      await server.close();
+    });
+
   const kb = program.command('kb').description('manage knowledge bases');
   kb.command('create <name>')
     .description('create a knowledge base')

@@ -7,13 +7,14 @@
  * `/api/*`, a query parameter for the WebSocket); foreign Host or Origin headers are refused
  * (DNS rebinding, cross-site requests); static paths cannot leave the renderer folder.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Engine } from './engine/api/Engine.js';
+import { bearerToken, isOwnOrigin, tokenMatcher } from './loopbackGuard.js';
 
 export interface BrowserServerOptions {
   engine: Engine;
@@ -72,19 +73,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const sockets = new Set<WebSocket>();
   let port = 0;
 
-  const allowedHosts = (): Set<string> => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  const allowedOrigins = (): Set<string> => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-  const tokenMatches = (candidate: string | undefined | null): boolean => {
-    if (!candidate) return false;
-    const a = Buffer.from(candidate);
-    const b = Buffer.from(token);
-    return a.length === b.length && timingSafeEqual(a, b);
-  };
-  const originOk = (req: IncomingMessage): boolean => {
-    if (!allowedHosts().has(req.headers.host ?? '')) return false;
-    const origin = req.headers.origin;
-    return origin === undefined || allowedOrigins().has(origin);
-  };
+  const tokenMatches = tokenMatcher(token);
+  const originOk = (req: IncomingMessage): boolean => isOwnOrigin(req, port);
   const cookieToken = (req: IncomingMessage): string | undefined => {
     for (const part of (req.headers.cookie ?? '').split(';')) {
       const [k, v] = part.trim().split('=');
@@ -117,8 +107,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     }
 
     if (url.pathname.startsWith('/api/')) {
-      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      if (!tokenMatches(bearer)) return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Missing or bad token', details: {} } });
+      if (!tokenMatches(bearerToken(req))) return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Missing or bad token', details: {} } });
       if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'INVALID_REQUEST', message: 'Use POST', details: {} } });
       const body = await readBody(req, maxBody);
       if (body === null) return send(res, 413, { ok: false, error: { code: 'INVALID_REQUEST', message: `Body over ${maxBody} bytes`, details: {} } });

@@ -146,7 +146,7 @@ describe('the polyhop CLI', () => {
     expect(top.code).toBe(0);
     const commands = commandsIn(top.stdout);
     // The commands issue 2 asks for, at least.
-    expect(commands).toEqual(expect.arrayContaining(['doctor', 'serve', 'kb', 'add', 'index', 'ask', 'export', 'import', 'sparql', 'models', 'eval']));
+    expect(commands).toEqual(expect.arrayContaining(['doctor', 'serve', 'kb', 'add', 'index', 'ask', 'export', 'import', 'sparql', 'models', 'eval', 'mcp', 'watch']));
 
     const failures: string[] = [];
     const groups: Record<string, string[]> = {};
@@ -161,7 +161,7 @@ describe('the polyhop CLI', () => {
     };
     await Promise.all([worker(), worker(), worker()]);
     expect(failures).toEqual([]);
-    expect(Object.keys(groups).sort()).toEqual(['eval', 'kb', 'models', 'store']);
+    expect(Object.keys(groups).sort()).toEqual(['eval', 'kb', 'models', 'store', 'watch']);
 
     // Sub-commands, and theirs (`models endpoint add`), through the same CLI in this process (a
     // process per command costs seconds on 2 cores).

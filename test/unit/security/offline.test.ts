@@ -290,12 +290,24 @@ describe('model downloads', () => {
     for (const root of ['src-main', 'src-preload']) {
       for (const file of walk(join(REPO_ROOT, root))) if (networkUse.test(readFileSync(file, 'utf8'))) users.push(relative(REPO_ROOT, file));
     }
-    // serve.ts listens on loopback (browser mode); it connects nowhere. The endpoint clients reach
+    // serve.ts (browser mode) and mcp.ts (MCP over HTTP) listen on loopback and connect nowhere;
+    // loopbackGuard.ts only reads their requests' headers. The endpoint clients reach
     // only configured inference servers (the allow-list tests above). The SPARQL store client
     // connects only to a store the user configured: StoreService makes it from that configuration alone.
     const endpointClients = users.filter((f) => f.startsWith('src-main/engine/models/endpoints/'));
     expect(endpointClients).toContain('src-main/engine/models/endpoints/endpointClient.ts');
-    expect(users.filter((f) => !endpointClients.includes(f)).sort()).toEqual(['src-main/engine/kb/store/SparqlStoreClient.ts', 'src-main/engine/models/downloadFile.ts', 'src-main/serve.ts']);
+    expect(users.filter((f) => !endpointClients.includes(f)).sort()).toEqual([
+      'src-main/engine/kb/store/SparqlStoreClient.ts',
+      'src-main/engine/models/downloadFile.ts',
+      'src-main/loopbackGuard.ts',
+      'src-main/mcp.ts',
+      'src-main/serve.ts',
+    ]);
+    for (const listener of ['src-main/mcp.ts', 'src-main/serve.ts']) {
+      const listens = [...readFileSync(join(REPO_ROOT, listener), 'utf8').matchAll(/\.listen\(([^)]*)\)/g)].map((m) => m[1]);
+      expect(listens.length, listener).toBeGreaterThan(0);
+      for (const args of listens) expect(args, listener).toMatch(/'127\.0\.0\.1'/);
+    }
     const storeClients = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /new SparqlStoreClient\(/.test(readFileSync(f, 'utf8')));
     expect(storeClients.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/StoreService.ts']);
     const callers = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /modelFiles\.download\(|\.download\(catalogId/.test(readFileSync(f, 'utf8')));
