@@ -38,6 +38,7 @@ export function itacaRules(): ScriptRule[] {
     { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
     { prompt: 'qa/dapt-judge', reply: (v) => ({ consistent: true, sufficient: /Penelope|wife of Odysseus/.test(`${v.answerSource} ${v.answerEnglish}`) }) },
     { prompt: 'qa/dapt-regenerate', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
+    { prompt: 'qa/dapt-verify', reply: (v) => ({ supported: weaver(v.passages!) === v.answer, sufficient: weaver(v.passages!) === v.answer }) },
     { prompt: 'qa/dapt-final', reply: (v) => (/→ Penelope/.test(v.chain!) ? { answer: 'Penelope [1].', short: 'Penelope' } : { answer: 'Non lo so.', short: '' }) },
   ];
 }

@@ -151,6 +151,15 @@ export function qaRules(): ScriptRule[] {
         return { answer: answer ?? '', found: answer !== null };
       },
     },
+    {
+      // Supported when the passages name that person for the hop (in any of the corpus' spellings).
+      prompt: 'qa/dapt-verify',
+      reply: (v) => {
+        const said = find(/king|re di|roi|rey/.test(v.subQuestion!) ? KING : WIFE, v.passages!);
+        const supported = said !== null && samePerson(said, v.answer!.replace(/\s*\([^()]*\)$/u, ''));
+        return { supported, sufficient: supported };
+      },
+    },
     { prompt: 'qa/answer', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!) },
     { prompt: 'qa/dapt-final', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!, v.chain!) },
     { prompt: 'qa/llm-only', reply: (v) => ({ answer: `(${v.language}) I believe it was Penelope.`, short: 'Penelope' }) },
