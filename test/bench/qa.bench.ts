@@ -253,6 +253,7 @@ export function benchRules(): ScriptRule[] {
     { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: firstName(v.passages!), found: true }) },
     { prompt: 'qa/dapt-judge', reply: () => ({ consistent: true, sufficient: true }) },
     { prompt: 'qa/dapt-regenerate', reply: (v) => ({ answer: firstName(v.passages!), found: true }) },
+    { prompt: 'qa/dapt-verify', reply: () => ({ supported: true, sufficient: true }) },
     { prompt: 'qa/answer', reply: () => ({ answer: 'The answer [1].', short: 'The answer' }) },
     { prompt: 'qa/dapt-final', reply: () => ({ answer: 'The answer [1].', short: 'The answer' }) },
     { prompt: 'qa/llm-only', reply: () => ({ answer: 'An answer.', short: 'An answer' }) },

@@ -606,6 +606,11 @@ export class KnowledgeBase {
     return inOrder(ids, rows.map(toEntity));
   }
 
+  /** Languages the documents are written in, most documents first (a hint for short questions' language). */
+  documentLanguages(): string[] {
+    return this.#stmt("SELECT language FROM documents WHERE language IS NOT NULL AND language <> 'und' GROUP BY language ORDER BY COUNT(*) DESC, language").pluck().all() as string[];
+  }
+
   /** By name or alias, on the same key as {@link upsertEntity}. */
   findEntityByName(name: string): EntityRecord | undefined {
     const id = this.#entityIdByKey(entityKey(name));

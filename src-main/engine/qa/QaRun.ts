@@ -21,8 +21,9 @@ export class QaRun {
   readonly ctx: QaContext;
   readonly settings: QaSettings;
   readonly question: string;
-  readonly questionLanguage: string;
-  readonly answerLanguage: string;
+  /** Set once by `ask`'s language step (a model may break a tie the detector left). */
+  questionLanguage: string;
+  readonly #answerLanguage: string | undefined;
   readonly signal: AbortSignal | undefined;
   /** The final answer as it streams to the asker. */
   readonly answerStream: AnswerStream;
@@ -37,10 +38,15 @@ export class QaRun {
     this.settings = settings;
     this.question = question;
     this.questionLanguage = questionLanguage;
-    this.answerLanguage = options.answerLanguage ?? questionLanguage;
+    this.#answerLanguage = options.answerLanguage;
     this.signal = options.signal;
     this.answerStream = new AnswerStream(options);
     this.retriever = new Retriever(ctx.kb, ctx.embedder, settings.shared.rrfK, options.signal);
+  }
+
+  /** The language the answer is written in: as asked, else the question's. */
+  get answerLanguage(): string {
+    return this.#answerLanguage ?? this.questionLanguage;
   }
 
   get llm(): Llm {

@@ -2,8 +2,10 @@ import type { Answer, TraceStep } from './Answer.js';
 import { throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import { citeEvidence } from './citations.js';
-import { detectQuestionLanguage } from './language.js';
-import { QaRun } from './QaRun.js';
+import { z } from 'zod';
+import { fence } from '../base/fence.js';
+import { guessLanguage, languageName, type LanguageGuess } from './language.js';
+import { QaRun, type StepScope } from './QaRun.js';
 import { retrievalOnlyAnswer } from './retrievalOnly.js';
 import { QA_DEFAULTS } from './settings.js';
 import { STRATEGY_REGISTRY } from './strategies.js';
@@ -22,9 +24,12 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
   const strategy = STRATEGY_REGISTRY[options.strategy];
   if (!strategy) throw new PolyhopError('INVALID_REQUEST', `qa/ask: unknown strategy "${options.strategy}"`);
   const settings = ctx.settings ?? QA_DEFAULTS;
-  const run = new QaRun(ctx, settings, trimmed, detectQuestionLanguage(trimmed), options);
+  const guess = guessLanguage(trimmed, { kbLanguages: ctx.kb.documentLanguages(), ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}) });
+  const run = new QaRun(ctx, settings, trimmed, guess.language, options);
   const retrievalOnly = options.retrievalOnly === true || ctx.llm === null;
   await run.step('language', async (s) => {
+    s.detail.detected = { language: guess.language, confident: guess.confident, why: guess.why, candidates: guess.candidates };
+    if (!guess.confident && !retrievalOnly && guess.candidates.length > 1) run.questionLanguage = await tieBreak(s, trimmed, guess);
     s.detail.question = run.questionLanguage;
     s.detail.answer = run.answerLanguage;
     s.detail.mode = retrievalOnly ? (ctx.llm === null ? 'retrieval only: no generation model' : 'retrieval only: requested') : strategy.name;
@@ -57,4 +62,15 @@ function emptyReason(trace: readonly TraceStep[]): string {
     if (typeof empty === 'string') return empty;
   }
   return 'the model gave no answer';
+}
+
+/**
+ * The model picks among the detector's candidates for a question too short or too full of names
+ * to tell; an unusable reply keeps the detector's guess.
+ */
+async function tieBreak(s: StepScope, question: string, guess: LanguageGuess): Promise<string> {
+  const codes = guess.candidates as [string, ...string[]];
+  const reply = await s.tryJson('qa/language', { question: fence(question), candidates: codes.map((c) => `${c} (${languageName(c)})`).join(', ') }, z.object({ language: z.enum(codes) }));
+  s.detail.model = reply?.language ?? null;
+  return reply?.language ?? guess.language;
 }

@@ -4,7 +4,7 @@ export { STRATEGY_REGISTRY } from './strategies.js';
 export { QA_DEFAULTS, resolveQaSettings, flattenQaSettings } from './settings.js';
 export type { QaSettings } from './settings.js';
 export type { AskOptions, QaContext, QaKb, Strategy, StrategyResult } from './types.js';
-export { detectQuestionLanguage } from './language.js';
+export { guessLanguage, type LanguageGuess, type LanguageHints } from './language.js';
 /** @internal */
 export { QaRun, StepScope } from './QaRun.js';
 /** @internal */

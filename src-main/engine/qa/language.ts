@@ -1,13 +1,105 @@
-import { detectLanguage } from '../ingest/detectLanguage.js';
+import { detectAll } from 'tinyld';
+import { primaryLanguage } from '../ingest/detectLanguage.js';
 
 /** English names of languages for prompts, and the English test, are the ingest helpers'. */
 export { isEnglish, languageName } from '../ingest/preprocess/languageName.js';
 
+/** What the asker's setting says about the languages a question is likely in. */
+export interface LanguageHints {
+  /** Languages the KB's documents are written in, most chunks first. */
+  kbLanguages?: readonly string[];
+  /** The user's interface language (`Settings.uiLanguage`). */
+  uiLanguage?: string | undefined;
+}
+
+/** A language guess, with the languages it was chosen among when the text alone cannot tell. */
+export interface LanguageGuess {
+  /** ISO 639 code. */
+  language: string;
+  /** False when the text is too short or too full of names to tell: {@link candidates} then need a tie-breaker. */
+  confident: boolean;
+  /** The likeliest languages, best first (the guess first). */
+  candidates: string[];
+  /** In words, for the trace. */
+  why: string;
+}
+
 /**
- * ISO 639 code of the question's language (the ingest detector), or `fallback` when the text is
- * too short to tell: a single name such as "Odysseus" reads as Latin to any detector.
+ * Scripts written in one language (a script shared by several, as Cyrillic or Arabic, goes to the
+ * statistical detector). Kana anywhere makes a Han text Japanese.
  */
-export function detectQuestionLanguage(text: string, fallback = 'en'): string {
-  const code = detectLanguage(text);
-  return code === 'und' ? fallback : code;
+const SCRIPT_LANGUAGE: readonly [RegExp, string][] = [
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, 'ja'],
+  [/\p{Script=Hangul}/u, 'ko'],
+  [/\p{Script=Greek}/u, 'el'],
+  [/\p{Script=Hebrew}/u, 'he'],
+  [/\p{Script=Thai}/u, 'th'],
+  [/\p{Script=Armenian}/u, 'hy'],
+  [/\p{Script=Georgian}/u, 'ka'],
+  [/\p{Script=Han}/u, 'zh'],
+];
+const LATIN = /\p{Script=Latin}/gu;
+const LETTER = /\p{L}/gu;
+const LETTER_ONE = /\p{L}/u;
+/** Weight of the question's own words (names removed) against the whole text, names included. */
+const OWN_WORDS_WEIGHT = 2;
+const WHOLE_TEXT_WEIGHT = 0.25;
+/** Added to a language the KB is written in or the interface uses: it breaks near-ties toward them. */
+const HINT_BONUS = 0.15;
+/** A guess decides without a tie-breaker when its score is at least this many times the runner-up's … */
+const CONFIDENT_RATIO = 2;
+/** … and at least this (tinyld gives a short text low accuracies all round). */
+const CONFIDENT_SCORE = 0.4;
+const MAX_CANDIDATES = 5;
+
+/**
+ * The language of a short, name-heavy text such as a question. A statistical detector reads names
+ * as their language ("Who painted La Gioconda?" is Italian, "Where is Reykjavík?" Icelandic, both
+ * at tinyld's confidence 1.0), so: a script written in one language decides alone; otherwise the
+ * words left once names are removed (capitalised words after the first, quoted spans) weigh most,
+ * the whole text little, and the KB's languages and the interface language break near-ties. When
+ * no language leads clearly the guess is not `confident`, and its candidates go to a tie-breaker
+ * (the model, see `ask`).
+ */
+export function guessLanguage(text: string, hints: LanguageHints = {}): LanguageGuess {
+  const hinted = [...new Set([...(hints.kbLanguages ?? []), hints.uiLanguage].map((l) => primaryLanguage(l)).filter((l): l is string => l !== undefined))];
+  const letters = text.match(LETTER)?.length ?? 0;
+  const latin = text.match(LATIN)?.length ?? 0;
+  if (letters > 0 && latin * 2 < letters) {
+    const single = SCRIPT_LANGUAGE.find(([script]) => script.test(text));
+    if (single) return { language: single[1], confident: true, candidates: [single[1]], why: 'its script is written in one language' };
+  }
+  const scores = new Map<string, number>();
+  const add = (ranked: readonly { lang: string; accuracy: number }[], weight: number): void => {
+    for (const r of ranked) if (/^[a-z]{2,3}$/.test(r.lang)) scores.set(r.lang, (scores.get(r.lang) ?? 0) + weight * r.accuracy);
+  };
+  const own = ownWords(text);
+  // A lone word ("Odysseus?") is a name in any language: the interface's, the KB's or English, as the asker may say.
+  const fallback = primaryLanguage(hints.uiLanguage) ?? hinted[0] ?? 'en';
+  if (own.split(/\s+/u).filter((w) => LETTER_ONE.test(w)).length < 2) {
+    return { language: fallback, confident: false, candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES), why: 'too few words of its own to tell' };
+  }
+  add(detectAll(own), OWN_WORDS_WEIGHT);
+  add(detectAll(text), WHOLE_TEXT_WEIGHT);
+  for (const l of hinted) if (scores.has(l)) scores.set(l, scores.get(l)! + HINT_BONUS);
+  const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
+  const [top, second] = ranked;
+  if (!top) return { language: fallback, confident: false, candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES), why: 'no detector answer' };
+  const confident = top[1] >= CONFIDENT_SCORE && top[1] >= CONFIDENT_RATIO * (second?.[1] ?? 0);
+  const candidates = [...new Set([...ranked.slice(0, 3).map(([l]) => l), ...hinted.filter((l) => scores.has(l))])].slice(0, MAX_CANDIDATES);
+  const why = confident ? `its own words read as ${top[0]}` : `its few words read as ${ranked.slice(0, 2).map(([l, s]) => `${l} (${Math.round(s * 100) / 100})`).join(' or ')}`;
+  return { language: top[0], confident, candidates, why };
+}
+
+/**
+ * The text without what names look like: quoted spans and capitalised words after the first
+ * word of a sentence. German capitalises its nouns, so its questions lose them too; its
+ * function words stay, which is what tells the language.
+ */
+function ownWords(text: string): string {
+  const unquoted = text.replace(/["“”«»„‟‘’][^"“”«»„‟‘’]*["“”«»„‟‘’]/gu, ' ');
+  return unquoted
+    .split(/(?<=[.!?¿¡])\s+/u)
+    .map((sentence) => sentence.split(/\s+/u).filter((word, i) => i === 0 || !/^[¿¡("'«]*\p{Lu}/u.test(word)).join(' '))
+    .join(' ');
 }

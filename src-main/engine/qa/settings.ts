@@ -42,9 +42,9 @@ export interface QaSettings {
     /** Factual triples retrieved per hypothetical triple, dense and BM25 each (paper: 10–100). Default 20. */
     perTripleK: number;
     /**
-     * Keep a candidate when directness + entity clarity + context relevance ≥ this (paper: 3).
-     * The paper scores each criterion 1–2, where 3 would keep everything; our judge may also give 0
-     * (criterion not met at all), so 3 drops triples that fail one criterion outright.
+     * Keep a candidate when directness + entity clarity + context relevance ≥ this (paper: 3) and
+     * no criterion is 0. The paper scores each criterion 1–2, where 3 would keep everything; our
+     * judge may also give 0 (criterion not met at all), and such a triple is dropped whatever its total.
      */
     judgeThreshold: number;
     /** Candidates judged per LLM call (at most 64, and no more than the evidence budget of text). Default 10. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
 import { fence } from '../base/fence.js';
-import { languageName } from './language.js';
+import { guessLanguage, languageName } from './language.js';
 import type { PolyhopError } from '../base/errors.js';
 import type { LlmUsage } from '../models/Llm.js';
 import { JsonStringFieldStream } from '../models/JsonStringFieldStream.js';
@@ -88,16 +88,45 @@ export async function answerWith(
  * text); `ask` settles the stream on the finished answer.
  */
 export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, variables: Record<string, string>): Promise<{ text: string; shortAnswer: string }> {
+  const language = languageName(run.answerLanguage);
+  const stream = run.answerStream.jsonField('answer');
+  let reply = await answerCall(s, run, prompt, { ...variables, language, retry: '' }, stream);
+  // Small models drift into the language of the question or of the evidence: an answer that reads
+  // as another language is asked for once more, told so, and flagged when it still does.
+  const written = writtenLanguage(reply.text, run.answerLanguage);
+  if (written !== null) {
+    stream.onTextRestart?.();
+    const retry = fence(`Your previous answer was written in ${languageName(written)}. Write the whole answer in ${language}.`);
+    reply = await answerCall(s, run, prompt, { ...variables, language, retry }, stream);
+    const still = writtenLanguage(reply.text, run.answerLanguage);
+    s.detail.language = { expected: run.answerLanguage, written, askedAgain: true, ...(still !== null ? { stillWritten: still } : {}) };
+  }
+  return reply;
+}
+
+/** The language an answer reads as when it is clearly not `expected`, else null (too short, names only, or right). */
+function writtenLanguage(text: string, expected: string): string | null {
+  const guess = guessLanguage(text.replace(/\[\d+(?:\s*[,;]\s*\d+)*\]/g, ' '), { kbLanguages: [expected] });
+  return guess.confident && guess.language !== expected ? guess.language : null;
+}
+
+/** One {@link FinalAnswerSchema} call; a reply cut by the token budget (or otherwise broken) keeps what it wrote. */
+async function answerCall(
+  s: StepScope,
+  run: QaRun,
+  prompt: string,
+  variables: Record<string, string>,
+  stream: ReturnType<QaRun['answerStream']['jsonField']>,
+): Promise<{ text: string; shortAnswer: string }> {
   const maxTokens = run.settings.shared.answerMaxTokens;
   let value: FinalAnswer;
   let usage: LlmUsage | undefined;
   let cut = false;
   try {
-    ({ value, usage } = await s.json(prompt, { ...variables, language: languageName(run.answerLanguage) }, FinalAnswerSchema, maxTokens, run.answerStream.jsonField('answer')));
+    ({ value, usage } = await s.json(prompt, variables, FinalAnswerSchema, maxTokens, stream));
   } catch (error) {
     if (!isInvalidOutput(error)) throw error;
-    // A reply cut by the token budget (or otherwise broken) keeps what it wrote, as a free-text
-    // answer cut short would; a short answer it did not finish is none.
+    // As a free-text answer cut short would; a short answer it did not finish is none.
     const { raw, usage: spent } = (error as PolyhopError).details as { raw?: unknown; usage?: LlmUsage };
     value = { answer: jsonStringField(String(raw ?? ''), 'answer', false) ?? '', short: jsonStringField(String(raw ?? ''), 'short', true) ?? '' };
     usage = spent;
@@ -110,6 +139,7 @@ export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, vari
   s.detail.shortAnswer = shortAnswer;
   // An empty answer always says why (a thinking model may spend its budget reasoning).
   if (!text) s.detail.empty = emptyReason(cut ? 'maxTokens' : 'eos', maxTokens, usage?.reasoningTokens ?? 0);
+  else delete s.detail.empty;
   return { text, shortAnswer };
 }
 

@@ -20,6 +20,7 @@ export type QaKb = Pick<
   | 'countDocumentsWithoutPassages'
   | 'getTriples'
   | 'getDocument'
+  | 'documentLanguages'
   | 'findEntityByName'
   | 'triplesOfEntity'
   | 'entityTypes'
@@ -42,6 +43,8 @@ export interface AskOptions {
   strategy: StrategyName;
   /** ISO 639-1/3 code of the answer; default: the question's detected language. */
   answerLanguage?: string;
+  /** The user's interface language: a hint for a question too short or too full of names to tell (see `guessLanguage`). */
+  uiLanguage?: string;
   /** Rank evidence without generating even when a model is loaded. Default: false. */
   retrievalOnly?: boolean;
   /** Aborts between steps and inside LLM calls; `ask` then rejects with CancelledError. */

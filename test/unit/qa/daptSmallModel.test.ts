@@ -4,6 +4,7 @@ import type { Answer } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
+import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { indexOdyssey, prompts } from './support/odysseyKb.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from './support/qaScript.js';
 
@@ -22,6 +23,8 @@ function run(rules: ScriptRule[], overrides: Record<string, number> = {}): Promi
 interface SolveDetail {
   judge: unknown;
   regenerations?: { answer: string; found: boolean; accepted: boolean }[];
+  attempts: { side: string; answer: string; found: boolean; droppedForBudget?: unknown[] }[];
+  regenerationDroppedForBudget?: unknown[];
 }
 const solves = (a: Answer): SolveDetail[] => a.trace.filter((s) => s.step.startsWith('solve')).map((s) => s.detail as SolveDetail);
 
@@ -73,5 +76,66 @@ describe('dapt with a small model', () => {
     expect(step.subQuestionPassages).toBeGreaterThan(0);
     const final = llm.callsOf('qa/dapt-final')[0]!.prompt.variables;
     expect(final.chain).toMatch(/→ Penelope/);
+  });
+
+  it('never lets an empty regeneration replace the answer a path found', async () => {
+    // The Italian path finds nothing, the English one finds Penelope; a strict judge calls "(none)" and
+    // "Penelope" inconsistent, and the small model gives up on every regeneration.
+    const englishOnly: ScriptRule = {
+      prompt: 'qa/dapt-subanswer',
+      when: (v) => /moglie/.test(v.subQuestion!),
+      reply: () => ({ answer: '', found: false }),
+    };
+    const strict: ScriptRule = { prompt: 'qa/dapt-judge', when: (v) => v.answerSource === '(none)', reply: () => ({ consistent: false, sufficient: false }) };
+    const givesUp: ScriptRule = { prompt: 'qa/dapt-regenerate', reply: () => ({ answer: '', found: false }) };
+    const { answer, llm } = await run([englishOnly, strict, givesUp]);
+    const wife = solves(answer).find((s) => s.regenerations)!;
+    expect(wife.attempts.map((a) => [a.side, a.found])).toEqual([['source', false], ['english', true]]);
+    expect(wife.regenerations!.every((r) => !r.found)).toBe(true);
+    expect(llm.callsOf('qa/dapt-final')[0]!.prompt.variables.chain).toMatch(/→ Penelope\s*$/u);
+    expect(answer.text).toMatch(/Penelope \[\d+\]/);
+  });
+
+  it('checks a regeneration against the passages, not against itself', async () => {
+    // The first regeneration is a plausible name the passages never state; the second reads them.
+    let calls = 0;
+    const hallucinates: ScriptRule = {
+      prompt: 'qa/dapt-regenerate',
+      reply: (v) => (++calls === 1 ? { answer: 'Helen', found: true } : { answer: /Penelope/.test(v.passages!) ? 'Penelope' : '', found: /Penelope/.test(v.passages!) }),
+    };
+    const { answer, llm } = await run([wrongWifeAnswers, judge, hallucinates]);
+    const wife = solves(answer).find((s) => s.regenerations)!;
+    expect(wife.regenerations).toEqual([
+      { answer: 'Helen', found: true, accepted: false },
+      { answer: 'Penelope', found: true, accepted: true },
+    ]);
+    // No judge call compares an answer with itself.
+    expect(llm.callsOf('qa/dapt-judge').filter((c) => c.prompt.variables.answerSource === c.prompt.variables.answerEnglish && c.prompt.variables.answerSource !== '(none)')).toEqual([]);
+    expect(llm.callsOf('qa/dapt-verify').map((c) => c.prompt.variables.passages).every((p) => /Penelope/.test(p!))).toBe(true);
+    expect(answer.text).toMatch(/Penelope \[\d+\]/);
+  });
+
+  it('fits sub-answer and regeneration prompts to a small context, counted with the model\'s tokenizer', async () => {
+    // A real model's limits (o200k tokens, a prompt over the context refused, output cut at what is left), no degradation.
+    const contextTokens = 1200;
+    const stepMaxTokens = 512;
+    const llm = new UncooperativeLlm(new ScriptedLlm([wrongWifeAnswers, judge, ...qaRules()], { countTokens }), { seed: 1, contextTokens, degrade: () => false });
+    const settings = resolveQaSettings({ 'dapt.retrievalK': 9, 'shared.stepMaxTokens': stepMaxTokens });
+    const calls: { name: string; tokens: number }[] = [];
+    const metered = new Proxy(llm, {
+      get(target, key, receiver) {
+        if (key !== 'generateJson') return Reflect.get(target, key, receiver) as unknown;
+        return (prompt: { name: string; system: string; user: string }, ...rest: unknown[]) => {
+          calls.push({ name: prompt.name, tokens: countTokens(prompt.system) + countTokens(prompt.user) });
+          return (target.generateJson as (...a: unknown[]) => unknown).call(target, prompt, ...rest);
+        };
+      },
+    });
+    const answer = await ask({ kb, llm: metered, embedder: new QaEmbedder(), prompts, settings }, WIFE_OF_KING.it, { strategy: 'dapt' });
+    const daptCalls = calls.filter((c) => /dapt-(subanswer|regenerate|verify)/.test(c.name));
+    expect(daptCalls.some((c) => c.name === 'qa/dapt-regenerate')).toBe(true);
+    for (const c of daptCalls) expect(c.tokens + stepMaxTokens, c.name).toBeLessThanOrEqual(contextTokens);
+    const wife = solves(answer).find((s) => s.regenerations)!;
+    expect(wife.regenerationDroppedForBudget?.length).toBeGreaterThan(0);
   });
 });

@@ -5,7 +5,7 @@ import { fuseGraphs, topologicalOrder, validateSubQuestions, type SubQuestion } 
 import { cleanDecomposition, cleanResolvedValue, isPlaceholder, nextResolution, openPlaceholders, placeholderName, propagate, skippedTriples } from '../../../src-main/engine/qa/dr/placeholders.js';
 import { EvidencePool, type EvidenceItem } from '../../../src-main/engine/qa/EvidencePool.js';
 import { fence } from '../../../src-main/engine/base/fence.js';
-import { detectQuestionLanguage } from '../../../src-main/engine/qa/language.js';
+import { guessLanguage } from '../../../src-main/engine/qa/language.js';
 import { bm25Query } from '../../../src-main/engine/qa/retrieval/bm25Query.js';
 import { reciprocalRankFusion } from '../../../src-main/engine/qa/retrieval/reciprocalRankFusion.js';
 import { QA_DEFAULTS, evidenceBudget, flattenQaSettings, resolveQaSettings } from '../../../src-main/engine/qa/settings.js';
@@ -214,11 +214,11 @@ describe('shared helpers', () => {
   });
 
   it('detects the question language, falling back for a single word', () => {
-    expect(detectQuestionLanguage('Who was the wife of the king of Ithaca?')).toBe('en');
-    expect(detectQuestionLanguage('Chi era la moglie del re di Itaca?')).toBe('it');
-    expect(detectQuestionLanguage("Qui était l'épouse du roi d'Ithaque ?")).toBe('fr');
-    expect(detectQuestionLanguage('¿Quién era la esposa del rey de Ítaca?')).toBe('es');
-    expect(detectQuestionLanguage('Odysseus', 'de')).toBe('de');
+    expect(guessLanguage('Who was the wife of the king of Ithaca?').language).toBe('en');
+    expect(guessLanguage('Chi era la moglie del re di Itaca?').language).toBe('it');
+    expect(guessLanguage("Qui était l'épouse du roi d'Ithaque ?").language).toBe('fr');
+    expect(guessLanguage('¿Quién era la esposa del rey de Ítaca?').language).toBe('es');
+    expect(guessLanguage('Odysseus', { uiLanguage: 'de' })).toMatchObject({ language: 'de', confident: false });
   });
 
   it('drops function words from BM25 queries, keeping content words', () => {

@@ -70,6 +70,7 @@ export async function answerQuestion(engine: Engine, session: KbSession, request
       ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
       ...(options.onTextRestart ? { onTextRestart: options.onTextRestart } : {}),
       ...(request.answerLanguage ? { answerLanguage: request.answerLanguage } : {}),
+      ...(engine.settings.get().uiLanguage ? { uiLanguage: engine.settings.get().uiLanguage! } : {}),
     },
   );
 }

@@ -4,7 +4,7 @@ import { EvidencePool, evidenceBrief, type EvidenceItem } from '../EvidencePool.
 import { fence } from '../../base/fence.js';
 import { isEnglish, languageName } from '../language.js';
 import { isInvalidOutput, type QaRun, type StepScope } from '../QaRun.js';
-import { answerWith, formatEvidence } from '../synthesis.js';
+import { answerWith, fitEvidence, formatEvidence } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
 import { fuseGraphs, topologicalOrder, validateSubQuestions, type FusedNode, type SubQuestion } from './SubQuestionGraph.js';
 
@@ -13,6 +13,8 @@ export const SubQuestionsSchema = z.object({
 });
 export const SubAnswerSchema = z.object({ answer: z.string(), found: z.boolean() });
 export const AgreementSchema = z.object({ consistent: z.boolean(), sufficient: z.boolean() });
+/** The check of a regenerated answer against the passages it was written from (not against itself). */
+export const VerificationSchema = z.object({ supported: z.boolean(), sufficient: z.boolean() });
 
 interface Solved {
   node: FusedNode;
@@ -127,14 +129,24 @@ async function solveNode(
       const refKey = (id: string): string => (side === 'source' ? `s:${id}` : (alias.get(`e:${id}`) ?? `e:${id}`));
       const question = combine(node[side] as string, node.dependsOn, answers, refKey);
       const corpus = corpusOf(side === 'source' ? run.questionLanguage : 'en');
-      const evidence = await passages(run, question, k, corpus);
+      const retrieved = await passages(run, question, k, corpus);
+      // The prompt carries the path too: the passages get what the context leaves after it.
+      const { kept: evidence, dropped } = fitEvidence(retrieved, run.evidenceTokens - run.llm.countTokens(path), (t) => run.llm.countTokens(t));
       const value = await s.tryJson('qa/dapt-subanswer', { path: fence(path), subQuestion: fence(question), passages: formatEvidence(evidence) }, SubAnswerSchema);
-      return { side, corpus, question, evidence, ...subAnswer(value) };
+      return { side, corpus, question, evidence, dropped, ...subAnswer(value) };
     }),
   );
   for (const a of attempts) for (const e of a.evidence) pool.add(e);
   s.detail.node = node;
-  s.detail.attempts = attempts.map((a) => ({ side: a.side, corpus: a.corpus, query: a.question, answer: a.answer, found: a.found, passages: a.evidence.map(evidenceBrief) }));
+  s.detail.attempts = attempts.map((a) => ({
+    side: a.side,
+    corpus: a.corpus,
+    query: a.question,
+    answer: a.answer,
+    found: a.found,
+    passages: a.evidence.map(evidenceBrief),
+    ...(a.dropped.length > 0 ? { droppedForBudget: a.dropped.map(evidenceBrief) } : {}),
+  }));
 
   const [first, second] = attempts;
   if (!first) return { node, question: node.source ?? node.english ?? '', answer: '', found: false };
@@ -148,27 +160,38 @@ async function solveNode(
     s.detail.selected = chosen.side;
     return { node, question: first.question, answer: chosen.answer, found: true };
   }
-  // ReGen until the judge accepts (the paper: "until it succeeds"), at most dapt.maxRegenerations
-  // times; each attempt sees the answers rejected before it. The last attempt stands if none is accepted.
+  // ReGen until the regenerated answer is accepted (the paper: "until it succeeds"), at most
+  // dapt.maxRegenerations times; each attempt sees the answers rejected before it. A regeneration
+  // is checked against the passages it was written from: judging it against itself as both
+  // candidates would accept anything.
   const rejected = [first.answer || '(none)', second.answer || '(none)'];
   const regenerations: { answer: string; found: boolean; accepted: boolean }[] = [];
   s.detail.regenerations = regenerations;
-  let latest = { answer: '', found: false };
+  const subQuestion = fence(`${first.question} / ${second.question}`);
+  const both = fitEvidence(interleave(first.evidence, second.evidence), run.evidenceTokens - run.llm.countTokens(path), (t) => run.llm.countTokens(t));
+  if (both.dropped.length > 0) s.detail.regenerationDroppedForBudget = both.dropped.map(evidenceBrief);
+  const shown = formatEvidence(both.kept);
+  let latest: { answer: string; found: boolean } | null = null;
   for (let i = 0; i < run.settings.dapt.maxRegenerations; i++) {
-    const value = await s.tryJson(
-      'qa/dapt-regenerate',
-      { path: fence(path), subQuestion: fence(`${first.question} / ${second.question}`), candidates: fence(rejected.join(' | ')), passages: formatEvidence([...first.evidence, ...second.evidence]) },
-      SubAnswerSchema,
-    );
-    latest = subAnswer(value);
-    // The regenerated answer stands for both paths (it was written from both): the judge checks it suffices.
-    const verdict = latest.found ? await s.tryJson('qa/dapt-judge', { subQuestion: fence(first.question), answerSource: fence(latest.answer), answerEnglish: fence(latest.answer) }, AgreementSchema) : null;
-    const accepted = verdict?.consistent === true && verdict.sufficient;
-    regenerations.push({ ...latest, accepted });
-    if (accepted) break;
-    rejected.push(latest.answer || '(none)');
+    const value = await s.tryJson('qa/dapt-regenerate', { path: fence(path), subQuestion, candidates: fence(rejected.join(' | ')), passages: shown }, SubAnswerSchema);
+    const attempt = subAnswer(value);
+    const verdict = attempt.found ? await s.tryJson('qa/dapt-verify', { subQuestion, answer: fence(attempt.answer), passages: shown }, VerificationSchema) : null;
+    const accepted = verdict?.supported === true && verdict.sufficient;
+    regenerations.push({ ...attempt, accepted });
+    if (attempt.found) latest = attempt;
+    if (accepted) return { node, question: first.question, ...attempt };
+    rejected.push(attempt.answer || '(none)');
   }
-  return { node, question: first.question, ...latest };
+  // None accepted: the last regeneration that found something stands; one that found nothing never
+  // replaces an answer a path found (the source language's first, as Select prefers it).
+  const fallback = latest ?? (first.found ? first : second.found ? second : null);
+  s.detail.unaccepted = fallback === latest ? 'the last regeneration that found an answer stands' : fallback ? `no regeneration found an answer: the ${fallback === first ? first.side : second.side} path's stands` : 'no answer found';
+  return { node, question: first.question, answer: fallback?.answer ?? '', found: fallback !== null };
+}
+
+/** a1, b1, a2, b2, …: both paths' best passages first when the budget cuts the list. */
+function interleave<T>(a: readonly T[], b: readonly T[]): T[] {
+  return Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]]).flat().filter((x): x is T => x !== undefined);
 }
 
 /** A sub-answer reply, or not found when the reply was unusable or empty. */

@@ -4,13 +4,25 @@ import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
 import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
-import { withoutParenthetical } from '../retrieval/Retriever.js';
-import { cleanDecomposition, cleanResolvedValue, nextResolution, openPlaceholders, propagate, skippedTriples, type QueryTriple, type ResolutionStep } from './placeholders.js';
+import { withoutParenthetical, spellingSimilarity } from '../retrieval/Retriever.js';
+import {
+  cleanDecomposition,
+  cleanResolvedValue,
+  isPlaceholder,
+  nextResolution,
+  openPlaceholders,
+  propagate,
+  skippedTriples,
+  type QueryTriple,
+  type ResolutionStep,
+} from './placeholders.js';
 
 const TripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
 export const DecompositionSchema = z.object({ triples: z.array(TripleSchema).max(12) });
+/** Characters of the resolve reply's reasoning: "reason briefly"; unbounded, a small model can spend the whole budget there. */
+const REASONING_MAX_CHARS = 300;
 export const ResolutionSchema = z.object({
-  reasoning: z.string(),
+  reasoning: z.string().max(REASONING_MAX_CHARS),
   value: z.string().nullable(),
   // A bounded range becomes a fixed list in the grammar: an unbounded integer lets a model write 1e999.
   supporting: z.array(z.number().int().min(1).max(64)).max(64),
@@ -33,6 +45,10 @@ export const drStrategy: Strategy = {
     let triples = await decompose(run, english);
     const pool = new EvidencePool(summaryCap);
     const resolved: Record<string, string> = {};
+    // A triple with no placeholder ("Odysseus MARRIED_TO Penelope" of a yes/no question) resolves
+    // nothing but names what the answer is about: its terms' summaries anchor the evidence.
+    const known = triples.filter((t) => !isPlaceholder(t.subject) && !isPlaceholder(t.object));
+    if (known.length > 0) await anchorKnown(run, known, pool);
 
     // Triples are tried in decomposition order, each once; a placeholder no triple resolves only
     // holds back the triples that depend on it (the paper loops until all placeholders are consumed).
@@ -82,14 +98,16 @@ async function resolveStep(run: QaRun, english: string, triples: readonly QueryT
       return null;
     };
     const triple = triples[step.index] as QueryTriple;
-    const candidates = await run.retriever.entitiesByName(step.anchor, candidatesK);
+    const candidates = await run.retriever.namedEntities(step.anchor, candidatesK);
     s.detail.triple = triple;
     s.detail.anchor = step.anchor;
     s.detail.placeholder = step.placeholder;
     s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
     // Candidates with a summary, best first, as many as the evidence budget holds.
     const summarised = candidates.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
-    const withSummary = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t)).kept;
+    const fitted = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t));
+    const withSummary = fitted.kept;
+    if (fitted.dropped.length > 0) s.detail.droppedForBudget = fitted.dropped.map(evidenceBrief);
     if (withSummary.length === 0) return unresolved('no candidate entity has a summary');
     const variables = {
       question: fence(english),
@@ -106,20 +124,50 @@ async function resolveStep(run: QaRun, english: string, triples: readonly QueryT
     }
     if (!r) return unresolved('the reply did not match the schema');
     s.detail.reasoning = r.reasoning;
-    const supporting = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
+    const cited = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
     const value = cleanResolvedValue(r.value);
-    if (!value) return unresolved('the summaries do not say', supporting);
-    if (namesAnchor(run, value, step.anchor)) return unresolved(`the model named the anchor "${step.anchor}" itself`, supporting);
+    if (!value) return unresolved('the summaries do not say', cited);
+    if (namesAnchor(run, value, step.anchor)) return unresolved(`the model named the anchor "${step.anchor}" itself`, cited);
+    // Small models often cite nothing: the summaries that state the value (else the anchor's, the
+    // best candidate) are what the answer needs for this hop, so they are kept all the same.
+    const supporting = cited.length > 0 ? cited : statingValue(withSummary, value);
+    if (cited.length === 0) s.detail.uncited = supporting.map((item) => item.label);
     // The grounded value's own summary carries the next hop, so it is kept even when not cited.
-    const grounded = (await run.retriever.groundEntity(value)).filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+    const groundedEntity = await run.retriever.groundEntity(value);
+    if (groundedEntity[0] && groundedEntity[0].entity.id === candidates[0]?.entity.id && candidates[0].score === 1) {
+      return unresolved(`the model named the anchor "${step.anchor}" itself (as "${value}")`, cited);
+    }
+    const grounded = groundedEntity.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
     const added = [...supporting, ...grounded].filter((item) => pool.add(item));
-    const bare = withoutParenthetical(value);
-    // "Odysseus (Person)" propagates as "Odysseus" unless the parentheses are part of a KB name.
-    const propagated = bare !== null && !run.retriever.findEntity(value) ? bare : value;
+    // The next hop reads the KB's name ("Odysseas", "Ulysses" → Odysseus), not the model's spelling.
+    const bare = withoutParenthetical(value) ?? value;
+    const propagated = groundedEntity[0]?.entity.name ?? bare;
     s.detail.value = propagated;
+    if (propagated !== value) s.detail.written = value;
     s.detail.grounded = grounded.map(evidenceBrief);
     s.detail.added = added.map((item) => item.label);
     return propagated;
+  });
+}
+
+/** The candidates whose summary names the value (spelled as written or close), else the first one. */
+function statingValue(candidates: readonly EvidenceItem[], value: string): EvidenceItem[] {
+  const name = (withoutParenthetical(value) ?? value).toLocaleLowerCase();
+  const stating = candidates.filter((c) => c.text.toLocaleLowerCase().includes(name) || c.text.split(/[^\p{L}\p{N}]+/u).some((w) => spellingSimilarity(w, name) >= 0.6));
+  return stating.length > 0 ? stating : candidates.slice(0, 1);
+}
+
+/** Summaries of the terms of triples that have no placeholder (step `anchor`): the entity each names, exactly or nearest. */
+async function anchorKnown(run: QaRun, known: readonly QueryTriple[], pool: EvidencePool): Promise<void> {
+  await run.step('anchor', async (s) => {
+    const terms = [...new Set(known.flatMap((t) => [t.subject, t.object]))];
+    const found: { term: string; entity: string | null; added: boolean }[] = [];
+    for (const term of terms) {
+      const [hit] = (await run.retriever.namedEntities(term, 1)).filter((c) => c.entity.summary);
+      found.push({ term, entity: hit?.entity.name ?? null, added: hit ? pool.add(run.retriever.summaryEvidence(hit.entity, hit.score)) : false });
+    }
+    s.detail.triples = known.map(formatTriple);
+    s.detail.terms = found;
   });
 }
 

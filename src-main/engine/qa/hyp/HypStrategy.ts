@@ -138,7 +138,7 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
       const sc = scored.get(item) ?? null;
       return { item, scores: sc, total: sc ? sc.directness + sc.entityClarity + sc.contextRelevance : null, unjudged: sc === null };
     });
-    const keep = all.filter((j) => j.unjudged || (j.total as number) >= judgeThreshold);
+    const keep = all.filter((j) => j.unjudged || judgeKeeps(j.scores as Scores, judgeThreshold));
     keep.sort((a, b) => (b.total ?? -1) - (a.total ?? -1) || b.item.score - a.item.score);
     s.detail.threshold = judgeThreshold;
     s.detail.rounds = rounds;
@@ -159,6 +159,16 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
 }
 
 type Scores = { directness: number; entityClarity: number; contextRelevance: number };
+
+/**
+ * Whether judged scores keep a candidate: the total reaches `threshold` and no criterion is 0.
+ * The paper scores 1–2 and keeps totals ≥ 3; our judge may also say 0 ("not met at all"), and a
+ * total alone would keep (2,1,0) or (0,2,2), facts the judge called off-topic or unrelated.
+ */
+export function judgeKeeps(scores: Scores, threshold: number): boolean {
+  const { directness, entityClarity, contextRelevance } = scores;
+  return Math.min(directness, entityClarity, contextRelevance) > 0 && directness + entityClarity + contextRelevance >= threshold;
+}
 
 /** Batches of at most `hyp.judgeBatchSize` candidates, each also cut to the evidence budget so long triples cannot push a judge prompt past the context. */
 function judgeBatches(run: QaRun, candidates: readonly EvidenceItem[]): EvidenceItem[][] {

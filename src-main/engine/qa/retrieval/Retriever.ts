@@ -1,6 +1,7 @@
 import { raceAbort } from '../../base/abort.js';
 import type { ChunkRecord, EntityRecord, ScoredId, TextIndexKind, TripleRecord, VectorKind } from '../../kb/types.js';
 import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
+import { entityKey } from '../../kb/entityKey.js';
 import { englishTextOf } from '../../kb/chunkCorpora.js';
 import type { Embedder } from '../../models/Embedder.js';
 import type { EvidenceItem } from '../EvidencePool.js';
@@ -19,6 +20,28 @@ export interface HybridRanking {
   fused: ScoredId[];
   dense: ScoredId[];
   sparse: ScoredId[];
+}
+
+/** Nearest names a value's spelling is compared with when it names no entity exactly. */
+const GROUNDING_NEIGHBOURS = 3;
+/** Trigram overlap (Dice) of accent- and case-folded spellings above which a value is taken to misspell a name. */
+const CLOSE_SPELLING = 0.6;
+
+/** Dice coefficient of the padded character trigrams of two names, accents and case folded. */
+export function spellingSimilarity(a: string, b: string): number {
+  const grams = (text: string): Map<string, number> => {
+    const t = ` ${entityKey(text.normalize('NFKD').replace(/\p{M}+/gu, ''))} `;
+    const m = new Map<string, number>();
+    for (let i = 0; i + 3 <= t.length; i++) m.set(t.slice(i, i + 3), (m.get(t.slice(i, i + 3)) ?? 0) + 1);
+    return m;
+  };
+  const ga = grams(a);
+  const gb = grams(b);
+  let shared = 0;
+  let total = 0;
+  for (const [g, n] of ga) (shared += Math.min(n, gb.get(g) ?? 0)), (total += n);
+  for (const n of gb.values()) total += n;
+  return total === 0 ? 0 : (2 * shared) / total;
 }
 
 /** Provenance chunks looked up per entity for a summary's citations. */
@@ -123,13 +146,34 @@ export class Retriever {
   }
 
   /**
-   * The entity a resolved value stands for: an exact name or alias match, else the same without a
-   * copied "(Type)" suffix ("Odysseus (Person)"), else the nearest name.
+   * The entities a known term names: the one it names exactly (name or alias, also without a
+   * copied "(Type)"), with score 1, then the nearest names. An alias the model wrote ("Ulysses")
+   * finds its entity even where the embedder crowds every name together.
+   */
+  async namedEntities(name: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
+    const exact = this.#exact(name);
+    const near = (await this.entitiesByName(withoutParenthetical(name) ?? name, k)).filter((c) => c.entity.id !== exact?.id);
+    return [...(exact ? [{ entity: exact, score: 1 }] : []), ...near].slice(0, k);
+  }
+
+  /**
+   * The entity a resolved value stands for, or none: an exact name or alias match, else the same
+   * without a copied "(Type)" suffix ("Odysseus (Person)"), else among the nearest names the one
+   * spelled closest, if it is close ("Odysseas" → Odysseus). A date, a number or a phrase grounds
+   * in nothing rather than in whatever entity is nearest.
    */
   async groundEntity(name: string): Promise<{ entity: EntityRecord; score: number }[]> {
+    const exact = this.#exact(name);
+    if (exact) return [{ entity: exact, score: 1 }];
+    const value = withoutParenthetical(name) ?? name;
+    const near = (await this.entitiesByName(value, GROUNDING_NEIGHBOURS)).map((c) => ({ ...c, spelling: spellingSimilarity(value, c.entity.name) }));
+    const best = near.filter((c) => c.spelling >= CLOSE_SPELLING).sort((a, b) => b.spelling - a.spelling)[0];
+    return best ? [{ entity: best.entity, score: best.score }] : [];
+  }
+
+  #exact(name: string): EntityRecord | undefined {
     const bare = withoutParenthetical(name);
-    const exact = this.#kb.findEntityByName(name) ?? (bare === null ? undefined : this.#kb.findEntityByName(bare));
-    return exact ? [{ entity: exact, score: 1 }] : this.entitiesByName(bare ?? name, 1);
+    return this.#kb.findEntityByName(name) ?? (bare === null ? undefined : this.#kb.findEntityByName(bare));
   }
 
   async entitiesBySummary(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {

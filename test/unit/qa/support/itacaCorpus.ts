@@ -2,6 +2,7 @@ import { KnowledgeBase } from '../../../../src-main/engine/kb/index.js';
 import { planEmbedding } from '../../../../src-main/engine/mder/planEmbedding.js';
 import type { Embedder } from '../../../../src-main/engine/models/Embedder.js';
 import type { ScriptRule } from '../../../support/ScriptedLlm.js';
+import { languageRule } from './qaScript.js';
 
 /**
  * A small Italian/English corpus for DaPT's two corpora (seed 002, 2.3: a sub-question retrieves
@@ -33,11 +34,13 @@ export const QUESTION = { it: 'Chi disfece nottetempo la tessitura funebre?', en
 export function itacaRules(): ScriptRule[] {
   const weaver = (passages: string): string | null => (/Penelope/.test(passages) ? 'Penelope' : /wife of Odysseus/.test(passages) ? 'the wife of Odysseus' : null);
   return [
+    languageRule,
     { prompt: 'qa/translate', reply: () => ({ english: QUESTION.en }) },
     { prompt: 'qa/dapt-decompose', reply: (v) => ({ subQuestions: [{ id: '1', question: v.question!.includes(QUESTION.it) ? QUESTION.it : QUESTION.en, dependsOn: [] }] }) },
     { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
     { prompt: 'qa/dapt-judge', reply: (v) => ({ consistent: true, sufficient: /Penelope|wife of Odysseus/.test(`${v.answerSource} ${v.answerEnglish}`) }) },
     { prompt: 'qa/dapt-regenerate', reply: (v) => ({ answer: weaver(v.passages!) ?? '', found: weaver(v.passages!) !== null }) },
+    { prompt: 'qa/dapt-verify', reply: (v) => ({ supported: weaver(v.passages!) === v.answer, sufficient: weaver(v.passages!) === v.answer }) },
     { prompt: 'qa/dapt-final', reply: (v) => (/→ Penelope/.test(v.chain!) ? { answer: 'Penelope [1].', short: 'Penelope' } : { answer: 'Non lo so.', short: '' }) },
   ];
 }

@@ -83,8 +83,30 @@ function groundedAnswer(question: string, evidence: string, language: string, ch
   return { answer: NOT_FOUND[language] ?? NOT_FOUND.English!, short: '' };
 }
 
+/** Words that tell a question's language whatever names it carries (what a model reads the language by). */
+const QUESTION_WORDS: Record<string, RegExp> = {
+  en: /\b(?:who|what|where|when|which|how|was|is|the|of)\b/i,
+  it: /\b(?:chi|cosa|dove|quando|era|del|della|di)\b/i,
+  fr: /\b(?:qui|quoi|où|quand|était|est|du|de la)\b/i,
+  es: /(?:¿|\b(?:quién|dónde|cuándo|era|del)\b)/i,
+  de: /\b(?:wer|was|wo|wann|ist|war|der|die|das)\b/i,
+};
+
+/**
+ * The language tie-breaker as a small model answers it: by the question's own words among the codes
+ * offered, else (as models do with a list) the first code.
+ */
+export const languageRule: ScriptRule = {
+  prompt: 'qa/language',
+  reply: (v) => {
+    const codes = [...v.candidates!.matchAll(/([a-z]{2,3}) \(/g)].map((m) => m[1]!);
+    return { language: codes.find((c) => QUESTION_WORDS[c]?.test(v.question!)) ?? codes[0] };
+  },
+};
+
 export function qaRules(): ScriptRule[] {
   return [
+    languageRule,
     { prompt: 'qa/translate', reply: (v) => ({ english: TO_ENGLISH[v.question!] ?? v.question }) },
     {
       prompt: 'qa/dr-decompose',
@@ -149,6 +171,15 @@ export function qaRules(): ScriptRule[] {
       reply: (v) => {
         const answer = find(/king|re di|roi|rey/.test(v.subQuestion!) ? KING : WIFE, v.passages!);
         return { answer: answer ?? '', found: answer !== null };
+      },
+    },
+    {
+      // Supported when the passages name that person for the hop (in any of the corpus' spellings).
+      prompt: 'qa/dapt-verify',
+      reply: (v) => {
+        const said = find(/king|re di|roi|rey/.test(v.subQuestion!) ? KING : WIFE, v.passages!);
+        const supported = said !== null && samePerson(said, v.answer!.replace(/\s*\([^()]*\)$/u, ''));
+        return { supported, sufficient: supported };
       },
     },
     { prompt: 'qa/answer', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!) },
