@@ -289,14 +289,14 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => {
           const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
           const scripted = DESCRIPTIONS[key] ?? (options.describeUnscripted ? plainDescription(s!, r!, t!) : undefined);
-          return { id: Number(id), description: need(scripted, `description of ${key}`) };
+          return { id: Number(id), object: t!, description: need(scripted, `description of ${key}`) };
         }),
       }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];

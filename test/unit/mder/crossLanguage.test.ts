@@ -78,8 +78,8 @@ function smallModelRules(): ScriptRule[] {
         return { decisions: out };
       },
     },
-    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: `${s} ${r!.toLowerCase()} ${t}.` })) }) },
-    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: scriptedSummary(b.name, b.type, b.facts) })) }) },
+    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: `${s} ${r!.toLowerCase()} ${t}.` })) }) },
+    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: scriptedSummary(b.name, b.type, b.facts) })) }) },
   ];
 }
 

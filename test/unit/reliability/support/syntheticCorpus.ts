@@ -134,12 +134,12 @@ export function syntheticRules(): ScriptRule[] {
     },
     {
       prompt: 'mder/enrich',
-      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: syntheticDescription(s!, r!, t!) })) }),
+      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: syntheticDescription(s!, r!, t!) })) }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];
