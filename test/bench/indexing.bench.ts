@@ -265,7 +265,7 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
       reply: (v) => ({
         decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
           const same = gold.has(a!) && gold.get(a!) === gold.get(b!);
-          return { pair, same, canonical: same ? (a!.length > b!.length ? a : b) : '' };
+          return { pair, a, b, same, canonical: same ? (a!.length > b!.length ? a : b) : '' };
         }),
       }),
     },

@@ -72,7 +72,7 @@ export function sameKey(written: string, expected: string): boolean {
  * each entry carries, never by position, checked by its content key: a model that skips, repeats
  * or reorders items, or numbers on after a skipped one, attaches nothing to the wrong one. Items
  * missing from a reply, named twice with different texts, answered with another item's key, or
- * given the same text as another item are asked again on their own. A call whose prompt and output would not fit the context is split
+ * given the same text as another item without naming their own key are asked again on their own. A call whose prompt and output would not fit the context is split
  * before it is made, and one whose output is cut or invalid is split and asked again, so a
  * dense unit costs more calls instead of losing all its texts. What still fails is in `misses`.
  */
@@ -113,8 +113,12 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
       byId.set(entry.id, keyed && (seen === undefined || seen === text) ? text : null);
       idsOfText.set(text, (idsOfText.get(text) ?? new Set()).add(entry.id));
     }
-    // One text under two ids describes at most one of them.
-    for (const ids of idsOfText.values()) if (ids.size > 1) for (const id of ids) byId.set(id, null);
+    // One text under two ids: kept only for the items whose key it names (a sentence may state two
+    // facts); for the others it is another item's text, written again.
+    for (const [text, ids] of idsOfText) {
+      if (ids.size < 2) continue;
+      for (const id of ids) if (!foldName(text).includes(foldName(request.keyOf(items[id - 1]!)))) byId.set(id, null);
+    }
     const missing: number[] = [];
     indexes.forEach((index, k) => {
       const text = byId.get(k + 1);

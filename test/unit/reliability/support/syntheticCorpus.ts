@@ -128,7 +128,7 @@ export function syntheticRules(): ScriptRule[] {
       reply: (v) => ({
         decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
           const same = syntheticCanonical(a!) === syntheticCanonical(b!);
-          return { pair, same, canonical: same ? syntheticCanonical(a!) : '' };
+          return { pair, a, b, same, canonical: same ? syntheticCanonical(a!) : '' };
         }),
       }),
     },
