@@ -250,7 +250,7 @@ export function plainDescription(source: string, relation: string, target: strin
 /** A Disambiguate rule for tests about other stages: every candidate pair is two entities. */
 export const NO_MERGES_RULE: ScriptRule = {
   prompt: 'mder/disambiguate',
-  reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)$/gm)].map(([, pair]) => ({ pair, same: false, canonical: '' })) }),
+  reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => ({ pair, a, b, same: false, canonical: '' })) }),
 };
 
 /** ScriptedLlm rules answering every MDER prompt over the corpus like a perfect model. */
@@ -279,7 +279,7 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
       reply: (v) => ({
         decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
           const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
-          return { pair, same, canonical: same ? canonical(a!) : '' };
+          return { pair, a, b, same, canonical: same ? canonical(a!) : '' };
         }),
       }),
     },
@@ -289,14 +289,14 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => {
           const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
           const scripted = DESCRIPTIONS[key] ?? (options.describeUnscripted ? plainDescription(s!, r!, t!) : undefined);
-          return { id: Number(id), description: need(scripted, `description of ${key}`) };
+          return { id: Number(id), object: t!, description: need(scripted, `description of ${key}`) };
         }),
       }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];

@@ -1,6 +1,6 @@
 import { throwIfAborted } from '../base/abort.js';
 import { mapConcurrent, yieldToEventLoop } from '../base/concurrency.js';
-import { PolyhopError } from '../base/errors.js';
+import { isCancellation, PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
@@ -18,6 +18,7 @@ import { planEmbedding } from './planEmbedding.js';
 import { calibrateKb, PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
 import type { StageProgress } from '../base/progress.js';
 import { asUnitFailure, describeFailure, missFailure, type MderStage, type UnitFailure } from './unitFailure.js';
+import { Attempts, samplingFor } from './attempts.js';
 
 /** Progress of one stage (the job runner adds the job's identity). LLM figures are per stage. */
 export type IndexingProgress = StageProgress;
@@ -104,6 +105,8 @@ const ENRICH_PLAN_CHUNKS = 2000;
 const PENDING_DISAMBIGUATION = 'mder:disambiguate:pending';
 /** Entities kept by this round's merges so far: the next round's queue. */
 const MERGED_PENDING_DISAMBIGUATION = 'mder:disambiguate:merged';
+/** Entities of pairs a run left undecided, and how many runs did: queued again, sampled another way. */
+const UNDECIDED_DISAMBIGUATION = 'mder:disambiguate:undecided';
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
 /** Other forms of an entity's name that Map saw in parentheses: Disambiguate's evidence, kept with the KB. */
 const variantsKey = (entityId: number): string => `mder:variants:${entityId}`;
@@ -175,11 +178,16 @@ export class IndexingJob {
   async #preprocess(work: Work): Promise<void> {
     const pending = work.chunks.filter((c) => !c.preprocessed);
     const options = { ...this.#options.preprocess, prompts: this.#options.prompts };
+    const attempts = new Attempts(this.#kb, 'preprocess');
     await this.#units('preprocess', pending, async (ref, signal) => {
       const chunk = work.load(ref);
       const { previous, next } = work.neighbours(ref);
-      const result = await preprocessChunk(this.#llm, { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null }, { ...options, signal });
-      this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
+      const input = { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null };
+      const result = await retried(attempts, chunk.id, (sampling) => preprocessChunk(this.#llm, input, { ...options, sampling, signal }));
+      this.#kb.transaction(() => {
+        this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
+        attempts.succeeded(chunk.id);
+      });
       ref.preprocessed = true;
     }, (ref) => work.unitName(ref), (ref) => ref.documentId);
   }
@@ -188,9 +196,11 @@ export class IndexingJob {
     const kb = this.#kb;
     const pending = work.chunks.filter((c) => c.preprocessed && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
     const options = { prompts: this.#options.prompts, maxTokens: this.#options.map?.maxTokens };
+    const attempts = new Attempts(kb, 'map');
     await this.#units('map', pending, async (ref, signal) => {
       const chunk = work.load(ref);
-      const result = await mapChunk(this.#llm, { title: work.document(ref).title, englishText: chunk.englishText! }, { ...options, signal });
+      const input = { title: work.document(ref).title, englishText: chunk.englishText! };
+      const result = await retried(attempts, chunk.id, (sampling) => mapChunk(this.#llm, input, { ...options, sampling, signal }));
       const entities = new Map(result.entities.map((e) => [nameKey(e.name), e]));
       kb.transaction(() => {
         const upsert = (name: string): number => {
@@ -205,6 +215,7 @@ export class IndexingJob {
           kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
         }
         kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
+        attempts.succeeded(chunk.id);
       });
     }, (ref) => work.unitName(ref), (ref) => ref.documentId);
   }
@@ -213,10 +224,18 @@ export class IndexingJob {
     const kb = this.#kb;
     // Entities without a name vector have never been compared; the checkpoint keeps those of an
     // interrupted run (their vectors are written before their pairs are decided).
+    // Entities of pairs an earlier run left undecided come again, and that run's sampling is not repeated.
+    const undecided = kb.getCheckpoint<{ ids: number[]; runs: number }>(UNDECIDED_DISAMBIGUATION);
     const queue = [
-      ...new Set([...(kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []), ...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []), ...kb.missingVectors('entity_name', ALL)]),
+      ...new Set([
+        ...(kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []),
+        ...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []),
+        ...(undecided?.ids ?? []),
+        ...kb.missingVectors('entity_name', ALL),
+      ]),
     ].sort((a, b) => a - b);
     let result: MergeGroup[] = [];
+    let left: number[] = [];
     await this.#stage('disambiguate', 0, async (_tick, setTotal) => {
       const store = this.#disambiguationStore();
       const outcome = await disambiguate(this.#llm, this.#options.embedder, store, queue, {
@@ -224,14 +243,20 @@ export class IndexingJob {
         threshold: await this.#mergeThreshold(queue.length),
         prompts: this.#options.prompts,
         concurrency: this.#options.concurrency,
+        sampling: samplingFor(undecided?.runs ?? 0),
         signal: this.#options.signal,
         onFailure: (f) => this.#fail('disambiguate', f),
         onProgress: (done, total) => setTotal(total, done),
       });
       result = outcome.merges;
+      left = outcome.undecided.filter((id) => kb.getEntity(id) !== undefined);
     });
-    kb.clearCheckpoints(PENDING_DISAMBIGUATION);
-    kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
+    kb.transaction(() => {
+      kb.clearCheckpoints(PENDING_DISAMBIGUATION);
+      kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
+      if (left.length > 0) kb.setCheckpoint(UNDECIDED_DISAMBIGUATION, { ids: left, runs: (undecided?.runs ?? 0) + 1 });
+      else kb.clearCheckpoints(UNDECIDED_DISAMBIGUATION);
+    });
     return result;
   }
 
@@ -307,6 +332,7 @@ export class IndexingJob {
     for (const group of byChunk.values()) group.sort((a, b) => a.id - b.id);
     const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
     const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
+    const attempts = new Attempts(kb, 'enrich');
     await this.#units('enrich', units, async ([chunkId, triples], signal) => {
       const ref = work.ref(chunkId);
       const chunk = work.load(ref);
@@ -321,12 +347,14 @@ export class IndexingJob {
           other: kb.getChunks(others).map((c) => text(c)!),
           triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
         },
-        { prompts: this.#options.prompts, signal, maxTokensPerTriple: ctx.maxTokensPerTriple, maxTriplesPerCall: ctx.maxTriplesPerCall },
+        { prompts: this.#options.prompts, signal, maxTokensPerTriple: ctx.maxTokensPerTriple, maxTriplesPerCall: ctx.maxTriplesPerCall, sampling: attempts.sampling(chunkId) },
       );
       const described = triples.flatMap((t, i) => (descriptions[i] ? [{ id: t.id, description: descriptions[i] }] : []));
       kb.transaction(() => {
         for (const t of described) kb.setTripleDescription(t.id, t.description);
         kb.deleteVectors('triple', described.map((t) => t.id));
+        if (misses.length > 0) attempts.failed(chunkId);
+        else attempts.succeeded(chunkId);
       });
       // Undescribed triples stay without a description (Reduce reads them verbalised) and are asked again by the next run.
       if (misses.length > 0) this.#fail('enrich', missFailure('enrich', `${misses.length} of ${triples.length} triples of ${work.unitName(ref)}`, misses.map((m) => ({ triple: triples[m.index]!.id, reason: m.reason }))), ref.documentId);
@@ -355,12 +383,16 @@ export class IndexingJob {
       }));
     const units = planReduceUnits(entities, (t) => this.#llm.countTokens(t), options);
     const ids = (unit: ReduceUnit): number[] => (unit.kind === 'hub' ? [unit.entity.id] : unit.entities.map((e) => e.id));
+    const attempts = new Attempts(kb, 'reduce');
     const unitName = (unit: ReduceUnit): string => (unit.kind === 'hub' ? `entity ${unit.entity.id} (${unit.entity.facts.length} facts)` : `entities ${ids(unit).join(', ')}`);
     await this.#units('reduce', units, async (unit, signal) => {
-      const { summaries, misses } = await reduceUnit(this.#llm, unit, { ...options, prompts: this.#options.prompts, signal });
+      const sampling = samplingFor(Math.max(...ids(unit).map((id) => attempts.count(id))));
+      const { summaries, misses } = await reduceUnit(this.#llm, unit, { ...options, prompts: this.#options.prompts, sampling, signal });
       const incomplete = new Set(misses.map((m) => m.id));
       kb.transaction(() => {
         for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
+        for (const id of ids(unit)) if (incomplete.has(id)) attempts.failed(id);
+        else attempts.succeeded(id);
       });
       // An entity left without a summary, or with one some of its facts did not reach, stays stale and is reduced again by the next run.
       if (misses.length > 0) this.#fail('reduce', missFailure('reduce', unitName(unit), misses.map((m) => ({ entity: m.id, reason: m.reason }))));
@@ -537,4 +569,17 @@ function inSourceOrder(triples: readonly TripleRecord[]): TripleRecord[] {
 function clip(text: string, chars: number, fromEnd = false): string {
   if (text.length <= chars) return text;
   return fromEnd ? `…${text.slice(-chars)}` : `${text.slice(0, chars)}…`;
+}
+
+/**
+ * Runs a unit's model calls with the sampling its earlier failures call for, and counts a failure
+ * (an invalid reply, not a cancel or a bug) so the next run samples it another way.
+ */
+async function retried<T>(attempts: Attempts, unit: number, run: (sampling: ReturnType<typeof samplingFor>) => Promise<T>): Promise<T> {
+  try {
+    return await run(attempts.sampling(unit));
+  } catch (error) {
+    if (error instanceof PolyhopError && !isCancellation(error)) attempts.failed(unit);
+    throw error;
+  }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
-import { CHAT_TEMPLATE_TOKENS, type Llm, type LlmUsage, type RenderedPrompt } from '../models/Llm.js';
+import { CHAT_TEMPLATE_TOKENS, type Llm, type LlmCallOptions, type LlmUsage, type RenderedPrompt } from '../models/Llm.js';
+import { foldName, splitName } from './names.js';
 
 /** Completion budget of a call at least: a batch of one short item still has room for a long sentence. */
 const MIN_CALL_TOKENS = 256;
@@ -16,10 +17,19 @@ export interface BatchRequest<I> {
   /** Reply key holding the list (e.g. `descriptions`) and each entry's text field (e.g. `description`). */
   listKey: string;
   textKey: string;
+  /**
+   * Each entry's content-key field (e.g. `object`, `name`), written before its text, and the key of
+   * an item (its object, its name): an entry whose key is not its item's is asked again alone, so
+   * a model that skips an item but numbers on cannot shift texts onto the wrong items.
+   */
+  keyField: string;
+  keyOf: (item: I) => string;
   /** Completion budget of a call for these items (at least 256 tokens are given). */
   maxTokens: (items: readonly I[]) => number;
   /** Items per call at most (the grammar's id enum grows with it). */
   maxItemsPerCall: number;
+  /** Sampling of every call (a unit asked again after a failed run passes another seed). Default: the Llm's. */
+  sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
   signal?: AbortSignal;
 }
 
@@ -38,18 +48,29 @@ export interface BatchResult {
   calls: number;
 }
 
-/** Reply schema of a batch of `n` items: each entry names its item by id, an enum the grammar enforces. */
-export function batchReplySchema(n: number, listKey: string, textKey: string) {
+/**
+ * Reply schema of a batch of `n` items: exactly `n` entries (an empty or short list is no answer,
+ * so it fails and is never cached), each naming its item by id (an enum the grammar enforces) and
+ * by content key.
+ */
+export function batchReplySchema(n: number, listKey: string, keyField: string, textKey: string) {
   const ids = Array.from({ length: n }, (_, i) => i + 1) as [number, ...number[]];
-  const entry = z.object({ id: z.literal(ids), [textKey]: z.string().trim().min(1) });
-  return z.object({ [listKey]: z.array(entry).max(n) });
+  const entry = z.object({ id: z.literal(ids), [keyField]: z.string(), [textKey]: z.string().trim().min(1) });
+  return z.object({ [listKey]: z.array(entry).min(n).max(n) });
+}
+
+/** Whether a reply's content key names `expected` (case, accents, a "(Type)" suffix aside). */
+export function sameKey(written: string, expected: string): boolean {
+  const fold = (s: string) => foldName(splitName(s).name);
+  return fold(written) === fold(expected);
 }
 
 /**
  * Asks for one text per item, many items per call, and matches the reply to the items by the id
- * each entry carries, never by position: a model that skips, repeats or reorders items attaches
- * nothing to the wrong one. Items missing from a reply (or named twice with different texts) are
- * asked again on their own. A call whose prompt and output would not fit the context is split
+ * each entry carries, never by position, checked by its content key: a model that skips, repeats
+ * or reorders items, or numbers on after a skipped one, attaches nothing to the wrong one. Items
+ * missing from a reply, named twice with different texts, answered with another item's key, or
+ * given the same text as another item without naming their own key are asked again on their own. A call whose prompt and output would not fit the context is split
  * before it is made, and one whose output is cut or invalid is split and asked again, so a
  * dense unit costs more calls instead of losing all its texts. What still fails is in `misses`.
  */
@@ -68,7 +89,8 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     let reply: Record<string, { id: number; [k: string]: unknown }[]>;
     try {
       calls++;
-      const result = await llm.generateJson(prompt, batchReplySchema(items.length, request.listKey, request.textKey), { maxTokens, signal: request.signal });
+      const schema = batchReplySchema(items.length, request.listKey, request.keyField, request.textKey);
+      const result = await llm.generateJson(prompt, schema, { ...request.sampling, maxTokens, signal: request.signal });
       addUsage(usage, result.usage);
       reply = result.value as typeof reply;
     } catch (error) {
@@ -79,11 +101,21 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
       return;
     }
     const byId = new Map<number, string | null>();
+    const idsOfText = new Map<string, Set<number>>();
     for (const entry of reply[request.listKey] ?? []) {
       const text = entry[request.textKey] as string;
       const seen = byId.get(entry.id);
+      // An entry keyed to another item belongs to it, or to none: the numbering slipped.
+      const keyed = sameKey(entry[request.keyField] as string, request.keyOf(items[entry.id - 1]!));
       // The same id with two different texts: one of them belongs to another item, and we cannot tell which.
-      byId.set(entry.id, seen === undefined || seen === text ? text : null);
+      byId.set(entry.id, keyed && (seen === undefined || seen === text) ? text : null);
+      idsOfText.set(text, (idsOfText.get(text) ?? new Set()).add(entry.id));
+    }
+    // One text under two ids: kept only for the items whose key it names (a sentence may state two
+    // facts); for the others it is another item's text, written again.
+    for (const [text, ids] of idsOfText) {
+      if (ids.size < 2) continue;
+      for (const id of ids) if (!foldName(text).includes(foldName(request.keyOf(items[id - 1]!)))) byId.set(id, null);
     }
     const missing: number[] = [];
     indexes.forEach((index, k) => {
@@ -92,7 +124,7 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
       else missing.push(index);
     });
     if (indexes.length === 1) {
-      if (missing.length > 0) misses.push({ index: indexes[0]!, reason: 'the reply named no entry for it' });
+      if (missing.length > 0) misses.push({ index: indexes[0]!, reason: byId.has(1) ? 'the reply named another item' : 'the reply named no entry for it' });
       return;
     }
     for (const index of missing) await ask([index]);

@@ -2,21 +2,28 @@ import { z } from 'zod';
 import { throwIfAborted } from '../base/abort.js';
 import { mapConcurrent, yieldToEventLoop } from '../base/concurrency.js';
 import type { Embedder } from '../models/Embedder.js';
-import type { Llm } from '../models/Llm.js';
+import type { Llm, LlmCallOptions } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import type { ScoredId } from '../kb/types.js';
 import { fence } from '../base/fence.js';
-import { UnionFind } from './UnionFind.js';
 import { lexicalEvidence, nameKey, splitName } from './names.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
-import { fitsContext } from './askInBatches.js';
+import { fitsContext, sameKey } from './askInBatches.js';
+import { compatibleTypes } from './entityTypes.js';
 
 /**
- * Reply schema of one `mder/disambiguate` call: one decision per pair, each naming its pair by id
- * (the grammar only lets the model write the ids it was given). Pairs it skips are asked again.
+ * Reply schema of one `mder/disambiguate` call: one decision per pair, exactly as many as pairs,
+ * each naming its pair by id (the grammar only lets the model write the ids it was given) and by
+ * the names of its entities A and B (checked: a decision keyed to another pair decides nothing).
+ * Pairs left without a usable decision are asked again alone.
  */
 export const disambiguateReplySchema = (pairIds: readonly [string, ...string[]]) =>
-  z.object({ decisions: z.array(z.object({ pair: z.enum(pairIds), same: z.boolean(), canonical: z.string() })).max(pairIds.length) });
+  z.object({
+    decisions: z
+      .array(z.object({ pair: z.enum(pairIds), a: z.string(), b: z.string(), same: z.boolean(), canonical: z.string() }))
+      .min(pairIds.length)
+      .max(pairIds.length),
+  });
 
 export interface DisambiguationEntity {
   id: number;
@@ -69,14 +76,22 @@ export interface DisambiguateOptions {
   threshold?: number;
   /** Neighbours looked up per entity, by vector and by words each (blocking: never all pairs). Default: 10. */
   neighbours?: number;
-  /** Pairs per LLM call. Default: 8. */
+  /**
+   * Candidate pairs an entity starts per round at most, strongest evidence first (a form Map saw
+   * written beside it, the same letters, an acronym, the same head noun, then name similarity).
+   * Default: 3.
+   */
+  maxCandidatesPerEntity?: number;
+  /** Pairs per LLM call. Default: 16. */
   pairsPerCall?: number;
-  /** Characters of context per entity. Default: 300. */
+  /** Characters of context per entity. Default: 150. */
   contextChars?: number;
   /** Completion budget per call. Default: 1024. */
   maxTokens?: number;
   /** Parallel LLM calls. Default: llm.parallelism. */
   concurrency?: number;
+  /** Sampling of the calls (another seed for entities asked again after a run left them undecided). Default: the Llm's. */
+  sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
   /** A pair with no valid decision, even asked alone: it is left unmerged and reported here. */
   onFailure?: (failure: UnitFailure) => void;
   /** Progress over candidate pairs decided in the current round. */
@@ -89,10 +104,16 @@ export interface DisambiguateResult {
   merges: MergeGroup[];
   rounds: number;
   pairsAsked: number;
+  /** Entities of pairs that got no valid decision, even asked alone: to be queued again by the next run. */
+  undecided: number[];
 }
 
 /** Merges applied per store call: a bounded stretch of work between yields to the event loop. */
 const MERGES_PER_CALL = 32;
+/** A chain of verdicts joining more entities than this is not checked pair by pair: only its confirmed cliques merge. */
+const MAX_CHAIN = 12;
+/** Lexical evidence, strongest first (before any name similarity). */
+const EVIDENCE_ORDER = ['same letters', 'acronym', 'same head noun'] as const;
 
 /** A candidate pair and why it is one (shown to the LLM). */
 export interface CandidatePair {
@@ -106,9 +127,11 @@ export interface CandidatePair {
  * incremental run compares only new entities with all others) by three kinds of evidence: name
  * embeddings at least `threshold` similar (KNN), lexical evidence (same letters once accents are
  * folded, acronyms, the same head proper noun; found by full-text search over names and aliases)
- * and the other form Map saw written beside a name. The LLM confirms each pair with the contexts;
- * confirmed pairs are merged with union-find under a canonical name, and renamed entities are
- * compared again until a round merges nothing.
+ * and the other form Map saw written beside a name; only entities of compatible types (see
+ * entityTypes), and at most `maxCandidatesPerEntity` per entity. The LLM confirms the pairs with
+ * the contexts, many per call. Confirmed pairs merge under a canonical name only as cliques: a
+ * chain of verdicts (A~B, B~C) has its unasked pairs (A~C) asked first, and joins only what they
+ * confirm. Renamed entities are compared again until a round merges nothing.
  */
 export async function disambiguate(
   llm: Llm,
@@ -119,6 +142,8 @@ export async function disambiguate(
 ): Promise<DisambiguateResult> {
   const threshold = options.threshold ?? 0.95;
   const k = options.neighbours ?? 10;
+  const cap = options.maxCandidatesPerEntity ?? 3;
+  const undecided = new Set<number>();
   const asked = new Set<string>();
   const merges: MergeGroup[] = [];
   let queue = [...new Set(entityIds)];
@@ -134,31 +159,53 @@ export async function disambiguate(
       vectors,
     );
     const pairs = new Map<string, CandidatePair>();
-    const consider = (entity: DisambiguationEntity, other: DisambiguationEntity | undefined, evidence: string) => {
-      if (!other || other.id === entity.id) return;
+    /** Adds the pair (or its evidence); whether it is a new pair of this round. */
+    const consider = (entity: DisambiguationEntity, other: DisambiguationEntity, evidence: string[]): boolean => {
       const key = pairKey(entity.name, other.name);
-      if (nameKey(entity.name) === nameKey(other.name) || (asked.has(key) && !pairs.has(key))) return;
-      const pair = pairs.get(key) ?? (entity.id < other.id ? { a: entity, b: other, evidence: [] } : { a: other, b: entity, evidence: [] });
-      if (!pair.evidence.includes(evidence)) pair.evidence.push(evidence);
+      if (asked.has(key) && !pairs.has(key)) return false;
+      const known = pairs.get(key);
+      const pair = known ?? (entity.id < other.id ? { a: entity, b: other, evidence: [] } : { a: other, b: entity, evidence: [] });
+      for (const e of evidence) if (!pair.evidence.includes(e)) pair.evidence.push(e);
       pairs.set(key, pair);
       asked.add(key);
+      return known === undefined;
     };
     for (const [i, entity] of live.entries()) {
       // One KNN and one full-text search per entity: yield now and then so the front doors stay responsive.
       if (i % 64 === 63) await yieldToEventLoop();
-      for (const hit of store.nearest(vectors[i]!, k + 1)) {
-        if (hit.id !== entity.id && hit.score >= threshold) consider(entity, store.entity(hit.id), `name similarity ${hit.score.toFixed(2)}`);
-      }
+      const found = new Map<number, { other: DisambiguationEntity; rank: number; evidence: string[] }>();
+      const add = (other: DisambiguationEntity | undefined, rank: number, evidence: string) => {
+        // A Person is never a City, whatever the names: such a pair is not worth a question.
+        if (!other || other.id === entity.id || nameKey(entity.name) === nameKey(other.name) || !compatibleTypes(entity.type, other.type)) return;
+        const seen = found.get(other.id) ?? { other, rank, evidence: [] };
+        seen.rank = Math.min(seen.rank, rank);
+        seen.evidence.push(evidence);
+        found.set(other.id, seen);
+      };
+      for (const variant of store.variants(entity.id)) add(store.entityNamed(variant), 0, `also written "${variant}"`);
       for (const other of store.lexicalNeighbours(entity.name, k)) {
         const evidence = strongestLexicalEvidence(entity, other);
-        if (evidence) consider(entity, other, evidence);
+        if (evidence) add(other, 1 + EVIDENCE_ORDER.indexOf(evidence), evidence);
       }
-      for (const variant of store.variants(entity.id)) consider(entity, store.entityNamed(variant), `also written "${variant}"`);
+      for (const hit of store.nearest(vectors[i]!, k + 1)) {
+        if (hit.id !== entity.id && hit.score >= threshold) add(store.entity(hit.id), 5 - hit.score, `name similarity ${hit.score.toFixed(2)}`);
+      }
+      let started = 0;
+      for (const c of [...found.values()].sort((x, y) => x.rank - y.rank)) {
+        if (started >= cap) break;
+        if (consider(entity, c.other, c.evidence)) started++;
+      }
     }
     if (pairs.size === 0) break;
     pairsAsked += pairs.size;
-    const confirmed = await confirmPairs(llm, store, [...pairs.values()], options);
-    const groups = planMerges(confirmed);
+    const first = await confirmPairs(llm, store, [...pairs.values()], options);
+    // A chain of verdicts is not a verdict on its ends: ask the pairs it would join unasked.
+    const chained = chainPairs(first.confirmed, first.decided);
+    for (const p of chained) asked.add(pairKey(p.a.name, p.b.name));
+    pairsAsked += chained.length;
+    const second = chained.length > 0 ? await confirmPairs(llm, store, chained, options) : { confirmed: [], decided: new Set<string>(), undecided: [] };
+    for (const p of [...first.undecided, ...second.undecided]) [p.a.id, p.b.id].forEach((id) => undecided.add(id));
+    const groups = planMerges([...first.confirmed, ...second.confirmed]);
     queue = [];
     for (let i = 0; i < groups.length; i += MERGES_PER_CALL) {
       throwIfAborted(options.signal);
@@ -169,11 +216,43 @@ export async function disambiguate(
       await yieldToEventLoop();
     }
   }
-  return { merges, rounds, pairsAsked };
+  return { merges, rounds, pairsAsked, undecided: [...undecided].sort((a, b) => a - b) };
 }
 
-function strongestLexicalEvidence(a: DisambiguationEntity, b: DisambiguationEntity): string | null {
-  const order = ['same letters', 'acronym', 'same head noun'] as const;
+/** The pairs of each chain of confirmed pairs (a cluster of three or more) that no decision covers yet. */
+function chainPairs(confirmed: readonly Confirmed[], decided: ReadonlySet<string>): CandidatePair[] {
+  const links = new Map<number, Set<number>>();
+  const byId = new Map<number, DisambiguationEntity>();
+  for (const c of confirmed) {
+    for (const [x, y] of [[c.a, c.b], [c.b, c.a]] as const) {
+      links.set(x.id, (links.get(x.id) ?? new Set()).add(y.id));
+      byId.set(x.id, x);
+    }
+  }
+  const out: CandidatePair[] = [];
+  const seen = new Set<number>();
+  for (const start of links.keys()) {
+    if (seen.has(start)) continue;
+    const cluster = [start];
+    seen.add(start);
+    for (let i = 0; i < cluster.length; i++) {
+      for (const next of links.get(cluster[i]!)!) if (!seen.has(next) && seen.add(next)) cluster.push(next);
+    }
+    if (cluster.length < 3 || cluster.length > MAX_CHAIN) continue;
+    cluster.sort((x, y) => x - y);
+    for (const [i, x] of cluster.entries()) {
+      for (const y of cluster.slice(i + 1)) {
+        const [a, b] = [byId.get(x)!, byId.get(y)!];
+        if (decided.has(idPair(x, y)) || !compatibleTypes(a.type, b.type)) continue;
+        out.push({ a, b, evidence: ['each was judged the same as a third name in this round'] });
+      }
+    }
+  }
+  return out;
+}
+
+function strongestLexicalEvidence(a: DisambiguationEntity, b: DisambiguationEntity): (typeof EVIDENCE_ORDER)[number] | null {
+  const order = EVIDENCE_ORDER;
   let best: number | null = null;
   for (const x of [a.name, ...(a.aliases ?? [])]) {
     for (const y of [b.name, ...(b.aliases ?? [])]) {
@@ -192,8 +271,17 @@ interface Confirmed {
 
 type Decision = { same: boolean; canonical: string };
 
-async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: CandidatePair[], options: DisambiguateOptions): Promise<Confirmed[]> {
-  const perCall = options.pairsPerCall ?? 8;
+/** Decisions on a list of pairs: the confirmed ones, every pair decided either way (by ids), and those left undecided. */
+interface Confirmations {
+  confirmed: Confirmed[];
+  decided: Set<string>;
+  undecided: CandidatePair[];
+}
+
+async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: CandidatePair[], options: DisambiguateOptions): Promise<Confirmations> {
+  const perCall = options.pairsPerCall ?? 16;
+  const decided_ = new Set<string>();
+  const undecided: CandidatePair[] = [];
   const batches: CandidatePair[][] = [];
   for (let i = 0; i < pairs.length; i += perCall) batches.push(pairs.slice(i, i + perCall));
   let done = 0;
@@ -209,6 +297,7 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Candida
       const alone = await askPairs(llm, store, [pair], asking, index);
       decided[i] = alone.decisions[0];
       if (decided[i] === undefined) {
+        undecided.push(pair);
         options.onFailure?.(
           alone.failure ?? {
             stage: 'disambiguate',
@@ -223,12 +312,14 @@ async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: Candida
     options.onProgress?.((done += batch.length), pairs.length);
     return batch.flatMap((pair, i): Confirmed[] => {
       const d = decided[i];
-      if (!d?.same) return [];
+      if (d) decided_.add(idPair(pair.a.id, pair.b.id));
+      // "Same" between a Person and a City is a wrong verdict, not a merge.
+      if (!d?.same || !compatibleTypes(pair.a.type, pair.b.type)) return [];
       const withFacts = (e: DisambiguationEntity) => ({ ...e, facts: store.factCount(e.id) });
       return [{ a: withFacts(pair.a), b: withFacts(pair.b), canonical: canonicalFor(store, pair, d.canonical) }];
     });
   }, options.signal ? { signal: options.signal } : {});
-  return results.flat();
+  return { confirmed: results.flat(), decided: decided_, undecided };
 }
 
 /**
@@ -243,7 +334,7 @@ async function askPairs(
   options: DisambiguateOptions,
   index: number,
 ): Promise<{ decisions: (Decision | undefined)[]; failure: UnitFailure | null }> {
-  const chars = options.contextChars ?? 300;
+  const chars = options.contextChars ?? 150;
   const ids = batch.map((_, i) => `P${i + 1}`) as [string, ...string[]];
   const text = batch
     .map((p, i) =>
@@ -266,11 +357,14 @@ async function askPairs(
     return { decisions: [...first.decisions, ...second.decisions], failure: first.failure ?? second.failure };
   }
   try {
-    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), { maxTokens, signal: options.signal });
+    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), { ...options.sampling, maxTokens, signal: options.signal });
     const byId = new Map<string, Decision | null>();
     for (const d of value.decisions) {
       const seen = byId.get(d.pair);
-      if (seen === undefined) byId.set(d.pair, { same: d.same, canonical: d.canonical });
+      // A decision keyed to another pair's name: the numbering slipped, and it decides nothing.
+      const pair = batch[ids.indexOf(d.pair)]!;
+      if (!sameKey(d.a, pair.a.name) || !sameKey(d.b, pair.b.name)) byId.set(d.pair, null);
+      else if (seen === undefined) byId.set(d.pair, { same: d.same, canonical: d.canonical });
       else if (seen !== null && seen.same !== d.same) byId.set(d.pair, null);
     }
     return { decisions: ids.map((id) => byId.get(id) ?? undefined), failure: null };
@@ -293,24 +387,35 @@ function canonicalFor(store: DisambiguationStore, pair: CandidatePair, proposed:
 }
 
 /**
- * Union-find over confirmed pairs. Each group's canonical name is the one proposed most often
- * for it; ties go to the name its members use most (the facts of the members named so: the
- * established form beats a variant one reply kept as written), then the shorter, then
- * alphabetical. The member already named so is kept, else the oldest (smallest id).
+ * Groups of confirmed pairs, as cliques: two groups join on a confirmed pair only when every pair
+ * across them is confirmed and of compatible types, so one wrong verdict cannot chain unrelated
+ * entities together (A~B and B~C without A~C stay two merges at most). Each group's canonical name
+ * is the one proposed most often for it; ties go to the name its members use most (the facts of
+ * the members named so: the established form beats a variant one reply kept as written), then
+ * the shorter, then alphabetical. The member already named so is kept, else the oldest.
  */
 export function planMerges(confirmed: readonly Confirmed[]): MergeGroup[] {
-  const uf = new UnionFind();
   const byId = new Map<number, DisambiguationEntity>();
+  const agreed = new Set(confirmed.map((c) => idPair(c.a.id, c.b.id)));
+  const groupOf = new Map<number, number[]>();
   for (const c of confirmed) {
-    uf.union(c.a.id, c.b.id);
     byId.set(c.a.id, c.a);
     byId.set(c.b.id, c.b);
+    const x = groupOf.get(c.a.id) ?? [c.a.id];
+    const y = groupOf.get(c.b.id) ?? [c.b.id];
+    if (x === y) continue;
+    const fits = (i: number, j: number) => agreed.has(idPair(i, j)) && compatibleTypes(byId.get(i)!.type, byId.get(j)!.type);
+    if (!x.every((i) => y.every((j) => fits(i, j)))) continue;
+    const joined = [...x, ...y];
+    for (const id of joined) groupOf.set(id, joined);
   }
-  return uf.groups().map((ids) => {
+  const groups = [...new Set(groupOf.values())].filter((g) => g.length > 1).map((g) => [...g].sort((a, b) => a - b));
+  return groups.sort((a, b) => a[0]! - b[0]!).map((ids) => {
     const members = ids.map((id) => byId.get(id)!);
+    const inGroup = new Set(ids);
     const votes = new Map<string, { name: string; count: number }>();
     for (const c of confirmed) {
-      if (uf.find(c.a.id) !== uf.find(ids[0]!)) continue;
+      if (!inGroup.has(c.a.id) || !inGroup.has(c.b.id)) continue;
       const key = nameKey(c.canonical);
       votes.set(key, { name: votes.get(key)?.name ?? c.canonical, count: (votes.get(key)?.count ?? 0) + 1 });
     }
@@ -330,6 +435,11 @@ export function excerptAround(text: string, name: string, maxChars: number): str
   const at = text.toLowerCase().indexOf(name.toLowerCase());
   const start = Math.max(0, Math.min(text.length - maxChars, (at < 0 ? 0 : at) - Math.floor(maxChars / 3)));
   return `${start > 0 ? '…' : ''}${text.slice(start, start + maxChars)}${start + maxChars < text.length ? '…' : ''}`;
+}
+
+/** Key of a pair of entity ids, in either order. */
+function idPair(a: number, b: number): string {
+  return a < b ? `${a}:${b}` : `${b}:${a}`;
 }
 
 function pairKey(a: string, b: string): string {

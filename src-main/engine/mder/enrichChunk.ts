@@ -1,4 +1,4 @@
-import type { Llm, LlmUsage } from '../models/Llm.js';
+import type { Llm, LlmCallOptions, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
 import { askInBatches, type BatchMiss } from './askInBatches.js';
@@ -19,6 +19,8 @@ export interface EnrichOptions {
   maxTokensPerTriple?: number;
   /** Triples described per call at most; a chunk with more is split. Default: 24. */
   maxTriplesPerCall?: number;
+  /** Sampling of the calls (another seed for a chunk asked again after a failed run). Default: the Llm's. */
+  sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
   signal?: AbortSignal;
 }
 
@@ -48,8 +50,12 @@ export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichO
     render: (triples) => options.prompts.render('mder/enrich', { ...context, triples: fence(triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n')) }),
     listKey: 'descriptions',
     textKey: 'description',
+    // The object, not the subject: a chunk's triples mostly share their subject.
+    keyField: 'object',
+    keyOf: (t) => t.target,
     maxTokens: (triples) => REPLY_OVERHEAD + perTriple * triples.length,
     maxItemsPerCall: options.maxTriplesPerCall ?? 24,
+    sampling: options.sampling,
     signal: options.signal,
   });
   return { descriptions: texts, misses, usage };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Llm, LlmUsage } from '../models/Llm.js';
+import type { Llm, LlmCallOptions, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
 import { nameKey, normaliseName, normaliseRelation, splitName } from './names.js';
@@ -47,6 +47,8 @@ export interface MapOptions {
   maxTokens?: number;
   /** Times a text whose triples were cut at the budget is halved (at a sentence boundary) and mapped again. Default: 3. */
   maxSplits?: number;
+  /** Sampling of the calls (another seed for a chunk asked again after a failed run). Default: the Llm's. */
+  sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
   signal?: AbortSignal;
 }
 
@@ -64,7 +66,7 @@ export async function mapChunk(llm: Llm, input: { title: string; englishText: st
   const extract = async (text: string, splits: number): Promise<void> => {
     const prompt = options.prompts.render('mder/map', { title: fence(input.title).replace(/"/g, "'"), chunk: fence(text) });
     try {
-      const result = await llm.generateJson(prompt, MapReplySchema, { maxTokens: options.maxTokens ?? 2048, signal: options.signal });
+      const result = await llm.generateJson(prompt, MapReplySchema, { ...options.sampling, maxTokens: options.maxTokens ?? 2048, signal: options.signal });
       addUsage(usage, result.usage);
       extracted.push(...result.value.triples);
     } catch (error) {

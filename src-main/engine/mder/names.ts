@@ -81,24 +81,32 @@ export function lexicalEvidence(a: string, b: string): LexicalEvidence | null {
   if (fa === '' || fb === '') return null;
   if (fa === fb) return 'same letters';
   if (isAcronymOf(a, fb) || isAcronymOf(b, fa)) return 'acronym';
-  // The same head proper noun ("Frédéric Chopin" / "Chopin the pianist"); not "John Smith" / "John Doe",
-  // nor a complement ("Adalbert of Tuscany" / "Tuscany", "University of Oxford" / "Oxford": part and whole).
-  const pa = headProperNoun(a);
-  return pa !== null && pa === headProperNoun(b) ? 'same head noun' : null;
+  // The same head proper noun ("Frédéric Chopin" / "Chopin the pianist"), when one name's proper
+  // words are all in the other: not "John Smith" / "John Doe", nor "Robert Kennedy" / "Ted Kennedy"
+  // (one family name, two people), nor a complement ("Adalbert of Tuscany" / "Tuscany",
+  // "University of Oxford" / "Oxford": part and whole).
+  const pa = properHead(a);
+  const pb = properHead(b);
+  if (pa === null || pb === null || pa.head !== pb.head) return null;
+  const within = (x: Set<string>, y: Set<string>) => [...x].every((w) => y.has(w));
+  return within(pa.words, pb.words) || within(pb.words, pa.words) ? 'same head noun' : null;
 }
 
 /**
  * The last capitalised word of four letters or more before any "the …"/"and …", folded ("Frédéric
- * Chopin" → "chopin", "Chopin the pianist" → "chopin"); null for a name with an "of …" complement.
+ * Chopin" → "chopin", "Chopin the pianist" → "chopin"), with the capitalised words of three letters
+ * or more before it (initials aside); null for a name with an "of …" complement.
  */
-function headProperNoun(name: string): string | null {
+function properHead(name: string): { head: string; words: Set<string> } | null {
   const words = name.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   // "Bank of England", "Adalbert II of Tuscany": the name is the whole phrase, its head a title or a common noun.
   if (words.some((w) => OF_WORDS.has(w.toLowerCase()))) return null;
   const complement = words.findIndex((w) => FUNCTION_WORDS.has(w.toLowerCase()));
   const head = complement < 0 ? words : words.slice(0, complement);
-  const proper = head.filter((w) => /^\p{Lu}/u.test(w) && [...w].length >= 4);
-  return proper.length > 0 ? foldName(proper.at(-1)!) : null;
+  const capitalised = head.filter((w) => /^\p{Lu}/u.test(w));
+  const proper = capitalised.filter((w) => [...w].length >= 4);
+  if (proper.length === 0) return null;
+  return { head: foldName(proper.at(-1)!), words: new Set(capitalised.filter((w) => [...w].length >= 3).map(foldName)) };
 }
 
 /** `short` (as written: letters, at least two, no spaces) is the initials of the words of `longFolded`. */

@@ -1,4 +1,4 @@
-import type { Llm, LlmUsage } from '../models/Llm.js';
+import type { Llm, LlmCallOptions, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
 import { addUsage, askInBatches, noUsage } from './askInBatches.js';
@@ -22,6 +22,8 @@ export interface ReduceOptions extends ReduceBatchingOptions {
   prompts: PromptLibrary;
   /** Completion budget of one summary at most (its length grows with the facts up to this). Default: 496. */
   maxTokensPerEntity?: number;
+  /** Sampling of the calls (another seed for entities asked again after a failed run). Default: the Llm's. */
+  sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
   signal?: AbortSignal;
 }
 
@@ -105,8 +107,11 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       render: (part) => options.prompts.render('mder/reduce', { entities: part.map((item, i) => `${i + 1}. ${itemBlock(item)}`).join('\n\n') }),
       listKey: 'summaries',
       textKey: 'summary',
+      keyField: 'name',
+      keyOf: (item) => item.name,
       maxTokens: (part) => part.reduce((sum, item) => sum + item.maxTokens, REPLY_OVERHEAD),
       maxItemsPerCall: maxPerCall,
+      sampling: options.sampling,
       signal: options.signal,
     });
     addUsage(usage, result.usage);

@@ -62,6 +62,8 @@ export class CachingLlm implements Llm {
     const sampling = JSON.stringify({
       maxTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
       temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature,
+      // A seed joins the key only when set, so caches written before it existed still hit.
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
       // Only a non-default reasoning budget joins the key, so caches written before it existed still hit.
       ...(options.reasoningTokens !== undefined && options.reasoningTokens !== LLM_CALL_DEFAULTS.reasoningTokens ? { reasoningTokens: options.reasoningTokens } : {}),
     });

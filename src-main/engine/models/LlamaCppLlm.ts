@@ -6,7 +6,7 @@ import { PolyhopError } from '../base/errors.js';
 import type { ModelStatus } from './views.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
 import { zodJsonSchema, type JsonSchema } from './grammarSchema.js';
-import { generateStructured, type Sampling } from './structuredReply.js';
+import { firstSampling, generateStructured, type Sampling } from './structuredReply.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
 import { inspectGguf } from './inspectGguf.js';
@@ -178,7 +178,7 @@ export class LlamaCppLlm implements Llm {
   }
 
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
-    const result = await this.#generate(prompt, options, undefined, { temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature });
+    const result = await this.#generate(prompt, options, undefined, firstSampling(options));
     return { text: result.text, stopReason: result.stopReason, usage: result.usage };
   }
 

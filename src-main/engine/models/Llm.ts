@@ -29,6 +29,12 @@ export interface LlmCallOptions {
   /** Sampling temperature. Default: 0 (greedy), so re-runs and the call cache agree. */
   temperature?: number;
   /**
+   * Sampling seed (with a temperature above 0), part of the call-cache key: a unit asked again
+   * after a failed run passes another seed, so it gets another answer, not the same failure.
+   * Default: none (the backend's).
+   */
+  seed?: number;
+  /**
    * Receives generated text as it streams: a text call's answer; for a JSON call, the raw JSON as
    * the grammar lets the model write it (decode a field with `JsonStringFieldStream`). Never a
    * thinking model's reasoning.

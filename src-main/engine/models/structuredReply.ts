@@ -18,9 +18,18 @@ export function parseStructuredReply(raw: string, schema: z.ZodType, json: JsonS
   return result.success ? { ok: true, value: result.data } : { ok: false, reason: result.error.message };
 }
 
-/** A retry at temperature 0 would repeat the same output, so the one retry of a failed reply samples a little, seeded. */
-export function retrySampling(temperature: number): { temperature: number; seed: number } {
-  return { temperature: Math.max(temperature, 0.3), seed: 7 };
+/**
+ * A retry at temperature 0 would repeat the same output, so the one retry of a failed reply
+ * samples a little, seeded; a call with its own seed retries with another one derived from it.
+ */
+export function retrySampling(temperature: number, seed?: number): { temperature: number; seed: number } {
+  return { temperature: Math.max(temperature, 0.3), seed: 7 + (seed ?? 0) };
+}
+
+/** The sampling of a call's first attempt: its temperature (default greedy) and seed when set. */
+export function firstSampling(options: LlmCallOptions): Sampling {
+  const temperature = options.temperature ?? LLM_CALL_DEFAULTS.temperature;
+  return options.seed === undefined ? { temperature } : { temperature, seed: options.seed };
 }
 
 export interface Sampling {
@@ -48,7 +57,7 @@ export async function generateStructured<S extends z.ZodType>(
   let reason = '';
   for (let attempt = 0; attempt < 2; attempt++) {
     if (attempt > 0) options.onTextRestart?.();
-    const result = await generate(attempt === 0 ? { temperature } : retrySampling(temperature));
+    const result = await generate(attempt === 0 ? firstSampling(options) : retrySampling(temperature, options.seed));
     usage.promptTokens += result.usage.promptTokens;
     usage.completionTokens += result.usage.completionTokens;
     usage.durationMs += result.usage.durationMs;

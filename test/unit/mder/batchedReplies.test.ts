@@ -21,46 +21,70 @@ const triples = [
   { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
 ];
 const input = { previous: null, current: 'x', next: null, other: [], triples };
-const key = (t: { source: string; relation: string; target: string }) => `${t.source}|${t.relation}|${t.target}`;
 
-describe('batched replies are matched by id', () => {
-  it('a skipped item is asked again on its own; reordered items keep their own descriptions', async () => {
+describe('batched replies are matched by id and content key', () => {
+  it('a model that skips item 2 but numbers on 1..n shifts no description onto the wrong triple', async () => {
+    const four = [...triples, { source: 'Odysseus', relation: 'FATHER_OF', target: 'Telemachus' }];
     const llm = new ScriptedLlm([
       {
         prompt: 'mder/enrich',
         reply: (v) => {
-          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)];
-          const entries = lines.map(([, id, source, relation, target]) => ({ id: Number(id), description: DESCRIPTIONS[key({ source: source!, relation: relation!, target: target! })]! }));
-          // Reversed, and the second of three skipped.
-          return { descriptions: lines.length === 3 ? [entries[2], entries[0]] : entries };
+          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({ object: t!, description: `${s} ${r} ${t}.` }));
+          if (lines.length < 4) return { descriptions: lines.map((l, i) => ({ id: i + 1, ...l })) };
+          // Item 2 left out, the rest numbered on from 2; the grammar wants four entries, so the last is written twice.
+          const kept = [lines[0]!, lines[2]!, lines[3]!, lines[3]!];
+          return { descriptions: kept.map((l, i) => ({ id: i + 1, ...l })) };
         },
       },
     ]);
-    const r = await enrichChunk(llm, input, { prompts });
-    expect(r.descriptions).toEqual(triples.map((t) => DESCRIPTIONS[key(t)]));
+    const r = await enrichChunk(llm, { ...input, triples: four }, { prompts });
+    expect(r.descriptions).toEqual(four.map((t) => `${t.source} ${t.relation} ${t.target}.`));
     expect(r.misses).toEqual([]);
-    expect(llm.callsOf('mder/enrich').map((c) => c.prompt.variables.triples)).toEqual([
-      '1. Odysseus | KING_OF | Ithaca\n2. Odysseus | SON_OF | Laertes\n3. Penelope | DAUGHTER_OF | Icarius',
+    // Items 2 (no entry of its own) and 3 (its entry keyed to item 4's object) are asked alone; item 4's
+    // text, written twice, is kept where its key and text name Telemachus.
+    expect(llm.callsOf('mder/enrich').slice(1).map((c) => c.prompt.variables.triples)).toEqual([
       '1. Odysseus | SON_OF | Laertes',
+      '1. Penelope | DAUGHTER_OF | Icarius',
     ]);
   });
 
-  it('an id named twice with different texts is attached to nothing and asked again; an item never answered is a miss', async () => {
+  it('one text under two ids is kept only where it names the item; an id named twice with different texts is kept nowhere', async () => {
     const llm = new ScriptedLlm([
-      { prompt: 'mder/enrich', when: (v) => v.triples!.startsWith('1. Odysseus | KING_OF') && v.triples!.includes('\n'), reply: () => ({ descriptions: [{ id: 1, description: 'Odysseus was king of Ithaca.' }, { id: 1, description: 'Odysseus was the son of Laertes.' }, { id: 3, description: 'Penelope was the daughter of Icarius.' }] }) },
-      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('KING_OF'), reply: () => ({ descriptions: [{ id: 1, description: 'Odysseus was king of Ithaca.' }] }) },
+      {
+        prompt: 'mder/enrich',
+        when: (v) => v.triples!.includes('\n'),
+        reply: () => ({
+          descriptions: [
+            { id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' },
+            { id: 2, object: 'Laertes', description: 'Odysseus was king of Ithaca.' },
+            { id: 3, object: 'Icarius', description: 'Penelope was the daughter of Icarius.' },
+          ],
+        }),
+      },
+      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('KING_OF'), reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }) },
+      { prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 1, object: 'Laertes', description: 'Odysseus was the son of Laertes.' }] }) },
+    ]);
+    const r = await enrichChunk(llm, input, { prompts });
+    expect(r.descriptions).toEqual(['Odysseus was king of Ithaca.', 'Odysseus was the son of Laertes.', 'Penelope was the daughter of Icarius.']);
+    expect(llm.callsOf('mder/enrich').map((c) => c.prompt.variables.triples).slice(1)).toEqual(['1. Odysseus | SON_OF | Laertes']);
+
+    const twice = new ScriptedLlm([
+      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('\n'), reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }, { id: 1, object: 'Ithaca', description: 'Odysseus was the son of Laertes.' }, { id: 3, object: 'Icarius', description: 'Penelope was the daughter of Icarius.' }] }) },
+      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('KING_OF'), reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }) },
       { prompt: 'mder/enrich', reply: () => ({ descriptions: [] }) },
     ]);
-    const r = await enrichChunk(llm, input, { prompts });
-    expect(r.descriptions).toEqual(['Odysseus was king of Ithaca.', null, 'Penelope was the daughter of Icarius.']);
-    expect(r.misses).toEqual([{ index: 1, reason: 'the reply named no entry for it' }]);
+    const t = await enrichChunk(twice, input, { prompts });
+    expect(t.descriptions).toEqual(['Odysseus was king of Ithaca.', null, 'Penelope was the daughter of Icarius.']);
+    expect(t.misses).toHaveLength(1);
+    expect(t.misses[0]).toMatchObject({ index: 1, reason: expect.stringMatching(/schema/) });
   });
 
-  it('the reply schema allows only the batch ids (a grammar enum)', async () => {
-    const grammar = JSON.stringify(zodJsonSchema(batchReplySchema(3, 'descriptions', 'description')).grammar);
+  it('the reply schema allows only the batch ids, and exactly one entry per item (a grammar enum and counts)', async () => {
+    const grammar = JSON.stringify(zodJsonSchema(batchReplySchema(3, 'descriptions', 'object', 'description')).grammar);
     expect(grammar).toContain('"enum":[1,2,3]');
     expect(grammar).toContain('"maxItems":3');
-    const llm = new ScriptedLlm([{ prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 9, description: 'From another batch.' }] }) }]);
+    expect(grammar).toContain('"minItems":3');
+    const llm = new ScriptedLlm([{ prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 9, object: 'Ithaca', description: 'From another batch.' }] }) }]);
     const r = await enrichChunk(llm, { ...input, triples: triples.slice(0, 1) }, { prompts });
     expect(r.descriptions).toEqual([null]);
     expect(r.misses[0]!.reason).toMatch(/schema/);

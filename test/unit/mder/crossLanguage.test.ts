@@ -70,16 +70,17 @@ function smallModelRules(): ScriptRule[] {
           // The English name when one of the pair has it, else one of the two as written (left in Italian, Spanish…), with its type.
           const english = group(a!)?.[0];
           const canonical = !same ? '' : [a, b].includes(english) ? `${english} (Person)` : a!;
-          return { pair: pair!, same, canonical };
+          return { pair: pair!, a: a!, b: b!, same, canonical };
         });
-        // Batches come back reversed, and every second batch of several pairs misses one.
+        // Batches come back reversed, and in every second batch of several pairs one decision is written
+        // twice (the grammar wants as many as pairs), so another pair has none.
         const out = pairs.reverse();
-        if (out.length > 1 && call++ % 2 === 0) out.splice(1, 1);
+        if (out.length > 1 && call++ % 2 === 0) out.splice(1, 1, out[0]!);
         return { decisions: out };
       },
     },
-    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: `${s} ${r!.toLowerCase()} ${t}.` })) }) },
-    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: scriptedSummary(b.name, b.type, b.facts) })) }) },
+    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: `${s} ${r!.toLowerCase()} ${t}.` })) }) },
+    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: scriptedSummary(b.name, b.type, b.facts) })) }) },
   ];
 }
 

@@ -32,7 +32,7 @@ const hubRules: ScriptRule[] = [
   },
   {
     prompt: 'mder/enrich',
-    reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({ id: Number(id), description: description(Number(k)) })) }),
+    reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({ id: Number(id), object: `Harbour ${k}`, description: description(Number(k)) })) }),
   },
   {
     prompt: 'mder/reduce',
@@ -40,7 +40,7 @@ const hubRules: ScriptRule[] = [
       summaries: reduceBlocks(v.entities!).map((b) => {
         const harbours = [...new Set(b.facts.flatMap((f) => [...f.matchAll(/(?:Harbour |harbours |, )(\d+)/g)].map((m) => m[1]!)))];
         const text = b.part || b.name !== 'Odysseus' ? `${b.name} landed at harbours ${harbours.join(', ')}.` : `${b.name} (${b.type}) landed at ${harbours.length} harbours on his voyage home.`;
-        return { id: b.id, summary: text };
+        return { id: b.id, name: b.name, summary: text };
       }),
     }),
   },

@@ -28,9 +28,9 @@ const script = () =>
     },
     {
       prompt: 'mder/enrich',
-      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({ id: Number(id), description: description(Number(k)) })) }),
+      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({ id: Number(id), object: `Harbour ${k}`, description: description(Number(k)) })) }),
     },
-    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: `${b.name} (${b.type}) landed at many harbours.` })) }) },
+    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: `${b.name} (${b.type}) landed at many harbours.` })) }) },
   ]);
 
 /** One document of one dense chunk stating `facts` landings, indexed under a 4,096-token context. */

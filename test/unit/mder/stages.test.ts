@@ -9,7 +9,6 @@ import { disambiguate, planMerges, type DisambiguationStore, type MergeGroup } f
 import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
 import { planReduceUnits, reduceUnit } from '../../../src-main/engine/mder/reduceEntities.js';
 import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/engine/mder/names.js';
-import { UnionFind } from '../../../src-main/engine/mder/UnionFind.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { CorpusEmbedder, corpusParagraphs, corpusRules, CHUNK_SCRIPT } from '../../support/corpusScript.js';
@@ -260,9 +259,10 @@ describe('disambiguate', () => {
       {
         prompt: 'mder/disambiguate',
         reply: (v, p) => {
-          const { decisions } = ordinary.reply(v, p) as { decisions: { pair: string; same: boolean; canonical: string }[] };
-          // A small model: the answers reversed, the first pair of every batch of several left out, canonical with its type.
-          const out = decisions.length > 1 ? decisions.slice(1).reverse() : decisions;
+          const { decisions } = ordinary.reply(v, p) as { decisions: { pair: string; a: string; b: string; same: boolean; canonical: string }[] };
+          // A small model: the answers reversed, the first pair of every batch of several keyed to the second's
+          // name (its numbering slipped), canonical with its type.
+          const out = decisions.length > 1 ? [{ ...decisions[0]!, a: decisions[1]!.a, b: decisions[1]!.b }, ...decisions.slice(1)].reverse() : decisions;
           replies.push(out.map((d) => d.pair).join(','));
           return { decisions: out.map((d) => (d.same ? { ...d, canonical: `${d.canonical} (Person)` } : d)) };
         },
@@ -276,8 +276,8 @@ describe('disambiguate', () => {
       { keepId: 4, mergeIds: [1, 6], canonicalName: 'Odysseus' },
       { keepId: 2, mergeIds: [7], canonicalName: 'Penelope' },
     ]);
-    // Two batches of 3 and 2 pairs, each missing its first pair, which is asked alone.
-    expect(replies).toEqual(['P3,P2', 'P1', 'P2', 'P1']);
+    // Two batches of 3 and 2 pairs, each with its first pair's decision keyed to the second pair: asked alone.
+    expect(replies).toEqual(['P3,P2,P1', 'P1', 'P2,P1', 'P1']);
     expect([...store.entities.values()].map((e) => e.name).sort()).toEqual(['Ithaca', 'Odysseus', 'Penelope', 'Pylos', 'Sparta']);
   });
 
@@ -299,7 +299,7 @@ describe('disambiguate', () => {
 
   it('a canonical name held by a third entity is not taken: the pair keeps one of its own names', async () => {
     const llm = new ScriptedLlm([
-      { prompt: 'mder/disambiguate', reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)$/gm)].map(([, pair]) => ({ pair, same: true, canonical: 'Ithaca' })) }) },
+      { prompt: 'mder/disambiguate', reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => ({ pair, a, b, same: true, canonical: 'Ithaca' })) }) },
     ]);
     const store = new MemoryStore([
       ['Ithaca', 'Island'],
@@ -318,7 +318,7 @@ describe('disambiguate', () => {
         reply: (v) => ({
           decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
             const same = [a, b].sort().join('|') === 'EU|European Union' || [a, b].sort().join('|') === 'Itaca|Ithaca';
-            return { pair, same, canonical: same ? ((a === 'Itaca' || a === 'Ithaca') ? 'Ithaca' : 'European Union') : '' };
+            return { pair, a, b, same, canonical: same ? ((a === 'Itaca' || a === 'Ithaca') ? 'Ithaca' : 'European Union') : '' };
           }),
         }),
       },
@@ -356,16 +356,16 @@ describe('disambiguate', () => {
     ]);
   });
 
-  it('union-find groups transitively', () => {
-    const uf = new UnionFind();
-    uf.union(5, 3);
-    uf.union(3, 9);
-    uf.union(1, 2);
-    uf.find(4);
-    expect(uf.groups()).toEqual([
-      [1, 2],
-      [3, 5, 9],
+  it('planMerges joins only cliques of confirmed, type-compatible pairs: one verdict does not chain', () => {
+    const e = (id: number, name: string, type = 'Person') => ({ id, name, type });
+    const groups = planMerges([
+      // Two Kennedys, each judged the same as "Kennedy": without a verdict on the pair itself, only one merge.
+      { a: e(1, 'John F. Kennedy'), b: e(2, 'Kennedy'), canonical: 'John F. Kennedy' },
+      { a: e(2, 'Kennedy'), b: e(3, 'Robert F. Kennedy'), canonical: 'Robert F. Kennedy' },
+      // A small model's "same" between a person and a city is refused.
+      { a: e(4, 'Paris', 'City'), b: e(5, 'Paris Hilton'), canonical: 'Paris' },
     ]);
+    expect(groups).toEqual([{ keepId: 1, mergeIds: [2], canonicalName: 'John F. Kennedy' }]);
   });
 });
 

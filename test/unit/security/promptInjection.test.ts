@@ -90,7 +90,7 @@ beforeAll(async () => {
   // text travels on into triples (hyp), entity summaries (dr) and chunks (vector, dapt).
   const scripted = corpusLlm([
     { prompt: 'mder/map', when: (v) => v.chunk!.includes(MARKER), reply: () => ({ triples: [{ subject: 'Ithaca', subjectType: 'Island', relation: 'HAS_NOTICE', object: NOTE, objectType: NOTE_TYPE }] }) },
-    { prompt: 'mder/enrich', when: (v) => v.triples!.includes('HAS_NOTICE'), reply: () => ({ descriptions: [{ id: 1, description: `Ithaca has a harbour notice that reads: ${ATTACK.replace(/\s+/g, ' ')}` }] }) },
+    { prompt: 'mder/enrich', when: (v) => v.triples!.includes('HAS_NOTICE'), reply: (v) => ({ descriptions: [{ id: 1, object: /^1\. .+? \| HAS_NOTICE \| (.+)$/m.exec(v.triples!)![1]!, description: `Ithaca has a harbour notice that reads: ${ATTACK.replace(/\s+/g, ' ')}` }] }) },
   ]);
   llm = new RecordingLlm(scripted);
   ({ engine, dispose, dataDir } = await tempEngine({ llm, embedder: new QaEmbedder() }));

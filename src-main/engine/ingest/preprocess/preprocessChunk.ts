@@ -40,6 +40,8 @@ export interface PreprocessOptions {
   summaryInSourceLanguage?: boolean;
   /** Completion budget per call. Default: 1024. */
   maxTokens?: number;
+  /** Sampling of the calls (another seed for a chunk asked again after a failed run). Default: the Llm's. */
+  sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
   signal?: AbortSignal;
 }
 
@@ -49,7 +51,7 @@ export interface PreprocessOptions {
  * Throws PolyhopError `LLM_OUTPUT_INVALID` when a reply fails its schema after the Llm's retry.
  */
 export async function preprocessChunk(llm: Llm, input: PreprocessInput, options: PreprocessOptions): Promise<PreprocessResult> {
-  const call: LlmCallOptions = { maxTokens: options.maxTokens ?? 1024, signal: options.signal };
+  const call: LlmCallOptions = { ...options.sampling, maxTokens: options.maxTokens ?? 1024, signal: options.signal };
   const english = isEnglish(input.language);
   const usage: LlmUsage[] = [];
   const ask = async (name: string, vars: Record<string, string>): Promise<string> => {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { throwIfAborted } from '../../base/abort.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
 import { zodJsonSchema } from '../grammarSchema.js';
-import { generateStructured, type Sampling } from '../structuredReply.js';
+import { firstSampling, generateStructured, type Sampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
 import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
@@ -77,7 +77,7 @@ export class OpenAiLlm implements Llm {
   }
 
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
-    return this.#complete(prompt, options, undefined, { temperature: options.temperature ?? LLM_CALL_DEFAULTS.temperature });
+    return this.#complete(prompt, options, undefined, firstSampling(options));
   }
 
   async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {

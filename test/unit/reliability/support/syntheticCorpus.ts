@@ -128,18 +128,18 @@ export function syntheticRules(): ScriptRule[] {
       reply: (v) => ({
         decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
           const same = syntheticCanonical(a!) === syntheticCanonical(b!);
-          return { pair, same, canonical: same ? syntheticCanonical(a!) : '' };
+          return { pair, a, b, same, canonical: same ? syntheticCanonical(a!) : '' };
         }),
       }),
     },
     {
       prompt: 'mder/enrich',
-      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), description: syntheticDescription(s!, r!, t!) })) }),
+      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: syntheticDescription(s!, r!, t!) })) }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
       }),
     },
   ];
