@@ -7,6 +7,7 @@
  * the front door, and answers `{ ok: true, value } | { ok: false, error }`. Long operations answer
  * a `{ jobId }` and stream `job:progress` / `job:finished` events.
  */
+import type { ReasoningMode, ReasoningStep } from '../models/reasoningPolicy.js';
 import { z } from 'zod';
 
 const kbName = z
@@ -599,6 +600,12 @@ export interface Settings {
   endpoints: EndpointSetting[];
   /** What one document may take to load (its own thread is stopped past memory or time), and the largest DOCX text part. */
   documentLimits: { memoryMb: number; timeSeconds: number; docxXmlMb: number };
+  /**
+   * Which indexing and answering steps let a thinking model reason ('on') or switch its reasoning
+   * off ('off'), every step listed; saved without a step, it takes its default (`REASONING_STEPS`
+   * in models/reasoningPolicy: extraction off, deciding steps and answers on).
+   */
+  reasoning: Record<ReasoningStep, ReasoningMode>;
 }
 
 /** What each method answers. */
