@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
 import { DEFAULT_DOCUMENT_LIMIT_SETTINGS } from '../ingest/load/DocumentLoader.js';
 import { endpointConfigSchema } from '../models/endpoints/EndpointConfig.js';
+import { REASONING_STEPS, resolveReasoningPolicy, type ReasoningStep } from '../models/reasoningPolicy.js';
 import { modelSelectionSchema, STRATEGIES, type Settings } from './contract.js';
 
 const settingsSchema = z.object({
@@ -14,6 +15,9 @@ const settingsSchema = z.object({
   concurrency: z.number().int().min(1).max(64).default(4),
   thresholds: z.enum(['calibrated', 'paper']).default('calibrated'),
   strategyParams: z.record(z.string(), z.number()).default({}),
+  reasoning: z.partialRecord(z.enum(Object.keys(REASONING_STEPS) as [ReasoningStep, ...ReasoningStep[]]), z.enum(['on', 'off']))
+    .default({})
+    .transform((policy) => resolveReasoningPolicy(policy)),
   generationModel: modelSelectionSchema.nullable().default(null),
   embeddingModel: modelSelectionSchema.nullable().default(null),
   endpoints: z

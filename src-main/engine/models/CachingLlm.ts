@@ -4,12 +4,19 @@ import type { CallCacheStore } from './CallCache.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
 import { zodJsonSchema } from './grammarSchema.js';
 import { UsageMeter } from './UsageMeter.js';
+import { reasoningTokensFor, type ReasoningPolicy } from './reasoningPolicy.js';
 
 export interface CachingLlmOptions {
   /** Where finished calls are kept (the KB's SQLite, or MemoryCallCacheStore). */
   store: CallCacheStore;
   /** Receives every call's usage, cache hits included. Default: a fresh meter. */
   meter?: UsageMeter;
+  /**
+   * Which steps reason (see {@link REASONING_STEPS}): a call of a step that does not gets
+   * `reasoningTokens: 0`, so the model's template switches reasoning off. Default: none applied
+   * (every call keeps its own budget).
+   */
+  reasoning?: ReasoningPolicy;
 }
 
 /** Bump when the key recipe or the stored value format changes. */
@@ -37,10 +44,12 @@ export class CachingLlm implements Llm {
   readonly meter: UsageMeter;
   readonly #inner: Llm;
   readonly #store: CallCacheStore;
+  readonly #reasoning: ReasoningPolicy | undefined;
 
   constructor(inner: Llm, options: CachingLlmOptions) {
     this.#inner = inner;
     this.#store = options.store;
+    this.#reasoning = options.reasoning;
     this.meter = options.meter ?? new UsageMeter();
     this.identity = inner.identity;
     this.contextTokens = inner.contextTokens;
@@ -54,7 +63,7 @@ export class CachingLlm implements Llm {
 
   /** The same model and cache, recording usage into `meter` (usually `this.meter.child()` for a job or question). */
   withMeter(meter: UsageMeter): CachingLlm {
-    return new CachingLlm(this.#inner, { store: this.#store, meter });
+    return new CachingLlm(this.#inner, { store: this.#store, meter, ...(this.#reasoning ? { reasoning: this.#reasoning } : {}) });
   }
 
   /** The cache key of a call (exposed for tests and for tools that inspect the cache). */
@@ -70,7 +79,8 @@ export class CachingLlm implements Llm {
     return hashParts([KEY_VERSION, this.identity, kind, prompt.name, prompt.version, prompt.system, prompt.user, schemaText, sampling]);
   }
 
-  async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
+  async generateText(prompt: RenderedPrompt, callOptions: LlmCallOptions = {}): Promise<LlmTextResult> {
+    const options = this.#withPolicy(prompt, callOptions);
     const key = this.keyFor('text', prompt, options);
     const hit = this.#lookup(key);
     if (hit?.text !== undefined) {
@@ -83,7 +93,8 @@ export class CachingLlm implements Llm {
     return result;
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, callOptions: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+    const options = this.#withPolicy(prompt, callOptions);
     const key = this.keyFor('json', prompt, options, zodJsonSchema(schema).text);
     const hit = this.#lookup(key);
     if (hit && 'value' in hit) {
@@ -107,6 +118,11 @@ export class CachingLlm implements Llm {
 
   dispose(): Promise<void> {
     return this.#inner.dispose();
+  }
+
+  #withPolicy(prompt: RenderedPrompt, options: LlmCallOptions): LlmCallOptions {
+    const reasoningTokens = reasoningTokensFor(prompt.name, this.#reasoning, options.reasoningTokens);
+    return reasoningTokens === options.reasoningTokens ? options : { ...options, reasoningTokens };
   }
 
   #lookup(key: string): StoredCall | undefined {

@@ -1,6 +1,17 @@
 import { basename } from 'node:path';
 import type { z } from 'zod';
-import { LlamaChat, type ChatHistoryItem, type GbnfJsonSchema, type LlamaContext, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
+import {
+  LlamaChat,
+  resolveChatWrapper,
+  type ChatHistoryItem,
+  type ChatModelResponse,
+  type ChatWrapper,
+  type GbnfJsonSchema,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
+} from 'node-llama-cpp';
 import { asCancelled, throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import type { ModelStatus } from './views.js';
@@ -11,6 +22,7 @@ import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
 import { inspectGguf } from './inspectGguf.js';
 import { SequencePool } from './SequencePool.js';
+import { chatReasoning, type ChatReasoning } from './chatReasoning.js';
 
 export interface LlamaCppLlmOptions {
   /** The GGUF file. Checked with {@link inspectGguf} first: an unusable file is a BAD_INPUT error, never a native crash. */
@@ -43,6 +55,12 @@ export interface LlamaCppLlmOptions {
   signal?: AbortSignal;
   /** Load progress in (0, 1]. */
   onLoadProgress?: (fraction: number) => void;
+  /**
+   * The chat wrapper that renders prompts. Default: the one node-llama-cpp resolves from the
+   * model's own Jinja template (`resolveChatWrapper`); whether the model reasons is read from
+   * that template either way ({@link chatReasoning}).
+   */
+  chatWrapper?: ChatWrapper;
 }
 
 const DEFAULT_SEQUENCES = 4;
@@ -55,8 +73,15 @@ export const MIN_AUTO_CONTEXT = 4096;
 const LAYER_FIT_CONTEXT = 8192;
 
 interface Slot {
+  sequence: LlamaContextSequence;
+  /** Renders prompts with reasoning as the template has it. */
   chat: LlamaChat;
+  /** Renders prompts with the template's reasoning switched off (absent when it cannot be). */
+  quiet: LlamaChat | undefined;
 }
+
+/** A reasoning phase that never closes its segment stops here, leaving room for the answer. */
+const THOUGHT_PHASE_SLACK_TOKENS = 8;
 
 /**
  * The generation model: one GGUF loaded once through node-llama-cpp, one context with N
@@ -65,12 +90,20 @@ interface Slot {
  * model's own chat template frames system and user messages, and reasoning segments (Qwen3
  * `<think>`, gpt-oss analysis channel) are split off by node-llama-cpp's chat wrapper, never
  * returned or streamed as text.
+ *
+ * A call reasons when the model's template has a reasoning segment and the call gives it tokens
+ * (`reasoningTokens > 0`); otherwise the template's own switch turns reasoning off. node-llama-cpp
+ * skips segment detection under a grammar (it only injects the response prefix), so a JSON call
+ * that reasons runs in two phases on one sequence: the thought without a grammar, stopped when
+ * the segment closes, then the same response continued under the grammar.
  */
 export class LlamaCppLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
   readonly contextTokens: number;
   readonly reasons: boolean;
+  /** The chat wrapper and what the template says about reasoning. */
+  readonly chatReasoning: ChatReasoning;
   readonly #path: string;
   readonly #model: LlamaModel;
   readonly #context: LlamaContext;
@@ -81,20 +114,35 @@ export class LlamaCppLlm implements Llm {
   readonly #runtime: LlamaRuntime;
   #disposed = false;
 
-  private constructor(init: { path: string; identity: string; runtime: LlamaRuntime; model: LlamaModel; context: LlamaContext; status: ModelStatus }) {
+  private constructor(init: {
+    path: string;
+    identity: string;
+    runtime: LlamaRuntime;
+    model: LlamaModel;
+    context: LlamaContext;
+    status: ModelStatus;
+    wrapper: ChatWrapper;
+    reasoning: ChatReasoning;
+  }) {
     this.#path = init.path;
     this.identity = init.identity;
     this.#runtime = init.runtime;
     this.#model = init.model;
     this.#context = init.context;
     this.#status = init.status;
-    this.#slots = Array.from({ length: init.context.totalSequences }, () => ({
-      chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }),
-    }));
+    const { off } = init.reasoning;
+    this.#slots = Array.from({ length: init.context.totalSequences }, () => {
+      const sequence = init.context.getSequence();
+      return {
+        sequence,
+        chat: new LlamaChat({ contextSequence: sequence, chatWrapper: init.wrapper, autoDisposeSequence: false }),
+        quiet: off ? new LlamaChat({ contextSequence: sequence, chatWrapper: off, autoDisposeSequence: false }) : undefined,
+      };
+    });
     this.parallelism = this.#slots.length;
     this.contextTokens = init.context.contextSize;
-    // The chat template has a reasoning segment (Qwen3 <think>, gpt-oss analysis channel).
-    this.reasons = this.#slots[0]?.chat.chatWrapper.settings.segments?.thought !== undefined;
+    this.chatReasoning = init.reasoning;
+    this.reasons = init.reasoning.reasons;
     this.#pool = new SequencePool(this.#slots);
   }
 
@@ -142,6 +190,8 @@ export class LlamaCppLlm implements Llm {
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');
+        const wrapper = options.chatWrapper ?? resolveChatWrapper(model);
+        const reasoning = chatReasoning(wrapper, model);
         const status: ModelStatus = {
           role: 'generation',
           path,
@@ -152,9 +202,10 @@ export class LlamaCppLlm implements Llm {
           contextSize: context.contextSize,
           sequences,
           threads: context.idealThreads,
-          explanation,
+          explanation: `${explanation}; ${reasoning.summary}`,
+          chat: { wrapper: reasoning.wrapperName, reasons: reasoning.reasons, switchable: reasoning.switchable },
         };
-        return new LlamaCppLlm({ path, identity, runtime, model, context, status });
+        return new LlamaCppLlm({ path, identity, runtime, model, context, status, wrapper, reasoning });
       } catch (error) {
         await model?.dispose();
         if (signal?.aborted) throw asCancelled(signal.reason);
@@ -191,7 +242,10 @@ export class LlamaCppLlm implements Llm {
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    for (const slot of this.#slots) slot.chat.dispose({ disposeSequence: true });
+    for (const slot of this.#slots) {
+      slot.quiet?.dispose({ disposeSequence: false });
+      slot.chat.dispose({ disposeSequence: true });
+    }
     await this.#context.dispose();
     await this.#model.dispose();
   }
@@ -226,39 +280,55 @@ export class LlamaCppLlm implements Llm {
     const started = performance.now();
     let completionTokens = 0;
     let reasoningTokens = 0;
+    // Counts every generated token, reasoning included (onToken sees the answer only): that is what the call cost.
+    const count = (chunk: { type?: string; segmentType?: string; tokens: readonly unknown[] }): void => {
+      completionTokens += chunk.tokens.length;
+      if (chunk.type === 'segment' && chunk.segmentType === 'thought') reasoningTokens += chunk.tokens.length;
+    };
     try {
+      const asked = options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens;
+      // A template without a switch (QwQ) reasons whatever the step asks, so it gets a budget anyway.
+      const reasons = this.reasons && (asked > 0 || slot.quiet === undefined);
+      const chat = reasons || !slot.quiet ? slot.chat : slot.quiet;
       const history: ChatHistoryItem[] = [
         ...(prompt.system ? [{ type: 'system' as const, text: prompt.system }] : []),
         { type: 'user', text: prompt.user },
         { type: 'model', response: [] },
       ];
-      const promptTokens = slot.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.#model.tokenizer).length;
-      const room = slot.chat.sequence.contextSize - promptTokens;
+      const promptTokens = chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.#model.tokenizer).length;
+      const room = slot.sequence.contextSize - promptTokens;
       if (room <= 0) {
-        throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${slot.chat.sequence.contextSize}-token context`, {
-          details: { prompt: prompt.name, promptTokens, contextSize: slot.chat.sequence.contextSize },
+        throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${slot.sequence.contextSize}-token context`, {
+          details: { prompt: prompt.name, promptTokens, contextSize: slot.sequence.contextSize },
         });
       }
       const budget = generationBudget({
         answerTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
-        reasoningTokens: options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens,
+        reasoningTokens: asked > 0 ? asked : LLM_CALL_DEFAULTS.reasoningTokens,
         room,
-        reasons: this.reasons,
+        reasons,
       });
-      const response = await slot.chat.generateResponse(history, {
-        maxTokens: budget.maxTokens,
-        ...(budget.thoughtTokens !== undefined ? { budgets: { thoughtTokens: budget.thoughtTokens } } : {}),
+      const common = {
         temperature: sampling.temperature,
         ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+      };
+      let answerHistory = history;
+      let answerTokens = budget.maxTokens;
+      if (grammar && reasons && budget.thoughtTokens !== undefined && budget.thoughtTokens > 0) {
+        const thought = await this.#think(chat, history, budget.thoughtTokens, common, count, signal);
+        answerHistory = [...history.slice(0, -1), { type: 'model', response: thought }];
+        answerTokens = Math.max(1, Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room - completionTokens));
+      }
+      const response = await chat.generateResponse(answerHistory, {
+        ...common,
+        maxTokens: answerTokens,
+        // 0 once the thought is written (or when the step does not reason): no segment is opened again.
+        budgets: { thoughtTokens: answerHistory === history && reasons ? (budget.thoughtTokens ?? 0) : 0 },
         ...(grammar ? { grammar } : {}),
         ...(signal ? { signal } : {}),
         // The main response only: node-llama-cpp keeps reasoning segments out of onTextChunk.
         ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
-        // Counts every generated token, reasoning included (onToken sees the answer only): that is what the call cost.
-        onResponseChunk: (chunk) => {
-          completionTokens += chunk.tokens.length;
-          if (chunk.type === 'segment' && chunk.segmentType === 'thought') reasoningTokens += chunk.tokens.length;
-        },
+        onResponseChunk: count,
       });
       const usage: LlmUsage = { promptTokens, completionTokens, reasoningTokens, durationMs: performance.now() - started, cached: false };
       return { text: response.response, stopReason: toStopReason(response.metadata.stopReason), usage };
@@ -271,6 +341,42 @@ export class LlamaCppLlm implements Llm {
       });
     } finally {
       this.#pool.release(slot);
+    }
+  }
+
+  /**
+   * The reasoning phase of a structured call: free generation (no grammar, so node-llama-cpp
+   * detects the segment, or opens it at response start) that stops when the thought segment
+   * closes, or at the first answer text of a model that chose not to reason. Returns the closed
+   * thought segments, which the answer phase renders back as the start of the same response.
+   */
+  async #think(
+    chat: LlamaChat,
+    history: ChatHistoryItem[],
+    thoughtTokens: number,
+    sampling: { temperature: number; seed?: number },
+    count: (chunk: { type?: string; segmentType?: string; tokens: readonly unknown[] }) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<ChatModelResponse['response']> {
+    const done = new AbortController();
+    const forward = (): void => done.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const phase = await chat.generateResponse(history, {
+        ...sampling,
+        maxTokens: thoughtTokens + THOUGHT_PHASE_SLACK_TOKENS,
+        budgets: { thoughtTokens },
+        signal: done.signal,
+        stopOnAbortSignal: true,
+        onResponseChunk: (chunk) => {
+          count(chunk);
+          if (chunk.type === 'segment' ? chunk.segmentEndTime !== undefined : chunk.text !== '') done.abort();
+        },
+      });
+      throwIfAborted(signal);
+      return phase.fullResponse.flatMap((item) => (typeof item !== 'string' && item.segmentType === 'thought' ? [{ ...item, ended: true }] : []));
+    } finally {
+      signal?.removeEventListener('abort', forward);
     }
   }
 }

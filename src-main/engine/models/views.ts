@@ -51,6 +51,11 @@ export interface ModelStatus {
   dimension?: number;
   /** Why these settings were chosen (auto offload, fallback after out-of-memory…). */
   explanation: string;
+  /**
+   * A local generation model's chat wrapper (node-llama-cpp's name) and what its own template says
+   * about reasoning: whether it reasons, and whether steps can switch that off.
+   */
+  chat?: { wrapper: string; reasons: boolean; switchable: boolean };
 }
 
 export interface CatalogEntry {

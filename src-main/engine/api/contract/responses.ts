@@ -1,5 +1,6 @@
 /** What each method answers, composed from the domains' own views. */
 import type { EvalReportView } from '../../eval/types.js';
+import type { ReasoningMode, ReasoningStep } from '../../models/reasoningPolicy.js';
 import type {
   WatchedFolderView,
   AddDocumentsResult,
@@ -75,6 +76,12 @@ export interface Settings {
   endpoints: EndpointSetting[];
   /** What one document may take to load (its own thread is stopped past memory or time), and the largest DOCX text part. */
   documentLimits: { memoryMb: number; timeSeconds: number; docxXmlMb: number };
+  /**
+   * Which indexing and answering steps let a thinking model reason ('on') or switch its reasoning
+   * off ('off'), every step listed; saved without a step, it takes its default (`REASONING_STEPS`
+   * in models/reasoningPolicy: extraction off, deciding steps and answers on).
+   */
+  reasoning: Record<ReasoningStep, ReasoningMode>;
 }
 
 /** What each method answers. */

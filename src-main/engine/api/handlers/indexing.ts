@@ -69,7 +69,7 @@ export async function runIndexing(
   try {
     const embedder = await engine.models.requireEmbedder('Indexing');
     session.kb.assertEmbedder(embedder.identity, embedder.dimension);
-    const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache });
+    const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache, reasoning: engine.settings.get().reasoning });
     const { thresholds, concurrency, documentLimits } = engine.settings.get();
     const ingest = await ingestPending(session.kb, { embedder, thresholds, signal, ...documentLimitOptions(documentLimits), onProgress: (p) => progress({ stage: 'ingest', ...p }) });
     const result = await new IndexingJob(session.kb, llm, {

@@ -57,7 +57,7 @@ export async function answerQuestion(engine: Engine, session: KbSession, request
   return ask(
     {
       kb: session.kb,
-      llm: model ? new CachingLlm(model, { store: session.kb.callCache }) : null,
+      llm: model ? new CachingLlm(model, { store: session.kb.callCache, reasoning: engine.settings.get().reasoning }) : null,
       embedder,
       prompts: engine.prompts,
       settings: qaSettingsFor(engine.settings.get(), session.kb),

@@ -1,0 +1,74 @@
+import {
+  HarmonyChatWrapper,
+  JinjaTemplateChatWrapper,
+  LlamaText,
+  QwenChatWrapper,
+  type ChatWrapper,
+  type LlamaModel,
+} from 'node-llama-cpp';
+
+/**
+ * What a model's own chat template says about reasoning, and the chat wrapper that switches it
+ * off. node-llama-cpp's wrappers declare a thought segment by family (QwenChatWrapper always has
+ * `<think>`, the Jinja wrapper finds `<think>` in any Qwen tokenizer), so Qwen3-4B-Instruct-2507
+ * would count as a thinking model; only the template tells. Its facts:
+ * - `reasons`: the template writes the wrapper's thought opener (`<think>`, gpt-oss
+ *   `<|channel|>analysis<|message|>`), so the model was trained to reason there;
+ * - `switchable`: the template has the model's own switch (Qwen3 `enable_thinking`, gpt-oss
+ *   `reasoning_effort`), which {@link ChatReasoning.off} renders; QwQ has none and always reasons.
+ */
+export interface ChatReasoning {
+  /** node-llama-cpp's name of the wrapper that renders prompts, e.g. "Qwen", "Harmony", "JinjaTemplate". */
+  readonly wrapperName: string;
+  readonly reasons: boolean;
+  readonly switchable: boolean;
+  /** The thought segment opens with the response (the wrapper injects the opener): QwQ, Qwen "3.5". */
+  readonly opensAtStart: boolean;
+  /** The wrapper for calls whose step does not reason (undefined: reasoning cannot be switched off). */
+  readonly off: ChatWrapper | undefined;
+  /** One line for status screens: the wrapper and whether and how the model reasons. */
+  readonly summary: string;
+}
+
+export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel): ChatReasoning {
+  const template = model.fileInfo.metadata.tokenizer?.chat_template ?? '';
+  const thought = wrapper.settings.segments?.thought;
+  const opener = thought && LlamaText.isLlamaText(thought.prefix) ? thought.prefix.toString().trim() : '';
+  // A prefix of type "openedOnStart" (Jinja wrapper): the template opens the segment in the prompt itself.
+  const reasons = thought !== undefined && (opener === '' ? template !== '' : template.includes(opener));
+  const off = reasons ? thinkingOff(wrapper, template, model) : undefined;
+  const opensAtStart = thought?.openOnResponseStart === true || (opener === '' && thought !== undefined);
+  const how = !reasons
+    ? 'does not reason (its template has no reasoning segment)'
+    : off
+      ? `reasons (${opener || 'thought segment'}); steps without reasoning switch it off with the template's ${template.includes('enable_thinking') ? 'enable_thinking' : 'reasoning_effort'}`
+      : `always reasons (${opener || 'thought segment'}; its template has no switch to turn it off)`;
+  return { wrapperName: wrapperLabel(wrapper), reasons, switchable: off !== undefined, opensAtStart, off, summary: `chat wrapper ${wrapperLabel(wrapper)}; ${how}` };
+}
+
+function wrapperLabel(wrapper: ChatWrapper): string {
+  return wrapper instanceof QwenChatWrapper ? `${wrapper.wrapperName} (variation ${wrapper.variation})` : wrapper.wrapperName;
+}
+
+/**
+ * The same wrapper with the template's own switch set to "no reasoning": Qwen3's
+ * `enable_thinking: false` renders an empty `<think>\n\n</think>\n\n` before the answer, which
+ * QwenChatWrapper's `thoughts: "discourage"` writes and the Jinja wrapper gets from the template;
+ * gpt-oss's is `Reasoning: low` (the grammar's response prefix then opens the final channel).
+ */
+function thinkingOff(wrapper: ChatWrapper, template: string, model: LlamaModel): ChatWrapper | undefined {
+  if (wrapper instanceof HarmonyChatWrapper) {
+    if (!template.includes('reasoning_effort')) return undefined;
+    return new HarmonyChatWrapper({
+      modelIdentity: wrapper.modelIdentity,
+      cuttingKnowledgeDate: wrapper.cuttingKnowledgeDate ?? null,
+      todayDate: wrapper.todayDate,
+      reasoningEffort: 'low',
+      keepOnlyLastThought: wrapper.keepOnlyLastThought,
+    });
+  }
+  if (!template.includes('enable_thinking')) return undefined;
+  if (wrapper instanceof QwenChatWrapper) return new QwenChatWrapper({ variation: wrapper.variation, keepOnlyLastThought: wrapper.keepOnlyLastThought, thoughts: 'discourage' });
+  if (wrapper instanceof JinjaTemplateChatWrapper) return new JinjaTemplateChatWrapper({ template: wrapper.template, tokenizer: model.tokenizer, reasoning: false });
+  return undefined;
+}
