@@ -78,6 +78,10 @@ export interface Degradation {
   prompt: string;
   kind: DegradationKind;
   at: string;
+  /** The variables of the prompt whose reply was degraded (which chunk, which pairs): tests attribute a loss to it. */
+  variables: Readonly<Record<string, string>>;
+  /** The reply's batch item the degradation removed or changed, as the cooperative model wrote it (JSON replies). */
+  item?: unknown;
 }
 
 /** Keys whose strings are names (of entities, answers, placeholders). */
@@ -104,6 +108,7 @@ export class UncooperativeLlm implements Llm {
   readonly #options: UncooperativeLlmOptions;
   /** The prompt whose reply is being degraded (replies are degraded synchronously, one at a time). */
   #prompt: string | undefined;
+  #variables: Readonly<Record<string, string>> = {};
 
   constructor(inner: Llm, options: UncooperativeLlmOptions) {
     this.#inner = inner;
@@ -138,6 +143,7 @@ export class UncooperativeLlm implements Llm {
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
+    this.#variables = prompt.variables;
     let text = degrading ? this.#degradeText(prompt.name, 'text', inner.text, true) : inner.text;
     const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
     const tokens = encode(text);
@@ -158,6 +164,7 @@ export class UncooperativeLlm implements Llm {
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
+    this.#variables = prompt.variables;
     const reply = degrading ? this.#degradeJson(prompt.name, value, schema) : value;
     const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
     const raw = JSON.stringify(reply);
@@ -195,6 +202,7 @@ export class UncooperativeLlm implements Llm {
     const promptTokens = countTokens(prompt.system) + countTokens(prompt.user) + CHAT_TEMPLATE_TOKENS;
     const room = this.contextTokens - promptTokens;
     if (room <= 0) {
+      this.#variables = prompt.variables;
       this.#note(prompt.name, 'contextOverflow', '$');
       throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${this.contextTokens}-token context`, {
         details: { prompt: prompt.name, promptTokens, contextSize: this.contextTokens },
@@ -222,8 +230,8 @@ export class UncooperativeLlm implements Llm {
     return items[Math.floor(this.#random() * items.length)]!;
   }
 
-  #note(prompt: string, kind: DegradationKind, at: string): void {
-    this.degradations.push({ prompt, kind, at });
+  #note(prompt: string, kind: DegradationKind, at: string, item?: unknown): void {
+    this.degradations.push({ prompt, kind, at, variables: this.#variables, ...(item === undefined ? {} : { item }) });
   }
 
   #thinkingTokens(prompt: string): number {
@@ -238,12 +246,13 @@ export class UncooperativeLlm implements Llm {
    */
   #degradeJson(prompt: string, value: unknown, schema: z.ZodType): unknown {
     let reply = structuredClone(value);
-    const attempt = (kind: DegradationKind, path: Path, change: (reply: unknown) => void): void => {
+    const attempt = (kind: DegradationKind, path: Path, change: (reply: unknown) => void, itemAt: Path = path): void => {
       const next = structuredClone(reply);
+      const item = batchItem(reply, itemAt);
       change(next);
       if (!schema.safeParse(next).success) return;
       reply = next;
-      this.#note(prompt, kind, jsonPath(path));
+      this.#note(prompt, kind, jsonPath(path), item);
     };
     // Strings first, then arrays from the innermost and last: a dropped item moves no path still to visit.
     const all = [...sites(value)];
@@ -262,14 +271,19 @@ export class UncooperativeLlm implements Llm {
           const i = Math.floor(this.#random() * node.length);
           const j = (i + 1 + Math.floor(this.#random() * (node.length - 1))) % node.length;
           // Written twice, once in place of another item: the length a grammar enforces still holds.
-          attempt('repeatItem', path, (r) => {
-            const a = at(r, path) as unknown[];
-            a[j] = structuredClone(a[i]);
-          });
+          attempt(
+            'repeatItem',
+            path,
+            (r) => {
+              const a = at(r, path) as unknown[];
+              a[j] = structuredClone(a[i]);
+            },
+            [...path, j],
+          );
         }
         if (node.length > 0 && this.#chance('dropItem')) {
           const i = Math.floor(this.#random() * node.length);
-          attempt('dropItem', path, (r) => (at(r, path) as unknown[]).splice(i, 1));
+          attempt('dropItem', path, (r) => (at(r, path) as unknown[]).splice(i, 1), [...path, i]);
         }
         continue;
       }
@@ -344,6 +358,12 @@ function* sites(value: unknown, path: Path = [], key?: string | number, parent?:
   } else if (typeof value === 'string') {
     yield { path, node: value, key, parent };
   }
+}
+
+/** The item of the innermost array on a path (the batch item a change hits), as it is now. */
+function batchItem(root: unknown, path: Path): unknown {
+  for (let n = path.length; n > 0; n--) if (typeof path[n - 1] === 'number') return structuredClone(at(root, path.slice(0, n)));
+  return undefined;
 }
 
 function at(root: unknown, path: Path): unknown {

@@ -208,7 +208,12 @@ class ScriptLookup {
     const exact = this.#byKey.get(fenced(text));
     if (exact) return exact;
     const flat = squash(text);
-    const parts = [...this.#byKey.entries()].map(([key, script]) => ({ at: flat.indexOf(squash(key)), script })).filter((p) => p.at >= 0).sort((a, b) => a.at - b.at);
+    // A paragraph the chunker cut in two is the chunk's where it starts: a model reads the facts of
+    // the sentences it sees, so the document still yields all of them.
+    const parts = [...this.#byKey.entries()]
+      .map(([key, script]) => ({ at: startsIn(flat, squash(key)), script }))
+      .filter((p) => p.at >= 0)
+      .sort((a, b) => a.at - b.at);
     // A chunk holding no scripted paragraph (a heading cut off by the chunker) states no facts.
     if (parts.length === 0) return { summary: squash(text), triples: [] };
     return { summary: parts.map((p) => p.script.summary).join(' '), triples: parts.flatMap((p) => p.script.triples) };
@@ -217,6 +222,14 @@ class ScriptLookup {
 
 /** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does; citation marks a model glued on ("Ithaca[1].") dropped. */
 const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\[\d+\]/g, '').replace(/\s+/g, ' ').trim();
+
+/** Where a paragraph (whole, or its first sentence) starts in a text, or -1. */
+function startsIn(text: string, paragraph: string): number {
+  const whole = text.indexOf(paragraph);
+  if (whole >= 0) return whole;
+  const first = /^.+?[.!?](?=\s|$)/.exec(paragraph)?.[0];
+  return first && first.length < paragraph.length ? text.indexOf(first) : -1;
+}
 
 function chunkByText(): ScriptLookup {
   return new ScriptLookup(CORPUS_FILES.flatMap((file) => corpusParagraphs(file).map((p, i) => [fenced(p.text), CHUNK_SCRIPT[file][i]!] as const)));

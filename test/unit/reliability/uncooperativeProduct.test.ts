@@ -5,107 +5,226 @@ import { describe, expect, it } from 'vitest';
 import { STRATEGIES, type Answer, type StrategyName } from '../../../src-main/engine/api/contract.js';
 import type { IndexingResult } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
+import { UncooperativeLlm, type Degradation, type DegradationRates } from '../../support/UncooperativeLlm.js';
 import { canonicalName, CORPUS_DIR, CORPUS_FILES, corpusRules, DESCRIPTIONS, NAME_VARIANTS, plainDescription } from '../../support/corpusScript.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from '../qa/support/qaScript.js';
 import { databaseHealth, rdfAgainstSqlite } from './support/kbChecks.js';
+import { explainLoss, kbFacts, scriptedFacts, type KbFacts } from './support/productFacts.js';
 
 /**
  * The whole product with a model that does not cooperate (test/support/UncooperativeLlm.ts), over
  * many seeds: index the multilingual corpus, ask with every strategy, export. Whatever the model
  * does, nothing crashes, the KB is intact and its RDF view agrees with SQLite, no description,
- * summary or merge lands on the wrong item, and what the model left undone is recorded.
+ * summary or merge lands on the wrong item. And nothing is lost that the model did not lose: each
+ * seed is measured against what a perfect model yields (the script: the triples of every document
+ * in every language, the entities merged across languages, the answer of every strategy), which a
+ * cooperative run under the same limits must reach exactly; whatever a seed misses must be
+ * explained by a degradation the double recorded or a failure the product recorded.
  */
 
-const SEEDS = Number(process.env.POLYHOP_UNCOOPERATIVE_SEEDS ?? 50);
+/** Seeds run; the exact coverage check needs at least this many, so a smaller setting is refused. */
+const MIN_SEEDS = 50;
+const SEEDS = Number(process.env.POLYHOP_UNCOOPERATIVE_SEEDS ?? MIN_SEEDS);
 const KB = 'odyssey';
 const QUESTIONS: Record<StrategyName, string> = { dr: WIFE_OF_KING.it, hyp: WIFE_OF_KING.en, dapt: WIFE_OF_KING.fr, vector: WIFE_OF_KING.en, 'llm-only': WIFE_OF_KING.es };
+/** The expected answer of the questions above, in the corpus's spellings. */
+const PENELOPE = /p[eé]n[eé]lope/i;
 /** Citation marks a model glued on ("Ithaca[1].") are not content. */
 const content = (text: string): string => text.replace(/\[\d+\]/g, '');
+const NO_DEGRADATION: DegradationRates = {
+  dropItem: 0, repeatItem: 0, swapItems: 0, foreignName: 0, typeSuffix: 0, placeholder: 0, gluedCitation: 0,
+  reasoningPrefix: 0, longString: 0, emptyString: 0, thinking: 0,
+};
 
-function model(seed: number): UncooperativeLlm {
-  const rules = [...corpusRules({ resolveName: (n: string): string => llm.resolveName(n), describeUnscripted: true }), ...qaRules()];
-  const llm: UncooperativeLlm = new UncooperativeLlm(new ScriptedLlm(rules), {
-    seed,
-    nameVariants: NAME_VARIANTS,
-    contextTokens: 4096,
-  });
-  return llm;
+/**
+ * Minimum yields over all seeds, as a share of what a perfect model yields: what the product keeps
+ * from a model that degrades at DEFAULT_RATES. Set just under what the product kept on main
+ * (printed by the yield test: triples 0.953, merged 0.693, answers dr 0.8, hyp 0.92, others 1), so
+ * a change that loses what the model did not lose fails even where each loss has some excuse.
+ */
+const MIN_YIELD = { triples: 0.9, merged: 0.65, answers: 0.7 } as const;
+
+function model(seed: number, rates?: DegradationRates): UncooperativeLlm {
+  // The script reads prompts as written: it understands only the names the corpus uses, not the double's degradations.
+  const rules = [...corpusRules({ describeUnscripted: true }), ...qaRules()];
+  return new UncooperativeLlm(new ScriptedLlm(rules), { seed, nameVariants: NAME_VARIANTS, contextTokens: 4096, ...(rates ? { rates } : {}) });
+}
+
+interface AskRun {
+  answer: Answer;
+  /** Degradations the double made while answering. */
+  degradations: Degradation[];
+}
+
+interface SeedRun {
+  llm: UncooperativeLlm;
+  index: IndexingResult;
+  facts: KbFacts;
+  answers: Record<StrategyName, AskRun>;
+}
+
+/** Indexes, asks, exports once per seed, checking integrity on the way; shared by every test that needs the seed. */
+async function runSeed(seed: number, rates?: DegradationRates): Promise<SeedRun> {
+  const llm = model(seed, rates);
+  const { engine, dataDir, dispose } = await tempEngine({ llm, embedder: new QaEmbedder() });
+  try {
+    await call(engine, 'kb:create', { name: KB });
+    await call(engine, 'docs:add', { kb: KB, paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
+    const indexed = await runJobToEnd(engine, 'index:start', { kb: KB });
+    expect(indexed.error, JSON.stringify(indexed.error)).toBeNull();
+    const index = indexed.result as IndexingResult;
+    const kb = engine.kbs.get(KB).kb;
+    const facts = kbFacts(kb, index, llm.resolveName);
+
+    const answers = {} as Record<StrategyName, AskRun>;
+    for (const strategy of STRATEGIES) {
+      const before = llm.degradations.length;
+      const asked = await runJobToEnd(engine, 'qa:ask', { kb: KB, question: QUESTIONS[strategy], strategy });
+      expect(asked.error, `${strategy}: ${JSON.stringify(asked.error)}`).toBeNull();
+      answers[strategy] = { answer: asked.result as Answer, degradations: llm.degradations.slice(before) };
+    }
+
+    const turtle = join(dataDir, 'export.ttl');
+    const exported = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: turtle });
+    expect(exported.error).toBeNull();
+    expect(new Parser({ format: 'Turtle' }).parse(readFileSync(turtle, 'utf8')).length).toBe((exported.result as { quads: number }).quads);
+
+    // An intact KB whose RDF view holds what SQLite holds.
+    const health = databaseHealth(engine.kbs.registry.get(KB).file);
+    expect(health.integrity).toEqual(['ok']);
+    expect(health.foreignKeys).toEqual([]);
+    const rdf = await rdfAgainstSqlite(engine, KB, kb);
+    expect(rdf.view).toEqual(rdf.sqlite);
+
+    const entities = [...kb.iterateEntities()];
+    // Merges: an entity names one corpus entity, unless the model itself confirmed a wrong pair.
+    if (!llm.degradations.some((d) => d.prompt === 'mder/disambiguate')) expect(facts.wrongMerges).toEqual([]);
+    // Descriptions: each is its own triple's (scripted, or the triple in words when a name was degraded).
+    const docsWithError = new Set([...kb.iterateDocuments()].filter((d) => d.error !== null).map((d) => d.id));
+    for (const t of kb.iterateTriples()) {
+      const key = `${canonicalName(llm.resolveName(t.sourceName))}|${t.relation}|${canonicalName(llm.resolveName(t.targetName))}`;
+      if (t.description === null) {
+        // Left undescribed: recorded with its document.
+        const docs = kb.getChunks(t.chunkIds).map((c) => c.documentId);
+        expect(docs.some((d) => docsWithError.has(d)), `undescribed ${key} recorded`).toBe(true);
+        continue;
+      }
+      const own = [DESCRIPTIONS[key], plainDescription(t.sourceName, t.relation, t.targetName)];
+      expect(own.some((o) => o !== undefined && content(t.description!).includes(o)), `description of ${key}: ${t.description}`).toBe(true);
+    }
+    // Summaries: each speaks of its own entity and of no other one.
+    const heads = entities.map((e) => `${e.name} (${e.type}): `);
+    for (const e of entities) {
+      if (e.summary === null) continue;
+      const head = `${e.name} (${e.type}): `;
+      expect(content(e.summary), `summary of ${e.name}`).toContain(head);
+      for (const other of heads) if (other !== head && !head.includes(other)) expect(content(e.summary), `summary of ${e.name}`).not.toContain(other);
+    }
+    // What stays undone is recorded: unsummarised entities in the reduce failures.
+    const unsummarised = entities.filter((e) => e.summary === null && kb.triplesOfEntity(e.id, 'both', 1).length > 0);
+    if (unsummarised.length > 0) expect(index.failures.some((f) => f.stage === 'reduce'), `unsummarised: ${unsummarised.map((e) => e.name).join(', ')}`).toBe(true);
+    for (const c of kb.iterateChunks()) if (c.englishText === null) expect(docsWithError.has(c.documentId)).toBe(true);
+    return { llm, index, facts, answers };
+  } finally {
+    await dispose();
+  }
+}
+
+const runs = new Map<number, Promise<SeedRun>>();
+/** One run per seed, whichever test asks first: no test depends on another having run. */
+const seedRun = (seed: number): Promise<SeedRun> => {
+  if (!runs.has(seed)) runs.set(seed, runSeed(seed));
+  return runs.get(seed)!;
+};
+let cooperativeRun: Promise<SeedRun> | undefined;
+/** The cooperative model: the same double with every degradation at rate 0 (the same limits), deterministic. */
+const cooperative = (): Promise<SeedRun> => (cooperativeRun ??= runSeed(0, NO_DEGRADATION));
+
+const SCRIPTED = scriptedFacts();
+const namesPenelope = (a: Answer): boolean => PENELOPE.test(`${a.shortAnswer ?? ''} ${a.text}`);
+
+interface Measured {
+  /** Scripted facts this run kept, of all, and the ones missing with no recorded reason. */
+  kept: number;
+  total: number;
+  unexplained: string[];
+  /** Alias groups (multilingual entities) merged into one entity, of all, and the ones left apart with no recorded reason. */
+  merged: number;
+  groups: number;
+  unexplainedMerges: string[];
+  /** Strategies whose answer named Penelope, and the misses with no degradation during the ask or loss before it. */
+  answered: StrategyName[];
+  unexplainedAnswers: StrategyName[];
+}
+
+/** Measures a run against what a perfect model yields (the script): it needs no other run of the product, which may share a bug. */
+function measure(run: SeedRun): Measured {
+  const { facts, llm } = run;
+  const m: Measured = { kept: 0, total: 0, unexplained: [], merged: 0, groups: 0, unexplainedMerges: [], answered: [], unexplainedAnswers: [] };
+  let lostFacts = 0;
+  for (const [file, scripted] of SCRIPTED) {
+    for (const fact of scripted) {
+      m.total++;
+      if (facts.triplesByFile.get(file)?.has(fact)) m.kept++;
+      else if (explainLoss(file, fact, facts, llm.degradations, llm.resolveName) === null) m.unexplained.push(`${file}: ${fact}`);
+      else lostFacts++;
+    }
+  }
+  const names = (d: Degradation): string[] => Object.values((d.item ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string');
+  for (const [group, count] of facts.entitiesOf) {
+    m.groups++;
+    if (count === 1) {
+      m.merged++;
+      continue;
+    }
+    // Left apart: the model refused or lost a pair, or wrote one of the entity's names in a form no one put beside the others.
+    const explained =
+      facts.failedFiles.size > 0 ||
+      llm.degradations.some((d) => d.prompt === 'mder/disambiguate' || (d.prompt === 'mder/map' && d.kind === 'foreignName' && names(d).some((n) => canonicalName(llm.resolveName(n)) === group)));
+    if (!explained) m.unexplainedMerges.push(`${group}: ${count} entities`);
+  }
+  for (const strategy of STRATEGIES) {
+    if (namesPenelope(run.answers[strategy].answer)) m.answered.push(strategy);
+    else if (run.answers[strategy].degradations.length === 0 && lostFacts === 0 && facts.failedFiles.size === 0) m.unexplainedAnswers.push(strategy);
+  }
+  return m;
 }
 
 describe('the whole product with an uncooperative model', () => {
-  const models: UncooperativeLlm[] = [];
-
-  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i: index, every strategy, export', async (seed) => {
-    const llm = model(seed);
-    models.push(llm);
-    const { engine, dataDir, dispose } = await tempEngine({ llm, embedder: new QaEmbedder() });
-    try {
-      await call(engine, 'kb:create', { name: KB });
-      await call(engine, 'docs:add', { kb: KB, paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
-      const indexed = await runJobToEnd(engine, 'index:start', { kb: KB });
-      expect(indexed.error, JSON.stringify(indexed.error)).toBeNull();
-      const index = indexed.result as IndexingResult;
-
-      for (const strategy of STRATEGIES) {
-        const asked = await runJobToEnd(engine, 'qa:ask', { kb: KB, question: QUESTIONS[strategy], strategy });
-        expect(asked.error, `${strategy}: ${JSON.stringify(asked.error)}`).toBeNull();
-        const answer = asked.result as Answer;
-        expect(answer.trace.length, strategy).toBeGreaterThan(0);
-      }
-
-      const turtle = join(dataDir, 'export.ttl');
-      const exported = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: turtle });
-      expect(exported.error).toBeNull();
-      expect(new Parser({ format: 'Turtle' }).parse(readFileSync(turtle, 'utf8')).length).toBe((exported.result as { quads: number }).quads);
-
-      // An intact KB whose RDF view holds what SQLite holds.
-      const kb = engine.kbs.get(KB).kb;
-      const health = databaseHealth(engine.kbs.registry.get(KB).file);
-      expect(health.integrity).toEqual(['ok']);
-      expect(health.foreignKeys).toEqual([]);
-      const rdf = await rdfAgainstSqlite(engine, KB, kb);
-      expect(rdf.view).toEqual(rdf.sqlite);
-
-      // Merges: every name of an entity (and its aliases) is one corpus entity under some spelling.
-      const entities = [...kb.iterateEntities()];
-      for (const e of entities) {
-        const who = new Set([e.name, ...e.aliases].map((n) => canonicalName(llm.resolveName(n))));
-        expect(who.size, `entity ${e.name} merges ${[...who].join(', ')}`).toBe(1);
-      }
-      // Descriptions: each is its own triple's (scripted, or the triple in words when a name was degraded).
-      const docsWithError = new Set([...kb.iterateDocuments()].filter((d) => d.error !== null).map((d) => d.id));
-      for (const t of kb.iterateTriples()) {
-        const key = `${canonicalName(llm.resolveName(t.sourceName))}|${t.relation}|${canonicalName(llm.resolveName(t.targetName))}`;
-        if (t.description === null) {
-          // Left undescribed: recorded with its document.
-          const docs = kb.getChunks(t.chunkIds).map((c) => c.documentId);
-          expect(docs.some((d) => docsWithError.has(d)), `undescribed ${key} recorded`).toBe(true);
-          continue;
-        }
-        const own = DESCRIPTIONS[key] ?? plainDescription(t.sourceName, t.relation, t.targetName);
-        expect(content(t.description), `description of ${key}`).toContain(own);
-      }
-      // Summaries: each speaks of its own entity and of no other one.
-      const heads = entities.map((e) => `${e.name} (${e.type}): `);
-      for (const e of entities) {
-        if (e.summary === null) continue;
-        const head = `${e.name} (${e.type}): `;
-        expect(content(e.summary), `summary of ${e.name}`).toContain(head);
-        for (const other of heads) if (other !== head && !head.includes(other)) expect(content(e.summary), `summary of ${e.name}`).not.toContain(other);
-      }
-      // What stays undone is recorded: unsummarised entities in the reduce failures.
-      const unsummarised = entities.filter((e) => e.summary === null && kb.triplesOfEntity(e.id, 'both', 1).length > 0);
-      if (unsummarised.length > 0) expect(index.failures.some((f) => f.stage === 'reduce'), `unsummarised: ${unsummarised.map((e) => e.name).join(', ')}`).toBe(true);
-      for (const c of kb.iterateChunks()) if (c.englishText === null) expect(docsWithError.has(c.documentId)).toBe(true);
-    } finally {
-      await dispose();
-    }
+  it('runs at least the seeds its exact checks need', () => {
+    expect(SEEDS, `POLYHOP_UNCOOPERATIVE_SEEDS=${process.env.POLYHOP_UNCOOPERATIVE_SEEDS}: at least ${MIN_SEEDS}`).toBeGreaterThanOrEqual(MIN_SEEDS);
   });
 
-  it('degraded every step the runs went through, in every way it can (so the checks above mean something)', () => {
-    const made = new Set(models.flatMap((m) => m.degradations.map((d) => `${d.prompt} ${d.kind}`)));
+  it('the cooperative run finds every scripted fact, merge and answer (the reference the seeds are measured against)', async () => {
+    const base = await cooperative();
+    expect(base.llm.degradations.filter((d) => d.kind !== 'cutAtMaxTokens' && d.kind !== 'contextOverflow')).toEqual([]);
+    const sorted = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([file, facts]) => [file, [...facts].sort()]));
+    expect(sorted(base.facts.triplesByFile)).toEqual(sorted(SCRIPTED));
+    expect([...base.facts.entitiesOf.values()]).toEqual([1, 1, 1]);
+    for (const strategy of STRATEGIES) expect(namesPenelope(base.answers[strategy].answer), strategy).toBe(true);
+  });
+
+  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i: index, every strategy, export; nothing lost unrecorded', async (seed) => {
+    const m = measure(await seedRun(seed));
+    expect(m.unexplained, 'scripted facts missing with no recorded reason').toEqual([]);
+    expect(m.unexplainedMerges, 'entities left unmerged with no recorded reason').toEqual([]);
+    expect(m.unexplainedAnswers, 'strategies that lost the answer with no recorded reason').toEqual([]);
+  });
+
+  it(`over ${Math.max(SEEDS, MIN_SEEDS)} seeds: the yields stay above their minimum, and every step was degraded in every way it can`, { timeout: 1_800_000 }, async () => {
+    const all = await Promise.all(Array.from({ length: Math.max(SEEDS, MIN_SEEDS) }, (_, i) => seedRun(i + 1)));
+    const ms = all.map(measure);
+    const sum = (f: (m: Measured) => number): number => ms.reduce((n, m) => n + f(m), 0);
+    const triples = sum((m) => m.kept) / sum((m) => m.total);
+    const merged = sum((m) => m.merged) / sum((m) => m.groups);
+    const answers = Object.fromEntries(STRATEGIES.map((s) => [s, ms.filter((m) => m.answered.includes(s)).length / ms.length]));
+    console.log(`uncooperative yields over ${ms.length} seeds: triples ${triples.toFixed(3)}, merged ${merged.toFixed(3)}, answers ${JSON.stringify(answers)}`);
+    expect(triples).toBeGreaterThanOrEqual(MIN_YIELD.triples);
+    expect(merged).toBeGreaterThanOrEqual(MIN_YIELD.merged);
+    for (const s of STRATEGIES) expect(answers[s], s).toBeGreaterThanOrEqual(MIN_YIELD.answers);
+
+    const made = new Set(all.flatMap((r) => r.llm.degradations.map((d) => `${d.prompt} ${d.kind}`)));
     const expected = [
       'ingest/summarise reasoningPrefix',
       'mder/map dropItem',
@@ -126,7 +245,7 @@ describe('the whole product with an uncooperative model', () => {
       'qa/answer emptyString',
       'qa/hyp-judge swapItems',
     ];
-    if (SEEDS >= 50) expect([...made].filter((m) => expected.includes(m)).sort()).toEqual([...expected].sort());
-    expect(made.size).toBeGreaterThan(SEEDS >= 50 ? 40 : 5);
+    expect([...made].filter((m) => expected.includes(m)).sort()).toEqual([...expected].sort());
+    expect(made.size).toBeGreaterThan(40);
   });
 });
