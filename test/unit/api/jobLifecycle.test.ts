@@ -72,7 +72,7 @@ describe('an index job whose model call fails hard (issue 14)', () => {
       }
       // The one-job-per-KB guard: a second run asked for during the failure is refused while the
       // first still runs; if it runs at all, it starts after the first has finished.
-      expect(run.secondState, where).toBeDefined();
+      expect(run.secondState, where).not.toBeNull();
       const finishedAt = run.events.findIndex((e) => e.name === 'job:finished' && e.payload.jobId === run.jobId);
       const secondEvents = run.events.map((e, i) => ({ e, i })).filter(({ e }) => (e.payload as JobProgress).jobId === run.secondId);
       if (run.secondState?.status === 'failed' && run.secondState.error?.code === 'CONFLICT') continue;

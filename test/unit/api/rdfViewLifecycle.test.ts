@@ -1,12 +1,27 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { KbInfo, KbSummary, SparqlResult } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { ontologyTurtle } from '../../support/ontologyTurtle.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+
+/** Exits of the worker threads the engine asked to stop: what {@link settle} waits for, instead of a sleep. */
+const { stopping, stops } = vi.hoisted(() => ({ stopping: new Set<Promise<unknown>>(), stops: { count: 0 } }));
+vi.mock('node:worker_threads', async (importOriginal) => {
+  const threads = await importOriginal<typeof import('node:worker_threads')>();
+  class TrackedWorker extends threads.Worker {
+    readonly #exited = new Promise((resolve) => this.once('exit', resolve));
+    override terminate(): Promise<number> {
+      stopping.add(this.#exited);
+      stops.count++;
+      return super.terminate();
+    }
+  }
+  return { ...threads, Worker: TrackedWorker };
+});
 
 /**
  * Issue 17 #1: kb:delete while the KB's RDF view was loading ended the engine process with an
@@ -66,11 +81,15 @@ describe('RDF view ended while it loads', () => {
     for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
   };
 
-  /** Lets every worker exit and every orphaned promise settle before looking for escapes. */
+  /** Waits for every worker the engine stopped to exit, and for the rejections its exit causes, before looking for escapes. */
   const settle = async (): Promise<void> => {
     await turns(5);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await turns(5);
+    while (stopping.size > 0) {
+      const exits = [...stopping];
+      stopping.clear();
+      await Promise.all(exits);
+      await turns(5);
+    }
   };
 
   it('kb:delete at any moment of the load', async () => {
@@ -83,6 +102,8 @@ describe('RDF view ended while it loads', () => {
       expect(deleted.ok).toBe(true);
       expect(info).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     }
+    // Each deleted KB stopped its loading view's worker: what settle waited for.
+    expect(stops.count).toBeGreaterThanOrEqual(MOMENTS.length);
     await settle();
     expect(escaped).toEqual([]);
     const names = (await call<KbSummary[]>(engine, 'kb:list', {})).map((k) => k.name);

@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { DocumentPage } from '../../../src-main/engine/api/contract.js';
 import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
 import { writeGlyphIdPdf, writeInflatingPdf } from '../../support/pdfBuilder.js';
@@ -56,6 +56,35 @@ describe('documents load in a thread with limits', () => {
     const error = await failure(slow.load(bomb));
     expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'time' } });
     expect(error.message).toContain('the per-document time limit');
+  });
+
+  it('the time limit is in seconds: a document is stopped when they have passed, not before; a normal one is never stopped', async () => {
+    // The loader's clock is faked (the thread runs for real), so the limit is read in units, not raced.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await using timed = new DocumentLoader({ timeSeconds: 2 });
+      expect((await timed.load(good)).text).toContain('Ada Kestrel');
+      // The finished load left no timer that could stop a later one.
+      expect(vi.getTimerCount()).toBe(0);
+      // Whether the thread was still loading 1 ms before the limit and at it (stopping kills it at once).
+      const alive: boolean[] = [];
+      const loading = timed.load(bomb, {
+        // Called just before the limit's timer is set; the checks run once it is set, before the thread can reply.
+        onStarted: () =>
+          queueMicrotask(() => {
+            vi.advanceTimersByTime(1999);
+            alive.push(timed.hasThread);
+            vi.advanceTimersByTime(1);
+            alive.push(timed.hasThread);
+          }),
+      });
+      const error = await failure(loading);
+      expect(alive, 'loading at 1.999 s, stopped at 2 s').toEqual([true, false]);
+      expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'time', timeSeconds: 2 } });
+      expect(error.message).toContain('longer than 2 s');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('cancel takes effect mid-document: the thread is stopped, not waited for', async () => {
