@@ -80,7 +80,11 @@ export async function syncChangedPaths(engine: Engine, name: string, root: strin
   const changes: FoundChanges = { found: [], gone: [], errors: [] };
   const goneIds = new Set<number>();
   const markGone = (path: string) => {
-    for (const doc of documentsUnder(session, path)) if (!goneIds.has(doc.id)) goneIds.add(doc.id) && changes.gone.push(doc);
+    for (const doc of documentsUnder(session, path)) {
+      if (goneIds.has(doc.id)) continue;
+      goneIds.add(doc.id);
+      changes.gone.push(doc);
+    }
   };
   for (const path of [...new Set(paths)].sort()) {
     if (rules.covers(path)) continue;
@@ -90,7 +94,11 @@ export async function syncChangedPaths(engine: Engine, name: string, root: strin
         const scan = await scanFolder(path, { ignore, ignoreRoot: root });
         changes.found.push(...scan.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })));
         const present = new Set(scan.files.map((f) => f.path));
-        for (const doc of documentsUnder(session, path)) if (!present.has(doc.path) && !goneIds.has(doc.id)) goneIds.add(doc.id) && changes.gone.push(doc);
+        for (const doc of documentsUnder(session, path)) {
+          if (present.has(doc.path) || goneIds.has(doc.id)) continue;
+          goneIds.add(doc.id);
+          changes.gone.push(doc);
+        }
       } else if (info.isFile() && formatForPath(path)) {
         changes.found.push({ path, size: info.size, sha256: await hashFile(path) });
       } else if (!info.isFile()) {

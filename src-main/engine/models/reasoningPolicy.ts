@@ -1,4 +1,5 @@
 import { PolyhopError } from '../base/errors.js';
+import type { ReasoningMode, ReasoningStep } from './views.js';
 
 /**
  * Which pipeline steps let a thinking model reason (Qwen3 `<think>`, gpt-oss analysis channel).
@@ -19,10 +20,9 @@ export const REASONING_STEPS = {
   resolve: { prompts: ['qa/dr-resolve', 'qa/dapt-subanswer', 'qa/dapt-regenerate'], reasons: true },
   judge: { prompts: ['qa/hyp-judge', 'qa/dapt-judge', 'eval/judge'], reasons: true },
   answer: { prompts: ['qa/answer', 'qa/dapt-final', 'qa/llm-only', 'models/try'], reasons: true },
-} as const satisfies Record<string, { prompts: readonly string[]; reasons: boolean }>;
+} as const satisfies Record<ReasoningStep, { prompts: readonly string[]; reasons: boolean }>;
 
-export type ReasoningStep = keyof typeof REASONING_STEPS;
-export type ReasoningMode = 'on' | 'off';
+export type { ReasoningMode, ReasoningStep };
 /** Per-step overrides of the defaults (the shape of `Settings.reasoning`). */
 export type ReasoningPolicy = Partial<Record<ReasoningStep, ReasoningMode>>;
 

@@ -112,3 +112,7 @@ export interface EndpointProbeView {
   latencyMs: number;
   error: string | null;
 }
+
+/** The pipeline steps a reasoning policy names (models/reasoningPolicy.ts: which prompts each covers, its default). */
+export type ReasoningStep = 'preprocess' | 'map' | 'disambiguate' | 'enrich' | 'reduce' | 'translate' | 'decompose' | 'resolve' | 'judge' | 'answer';
+export type ReasoningMode = 'on' | 'off';

@@ -10,8 +10,10 @@ import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 
 /** Exits of the worker threads the engine asked to stop: what {@link settle} waits for, instead of a sleep. */
 const { stopping, stops } = vi.hoisted(() => ({ stopping: new Set<Promise<unknown>>(), stops: { count: 0 } }));
+import type * as WorkerThreads from 'node:worker_threads';
+
 vi.mock('node:worker_threads', async (importOriginal) => {
-  const threads = await importOriginal<typeof import('node:worker_threads')>();
+  const threads = await importOriginal<typeof WorkerThreads>();
   class TrackedWorker extends threads.Worker {
     readonly #exited = new Promise((resolve) => this.once('exit', resolve));
     override terminate(): Promise<number> {

@@ -15,6 +15,7 @@ import { call, repoRoot, runJobToEnd, tempEngine } from '../../support/tempEngin
 import { WIFE_OF_KING } from '../qa/support/qaScript.js';
 
 /** The tool's JSON reply (the text content a client's model reads). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool's JSON, read as the client's model would
 const replyOf = (result: unknown): any => JSON.parse(((result as CallToolResult).content[0] as { text: string }).text);
 
 describe('MCP front door, as an MCP client calls it', () => {

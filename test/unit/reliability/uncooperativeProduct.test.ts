@@ -39,11 +39,13 @@ const NO_DEGRADATION: DegradationRates = {
 
 /**
  * Minimum yields over all seeds, as a share of what a perfect model yields: what the product keeps
- * from a model that degrades at DEFAULT_RATES. Set just under what the product kept on main
- * (printed by the yield test: triples 0.953, merged 0.693, answers dr 0.8, hyp 0.92, others 1), so
- * a change that loses what the model did not lose fails even where each loss has some excuse.
+ * from a model that degrades at DEFAULT_RATES. Set just under what the product keeps (printed by
+ * the yield test: triples 0.953, merged 0.647, answers dr 0.82, hyp 0.88, others 1; merged was
+ * 0.693 before merges became cliques of type-compatible, pairwise-confirmed entities, which trades
+ * some recall for never chaining a wrong verdict), so a change that loses what the model did not
+ * lose fails even where each loss has some excuse.
  */
-const MIN_YIELD = { triples: 0.9, merged: 0.65, answers: 0.7 } as const;
+const MIN_YIELD = { triples: 0.9, merged: 0.62, answers: 0.7 } as const;
 
 function model(seed: number, rates?: DegradationRates): UncooperativeLlm {
   // The script reads prompts as written: it understands only the names the corpus uses, not the double's degradations.

@@ -1,6 +1,6 @@
 /** What each method answers, composed from the domains' own views. */
 import type { EvalReportView } from '../../eval/types.js';
-import type { ReasoningMode, ReasoningStep } from '../../models/reasoningPolicy.js';
+import type { ReasoningMode, ReasoningStep } from '../../models/views.js';
 import type {
   WatchedFolderView,
   AddDocumentsResult,

@@ -39,7 +39,10 @@ export function spellingSimilarity(a: string, b: string): number {
   const gb = grams(b);
   let shared = 0;
   let total = 0;
-  for (const [g, n] of ga) (shared += Math.min(n, gb.get(g) ?? 0)), (total += n);
+  for (const [g, n] of ga) {
+    shared += Math.min(n, gb.get(g) ?? 0);
+    total += n;
+  }
   for (const n of gb.values()) total += n;
   return total === 0 ? 0 : (2 * shared) / total;
 }
