@@ -31,7 +31,10 @@ export default defineConfig({
       // A sandboxed preload cannot require npm packages: bundle what it imports (the contract).
       externalizeDeps: false,
       outDir: 'out/preload',
-      rollupOptions: { input: { index: resolve(__dirname, 'src-preload/index.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src-preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
     },
   },
   renderer: {

@@ -8,7 +8,10 @@ import { register } from 'tsx/esm/api';
 
 register();
 const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'bench');
-const available = readdirSync(benchDir).filter((f) => f.endsWith('.bench.ts')).map((f) => f.replace(/\.bench\.ts$/, '')).sort();
+const available = readdirSync(benchDir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .map((f) => f.replace(/\.bench\.ts$/, ''))
+  .sort();
 // `npm run bench x -- --n 5` arrives without the '--'; a direct `node bin/bench.js x -- --n 5` keeps it.
 const args = process.argv.slice(2).filter((a) => a !== '--');
 const names = args.filter((a) => available.includes(a));

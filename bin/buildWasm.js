@@ -9,7 +9,13 @@ import { fileURLToPath } from 'node:url';
 import wabt from 'wabt';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const WASM_SOURCES = [{ wat: 'src-main/engine/kb/utils/hammingScan.wat', out: 'src-main/engine/kb/utils/hammingScanWasm.ts', name: 'HAMMING_SCAN_WASM' }];
+export const WASM_SOURCES = [
+  {
+    wat: 'src-main/engine/kb/utils/hammingScan.wat',
+    out: 'src-main/engine/kb/utils/hammingScanWasm.ts',
+    name: 'HAMMING_SCAN_WASM',
+  },
+];
 
 /** The TypeScript module text for one source. */
 export async function assemble({ wat, name }) {

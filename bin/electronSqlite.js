@@ -10,11 +10,18 @@ import { join } from 'node:path';
 /** Path of a better-sqlite3 binding that loads in `electronPath`, building it once if needed. */
 export function electronSqliteBinding(appRoot, electronPath) {
   const loads = (binding) =>
-    spawnSync(electronPath, ['-e', `new (require('better-sqlite3'))(':memory:'${binding ? `, { nativeBinding: ${JSON.stringify(binding)} }` : ''})`], {
-      cwd: appRoot,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: 'ignore',
-    }).status === 0;
+    spawnSync(
+      electronPath,
+      [
+        '-e',
+        `new (require('better-sqlite3'))(':memory:'${binding ? `, { nativeBinding: ${JSON.stringify(binding)} }` : ''})`,
+      ],
+      {
+        cwd: appRoot,
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        stdio: 'ignore',
+      },
+    ).status === 0;
   if (loads(null)) return null;
   const version = JSON.parse(readFileSync(join(appRoot, 'node_modules', 'electron', 'package.json'), 'utf8')).version;
   const binding = join(appRoot, '.cache', 'electron-native', version, 'better_sqlite3.node');
@@ -27,12 +34,19 @@ export function electronSqliteBinding(appRoot, electronPath) {
     const env = { ...process.env, npm_config_runtime: 'electron', npm_config_target: version };
     // better-sqlite3 publishes prebuilt bindings for each Electron ABI; fetching one needs the
     // network, as the Electron binary itself did.
-    execFileSync(process.execPath, [join(appRoot, 'node_modules', 'prebuild-install', 'bin.js'), '--runtime', 'electron', '--target', version], { cwd: work, env, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [join(appRoot, 'node_modules', 'prebuild-install', 'bin.js'), '--runtime', 'electron', '--target', version],
+      { cwd: work, env, stdio: 'inherit' },
+    );
     mkdirSync(join(binding, '..'), { recursive: true });
     cpSync(join(work, 'build', 'Release', 'better_sqlite3.node'), binding);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  if (!loads(binding)) throw new Error(`better-sqlite3 for Electron ${version} does not load; \`npm start -- --browser\` runs browser mode instead`);
+  if (!loads(binding))
+    throw new Error(
+      `better-sqlite3 for Electron ${version} does not load; \`npm start -- --browser\` runs browser mode instead`,
+    );
   return binding;
 }

@@ -15,7 +15,14 @@ mkdirSync(dirname(target), { recursive: true });
 if (existsSync(installed)) copyFileSync(installed, target);
 else if (!existsSync(target)) {
   const dir = dirname(dirname(target));
-  const tarball = execFileSync('npm', ['pack', `electron@${version}`, '--silent'], { cwd: dir, encoding: 'utf8' }).trim();
+  const tarball = execFileSync('npm', ['pack', `electron@${version}`, '--silent'], {
+    cwd: dir,
+    encoding: 'utf8',
+  }).trim();
   execFileSync('tar', ['xzf', tarball, 'package/electron.d.ts'], { cwd: dir });
 }
-execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.electron.json'), '--noEmit'], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.electron.json'), '--noEmit'],
+  { stdio: 'inherit' },
+);

@@ -7,7 +7,14 @@ import { resolve } from 'node:path';
 import type { Engine } from './engine/api/Engine.js';
 import { appPaths, defaultDataDir } from './engine/api/paths.js';
 import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
-import { DATASET_FORMATS, STRATEGIES, RDF_FORMATS, type Method, type Request, type Responses } from './engine/api/contract.js';
+import {
+  DATASET_FORMATS,
+  STRATEGIES,
+  RDF_FORMATS,
+  type Method,
+  type Request,
+  type Responses,
+} from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { StreamedAnswer } from './cli/StreamedAnswer.js';
 import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
@@ -41,7 +48,9 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       const opts = program.opts<{ dataDir?: string; modelsDir?: string }>();
       // Loaded on first use, so `--help` does not pay for the engine's native modules.
       const { Engine } = await import('./engine/api/Engine.js');
-      engine = await Engine.create({ paths: appPaths(appRoot, opts.dataDir ? resolve(opts.dataDir) : defaultDataDir(), opts.modelsDir) });
+      engine = await Engine.create({
+        paths: appPaths(appRoot, opts.dataDir ? resolve(opts.dataDir) : defaultDataDir(), opts.modelsDir),
+      });
     }
     return engine;
   };
@@ -51,7 +60,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     if (!reply.ok) throw new CliError(`${reply.error.code}: ${reply.error.message}`);
     return reply.value as Responses[M];
   };
-  const job = async <M extends Method>(method: M, request: Request<M>, options: { pauseOnInterrupt?: boolean; onToken?: ((text: string, reset: boolean) => void) | undefined } = {}): Promise<JobResult> => {
+  const job = async <M extends Method>(
+    method: M,
+    request: Request<M>,
+    options: { pauseOnInterrupt?: boolean; onToken?: ((text: string, reset: boolean) => void) | undefined } = {},
+  ): Promise<JobResult> => {
     const { jobId } = (await call(method, request)) as { jobId: string };
     return runJob(await getEngine(), jobId, { ...options, quiet: json() });
   };
@@ -78,14 +91,18 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
 
   program
     .command('mcp')
-    .description('serve the knowledge bases to other local apps over the Model Context Protocol (stdio; --http: 127.0.0.1 with a token)')
+    .description(
+      'serve the knowledge bases to other local apps over the Model Context Protocol (stdio; --http: 127.0.0.1 with a token)',
+    )
     .option('--http', 'streamable HTTP on 127.0.0.1 instead of stdio')
     .option('--port <n>', 'with --http: port (default: a random free port)', (v) => Number.parseInt(v, 10))
     .action(async (opts: { http?: boolean; port?: number }) => {
       const { runMcpStdio, startMcpHttp } = await import('./mcp.js');
       if (!opts.http) return runMcpStdio(await getEngine());
       const server = await startMcpHttp(await getEngine(), opts.port ? { port: opts.port } : {});
-      process.stdout.write(`Polyhop MCP server at ${server.url}\nSend this run's token with every request: Authorization: Bearer ${server.token}\n`);
+      process.stdout.write(
+        `Polyhop MCP server at ${server.url}\nSend this run's token with every request: Authorization: Bearer ${server.token}\n`,
+      );
       await new Promise<void>((stop) => {
         process.once('SIGINT', () => stop());
         process.once('SIGTERM', () => stop());
@@ -99,14 +116,28 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--description <text>', 'what it holds')
     .option('--base-iri <iri>', 'base IRI for its RDF view')
     .action(async (name: string, opts: { description?: string; baseIri?: string }) => {
-      const created = await call('kb:create', { name, ...(opts.description ? { description: opts.description } : {}), ...(opts.baseIri ? { baseIri: opts.baseIri } : {}) });
+      const created = await call('kb:create', {
+        name,
+        ...(opts.description ? { description: opts.description } : {}),
+        ...(opts.baseIri ? { baseIri: opts.baseIri } : {}),
+      });
       out(created, () => console.log(`Created knowledge base "${created.name}" (${created.baseIri})`));
     });
   kb.command('list')
     .description('list knowledge bases')
     .action(async () => {
       const list = await call('kb:list', {});
-      out(list, () => printTable(list.map((k) => ({ name: k.name, documents: k.documentCount, entities: k.entityCount, triples: k.tripleCount, embedder: k.embedder?.identity ?? '-' }))));
+      out(list, () =>
+        printTable(
+          list.map((k) => ({
+            name: k.name,
+            documents: k.documentCount,
+            entities: k.entityCount,
+            triples: k.tripleCount,
+            embedder: k.embedder?.identity ?? '-',
+          })),
+        ),
+      );
     });
   kb.command('info <name>')
     .description('counts, embedder, RDF view state and size of a knowledge base')
@@ -158,21 +189,35 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .command('add <paths...>')
     .description('add files or folders (recursive) to a knowledge base; unchanged files are skipped')
     .requiredOption('--kb <name>', 'knowledge base')
-    .option('--watch', 'keep the folders in sync from now on (followed while `polyhop watch`, browser mode or the window runs)')
-    .option('--ignore <pattern>', 'with --watch: glob to leave out, e.g. "*.bak" (repeatable)', (v: string, all: string[]) => [...all, v], [])
+    .option(
+      '--watch',
+      'keep the folders in sync from now on (followed while `polyhop watch`, browser mode or the window runs)',
+    )
+    .option(
+      '--ignore <pattern>',
+      'with --watch: glob to leave out, e.g. "*.bak" (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
     .action(async (paths: string[], opts: { kb: string; watch?: boolean; ignore: string[] }) => {
       const watched: Responses['watch:add'][] = [];
-      for (const path of opts.watch ? paths : []) watched.push(await call('watch:add', { kb: opts.kb, path: resolve(path), ignore: opts.ignore }));
+      for (const path of opts.watch ? paths : [])
+        watched.push(await call('watch:add', { kb: opts.kb, path: resolve(path), ignore: opts.ignore }));
       const result = await call('docs:add', { kb: opts.kb, paths: paths.map((p) => resolve(p)) });
       out(opts.watch ? { ...result, watched } : result, () => {
-        console.log(`Added ${result.added.length} document(s), ${result.unchanged} unchanged, ${result.renamed} moved, ${result.removed} removed.`);
+        console.log(
+          `Added ${result.added.length} document(s), ${result.unchanged} unchanged, ${result.renamed} moved, ${result.removed} removed.`,
+        );
         for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
         const est = result.estimate;
         if (est) {
           const rest = est.uncounted > 0 ? `; ${est.uncounted} PDF/DOCX not counted` : '';
-          console.log(`Indexing ${est.documents} text document(s): ${est.text} (estimate${rest}; run \`polyhop index\`).`);
+          console.log(
+            `Indexing ${est.documents} text document(s): ${est.text} (estimate${rest}; run \`polyhop index\`).`,
+          );
         }
-        for (const w of watched) console.log(`Watching ${w.path} (run \`polyhop watch --kb ${opts.kb}\` to follow it here).`);
+        for (const w of watched)
+          console.log(`Watching ${w.path} (run \`polyhop watch --kb ${opts.kb}\` to follow it here).`);
       });
     });
 
@@ -195,7 +240,17 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .action(async (opts: { kb: string; filter: string; limit: number }) => {
       const page = await call('docs:list', { kb: opts.kb, filter: opts.filter, limit: opts.limit });
       out(page, () => {
-        printTable(page.rows.map((d) => ({ id: d.id, title: d.title, lang: d.language ?? '-', chunks: d.chunkCount, triples: d.tripleCount, status: d.status, error: d.error ?? '' })));
+        printTable(
+          page.rows.map((d) => ({
+            id: d.id,
+            title: d.title,
+            lang: d.language ?? '-',
+            chunks: d.chunkCount,
+            triples: d.tripleCount,
+            status: d.status,
+            error: d.error ?? '',
+          })),
+        );
         console.log(`${page.rows.length} of ${page.total}`);
       });
     });
@@ -229,54 +284,106 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--lang <code>', 'answer language (default: the question language)')
     .option('--retrieval-only', 'no generation: ranked evidence with citations')
     .option('--trace', 'print the strategy steps')
-    .action(async (question: string, opts: { kb: string; strategy: (typeof STRATEGIES)[number]; lang?: string; retrievalOnly?: boolean; trace?: boolean }) => {
-      // On a terminal the answer streams as it is written (the short answer follows it); piped, the short answer comes first.
-      const streamed = !json() && process.stdout.isTTY ? new StreamedAnswer(process.stdout) : null;
-      const result = await job(
-        'qa:ask',
-        { kb: opts.kb, question, strategy: opts.strategy, retrievalOnly: Boolean(opts.retrievalOnly), ...(opts.lang ? { answerLanguage: opts.lang } : {}) },
-        { onToken: streamed?.onToken },
-      );
-      if (result.status !== 'done') throw new CliError(result.error?.message ?? `question ${result.status}`);
-      const answer = result.result as Responses['qa:history'][number]['answer'];
-      out(answer, () => {
-        if (streamed) streamed.finish(answer);
-        else {
-          if (answer.shortAnswer) console.log(`${answer.shortAnswer}\n`);
-          process.stdout.write(answer.text);
-        }
-        process.stdout.write('\n\nSources:\n');
-        answer.evidence.forEach((e, i) => {
-          const cites = e.citations.map((c) => `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [${c.startOffset}-${c.endOffset}]`).join('; ');
-          console.log(`  [${i + 1}] ${e.label}${cites ? ` — ${cites}` : ''}`);
+    .action(
+      async (
+        question: string,
+        opts: {
+          kb: string;
+          strategy: (typeof STRATEGIES)[number];
+          lang?: string;
+          retrievalOnly?: boolean;
+          trace?: boolean;
+        },
+      ) => {
+        // On a terminal the answer streams as it is written (the short answer follows it); piped, the short answer comes first.
+        const streamed = !json() && process.stdout.isTTY ? new StreamedAnswer(process.stdout) : null;
+        const result = await job(
+          'qa:ask',
+          {
+            kb: opts.kb,
+            question,
+            strategy: opts.strategy,
+            retrievalOnly: Boolean(opts.retrievalOnly),
+            ...(opts.lang ? { answerLanguage: opts.lang } : {}),
+          },
+          { onToken: streamed?.onToken },
+        );
+        if (result.status !== 'done') throw new CliError(result.error?.message ?? `question ${result.status}`);
+        const answer = result.result as Responses['qa:history'][number]['answer'];
+        out(answer, () => {
+          if (streamed) streamed.finish(answer);
+          else {
+            if (answer.shortAnswer) console.log(`${answer.shortAnswer}\n`);
+            process.stdout.write(answer.text);
+          }
+          process.stdout.write('\n\nSources:\n');
+          answer.evidence.forEach((e, i) => {
+            const cites = e.citations
+              .map((c) => `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [${c.startOffset}-${c.endOffset}]`)
+              .join('; ');
+            console.log(`  [${i + 1}] ${e.label}${cites ? ` — ${cites}` : ''}`);
+          });
+          if (opts.trace)
+            for (const step of answer.trace)
+              console.log(
+                `\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`,
+              );
         });
-        if (opts.trace) for (const step of answer.trace) console.log(`\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`);
-      });
-    });
+      },
+    );
 
   program
     .command('export')
-    .description('export the RDF view (whole KB, one document, an entity neighbourhood, or the statements an RDF import brought)')
+    .description(
+      'export the RDF view (whole KB, one document, an entity neighbourhood, or the statements an RDF import brought)',
+    )
     .requiredOption('--kb <name>', 'knowledge base')
     .requiredOption('-o, --output <file>', 'output file')
-    .addOption(new Option('--format <format>', 'RDF syntax').choices(RDF_FORMATS.filter((f) => f !== 'rdfxml')).default('turtle'))
+    .addOption(
+      new Option('--format <format>', 'RDF syntax')
+        .choices(RDF_FORMATS.filter((f) => f !== 'rdfxml'))
+        .default('turtle'),
+    )
     .option('--document <id>', 'only this document', (v) => Number.parseInt(v, 10))
     .option('--entity <name>', 'only this entity and its neighbourhood')
     .option('--hops <n>', 'neighbourhood size for --entity', (v) => Number.parseInt(v, 10), 1)
-    .addOption(new Option('--scope <scope>', 'all: the KB with its own records; original: only the statements an RDF import brought, as they were').choices(['all', 'original']).default('all'))
-    .action(async (opts: { kb: string; output: string; format: (typeof RDF_FORMATS)[number]; document?: number; entity?: string; hops: number; scope: 'all' | 'original' }) => {
-      let scope: Request<'rdf:export'>['scope'] = { kind: opts.scope };
-      if (opts.scope === 'original' && (opts.document !== undefined || opts.entity)) throw new CliError('--scope original exports the whole imported graph; leave out --document and --entity');
-      if (opts.document !== undefined) scope = { kind: 'document', documentId: opts.document };
-      else if (opts.entity) {
-        const found = await call('graph:search', { kb: opts.kb, query: opts.entity, limit: 1 });
-        if (!found[0]) throw new CliError(`No entity matching "${opts.entity}" in ${opts.kb}`);
-        scope = { kind: 'entity', entityId: found[0].id, hops: opts.hops };
-      }
-      const result = await job('rdf:export', { kb: opts.kb, format: opts.format, scope, outputPath: resolve(opts.output) });
-      if (result.status !== 'done') throw new CliError(result.error?.message ?? `export ${result.status}`);
-      out(result.result, () => console.log(`Wrote ${resolve(opts.output)}`));
-    });
+    .addOption(
+      new Option(
+        '--scope <scope>',
+        'all: the KB with its own records; original: only the statements an RDF import brought, as they were',
+      )
+        .choices(['all', 'original'])
+        .default('all'),
+    )
+    .action(
+      async (opts: {
+        kb: string;
+        output: string;
+        format: (typeof RDF_FORMATS)[number];
+        document?: number;
+        entity?: string;
+        hops: number;
+        scope: 'all' | 'original';
+      }) => {
+        let scope: Request<'rdf:export'>['scope'] = { kind: opts.scope };
+        if (opts.scope === 'original' && (opts.document !== undefined || opts.entity))
+          throw new CliError('--scope original exports the whole imported graph; leave out --document and --entity');
+        if (opts.document !== undefined) scope = { kind: 'document', documentId: opts.document };
+        else if (opts.entity) {
+          const found = await call('graph:search', { kb: opts.kb, query: opts.entity, limit: 1 });
+          if (!found[0]) throw new CliError(`No entity matching "${opts.entity}" in ${opts.kb}`);
+          scope = { kind: 'entity', entityId: found[0].id, hops: opts.hops };
+        }
+        const result = await job('rdf:export', {
+          kb: opts.kb,
+          format: opts.format,
+          scope,
+          outputPath: resolve(opts.output),
+        });
+        if (result.status !== 'done') throw new CliError(result.error?.message ?? `export ${result.status}`);
+        out(result.result, () => console.log(`Wrote ${resolve(opts.output)}`));
+      },
+    );
 
   program
     .command('import <file>')
@@ -287,7 +394,12 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .action(async (file: string, opts: { kb: string; format?: (typeof RDF_FORMATS)[number]; base?: string }) => {
       const existing = await call('kb:list', {});
       if (!existing.some((k) => k.name === opts.kb)) await call('kb:create', { name: opts.kb });
-      const result = await job('rdf:import', { kb: opts.kb, inputPath: resolve(file), ...(opts.format ? { format: opts.format } : {}), ...(opts.base ? { baseIri: opts.base } : {}) });
+      const result = await job('rdf:import', {
+        kb: opts.kb,
+        inputPath: resolve(file),
+        ...(opts.format ? { format: opts.format } : {}),
+        ...(opts.base ? { baseIri: opts.base } : {}),
+      });
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `import ${result.status}`);
       out(result.result, () => {
         console.log(`Imported ${file} into "${opts.kb}": ${JSON.stringify(result.result)}`);
@@ -304,15 +416,27 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--timeout <ms>', 'time limit', (v) => Number.parseInt(v, 10), 10_000)
     .option('--max-rows <n>', 'row cap', (v) => Number.parseInt(v, 10), 1000)
     .option('--store', "query the KB's external SPARQL store instead of the in-memory view (see `polyhop store`)")
-    .action(async (query: string, opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number; store?: boolean }) => {
-      const result = await call('sparql:query', { kb: opts.kb, query, allowUpdate: Boolean(opts.allowUpdate), timeoutMs: opts.timeout, maxRows: opts.maxRows, target: opts.store ? 'store' : 'view' });
-      out(result, () => {
-        if (result.kind === 'select') printTable(result.rows);
-        else if (result.kind === 'ask') console.log(String(result.boolean));
-        else if (result.turtle !== undefined) process.stdout.write(result.turtle);
-        if (result.truncated) console.log(`(truncated at ${opts.maxRows} rows)`);
-      });
-    });
+    .action(
+      async (
+        query: string,
+        opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number; store?: boolean },
+      ) => {
+        const result = await call('sparql:query', {
+          kb: opts.kb,
+          query,
+          allowUpdate: Boolean(opts.allowUpdate),
+          timeoutMs: opts.timeout,
+          maxRows: opts.maxRows,
+          target: opts.store ? 'store' : 'view',
+        });
+        out(result, () => {
+          if (result.kind === 'select') printTable(result.rows);
+          else if (result.kind === 'ask') console.log(String(result.boolean));
+          else if (result.turtle !== undefined) process.stdout.write(result.turtle);
+          if (result.truncated) console.log(`(truncated at ${opts.maxRows} rows)`);
+        });
+      },
+    );
 
   const fail = (message: string): never => {
     throw new CliError(message);
@@ -320,7 +444,9 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
   registerStoreCommands(program, { call, job, out, fail });
   registerWatchCommands(program, { call, getEngine, out, fail });
 
-  const models = program.command('models').description('local models: list, inspect, import, download, remove, use; inference servers: endpoint');
+  const models = program
+    .command('models')
+    .description('local models: list, inspect, import, download, remove, use; inference servers: endpoint');
   models
     .command('list')
     .description('models in the models folder and the catalog')
@@ -329,7 +455,15 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       out({ files, catalog }, () => {
         printTable(files.map((f) => ({ file: f.file, kind: f.kind, size: formatBytes(f.sizeBytes) })));
         console.log('\nCatalog (download with `polyhop models download <id>`):');
-        printTable(catalog.map((c) => ({ id: c.id, role: c.role, tier: c.tier ?? '', size: formatBytes(c.sizeBytes), installed: c.installed ? 'yes' : '' })));
+        printTable(
+          catalog.map((c) => ({
+            id: c.id,
+            role: c.role,
+            tier: c.tier ?? '',
+            size: formatBytes(c.sizeBytes),
+            installed: c.installed ? 'yes' : '',
+          })),
+        );
       });
     });
   models
@@ -369,18 +503,29 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--context-size <n>', 'context size', (v) => Number.parseInt(v, 10))
     .option('--threads <n>', 'CPU threads', (v) => Number.parseInt(v, 10))
     .option('--sequences <n>', 'parallel sequences', (v) => Number.parseInt(v, 10))
-    .action(async (role: string, path: string, opts: { gpuLayers: string; contextSize?: number; threads?: number; sequences?: number }) => {
-      if (role !== 'generation' && role !== 'embedding') throw new CliError('role must be "generation" or "embedding"');
-      const status = await call('models:load', {
-        role,
-        path: resolve(path),
-        gpuLayers: opts.gpuLayers === 'auto' ? 'auto' : Number.parseInt(opts.gpuLayers, 10),
-        ...(opts.contextSize ? { contextSize: opts.contextSize } : {}),
-        ...(opts.threads ? { threads: opts.threads } : {}),
-        ...(opts.sequences ? { sequences: opts.sequences } : {}),
-      });
-      out(status, () => console.log(`${role}: ${status.path}\n  backend ${status.backend}, ${status.gpuLayers}/${status.totalLayers} layers on GPU\n  ${status.explanation}`));
-    });
+    .action(
+      async (
+        role: string,
+        path: string,
+        opts: { gpuLayers: string; contextSize?: number; threads?: number; sequences?: number },
+      ) => {
+        if (role !== 'generation' && role !== 'embedding')
+          throw new CliError('role must be "generation" or "embedding"');
+        const status = await call('models:load', {
+          role,
+          path: resolve(path),
+          gpuLayers: opts.gpuLayers === 'auto' ? 'auto' : Number.parseInt(opts.gpuLayers, 10),
+          ...(opts.contextSize ? { contextSize: opts.contextSize } : {}),
+          ...(opts.threads ? { threads: opts.threads } : {}),
+          ...(opts.sequences ? { sequences: opts.sequences } : {}),
+        });
+        out(status, () =>
+          console.log(
+            `${role}: ${status.path}\n  backend ${status.backend}, ${status.gpuLayers}/${status.totalLayers} layers on GPU\n  ${status.explanation}`,
+          ),
+        );
+      },
+    );
 
   addEndpointCommands(models, {
     call,
@@ -401,33 +546,54 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--languages <list>', "comma-separated language codes (default: the data set's)")
     .option('--corpus <path>', 'a HippoRAG corpus to index instead of the questions’ own passages')
     .option('--limit <n>', 'questions', (v) => Number.parseInt(v, 10), 20)
-    .addOption(new Option('--sample <how>', 'which questions --limit keeps').choices(['first', 'random']).default('first'))
+    .addOption(
+      new Option('--sample <how>', 'which questions --limit keeps').choices(['first', 'random']).default('first'),
+    )
     .option('--baselines <list>', 'strategies Δ% compares against (default: vector,llm-only)')
     .option('--no-judge', 'skip LLM-as-judge')
     .option('--judge-model <gguf>', 'a second GGUF to judge with (default: the generation model)')
-    .option('--similarity-model <path>', 'embedding model (ONNX folder or GGUF) for the similarity metric, e.g. all-MiniLM-L6-v2 (default: the KB embedder)')
+    .option(
+      '--similarity-model <path>',
+      'embedding model (ONNX folder or GGUF) for the similarity metric, e.g. all-MiniLM-L6-v2 (default: the KB embedder)',
+    )
     .option('--graph <path>', 'MSE-KG graph file (default: Output.ttl beside the questions)')
     .requiredOption('--out <dir>', 'report folder (a killed run resumes from it)')
-    .action(async (opts: { dataset: string; format: Request<'eval:run'>['format']; strategies: string; languages?: string; corpus?: string; limit: number; sample: 'first' | 'random'; baselines?: string; judge: boolean; judgeModel?: string; similarityModel?: string; graph?: string; out: string }) => {
-      const result = await job('eval:run', {
-        datasetPath: resolve(opts.dataset),
-        format: opts.format,
-        strategies: opts.strategies.split(',') as Request<'eval:run'>['strategies'],
-        ...(opts.languages ? { languages: opts.languages.split(',') } : {}),
-        ...(opts.corpus ? { corpusPath: resolve(opts.corpus) } : {}),
-        ...(opts.graph ? { graphPath: resolve(opts.graph) } : {}),
-        ...(opts.baselines ? { baselines: opts.baselines.split(',') as Request<'eval:run'>['strategies'] } : {}),
-        ...(opts.judgeModel ? { judgeModel: { path: resolve(opts.judgeModel) } } : {}),
-        ...(opts.similarityModel ? { similarityModel: { path: resolve(opts.similarityModel) } } : {}),
-        judge: opts.judge,
-        limit: opts.limit,
-        sample: opts.sample,
-        outDir: resolve(opts.out),
-      });
-      if (result.status !== 'done') throw new CliError(result.error?.message ?? `evaluation ${result.status}`);
-      const report = await call('eval:report', { outDir: resolve(opts.out) });
-      out(report, () => console.log(report.markdown));
-    });
+    .action(
+      async (opts: {
+        dataset: string;
+        format: Request<'eval:run'>['format'];
+        strategies: string;
+        languages?: string;
+        corpus?: string;
+        limit: number;
+        sample: 'first' | 'random';
+        baselines?: string;
+        judge: boolean;
+        judgeModel?: string;
+        similarityModel?: string;
+        graph?: string;
+        out: string;
+      }) => {
+        const result = await job('eval:run', {
+          datasetPath: resolve(opts.dataset),
+          format: opts.format,
+          strategies: opts.strategies.split(',') as Request<'eval:run'>['strategies'],
+          ...(opts.languages ? { languages: opts.languages.split(',') } : {}),
+          ...(opts.corpus ? { corpusPath: resolve(opts.corpus) } : {}),
+          ...(opts.graph ? { graphPath: resolve(opts.graph) } : {}),
+          ...(opts.baselines ? { baselines: opts.baselines.split(',') as Request<'eval:run'>['strategies'] } : {}),
+          ...(opts.judgeModel ? { judgeModel: { path: resolve(opts.judgeModel) } } : {}),
+          ...(opts.similarityModel ? { similarityModel: { path: resolve(opts.similarityModel) } } : {}),
+          judge: opts.judge,
+          limit: opts.limit,
+          sample: opts.sample,
+          outDir: resolve(opts.out),
+        });
+        if (result.status !== 'done') throw new CliError(result.error?.message ?? `evaluation ${result.status}`);
+        const report = await call('eval:report', { outDir: resolve(opts.out) });
+        out(report, () => console.log(report.markdown));
+      },
+    );
   evaluate
     .command('report <dir>')
     .description('print the report of a finished run')

@@ -15,7 +15,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { STRATEGIES, type Answer, type KbSummary, type Method, type Request, type Responses } from './engine/api/contract.js';
+import {
+  STRATEGIES,
+  type Answer,
+  type KbSummary,
+  type Method,
+  type Request,
+  type Responses,
+} from './engine/api/contract.js';
 import type { Engine } from './engine/api/Engine.js';
 import { bearerToken, isOwnOrigin, tokenMatcher } from './loopbackGuard.js';
 
@@ -72,7 +79,14 @@ const citationsOf = (answer: Answer) =>
     kind: e.kind,
     label: e.label,
     text: e.text,
-    sources: e.citations.map((c) => ({ document: c.documentTitle, documentId: c.documentId, chunkId: c.chunkId, page: c.page, startOffset: c.startOffset, endOffset: c.endOffset })),
+    sources: e.citations.map((c) => ({
+      document: c.documentTitle,
+      documentId: c.documentId,
+      chunkId: c.chunkId,
+      page: c.page,
+      startOffset: c.startOffset,
+      endOffset: c.endOffset,
+    })),
   }));
 
 const kb = z.string().min(1).max(200).describe('knowledge base name (see list_knowledge_bases)');
@@ -84,8 +98,23 @@ export function createMcpServer(engine: Engine): McpServer {
 
   server.registerTool(
     'list_knowledge_bases',
-    { title: 'List knowledge bases', description: 'The knowledge bases with their document, entity and triple counts.', annotations: readOnly },
-    () => tool(async () => (await call(engine, 'kb:list', {})).map(({ name, description, documentCount, entityCount, tripleCount }: KbSummary) => ({ name, description, documentCount, entityCount, tripleCount }))),
+    {
+      title: 'List knowledge bases',
+      description: 'The knowledge bases with their document, entity and triple counts.',
+      annotations: readOnly,
+    },
+    () =>
+      tool(async () =>
+        (await call(engine, 'kb:list', {})).map(
+          ({ name, description, documentCount, entityCount, tripleCount }: KbSummary) => ({
+            name,
+            description,
+            documentCount,
+            entityCount,
+            tripleCount,
+          }),
+        ),
+      ),
   );
 
   server.registerTool(
@@ -93,23 +122,35 @@ export function createMcpServer(engine: Engine): McpServer {
     {
       title: 'Search entities',
       description: 'Entities of the knowledge graph whose names match the query, with their type and summary.',
-      inputSchema: { kb, query: z.string().min(1).max(1000), type: z.string().max(200).optional(), limit: z.number().int().positive().max(100).default(20) },
+      inputSchema: {
+        kb,
+        query: z.string().min(1).max(1000),
+        type: z.string().max(200).optional(),
+        limit: z.number().int().positive().max(100).default(20),
+      },
       annotations: readOnly,
     },
-    ({ kb, query, type, limit }) => tool(() => call(engine, 'graph:search', { kb, query, limit, ...(type ? { type } : {}) })),
+    ({ kb, query, type, limit }) =>
+      tool(() => call(engine, 'graph:search', { kb, query, limit, ...(type ? { type } : {}) })),
   );
 
   server.registerTool(
     'search_passages',
     {
       title: 'Search passages',
-      description: 'Passages of the documents ranked for the query (no generation), each with its document, page and character offsets.',
+      description:
+        'Passages of the documents ranked for the query (no generation), each with its document, page and character offsets.',
       inputSchema: { kb, query: z.string().min(1).max(4000) },
       annotations: readOnly,
     },
     ({ kb, query }) =>
       tool(async () => {
-        const answer = (await runJob(engine, 'qa:ask', { kb, question: query, strategy: 'vector', retrievalOnly: true })) as Answer;
+        const answer = (await runJob(engine, 'qa:ask', {
+          kb,
+          question: query,
+          strategy: 'vector',
+          retrievalOnly: true,
+        })) as Answer;
         return { query, passages: citationsOf(answer) };
       }),
   );
@@ -118,19 +159,36 @@ export function createMcpServer(engine: Engine): McpServer {
     'ask',
     {
       title: 'Ask',
-      description: 'Answers a question over the knowledge base with a strategy (dr: MDER-DR, hyp: HyP-KGRAG, dapt: DaPT, vector, llm-only): the short answer, the explained answer with [n] citations, and the cited sources.',
+      description:
+        'Answers a question over the knowledge base with a strategy (dr: MDER-DR, hyp: HyP-KGRAG, dapt: DaPT, vector, llm-only): the short answer, the explained answer with [n] citations, and the cited sources.',
       inputSchema: {
         kb,
         question: z.string().min(1).max(4000),
         strategy: z.enum(STRATEGIES).default('dr'),
-        answerLanguage: z.string().regex(/^[a-z]{2,3}$/).optional().describe('ISO 639 code; default: the question language'),
+        answerLanguage: z
+          .string()
+          .regex(/^[a-z]{2,3}$/)
+          .optional()
+          .describe('ISO 639 code; default: the question language'),
       },
       annotations: { ...readOnly, readOnlyHint: false, destructiveHint: false },
     },
     ({ kb, question, strategy, answerLanguage }) =>
       tool(async () => {
-        const answer = (await runJob(engine, 'qa:ask', { kb, question, strategy, retrievalOnly: false, ...(answerLanguage ? { answerLanguage } : {}) })) as Answer;
-        return { shortAnswer: answer.shortAnswer ?? '', answer: answer.text, answerLanguage: answer.answerLanguage, strategy: answer.strategy, citations: citationsOf(answer) };
+        const answer = (await runJob(engine, 'qa:ask', {
+          kb,
+          question,
+          strategy,
+          retrievalOnly: false,
+          ...(answerLanguage ? { answerLanguage } : {}),
+        })) as Answer;
+        return {
+          shortAnswer: answer.shortAnswer ?? '',
+          answer: answer.text,
+          answerLanguage: answer.answerLanguage,
+          strategy: answer.strategy,
+          citations: citationsOf(answer),
+        };
       }),
   );
 
@@ -138,11 +196,19 @@ export function createMcpServer(engine: Engine): McpServer {
     'sparql_query',
     {
       title: 'SPARQL query',
-      description: 'A read-only SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE) over the knowledge base as RDF (the MDER ontology).',
-      inputSchema: { kb, query: z.string().min(1).max(100_000), maxRows: z.number().int().positive().max(10_000).default(1000) },
+      description:
+        'A read-only SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE) over the knowledge base as RDF (the MDER ontology).',
+      inputSchema: {
+        kb,
+        query: z.string().min(1).max(100_000),
+        maxRows: z.number().int().positive().max(10_000).default(1000),
+      },
       annotations: readOnly,
     },
-    ({ kb, query, maxRows }) => tool(() => call(engine, 'sparql:query', { kb, query, maxRows, allowUpdate: false, timeoutMs: 10_000, target: 'view' })),
+    ({ kb, query, maxRows }) =>
+      tool(() =>
+        call(engine, 'sparql:query', { kb, query, maxRows, allowUpdate: false, timeoutMs: 10_000, target: 'view' }),
+      ),
   );
 
   server.registerTool(
@@ -160,10 +226,18 @@ export function createMcpServer(engine: Engine): McpServer {
     'knowledge-base',
     new ResourceTemplate('polyhop://kb/{name}', {
       list: async () => ({
-        resources: (await call(engine, 'kb:list', {})).map((k) => ({ uri: `polyhop://kb/${encodeURIComponent(k.name)}`, name: k.name, mimeType: 'application/json' })),
+        resources: (await call(engine, 'kb:list', {})).map((k) => ({
+          uri: `polyhop://kb/${encodeURIComponent(k.name)}`,
+          name: k.name,
+          mimeType: 'application/json',
+        })),
       }),
     }),
-    { title: 'Knowledge base', description: 'A knowledge base: counts, models, calibration, languages.', mimeType: 'application/json' },
+    {
+      title: 'Knowledge base',
+      description: 'A knowledge base: counts, models, calibration, languages.',
+      mimeType: 'application/json',
+    },
     async (uri, { name }) => {
       const info = await call(engine, 'kb:info', { kb: decodeURIComponent(String(name)) });
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(info, null, 2) }] };
@@ -188,17 +262,23 @@ export interface McpHttpServer {
 }
 
 /** `polyhop mcp --http`: streamable HTTP (stateless) on 127.0.0.1, every request with the token. */
-export async function startMcpHttp(engine: Engine, options: { port?: number; token?: string } = {}): Promise<McpHttpServer> {
+export async function startMcpHttp(
+  engine: Engine,
+  options: { port?: number; token?: string } = {},
+): Promise<McpHttpServer> {
   const token = options.token ?? randomBytes(32).toString('hex');
   const tokenMatches = tokenMatcher(token);
   let port = 0;
   const refuse = (res: ServerResponse, status: number, message: string): void => {
-    res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
+    res
+      .writeHead(status, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }));
   };
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (!isOwnOrigin(req, port)) return refuse(res, 403, 'Foreign Host or Origin');
     if (!tokenMatches(bearerToken(req))) return refuse(res, 401, 'Missing or bad token');
-    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return refuse(res, 404, 'Not found: the endpoint is /mcp');
+    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp')
+      return refuse(res, 404, 'Not found: the endpoint is /mcp');
     const server = createMcpServer(engine);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close());

@@ -23,6 +23,10 @@ export function ensureBuilt(appRoot: string): void {
   if (sources.length === 0) return; // an installed build ships out/ without sources
   if (existsSync(marker) && statSync(marker).mtimeMs >= Math.max(...sources.map(newestMtime))) return;
   process.stderr.write('Building the app (electron-vite build)…\n');
-  const result = spawnSync(process.execPath, [join(appRoot, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: appRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  const result = spawnSync(
+    process.execPath,
+    [join(appRoot, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+    { cwd: appRoot, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   if (result.status !== 0) throw new Error(`electron-vite build failed (exit ${result.status})`);
 }

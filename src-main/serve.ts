@@ -86,17 +86,23 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error('[polyhop] request failed:', error);
-      if (!res.headersSent) send(res, 500, { ok: false, error: { code: 'INTERNAL', message: 'Internal error', details: {} } });
+      if (!res.headersSent)
+        send(res, 500, { ok: false, error: { code: 'INTERNAL', message: 'Internal error', details: {} } });
       else res.destroy();
     });
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!originOk(req)) return send(res, 403, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Foreign Host or Origin', details: {} } });
+    if (!originOk(req))
+      return send(res, 403, {
+        ok: false,
+        error: { code: 'UNAUTHORIZED', message: 'Foreign Host or Origin', details: {} },
+      });
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
 
     if (url.pathname === '/auth') {
-      if (!tokenMatches(url.searchParams.get('token'))) return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Bad token', details: {} } });
+      if (!tokenMatches(url.searchParams.get('token')))
+        return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Bad token', details: {} } });
       res.writeHead(302, {
         'Set-Cookie': `polyhop_token=${token}; HttpOnly; SameSite=Strict; Path=/`,
         Location: `/#token=${token}`,
@@ -107,30 +113,56 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     }
 
     if (url.pathname.startsWith('/api/')) {
-      if (!tokenMatches(bearerToken(req))) return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Missing or bad token', details: {} } });
-      if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'INVALID_REQUEST', message: 'Use POST', details: {} } });
+      if (!tokenMatches(bearerToken(req)))
+        return send(res, 401, {
+          ok: false,
+          error: { code: 'UNAUTHORIZED', message: 'Missing or bad token', details: {} },
+        });
+      if (req.method !== 'POST')
+        return send(res, 405, { ok: false, error: { code: 'INVALID_REQUEST', message: 'Use POST', details: {} } });
       const body = await readBody(req, maxBody);
-      if (body === null) return send(res, 413, { ok: false, error: { code: 'INVALID_REQUEST', message: `Body over ${maxBody} bytes`, details: {} } });
+      if (body === null)
+        return send(res, 413, {
+          ok: false,
+          error: { code: 'INVALID_REQUEST', message: `Body over ${maxBody} bytes`, details: {} },
+        });
       let payload: unknown;
       try {
         payload = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
       } catch {
-        return send(res, 400, { ok: false, error: { code: 'INVALID_REQUEST', message: 'Body is not JSON', details: {} } });
+        return send(res, 400, {
+          ok: false,
+          error: { code: 'INVALID_REQUEST', message: 'Body is not JSON', details: {} },
+        });
       }
       let method: string;
       try {
         method = decodeURIComponent(url.pathname.slice('/api/'.length));
       } catch {
-        return send(res, 400, { ok: false, error: { code: 'INVALID_REQUEST', message: 'Bad method name', details: {} } });
+        return send(res, 400, {
+          ok: false,
+          error: { code: 'INVALID_REQUEST', message: 'Bad method name', details: {} },
+        });
       }
       const reply = await options.engine.call(method, payload);
       return send(res, 200, reply);
     }
 
     if (!tokenMatches(cookieToken(req))) {
-      return send(res, 401, { ok: false, error: { code: 'UNAUTHORIZED', message: 'Open the link printed by `polyhop serve` (it carries the token)', details: {} } });
+      return send(res, 401, {
+        ok: false,
+        error: {
+          code: 'UNAUTHORIZED',
+          message: 'Open the link printed by `polyhop serve` (it carries the token)',
+          details: {},
+        },
+      });
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'INVALID_REQUEST', message: 'Method not allowed', details: {} } });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, {
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: 'Method not allowed', details: {} },
+      });
     serveStatic(url.pathname, res);
   }
 
@@ -149,7 +181,11 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     } catch {
       return send(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: 'Not found', details: {} } });
     }
-    if (decoded.includes('\0') || !(file === rendererRoot || file.startsWith(rendererRoot + sep)) || !statSync(file).isFile()) {
+    if (
+      decoded.includes('\0') ||
+      !(file === rendererRoot || file.startsWith(rendererRoot + sep)) ||
+      !statSync(file).isFile()
+    ) {
       return send(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: 'Not found', details: {} } });
     }
     res.writeHead(200, {
@@ -206,7 +242,11 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
   res.end(text);
 }
 
@@ -229,11 +269,20 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | n
  * `polyhop serve` / `npm run serve`: builds the renderer if needed, serves it, prints the link
  * and runs until interrupted.
  */
-export async function runBrowserMode(engine: Engine, options: { appRoot: string; port?: number | undefined }): Promise<void> {
+export async function runBrowserMode(
+  engine: Engine,
+  options: { appRoot: string; port?: number | undefined },
+): Promise<void> {
   const { ensureBuilt } = await import('./rendererBuild.js');
   ensureBuilt(options.appRoot);
-  const server = await startBrowserServer({ engine, rendererDir: join(options.appRoot, 'out', 'renderer'), ...(options.port ? { port: options.port } : {}) });
-  process.stdout.write(`Polyhop is running in browser mode. Open this link (it carries this run's secret token):\n  ${server.authUrl}\n`);
+  const server = await startBrowserServer({
+    engine,
+    rendererDir: join(options.appRoot, 'out', 'renderer'),
+    ...(options.port ? { port: options.port } : {}),
+  });
+  process.stdout.write(
+    `Polyhop is running in browser mode. Open this link (it carries this run's secret token):\n  ${server.authUrl}\n`,
+  );
   // Watched folders are followed while browser mode runs (catching up first, in the background).
   void engine.watches.start();
   await new Promise<void>((resolveStop) => {

@@ -12,7 +12,11 @@ const methods = new Set<string>(METHODS);
 
 contextBridge.exposeInMainWorld('polyhop', {
   invoke(method: string, request: unknown): Promise<Reply<unknown>> {
-    if (!methods.has(method)) return Promise.resolve({ ok: false, error: { code: 'INVALID_REQUEST', message: `Unknown method: ${method}`, details: {} } });
+    if (!methods.has(method))
+      return Promise.resolve({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: `Unknown method: ${method}`, details: {} },
+      });
     return ipcRenderer.invoke(IPC_INVOKE_CHANNEL, method, request) as Promise<Reply<unknown>>;
   },
   /** The path of a file dropped on the window (sandboxed pages cannot see paths otherwise). */
@@ -28,6 +32,10 @@ contextBridge.exposeInMainWorld('polyhop', {
   dialogs: {
     chooseFiles: (): Promise<string[] | null> => ipcRenderer.invoke(DIALOG_CHANNELS.chooseFiles),
     chooseFolder: (): Promise<string | null> => ipcRenderer.invoke(DIALOG_CHANNELS.chooseFolder),
-    chooseSavePath: (options: SavePathOptions): Promise<string | null> => ipcRenderer.invoke(DIALOG_CHANNELS.chooseSavePath, { defaultName: options.defaultName, extension: options.extension }),
+    chooseSavePath: (options: SavePathOptions): Promise<string | null> =>
+      ipcRenderer.invoke(DIALOG_CHANNELS.chooseSavePath, {
+        defaultName: options.defaultName,
+        extension: options.extension,
+      }),
   },
 } satisfies PolyhopBridge);

@@ -14,32 +14,74 @@ const integer = (v: string): number => Number.parseInt(v, 10);
 
 /** `polyhop models endpoint add|list|remove|test`: OpenAI-compatible inference servers. */
 export function addEndpointCommands(models: Command, { call, out, fail }: EndpointCommandsContext): void {
-  const endpoint = models.command('endpoint').description('OpenAI-compatible inference servers (llama-server, vLLM, Ollama, LM Studio): add, list, remove, test');
+  const endpoint = models
+    .command('endpoint')
+    .description(
+      'OpenAI-compatible inference servers (llama-server, vLLM, Ollama, LM Studio): add, list, remove, test',
+    );
   endpoint
     .command('add <id>')
     .description('add an inference server for generation or embeddings (its key is stored, never shown)')
     .addOption(new Option('--role <role>', 'what it serves').choices(['generation', 'embedding']).makeOptionMandatory())
     .requiredOption('--url <url>', 'API root, e.g. http://gpu1:8080/v1')
     .requiredOption('--model <name>', 'model name sent with each request (an id its /v1/models lists)')
-    .addOption(new Option('--api-key <key>', 'bearer token (visible in the shell history; see --api-key-env)').conflicts('apiKeyEnv'))
+    .addOption(
+      new Option('--api-key <key>', 'bearer token (visible in the shell history; see --api-key-env)').conflicts(
+        'apiKeyEnv',
+      ),
+    )
     .option('--api-key-env <var>', 'read the bearer token from this environment variable')
     .option('--concurrency <n>', 'calls it runs at once (its parallel slots; default 4)', integer)
-    .action(async (id: string, opts: { role: 'generation' | 'embedding'; url: string; model: string; apiKey?: string; apiKeyEnv?: string; concurrency?: number }) => {
-      let apiKey = opts.apiKey;
-      if (opts.apiKeyEnv !== undefined) {
-        apiKey = process.env[opts.apiKeyEnv];
-        if (!apiKey) fail(`--api-key-env ${opts.apiKeyEnv}: that environment variable is not set`);
-      }
-      const added = await call('endpoints:add', { id, role: opts.role, baseUrl: opts.url, model: opts.model, ...(apiKey ? { apiKey } : {}), ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}) });
-      out(added, () => console.log(`Added ${added.role} server "${added.id}": ${added.baseUrl}, model ${added.model}${added.hasApiKey ? ', with an API key' : ''} (test it: polyhop models endpoint test ${added.id})`));
-    });
+    .action(
+      async (
+        id: string,
+        opts: {
+          role: 'generation' | 'embedding';
+          url: string;
+          model: string;
+          apiKey?: string;
+          apiKeyEnv?: string;
+          concurrency?: number;
+        },
+      ) => {
+        let apiKey = opts.apiKey;
+        if (opts.apiKeyEnv !== undefined) {
+          apiKey = process.env[opts.apiKeyEnv];
+          if (!apiKey) fail(`--api-key-env ${opts.apiKeyEnv}: that environment variable is not set`);
+        }
+        const added = await call('endpoints:add', {
+          id,
+          role: opts.role,
+          baseUrl: opts.url,
+          model: opts.model,
+          ...(apiKey ? { apiKey } : {}),
+          ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
+        });
+        out(added, () =>
+          console.log(
+            `Added ${added.role} server "${added.id}": ${added.baseUrl}, model ${added.model}${added.hasApiKey ? ', with an API key' : ''} (test it: polyhop models endpoint test ${added.id})`,
+          ),
+        );
+      },
+    );
   endpoint
     .command('list')
     .description('inference servers with their health, served model and calls in flight')
     .action(async () => {
       const list = await call('endpoints:list', {});
       out(list, () =>
-        printTable(list.map((e) => ({ id: e.id, role: e.role, url: e.baseUrl, model: e.model, health: e.health, 'served model': e.servedModel ?? '-', concurrency: e.concurrency, 'in flight': e.inFlight }))),
+        printTable(
+          list.map((e) => ({
+            id: e.id,
+            role: e.role,
+            url: e.baseUrl,
+            model: e.model,
+            health: e.health,
+            'served model': e.servedModel ?? '-',
+            concurrency: e.concurrency,
+            'in flight': e.inFlight,
+          })),
+        ),
       );
     });
   endpoint
@@ -51,13 +93,25 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
     });
   endpoint
     .command('test <id>')
-    .description('one round trip to the server: the models it serves, the latency, whether the configured model is among them')
+    .description(
+      'one round trip to the server: the models it serves, the latency, whether the configured model is among them',
+    )
     .action(async (id: string) => {
-      const [probe, config] = await Promise.all([call('endpoints:test', { id }), call('endpoints:list', {}).then((list) => list.find((e) => e.id === id))]);
+      const [probe, config] = await Promise.all([
+        call('endpoints:test', { id }),
+        call('endpoints:list', {}).then((list) => list.find((e) => e.id === id)),
+      ]);
       out(probe, () => {
-        if (!probe.ok) return console.log(`"${id}" did not answer (${probe.latencyMs} ms): ${probe.error ?? 'unknown error'}`);
-        console.log(`"${id}" answered in ${probe.latencyMs} ms, serving: ${probe.servedModels.join(', ') || '(no models)'}`);
-        console.log(probe.modelServed ? `The configured model "${config?.model}" is served.` : `The configured model "${config?.model}" is NOT among them: fix it with remove and add.`);
+        if (!probe.ok)
+          return console.log(`"${id}" did not answer (${probe.latencyMs} ms): ${probe.error ?? 'unknown error'}`);
+        console.log(
+          `"${id}" answered in ${probe.latencyMs} ms, serving: ${probe.servedModels.join(', ') || '(no models)'}`,
+        );
+        console.log(
+          probe.modelServed
+            ? `The configured model "${config?.model}" is served.`
+            : `The configured model "${config?.model}" is NOT among them: fix it with remove and add.`,
+        );
       });
       if (!probe.ok) fail(`inference server "${id}" did not answer`);
       if (!probe.modelServed) fail(`inference server "${id}" does not serve "${config?.model}"`);

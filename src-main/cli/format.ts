@@ -6,9 +6,14 @@ export function printTable(rows: readonly Record<string, unknown>[]): void {
     return;
   }
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v)).replace(/\s+/g, ' ').slice(0, 80);
+  const cell = (v: unknown): string =>
+    (v === null || v === undefined ? '' : String(v)).replace(/\s+/g, ' ').slice(0, 80);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]): string => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: string[]): string =>
+    values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   console.log(line(columns));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const r of rows) console.log(line(columns.map((c) => cell(r[c]))));
@@ -18,18 +23,31 @@ export function printDoctor(report: DoctorReport): void {
   console.log('Polyhop doctor\n');
   console.log('Versions:');
   for (const [k, v] of Object.entries(report.versions)) console.log(`  ${k.padEnd(28)} ${v}`);
-  console.log(`\nllama.cpp backend: ${report.llama.backend}${report.llama.error ? ` (error: ${report.llama.error})` : ''}`);
+  console.log(
+    `\nllama.cpp backend: ${report.llama.backend}${report.llama.error ? ` (error: ${report.llama.error})` : ''}`,
+  );
   if (report.llama.devices.length === 0) console.log('  GPU devices: none found (generation runs on the CPU)');
-  for (const d of report.llama.devices) console.log(`  GPU: ${d.name}  ${(d.vramFreeBytes / 2 ** 30).toFixed(1)} / ${(d.vramTotalBytes / 2 ** 30).toFixed(1)} GiB free`);
-  console.log(`\nElectron window: ${report.electronBinary.present ? 'available' : `unavailable — ${report.electronBinary.reason}; use browser mode (npm run serve)`}`);
+  for (const d of report.llama.devices)
+    console.log(
+      `  GPU: ${d.name}  ${(d.vramFreeBytes / 2 ** 30).toFixed(1)} / ${(d.vramTotalBytes / 2 ** 30).toFixed(1)} GiB free`,
+    );
+  console.log(
+    `\nElectron window: ${report.electronBinary.present ? 'available' : `unavailable — ${report.electronBinary.reason}; use browser mode (npm run serve)`}`,
+  );
   console.log(`\nModels folder: ${report.modelsDir}`);
-  if (report.models.length === 0) console.log('  no models found: put GGUF/ONNX models here or run `polyhop models download <id>`');
+  if (report.models.length === 0)
+    console.log('  no models found: put GGUF/ONNX models here or run `polyhop models download <id>`');
   for (const m of report.models) console.log(`  ${m.kind.padEnd(5)} ${m.file}`);
   for (const s of [report.generation, report.embedding]) {
-    if (s) console.log(`\n${s.role} model: ${s.path}\n  ${s.backend}, ${s.gpuLayers}/${s.totalLayers} layers on GPU — ${s.explanation}`);
+    if (s)
+      console.log(
+        `\n${s.role} model: ${s.path}\n  ${s.backend}, ${s.gpuLayers}/${s.totalLayers} layers on GPU — ${s.explanation}`,
+      );
   }
   for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
-  console.log(`\nNetwork: ${report.remoteHosts.length === 0 ? 'nothing leaves this machine (no inference server configured)' : `loopback and the configured inference servers only: ${report.remoteHosts.join(', ')}`}`);
+  console.log(
+    `\nNetwork: ${report.remoteHosts.length === 0 ? 'nothing leaves this machine (no inference server configured)' : `loopback and the configured inference servers only: ${report.remoteHosts.join(', ')}`}`,
+  );
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
 }
 

@@ -38,7 +38,9 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
     const onSigint = (): void => {
       if (interrupted) process.exit(130);
       interrupted = true;
-      process.stderr.write(options.pauseOnInterrupt ? '\nPausing… (run the same command to resume)\n' : '\nCancelling…\n');
+      process.stderr.write(
+        options.pauseOnInterrupt ? '\nPausing… (run the same command to resume)\n' : '\nCancelling…\n',
+      );
       void engine.call(options.pauseOnInterrupt ? 'jobs:pause' : 'jobs:cancel', { jobId });
     };
     process.on('SIGINT', onSigint);
@@ -54,7 +56,12 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
           stage: payload.stage.padEnd(12),
           rateText: payload.rate > 0 ? `${payload.rate.toFixed(1)}/s` : '',
           etaText: payload.etaSeconds === null ? '-' : `${Math.round(payload.etaSeconds)}s`,
-          extra: [payload.llmCalls ? `${payload.llmCalls} calls` : '', payload.promptTokens ? `${payload.promptTokens}+${payload.completionTokens} tok` : '', payload.cacheHits ? `${payload.cacheHits} cached` : '', payload.message]
+          extra: [
+            payload.llmCalls ? `${payload.llmCalls} calls` : '',
+            payload.promptTokens ? `${payload.promptTokens}+${payload.completionTokens} tok` : '',
+            payload.cacheHits ? `${payload.cacheHits} cached` : '',
+            payload.message,
+          ]
             .filter(Boolean)
             .join(' '),
         };

@@ -11,15 +11,24 @@ export interface StoreCommandContext {
 
 /** `polyhop store set|show|publish|sync|remove --kb NAME`: a KB's external SPARQL store. */
 export function registerStoreCommands(program: Command, { call, job, out, fail }: StoreCommandContext): void {
-  const store = program.command('store').description("publish a knowledge base to an external SPARQL 1.1 store and keep it in step (see README 'Scaling out')");
+  const store = program
+    .command('store')
+    .description(
+      "publish a knowledge base to an external SPARQL 1.1 store and keep it in step (see README 'Scaling out')",
+    );
 
   store
     .command('set')
-    .description('point a knowledge base at a store (the password comes from POLYHOP_STORE_PASSWORD or --password-stdin, never the command line)')
+    .description(
+      'point a knowledge base at a store (the password comes from POLYHOP_STORE_PASSWORD or --password-stdin, never the command line)',
+    )
     .requiredOption('--kb <name>', 'knowledge base')
     .requiredOption('--query-url <url>', 'SPARQL 1.1 query endpoint (Virtuoso: http://host:8890/sparql)')
     .option('--update-url <url>', 'SPARQL 1.1 Update endpoint (Virtuoso: …/sparql-auth; default: the query URL)')
-    .option('--graph-store-url <url>', 'Graph Store HTTP Protocol endpoint (Virtuoso: …/sparql-graph-crud-auth; default: the query URL)')
+    .option(
+      '--graph-store-url <url>',
+      'Graph Store HTTP Protocol endpoint (Virtuoso: …/sparql-graph-crud-auth; default: the query URL)',
+    )
     .option('--graph <iri>', "the KB's named graph (default: <base IRI>graph)")
     .addOption(new Option('--auth <kind>', 'authentication').choices(['none', 'basic', 'digest']).default('none'))
     .option('--user <name>', 'user name for basic or digest auth')
@@ -27,7 +36,18 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
     .option('--batch <quads>', 'quads per publishing request', (v) => Number.parseInt(v, 10))
     .option('--no-auto-sync', 'sync only when asked (default: after every indexing run, import and removal)')
     .action(
-      async (opts: { kb: string; queryUrl: string; updateUrl?: string; graphStoreUrl?: string; graph?: string; auth: 'none' | 'basic' | 'digest'; user?: string; passwordStdin?: boolean; batch?: number; autoSync: boolean }) => {
+      async (opts: {
+        kb: string;
+        queryUrl: string;
+        updateUrl?: string;
+        graphStoreUrl?: string;
+        graph?: string;
+        auth: 'none' | 'basic' | 'digest';
+        user?: string;
+        passwordStdin?: boolean;
+        batch?: number;
+        autoSync: boolean;
+      }) => {
         let auth: Request<'store:set'>['auth'] = { kind: 'none' };
         if (opts.auth !== 'none') {
           const username = opts.user ?? fail(`--auth ${opts.auth} needs --user`);
@@ -51,7 +71,9 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
   for (const name of ['show', 'status']) {
     store
       .command(name)
-      .description(name === 'show' ? "the KB's store and sync state (last sync, pending changes, last error)" : 'same as show')
+      .description(
+        name === 'show' ? "the KB's store and sync state (last sync, pending changes, last error)" : 'same as show',
+      )
       .requiredOption('--kb <name>', 'knowledge base')
       .option('--probe', "also count the statements in the store's graph")
       .action(async (opts: { kb: string; probe?: boolean }) => {
@@ -70,10 +92,15 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
       .requiredOption('--kb <name>', 'knowledge base')
       .action(async (opts: { kb: string }) => {
         const result = await job(method, { kb: opts.kb });
-        if (result.status !== 'done') fail(result.error ? `${result.error.code}: ${result.error.message}` : `${name} ${result.status}`);
+        if (result.status !== 'done')
+          fail(result.error ? `${result.error.code}: ${result.error.message}` : `${name} ${result.status}`);
         out(result.result, () => {
           const r = result.result as { mode: string; quads: number; documents: number; entities: number };
-          console.log(r.mode === 'full' ? `Published ${r.quads.toLocaleString('en')} quads` : `Synced ${r.documents} documents and ${r.entities} entities (${r.quads.toLocaleString('en')} quads)`);
+          console.log(
+            r.mode === 'full'
+              ? `Published ${r.quads.toLocaleString('en')} quads`
+              : `Synced ${r.documents} documents and ${r.entities} entities (${r.quads.toLocaleString('en')} quads)`,
+          );
         });
       });
   }
@@ -90,11 +117,16 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
 
 function printStatus(status: StoreStatus): void {
   if (!status.config) {
-    console.log(`${status.kb}: no external store (set one with \`polyhop store set --kb "${status.kb}" --query-url …\`)`);
+    console.log(
+      `${status.kb}: no external store (set one with \`polyhop store set --kb "${status.kb}" --query-url …\`)`,
+    );
     return;
   }
   const c = status.config;
-  const auth = c.auth.kind === 'none' ? 'none' : `${c.auth.kind} as ${c.auth.username} (${c.auth.hasPassword ? 'password set' : 'no password'})`;
+  const auth =
+    c.auth.kind === 'none'
+      ? 'none'
+      : `${c.auth.kind} as ${c.auth.username} (${c.auth.hasPassword ? 'password set' : 'no password'})`;
   const lines = [
     `query:   ${c.queryUrl}`,
     `update:  ${c.updateUrl}`,
@@ -105,11 +137,14 @@ function printStatus(status: StoreStatus): void {
   ];
   const s = status.sync;
   if (s) {
-    lines.push(`state:   ${s.fullNeeded ? 'full publish due' : `${s.pendingDocuments} documents and ${s.pendingEntities} entities to sync`}${status.jobId ? ' (running)' : ''}`);
+    lines.push(
+      `state:   ${s.fullNeeded ? 'full publish due' : `${s.pendingDocuments} documents and ${s.pendingEntities} entities to sync`}${status.jobId ? ' (running)' : ''}`,
+    );
     lines.push(`synced:  ${s.syncedAt ?? 'never'}${s.publishedAt ? ` (published ${s.publishedAt})` : ''}`);
     if (s.lastError) lines.push(`error:   ${s.lastError}`);
   }
-  if (status.storeQuads !== undefined) lines.push(`store:   ${status.storeQuads.toLocaleString('en')} statements in the graph`);
+  if (status.storeQuads !== undefined)
+    lines.push(`store:   ${status.storeQuads.toLocaleString('en')} statements in the graph`);
   if (status.probeError) lines.push(`store:   ${status.probeError}`);
   console.log(lines.join('\n'));
 }

@@ -3,7 +3,16 @@
  * (`window.polyhop`) or, in browser mode, over `POST /api/<method>` plus a `/events` WebSocket,
  * both authorised by the per-run token the server printed in the URL fragment.
  */
-import type { ErrorData, EventName, Events, Method, PolyhopApi, Reply, Request, Responses } from '../../src-main/engine/api/contract.js';
+import type {
+  ErrorData,
+  EventName,
+  Events,
+  Method,
+  PolyhopApi,
+  Reply,
+  Request,
+  Responses,
+} from '../../src-main/engine/api/contract.js';
 import { EVENT_NAMES } from '../../src-main/engine/api/contract/channels.js';
 import type { PolyhopBridge } from './bridge.js';
 
@@ -145,7 +154,11 @@ function browserClient(options: BrowserClientOptions = {}): PolyhopApi {
   return {
     async call<M extends Method>(method: M, request: Request<M>): Promise<Responses[M]> {
       if (!token) {
-        throw new ApiError({ code: 'UNAUTHORIZED', message: 'No access token: open the link printed by "polyhop serve".', details: {} });
+        throw new ApiError({
+          code: 'UNAUTHORIZED',
+          message: 'No access token: open the link printed by "polyhop serve".',
+          details: {},
+        });
       }
       let response: Response;
       try {
@@ -155,13 +168,21 @@ function browserClient(options: BrowserClientOptions = {}): PolyhopApi {
           body: JSON.stringify(request ?? {}),
         });
       } catch (error) {
-        throw new ApiError({ code: UNREACHABLE, message: 'The Polyhop server is not reachable. Is it still running?', details: { cause: String(error) } });
+        throw new ApiError({
+          code: UNREACHABLE,
+          message: 'The Polyhop server is not reachable. Is it still running?',
+          details: { cause: String(error) },
+        });
       }
       let reply: Reply<Responses[M]>;
       try {
         reply = (await response.json()) as Reply<Responses[M]>;
       } catch {
-        throw new ApiError({ code: response.status === 401 ? 'UNAUTHORIZED' : 'INTERNAL', message: `The server answered ${response.status} without a readable reply.`, details: { status: response.status } });
+        throw new ApiError({
+          code: response.status === 401 ? 'UNAUTHORIZED' : 'INTERNAL',
+          message: `The server answered ${response.status} without a readable reply.`,
+          details: { status: response.status },
+        });
       }
       return unwrap(reply);
     },

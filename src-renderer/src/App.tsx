@@ -26,7 +26,12 @@ function NeedsKb({ children, extra }: { children: (kb: string) => ReactNode; ext
         hint={t('common.noKbHint')}
         testId="no-kb"
         action={
-          <button type="button" className="primary" onClick={() => useApp.getState().setScreen('corpus')} data-testid="no-kb-go-corpus">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => useApp.getState().setScreen('corpus')}
+            data-testid="no-kb-go-corpus"
+          >
             {t('common.goToCorpus')}
           </button>
         }
@@ -61,7 +66,11 @@ function KbSwitcher() {
   return (
     <label className="kb-switcher">
       <span>{t('app.knowledgeBase')}</span>
-      <select value={kb ?? ''} onChange={(e) => useApp.getState().setKb(e.target.value || null)} data-testid="kb-switcher">
+      <select
+        value={kb ?? ''}
+        onChange={(e) => useApp.getState().setKb(e.target.value || null)}
+        data-testid="kb-switcher"
+      >
         {kbs.map((k) => (
           <option key={k.name} value={k.name}>
             {k.name}
@@ -101,7 +110,13 @@ export function App() {
         <span className="brand">Polyhop</span>
         <nav aria-label={t('app.navigation')} className="main-nav">
           {SCREENS.map((s) => (
-            <button key={s} type="button" aria-current={s === screen ? 'page' : undefined} onClick={() => useApp.getState().setScreen(s)} data-testid={`nav-${s}`}>
+            <button
+              key={s}
+              type="button"
+              aria-current={s === screen ? 'page' : undefined}
+              onClick={() => useApp.getState().setScreen(s)}
+              data-testid={`nav-${s}`}
+            >
               {t(`nav.${s}`)}
             </button>
           ))}

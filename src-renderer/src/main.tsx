@@ -15,7 +15,10 @@ async function start(): Promise<void> {
     const ui = useApp.getState().settings?.uiLanguage;
     if (ui) void setUiLanguage(ui);
   });
-  void useJobs.getState().sync().catch(() => undefined); // no running jobs to recover is fine
+  void useJobs
+    .getState()
+    .sync()
+    .catch(() => undefined); // no running jobs to recover is fine
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <App />

@@ -22,7 +22,28 @@ export async function run(args: string[]): Promise<void> {
   try {
     // Runs with formatting, as Word writes them (most of document.xml is markup), and words drawn
     // at random so the XML compresses like prose (within the zip-bomb ratio limit).
-    const words = ['river', 'authority', 'inspected', 'lock', 'gates', 'Marlow', 'found', 'cracks', 'lower', 'boats', 'weir', 'channel', 'ferry', 'walkers', 'club', 'regatta', 'Henley', 'weeks', 'council', 'repairs'];
+    const words = [
+      'river',
+      'authority',
+      'inspected',
+      'lock',
+      'gates',
+      'Marlow',
+      'found',
+      'cracks',
+      'lower',
+      'boats',
+      'weir',
+      'channel',
+      'ferry',
+      'walkers',
+      'club',
+      'regatta',
+      'Henley',
+      'weeks',
+      'council',
+      'repairs',
+    ];
     let seed = 1;
     const word = () => words[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % words.length]!;
     const sentence = () => Array.from({ length: 12 }, word).join(' ');
@@ -44,10 +65,17 @@ export async function run(args: string[]): Promise<void> {
     console.log(`word/document.xml ${mib(xmlBytes)}`);
     const polyhop = measure(measureScript(path));
     const mammoth = measure(mammothScript(path));
-    for (const [name, m] of [['Polyhop (streaming)', polyhop], ['mammoth 1.13.0 (baseline)', mammoth]] as const) {
-      console.log(`${name.padEnd(26)} ${m.chars.toLocaleString('en')} characters in ${(m.ms / 1000).toFixed(2)} s; RSS before ${mib(m.before)}, peak ${mib(m.peak)}: growth ${mib(m.peak - m.before)} (${((m.peak - m.before) / xmlBytes).toFixed(1)}× the XML)`);
+    for (const [name, m] of [
+      ['Polyhop (streaming)', polyhop],
+      ['mammoth 1.13.0 (baseline)', mammoth],
+    ] as const) {
+      console.log(
+        `${name.padEnd(26)} ${m.chars.toLocaleString('en')} characters in ${(m.ms / 1000).toFixed(2)} s; RSS before ${mib(m.before)}, peak ${mib(m.peak)}: growth ${mib(m.peak - m.before)} (${((m.peak - m.before) / xmlBytes).toFixed(1)}× the XML)`,
+      );
     }
-    console.log(`mammoth / Polyhop: time ×${(mammoth.ms / polyhop.ms).toFixed(1)}, RSS growth ×${((mammoth.peak - mammoth.before) / (polyhop.peak - polyhop.before)).toFixed(1)}`);
+    console.log(
+      `mammoth / Polyhop: time ×${(mammoth.ms / polyhop.ms).toFixed(1)}, RSS growth ×${((mammoth.peak - mammoth.before) / (polyhop.peak - polyhop.before)).toFixed(1)}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -62,7 +90,9 @@ interface Measured {
 
 /** Runs a measuring module in a child process of its own, so its peak RSS is the load's, not the bench's. */
 function measure(script: string): Measured {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(`the measuring process failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as Measured;
 }

@@ -59,8 +59,14 @@ export async function run(args: string[]): Promise<void> {
     const t = performance.now();
     await buildHubKb(server.engine, 'graph-base', base);
     await buildHubKb(server.engine, 'graph-big', nodes);
-    console.log(`KBs built through the engine: hub + ${base} leaves, hub + ${nodes} leaves in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    console.log(`host: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared machine: frame figures move with it)`);
+    console.log(
+      `KBs built through the engine: hub + ${base} leaves, hub + ${nodes} leaves in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `host: ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (shared machine: frame figures move with it)`,
+    );
 
     const { page, consoleErrors } = await openApp(browser, server.authUrl);
     const renderer = await page.evaluate<string>(`(() => {
@@ -69,11 +75,16 @@ export async function run(args: string[]): Promise<void> {
       const info = gl.getExtension('WEBGL_debug_renderer_info');
       return String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER));
     })()`);
-    console.log(`Chromium: headless, ${GL_FLAGS[gl].join(' ')}; WebGL renderer "${renderer}"; viewport 1280×860; ${rounds} rounds, idle 1.5 s then ${seconds} s of wheel zoom and drag per size`);
+    console.log(
+      `Chromium: headless, ${GL_FLAGS[gl].join(' ')}; WebGL renderer "${renderer}"; viewport 1280×860; ${rounds} rounds, idle 1.5 s then ${seconds} s of wheel zoom and drag per size`,
+    );
 
     const results: Measure[] = [];
     for (let round = 1; round <= rounds; round++) {
-      for (const [kb, leaves] of [['graph-base', base], ['graph-big', nodes]] as const) {
+      for (const [kb, leaves] of [
+        ['graph-base', base],
+        ['graph-big', nodes],
+      ] as const) {
         const r = await measure(page, kb, leaves, seconds);
         results.push(r);
         console.log(
@@ -85,7 +96,16 @@ export async function run(args: string[]): Promise<void> {
     const summary = (leaves: number) => {
       const rs = results.filter((r) => r.leaves === leaves);
       const med = (f: (r: Measure) => number) => quantileOf(rs.map(f), 0.5);
-      return { leaves, firstDraw: med((r) => r.firstDrawMs), idleFps: med((r) => r.idle.fps), idleP95: med((r) => r.idle.p95), fps: med((r) => r.moving.fps), p50: med((r) => r.moving.p50), p95: med((r) => r.moving.p95), long: med((r) => r.moving.longTasks) };
+      return {
+        leaves,
+        firstDraw: med((r) => r.firstDrawMs),
+        idleFps: med((r) => r.idle.fps),
+        idleP95: med((r) => r.idle.p95),
+        fps: med((r) => r.moving.fps),
+        p50: med((r) => r.moving.p50),
+        p95: med((r) => r.moving.p95),
+        long: med((r) => r.moving.longTasks),
+      };
     };
     const b = summary(base);
     const g = summary(nodes);
@@ -100,7 +120,9 @@ export async function run(args: string[]): Promise<void> {
         `moving p50 ×${(g.p50 / b.p50).toFixed(2)}, moving p95 ×${(g.p95 / b.p95).toFixed(2)}, idle fps ×${(g.idleFps / b.idleFps).toFixed(2)}`,
     );
     // Two 60 Hz frames (33.4 ms) at the 95th percentile: never under ~30 fps.
-    console.log(`smooth (moving p95 ≤ 2 frames at 60 Hz, ~30 fps) at ${nodes} leaves: ${g.p95 <= 34 ? 'yes' : 'NO'}; within 20 % of the ${base}-leaf frame rate: ${g.fps >= 0.8 * b.fps ? 'yes' : 'NO'} (software rendering)`);
+    console.log(
+      `smooth (moving p95 ≤ 2 frames at 60 Hz, ~30 fps) at ${nodes} leaves: ${g.p95 <= 34 ? 'yes' : 'NO'}; within 20 % of the ${base}-leaf frame rate: ${g.fps >= 0.8 * b.fps ? 'yes' : 'NO'} (software rendering)`,
+    );
     if (consoleErrors.length > 0) console.log(`console errors: ${consoleErrors.slice(0, 5).join(' | ')}`);
   } finally {
     await browser.close();
@@ -141,13 +163,24 @@ const START_FRAMES = `(() => {
   };
   requestAnimationFrame(tick);
 })()`;
-const STOP_FRAMES = '(window.__stop = true, window.__observer.disconnect(), { stamps: window.__frames, long: window.__long })';
+const STOP_FRAMES =
+  '(window.__stop = true, window.__observer.disconnect(), { stamps: window.__frames, long: window.__long })';
 
 async function stopFrames(page: Page): Promise<Frames> {
   const { stamps, long } = await page.evaluate<{ stamps: number[]; long: number }>(STOP_FRAMES);
-  const deltas = stamps.slice(1).map((s, i) => s - stamps[i]!).sort((a, b) => a - b);
+  const deltas = stamps
+    .slice(1)
+    .map((s, i) => s - stamps[i]!)
+    .sort((a, b) => a - b);
   const span = (stamps.at(-1) ?? 0) - (stamps[0] ?? 0);
-  return { frames: deltas.length, p50: deltas.length ? quantile(deltas, 0.5) : 0, p95: deltas.length ? quantile(deltas, 0.95) : 0, max: deltas.at(-1) ?? 0, fps: span > 0 ? (deltas.length * 1000) / span : 0, longTasks: long };
+  return {
+    frames: deltas.length,
+    p50: deltas.length ? quantile(deltas, 0.5) : 0,
+    p95: deltas.length ? quantile(deltas, 0.95) : 0,
+    max: deltas.at(-1) ?? 0,
+    fps: span > 0 ? (deltas.length * 1000) / span : 0,
+    longTasks: long,
+  };
 }
 
 async function measure(page: Page, kb: string, leaves: number, seconds: number): Promise<Measure> {
@@ -156,7 +189,10 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
   if ((await byId('kb-switcher').inputValue()) !== kb) {
     await byId('kb-switcher').selectOption(kb);
     // The previous KB's canvas must be gone before timing this one.
-    await page.locator('[data-testid="graph-canvas"]').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+    await page
+      .locator('[data-testid="graph-canvas"]')
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => undefined);
   }
   await byId('graph-search-input').fill(HUB);
   await byId('graph-search-submit').click();
@@ -176,7 +212,12 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
   if (!box) throw new Error('graph bench: graph-canvas has no box');
   const cx = box.x + box.width / 2;
   const cy = box.y + box.height / 2;
-  if (!(await page.evaluate<boolean>(`!!document.elementFromPoint(${cx}, ${cy})?.closest('[data-testid="graph-canvas"]')`))) throw new Error('graph bench: the pointer would miss the canvas');
+  if (
+    !(await page.evaluate<boolean>(
+      `!!document.elementFromPoint(${cx}, ${cy})?.closest('[data-testid="graph-canvas"]')`,
+    ))
+  )
+    throw new Error('graph bench: the pointer would miss the canvas');
   // Idle: the pointer rests over the graph, nothing moves.
   await page.mouse.move(cx, cy);
   await page.evaluate(START_FRAMES);
@@ -203,5 +244,3 @@ async function measure(page: Page, kb: string, leaves: number, seconds: number):
   const after = await byId('graph-canvas').screenshot();
   return { kb, leaves, counts, firstDrawMs, idle, moving, cameraMoved: !before.equals(after) };
 }
-
-

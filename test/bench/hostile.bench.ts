@@ -13,7 +13,16 @@
  *   npm run bench hostile -- --big          # the single-line text is 200 MB (refused by size, before reading)
  *   npm run bench hostile -- --memory-mb 256 --time-s 120   # the per-document limits (settings documentLimits; these are the defaults here)
  */
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -26,27 +35,39 @@ import { writePdf } from '../support/pdfWriter.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { writeDocx } from '../support/zipWriter.js';
 import { numberArg } from './support/benchArgs.js';
-import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
+import {
+  SyntheticEmbedder,
+  syntheticRules,
+  writeSyntheticCorpus,
+} from '../unit/reliability/support/syntheticCorpus.js';
 
 const KB = 'hostile';
 
 export async function run(args: string[]): Promise<void> {
   const big = args.includes('--big');
-  const limits = { memoryMb: numberArg(args, '--memory-mb', 256), timeSeconds: numberArg(args, '--time-s', 120, { integer: false }) };
+  const limits = {
+    memoryMb: numberArg(args, '--memory-mb', 256),
+    timeSeconds: numberArg(args, '--time-s', 120, { integer: false }),
+  };
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-hostile-'));
   try {
     const baseline = await indexFolder(dir, 'baseline', limits, () => undefined);
     const folder = join(dir, 'hostile');
     const hostile = await indexFolder(dir, 'hostile', limits, () => writeHostileCorpus(folder, big), folder);
     console.log(`per-document limits: ${limits.memoryMb} MiB, ${limits.timeSeconds} s`);
-    console.log(`baseline (the good document alone): ${(baseline.ms / 1000).toFixed(2)} s, peak RSS ${mb(baseline.rss)}`);
+    console.log(
+      `baseline (the good document alone): ${(baseline.ms / 1000).toFixed(2)} s, peak RSS ${mb(baseline.rss)}`,
+    );
     console.log(`peak RSS before the hostile job (its files written by a child process): ${mb(hostile.rssBeforeJob)}`);
-    console.log(`hostile folder (${hostile.files} files): ${(hostile.ms / 1000).toFixed(2)} s (${(hostile.ms / baseline.ms).toFixed(1)}× baseline), peak RSS ${mb(hostile.rss)} (+${mb(hostile.rss - baseline.rss)})`);
+    console.log(
+      `hostile folder (${hostile.files} files): ${(hostile.ms / 1000).toFixed(2)} s (${(hostile.ms / baseline.ms).toFixed(1)}× baseline), peak RSS ${mb(hostile.rss)} (+${mb(hostile.rss - baseline.rss)})`,
+    );
     for (const line of hostile.timing) console.log(`  ${line}`);
     console.log('per file (docs:add skips, then each document: status: reason):');
     for (const line of hostile.report) console.log(`  ${line}`);
     console.log(`job: ${hostile.status}${hostile.error ? ` (${hostile.error})` : ''}; good document: ${hostile.good}`);
-    if (hostile.good !== 'indexed' || hostile.status !== 'done') throw new Error('the good document did not index next to the hostile files');
+    if (hostile.good !== 'indexed' || hostile.status !== 'done')
+      throw new Error('the good document did not index next to the hostile files');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -59,7 +80,9 @@ export async function run(args: string[]): Promise<void> {
 function writeHostileCorpus(folder: string, big: boolean): { afterAdd: () => void; duringJob: () => void } {
   const self = pathToFileURL(fileURLToPath(import.meta.url)).href;
   const script = `const { writeHostileFiles } = await import(${JSON.stringify(self)}); writeHostileFiles(${JSON.stringify(folder)}, ${big});`;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(`writing the hostile files failed: ${child.stderr}`);
   const deleted = join(folder, 'deleted-after-scan.txt');
   const changed = join(folder, 'changed-after-scan.txt');
@@ -90,11 +113,27 @@ export function writeHostileFiles(folder: string, big: boolean): void {
   // 64 MiB of zeros deflate to ~64 KiB: a 1000× ratio.
   put('bomb.docx', writeDocx(['hi'], [{ name: 'word/media/bomb.bin', data: Buffer.alloc(64 * 1024 ** 2) }]));
   const depth = 200_000;
-  put('nested.html', `<!doctype html><html><body>${'<div>'.repeat(depth)}Deep text.${'</div>'.repeat(depth)}</body></html>`);
+  put(
+    'nested.html',
+    `<!doctype html><html><body>${'<div>'.repeat(depth)}Deep text.${'</div>'.repeat(depth)}</body></html>`,
+  );
   // One line, no sentence end: the chunker must split it by size. Written in 1 MiB pieces (the bench's own memory stays small).
   writeRepeated(join(folder, big ? 'one-line-200MB.txt' : 'one-line-2MB.txt'), 'word ', big ? 200 : 2);
-  put('invalid-utf8.txt', Buffer.concat([Buffer.from('Start of a line '), Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0xf0, 0x28, 0x8c, 0xbc]), Buffer.from(' end of the line.\n').fill(0xff, 4, 6)]));
-  put('utf16-no-bom.txt', Buffer.from('Ada Kestrel is the friend of Bruno Ravenworth. This text is UTF-16 without a byte order mark.', 'utf16le'));
+  put(
+    'invalid-utf8.txt',
+    Buffer.concat([
+      Buffer.from('Start of a line '),
+      Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0xf0, 0x28, 0x8c, 0xbc]),
+      Buffer.from(' end of the line.\n').fill(0xff, 4, 6),
+    ]),
+  );
+  put(
+    'utf16-no-bom.txt',
+    Buffer.from(
+      'Ada Kestrel is the friend of Bruno Ravenworth. This text is UTF-16 without a byte order mark.',
+      'utf16le',
+    ),
+  );
   put('nul-bytes.txt', 'Some text\0with NUL bytes\0inside it, which a text file should not have.');
   mkdirSync(join(folder, 'loop'));
   symlinkSync(join(folder, 'loop'), join(folder, 'loop', 'again'));
@@ -127,7 +166,13 @@ interface FolderRun {
 }
 
 /** A fresh engine and process-wide peak RSS; indexes the good document plus whatever `write` adds to `folder`. */
-async function indexFolder(dir: string, name: string, limits: { memoryMb: number; timeSeconds: number }, write: () => { afterAdd: () => void; duringJob: () => void } | undefined, folder = join(dir, name)): Promise<FolderRun> {
+async function indexFolder(
+  dir: string,
+  name: string,
+  limits: { memoryMb: number; timeSeconds: number },
+  write: () => { afterAdd: () => void; duringJob: () => void } | undefined,
+  folder = join(dir, name),
+): Promise<FolderRun> {
   const dataDir = join(dir, `${name}-data`);
   writeSyntheticCorpus(folder, 1, { prefix: 'good' });
   const hooks = write();
@@ -166,16 +211,33 @@ async function indexFolder(dir: string, name: string, limits: { memoryMb: number
       const next = timeline[i + 1]?.at ?? started + ms;
       stages.set(t.stage, (stages.get(t.stage) ?? 0) + next - t.at);
       const previous = timeline[i - 1];
-      if (t.stage === 'ingest' && t.message && previous) ingest.push(`${t.message} ${((t.at - previous.at) / 1000).toFixed(2)} s`);
+      if (t.stage === 'ingest' && t.message && previous)
+        ingest.push(`${t.message} ${((t.at - previous.at) / 1000).toFixed(2)} s`);
     });
-    const timing = [`stages: ${[...stages].map(([stage, d]) => `${stage} ${(d / 1000).toFixed(2)} s`).join(', ')}`, `ingest, time up to each reported document: ${ingest.join(', ')}`];
+    const timing = [
+      `stages: ${[...stages].map(([stage, d]) => `${stage} ${(d / 1000).toFixed(2)} s`).join(', ')}`,
+      `ingest, time up to each reported document: ${ingest.join(', ')}`,
+    ];
     const page = await ok<DocumentPage>(engine, 'docs:list', { kb: KB, limit: 1000, sort: 'title' });
     const report = [
       ...added.errors.map((e) => `${basename(e.path)}: skipped at docs:add: ${e.reason}`),
-      ...page.rows.map((d) => `${basename(d.path)}: ${d.status}${d.error ? `: ${d.error.replace(`${d.path}: `, '')}` : ` (${d.chunkCount} chunks, ${d.tripleCount} triples)`}`),
+      ...page.rows.map(
+        (d) =>
+          `${basename(d.path)}: ${d.status}${d.error ? `: ${d.error.replace(`${d.path}: `, '')}` : ` (${d.chunkCount} chunks, ${d.tripleCount} triples)`}`,
+      ),
     ];
     const good = page.rows.find((d) => basename(d.path).startsWith('good-'))?.status ?? 'missing';
-    return { ms, timing, rss: process.resourceUsage().maxRSS * 1024, rssBeforeJob, files: added.added.length + added.errors.length, report, status: state.status, error: state.error?.message ?? null, good };
+    return {
+      ms,
+      timing,
+      rss: process.resourceUsage().maxRSS * 1024,
+      rssBeforeJob,
+      files: added.added.length + added.errors.length,
+      report,
+      status: state.status,
+      error: state.error?.message ?? null,
+      good,
+    };
   } finally {
     await engine.dispose();
   }

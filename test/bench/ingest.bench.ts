@@ -35,7 +35,20 @@ export async function run(args: string[]): Promise<void> {
   };
   try {
     // A single line of sentences, written in 1 MB pieces so generation stays small.
-    const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'iota', 'kappa', 'lambda', 'knowledge', 'graph'];
+    const words = [
+      'alpha',
+      'beta',
+      'gamma',
+      'delta',
+      'epsilon',
+      'zeta',
+      'theta',
+      'iota',
+      'kappa',
+      'lambda',
+      'knowledge',
+      'graph',
+    ];
     let piece = '';
     for (let i = 0, start = true; piece.length < 1e6; i++) {
       const word = words[(i * 7) % words.length]!;
@@ -48,20 +61,42 @@ export async function run(args: string[]): Promise<void> {
     out.end();
     await once(out, 'finish');
     const bytes = Math.ceil((mb * 1e6) / piece.length) * piece.length;
-    console.log(`ingest bench: ${(bytes / 1e6).toFixed(0)} MB single-line text, ${pageCount}-page empty PDF; start RSS ${peak()}`);
+    console.log(
+      `ingest bench: ${(bytes / 1e6).toFixed(0)} MB single-line text, ${pageCount}-page empty PDF; start RSS ${peak()}`,
+    );
 
-    const [refusal, refuseMs] = await time(() => loadDocument(big).then(() => 'loaded', (e: unknown) => toErrorData(e).message));
-    console.log(`  default limits: ${refusal.replace(big, 'big.txt')} in ${refuseMs.toFixed(1)} ms; peak RSS ${peak()}`);
+    const [refusal, refuseMs] = await time(() =>
+      loadDocument(big).then(
+        () => 'loaded',
+        (e: unknown) => toErrorData(e).message,
+      ),
+    );
+    console.log(
+      `  default limits: ${refusal.replace(big, 'big.txt')} in ${refuseMs.toFixed(1)} ms; peak RSS ${peak()}`,
+    );
 
     const pdfPath = join(dir, 'empty.pdf');
     writeFileSync(pdfPath, writePdf({ pages: Array.from({ length: pageCount }, () => '') }));
-    const [pdfResult, pdfMs] = await time(() => loadDocument(pdfPath).then(() => 'loaded', (e: unknown) => toErrorData(e).message));
-    console.log(`  ${pageCount}-page empty PDF: ${pdfResult.replace(pdfPath, 'empty.pdf')} in ${(pdfMs / 1000).toFixed(1)} s (${(pdfMs / pageCount).toFixed(2)} ms/page); peak RSS ${peak()}`);
+    const [pdfResult, pdfMs] = await time(() =>
+      loadDocument(pdfPath).then(
+        () => 'loaded',
+        (e: unknown) => toErrorData(e).message,
+      ),
+    );
+    console.log(
+      `  ${pageCount}-page empty PDF: ${pdfResult.replace(pdfPath, 'empty.pdf')} in ${(pdfMs / 1000).toFixed(1)} s (${(pdfMs / pageCount).toFixed(2)} ms/page); peak RSS ${peak()}`,
+    );
 
-    const [, rawMs] = await time(async () => createHash('sha256').update(await readFile(big)).digest('hex'));
+    const [, rawMs] = await time(async () =>
+      createHash('sha256')
+        .update(await readFile(big))
+        .digest('hex'),
+    );
     const limits = { maxTextFileBytes: bytes + 1, maxTextChars: bytes + 1 };
     const [doc, loadMs] = await time(() => loadDocument(big, limits));
-    console.log(`  load (raised limits): ${rate(bytes, loadMs)} vs raw readFile+sha256 ${rate(bytes, rawMs)} (ratio ${(rawMs / loadMs).toFixed(2)}); language ${doc.language}; peak RSS ${peak()}`);
+    console.log(
+      `  load (raised limits): ${rate(bytes, loadMs)} vs raw readFile+sha256 ${rate(bytes, rawMs)} (ratio ${(rawMs / loadMs).toFixed(2)}); language ${doc.language}; peak RSS ${peak()}`,
+    );
 
     const [wordCount, scanMs] = await time(() => {
       let n = 0;
@@ -69,7 +104,9 @@ export async function run(args: string[]): Promise<void> {
       return n;
     });
     const [chunks, fixedMs] = await time(() => fixedSizeChunk(doc.text, { language: doc.language }));
-    console.log(`  fixed 1000/200 chunker: ${rate(bytes, fixedMs)} (${chunks.length} chunks) vs regex word scan ${rate(bytes, scanMs)} (${wordCount} words; ratio ${(scanMs / fixedMs).toFixed(2)}); peak RSS ${peak()}`);
+    console.log(
+      `  fixed 1000/200 chunker: ${rate(bytes, fixedMs)} (${chunks.length} chunks) vs regex word scan ${rate(bytes, scanMs)} (${wordCount} words; ratio ${(scanMs / fixedMs).toFixed(2)}); peak RSS ${peak()}`,
+    );
 
     const slice = doc.text.slice(0, semanticMb * 1e6);
     const [sentences, sentMs] = await time(() => splitSentences(slice, 'en').length);

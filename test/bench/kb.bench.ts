@@ -47,7 +47,9 @@ export async function run(args: string[]): Promise<void> {
   const withFts = values.fts !== 'no';
   const baselineQueries = values.vec0 === 'no' ? 0 : Math.min(queries, Number(values['baseline-queries']));
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-kb-bench-'));
-  console.log(`n=${n} vectors float[${dimension}] in ${clusters} clusters (spread ${spread}, intra-cluster cosine ≈ ${(1 / (1 + spread * spread)).toFixed(2)}), k=${k}, ${queries} queries, oversample ${oversample}`);
+  console.log(
+    `n=${n} vectors float[${dimension}] in ${clusters} clusters (spread ${spread}, intra-cluster cosine ≈ ${(1 / (1 + spread * spread)).toFixed(2)}), k=${k}, ${queries} queries, oversample ${oversample}`,
+  );
 
   try {
     const file = join(dir, 'kb.sqlite');
@@ -77,11 +79,26 @@ export async function run(args: string[]): Promise<void> {
       const texts: string[] = [];
       kb.transaction(() => {
         for (let d = 0; d < size; d += chunksPerDocument) {
-          const doc = kb.addDocument({ path: `/bench/${start + d}.txt`, title: `doc ${start + d}`, hash: `${start + d}`, mime: 'text/plain', size: 1 });
-          const chunkTexts = Array.from({ length: Math.min(chunksPerDocument, size - d) }, () => Array.from({ length: 20 }, () => words[zipf()]!).join(' '));
+          const doc = kb.addDocument({
+            path: `/bench/${start + d}.txt`,
+            title: `doc ${start + d}`,
+            hash: `${start + d}`,
+            mime: 'text/plain',
+            size: 1,
+          });
+          const chunkTexts = Array.from({ length: Math.min(chunksPerDocument, size - d) }, () =>
+            Array.from({ length: 20 }, () => words[zipf()]!).join(' '),
+          );
           const stored = kb.replaceChunks(
             doc.id,
-            chunkTexts.map((text, ord) => ({ ord, text, language: 'en', startOffset: 0, endOffset: text.length, page: null })),
+            chunkTexts.map((text, ord) => ({
+              ord,
+              text,
+              language: 'en',
+              startOffset: 0,
+              endOffset: text.length,
+              page: null,
+            })),
           );
           for (const c of stored) {
             ids.push(c.id);
@@ -92,16 +109,24 @@ export async function run(args: string[]): Promise<void> {
       chunkMs += performance.now() - t;
       const vectors = ids.map(() => sample());
       t = performance.now();
-      kb.putVectors('chunk', ids.map((id, i) => ({ id, vector: vectors[i]! })));
+      kb.putVectors(
+        'chunk',
+        ids.map((id, i) => ({ id, vector: vectors[i]! })),
+      );
       vectorMs += performance.now() - t;
       if (withFts) {
         t = performance.now();
-        kb.indexText('chunk', ids.map((id, i) => ({ id, text: texts[i]! })));
+        kb.indexText(
+          'chunk',
+          ids.map((id, i) => ({ id, text: texts[i]! })),
+        );
         textMs += performance.now() - t;
       }
       if (baselineQueries > 0) {
         t = performance.now();
-        baseline.transaction(() => ids.forEach((id, i) => baselineInsert.run(BigInt(id), Buffer.from(vectors[i]!.buffer))))();
+        baseline.transaction(() =>
+          ids.forEach((id, i) => baselineInsert.run(BigInt(id), Buffer.from(vectors[i]!.buffer))),
+        )();
         baselineMs += performance.now() - t;
       }
       if ((start / batch) % 10 === 9) console.log(`  … ${start + size} rows`);
@@ -151,18 +176,35 @@ export async function run(args: string[]): Promise<void> {
     kb.close();
     baseline.close();
 
-    const rate = (ms: number): string => (ms > 0 ? `${Math.round(n / (ms / 1000)).toLocaleString('en')} rows/s` : 'skipped');
+    const rate = (ms: number): string =>
+      ms > 0 ? `${Math.round(n / (ms / 1000)).toLocaleString('en')} rows/s` : 'skipped';
     const fastP50 = quantileOf(fast, 0.5);
     const table: [string, string, string][] = [
-      ['KNN knn() p50 / p95', `${fmt(fastP50)} / ${fmt(quantileOf(fast, 0.95))} ms`, `recall@${k} ${recall.toFixed(3)} vs exact`],
-      ['KNN exact float scan p50', `${fmt(quantileOf(exact, 0.5))} ms`, `${(quantileOf(exact, 0.5) / fastP50).toFixed(1)}× slower than knn()`],
+      [
+        'KNN knn() p50 / p95',
+        `${fmt(fastP50)} / ${fmt(quantileOf(fast, 0.95))} ms`,
+        `recall@${k} ${recall.toFixed(3)} vs exact`,
+      ],
+      [
+        'KNN exact float scan p50',
+        `${fmt(quantileOf(exact, 0.5))} ms`,
+        `${(quantileOf(exact, 0.5) / fastP50).toFixed(1)}× slower than knn()`,
+      ],
       vec0.length
-        ? ['KNN plain vec0 float p50', `${fmt(quantileOf(vec0, 0.5))} ms`, `${(quantileOf(vec0, 0.5) / fastP50).toFixed(1)}× slower than knn() (${vec0.length} queries)`]
+        ? [
+            'KNN plain vec0 float p50',
+            `${fmt(quantileOf(vec0, 0.5))} ms`,
+            `${(quantileOf(vec0, 0.5) / fastP50).toFixed(1)}× slower than knn() (${vec0.length} queries)`,
+          ]
         : ['KNN plain vec0 float p50', 'skipped', ''],
       ['first knn() (loads bit codes)', `${fmt(coldMs)} ms`, 'once per process and vector kind'],
       ['KB open', `${fmt(openMs)} ms`, `file ${sizeMb.toFixed(0)} MB`],
       fts.length
-        ? [`FTS5 bm25 p50 (${n.toLocaleString('en')} rows)`, `${fmt(quantileOf(fts, 0.5))} ms`, `p95 ${fmt(quantileOf(fts, 0.95))} ms, 4-word queries`]
+        ? [
+            `FTS5 bm25 p50 (${n.toLocaleString('en')} rows)`,
+            `${fmt(quantileOf(fts, 0.5))} ms`,
+            `p95 ${fmt(quantileOf(fts, 0.95))} ms, 4-word queries`,
+          ]
         : ['FTS5 bm25 p50', 'skipped', ''],
       ['insert chunks', rate(chunkMs), `${(chunkMs / 1000).toFixed(1)} s`],
       ['insert vectors (putVectors)', rate(vectorMs), `plain vec0 insert: ${rate(baselineMs)}`],
@@ -175,14 +217,30 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-
 function fmt(ms: number): string {
   return ms < 10 ? ms.toFixed(2) : ms.toFixed(0);
 }
 
 /** Pronounceable pseudo-words, so FTS5 sees a realistic vocabulary. */
 function vocabulary(size: number, random: () => number): string[] {
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'si', 'po', 've', 'dan', 'tor', 'mel', 'gri', 'sha', 'qu', 'ex'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'tu',
+    'ra',
+    'si',
+    'po',
+    've',
+    'dan',
+    'tor',
+    'mel',
+    'gri',
+    'sha',
+    'qu',
+    'ex',
+  ];
   const words = new Set<string>();
   while (words.size < size) {
     const length = 2 + Math.floor(random() * 3);

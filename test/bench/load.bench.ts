@@ -16,7 +16,11 @@ import { Engine } from '../../src-main/engine/api/Engine.js';
 import type { JobProgress } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
-import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
+import {
+  SyntheticEmbedder,
+  syntheticRules,
+  writeSyntheticCorpus,
+} from '../unit/reliability/support/syntheticCorpus.js';
 import { numberArg } from './support/benchArgs.js';
 
 const KB = 'load';
@@ -31,16 +35,23 @@ export async function run(args: string[]): Promise<void> {
     const corpus = join(dir, 'corpus');
     let t = performance.now();
     writeSyntheticCorpus(corpus, docs);
-    console.log(`corpus: ${docs} generated plain-text documents (3 paragraphs, ~12 sentences, ~8 facts each) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `corpus: ${docs} generated plain-text documents (3 paragraphs, ~12 sentences, ~8 facts each) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     const dataDir = join(dir, 'data');
     const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4, recordCalls: false });
-    const engine = await Engine.create({ paths: appPaths(resolve(import.meta.dirname, '../..'), dataDir, join(dataDir, 'models')), models: { llm, embedder: new SyntheticEmbedder() } });
+    const engine = await Engine.create({
+      paths: appPaths(resolve(import.meta.dirname, '../..'), dataDir, join(dataDir, 'models')),
+      models: { llm, embedder: new SyntheticEmbedder() },
+    });
     await ok(engine, 'kb:create', { name: KB });
     t = performance.now();
     const added = await ok<{ added: unknown[] }>(engine, 'docs:add', { kb: KB, paths: [corpus] });
     const addMs = performance.now() - t;
-    console.log(`docs:add of the folder: ${added.added.length} documents in ${(addMs / 1000).toFixed(2)} s (one call, blocking: ${(addMs / docs).toFixed(2)} ms per document)`);
+    console.log(
+      `docs:add of the folder: ${added.added.length} documents in ${(addMs / 1000).toFixed(2)} s (one call, blocking: ${(addMs / docs).toFixed(2)} ms per document)`,
+    );
 
     // Baseline: the same UI calls on the idle engine (after the add, before the job).
     const names = ['Ada Kestrel', 'Bruno', 'Foundry', 'Osthaven', 'Greta Ravenworth', 'Mill'];
@@ -63,7 +74,14 @@ export async function run(args: string[]): Promise<void> {
     const { jobId } = await ok<{ jobId: string }>(engine, 'index:start', { kb: KB });
     let finished = false;
     const settled = engine.jobs.settled(jobId).then((s) => ((finished = true), s));
-    const busy = await sampleUi(engine, names, intervalMs, () => stage.current, Infinity, () => finished);
+    const busy = await sampleUi(
+      engine,
+      names,
+      intervalMs,
+      () => stage.current,
+      Infinity,
+      () => finished,
+    );
     const state = (await settled)!;
     const jobMs = performance.now() - t;
     loop.disable();
@@ -76,15 +94,31 @@ export async function run(args: string[]): Promise<void> {
     const sqliteBytes = fileBytes(file);
     const rss = process.resourceUsage().maxRSS * 1024;
 
-    console.log(`indexing: ${(jobMs / 1000).toFixed(1)} s, ${(docs / (jobMs / 1000)).toFixed(1)} documents/s (${llm.callCount} scripted model calls, zero latency)`);
+    console.log(
+      `indexing: ${(jobMs / 1000).toFixed(1)} s, ${(docs / (jobMs / 1000)).toFixed(1)} documents/s (${llm.callCount} scripted model calls, zero latency)`,
+    );
     const order = [...stageTimes.entries()].sort((a, b) => a[1] - b[1]);
     const stageAt = (time: number): string => order.filter(([, at]) => at <= time).at(-1)?.[0] ?? 'start';
-    console.log(`  stages: ${order.map(([s, at], i) => `${s} ${(((order[i + 1]?.[1] ?? t + jobMs) - at) / 1000).toFixed(1)} s`).join(', ')}`);
-    console.log(`KB: ${stats.documents} documents, ${stats.chunks} chunks, ${stats.entities} entities, ${stats.triples} triples`);
-    console.log(`vectors: ${Object.entries(stats.vectors).map(([k, n]) => `${k} ${n}`).join(', ')} (${Object.values(stats.vectors).reduce((a, b) => a + b, 0)} × 256 floats = ${mb(Object.values(stats.vectors).reduce((a, b) => a + b, 0) * 256 * 4)} as float32)`);
-    console.log(`SQLite: ${mb(sqliteBytes)} (kb.sqlite + WAL), ${(sqliteBytes / docs / 1024).toFixed(1)} KiB per document`);
+    console.log(
+      `  stages: ${order.map(([s, at], i) => `${s} ${(((order[i + 1]?.[1] ?? t + jobMs) - at) / 1000).toFixed(1)} s`).join(', ')}`,
+    );
+    console.log(
+      `KB: ${stats.documents} documents, ${stats.chunks} chunks, ${stats.entities} entities, ${stats.triples} triples`,
+    );
+    console.log(
+      `vectors: ${Object.entries(stats.vectors)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(
+          ', ',
+        )} (${Object.values(stats.vectors).reduce((a, b) => a + b, 0)} × 256 floats = ${mb(Object.values(stats.vectors).reduce((a, b) => a + b, 0) * 256 * 4)} as float32)`,
+    );
+    console.log(
+      `SQLite: ${mb(sqliteBytes)} (kb.sqlite + WAL), ${(sqliteBytes / docs / 1024).toFixed(1)} KiB per document`,
+    );
     console.log(`peak RSS: ${mb(rss)}`);
-    console.log(`event loop delay while indexing: p50 ${ms(loop.percentile(50) / 1e6)}, p95 ${ms(loop.percentile(95) / 1e6)}, p99 ${ms(loop.percentile(99) / 1e6)}, max ${ms(loop.max / 1e6)}`);
+    console.log(
+      `event loop delay while indexing: p50 ${ms(loop.percentile(50) / 1e6)}, p95 ${ms(loop.percentile(95) / 1e6)}, p99 ${ms(loop.percentile(99) / 1e6)}, max ${ms(loop.max / 1e6)}`,
+    );
 
     console.log(`UI Api latency (a call every ${intervalMs} ms; p50 / p95 / max in ms; n):`);
     const row = (label: string, samples: Sample[]) => {
@@ -92,8 +126,20 @@ export async function run(args: string[]): Promise<void> {
       return `  ${label.padEnd(26)} ${ms(pct(l, 50)).padStart(9)} ${ms(pct(l, 95)).padStart(9)} ${ms(Math.max(0, ...l)).padStart(9)} ${String(l.length).padStart(6)}`;
     };
     console.log(`  ${''.padEnd(26)} ${'p50'.padStart(9)} ${'p95'.padStart(9)} ${'max'.padStart(9)} ${'n'.padStart(6)}`);
-    for (const method of UI_CALLS) console.log(row(`${method} (idle)`, idle.filter((s) => s.method === method)));
-    for (const method of UI_CALLS) console.log(row(`${method} (indexing)`, busy.filter((s) => s.method === method)));
+    for (const method of UI_CALLS)
+      console.log(
+        row(
+          `${method} (idle)`,
+          idle.filter((s) => s.method === method),
+        ),
+      );
+    for (const method of UI_CALLS)
+      console.log(
+        row(
+          `${method} (indexing)`,
+          busy.filter((s) => s.method === method),
+        ),
+      );
     console.log(row('all (idle)', idle));
     console.log(row('all (indexing)', busy));
     for (const [s] of order) {
@@ -114,10 +160,27 @@ export async function run(args: string[]): Promise<void> {
     console.log('event loop held ≥ 20 ms at a stretch, by stage (total / longest stretch / stretches):');
     for (const [s] of order) {
       const h = held.get(s);
-      if (h) console.log(`  ${s.padEnd(13)} ${ms(h.total).padStart(11)} ${ms(h.longest).padStart(11)} ${String(h.count).padStart(5)}`);
+      if (h)
+        console.log(
+          `  ${s.padEnd(13)} ${ms(h.total).padStart(11)} ${ms(h.longest).padStart(11)} ${String(h.count).padStart(5)}`,
+        );
     }
-    const p95 = pct(busy.map((s) => s.ms), 95);
-    console.log(`goal p95 ≤ 100 ms while indexing: ${p95 <= 100 ? 'met' : 'MISSED'} (${ms(p95)}; ${(p95 / Math.max(0.01, pct(idle.map((s) => s.ms), 95))).toFixed(1)}× the idle p95)`);
+    const p95 = pct(
+      busy.map((s) => s.ms),
+      95,
+    );
+    console.log(
+      `goal p95 ≤ 100 ms while indexing: ${p95 <= 100 ? 'met' : 'MISSED'} (${ms(p95)}; ${(
+        p95 /
+        Math.max(
+          0.01,
+          pct(
+            idle.map((s) => s.ms),
+            95,
+          ),
+        )
+      ).toFixed(1)}× the idle p95)`,
+    );
     await engine.dispose();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -134,14 +197,26 @@ interface Sample {
 }
 
 /** Calls the UI methods in turn, one every `intervalMs`, until `count` calls or `stop()`. */
-async function sampleUi(engine: Engine, names: string[], intervalMs: number, stage: () => string, count: number, stop: () => boolean = () => false): Promise<Sample[]> {
+async function sampleUi(
+  engine: Engine,
+  names: string[],
+  intervalMs: number,
+  stage: () => string,
+  count: number,
+  stop: () => boolean = () => false,
+): Promise<Sample[]> {
   const samples: Sample[] = [];
   for (let i = 0; i < count && !stop(); i++) {
     const due = performance.now() + intervalMs;
     await new Promise((r) => setTimeout(r, intervalMs));
     const method = UI_CALLS[i % UI_CALLS.length]!;
     const at = stage();
-    const payload = method === 'graph:search' ? { kb: KB, query: names[i % names.length]!, limit: 20 } : method === 'docs:list' ? { kb: KB, offset: (i * 50) % 1000, limit: 50, sort: 'title' } : { kb: KB };
+    const payload =
+      method === 'graph:search'
+        ? { kb: KB, query: names[i % names.length]!, limit: 20 }
+        : method === 'docs:list'
+          ? { kb: KB, offset: (i * 50) % 1000, limit: 50, sort: 'title' }
+          : { kb: KB };
     await ok(engine, method, payload);
     samples.push({ method, stage: at, due, ms: performance.now() - due });
   }
@@ -181,4 +256,3 @@ function pct(values: number[], p: number): number {
 
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-

@@ -34,15 +34,25 @@ export async function run(args: string[]): Promise<void> {
   const shape: TinyLlamaOptions = values.big ? BIG_LLAMA_SHAPE : {};
   const path = await tinyLlamaPath(shape);
   const base: Omit<LlamaCppLlmOptions, 'sequences'> = { path, threads: Number(values.threads), gpu, contextSize: 1024 };
-  console.log(`model ${path.split('/').pop()}; ${calls} calls × ${tokens} tokens; threads ${base.threads}; gpu ${String(gpu)}`);
+  console.log(
+    `model ${path.split('/').pop()}; ${calls} calls × ${tokens} tokens; threads ${base.threads}; gpu ${String(gpu)}`,
+  );
 
   const one = await measureGeneration({ ...base, sequences: 1 }, { calls, tokens, concurrency: 1 });
   const many = await measureGeneration({ ...base, sequences }, { calls, tokens, concurrency: sequences });
-  const json = await measureGeneration({ ...base, sequences }, { calls, tokens, concurrency: sequences, structured: true });
+  const json = await measureGeneration(
+    { ...base, sequences },
+    { calls, tokens, concurrency: sequences, structured: true },
+  );
   console.log(`backend: ${many.status}`);
   report('free text, 1 sequence (baseline)', one.tokensPerSecond, one.tokensPerSecond);
   report(`free text, ${sequences} sequences`, many.tokensPerSecond, one.tokensPerSecond);
-  report(`JSON under grammar, ${sequences} sequences`, json.tokensPerSecond, many.tokensPerSecond, `vs free text, ${sequences} sequences`);
+  report(
+    `JSON under grammar, ${sequences} sequences`,
+    json.tokensPerSecond,
+    many.tokensPerSecond,
+    `vs free text, ${sequences} sequences`,
+  );
 }
 
 export interface GenerationRun {
@@ -67,14 +77,22 @@ export interface GenerationResult {
 const benchSchema = z.object({
   title: z.string().max(40),
   kind: z.enum(['person', 'place', 'organisation', 'event']),
-  facts: z.array(z.object({ subject: z.string().max(20), relation: z.string().max(20), object: z.string().max(20) })).max(4),
+  facts: z
+    .array(z.object({ subject: z.string().max(20), relation: z.string().max(20), object: z.string().max(20) }))
+    .max(4),
 });
 
 /** Loads a model with `options`, warms it up, then times `run.calls` calls; completion tokens/s over wall time. */
 export async function measureGeneration(options: LlamaCppLlmOptions, run: GenerationRun): Promise<GenerationResult> {
   const llm = await LlamaCppLlm.create(options);
   try {
-    const prompt = (i: number): RenderedPrompt => ({ name: 'bench/gen', version: '1', system: 'You write short notes.', user: `Note number ${i}.`, variables: {} });
+    const prompt = (i: number): RenderedPrompt => ({
+      name: 'bench/gen',
+      version: '1',
+      system: 'You write short notes.',
+      user: `Note number ${i}.`,
+      variables: {},
+    });
     await llm.generateText(prompt(-1), { maxTokens: 1 });
     const signal = AbortSignal.timeout(run.budgetMs ?? 60_000);
     let next = 0;
@@ -93,7 +111,8 @@ export async function measureGeneration(options: LlamaCppLlmOptions, run: Genera
         } catch (error) {
           // JSON cut by the same maxTokens as free text (like with like): its tokens were still generated.
           if (error instanceof PolyhopError && error.code === 'LLM_OUTPUT_INVALID') {
-            completionTokens += (error.details as { usage?: { completionTokens: number } }).usage?.completionTokens ?? 0;
+            completionTokens +=
+              (error.details as { usage?: { completionTokens: number } }).usage?.completionTokens ?? 0;
             continue;
           }
           if (!isCancellation(error)) throw error;
@@ -110,7 +129,9 @@ export async function measureGeneration(options: LlamaCppLlmOptions, run: Genera
 }
 
 export function report(label: string, value: number, baseline: number, baselineLabel = 'baseline'): void {
-  console.log(`${label.padEnd(44)} ${value.toFixed(1).padStart(9)} tokens/s   ×${(value / baseline).toFixed(2)} ${baselineLabel === 'baseline' ? '' : `(${baselineLabel})`}`);
+  console.log(
+    `${label.padEnd(44)} ${value.toFixed(1).padStart(9)} tokens/s   ×${(value / baseline).toFixed(2)} ${baselineLabel === 'baseline' ? '' : `(${baselineLabel})`}`,
+  );
 }
 
 function parseGpu(value: string): LlamaGpuChoice {

@@ -33,7 +33,10 @@ import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { OpenAiTestServer, type ReplyRecording } from '../support/openAiServer.js';
 import { numberArg } from './support/benchArgs.js';
 
-const CORPUS = join(import.meta.dirname, '../../../shared/data/2wikimultihopqa/hipporag_2wikimultihopqa_dev1000_corpus.json');
+const CORPUS = join(
+  import.meta.dirname,
+  '../../../shared/data/2wikimultihopqa/hipporag_2wikimultihopqa_dev1000_corpus.json',
+);
 const ENDPOINT_COUNTS = [1, 2, 4] as const;
 const SLOTS = 4;
 
@@ -50,18 +53,57 @@ export async function run(args: string[]): Promise<void> {
   const passages = (JSON.parse(readFileSync(CORPUS, 'utf8')) as Passage[]).slice(0, n);
   const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
   const modelPath = await tinyLlamaPath();
-  const servers = await Promise.all(Array.from({ length: Math.max(...ENDPOINT_COUNTS) }, () => OpenAiTestServer.start({ modelPath, slots: SLOTS, latencyMs, gpu: RTX_3090_LLAMA_8B, ...(recording ? { recording } : {}) })));
+  const servers = await Promise.all(
+    Array.from({ length: Math.max(...ENDPOINT_COUNTS) }, () =>
+      OpenAiTestServer.start({
+        modelPath,
+        slots: SLOTS,
+        latencyMs,
+        gpu: RTX_3090_LLAMA_8B,
+        ...(recording ? { recording } : {}),
+      }),
+    ),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-pool-'));
-  const rows: { endpoints: number; calls: number; replayed: number; seconds: number; perSecond: number; tokens: number; output: number; failures: number; stages: string }[] = [];
+  const rows: {
+    endpoints: number;
+    calls: number;
+    replayed: number;
+    seconds: number;
+    perSecond: number;
+    tokens: number;
+    output: number;
+    failures: number;
+    stages: string;
+  }[] = [];
   try {
     for (const count of recording ? [0, ...ENDPOINT_COUNTS] : ENDPOINT_COUNTS) {
       const recordingRun = count === 0;
       const used = servers.slice(0, Math.max(count, 1));
-      const llm = await PooledLlm.create(used.map((s, i) => ({ id: `s${i}`, role: 'generation', baseUrl: s.baseUrl, model: s.modelName, concurrency: SLOTS })));
-      const kb = KnowledgeBase.open(join(dir, `kb-${count}.sqlite`), { create: { name: `bench${count}`, baseIri: 'https://polyhop.invalid/bench/' } });
+      const llm = await PooledLlm.create(
+        used.map((s, i) => ({
+          id: `s${i}`,
+          role: 'generation',
+          baseUrl: s.baseUrl,
+          model: s.modelName,
+          concurrency: SLOTS,
+        })),
+      );
+      const kb = KnowledgeBase.open(join(dir, `kb-${count}.sqlite`), {
+        create: { name: `bench${count}`, baseIri: 'https://polyhop.invalid/bench/' },
+      });
       passages.forEach((p, i) => {
-        const doc = kb.addDocument({ path: `dataset:2wiki/${i}`, title: p.title, hash: sha256Hex(p.text), mime: 'text/plain', size: p.text.length, language: 'en' });
-        kb.replaceChunks(doc.id, [{ ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null }]);
+        const doc = kb.addDocument({
+          path: `dataset:2wiki/${i}`,
+          title: p.title,
+          hash: sha256Hex(p.text),
+          mime: 'text/plain',
+          size: p.text.length,
+          language: 'en',
+        });
+        kb.replaceChunks(doc.id, [
+          { ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null },
+        ]);
       });
       const before = used.reduce((t, s) => t + s.workRequests, 0);
       const replayedBefore = used.reduce((t, s) => t + s.replayed, 0);
@@ -87,18 +129,45 @@ export async function run(args: string[]): Promise<void> {
       const output = used.reduce((t, s) => t + s.completionTokens, 0) - outputBefore;
       kb.close();
       await llm.dispose();
-      if (recordingRun) console.log(`recorded ${recording!.size} replies of the fixture model in ${seconds.toFixed(1)} s (not measured)`);
-      else rows.push({ endpoints: count, calls, replayed, seconds, perSecond: calls / seconds, tokens, output, failures: result.failures.length, stages });
+      if (recordingRun)
+        console.log(
+          `recorded ${recording!.size} replies of the fixture model in ${seconds.toFixed(1)} s (not measured)`,
+        );
+      else
+        rows.push({
+          endpoints: count,
+          calls,
+          replayed,
+          seconds,
+          perSecond: calls / seconds,
+          tokens,
+          output,
+          failures: result.failures.length,
+          stages,
+        });
     }
   } finally {
     await Promise.all(servers.map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
   }
-  const timing = live ? 'computed live by the fixture GGUF on this machine' : `replayed, timed on a simulated ${RTX_3090_LLAMA_8B.gpu}, ${RTX_3090_LLAMA_8B.measuredWith} (${RTX_3090_LLAMA_8B.source})`;
-  console.log(`${n} passages, ${SLOTS} slots per server, ${SLOTS} calls in flight per endpoint, +${latencyMs} ms network per call; replies ${timing}`);
+  const timing = live
+    ? 'computed live by the fixture GGUF on this machine'
+    : `replayed, timed on a simulated ${RTX_3090_LLAMA_8B.gpu}, ${RTX_3090_LLAMA_8B.measuredWith} (${RTX_3090_LLAMA_8B.source})`;
+  console.log(
+    `${n} passages, ${SLOTS} slots per server, ${SLOTS} calls in flight per endpoint, +${latencyMs} ms network per call; replies ${timing}`,
+  );
   console.log('servers×slots  calls  replayed  seconds  calls/s  tokens/s  output tok/s  unit failures');
   for (const r of rows) {
-    const cells = [`${r.endpoints}×${SLOTS}`.padStart(13), String(r.calls).padStart(5), String(r.replayed).padStart(8), r.seconds.toFixed(1).padStart(7), r.perSecond.toFixed(2).padStart(7), (r.tokens / r.seconds).toFixed(0).padStart(8), (r.output / r.seconds).toFixed(0).padStart(12), String(r.failures).padStart(13)];
+    const cells = [
+      `${r.endpoints}×${SLOTS}`.padStart(13),
+      String(r.calls).padStart(5),
+      String(r.replayed).padStart(8),
+      r.seconds.toFixed(1).padStart(7),
+      r.perSecond.toFixed(2).padStart(7),
+      (r.tokens / r.seconds).toFixed(0).padStart(8),
+      (r.output / r.seconds).toFixed(0).padStart(12),
+      String(r.failures).padStart(13),
+    ];
     console.log(cells.join('  '));
   }
   for (const r of rows) console.log(`  ${r.endpoints}×${SLOTS}: ${r.stages}`);
@@ -106,6 +175,8 @@ export async function run(args: string[]): Promise<void> {
   for (const r of rows.filter((x) => x.endpoints > 1)) {
     const calls = r.perSecond / base.perSecond;
     const tokens = r.tokens / r.seconds / (base.tokens / base.seconds);
-    console.log(`ratio ${r.endpoints}×${SLOTS} vs 1×${SLOTS}: calls/s ${calls.toFixed(2)}×, tokens/s ${tokens.toFixed(2)}× (ideal ${r.endpoints}×)`);
+    console.log(
+      `ratio ${r.endpoints}×${SLOTS} vs 1×${SLOTS}: calls/s ${calls.toFixed(2)}×, tokens/s ${tokens.toFixed(2)}× (ideal ${r.endpoints}×)`,
+    );
   }
 }

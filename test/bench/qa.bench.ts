@@ -39,7 +39,9 @@ export async function run(args: string[]): Promise<void> {
   const dimension = Number(values.dim);
   const questions = Number(values.questions);
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-qa-bench-'));
-  console.log(`${n.toLocaleString('en')} entities, ${(2 * n).toLocaleString('en')} triples, ${Math.ceil(n / 10).toLocaleString('en')} chunks, vectors float[${dimension}] (n-gram test embedder), ${questions} questions per strategy`);
+  console.log(
+    `${n.toLocaleString('en')} entities, ${(2 * n).toLocaleString('en')} triples, ${Math.ceil(n / 10).toLocaleString('en')} chunks, vectors float[${dimension}] (n-gram test embedder), ${questions} questions per strategy`,
+  );
   try {
     const embedder = new NgramEmbedder(dimension);
     const names = entityNames(n);
@@ -104,14 +106,41 @@ export async function run(args: string[]): Promise<void> {
 }
 
 const CLASSES = ['Person', 'City', 'Island', 'Organization', 'Event', 'Work', 'Place', 'Group', 'God', 'Ship'];
-const RELATIONS = Array.from({ length: 50 }, (_, i) => ['RULED', 'MARRIED_TO', 'SON_OF', 'VISITED', 'FOUGHT', 'BUILT', 'WROTE', 'SAILED_TO', 'MET', 'LED'][i % 10]! + (i >= 10 ? `_${i}` : ''));
+const RELATIONS = Array.from(
+  { length: 50 },
+  (_, i) =>
+    ['RULED', 'MARRIED_TO', 'SON_OF', 'VISITED', 'FOUGHT', 'BUILT', 'WROTE', 'SAILED_TO', 'MET', 'LED'][i % 10]! +
+    (i >= 10 ? `_${i}` : ''),
+);
 
 /** `n` distinct two-word names, the same for the same `n`. */
 function entityNames(n: number): string[] {
   const random = seededRandom(3);
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'si', 'po', 've', 'dan', 'tor', 'mel', 'gri', 'sha', 'qu', 'ex', 'bel', 'nor'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'tu',
+    'ra',
+    'si',
+    'po',
+    've',
+    'dan',
+    'tor',
+    'mel',
+    'gri',
+    'sha',
+    'qu',
+    'ex',
+    'bel',
+    'nor',
+  ];
   const word = (): string => {
-    const w = Array.from({ length: 2 + Math.floor(random() * 2) }, () => syllables[Math.floor(random() * syllables.length)]).join('');
+    const w = Array.from(
+      { length: 2 + Math.floor(random() * 2) },
+      () => syllables[Math.floor(random() * syllables.length)],
+    ).join('');
     return w[0]!.toUpperCase() + w.slice(1);
   };
   const names: string[] = [];
@@ -133,9 +162,15 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
   const n = names.length;
   const batch = 10_000;
   const ids: number[] = new Array(n);
-  const put = async (kind: 'chunk' | 'chunk_original' | 'entity_name' | 'entity_summary' | 'triple', rows: { id: number; text: string }[]): Promise<void> => {
+  const put = async (
+    kind: 'chunk' | 'chunk_original' | 'entity_name' | 'entity_summary' | 'triple',
+    rows: { id: number; text: string }[],
+  ): Promise<void> => {
     const vectors = await embedder.embed(rows.map((r) => r.text));
-    kb.putVectors(kind, rows.map((r, i) => ({ id: r.id, vector: vectors[i]! })));
+    kb.putVectors(
+      kind,
+      rows.map((r, i) => ({ id: r.id, vector: vectors[i]! })),
+    );
     if (kind === 'chunk' || kind === 'triple') kb.indexText(kind, rows);
   };
   for (let start = 0; start < n; start += batch) {
@@ -143,7 +178,10 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
     kb.transaction(() => {
       for (let i = start; i < end; i++) ids[i] = kb.upsertEntity(names[i]!, CLASSES[i % CLASSES.length]!);
     });
-    await put('entity_name', names.slice(start, end).map((text, j) => ({ id: ids[start + j]!, text })));
+    await put(
+      'entity_name',
+      names.slice(start, end).map((text, j) => ({ id: ids[start + j]!, text })),
+    );
   }
   const edges = (i: number): [number, string][] => [
     [(i * 7919 + 1) % n, RELATIONS[i % RELATIONS.length]!],
@@ -158,7 +196,14 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
     kb.transaction(() => {
       for (let d = start; d < end; d += 100) {
         const italian = (d / 100) % 2 === 1;
-        const doc = kb.addDocument({ path: `/bench/${d}.txt`, title: `doc ${d}`, hash: `${d}`, mime: 'text/plain', size: 1, language: italian ? 'it' : 'en' });
+        const doc = kb.addDocument({
+          path: `/bench/${d}.txt`,
+          title: `doc ${d}`,
+          hash: `${d}`,
+          mime: 'text/plain',
+          size: 1,
+          language: italian ? 'it' : 'en',
+        });
         const facts = (c: number, say: (i: number, t: number, r: string) => string): string => {
           const first = d + c * 10;
           return Array.from({ length: Math.min(10, end - first) }, (_, j) => first + j)
@@ -166,13 +211,26 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
             .join(' ');
         };
         const count = Math.ceil(Math.min(100, end - d) / 10);
-        const english = Array.from({ length: count }, (_, c) => facts(c, (i, t, r) => verbaliseTriple(names[i]!, r, names[t]!)));
-        const texts = italian ? Array.from({ length: count }, (_, c) => facts(c, (i, t, r) => `${names[i]!} ${italianRelation(r)} ${names[t]!}`)) : english;
+        const english = Array.from({ length: count }, (_, c) =>
+          facts(c, (i, t, r) => verbaliseTriple(names[i]!, r, names[t]!)),
+        );
+        const texts = italian
+          ? Array.from({ length: count }, (_, c) =>
+              facts(c, (i, t, r) => `${names[i]!} ${italianRelation(r)} ${names[t]!}`),
+            )
+          : english;
         let offset = 0;
         const chunks = kb.replaceChunks(
           doc.id,
           texts.map((text, ord) => {
-            const c = { ord, text, language: italian ? 'it' : 'en', startOffset: offset, endOffset: offset + text.length, page: null };
+            const c = {
+              ord,
+              text,
+              language: italian ? 'it' : 'en',
+              startOffset: offset,
+              endOffset: offset + text.length,
+              page: null,
+            };
             offset += text.length + 1;
             return c;
           }),
@@ -200,7 +258,10 @@ async function buildKb(file: string, names: readonly string[], embedder: NgramEm
     await put('chunk', chunkRows);
     // As planEmbedding writes them: every chunk's text as written, original-language vectors for the Italian ones only.
     kb.indexText('chunk_original', originalRows);
-    await put('chunk_original', originalRows.filter((r) => r.italian));
+    await put(
+      'chunk_original',
+      originalRows.filter((r) => r.italian),
+    );
     await put('triple', tripleRows);
     await put('entity_summary', summaryRows);
     if ((start / batch) % 10 === 9) console.log(`  … ${end.toLocaleString('en')} entities`);
@@ -232,23 +293,71 @@ export function benchRules(): ScriptRule[] {
   const subject = (q: string): string => /(?:of|di) ([A-Z]\w+ [A-Z]\w+)\?$/.exec(q)?.[1] ?? q;
   const firstName = (text: string): string => /\] (?:\w+ · )?([A-Z]\w+ [A-Z]\w+)/.exec(text)?.[1] ?? 'unknown';
   return [
-    { prompt: 'qa/translate', reply: (v) => ({ english: `Who was the spouse of the ruler of ${subject(v.question!)}?` }) },
-    { prompt: 'qa/dr-decompose', reply: (v) => ({ triples: [{ subject: subject(v.question!), relation: 'RULED', object: '?X' }, { subject: '?X', relation: 'MARRIED_TO', object: '?Y' }] }) },
+    {
+      prompt: 'qa/translate',
+      reply: (v) => ({ english: `Who was the spouse of the ruler of ${subject(v.question!)}?` }),
+    },
+    {
+      prompt: 'qa/dr-decompose',
+      reply: (v) => ({
+        triples: [
+          { subject: subject(v.question!), relation: 'RULED', object: '?X' },
+          { subject: '?X', relation: 'MARRIED_TO', object: '?Y' },
+        ],
+      }),
+    },
     // The first name the candidates' summaries mention besides the anchor (a value that is the anchor is asked again).
-    { prompt: 'qa/dr-resolve', reply: (v) => ({ reasoning: 'first candidate', value: [...v.candidates!.matchAll(/\b([A-Z][a-z]+ [A-Z][a-z]+)\b/g)].map((m) => m[1]!).find((name) => name !== v.anchor) ?? null, supporting: [1, 2] }) },
+    {
+      prompt: 'qa/dr-resolve',
+      reply: (v) => ({
+        reasoning: 'first candidate',
+        value:
+          [...v.candidates!.matchAll(/\b([A-Z][a-z]+ [A-Z][a-z]+)\b/g)]
+            .map((m) => m[1]!)
+            .find((name) => name !== v.anchor) ?? null,
+        supporting: [1, 2],
+      }),
+    },
     {
       prompt: 'qa/hyp-paths',
       reply: (v) => ({
         paths: [
-          { direction: 'forward', triples: [{ subject: subject(v.question!), relation: 'ruled by', object: 'Person' }, { subject: 'Person', relation: 'married to', object: 'Person' }] },
-          { direction: 'backward', triples: [{ subject: 'Person', relation: 'married to', object: 'Person' }, { subject: 'Person', relation: 'ruled', object: subject(v.question!) }] },
+          {
+            direction: 'forward',
+            triples: [
+              { subject: subject(v.question!), relation: 'ruled by', object: 'Person' },
+              { subject: 'Person', relation: 'married to', object: 'Person' },
+            ],
+          },
+          {
+            direction: 'backward',
+            triples: [
+              { subject: 'Person', relation: 'married to', object: 'Person' },
+              { subject: 'Person', relation: 'ruled', object: subject(v.question!) },
+            ],
+          },
         ],
       }),
     },
-    { prompt: 'qa/hyp-judge', reply: (v) => ({ scores: [...v.candidates!.matchAll(/^\[(\d+)\]/gm)].map((m) => ({ id: Number(m[1]), directness: Number(m[1]) % 2 === 0 ? 2 : 0, entityClarity: 2, contextRelevance: 1 })) }) },
+    {
+      prompt: 'qa/hyp-judge',
+      reply: (v) => ({
+        scores: [...v.candidates!.matchAll(/^\[(\d+)\]/gm)].map((m) => ({
+          id: Number(m[1]),
+          directness: Number(m[1]) % 2 === 0 ? 2 : 0,
+          entityClarity: 2,
+          contextRelevance: 1,
+        })),
+      }),
+    },
     {
       prompt: 'qa/dapt-decompose',
-      reply: (v) => ({ subQuestions: [{ id: '1', question: `Who ruled ${subject(v.question!)}?`, dependsOn: [] }, { id: '2', question: 'Who was the spouse of #1?', dependsOn: ['1'] }] }),
+      reply: (v) => ({
+        subQuestions: [
+          { id: '1', question: `Who ruled ${subject(v.question!)}?`, dependsOn: [] },
+          { id: '2', question: 'Who was the spouse of #1?', dependsOn: ['1'] },
+        ],
+      }),
     },
     { prompt: 'qa/dapt-subanswer', reply: (v) => ({ answer: firstName(v.passages!), found: true }) },
     { prompt: 'qa/dapt-judge', reply: () => ({ consistent: true, sufficient: true }) },
@@ -259,7 +368,6 @@ export function benchRules(): ScriptRule[] {
     { prompt: 'qa/llm-only', reply: () => ({ answer: 'An answer.', short: 'An answer' }) },
   ];
 }
-
 
 function fmt(ms: number): string {
   return ms < 10 ? ms.toFixed(2) : ms.toFixed(1);

@@ -22,11 +22,16 @@ export async function run(args: string[]): Promise<void> {
   const triples = Math.round(n / 16.5);
   const entities = Math.max(10, Math.round(triples / 4));
   const documents = Math.max(1, Math.round(n / 4000));
-  const names = Array.from({ length: entities }, (_, i) => `Entity ${i} «${String.fromCodePoint(0x4e00 + (i % 2000))}»`);
+  const names = Array.from(
+    { length: entities },
+    (_, i) => `Entity ${i} «${String.fromCodePoint(0x4e00 + (i % 2000))}»`,
+  );
   const source = syntheticSource({ seed: 1, entities: names, documents, chunksPerDocument: 20, triples });
   let quads = 0;
   for await (const batch of buildQuads(source, { kind: 'all' })) quads += batch.length;
-  console.log(`rdf bench: ${quads.toLocaleString('en')} quads (${triples} triples, ${entities} entities, ${documents * 20} chunks)`);
+  console.log(
+    `rdf bench: ${quads.toLocaleString('en')} quads (${triples} triples, ${entities} entities, ${documents * 20} chunks)`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-rdf-bench-'));
   try {
@@ -36,17 +41,24 @@ export async function run(args: string[]): Promise<void> {
     const oursMs = performance.now() - t;
     const store = new Store();
     const nq = new RdfSerializer('nquads');
-    for await (const batch of buildQuads(source, { kind: 'all' }, { batchSize: 10_000 })) store.load(nq.write(batch), { format: 'application/n-quads', lenient: true });
+    for await (const batch of buildQuads(source, { kind: 'all' }, { batchSize: 10_000 }))
+      store.load(nq.write(batch), { format: 'application/n-quads', lenient: true });
     t = performance.now();
     const dumped = store.dump({ format: 'text/turtle', from_graph_name: defaultGraph() });
     const dumpMs = performance.now() - t;
     const dumpBytes = Buffer.byteLength(dumped);
     const oursMBs = ours.bytes / 1e6 / (oursMs / 1000);
     const dumpMBs = dumpBytes / 1e6 / (dumpMs / 1000);
-    console.log(`export turtle: ours ${(ours.bytes / 1e6).toFixed(1)} MB in ${oursMs.toFixed(0)} ms = ${oursMBs.toFixed(1)} MB/s (file ${statSync(join(dir, 'ours.ttl')).size} B)`);
-    console.log(`export turtle: oxigraph store.dump ${(dumpBytes / 1e6).toFixed(1)} MB in ${dumpMs.toFixed(0)} ms = ${dumpMBs.toFixed(1)} MB/s (in memory, store already loaded)`);
+    console.log(
+      `export turtle: ours ${(ours.bytes / 1e6).toFixed(1)} MB in ${oursMs.toFixed(0)} ms = ${oursMBs.toFixed(1)} MB/s (file ${statSync(join(dir, 'ours.ttl')).size} B)`,
+    );
+    console.log(
+      `export turtle: oxigraph store.dump ${(dumpBytes / 1e6).toFixed(1)} MB in ${dumpMs.toFixed(0)} ms = ${dumpMBs.toFixed(1)} MB/s (in memory, store already loaded)`,
+    );
     // Oxigraph writes full IRIs (no prefixes), so its files are larger: compare quads/s as well.
-    console.log(`export ratio ours/dump: ${(oursMBs / dumpMBs).toFixed(2)} in MB/s, ${(dumpMs / oursMs).toFixed(2)} in quads/s`);
+    console.log(
+      `export ratio ours/dump: ${(oursMBs / dumpMBs).toFixed(2)} in MB/s, ${(dumpMs / oursMs).toFixed(2)} in quads/s`,
+    );
 
     // 2. Open and background load.
     let worstStallMs = 0;
@@ -63,7 +75,9 @@ export async function run(args: string[]): Promise<void> {
     await view.load();
     const loadMs = performance.now() - t;
     clearInterval(ticker);
-    console.log(`view open returned after ${openMs.toFixed(1)} ms (state then: ${openState}); ready after ${loadMs.toFixed(0)} ms = ${Math.round(view.status.triples / (loadMs / 1000)).toLocaleString('en')} quads/s`);
+    console.log(
+      `view open returned after ${openMs.toFixed(1)} ms (state then: ${openState}); ready after ${loadMs.toFixed(0)} ms = ${Math.round(view.status.triples / (loadMs / 1000)).toLocaleString('en')} quads/s`,
+    );
     console.log(`worst main-thread stall while loading: ${worstStallMs.toFixed(0)} ms`);
     t = performance.now();
     const r = await view.query('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', { timeoutMs: 60_000 });

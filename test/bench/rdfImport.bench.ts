@@ -75,7 +75,10 @@ export async function run(args: string[]): Promise<void> {
       const file = join(dir, `${mb}.nt`);
       await writeNTriples(file, mb);
       const size = statSync(file).size / 1024 / 1024;
-      const out = execFileSync(process.execPath, ['--import', 'tsx', CHILD, file, dir, String(dimension)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const out = execFileSync(process.execPath, ['--import', 'tsx', CHILD, file, dir, String(dimension)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       rows.push({ mb: size, ...(JSON.parse(out.trim().split('\n').at(-1) as string) as Omit<Row, 'mb'>) });
       rmSync(file);
     }
@@ -88,7 +91,9 @@ export async function run(args: string[]): Promise<void> {
           `(validate ${seconds(r.stages.validate)}, write ${seconds(r.stages.import)}, embed ${seconds(r.stages.embed)}; ${r.vectors.toLocaleString('en')} vectors, KB ${r.kbMiB.toFixed(0)} MiB)`,
       );
     }
-    console.log(`file size ×${(large.mb / base.mb).toFixed(1)} → peak RSS ×${(large.maxRssMiB / base.maxRssMiB).toFixed(2)} (bounded memory keeps this near ×1)`);
+    console.log(
+      `file size ×${(large.mb / base.mb).toFixed(1)} → peak RSS ×${(large.maxRssMiB / base.maxRssMiB).toFixed(2)} (bounded memory keeps this near ×1)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

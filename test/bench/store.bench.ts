@@ -27,7 +27,13 @@ function generated(quads: number, seed: number): MemoryRdfSource {
   const triples = Math.round(quads / 16.5);
   const entities = Math.max(10, Math.round(triples / 4));
   const names = Array.from({ length: entities }, (_, i) => `Entity ${i}`);
-  return syntheticSource({ seed, entities: names, documents: Math.max(1, Math.round(quads / 4000)), chunksPerDocument: 20, triples });
+  return syntheticSource({
+    seed,
+    entities: names,
+    documents: Math.max(1, Math.round(quads / 4000)),
+    chunksPerDocument: 20,
+    triples,
+  });
 }
 
 /**
@@ -84,7 +90,9 @@ export async function run(args: string[]): Promise<void> {
         },
       });
       const s = (performance.now() - t) / 1000;
-      console.log(`publish <${graph}>: ${result.quads.toLocaleString('en')} quads in ${s.toFixed(1)} s = ${Math.round(result.quads / s).toLocaleString('en')} quads/s`);
+      console.log(
+        `publish <${graph}>: ${result.quads.toLocaleString('en')} quads in ${s.toFixed(1)} s = ${Math.round(result.quads / s).toLocaleString('en')} quads/s`,
+      );
       db.close();
       return client;
     };
@@ -96,15 +104,23 @@ export async function run(args: string[]): Promise<void> {
     console.log(`in-memory view: ${view.status.triples.toLocaleString('en')} quads`);
     const viewP50 = await p50(runs, (i) => view.query(twoHop(small, i), { timeoutMs: 120_000, maxRows: 100_000 }));
     await view.dispose();
-    const storeSmallP50 = await p50(runs, (i) => queryStore(smallClient, small.baseIri, twoHop(small, i), { timeoutMs: 120_000, maxRows: 100_000 }));
+    const storeSmallP50 = await p50(runs, (i) =>
+      queryStore(smallClient, small.baseIri, twoHop(small, i), { timeoutMs: 120_000, maxRows: 100_000 }),
+    );
 
     const big = generated(quads, 1);
     const bigClient = await publish(big, 'http://bench.polyhop/big');
-    const storeBigP50 = await p50(runs, (i) => queryStore(bigClient, big.baseIri, twoHop(big, i), { timeoutMs: 120_000, maxRows: 100_000 }));
+    const storeBigP50 = await p50(runs, (i) =>
+      queryStore(bigClient, big.baseIri, twoHop(big, i), { timeoutMs: 120_000, maxRows: 100_000 }),
+    );
 
-    console.log(`2-hop query p50 (${runs} runs): in-memory view at ${viewQuads.toLocaleString('en')} quads ${viewP50.toFixed(1)} ms; store at ${viewQuads.toLocaleString('en')} ${storeSmallP50.toFixed(1)} ms; store at ${quads.toLocaleString('en')} ${storeBigP50.toFixed(1)} ms`);
+    console.log(
+      `2-hop query p50 (${runs} runs): in-memory view at ${viewQuads.toLocaleString('en')} quads ${viewP50.toFixed(1)} ms; store at ${viewQuads.toLocaleString('en')} ${storeSmallP50.toFixed(1)} ms; store at ${quads.toLocaleString('en')} ${storeBigP50.toFixed(1)} ms`,
+    );
     // Like with like only: the store and the view at the same size (the big store's p50 stands on its own).
-    console.log(`ratio store / view at ${viewQuads.toLocaleString('en')} quads: ${(storeSmallP50 / viewP50).toFixed(2)}`);
+    console.log(
+      `ratio store / view at ${viewQuads.toLocaleString('en')} quads: ${(storeSmallP50 / viewP50).toFixed(2)}`,
+    );
   } finally {
     await virtuoso.dispose();
   }

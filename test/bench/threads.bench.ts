@@ -27,13 +27,18 @@ export async function run(args: string[]): Promise<void> {
   const path = await tinyLlamaPath();
   const { llama } = await getLlamaRuntime(false);
   const base = { path, gpu: false as const, contextSize: 1024 };
-  console.log(`fixture ${path.split('/').pop()}; ${calls} calls × ${tokens} tokens; cpuMathCores ${llama.cpuMathCores}, node-llama-cpp maxThreads ${llama.maxThreads}`);
+  console.log(
+    `fixture ${path.split('/').pop()}; ${calls} calls × ${tokens} tokens; cpuMathCores ${llama.cpuMathCores}, node-llama-cpp maxThreads ${llama.maxThreads}`,
+  );
 
   const serial = { calls, tokens, concurrency: 1, budgetMs };
   const t1 = await measureGeneration({ ...base, threads: 1, sequences: 1 }, serial);
   const tCores = await measureGeneration({ ...base, threads: llama.cpuMathCores, sequences: 1 }, serial);
   const tDefault = await measureGeneration({ ...base, threads: llama.maxThreads, sequences: 1 }, serial);
-  const s4 = await measureGeneration({ ...base, threads: 1, sequences: 4 }, { calls, tokens, concurrency: 4, budgetMs });
+  const s4 = await measureGeneration(
+    { ...base, threads: 1, sequences: 4 },
+    { calls, tokens, concurrency: 4, budgetMs },
+  );
 
   report('threads 1, 1 sequence (baseline)', t1.tokensPerSecond, t1.tokensPerSecond);
   report(`threads ${llama.cpuMathCores} (math cores, Polyhop CPU default)`, tCores.tokensPerSecond, t1.tokensPerSecond);

@@ -24,7 +24,11 @@ import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { seededRandom } from '../support/seededRandom.js';
 import { launchChromium, openApp } from '../support/chromium.js';
 import { startE2eServer } from '../support/e2eServer.js';
-import { SyntheticEmbedder, syntheticRules, writeSyntheticCorpus } from '../unit/reliability/support/syntheticCorpus.js';
+import {
+  SyntheticEmbedder,
+  syntheticRules,
+  writeSyntheticCorpus,
+} from '../unit/reliability/support/syntheticCorpus.js';
 import { numberArg } from './support/benchArgs.js';
 
 const KB = 'latency';
@@ -64,12 +68,21 @@ export async function run(args: string[]): Promise<void> {
     writeSyntheticCorpus(corpus, docs);
     await ok(server.engine.call('kb:create', { name: KB }));
     await ok(server.engine.call('docs:add', { kb: KB, paths: [corpus] }));
-    console.log(`corpus: ${docs} synthetic documents written and added in ${((performance.now() - t) / 1000).toFixed(1)} s (zero-latency scripted LLM, n-gram embedder)`);
-    console.log(`host: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared machine); Chromium headless, --disable-gpu`);
+    console.log(
+      `corpus: ${docs} synthetic documents written and added in ${((performance.now() - t) / 1000).toFixed(1)} s (zero-latency scripted LLM, n-gram embedder)`,
+    );
+    console.log(
+      `host: ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (shared machine); Chromium headless, --disable-gpu`,
+    );
 
     const { page, consoleErrors } = await openApp(browser, server.authUrl);
     await page.getByTestId('kb-switcher').selectOption(KB);
-    await page.getByTestId('docs-total').filter({ hasText: `(${docs.toLocaleString('en-US')})` }).waitFor();
+    await page
+      .getByTestId('docs-total')
+      .filter({ hasText: `(${docs.toLocaleString('en-US')})` })
+      .waitFor();
     await actions(page, 1); // warm-up: code split chunks loaded, caches primed; not measured
 
     // The job's stage as the engine reports it, sampled at each action: which stages the input met.
@@ -89,21 +102,36 @@ export async function run(args: string[]): Promise<void> {
     const busy = await phase(page, rounds, () => stages.at(-1) !== stage && stages.push(stage));
     const stillRunning = !finished;
     console.log(`job stages met by the actions while indexing: ${stages.join(' → ')}`);
-    const progress = (await ok<JobState[]>(server.engine.call('jobs:list', {}))).find((j) => j.jobId === jobId)?.progress;
+    const progress = (await ok<JobState[]>(server.engine.call('jobs:list', {}))).find(
+      (j) => j.jobId === jobId,
+    )?.progress;
     console.log(
       `indexing job ${stillRunning ? 'still running at the end of the measurement' : 'FINISHED before the end of the measurement (use more --docs)'}: ` +
         `stage ${progress?.stage ?? '?'} ${progress?.done ?? '?'}/${progress?.total ?? '?'} after ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
     if (stillRunning) await server.engine.call('jobs:cancel', { jobId });
 
-    console.log(`interaction latency, input to next paint (Event Timing; p50 / p95 / max in ms; n = interactions, of which ≥ 16 ms):`);
+    console.log(
+      `interaction latency, input to next paint (Event Timing; p50 / p95 / max in ms; n = interactions, of which ≥ 16 ms):`,
+    );
     console.log(`  ${''.padEnd(22)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'max'.padStart(7)} ${'n'.padStart(9)}`);
-    for (const [label, r] of [['idle', idle], ['indexing', busy]] as const) {
-      for (const action of ACTIONS) console.log(row(`${action} (${label})`, latencies(r, action), r.reported.filter((i) => i.action === action).length));
+    for (const [label, r] of [
+      ['idle', idle],
+      ['indexing', busy],
+    ] as const) {
+      for (const action of ACTIONS)
+        console.log(
+          row(`${action} (${label})`, latencies(r, action), r.reported.filter((i) => i.action === action).length),
+        );
       console.log(row(`all (${label})`, latencies(r), r.reported.length));
     }
-    for (const [label, r] of [['idle', idle], ['indexing', busy]] as const) {
-      console.log(`frames (${label}): ${r.frames} in ${r.seconds.toFixed(1)} s, ${r.longFrames} over 50 ms (${r.longFrameMs.toFixed(0)} ms in all, longest ${r.longestFrame.toFixed(0)} ms)`);
+    for (const [label, r] of [
+      ['idle', idle],
+      ['indexing', busy],
+    ] as const) {
+      console.log(
+        `frames (${label}): ${r.frames} in ${r.seconds.toFixed(1)} s, ${r.longFrames} over 50 ms (${r.longFrameMs.toFixed(0)} ms in all, longest ${r.longestFrame.toFixed(0)} ms)`,
+      );
     }
     const idleP95 = pct(latencies(idle), 95);
     const busyP95 = pct(latencies(busy), 95);
@@ -117,9 +145,13 @@ export async function run(args: string[]): Promise<void> {
     const apart = idleHigh < busyLow || busyHigh < idleLow;
     console.log(
       `p95, 95 % bootstrap interval: idle ${fmt(idleLow)}–${fmt(idleHigh)} ms, indexing ${fmt(busyLow)}–${fmt(busyHigh)} ms: ` +
-        (apart ? 'the phases differ beyond sampling noise' : `not distinguishable at n = ${latencies(idle).length} / ${latencies(busy).length} (more --rounds)`),
+        (apart
+          ? 'the phases differ beyond sampling noise'
+          : `not distinguishable at n = ${latencies(idle).length} / ${latencies(busy).length} (more --rounds)`),
     );
-    console.log(`goal p95 < ${GOAL_MS} ms while indexing: ${busyP95 < GOAL_MS && stillRunning ? 'met' : 'MISSED'} (${fmt(busyP95)} ms)`);
+    console.log(
+      `goal p95 < ${GOAL_MS} ms while indexing: ${busyP95 < GOAL_MS && stillRunning ? 'met' : 'MISSED'} (${fmt(busyP95)} ms)`,
+    );
     const errors = consoleErrors.filter((e) => !/WebGL|GPU stall|swiftshader/i.test(e));
     if (errors.length > 0) console.log(`console errors: ${errors.slice(0, 5).join(' | ')}`);
   } finally {
@@ -140,7 +172,8 @@ const START = `(() => {
   const tick = (ts) => { w.__lat.frames.push(ts); if (!w.__lat.stop) requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
 })()`;
-const mark = (action: Action) => `(() => { const l = window.__lat; l.marks.push([performance.now(), '${action}', performance.interactionCount ?? 0]); })()`;
+const mark = (action: Action) =>
+  `(() => { const l = window.__lat; l.marks.push([performance.now(), '${action}', performance.interactionCount ?? 0]); })()`;
 const STOP = `(() => {
   const l = window.__lat;
   l.stop = true;
@@ -155,7 +188,12 @@ async function phase(page: Page, rounds: number, onAction: () => void = () => un
   await actions(page, rounds, onAction);
   // Entries arrive after their paint: give the last ones time to come in.
   await page.waitForTimeout(300);
-  const { entries, marks, end, frames } = await page.evaluate<{ entries: { id: number; name: string; start: number; duration: number }[]; marks: [number, Action, number][]; end: number; frames: number[] }>(STOP);
+  const { entries, marks, end, frames } = await page.evaluate<{
+    entries: { id: number; name: string; start: number; duration: number }[];
+    marks: [number, Action, number][];
+    end: number;
+    frames: number[];
+  }>(STOP);
   const seconds = (performance.now() - started) / 1000;
   const actionAt = (time: number): Action => marks.filter(([at]) => at <= time).at(-1)?.[1] ?? 'filter';
   // One interaction (keydown + keyup, or pointerdown + pointerup + click) is its longest entry.
@@ -168,7 +206,15 @@ async function phase(page: Page, rounds: number, onAction: () => void = () => un
   marks.forEach(([, action, count], i) => (counted[action] += (marks[i + 1]?.[2] ?? end) - count));
   const deltas = frames.slice(1).map((f, i) => f - frames[i]!);
   const long = deltas.filter((d) => d > 50);
-  return { reported: [...byId.values()], counted, frames: deltas.length, longFrames: long.length, longestFrame: Math.max(0, ...deltas), longFrameMs: long.reduce((a, b) => a + b, 0), seconds };
+  return {
+    reported: [...byId.values()],
+    counted,
+    frames: deltas.length,
+    longFrames: long.length,
+    longestFrame: Math.max(0, ...deltas),
+    longFrameMs: long.reduce((a, b) => a + b, 0),
+    seconds,
+  };
 }
 
 /** The scripted user: the same actions, in the same order, in every phase. */
@@ -234,7 +280,12 @@ const fmt = (ms: number): string => (ms < 16 ? '<16' : ms.toFixed(0));
 function p95Interval(values: number[]): [number, number] {
   if (values.length === 0) return [Number.NaN, Number.NaN];
   const random = seededRandom(95);
-  const estimates = Array.from({ length: 1000 }, () => pct(Array.from(values, () => values[Math.floor(random() * values.length)]!), 95)).sort((a, b) => a - b);
+  const estimates = Array.from({ length: 1000 }, () =>
+    pct(
+      Array.from(values, () => values[Math.floor(random() * values.length)]!),
+      95,
+    ),
+  ).sort((a, b) => a - b);
   return [estimates[25]!, estimates[974]!];
 }
 
@@ -244,9 +295,10 @@ function pct(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function ok<T = unknown>(reply: Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string } }>): Promise<T> {
+async function ok<T = unknown>(
+  reply: Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string } }>,
+): Promise<T> {
   const r = await reply;
   if (!r.ok) throw new Error(`uiLatency bench: ${r.error.code}: ${r.error.message}`);
   return r.value as T;
 }
-

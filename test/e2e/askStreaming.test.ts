@@ -4,7 +4,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import type { InjectedModels } from '../../src-main/engine/api/ModelRuntime.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../src-main/engine/models/Llm.js';
 import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp } from '../support/chromium.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
@@ -42,7 +48,11 @@ class SlowModel implements Llm {
     throw new Error(`SlowModel: no text call expected (${prompt.name})`);
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     if (prompt.name !== 'qa/llm-only') throw new Error(`SlowModel: unexpected prompt ${prompt.name}`);
     const write = (text: string): void => modelChunks(text).forEach((chunk) => options.onTextChunk?.(chunk));
     const draft = `{"answer":"${DRAFT}`;
@@ -54,9 +64,17 @@ class SlowModel implements Llm {
     write(reply.slice(0, half));
     await this.gates.halfShown.wait;
     write(reply.slice(half));
-    const usage = { promptTokens: countTokens(prompt.system + prompt.user), completionTokens: countTokens(draft) + countTokens(reply), durationMs: 0, cached: false };
+    const usage = {
+      promptTokens: countTokens(prompt.system + prompt.user),
+      completionTokens: countTokens(draft) + countTokens(reply),
+      durationMs: 0,
+      cached: false,
+    };
     const parsed = schema.safeParse(JSON.parse(reply));
-    if (!parsed.success) throw new PolyhopError('LLM_OUTPUT_INVALID', 'SlowModel: reply fails its schema', { details: { raw: reply, usage } });
+    if (!parsed.success)
+      throw new PolyhopError('LLM_OUTPUT_INVALID', 'SlowModel: reply fails its schema', {
+        details: { raw: reply, usage },
+      });
     return { value: parsed.data as z.infer<S>, usage };
   }
 
@@ -86,10 +104,18 @@ describeInBrowser('the Ask screen while the answer is written', () => {
   it('shows the answer growing, drops a retried draft, and ends on the finished answer', async () => {
     const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
     try {
-      const streamText = (): Promise<string> => page.getByTestId('answer-stream').textContent().then((t) => t ?? '');
+      const streamText = (): Promise<string> =>
+        page
+          .getByTestId('answer-stream')
+          .textContent()
+          .then((t) => t ?? '');
       // The limits only catch a hang: each step waits for the model's gate, not for time.
       const waitForStream = (start: string): Promise<unknown> =>
-        page.waitForFunction((s) => (document.querySelector('[data-testid="answer-stream"]')?.textContent ?? '').startsWith(s), start, { timeout: 30_000 });
+        page.waitForFunction(
+          (s) => (document.querySelector('[data-testid="answer-stream"]')?.textContent ?? '').startsWith(s),
+          start,
+          { timeout: 30_000 },
+        );
       await page.getByTestId('nav-ask').click();
       await page.getByTestId('ask-question').fill('Who was the wife of the king of Ithaca?');
       await page.getByTestId('ask-strategy').selectOption('llm-only');

@@ -95,7 +95,9 @@ describeInBrowser('native dialogs', () => {
 
     it('with the bridge, fills the paths from the pickers and adds the chosen files and folder', async () => {
       const chosenFiles = E2E_CORPUS_PATHS.slice(0, 2);
-      const { context, page, consoleErrors } = await openApp(browser, server.authUrl, { initScript: dialogsDouble({ files: chosenFiles, folder, save: exportFile }) });
+      const { context, page, consoleErrors } = await openApp(browser, server.authUrl, {
+        initScript: dialogsDouble({ files: chosenFiles, folder, save: exportFile }),
+      });
       try {
         await createKb(page, KB);
         const paths = page.getByTestId('docs-add-paths');
@@ -118,9 +120,14 @@ describeInBrowser('native dialogs', () => {
         await result.waitFor();
         expect(await result.getAttribute('data-added')).toBe(String(E2E_CORPUS_PATHS.length));
         expect(await result.getAttribute('data-errors')).toBe('0');
-        const titles = (await server.engine.call('docs:list', { kb: KB, offset: 0, limit: 50 })) as { ok: boolean; value?: { rows: { path: string }[] } };
+        const titles = (await server.engine.call('docs:list', { kb: KB, offset: 0, limit: 50 })) as {
+          ok: boolean;
+          value?: { rows: { path: string }[] };
+        };
         expect(titles.ok).toBe(true);
-        expect(titles.value!.rows.map((r) => r.path).sort()).toEqual([...chosenFiles, ...E2E_CORPUS_PATHS.slice(2).map((f) => join(folder, basename(f)))].sort());
+        expect(titles.value!.rows.map((r) => r.path).sort()).toEqual(
+          [...chosenFiles, ...E2E_CORPUS_PATHS.slice(2).map((f) => join(folder, basename(f)))].sort(),
+        );
 
         await page.getByTestId('index-start').click();
         await page.locator('[data-testid="job-progress"][data-status="done"]').waitFor({ timeout: 90_000 });
@@ -131,7 +138,9 @@ describeInBrowser('native dialogs', () => {
     });
 
     it('with the bridge, "Save as…" names the export file and the export writes it', async () => {
-      const { context, page, consoleErrors } = await openApp(browser, server.authUrl, { initScript: dialogsDouble({ files: [], folder, save: exportFile }) });
+      const { context, page, consoleErrors } = await openApp(browser, server.authUrl, {
+        initScript: dialogsDouble({ files: [], folder, save: exportFile }),
+      });
       try {
         await page.getByTestId('kb-switcher').selectOption(KB);
         await page.getByTestId('nav-graph').click();
@@ -143,18 +152,26 @@ describeInBrowser('native dialogs', () => {
         await page.getByTestId('export-format').selectOption('ntriples');
         await page.evaluate('window.__dialogAnswers.save = null');
         await page.getByTestId('export-save-as').click();
-        await expect.poll(() => page.evaluate<unknown>('window.__dialogCalls.at(-1)?.args')).toEqual({ defaultName: KB, extension: 'nt' });
+        await expect
+          .poll(() => page.evaluate<unknown>('window.__dialogCalls.at(-1)?.args'))
+          .toEqual({ defaultName: KB, extension: 'nt' });
         expect(await page.getByTestId('export-path').inputValue()).toBe(''); // cancelled
 
         await page.getByTestId('export-format').selectOption('turtle');
         await page.evaluate(`window.__dialogAnswers.save = ${JSON.stringify(exportFile)}`);
         await page.getByTestId('export-save-as').click();
         await expect.poll(() => page.getByTestId('export-path').inputValue()).toBe(exportFile);
-        expect(await page.evaluate<unknown>('window.__dialogCalls.at(-1)?.args')).toEqual({ defaultName: KB, extension: 'ttl' });
+        expect(await page.evaluate<unknown>('window.__dialogCalls.at(-1)?.args')).toEqual({
+          defaultName: KB,
+          extension: 'ttl',
+        });
 
         await page.getByTestId('export-submit').click();
         await page.getByTestId('export-done').or(page.getByTestId('error-view')).first().waitFor({ timeout: 60_000 });
-        expect(await page.getByTestId('export-done').count(), (await page.getByTestId('error-view').allTextContents()).join(' | ')).toBe(1);
+        expect(
+          await page.getByTestId('export-done').count(),
+          (await page.getByTestId('error-view').allTextContents()).join(' | '),
+        ).toBe(1);
         expect(existsSync(exportFile)).toBe(true);
         expect(await countStatements(exportFile)).toBeGreaterThan(0);
         expect(readFileSync(exportFile, 'utf8')).toContain('KING_OF');

@@ -51,7 +51,16 @@ describeInBrowser('inference servers on the Models screen', () => {
       const row = page.getByTestId('endpoint-row-gpu1');
       await row.waitFor();
       const cells = (await row.locator('td').allTextContents()).map((c) => c.trim());
-      expect(cells.slice(0, 8)).toEqual(['gpu1', 'Generation model', models.baseUrl, 'qwen3-8b', 'not tried yet', '—', '6', '0']);
+      expect(cells.slice(0, 8)).toEqual([
+        'gpu1',
+        'Generation model',
+        models.baseUrl,
+        'qwen3-8b',
+        'not tried yet',
+        '—',
+        '6',
+        '0',
+      ]);
       expect(await page.getByTestId('endpoint-add-key').inputValue()).toBe('');
 
       await page.getByTestId('endpoint-test-gpu1').click();
@@ -59,11 +68,18 @@ describeInBrowser('inference servers on the Models screen', () => {
       await probe.waitFor();
       expect(await probe.getAttribute('data-ok')).toBe('true');
       expect(await probe.getAttribute('data-model-served')).toBe('true');
-      expect(await probe.textContent()).toMatch(/Answered in \d+ ms, serving: qwen3-8b, bge-m3\. The model "qwen3-8b" is served\./);
+      expect(await probe.textContent()).toMatch(
+        /Answered in \d+ ms, serving: qwen3-8b, bge-m3\. The model "qwen3-8b" is served\./,
+      );
       expect(models.requests.at(-1)).toBe(`GET /v1/models Bearer ${KEY}`);
 
       // Added through another front door (the CLI, say): the open screen shows it on its own.
-      await call(server.engine, 'endpoints:add', { id: 'emb', role: 'embedding', baseUrl: models.baseUrl, model: 'e5-large' });
+      await call(server.engine, 'endpoints:add', {
+        id: 'emb',
+        role: 'embedding',
+        baseUrl: models.baseUrl,
+        model: 'e5-large',
+      });
       await page.getByTestId('endpoint-row-emb').waitFor();
       await page.getByTestId('endpoint-test-emb').click(); // no key: the server refuses
       const refused = page.getByTestId('endpoint-result-emb').getByTestId('endpoint-probe');
@@ -73,7 +89,9 @@ describeInBrowser('inference servers on the Models screen', () => {
 
       await page.getByTestId('doctor-refresh').click();
       await page.getByTestId('doctor-network').filter({ hasText: '127.0.0.1' }).waitFor();
-      expect(await page.getByTestId('doctor-network').textContent()).toBe('loopback and the inference servers only: 127.0.0.1');
+      expect(await page.getByTestId('doctor-network').textContent()).toBe(
+        'loopback and the inference servers only: 127.0.0.1',
+      );
       await screenshot(page, 'models-inference-servers');
       expect(await axeViolations(page)).toEqual([]);
       expect(await page.content()).not.toContain(KEY);

@@ -39,7 +39,9 @@ describeInBrowser('every screen of a fresh install', () => {
 
   describe.each(THEMES)('every screen in the %s theme', (theme) => {
     it('shows its empty state, offline, without errors or serious accessibility violations', async () => {
-      const { context, page, externalRequests, consoleErrors } = await openApp(browser, server.authUrl, { colorScheme: theme });
+      const { context, page, externalRequests, consoleErrors } = await openApp(browser, server.authUrl, {
+        colorScheme: theme,
+      });
       try {
         await page.getByTestId('nav-corpus').waitFor();
         expect(page.url(), 'the token leaves the address bar').not.toContain('token=');
@@ -52,7 +54,8 @@ describeInBrowser('every screen of a fresh install', () => {
           await page.getByTestId(emptyId).first().waitFor({ state: 'visible' });
           await settled(page);
           expect(await page.getByTestId('error-view').count(), `${screen}: no error view on a fresh install`).toBe(0);
-          if (screen === 'settings') expect(await page.getByTestId('settings-data-dir').textContent()).toContain(server.dataDir);
+          if (screen === 'settings')
+            expect(await page.getByTestId('settings-data-dir').textContent()).toContain(server.dataDir);
           await screenshot(page, `${screen}-${theme}`);
           const serious = await axeViolations(page);
           if (serious.length > 0) findings[screen] = serious;
@@ -81,7 +84,12 @@ describeInBrowser('every screen of a fresh install', () => {
         await page.getByTestId('nav-corpus').waitFor();
         await page.keyboard.press('Tab');
         expect(await page.evaluate(() => document.activeElement?.getAttribute('href'))).toBe('#main');
-        for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) !== 'nav-ask'; i++) await page.keyboard.press('Tab');
+        for (
+          let i = 0;
+          i < 10 && (await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) !== 'nav-ask';
+          i++
+        )
+          await page.keyboard.press('Tab');
         expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-ask');
         await page.keyboard.press('Enter');
         await page.getByTestId('screen-ask').waitFor();

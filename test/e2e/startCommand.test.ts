@@ -30,7 +30,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, POLYHOP_DATA_DIR: dataDir, POLYHOP_MODELS_DIR: join(dataDir, 'models'), NO_COLOR: '1' });
+const env = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  POLYHOP_DATA_DIR: dataDir,
+  POLYHOP_MODELS_DIR: join(dataDir, 'models'),
+  NO_COLOR: '1',
+});
 
 interface Finished {
   code: number | null;
@@ -41,7 +46,11 @@ interface Finished {
 
 function run(script: string, args: string[], timeoutMs = 60_000): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', script), ...args], { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', script), ...args], {
+      cwd: repoRoot,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -73,13 +82,22 @@ describeInBrowser('npm start (bin/start.js)', () => {
   it('says in one line that the Electron window is unavailable, serves browser mode, and stops on SIGTERM', async () => {
     const electron = findElectronBinary(repoRoot);
     // Where Electron is installed, `--browser` asks for browser mode explicitly (and no notice is due).
-    child = spawn(process.execPath, [join(repoRoot, 'bin', 'start.js'), ...(electron.present ? ['--browser'] : [])], { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [join(repoRoot, 'bin', 'start.js'), ...(electron.present ? ['--browser'] : [])], {
+      cwd: repoRoot,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child!.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child!.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     const link = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no link printed in 150 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 150_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no link printed in 150 s\nstdout: ${stdout}\nstderr: ${stderr}`)),
+        150_000,
+      );
       child!.stdout!.on('data', (d: Buffer) => {
         stdout += d.toString();
         const m = /http:\/\/127\.0\.0\.1:(\d+)\/auth\?token=([0-9a-f]{32,})/.exec(stdout);
@@ -88,7 +106,9 @@ describeInBrowser('npm start (bin/start.js)', () => {
           resolve(m[0]);
         }
       });
-      void exited.then(({ code }) => reject(new Error(`start.js exited (${code}) before printing a link\nstdout: ${stdout}\nstderr: ${stderr}`)));
+      void exited.then(({ code }) =>
+        reject(new Error(`start.js exited (${code}) before printing a link\nstdout: ${stdout}\nstderr: ${stderr}`)),
+      );
     });
 
     const notices = stdout.split('\n').filter((l) => /electron/i.test(l));
@@ -101,7 +121,8 @@ describeInBrowser('npm start (bin/start.js)', () => {
     const { context, page, externalRequests, consoleErrors } = await openApp(browser, link);
     try {
       await page.getByTestId('screen-corpus').waitFor();
-      for (const screen of ['corpus', 'ask', 'graph', 'models', 'evaluate', 'settings']) await page.getByTestId(`nav-${screen}`).waitFor();
+      for (const screen of ['corpus', 'ask', 'graph', 'models', 'evaluate', 'settings'])
+        await page.getByTestId(`nav-${screen}`).waitFor();
       // The data directory came from POLYHOP_DATA_DIR.
       await page.getByTestId('nav-settings').click();
       await page.getByTestId('settings-data-dir').filter({ hasText: dataDir }).waitFor();
@@ -124,12 +145,24 @@ describe('the polyhop CLI', () => {
   it('doctor prints its report', async () => {
     const human = await run('polyhop.js', ['doctor']);
     expect(human.code, human.stderr).toBe(0);
-    for (const section of ['Versions:', 'node-llama-cpp', 'llama.cpp backend:', 'Electron window:', 'Models folder:', 'Data directory:']) expect(human.stdout).toContain(section);
+    for (const section of [
+      'Versions:',
+      'node-llama-cpp',
+      'llama.cpp backend:',
+      'Electron window:',
+      'Models folder:',
+      'Data directory:',
+    ])
+      expect(human.stdout).toContain(section);
     expect(human.stdout).toContain(`Data directory: ${dataDir} (writable)`);
 
     const json = await run('polyhop.js', ['--json', 'doctor']);
     expect(json.code, json.stderr).toBe(0);
-    const report = JSON.parse(json.stdout) as { versions: Record<string, string>; dataDir: { path: string; writable: boolean }; electronBinary: { present: boolean } };
+    const report = JSON.parse(json.stdout) as {
+      versions: Record<string, string>;
+      dataDir: { path: string; writable: boolean };
+      electronBinary: { present: boolean };
+    };
     expect(report.versions.node).toBe(process.versions.node);
     expect(report.dataDir).toEqual({ path: dataDir, writable: true });
     expect(report.electronBinary.present).toBe(findElectronBinary(repoRoot).present);
@@ -146,7 +179,23 @@ describe('the polyhop CLI', () => {
     expect(top.code).toBe(0);
     const commands = commandsIn(top.stdout);
     // The commands issue 2 asks for, at least.
-    expect(commands).toEqual(expect.arrayContaining(['doctor', 'serve', 'kb', 'add', 'index', 'ask', 'export', 'import', 'sparql', 'models', 'eval', 'mcp', 'watch']));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'doctor',
+        'serve',
+        'kb',
+        'add',
+        'index',
+        'ask',
+        'export',
+        'import',
+        'sparql',
+        'models',
+        'eval',
+        'mcp',
+        'watch',
+      ]),
+    );
 
     const failures: string[] = [];
     const groups: Record<string, string[]> = {};
@@ -154,7 +203,8 @@ describe('the polyhop CLI', () => {
     const worker = async (): Promise<void> => {
       for (let command = queue.shift(); command; command = queue.shift()) {
         const result = await run('polyhop.js', [command, '--help']);
-        if (result.code !== 0 || !result.stdout.startsWith(`Usage: polyhop ${command}`)) failures.push(`${command}: exit ${result.code}\n${result.stdout}${result.stderr}`);
+        if (result.code !== 0 || !result.stdout.startsWith(`Usage: polyhop ${command}`))
+          failures.push(`${command}: exit ${result.code}\n${result.stdout}${result.stderr}`);
         const subs = commandsIn(result.stdout);
         if (subs.length > 0) groups[command] = subs;
       }
@@ -174,11 +224,16 @@ describe('the polyhop CLI', () => {
       });
       let code: number;
       try {
-        code = await runCli({ appRoot: repoRoot, argv: [...path, '--help'], serve: () => Promise.reject(new Error('not expected')) });
+        code = await runCli({
+          appRoot: repoRoot,
+          argv: [...path, '--help'],
+          serve: () => Promise.reject(new Error('not expected')),
+        });
       } finally {
         write.mockRestore();
       }
-      if (code !== 0 || !printed.startsWith(`Usage: polyhop ${path.join(' ')}`)) failures.push(`${path.join(' ')}: exit ${code}\n${printed}`);
+      if (code !== 0 || !printed.startsWith(`Usage: polyhop ${path.join(' ')}`))
+        failures.push(`${path.join(' ')}: exit ${code}\n${printed}`);
       const subs = commandsIn(printed);
       if (path.length === 2 && subs.length > 0) nested[path.join(' ')] = subs;
       for (const sub of subs) await helpOf([...path, sub]);

@@ -58,10 +58,20 @@ describe('the External SPARQL store panel', () => {
 
       await byId('store-publish').click();
       await page.locator('[data-testid="job-progress"][data-status="done"]').waitFor({ timeout: 120_000 });
-      await page.waitForFunction(() => /0 documents and 0 entities to sync/.test(document.querySelector('[data-testid="store-state"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () =>
+          /0 documents and 0 entities to sync/.test(
+            document.querySelector('[data-testid="store-state"]')?.textContent ?? '',
+          ),
+        undefined,
+        { timeout: 30_000 },
+      );
       await byId('store-probe').click();
       await byId('store-quads').waitFor();
-      const view = await call<SparqlResult>(server.engine, 'sparql:query', { kb: 'mse', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }' });
+      const view = await call<SparqlResult>(server.engine, 'sparql:query', {
+        kb: 'mse',
+        query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      });
       const inStore = Number((await byId('store-quads').textContent())?.replace(/[^\d]/g, ''));
       expect(inStore).toBe(Number(view.rows[0]!.n));
 
@@ -70,7 +80,10 @@ describe('the External SPARQL store panel', () => {
       await byId('sparql-run').click();
       await byId('sparql-results').waitFor();
       expect(await byId('sparql-results').textContent()).toContain(String(view.rows[0]!.n));
-      expect(await call<StoreStatus>(server.engine, 'store:show', { kb: 'mse' })).toMatchObject({ config: { auth: { kind: 'digest', hasPassword: true } }, sync: { lastError: null } });
+      expect(await call<StoreStatus>(server.engine, 'store:show', { kb: 'mse' })).toMatchObject({
+        config: { auth: { kind: 'digest', hasPassword: true } },
+        sync: { lastError: null },
+      });
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();

@@ -54,7 +54,10 @@ describe('a KB imported without an embedding model, on the Corpus screen', () =>
       await embed.click();
       await notice.waitFor({ state: 'detached' });
       expect((await embed.textContent())?.trim()).toBe('Re-embed');
-      expect(await call(server.engine, 'kb:info', { kb: 'mse' })).toMatchObject({ missingVectors: 0, embedder: { dimension: 64 } });
+      expect(await call(server.engine, 'kb:info', { kb: 'mse' })).toMatchObject({
+        missingVectors: 0,
+        embedder: { dimension: 64 },
+      });
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();
@@ -69,7 +72,10 @@ describe('a KB indexed before original-language vectors existed, on the Corpus s
     const { kb } = server.engine.kbs.get('itaca');
     await fillItacaKb(kb, models.embedder);
     // What migration 0005 leaves: English vectors only.
-    kb.deleteVectors('chunk_original', [...kb.iterateChunks()].map((c) => c.id));
+    kb.deleteVectors(
+      'chunk_original',
+      [...kb.iterateChunks()].map((c) => c.id),
+    );
     const italian = ITACA_ROWS.filter((r) => r.language !== 'en').length;
     const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
     try {
@@ -77,7 +83,9 @@ describe('a KB indexed before original-language vectors existed, on the Corpus s
       await settled(page);
       const notice = page.getByTestId('kb-vectors-missing-itaca');
       await notice.waitFor();
-      expect(await notice.textContent()).toMatch(new RegExp(`Original-language vectors missing: ${italian} non-English chunks`));
+      expect(await notice.textContent()).toMatch(
+        new RegExp(`Original-language vectors missing: ${italian} non-English chunks`),
+      );
       const embed = page.getByTestId('kb-reembed-itaca');
       expect((await embed.textContent())?.trim()).toBe('Embed');
       await embed.click();

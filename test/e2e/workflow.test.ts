@@ -61,7 +61,12 @@ describeInBrowser('the workflow in the browser', () => {
   const byId = (id: string) => page.getByTestId(id);
 
   /** Waits until an element's attribute has a value (or passes a test). */
-  async function attribute(testId: string, name: string, expected: string | ((v: string | null) => boolean), timeout = 60_000): Promise<string | null> {
+  async function attribute(
+    testId: string,
+    name: string,
+    expected: string | ((v: string | null) => boolean),
+    timeout = 60_000,
+  ): Promise<string | null> {
     const test = typeof expected === 'string' ? (v: string | null) => v === expected : expected;
     const locator = byId(testId).first();
     const deadline = Date.now() + timeout;
@@ -70,7 +75,9 @@ describeInBrowser('the workflow in the browser', () => {
       if (test(value)) return value;
       if (Date.now() > deadline) {
         const errors = await page.getByTestId('error-view').allTextContents();
-        throw new Error(`${testId}[${name}] is ${JSON.stringify(value)} after ${timeout} ms${errors.length ? `; error views: ${errors.join(' | ')}` : ''}`);
+        throw new Error(
+          `${testId}[${name}] is ${JSON.stringify(value)} after ${timeout} ms${errors.length ? `; error views: ${errors.join(' | ')}` : ''}`,
+        );
       }
       await page.waitForTimeout(100);
     }
@@ -94,8 +101,12 @@ describeInBrowser('the workflow in the browser', () => {
     await byId('sparql-run').click();
     const results = byId('sparql-results').or(byId('sparql-error'));
     await results.first().waitFor();
-    if (await byId('sparql-error').count()) throw new Error(`SPARQL failed: ${await byId('sparql-error').textContent()}`);
-    return { rows: Number(await byId('sparql-results').getAttribute('data-rows')), text: (await byId('sparql-results').textContent()) ?? '' };
+    if (await byId('sparql-error').count())
+      throw new Error(`SPARQL failed: ${await byId('sparql-error').textContent()}`);
+    return {
+      rows: Number(await byId('sparql-results').getAttribute('data-rows')),
+      text: (await byId('sparql-results').textContent()) ?? '',
+    };
   }
 
   /** Creates a KB and adds the corpus through the Corpus screen. */
@@ -110,7 +121,9 @@ describeInBrowser('the workflow in the browser', () => {
     await byId('docs-add-result').waitFor();
     expect(await byId('docs-add-result').getAttribute('data-added')).toBe(String(E2E_CORPUS_PATHS.length));
     expect(await byId('docs-add-result').getAttribute('data-errors')).toBe('0');
-    await byId('docs-total').filter({ hasText: `(${E2E_CORPUS_PATHS.length})` }).waitFor();
+    await byId('docs-total')
+      .filter({ hasText: `(${E2E_CORPUS_PATHS.length})` })
+      .waitFor();
   }
 
   describe('the Polyhop workflow in the browser', () => {
@@ -124,13 +137,22 @@ describeInBrowser('the workflow in the browser', () => {
       await attribute('job-progress', 'data-status', 'done', 90_000);
       expect(await byId('job-percent').getAttribute('data-percent')).toBe('100');
       const stages = await page.locator('[data-testid^="job-stage-"]').evaluateAll((els) =>
-        els.map((e) => ({ stage: e.getAttribute('data-testid')!.slice('job-stage-'.length), done: e.getAttribute('data-done'), total: e.getAttribute('data-total') })),
+        els.map((e) => ({
+          stage: e.getAttribute('data-testid')!.slice('job-stage-'.length),
+          done: e.getAttribute('data-done'),
+          total: e.getAttribute('data-total'),
+        })),
       );
-      expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed']));
+      expect(stages.map((s) => s.stage)).toEqual(
+        expect.arrayContaining(['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed']),
+      );
       for (const s of stages) expect(s.done, s.stage).toBe(s.total);
       // Every document indexed, none in error, and the injected model did the work.
       await page.waitForFunction(
-        (n) => [...document.querySelectorAll('[data-testid^="docs-row-"]')].filter((r) => r.getAttribute('data-status') === 'indexed').length === n,
+        (n) =>
+          [...document.querySelectorAll('[data-testid^="docs-row-"]')].filter(
+            (r) => r.getAttribute('data-status') === 'indexed',
+          ).length === n,
         E2E_CORPUS_PATHS.length,
         { timeout: 15_000 },
       );
@@ -144,18 +166,25 @@ describeInBrowser('the workflow in the browser', () => {
       await byId('ask-question').fill(QUESTION);
       await byId('ask-strategy').selectOption('dr');
       await byId('ask-submit').click();
-      const status = await attribute('ask-run-dr', 'data-status', (v) => v === 'done' || v === 'failed' || v === 'cancelled', 60_000);
+      const status = await attribute(
+        'ask-run-dr',
+        'data-status',
+        (v) => v === 'done' || v === 'failed' || v === 'cancelled',
+        60_000,
+      );
       if (status !== 'done') throw new Error(`the question ended ${status}: ${await byId('ask-run-dr').textContent()}`);
       const answer = (await byId('answer-text').textContent()) ?? '';
       expect(answer).toContain('Penelope');
       expect(answer).toMatch(/moglie del re di Itaca/); // answered in the question's language
       // The short answer is shown, before the explained one.
       expect(await byId('short-answer').textContent()).toContain('Penelope');
-      expect(await page.evaluate(() => {
-        const short = document.querySelector('[data-testid="short-answer"]');
-        const full = document.querySelector('[data-testid="answer-text"]');
-        return Boolean(short && full && short.compareDocumentPosition(full) & Node.DOCUMENT_POSITION_FOLLOWING);
-      })).toBe(true);
+      expect(
+        await page.evaluate(() => {
+          const short = document.querySelector('[data-testid="short-answer"]');
+          const full = document.querySelector('[data-testid="answer-text"]');
+          return Boolean(short && full && short.compareDocumentPosition(full) & Node.DOCUMENT_POSITION_FOLLOWING);
+        }),
+      ).toBe(true);
       expect(await byId('citation-link').count()).toBeGreaterThan(0);
       expect(server.models!.scripted.callsOf('qa/dr-decompose').length).toBeGreaterThan(0);
       await record('ask-answered');
@@ -212,7 +241,13 @@ describeInBrowser('the workflow in the browser', () => {
       await byId('export-path').fill(file);
       await byId('export-submit').click();
       await byId('export-done').or(byId('error-view')).first().waitFor({ timeout: 60_000 });
-      expect(await byId('export-done').count(), await page.getByTestId('error-view').allTextContents().then((t) => t.join(' | '))).toBe(1);
+      expect(
+        await byId('export-done').count(),
+        await page
+          .getByTestId('error-view')
+          .allTextContents()
+          .then((t) => t.join(' | ')),
+      ).toBe(1);
       expect(await countStatements(file)).toBeGreaterThan(0);
       expect(readFileSync(file, 'utf8')).toContain('KING_OF');
       await record('graph-export');
@@ -231,7 +266,9 @@ describeInBrowser('the workflow in the browser', () => {
       await byId('confirm-dialog').waitFor();
       await byId('confirm-ok').click();
       await byId('doc-detail').waitFor({ state: 'detached' });
-      await byId('docs-total').filter({ hasText: `(${E2E_CORPUS_PATHS.length - 1})` }).waitFor();
+      await byId('docs-total')
+        .filter({ hasText: `(${E2E_CORPUS_PATHS.length - 1})` })
+        .waitFor();
       expect(await byId('docs-open').filter({ hasText: 'telemaco' }).count()).toBe(0);
 
       const after = await runSparql(SPANISH_ONLY_QUERY);
@@ -258,14 +295,19 @@ describeInBrowser('the workflow in the browser', () => {
         await byId('index-cancel').click();
         await attribute('job-progress', 'data-status', 'cancelled', 30_000);
         await byId('index-start').waitFor();
-        expect(await page.locator('[data-testid^="docs-row-"][data-status="indexed"]').count()).toBeLessThan(E2E_CORPUS_PATHS.length);
+        expect(await page.locator('[data-testid^="docs-row-"][data-status="indexed"]').count()).toBeLessThan(
+          E2E_CORPUS_PATHS.length,
+        );
       } finally {
         server.models!.throttle.ms = 0;
       }
       await byId('index-start').click();
       await attribute('job-progress', 'data-status', 'done', 90_000);
       await page.waitForFunction(
-        (n) => [...document.querySelectorAll('[data-testid^="docs-row-"]')].filter((r) => r.getAttribute('data-status') === 'indexed').length === n,
+        (n) =>
+          [...document.querySelectorAll('[data-testid^="docs-row-"]')].filter(
+            (r) => r.getAttribute('data-status') === 'indexed',
+          ).length === n,
         E2E_CORPUS_PATHS.length,
         { timeout: 15_000 },
       );
@@ -273,7 +315,11 @@ describeInBrowser('the workflow in the browser', () => {
 
     it('stayed offline, error-free and accessible throughout', () => {
       // One assertion, so a failure shows all three.
-      expect({ seriousAxeViolations: a11y, externalRequests, consoleErrors: appConsoleErrors(consoleErrors) }).toEqual({ seriousAxeViolations: {}, externalRequests: [], consoleErrors: [] });
+      expect({ seriousAxeViolations: a11y, externalRequests, consoleErrors: appConsoleErrors(consoleErrors) }).toEqual({
+        seriousAxeViolations: {},
+        externalRequests: [],
+        consoleErrors: [],
+      });
     });
   });
 });

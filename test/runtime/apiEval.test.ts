@@ -48,8 +48,16 @@ beforeAll(async () => {
 
   await call(engine, 'models:load', { role: 'embedding', path: bertDir, threads: 1 });
   // 4096: the fixture's tokenizer is character-level, so a prompt takes ~4× the tokens it would on a real model.
-  await call(engine, 'models:load', { role: 'generation', path: ggufPath, threads: 1, contextSize: 4096, sequences: 2 });
-  await call(engine, 'system:setSettings', { settings: { concurrency: 2, strategyParams: { 'shared.answerMaxTokens': 24, 'shared.evidenceMaxTokens': 600 } } });
+  await call(engine, 'models:load', {
+    role: 'generation',
+    path: ggufPath,
+    threads: 1,
+    contextSize: 4096,
+    sequences: 2,
+  });
+  await call(engine, 'system:setSettings', {
+    settings: { concurrency: 2, strategyParams: { 'shared.answerMaxTokens': 24, 'shared.evidenceMaxTokens': 600 } },
+  });
 });
 
 afterAll(async () => {
@@ -59,7 +67,14 @@ afterAll(async () => {
 
 describe('eval:run on the fixture models', () => {
   it('builds the KB, asks every question with each strategy, judges, and reports', async () => {
-    const job = await runJobToEnd(engine, 'eval:run', { datasetPath, format: 'musique', strategies: [...STRATEGIES], limit: QUESTIONS, outDir, judge: true });
+    const job = await runJobToEnd(engine, 'eval:run', {
+      datasetPath,
+      format: 'musique',
+      strategies: [...STRATEGIES],
+      limit: QUESTIONS,
+      outDir,
+      judge: true,
+    });
     expect(job.error).toBeNull();
     expect(job.status).toBe('done');
     const result = job.result as EvalRunResult;
@@ -72,7 +87,13 @@ describe('eval:run on the fixture models', () => {
     expect(evalKb?.documentCount).toBe(QUESTIONS * 2);
     expect(evalKb?.entityCount).toBeGreaterThan(0);
     // Indexing cost is part of the run's record (and of the report's cost table).
-    const manifest = JSON.parse(readFileSync(join(outDir, 'run.json'), 'utf8')) as { indexing?: { passages: number; reused: boolean; cost: { llmCalls: number; completionTokens: number; ms: number } } };
+    const manifest = JSON.parse(readFileSync(join(outDir, 'run.json'), 'utf8')) as {
+      indexing?: {
+        passages: number;
+        reused: boolean;
+        cost: { llmCalls: number; completionTokens: number; ms: number };
+      };
+    };
     expect(manifest.indexing).toMatchObject({ passages: QUESTIONS * 2, reused: false });
     expect(manifest.indexing!.cost.llmCalls).toBeGreaterThan(0);
     expect(manifest.indexing!.cost.completionTokens).toBeGreaterThan(0);
@@ -81,7 +102,18 @@ describe('eval:run on the fixture models', () => {
     const rows = readFileSync(join(outDir, 'results.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { strategy: string; answer: string | null; error?: unknown; scores: Record<string, number | null>; judge?: unknown; judgeError?: unknown; cost: { llmCalls: number } });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            strategy: string;
+            answer: string | null;
+            error?: unknown;
+            scores: Record<string, number | null>;
+            judge?: unknown;
+            judgeError?: unknown;
+            cost: { llmCalls: number };
+          },
+      );
     expect(rows).toHaveLength(QUESTIONS * STRATEGIES.length);
     for (const row of rows) {
       expect(row.error).toBeUndefined();
@@ -110,9 +142,18 @@ describe('eval:run on the fixture models', () => {
   }, 900_000);
 
   it('run again on the same folder, it reuses the KB and skips every finished row', async () => {
-    const again = await runJobToEnd(engine, 'eval:run', { datasetPath, format: 'musique', strategies: [...STRATEGIES], limit: QUESTIONS, outDir, judge: true });
+    const again = await runJobToEnd(engine, 'eval:run', {
+      datasetPath,
+      format: 'musique',
+      strategies: [...STRATEGIES],
+      limit: QUESTIONS,
+      outDir,
+      judge: true,
+    });
     expect(again.error).toBeNull();
     expect(again.result).toMatchObject({ asked: 0, skipped: QUESTIONS * STRATEGIES.length, failed: 0 });
-    expect(readFileSync(join(outDir, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(QUESTIONS * STRATEGIES.length);
+    expect(readFileSync(join(outDir, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(
+      QUESTIONS * STRATEGIES.length,
+    );
   });
 });

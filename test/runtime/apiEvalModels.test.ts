@@ -23,10 +23,21 @@ beforeAll(async () => {
   [ggufPath, bertDir] = await Promise.all([tinyLlamaPath(), tinyBertDir()]);
   ({ engine, dispose } = await tempEngine());
   dir = mkdtempSync(join(tmpdir(), 'polyhop-api-eval-models-'));
-  writeFileSync(join(dir, 'odyssey.jsonl'), `${JSON.stringify({ id: 'q1', question: 'Who was the wife of Odysseus?', answers: ['Penelope'], context: 'Penelope was the wife of Odysseus.', title: 'Penelope' })}\n`);
+  writeFileSync(
+    join(dir, 'odyssey.jsonl'),
+    `${JSON.stringify({ id: 'q1', question: 'Who was the wife of Odysseus?', answers: ['Penelope'], context: 'Penelope was the wife of Odysseus.', title: 'Penelope' })}\n`,
+  );
   await call(engine, 'models:load', { role: 'embedding', path: bertDir, threads: 1 });
-  await call(engine, 'models:load', { role: 'generation', path: ggufPath, threads: 1, contextSize: 4096, sequences: 2 });
-  await call(engine, 'system:setSettings', { settings: { strategyParams: { 'shared.answerMaxTokens': 24, 'shared.evidenceMaxTokens': 600 } } });
+  await call(engine, 'models:load', {
+    role: 'generation',
+    path: ggufPath,
+    threads: 1,
+    contextSize: 4096,
+    sequences: 2,
+  });
+  await call(engine, 'system:setSettings', {
+    settings: { strategyParams: { 'shared.answerMaxTokens': 24, 'shared.evidenceMaxTokens': 600 } },
+  });
 });
 
 afterAll(async () => {
@@ -52,7 +63,10 @@ describe('eval:run with a named judge and similarity model', () => {
     expect(manifest.models?.generation).toMatch(/tiny-llama/);
     expect(manifest.models?.judge).toMatch(/tiny-llama/); // the same file here, so the same identity
     expect(manifest.models?.similarity).toBe('tiny-bert');
-    const [row] = readFileSync(join(outDir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalResultRow);
+    const [row] = readFileSync(join(outDir, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as EvalResultRow);
     expect(row!.scores.similarity).toBeTypeOf('number');
     expect(row!.scores.judge).toBeTypeOf('number'); // a grade, or 0 with judgeError: never missing
     expect(typeof row!.shortAnswer).toBe('string');
@@ -60,7 +74,11 @@ describe('eval:run with a named judge and similarity model', () => {
     expect(md).toContain('similarity by tiny-bert');
     expect(md).toContain(`judge ${manifest.models!.judge} (the model under test)`);
     // The judge was loaded apart: the engine's generation model is still the one loaded with 4096 × 2, not the judge's 2048 × 1.
-    const status = await call<{ generation: { path: string; explanation: string } | null }>(engine, 'models:status', {});
+    const status = await call<{ generation: { path: string; explanation: string } | null }>(
+      engine,
+      'models:status',
+      {},
+    );
     expect(status.generation?.path).toBe(ggufPath);
     expect(status.generation?.explanation).toMatch(/context 4096 tokens × 2 sequences/);
   }, 600_000);

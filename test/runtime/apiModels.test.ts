@@ -30,13 +30,29 @@ afterAll(async () => {
 
 describe('models through the Api', () => {
   it('loads both fixture models and reports how they run', async () => {
-    const before = await call<{ generation: ModelStatus | null; embedding: ModelStatus | null }>(engine, 'models:status', {});
+    const before = await call<{ generation: ModelStatus | null; embedding: ModelStatus | null }>(
+      engine,
+      'models:status',
+      {},
+    );
     expect(before).toEqual({ generation: null, embedding: null });
 
     const embedding = await call<ModelStatus>(engine, 'models:load', { role: 'embedding', path: bertDir, threads: 1 });
-    const generation = await call<ModelStatus>(engine, 'models:load', { role: 'generation', path: ggufPath, threads: 1, contextSize: 2048, sequences: 2 });
+    const generation = await call<ModelStatus>(engine, 'models:load', {
+      role: 'generation',
+      path: ggufPath,
+      threads: 1,
+      contextSize: 2048,
+      sequences: 2,
+    });
     expect(embedding).toMatchObject({ role: 'embedding', path: bertDir, dimension: TINY_BERT_HIDDEN_SIZE });
-    expect(generation).toMatchObject({ role: 'generation', path: ggufPath, contextSize: 2048, sequences: 2, threads: 1 });
+    expect(generation).toMatchObject({
+      role: 'generation',
+      path: ggufPath,
+      contextSize: 2048,
+      sequences: 2,
+      threads: 1,
+    });
 
     const status = await call<{ generation: ModelStatus; embedding: ModelStatus }>(engine, 'models:status', {});
     expect(status.generation).toEqual(generation);
@@ -58,7 +74,11 @@ describe('models through the Api', () => {
   });
 
   it('models:try answers with text and token counts', async () => {
-    const reply = await call<{ text: string; promptTokens: number; completionTokens: number; ms: number }>(engine, 'models:try', { prompt: 'Say hello.', maxTokens: 16 });
+    const reply = await call<{ text: string; promptTokens: number; completionTokens: number; ms: number }>(
+      engine,
+      'models:try',
+      { prompt: 'Say hello.', maxTokens: 16 },
+    );
     expect(reply.text.trim()).not.toBe('');
     expect(reply.promptTokens).toBeGreaterThan(0);
     expect(reply.completionTokens).toBeGreaterThan(0);
@@ -90,7 +110,12 @@ describe('models through the Api', () => {
     expect(onnxInfo.chunkCount).toBeGreaterThan(0);
 
     // The fixture GGUF as a (llama.cpp) embedding model: another identity and dimension.
-    const gguf = await call<ModelStatus>(engine, 'models:load', { role: 'embedding', path: ggufPath, threads: 1, contextSize: 512 });
+    const gguf = await call<ModelStatus>(engine, 'models:load', {
+      role: 'embedding',
+      path: ggufPath,
+      threads: 1,
+      contextSize: 512,
+    });
     expect(gguf.backend).toBe('llama.cpp');
     expect(gguf.identity).not.toBe(onnxIdentity);
 
@@ -107,17 +132,28 @@ describe('models through the Api', () => {
       expect(refused.error?.details, method).toMatchObject({ remedy: 're-embed' });
     }
     // Refusing changed nothing: the KB keeps its embedder and its vectors.
-    expect(await call<KbInfo>(engine, 'kb:info', { kb: 'onnx-kb' })).toMatchObject({ embedder: onnxInfo.embedder, chunkCount: onnxInfo.chunkCount });
+    expect(await call<KbInfo>(engine, 'kb:info', { kb: 'onnx-kb' })).toMatchObject({
+      embedder: onnxInfo.embedder,
+      chunkCount: onnxInfo.chunkCount,
+    });
 
     // A fresh KB has no recorded embedder and takes the GGUF one.
     await call(engine, 'kb:create', { name: 'gguf-kb' });
     await call(engine, 'docs:add', { kb: 'gguf-kb', paths: [doc] });
     const ggufIndexed = await runJobToEnd(engine, 'index:start', { kb: 'gguf-kb' });
     expect(ggufIndexed.error).toBeNull();
-    const asked = await runJobToEnd(engine, 'qa:ask', { kb: 'gguf-kb', question: 'Who was the wife of the king of Ithaca?', strategy: 'vector', retrievalOnly: true });
+    const asked = await runJobToEnd(engine, 'qa:ask', {
+      kb: 'gguf-kb',
+      question: 'Who was the wife of the king of Ithaca?',
+      strategy: 'vector',
+      retrievalOnly: true,
+    });
     expect(asked.status).toBe('done');
     expect((asked.result as Answer).retrievalOnly).toBe(true);
     expect((asked.result as Answer).evidence.length).toBeGreaterThan(0);
-    expect((await call<KbInfo>(engine, 'kb:info', { kb: 'gguf-kb' })).embedder).toEqual({ identity: gguf.identity, dimension: gguf.dimension });
+    expect((await call<KbInfo>(engine, 'kb:info', { kb: 'gguf-kb' })).embedder).toEqual({
+      identity: gguf.identity,
+      dimension: gguf.dimension,
+    });
   });
 });

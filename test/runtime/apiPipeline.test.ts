@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRATEGIES, type Answer, type DocumentPage, type HistoryEntry, type JobProgress, type KbInfo } from '../../src-main/engine/api/contract.js';
+import {
+  STRATEGIES,
+  type Answer,
+  type DocumentPage,
+  type HistoryEntry,
+  type JobProgress,
+  type KbInfo,
+} from '../../src-main/engine/api/contract.js';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import { KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import type { IndexingResult } from '../../src-main/engine/mder/IndexingJob.js';
@@ -41,10 +48,24 @@ beforeAll(async () => {
   );
   await call(engine, 'models:load', { role: 'embedding', path: bertDir, threads: 1 });
   // 4096: the fixture's tokenizer is character-level, so a prompt takes ~4× the tokens it would on a real model.
-  await call(engine, 'models:load', { role: 'generation', path: ggufPath, threads: 1, contextSize: 4096, sequences: 1 });
+  await call(engine, 'models:load', {
+    role: 'generation',
+    path: ggufPath,
+    threads: 1,
+    contextSize: 4096,
+    sequences: 1,
+  });
   // Small budgets keep the tiny model fast; the JSON grammars still shape every structured step.
   await call(engine, 'system:setSettings', {
-    settings: { concurrency: 1, strategyParams: { 'shared.stepMaxTokens': 1024, 'shared.answerMaxTokens': 24, 'shared.evidenceMaxTokens': 600, 'hyp.maxCandidates': 10 } },
+    settings: {
+      concurrency: 1,
+      strategyParams: {
+        'shared.stepMaxTokens': 1024,
+        'shared.answerMaxTokens': 24,
+        'shared.evidenceMaxTokens': 600,
+        'hyp.maxCandidates': 10,
+      },
+    },
   });
 });
 
@@ -56,7 +77,10 @@ afterAll(async () => {
 describe('the user path on the fixture models', () => {
   it('indexes two documents through every stage and leaves a consistent KB', async () => {
     await call(engine, 'kb:create', { name: KB, description: 'Odyssey, English and Italian' });
-    const added = await call<{ added: unknown[]; errors: unknown[] }>(engine, 'docs:add', { kb: KB, paths: [join(docsDir, 'odysseus.en.txt'), join(docsDir, 'penelope.it.txt')] });
+    const added = await call<{ added: unknown[]; errors: unknown[] }>(engine, 'docs:add', {
+      kb: KB,
+      paths: [join(docsDir, 'odysseus.en.txt'), join(docsDir, 'penelope.it.txt')],
+    });
     expect(added.errors).toEqual([]);
     expect(added.added).toHaveLength(2);
 
@@ -86,7 +110,9 @@ describe('the user path on the fixture models', () => {
     for (const d of docs.rows) {
       expect(['indexed', 'error']).toContain(d.status);
       expect(d.status === 'error').toBe(d.error !== null);
-      expect(d.status === 'error').toBe(result.failures.some((f) => f.unit.includes(d.path) || f.unit.includes(d.title)));
+      expect(d.status === 'error').toBe(
+        result.failures.some((f) => f.unit.includes(d.path) || f.unit.includes(d.title)),
+      );
       expect(d.chunkCount).toBeGreaterThan(0);
     }
     expect(new Set(docs.rows.map((d) => d.language))).toEqual(new Set(['en', 'it']));
@@ -102,7 +128,13 @@ describe('the user path on the fixture models', () => {
     const reader = KnowledgeBase.open(file, { readonly: true });
     try {
       const stats = reader.stats();
-      expect(stats).toMatchObject({ documents: 2, chunks: indexed.chunkCount, entities: indexed.entityCount, triples: indexed.tripleCount, relations: indexed.relationCount });
+      expect(stats).toMatchObject({
+        documents: 2,
+        chunks: indexed.chunkCount,
+        entities: indexed.entityCount,
+        triples: indexed.tripleCount,
+        relations: indexed.relationCount,
+      });
       expect(stats.vectors.chunk).toBe(stats.chunks);
       expect(stats.vectors.entity_name).toBe(stats.entities);
       expect(stats.vectors.triple).toBe(stats.triples);
@@ -118,52 +150,70 @@ describe('the user path on the fixture models', () => {
     // tests below read this KB.
   }, 900_000);
 
-  it.each(STRATEGIES)('%s answers through qa:ask with a trace', async (strategy) => {
-    // What the Ask screen shows while the job runs: tokens appended, a reset starting over.
-    const streamed = new Map<string, string>();
-    const off = engine.onEvent((e) => {
-      if (e.name === 'qa:token') streamed.set(e.payload.jobId, (e.payload.reset ? '' : (streamed.get(e.payload.jobId) ?? '')) + e.payload.text);
-    });
-    const job = await runJobToEnd(engine, 'qa:ask', { kb: KB, question: QUESTION, strategy });
-    off();
-    expect(job.error).toBeNull();
-    expect(job.status).toBe('done');
-    const answer = job.result as Answer;
-    // The answer is kept in the KB's history.
-    const [entry] = await call<HistoryEntry[]>(engine, 'qa:history', { kb: KB, limit: 1 });
-    expect(entry!.answer).toEqual(answer);
-    expect(answer).toMatchObject({ question: QUESTION, strategy, retrievalOnly: false, questionLanguage: 'it' });
-    expect(answer.text.trim()).not.toBe('');
-    expect((streamed.get(job.jobId) ?? '').trim()).toBe(answer.text);
-    expect(answer.usage.llmCalls).toBeGreaterThan(0);
-    expect(answer.trace.length).toBeGreaterThan(0);
-    expect(answer.trace.at(-1)!.step).toBe('answer');
-    expect(answer.trace.reduce((n, s) => n + s.llmCalls, 0)).toBe(answer.usage.llmCalls);
-    if (strategy !== 'llm-only') expect(answer.trace.length).toBeGreaterThan(1);
-    for (const e of answer.evidence) for (const c of e.citations) expect(c.endOffset).toBeGreaterThan(c.startOffset);
-    // The JSON grammar keeps every structured reply valid; one may only fail by running out of tokens.
-    for (const step of answer.trace) {
-      const invalid = ((step.detail as { invalid?: { message: string }[] } | null)?.invalid ?? []).map((i) => i.message);
-      for (const message of invalid) expect(message, step.step).toMatch(/stopped at maxTokens/);
-    }
-    // Sized by work (one question, small budgets): seconds on an idle machine; the limit only catches a hang.
-  }, 300_000);
+  it.each(STRATEGIES)(
+    '%s answers through qa:ask with a trace',
+    async (strategy) => {
+      // What the Ask screen shows while the job runs: tokens appended, a reset starting over.
+      const streamed = new Map<string, string>();
+      const off = engine.onEvent((e) => {
+        if (e.name === 'qa:token')
+          streamed.set(
+            e.payload.jobId,
+            (e.payload.reset ? '' : (streamed.get(e.payload.jobId) ?? '')) + e.payload.text,
+          );
+      });
+      const job = await runJobToEnd(engine, 'qa:ask', { kb: KB, question: QUESTION, strategy });
+      off();
+      expect(job.error).toBeNull();
+      expect(job.status).toBe('done');
+      const answer = job.result as Answer;
+      // The answer is kept in the KB's history.
+      const [entry] = await call<HistoryEntry[]>(engine, 'qa:history', { kb: KB, limit: 1 });
+      expect(entry!.answer).toEqual(answer);
+      expect(answer).toMatchObject({ question: QUESTION, strategy, retrievalOnly: false, questionLanguage: 'it' });
+      expect(answer.text.trim()).not.toBe('');
+      expect((streamed.get(job.jobId) ?? '').trim()).toBe(answer.text);
+      expect(answer.usage.llmCalls).toBeGreaterThan(0);
+      expect(answer.trace.length).toBeGreaterThan(0);
+      expect(answer.trace.at(-1)!.step).toBe('answer');
+      expect(answer.trace.reduce((n, s) => n + s.llmCalls, 0)).toBe(answer.usage.llmCalls);
+      if (strategy !== 'llm-only') expect(answer.trace.length).toBeGreaterThan(1);
+      for (const e of answer.evidence) for (const c of e.citations) expect(c.endOffset).toBeGreaterThan(c.startOffset);
+      // The JSON grammar keeps every structured reply valid; one may only fail by running out of tokens.
+      for (const step of answer.trace) {
+        const invalid = ((step.detail as { invalid?: { message: string }[] } | null)?.invalid ?? []).map(
+          (i) => i.message,
+        );
+        for (const message of invalid) expect(message, step.step).toMatch(/stopped at maxTokens/);
+      }
+      // Sized by work (one question, small budgets): seconds on an idle machine; the limit only catches a hang.
+    },
+    300_000,
+  );
 
-  it.each(['dr', 'vector'] as const)('%s in retrieval-only mode returns ranked evidence with citations', async (strategy) => {
-    const job = await runJobToEnd(engine, 'qa:ask', { kb: KB, question: QUESTION, strategy, retrievalOnly: true });
-    expect(job.error).toBeNull();
-    expect(job.status).toBe('done');
-    const answer = job.result as Answer;
-    expect(answer.retrievalOnly).toBe(true);
-    expect(answer.usage.llmCalls).toBe(0);
-    expect(answer.evidence.length).toBeGreaterThan(0);
-    expect(answer.evidence.some((e) => e.citations.length > 0)).toBe(true);
-    expect(answer.text.trim()).not.toBe('');
-  });
+  it.each(['dr', 'vector'] as const)(
+    '%s in retrieval-only mode returns ranked evidence with citations',
+    async (strategy) => {
+      const job = await runJobToEnd(engine, 'qa:ask', { kb: KB, question: QUESTION, strategy, retrievalOnly: true });
+      expect(job.error).toBeNull();
+      expect(job.status).toBe('done');
+      const answer = job.result as Answer;
+      expect(answer.retrievalOnly).toBe(true);
+      expect(answer.usage.llmCalls).toBe(0);
+      expect(answer.evidence.length).toBeGreaterThan(0);
+      expect(answer.evidence.some((e) => e.citations.length > 0)).toBe(true);
+      expect(answer.text.trim()).not.toBe('');
+    },
+  );
 
   it('exports the KB as Turtle that an independent parser reads', async () => {
     const out = join(dataDir, 'export.ttl');
-    const job = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: out });
+    const job = await runJobToEnd(engine, 'rdf:export', {
+      kb: KB,
+      format: 'turtle',
+      scope: { kind: 'all' },
+      outputPath: out,
+    });
     expect(job.error).toBeNull();
     const { quads } = job.result as { quads: number };
     expect(quads).toBeGreaterThan(0);

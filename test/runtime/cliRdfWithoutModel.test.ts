@@ -35,7 +35,13 @@ describe('polyhop with no model installed and an existing graph', () => {
     expect(imported.err).toBe('');
     expect(imported.code).toBe(0);
     expect(imported.out).toMatch(/Vectors missing: \d+ rows of "mse"/);
-    const counted = await polyhop('--json', 'sparql', 'SELECT (COUNT(*) AS ?n) WHERE { ?p <https://schema.org/affiliation> ?o }', '--kb', 'mse');
+    const counted = await polyhop(
+      '--json',
+      'sparql',
+      'SELECT (COUNT(*) AS ?n) WHERE { ?p <https://schema.org/affiliation> ?o }',
+      '--kb',
+      'mse',
+    );
     expect(counted.code).toBe(0);
     expect(JSON.parse(counted.out).rows[0].n).toMatch(new RegExp(`^"?${SMALL_GRAPH.people}\\b`));
   });
@@ -47,7 +53,9 @@ describe('polyhop with no model installed and an existing graph', () => {
     expect(info.out).toMatch(/Vectors missing: .*polyhop models use embedding PATH.*polyhop kb reembed mse/);
     const asked = await polyhop('ask', question, '--kb', 'mse', '--strategy', 'hyp', '--retrieval-only');
     expect(asked.code).toBe(1);
-    expect(asked.err).toMatch(/no vectors yet .*imported without an embedding model.*hyp retrieves by vector similarity/);
+    expect(asked.err).toMatch(
+      /no vectors yet .*imported without an embedding model.*hyp retrieves by vector similarity/,
+    );
   });
 
   it('embeds the vectors once an embedding model is chosen, and hyp then answers', async () => {
@@ -63,6 +71,10 @@ describe('polyhop with no model installed and an existing graph', () => {
     expect(asked.err).toBe('');
     expect(asked.code).toBe(0);
     // The random-weight embedder ranks arbitrarily, but BM25 (fused in) finds the named researcher.
-    expect(JSON.parse(asked.out).evidence.map((e: { text: string }) => e.text).join('\n')).toMatch(/Number7 Quartz/);
+    expect(
+      JSON.parse(asked.out)
+        .evidence.map((e: { text: string }) => e.text)
+        .join('\n'),
+    ).toMatch(/Number7 Quartz/);
   });
 });

@@ -24,7 +24,13 @@ afterAll(async () => {
 });
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-const TEXTS = ['The capital of France is Paris.', 'Marie Curie was born in Warsaw.', 'x', '', 'A longer sentence about rivers, bridges and towers in old European towns.'];
+const TEXTS = [
+  'The capital of France is Paris.',
+  'Marie Curie was born in Warsaw.',
+  'x',
+  '',
+  'A longer sentence about rivers, bridges and towers in old European towns.',
+];
 
 describe('LlamaCppEmbedder on the tiny llama GGUF', () => {
   it('returns normalised vectors of the model dimension, also for empty text', async () => {
@@ -41,7 +47,13 @@ describe('LlamaCppEmbedder on the tiny llama GGUF', () => {
   });
 
   it('gives the same vectors batched, one at a time, and over parallel contexts', async () => {
-    const parallel = await LlamaCppEmbedder.create({ modelPath, threads: 1, contextSize: 512, contexts: 2, batchSize: 3 });
+    const parallel = await LlamaCppEmbedder.create({
+      modelPath,
+      threads: 1,
+      contextSize: 512,
+      contexts: 2,
+      batchSize: 3,
+    });
     try {
       const batched = await embedder.embed(TEXTS);
       const spread = await parallel.embed(TEXTS);
@@ -77,7 +89,12 @@ describe('LlamaCppEmbedder on the tiny llama GGUF', () => {
     } finally {
       await e5.dispose();
     }
-    const custom = await LlamaCppEmbedder.create({ modelPath, threads: 1, contextSize: 512, queryPrefix: 'search_query: ' });
+    const custom = await LlamaCppEmbedder.create({
+      modelPath,
+      threads: 1,
+      contextSize: 512,
+      queryPrefix: 'search_query: ',
+    });
     try {
       expect(custom.identity).not.toBe(embedder.identity);
       const [q] = await custom.embed(['radium'], { purpose: 'query' });
@@ -90,7 +107,10 @@ describe('LlamaCppEmbedder on the tiny llama GGUF', () => {
 
   it('names the file when it is missing or not a GGUF', async () => {
     const absent = join(scratch, 'absent.gguf');
-    await expect(LlamaCppEmbedder.create({ modelPath: absent })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining(absent) });
+    await expect(LlamaCppEmbedder.create({ modelPath: absent })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining(absent),
+    });
 
     const garbage = join(scratch, 'garbage.gguf');
     await writeFile(garbage, 'this is not a gguf file'.repeat(100));

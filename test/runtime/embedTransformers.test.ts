@@ -39,9 +39,21 @@ afterAll(async () => {
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 
 const PAIRS: Array<[anchor: string, nearDuplicate: string, unrelated: string]> = [
-  ['The capital of France is Paris.', 'The capital of France is Paris!', 'Photosynthesis converts sunlight into chemical energy.'],
-  ['Marie Curie was born in Warsaw in 1867.', 'Marie Curie was born in Warsaw, in 1867', 'The quick brown fox jumps over the lazy dog.'],
-  ['The river flows north through the old town.', 'the river flows north through the old city', 'Software models answer questions over a knowledge graph.'],
+  [
+    'The capital of France is Paris.',
+    'The capital of France is Paris!',
+    'Photosynthesis converts sunlight into chemical energy.',
+  ],
+  [
+    'Marie Curie was born in Warsaw in 1867.',
+    'Marie Curie was born in Warsaw, in 1867',
+    'The quick brown fox jumps over the lazy dog.',
+  ],
+  [
+    'The river flows north through the old town.',
+    'the river flows north through the old city',
+    'Software models answer questions over a knowledge graph.',
+  ],
 ];
 
 describe('TransformersEmbedder on the tiny ONNX BERT', () => {
@@ -74,7 +86,10 @@ describe('TransformersEmbedder on the tiny ONNX BERT', () => {
   });
 
   it('gives the same vectors in a padded batch as one text at a time, in input order', async () => {
-    const texts = PAIRS.flat().concat(['x', 'A much longer text that forces plenty of padding onto every shorter text in the same batch.']);
+    const texts = PAIRS.flat().concat([
+      'x',
+      'A much longer text that forces plenty of padding onto every shorter text in the same batch.',
+    ]);
     const single = await TransformersEmbedder.create({ modelDir, batchSize: 1, threads: 1 });
     try {
       const batched = await embedder.embed(texts);
@@ -95,7 +110,12 @@ describe('TransformersEmbedder on the tiny ONNX BERT', () => {
     const e5Dir = join(scratch, 'tiny-multilingual-e5-small');
     await symlink(modelDir, e5Dir, 'dir');
     const e5 = await TransformersEmbedder.create({ modelDir: e5Dir, threads: 1 });
-    const plain = await TransformersEmbedder.create({ modelDir: e5Dir, queryPrefix: '', passagePrefix: '', threads: 1 });
+    const plain = await TransformersEmbedder.create({
+      modelDir: e5Dir,
+      queryPrefix: '',
+      passagePrefix: '',
+      threads: 1,
+    });
     try {
       expect(e5.prefixes).toEqual({ query: 'query: ', passage: 'passage: ' });
       expect(embedder.prefixes).toEqual({ query: '', passage: '' });
@@ -109,7 +129,10 @@ describe('TransformersEmbedder on the tiny ONNX BERT', () => {
       expect(cosine(asQuery!, manualQuery!)).toBeCloseTo(1, 6);
       expect(cosine(asPassage!, manualPassage!)).toBeCloseTo(1, 6);
       // Without prefixes the purpose changes nothing.
-      const [q, p] = [...(await plain.embed([text], { purpose: 'query' })), ...(await plain.embed([text], { purpose: 'passage' }))];
+      const [q, p] = [
+        ...(await plain.embed([text], { purpose: 'query' })),
+        ...(await plain.embed([text], { purpose: 'passage' })),
+      ];
       expect(cosine(q!, p!)).toBeCloseTo(1, 6);
     } finally {
       await e5.dispose();
@@ -128,16 +151,24 @@ describe('TransformersEmbedder on the tiny ONNX BERT', () => {
     expect((error as PolyhopError).message).toContain(broken);
     expect((error as PolyhopError).message).toContain('tokenizer.json');
     expect((error as PolyhopError).message).toContain('onnx/model.onnx');
-    expect((error as PolyhopError).details.missing).toEqual(['tokenizer.json', expect.stringContaining('onnx/model.onnx')]);
+    expect((error as PolyhopError).details.missing).toEqual([
+      'tokenizer.json',
+      expect.stringContaining('onnx/model.onnx'),
+    ]);
 
     const absent = join(scratch, 'does-not-exist');
-    await expect(TransformersEmbedder.create({ modelDir: absent })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining(absent) });
+    await expect(TransformersEmbedder.create({ modelDir: absent })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining(absent),
+    });
   });
 
   it('stops at a cancelled signal', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(embedder.embed(['a', 'b'], { signal: controller.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect(embedder.embed(['a', 'b'], { signal: controller.signal })).rejects.toMatchObject({
+      code: 'CANCELLED',
+    });
   });
 
   it('never tried the network and keeps remote models disabled', () => {

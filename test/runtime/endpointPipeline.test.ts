@@ -2,7 +2,13 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRATEGIES, type Answer, type DocumentPage, type JobProgress, type KbInfo } from '../../src-main/engine/api/contract.js';
+import {
+  STRATEGIES,
+  type Answer,
+  type DocumentPage,
+  type JobProgress,
+  type KbInfo,
+} from '../../src-main/engine/api/contract.js';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import type { IndexingResult } from '../../src-main/engine/mder/IndexingJob.js';
 import type { EndpointConfig } from '../../src-main/engine/models/endpoints/EndpointConfig.js';
@@ -21,7 +27,15 @@ import { call, runJobToEnd, tempEngine } from '../support/tempEngine.js';
 const KB = 'odyssey';
 const QUESTION = 'Chi era la moglie del re di Itaca?';
 const CORPUS = join(import.meta.dirname, '../support/corpus');
-const SETTINGS = { concurrency: 1, strategyParams: { 'shared.stepMaxTokens': 1024, 'shared.answerMaxTokens': 24, 'shared.evidenceMaxTokens': 600, 'hyp.maxCandidates': 10 } };
+const SETTINGS = {
+  concurrency: 1,
+  strategyParams: {
+    'shared.stepMaxTokens': 1024,
+    'shared.answerMaxTokens': 24,
+    'shared.evidenceMaxTokens': 600,
+    'hyp.maxCandidates': 10,
+  },
+};
 
 let a: OpenAiTestServer;
 let b: OpenAiTestServer;
@@ -60,7 +74,12 @@ async function indexOver(servers: Record<string, OpenAiTestServer>, during?: (p:
 /** The KB as Turtle: everything indexed, in a stable order. */
 async function dump(engine: Engine, dataDir: string): Promise<string> {
   const out = join(dataDir, 'dump.ttl');
-  const job = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: out });
+  const job = await runJobToEnd(engine, 'rdf:export', {
+    kb: KB,
+    format: 'turtle',
+    scope: { kind: 'all' },
+    outputPath: out,
+  });
   expect(job.error).toBeNull();
   // The KB's IRI carries a random id per KB; the rest is what indexing built.
   return readFileSync(out, 'utf8').replace(/urn:polyhop:kb:[^/>]+/g, 'urn:polyhop:kb:KB');
@@ -69,7 +88,10 @@ async function dump(engine: Engine, dataDir: string): Promise<string> {
 beforeAll(async () => {
   const [modelPath, bertDir] = await Promise.all([tinyLlamaPath(), tinyBertDir()]);
   embedder = await TransformersEmbedder.create({ modelDir: bertDir, threads: 1 });
-  [a, b] = await Promise.all([OpenAiTestServer.start({ modelPath, embedder }), OpenAiTestServer.start({ modelPath, embedder })]);
+  [a, b] = await Promise.all([
+    OpenAiTestServer.start({ modelPath, embedder }),
+    OpenAiTestServer.start({ modelPath, embedder }),
+  ]);
   docsDir = mkdtempSync(join(tmpdir(), 'polyhop-endpoint-docs-'));
   for (const f of readdirSync(CORPUS).filter((f) => f !== 'README.md')) copyFileSync(join(CORPUS, f), join(docsDir, f));
 });
@@ -87,10 +109,21 @@ describe('the product with its models on inference servers', () => {
 
   it('indexes the multilingual corpus through every stage over one server', async () => {
     single = await indexOver({ a });
-    expect([...single.stages]).toEqual(['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed', 'rdf']);
+    expect([...single.stages]).toEqual([
+      'ingest',
+      'preprocess',
+      'map',
+      'disambiguate',
+      'enrich',
+      'reduce',
+      'embed',
+      'rdf',
+    ]);
     expect(single.result.ingestFailures).toEqual([]);
-    for (const f of single.result.failures) expect(f.code, `${f.stage} ${f.unit}: ${f.message}`).toMatch(/^(LLM_OUTPUT_INVALID|MODEL_ERROR)$/);
-    for (const stage of ['preprocess', 'map'] as const) expect(single.result.stages[stage]!.calls, stage).toBeGreaterThan(0);
+    for (const f of single.result.failures)
+      expect(f.code, `${f.stage} ${f.unit}: ${f.message}`).toMatch(/^(LLM_OUTPUT_INVALID|MODEL_ERROR)$/);
+    for (const stage of ['preprocess', 'map'] as const)
+      expect(single.result.stages[stage]!.calls, stage).toBeGreaterThan(0);
     expect(a.completions).toBeGreaterThan(0);
 
     const docs = await call<DocumentPage>(single.engine, 'docs:list', { kb: KB });
@@ -115,16 +148,20 @@ describe('the product with its models on inference servers', () => {
     expect(status.every((s) => s.calls > 0 && s.failures === 0 && s.inFlight === 0)).toBe(true);
   }, 900_000);
 
-  it.each(STRATEGIES)('%s answers over the server', async (strategy) => {
-    const job = await runJobToEnd(single.engine, 'qa:ask', { kb: KB, question: QUESTION, strategy });
-    expect(job.error).toBeNull();
-    expect(job.status).toBe('done');
-    const answer = job.result as Answer;
-    expect(answer).toMatchObject({ question: QUESTION, strategy, retrievalOnly: false, questionLanguage: 'it' });
-    expect(answer.text.trim()).not.toBe('');
-    expect(answer.usage.llmCalls).toBeGreaterThan(0);
-    expect(answer.trace.at(-1)!.step).toBe('answer');
-  }, 300_000);
+  it.each(STRATEGIES)(
+    '%s answers over the server',
+    async (strategy) => {
+      const job = await runJobToEnd(single.engine, 'qa:ask', { kb: KB, question: QUESTION, strategy });
+      expect(job.error).toBeNull();
+      expect(job.status).toBe('done');
+      const answer = job.result as Answer;
+      expect(answer).toMatchObject({ question: QUESTION, strategy, retrievalOnly: false, questionLanguage: 'it' });
+      expect(answer.text.trim()).not.toBe('');
+      expect(answer.usage.llmCalls).toBeGreaterThan(0);
+      expect(answer.trace.at(-1)!.step).toBe('answer');
+    },
+    300_000,
+  );
 
   it('killing one of two servers mid-job loses nothing: the KB equals the one-server run’s', async () => {
     const reference = await dump(single.engine, single.dataDir);
@@ -140,7 +177,9 @@ describe('the product with its models on inference servers', () => {
     expect(killedAt).not.toBeNull();
     const status = twin.engine.models.endpointStatus();
     expect(status.find((s) => s.id === 'a-gen')).toMatchObject({ health: 'down' });
-    expect(status.find((s) => s.id === 'a-gen')!.failures + status.find((s) => s.id === 'a-emb')!.failures).toBeGreaterThan(0);
+    expect(
+      status.find((s) => s.id === 'a-gen')!.failures + status.find((s) => s.id === 'a-emb')!.failures,
+    ).toBeGreaterThan(0);
     expect(status.find((s) => s.id === 'b-gen')!.calls).toBeGreaterThan(0);
     expect(twin.result.failures).toEqual(single.result.failures);
     expect(await dump(twin.engine, twin.dataDir)).toBe(reference);

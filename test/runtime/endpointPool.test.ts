@@ -24,7 +24,13 @@ import { OpenAiTestServer } from '../support/openAiServer.js';
 // The pool over real servers: two test-side OpenAI-compatible servers run the fixture GGUF
 // through node-llama-cpp, and faults are injected into them. One slot each and temperature 0,
 // so a call gives the same reply whichever server answers it.
-const prompt = (user: string): RenderedPrompt => ({ name: 'test/endpoint', version: '1', system: 'Reply with JSON only.', user, variables: { user } });
+const prompt = (user: string): RenderedPrompt => ({
+  name: 'test/endpoint',
+  version: '1',
+  system: 'Reply with JSON only.',
+  user,
+  variables: { user },
+});
 const schema = z.object({
   name: z.string().min(1).max(10),
   kind: z.enum(['person', 'place', 'thing']),
@@ -59,7 +65,10 @@ const statusOf = (llm: PooledLlm | PooledEmbedder, id: string) => llm.status().f
 beforeAll(async () => {
   modelPath = await tinyLlamaPath();
   embedder = await LlamaCppEmbedder.create({ modelPath, threads: 1, contextSize: 512 });
-  [a, b] = await Promise.all([OpenAiTestServer.start({ modelPath, contextSize: 1024, embedder }), OpenAiTestServer.start({ modelPath, contextSize: 1024, embedder })]);
+  [a, b] = await Promise.all([
+    OpenAiTestServer.start({ modelPath, contextSize: 1024, embedder }),
+    OpenAiTestServer.start({ modelPath, contextSize: 1024, embedder }),
+  ]);
 });
 
 afterEach(async () => {
@@ -82,7 +91,10 @@ describe('OpenAiLlm over one server', () => {
     expect(llm.identity).not.toContain('127.0.0.1');
     expect(llm.contextTokens).toBe(1024);
     // Calibrated on the server's tokenizer (character-level for the fixture): the estimate is close to the real count.
-    const reply = await fetch(a.baseUrl.replace('/v1', '/tokenize'), { method: 'POST', body: JSON.stringify({ content: 'Ulisse tornò a Itaca.' }) });
+    const reply = await fetch(a.baseUrl.replace('/v1', '/tokenize'), {
+      method: 'POST',
+      body: JSON.stringify({ content: 'Ulisse tornò a Itaca.' }),
+    });
     const real = ((await reply.json()) as { tokens: unknown[] }).tokens.length;
     expect(Math.abs(llm.countTokens('Ulisse tornò a Itaca.') - real)).toBeLessThanOrEqual(Math.ceil(real * 0.2));
 
@@ -93,7 +105,10 @@ describe('OpenAiLlm over one server', () => {
     expect(usage.completionTokens).toBeLessThanOrEqual(MAX);
 
     const chunks: string[] = [];
-    const text = await llm.generateText(prompt('Say something.'), { maxTokens: 24, onTextChunk: (c) => chunks.push(c) });
+    const text = await llm.generateText(prompt('Say something.'), {
+      maxTokens: 24,
+      onTextChunk: (c) => chunks.push(c),
+    });
     expect(chunks.length).toBeGreaterThan(3);
     expect(chunks.join('')).toBe(text.text);
     expect(text.stopReason).toBe('maxTokens');
@@ -111,7 +126,9 @@ describe('OpenAiLlm over one server', () => {
     a.inject('invalidJson', 2);
     b.inject('invalidJson', 2);
     const before = a.workRequests + b.workRequests;
-    const error = (await llm.generateJson(prompt('Describe Sparta.'), schema, { maxTokens: MAX }).catch((e: unknown) => e)) as PolyhopError;
+    const error = (await llm
+      .generateJson(prompt('Describe Sparta.'), schema, { maxTokens: MAX })
+      .catch((e: unknown) => e)) as PolyhopError;
     expect(error.code).toBe('LLM_OUTPUT_INVALID');
     expect(error.message).toMatch(/not JSON/);
     // Both tries on one endpoint, none elsewhere, and nobody taken out.
@@ -135,22 +152,31 @@ describe('EndpointPool failover', () => {
     expect(llm.parallelism).toBe(1);
   });
 
-  it.each(['http500', 'dropStream', 'kill'] as const)('%s on one endpoint: the call is answered by the other, with the same reply', async (fault) => {
-    const reference = await (await pool([endpoint('b', b)])).generateJson(prompt(`Describe Troy (${fault}).`), schema, { maxTokens: MAX });
-    const llm = await pool([endpoint('a', a), endpoint('b', b)]);
-    a.inject(fault);
-    const { value } = await llm.generateJson(prompt(`Describe Troy (${fault}).`), schema, { maxTokens: MAX });
-    expect(value).toEqual(reference.value);
-    expect(statusOf(llm, 'a')).toMatchObject({ health: 'down', failures: 1, inFlight: 0 });
-    expect(statusOf(llm, 'a').lastError).toMatch(/endpoint a/);
-    expect(statusOf(llm, 'b')).toMatchObject({ health: 'up', calls: 1 });
-  });
+  it.each(['http500', 'dropStream', 'kill'] as const)(
+    '%s on one endpoint: the call is answered by the other, with the same reply',
+    async (fault) => {
+      const reference = await (
+        await pool([endpoint('b', b)])
+      ).generateJson(prompt(`Describe Troy (${fault}).`), schema, { maxTokens: MAX });
+      const llm = await pool([endpoint('a', a), endpoint('b', b)]);
+      a.inject(fault);
+      const { value } = await llm.generateJson(prompt(`Describe Troy (${fault}).`), schema, { maxTokens: MAX });
+      expect(value).toEqual(reference.value);
+      expect(statusOf(llm, 'a')).toMatchObject({ health: 'down', failures: 1, inFlight: 0 });
+      expect(statusOf(llm, 'a').lastError).toMatch(/endpoint a/);
+      expect(statusOf(llm, 'b')).toMatchObject({ health: 'up', calls: 1 });
+    },
+  );
 
   it('a refused connection (server gone) fails over; a streamed reply still adds up after the retry', async () => {
     const llm = await pool([endpoint('a', a), endpoint('b', b)]);
     await a.kill();
     const chunks: string[] = [];
-    const result = await llm.generateText(prompt('After the fall.'), { maxTokens: 20, onTextChunk: (c) => chunks.push(c), onTextRestart: () => chunks.splice(0) });
+    const result = await llm.generateText(prompt('After the fall.'), {
+      maxTokens: 20,
+      onTextChunk: (c) => chunks.push(c),
+      onTextRestart: () => chunks.splice(0),
+    });
     expect(chunks.join('')).toBe(result.text);
     expect(statusOf(llm, 'a').lastError).toMatch(/Connection error|ECONNREFUSED|fetch failed/i);
   });
@@ -210,14 +236,19 @@ describe('EndpointPool failover', () => {
     await Promise.all([a.kill(), b.kill()]);
     const error = (await llm.generateText(prompt('x'), { maxTokens: 2 }).catch((e: unknown) => e)) as PolyhopError;
     expect(error.code).toBe('MODEL_ERROR');
-    expect(error.message).toMatch(/Every generation endpoint is down.*a \(http:\/\/127\.0\.0\.1:\d+\/v1\): .+; b \(http:\/\/127\.0\.0\.1:\d+\/v1\): .+/);
+    expect(error.message).toMatch(
+      /Every generation endpoint is down.*a \(http:\/\/127\.0\.0\.1:\d+\/v1\): .+; b \(http:\/\/127\.0\.0\.1:\d+\/v1\): .+/,
+    );
   });
 
   it('with every endpoint down, a call resumes when one comes back', async () => {
     const llm = await pool([endpoint('a', a), endpoint('b', b)], { healthIntervalMs: 100 });
     await Promise.all([a.kill(), b.kill()]);
     const pending = llm.generateText(prompt('y'), { maxTokens: 2 });
-    await vi.waitFor(() => expect(llm.status().filter((s) => s.health === 'down')).toHaveLength(2), { timeout: 60_000, interval: 50 });
+    await vi.waitFor(() => expect(llm.status().filter((s) => s.health === 'down')).toHaveLength(2), {
+      timeout: 60_000,
+      interval: 50,
+    });
     await b.revive();
     await expect(pending).resolves.toMatchObject({ stopReason: 'maxTokens' });
   });
@@ -226,7 +257,11 @@ describe('EndpointPool failover', () => {
     const llm = await pool([endpoint('a', a), endpoint('b', b)]);
     const ac = new AbortController();
     let chunks = 0;
-    const cancelled = llm.generateText(prompt('Go on.'), { maxTokens: 900, signal: ac.signal, onTextChunk: () => ++chunks === 3 && ac.abort() });
+    const cancelled = llm.generateText(prompt('Go on.'), {
+      maxTokens: 900,
+      signal: ac.signal,
+      onTextChunk: () => ++chunks === 3 && ac.abort(),
+    });
     await expect(cancelled).rejects.toBeInstanceOf(CancelledError);
     expect(llm.status().map((s) => [s.health, s.failures, s.inFlight])).toEqual([
       ['up', 0, 0],
@@ -234,14 +269,20 @@ describe('EndpointPool failover', () => {
     ]);
     const job = new AbortController();
     setMaxListeners(256, job.signal); // as JobManager does: twelve calls at once follow it
-    await Promise.all(Array.from({ length: 12 }, (_, i) => llm.generateText(prompt(`listener ${i}`), { maxTokens: 2, signal: job.signal })));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        llm.generateText(prompt(`listener ${i}`), { maxTokens: 2, signal: job.signal }),
+      ),
+    );
     expect(getEventListeners(job.signal, 'abort')).toHaveLength(0);
   });
 
   it('refuses endpoints that serve different models', async () => {
     const other = await OpenAiTestServer.start({ modelPath, modelName: 'other-model', contextSize: 512 });
     try {
-      const error = (await PooledLlm.create([endpoint('a', a), endpoint('c', other)]).catch((e: unknown) => e)) as PolyhopError;
+      const error = (await PooledLlm.create([endpoint('a', a), endpoint('c', other)]).catch(
+        (e: unknown) => e,
+      )) as PolyhopError;
       expect(error.code).toBe('BAD_INPUT');
       expect(error.message).toMatch(/serve different models.*a serves tiny-llama.*c serves other-model/);
     } finally {
@@ -252,22 +293,42 @@ describe('EndpointPool failover', () => {
   it('the call cache is keyed by model, not URL: the same call through another endpoint is a hit', async () => {
     const store = new MemoryCallCacheStore();
     const meter = new UsageMeter();
-    const first = await new CachingLlm(await pool([endpoint('a', a)]), { store, meter }).generateJson(prompt('Describe Penelope.'), schema, { maxTokens: MAX });
+    const first = await new CachingLlm(await pool([endpoint('a', a)]), { store, meter }).generateJson(
+      prompt('Describe Penelope.'),
+      schema,
+      { maxTokens: MAX },
+    );
     const served = b.workRequests;
-    const second = await new CachingLlm(await pool([endpoint('b', b)]), { store, meter }).generateJson(prompt('Describe Penelope.'), schema, { maxTokens: MAX });
+    const second = await new CachingLlm(await pool([endpoint('b', b)]), { store, meter }).generateJson(
+      prompt('Describe Penelope.'),
+      schema,
+      { maxTokens: MAX },
+    );
     expect(second.value).toEqual(first.value);
     expect(second.usage.cached).toBe(true);
     expect(b.workRequests).toBe(served);
     // The server's usage fed the accounting: the one model call's tokens are what the server reported.
-    expect(meter.snapshot()).toMatchObject({ calls: 1, cacheHits: 1, promptTokens: first.usage.promptTokens, completionTokens: first.usage.completionTokens });
+    expect(meter.snapshot()).toMatchObject({
+      calls: 1,
+      cacheHits: 1,
+      promptTokens: first.usage.promptTokens,
+      completionTokens: first.usage.completionTokens,
+    });
   });
 });
 
 describe('PooledEmbedder', () => {
-  const embedding = (id: string, server: OpenAiTestServer): EndpointConfig => ({ ...endpoint(id, server), role: 'embedding', concurrency: 2 });
+  const embedding = (id: string, server: OpenAiTestServer): EndpointConfig => ({
+    ...endpoint(id, server),
+    role: 'embedding',
+    concurrency: 2,
+  });
 
   it('returns normalised vectors in input order, the model’s own, and fails a batch over to the other endpoint', async () => {
-    const pooled = await PooledEmbedder.create([embedding('a', a), embedding('b', b)], { batchSize: 2, healthIntervalMs: 60_000 });
+    const pooled = await PooledEmbedder.create([embedding('a', a), embedding('b', b)], {
+      batchSize: 2,
+      healthIntervalMs: 60_000,
+    });
     opened.push(pooled);
     expect(pooled.dimension).toBe(embedder.dimension);
     expect(pooled.identity).toMatch(/^openai:tiny-llama:/);
@@ -284,7 +345,10 @@ describe('PooledEmbedder', () => {
   });
 
   it('a reply that stalls after its headers takes the endpoint out', async () => {
-    const pooled = await PooledEmbedder.create([embedding('a', a), embedding('b', b)], { stallMs: 2000, healthIntervalMs: 60_000 });
+    const pooled = await PooledEmbedder.create([embedding('a', a), embedding('b', b)], {
+      stallMs: 2000,
+      healthIntervalMs: 60_000,
+    });
     opened.push(pooled);
     a.inject('stall');
     const [vector] = await pooled.embed(['Ithaca']);
@@ -314,7 +378,20 @@ describe('ModelRuntime with endpoints in settings', () => {
     try {
       settings.update({ endpoints: [endpoint('a', a, { apiKey: 'sk-x' })] });
       expect(runtime.endpointStatus()).toEqual([
-        { id: 'a', role: 'generation', baseUrl: a.baseUrl, model: 'tiny-llama', hasApiKey: true, concurrency: 1, health: 'unknown', servedModel: null, inFlight: 0, calls: 0, failures: 0, lastError: null },
+        {
+          id: 'a',
+          role: 'generation',
+          baseUrl: a.baseUrl,
+          model: 'tiny-llama',
+          hasApiKey: true,
+          concurrency: 1,
+          health: 'unknown',
+          servedModel: null,
+          inFlight: 0,
+          calls: 0,
+          failures: 0,
+          lastError: null,
+        },
       ]);
       const first = await runtime.generation();
       expect(first).toBeInstanceOf(PooledLlm);

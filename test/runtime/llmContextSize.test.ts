@@ -5,7 +5,13 @@ import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 /** The generation context follows the model's trained context unless set (tiny generated models; CPU, 1 thread). */
 describe('LlamaCppLlm context size', () => {
   async function load(contextLength: number, contextSize?: number) {
-    const llm = await LlamaCppLlm.create({ path: await tinyLlamaPath({ contextLength }), threads: 1, sequences: 2, gpu: false, ...(contextSize ? { contextSize } : {}) });
+    const llm = await LlamaCppLlm.create({
+      path: await tinyLlamaPath({ contextLength }),
+      threads: 1,
+      sequences: 2,
+      gpu: false,
+      ...(contextSize ? { contextSize } : {}),
+    });
     try {
       return { status: llm.status(), contextTokens: llm.contextTokens };
     } finally {

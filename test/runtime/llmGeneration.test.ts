@@ -10,7 +10,13 @@ import { UsageMeter } from '../../src-main/engine/models/UsageMeter.js';
 import { jsonStringField } from '../../src-main/engine/qa/synthesis.js';
 import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 
-const prompt = (user: string): RenderedPrompt => ({ name: 'test/tiny', version: '1', system: 'Reply with JSON only.', user, variables: { user } });
+const prompt = (user: string): RenderedPrompt => ({
+  name: 'test/tiny',
+  version: '1',
+  system: 'Reply with JSON only.',
+  user,
+  variables: { user },
+});
 
 // Bounded strings, arrays and an integer range: a random-weight model never chooses to stop on
 // its own, so the grammar has to close every value.
@@ -18,7 +24,11 @@ const itemSchema = z.object({
   name: z.string().min(1).max(12),
   kind: z.enum(['person', 'place', 'thing']),
   tags: z.array(z.string().max(6)).max(3),
-  details: z.object({ rank: z.number().int().min(0).max(9), confirmed: z.boolean(), note: z.string().max(5).optional() }),
+  details: z.object({
+    rank: z.number().int().min(0).max(9),
+    confirmed: z.boolean(),
+    note: z.string().max(5).optional(),
+  }),
   parts: z.array(z.object({ label: z.enum(['a', 'b']), weight: z.number().int().min(1).max(3) })).max(2),
 });
 
@@ -26,7 +36,13 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
   let llm: LlamaCppLlm;
 
   beforeAll(async () => {
-    llm = await LlamaCppLlm.create({ path: await tinyLlamaPath(), threads: 1, sequences: 4, contextSize: 1024, gpu: false });
+    llm = await LlamaCppLlm.create({
+      path: await tinyLlamaPath(),
+      threads: 1,
+      sequences: 4,
+      contextSize: 1024,
+      gpu: false,
+    });
   });
   afterAll(async () => {
     await llm?.dispose();
@@ -34,7 +50,15 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
 
   it('loads and reports how', () => {
     const s = llm.status();
-    expect(s).toMatchObject({ role: 'generation', backend: 'cpu', gpuLayers: 0, totalLayers: 3, sequences: 4, threads: 1, contextSize: 1024 });
+    expect(s).toMatchObject({
+      role: 'generation',
+      backend: 'cpu',
+      gpuLayers: 0,
+      totalLayers: 3,
+      sequences: 4,
+      threads: 1,
+      contextSize: 1024,
+    });
     expect(s.explanation).toMatch(/CPU/);
     expect(llm.identity).toMatch(/^llama\.cpp:tiny-llama-.*\.gguf:[0-9a-f]{16}$/);
     expect(llm.parallelism).toBe(4);
@@ -55,7 +79,10 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
 
   it('streams text chunks that add up to the result', async () => {
     const chunks: string[] = [];
-    const result = await llm.generateText(prompt('Say something.'), { maxTokens: 40, onTextChunk: (c) => chunks.push(c) });
+    const result = await llm.generateText(prompt('Say something.'), {
+      maxTokens: 40,
+      onTextChunk: (c) => chunks.push(c),
+    });
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.join('')).toBe(result.text);
     expect(result.usage.completionTokens).toBeLessThanOrEqual(40);
@@ -64,7 +91,10 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
 
   it('streams the raw JSON of a JSON call: the answer field decoded from the chunks is the parsed one, in either field order', async () => {
     // Both fields bounded, so the grammar closes the reply (the model never stops on its own).
-    const orders = [z.object({ answer: z.string().max(60), short: z.string().max(12) }), z.object({ short: z.string().max(12), answer: z.string().max(60) })];
+    const orders = [
+      z.object({ answer: z.string().max(60), short: z.string().max(12) }),
+      z.object({ short: z.string().max(12), answer: z.string().max(60) }),
+    ];
     for (const [i, schema] of orders.entries()) {
       const chunks: string[] = [];
       let decoded = '';
@@ -135,7 +165,11 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
 
   it('runs more concurrent calls than sequences, all completing', async () => {
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? llm.generateJson(prompt(`c${i}`), itemSchema, { maxTokens: 300 }) : llm.generateText(prompt(`c${i}`), { maxTokens: 30 }))),
+      Array.from({ length: 10 }, (_, i) =>
+        i % 2
+          ? llm.generateJson(prompt(`c${i}`), itemSchema, { maxTokens: 300 })
+          : llm.generateText(prompt(`c${i}`), { maxTokens: 30 }),
+      ),
     );
     expect(results).toHaveLength(10);
     for (const r of results) expect(r.usage.completionTokens).toBeGreaterThan(0);
@@ -155,11 +189,15 @@ describe('LlamaCppLlm on the generated tiny llama (threads: 1)', () => {
     expect(meter.snapshot()).toMatchObject({ calls: 3, cacheHits: 0 });
     const second = await run();
     expect(meter.snapshot()).toMatchObject({ calls: 3, cacheHits: 3 });
-    expect(second.map((r) => ('value' in r ? r.value : r.text))).toEqual(first.map((r) => ('value' in r ? r.value : r.text)));
+    expect(second.map((r) => ('value' in r ? r.value : r.text))).toEqual(
+      first.map((r) => ('value' in r ? r.value : r.text)),
+    );
     expect(second.every((r) => r.usage.cached)).toBe(true);
   });
 
   it('refuses a prompt longer than the context', async () => {
-    await expect(llm.generateText(prompt('word '.repeat(2000)), { maxTokens: 4 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(llm.generateText(prompt('word '.repeat(2000)), { maxTokens: 4 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    });
   });
 });

@@ -57,8 +57,13 @@ describe('unusable GGUF files give BAD_INPUT naming the file, fast and without b
 
   it('an unsupported architecture', async () => {
     const path = join(dir, 'unknown-arch.gguf');
-    await writeGguf(path, { 'general.architecture': 'not-a-real-arch' }, [{ name: 'w', dims: [4], fill: (o) => o.fill(1) }]);
-    await expect(inspectGguf(path)).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/unknown-arch\.gguf.*not-a-real-arch/) });
+    await writeGguf(path, { 'general.architecture': 'not-a-real-arch' }, [
+      { name: 'w', dims: [4], fill: (o) => o.fill(1) },
+    ]);
+    await expect(inspectGguf(path)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/unknown-arch\.gguf.*not-a-real-arch/),
+    });
   });
 
   it('LlamaCppLlm.create refuses a corrupt file before llama.cpp sees it', async () => {
@@ -68,7 +73,12 @@ describe('unusable GGUF files give BAD_INPUT naming the file, fast and without b
 
   it('inspects the good fixture', async () => {
     const info = await inspectGguf(good);
-    expect(info).toMatchObject({ architecture: 'llama', contextLength: 2048, embeddingLength: 64, quantisation: 'ALL_F32' });
+    expect(info).toMatchObject({
+      architecture: 'llama',
+      contextLength: 2048,
+      embeddingLength: 64,
+      quantisation: 'ALL_F32',
+    });
     expect(info.parameters).toBeGreaterThan(100_000);
     expect(info.chatTemplate).toContain('<|im_start|>');
     expect(info.metadata['llama.block_count']).toBe(2);
@@ -85,8 +95,22 @@ describe('ModelManager', () => {
       JSON.stringify({
         version: 1,
         models: [
-          { ...base, id: 'unreachable-gguf', format: 'gguf', file: 'never.gguf', uri: `http://127.0.0.1:${closedPort}/never.gguf` },
-          { ...base, id: 'unreachable-onnx', role: 'embedding', format: 'onnx', file: 'never-onnx', uri: `http://127.0.0.1:${closedPort}/m/`, files: ['config.json'] },
+          {
+            ...base,
+            id: 'unreachable-gguf',
+            format: 'gguf',
+            file: 'never.gguf',
+            uri: `http://127.0.0.1:${closedPort}/never.gguf`,
+          },
+          {
+            ...base,
+            id: 'unreachable-onnx',
+            role: 'embedding',
+            format: 'onnx',
+            file: 'never-onnx',
+            uri: `http://127.0.0.1:${closedPort}/m/`,
+            files: ['config.json'],
+          },
         ],
       }),
     );
@@ -103,11 +127,18 @@ describe('ModelManager', () => {
 
     const onnx = join(dir, 'onnx-model');
     mkdirSync(join(onnx, 'onnx'), { recursive: true });
-    writeFileSync(join(onnx, 'config.json'), JSON.stringify({ model_type: 'bert', hidden_size: 32, max_position_embeddings: 128 }));
+    writeFileSync(
+      join(onnx, 'config.json'),
+      JSON.stringify({ model_type: 'bert', hidden_size: 32, max_position_embeddings: 128 }),
+    );
     writeFileSync(join(onnx, 'onnx', 'model.onnx'), 'graph');
     const referenced = await manager.import(onnx, 'reference');
     expect(referenced).toMatchObject({ kind: 'onnx', path: onnx });
-    expect(await manager.inspect(onnx)).toMatchObject({ architecture: 'bert', embeddingLength: 32, contextLength: 128 });
+    expect(await manager.inspect(onnx)).toMatchObject({
+      architecture: 'bert',
+      embeddingLength: 32,
+      contextLength: 128,
+    });
 
     const listed = await manager.list();
     expect(listed.map((m) => m.kind).sort()).toEqual(['gguf', 'onnx']);

@@ -51,7 +51,15 @@ describe('MDER on the tiny GGUF', () => {
       updateRdfView: async () => {},
     }).run();
 
-    expect([...new Set(progress.map((p) => p.stage))]).toEqual(['preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed', 'rdf']);
+    expect([...new Set(progress.map((p) => p.stage))]).toEqual([
+      'preprocess',
+      'map',
+      'disambiguate',
+      'enrich',
+      'reduce',
+      'embed',
+      'rdf',
+    ]);
     expect(progress.filter((p) => p.stage === 'preprocess').at(-1)!.llmCalls).toBe(2);
     for (const f of result.failures) expect(f.code).toMatch(/^(LLM_OUTPUT_INVALID|MODEL_ERROR)$/);
     // Every LLM stage asked the model for each unit it had (a fresh KB: nothing cached) and
@@ -67,7 +75,9 @@ describe('MDER on the tiny GGUF', () => {
     expect(result.stages.enrich!.units > 0).toBe(stats.triples > 0);
     expect(result.stages.reduce!.units > 0).toBe(stats.triples > 0);
     if (stats.entities >= 2) expect(result.stages.disambiguate!.units).toBeGreaterThan(0);
-    console.log(`map: ${result.stages.map!.units - result.stages.map!.failed}/${result.stages.map!.units} valid; ${stats.entities} entities, ${stats.triples} triples`);
+    console.log(
+      `map: ${result.stages.map!.units - result.stages.map!.failed}/${result.stages.map!.units} valid; ${stats.entities} entities, ${stats.triples} triples`,
+    );
 
     // Consistency: statuses say what happened, every row has its vector, triples point at entities.
     const docs = [...kb.iterateDocuments()];
@@ -87,7 +97,12 @@ describe('MDER on the tiny GGUF', () => {
     if (!result.failures.some((f) => f.stage === 'reduce')) expect(entities.every((e) => !e.summaryStale)).toBe(true);
 
     // A second run finds nothing left but what failed, and the cache answers what finished.
-    const again = await new IndexingJob(kb, new CachingLlm(llm, { store: kb.callCache }), { prompts, embedder, preprocess: { maxTokens: 96 }, map: { maxTokens: 800 } }).run();
+    const again = await new IndexingJob(kb, new CachingLlm(llm, { store: kb.callCache }), {
+      prompts,
+      embedder,
+      preprocess: { maxTokens: 96 },
+      map: { maxTokens: 800 },
+    }).run();
     expect(again.stages.preprocess!.units).toBe(result.failures.filter((f) => f.stage === 'preprocess').length);
     kb.close();
     // Sized by work (two short documents, small token budgets, one sequence): ~25 s on a 2-core

@@ -23,13 +23,26 @@ let llm: LlamaCppLlm;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'polyhop-qa-runtime-'));
-  const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' } });
+  const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
+    create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' },
+  });
   for (const file of CORPUS_FILES) addCorpusDocument(kb, file);
   const embedder = new CorpusEmbedder();
   await new IndexingJob(kb, new ScriptedLlm(corpusRules()), { prompts, embedder }).run();
   // threads 1: more threads than free cores makes llama.cpp far slower on shared machines.
   llm = await LlamaCppLlm.create({ path: await tinyLlamaPath(), threads: 1, contextSize: 2048, sequences: 2 });
-  ctx = { kb, llm, embedder, prompts, settings: resolveQaSettings({ 'shared.stepMaxTokens': 24, 'shared.answerMaxTokens': 12, 'hyp.maxCandidates': 10, 'shared.evidenceMaxTokens': 800 }) };
+  ctx = {
+    kb,
+    llm,
+    embedder,
+    prompts,
+    settings: resolveQaSettings({
+      'shared.stepMaxTokens': 24,
+      'shared.answerMaxTokens': 12,
+      'hyp.maxCandidates': 10,
+      'shared.evidenceMaxTokens': 800,
+    }),
+  };
 });
 
 afterAll(async () => {
@@ -41,7 +54,11 @@ afterAll(async () => {
 describe('every strategy on the tiny GGUF', () => {
   it.each(STRATEGIES)('%s answers end to end', async (strategy) => {
     let streamed = '';
-    const answer = await ask(ctx, 'Chi era la moglie del re di Itaca?', { strategy, onTextChunk: (t) => (streamed += t), onTextRestart: () => (streamed = '') });
+    const answer = await ask(ctx, 'Chi era la moglie del re di Itaca?', {
+      strategy,
+      onTextChunk: (t) => (streamed += t),
+      onTextRestart: () => (streamed = ''),
+    });
     expect(answer.strategy).toBe(strategy);
     expect(answer.retrievalOnly).toBe(false);
     expect(typeof answer.text).toBe('string');

@@ -1,4 +1,10 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import {
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+  request as httpRequest,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,10 +42,13 @@ class CuttableProxy {
         req.socket.destroy();
         return;
       }
-      const upstream = httpRequest({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       upstream.on('error', () => req.socket.destroy());
       req.pipe(upstream);
     });
@@ -105,7 +114,8 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
   async function expectStoreAgrees(kb: string): Promise<void> {
     // Against a view built afresh from the records: both must equal what the records say now.
     await engine.kbs.get(kb).rdf.rebuild();
-    for (const q of COUNTS) expect(await query(kb, q, 'store'), q).toMatchObject({ rows: (await query(kb, q, 'view')).rows });
+    for (const q of COUNTS)
+      expect(await query(kb, q, 'store'), q).toMatchObject({ rows: (await query(kb, q, 'view')).rows });
   }
 
   async function waitForStoreJob(kb: string): Promise<void> {
@@ -135,11 +145,22 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
   });
 
   it('queries the store read-only by default, as the view', async () => {
-    const refused = await engine.call('sparql:query', { kb: 'mse', query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }', target: 'store' });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'BAD_INPUT', message: expect.stringMatching(/updates are refused unless allowUpdate/) } });
+    const refused = await engine.call('sparql:query', {
+      kb: 'mse',
+      query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }',
+      target: 'store',
+    });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'BAD_INPUT', message: expect.stringMatching(/updates are refused unless allowUpdate/) },
+    });
     const ask = await query('mse', `PREFIX ph: <${PH}> ASK { ?e a ph:Entity }`, 'store');
     expect(ask.boolean).toBe(true);
-    const graph = await query('mse', `PREFIX ph: <${PH}> CONSTRUCT { ?e a ph:Entity } WHERE { ?e a ph:Entity } LIMIT 3`, 'store');
+    const graph = await query(
+      'mse',
+      `PREFIX ph: <${PH}> CONSTRUCT { ?e a ph:Entity } WHERE { ?e a ph:Entity } LIMIT 3`,
+      'store',
+    );
     expect(graph.kind).toBe('graph');
     expect(graph.turtle).toMatch(/ph:Entity/);
     const bad = await engine.call('sparql:query', { kb: 'mse', query: 'SELECT WHERE {', target: 'store' });
@@ -172,7 +193,12 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     await call(engine, 'docs:add', { kb: 'odyssey', paths: [italian.path] });
     expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).error).toBeNull();
     await waitForStoreJob('odyssey');
-    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'odyssey' })).sync).toMatchObject({ fullNeeded: false, lastError: null, pendingDocuments: 0, pendingEntities: 0 });
+    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'odyssey' })).sync).toMatchObject({
+      fullNeeded: false,
+      lastError: null,
+      pendingDocuments: 0,
+      pendingEntities: 0,
+    });
     await expectStoreAgrees('odyssey');
     const readded = statements(await query('odyssey', ALL, 'view', 100_000));
     expect(readded.join('\n')).toMatch(/Ulisse|Itaca/);
@@ -187,20 +213,28 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     expect((await runJobToEnd(engine, 'store:publish', { kb: 'cut' })).error).toBeNull();
 
     const page = await call<DocumentPage>(engine, 'docs:list', { kb: 'cut' });
-    for (const doc of page.rows.filter((d) => !d.path.endsWith('odysseus.en.md'))) await call(engine, 'docs:remove', { kb: 'cut', id: doc.id });
+    for (const doc of page.rows.filter((d) => !d.path.endsWith('odysseus.en.md')))
+      await call(engine, 'docs:remove', { kb: 'cut', id: doc.id });
     const before = await call<StoreStatus>(engine, 'store:show', { kb: 'cut' });
     expect(before.sync?.pendingDocuments).toBe(3);
 
     // The store goes away once the documents went out, before their entities did.
     const off = engine.onEvent((e) => {
-      if (e.name === 'job:progress' && (e.payload as JobProgress).kb === 'cut' && (e.payload as JobProgress).stage === 'documents') proxy.failing = true;
+      if (
+        e.name === 'job:progress' &&
+        (e.payload as JobProgress).kb === 'cut' &&
+        (e.payload as JobProgress).stage === 'documents'
+      )
+        proxy.failing = true;
     });
     const failed = await runJobToEnd(engine, 'store:sync', { kb: 'cut' });
     off();
     await virtuoso.stop();
     expect(failed.status).toBe('failed');
     expect(failed.error?.code).toBe('STORE_ERROR');
-    expect(failed.error?.message).toMatch(new RegExp(`SPARQL store http://127\\.0\\.0\\.1:${proxy.port} could not be reached`));
+    expect(failed.error?.message).toMatch(
+      new RegExp(`SPARQL store http://127\\.0\\.0\\.1:${proxy.port} could not be reached`),
+    );
     const cut = await call<StoreStatus>(engine, 'store:show', { kb: 'cut' });
     expect(cut.sync?.lastError).toMatch(/could not be reached/);
     expect(cut.sync?.pendingEntities).toBeGreaterThan(0);
@@ -209,15 +243,23 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     proxy.failing = false;
     const refused = await runJobToEnd(engine, 'store:sync', { kb: 'cut' });
     expect(refused.status).toBe('failed');
-    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'cut' })).sync?.pendingEntities).toBe(cut.sync?.pendingEntities);
+    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'cut' })).sync?.pendingEntities).toBe(
+      cut.sync?.pendingEntities,
+    );
 
     await virtuoso.start();
     const resumed = await runJobToEnd(engine, 'store:sync', { kb: 'cut' });
     expect(resumed.error).toBeNull();
     expect(resumed.result).toMatchObject({ mode: 'incremental' });
-    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'cut' })).sync).toMatchObject({ lastError: null, pendingDocuments: 0, pendingEntities: 0 });
+    expect((await call<StoreStatus>(engine, 'store:show', { kb: 'cut' })).sync).toMatchObject({
+      lastError: null,
+      pendingDocuments: 0,
+      pendingEntities: 0,
+    });
     await expectStoreAgrees('cut');
-    expect(statements(await query('cut', ALL, 'store', 100_000))).toEqual(statements(await query('cut', ALL, 'view', 100_000)));
+    expect(statements(await query('cut', ALL, 'store', 100_000))).toEqual(
+      statements(await query('cut', ALL, 'view', 100_000)),
+    );
   });
 
   it('the CLI configures, publishes, syncs and queries the store; the password is read from the environment, never printed', async () => {
@@ -228,7 +270,24 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     try {
       expect(await polyhop('kb', 'create', 'cli')).toMatchObject({ code: 0 });
       expect(await polyhop('import', MSE_KG, '--kb', 'cli')).toMatchObject({ code: 0 });
-      const set = await polyhop('store', 'set', '--kb', 'cli', '--query-url', `${base}/sparql`, '--update-url', `${base}/sparql-auth`, '--graph-store-url', `${base}/sparql-graph-crud-auth`, '--graph', 'http://example.org/polyhop/cli', '--auth', 'digest', '--user', 'dba');
+      const set = await polyhop(
+        'store',
+        'set',
+        '--kb',
+        'cli',
+        '--query-url',
+        `${base}/sparql`,
+        '--update-url',
+        `${base}/sparql-auth`,
+        '--graph-store-url',
+        `${base}/sparql-graph-crud-auth`,
+        '--graph',
+        'http://example.org/polyhop/cli',
+        '--auth',
+        'digest',
+        '--user',
+        'dba',
+      );
       expect(set).toMatchObject({ code: 0, err: '' });
       expect(set.out).toMatch(/auth: +digest as dba \(password set\)/);
       expect(set.out).toMatch(/full publish due/);

@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import { asCancelled } from '../../src-main/engine/base/abort.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../src-main/engine/models/Llm.js';
 import { seededRandom } from './seededRandom.js';
 
 export interface HardFailureLlmOptions {
@@ -46,7 +52,11 @@ export class HardFailureLlm implements Llm {
     return this.#call(options, () => this.#inner.generateText(prompt, options));
   }
 
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     return this.#call(options, () => this.#inner.generateJson(prompt, schema, options));
   }
 

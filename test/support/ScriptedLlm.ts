@@ -1,7 +1,13 @@
 import type { z } from 'zod';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { throwIfAborted } from '../../src-main/engine/base/abort.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../src-main/engine/models/Llm.js';
 import { modelChunks } from './modelChunks.js';
 
 /**
@@ -71,7 +77,11 @@ export class ScriptedLlm implements Llm {
     return { text, stopReason: 'eos', usage: this.#usage(prompt, text, started) };
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const started = performance.now();
     const reply = await this.#answer(prompt, options);
     const raw = typeof reply === 'string' ? reply : JSON.stringify(reply);
@@ -83,11 +93,15 @@ export class ScriptedLlm implements Llm {
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply is not JSON`, { details: { prompt: prompt.name, raw, usage: this.#usage(prompt, raw, started) } });
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply is not JSON`, {
+        details: { prompt: prompt.name, raw, usage: this.#usage(prompt, raw, started) },
+      });
     }
     const result = schema.safeParse(parsed);
     if (!result.success) {
-      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply fails its schema: ${result.error.message}`, { details: { prompt: prompt.name, raw, usage: this.#usage(prompt, raw, started) } });
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply fails its schema: ${result.error.message}`, {
+        details: { prompt: prompt.name, raw, usage: this.#usage(prompt, raw, started) },
+      });
     }
     return { value: result.data as z.infer<S>, usage: this.#usage(prompt, raw, started) };
   }
@@ -115,7 +129,9 @@ export class ScriptedLlm implements Llm {
     const rule = this.#rules.find((r) => r.prompt === prompt.name && (!r.when || r.when(prompt.variables)));
     if (rule) return rule.reply(prompt.variables, prompt);
     if (this.#options.fallback) return this.#options.fallback(prompt.variables, prompt);
-    throw new Error(`ScriptedLlm: no rule for prompt ${prompt.name} with variables ${JSON.stringify(prompt.variables).slice(0, 500)}`);
+    throw new Error(
+      `ScriptedLlm: no rule for prompt ${prompt.name} with variables ${JSON.stringify(prompt.variables).slice(0, 500)}`,
+    );
   }
 
   #usage(prompt: RenderedPrompt, output: string, started: number) {

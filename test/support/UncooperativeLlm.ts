@@ -2,7 +2,16 @@ import type { z } from 'zod';
 import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { throwIfAborted } from '../../src-main/engine/base/abort.js';
-import { CHAT_TEMPLATE_TOKENS, LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import {
+  CHAT_TEMPLATE_TOKENS,
+  LLM_CALL_DEFAULTS,
+  type Llm,
+  type LlmCallOptions,
+  type LlmJsonResult,
+  type LlmTextResult,
+  type LlmUsage,
+  type RenderedPrompt,
+} from '../../src-main/engine/models/Llm.js';
 import { modelChunks } from './modelChunks.js';
 import { seededRandom } from './seededRandom.js';
 
@@ -89,8 +98,18 @@ const NAME_KEY = /^(subject|object|source|target|canonical|name|entity|value)$/i
 /** Keys whose strings are closed vocabularies or references: a model copies them. */
 const FIXED_KEY = /(type|relation|id|ids|direction|dependsOn|language)$/i;
 const PLACEHOLDER = /^\?[A-Za-z]\w*$/;
-const PLACEHOLDER_SPELLINGS = (p: string): string[] => [p.slice(1), `[${p.slice(1)}]`, `<${p.slice(1)}>`, '?', 'unknown'];
-const REASONING = ['Let me check the passages first. ', 'Based on the given information, ', 'Thinking step by step: the text says that '];
+const PLACEHOLDER_SPELLINGS = (p: string): string[] => [
+  p.slice(1),
+  `[${p.slice(1)}]`,
+  `<${p.slice(1)}>`,
+  '?',
+  'unknown',
+];
+const REASONING = [
+  'Let me check the passages first. ',
+  'Based on the given information, ',
+  'Thinking step by step: the text says that ',
+];
 
 type Path = (string | number)[];
 
@@ -116,7 +135,8 @@ export class UncooperativeLlm implements Llm {
     this.#random = seededRandom(options.seed);
     this.#rates = { ...DEFAULT_RATES, ...options.rates };
     this.#variants = options.nameVariants ?? {};
-    for (const [english, forms] of Object.entries(this.#variants)) for (const f of forms) this.#toEnglish.set(f.toLowerCase(), english);
+    for (const [english, forms] of Object.entries(this.#variants))
+      for (const f of forms) this.#toEnglish.set(f.toLowerCase(), english);
     this.identity = `uncooperative-${options.seed}(${inner.identity})`;
     this.parallelism = options.parallelism ?? 4;
     this.contextTokens = options.contextTokens ?? 4096;
@@ -139,7 +159,12 @@ export class UncooperativeLlm implements Llm {
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
     const started = performance.now();
     const { budget, promptTokens } = this.#budget(prompt, options);
-    const inner = await this.#inner.generateText(prompt, { ...options, maxTokens: undefined, onTextChunk: undefined, onTextRestart: undefined });
+    const inner = await this.#inner.generateText(prompt, {
+      ...options,
+      maxTokens: undefined,
+      onTextChunk: undefined,
+      onTextRestart: undefined,
+    });
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
@@ -154,13 +179,26 @@ export class UncooperativeLlm implements Llm {
       this.#note(prompt.name, 'cutAtMaxTokens', 'text');
     }
     stream(text, options);
-    return { text, stopReason: cut ? 'maxTokens' : 'eos', usage: this.#usage(promptTokens, Math.min(budget, thinking + tokens.length), started) };
+    return {
+      text,
+      stopReason: cut ? 'maxTokens' : 'eos',
+      usage: this.#usage(promptTokens, Math.min(budget, thinking + tokens.length), started),
+    };
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const started = performance.now();
     const { budget, promptTokens } = this.#budget(prompt, options);
-    const { value } = await this.#inner.generateJson(prompt, schema, { ...options, maxTokens: undefined, onTextChunk: undefined, onTextRestart: undefined });
+    const { value } = await this.#inner.generateJson(prompt, schema, {
+      ...options,
+      maxTokens: undefined,
+      onTextChunk: undefined,
+      onTextRestart: undefined,
+    });
     throwIfAborted(options.signal);
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
@@ -177,12 +215,25 @@ export class UncooperativeLlm implements Llm {
       stream(cut, options);
       options.onTextRestart?.();
       stream(cut, options);
-      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema: unterminated JSON (stopped at maxTokens)`, {
-        details: { prompt: prompt.name, promptVersion: prompt.version, raw: cut, reason: 'stopped at maxTokens', maxTokens: budget },
-      });
+      throw new PolyhopError(
+        'LLM_OUTPUT_INVALID',
+        `${prompt.name}: model output failed its schema: unterminated JSON (stopped at maxTokens)`,
+        {
+          details: {
+            prompt: prompt.name,
+            promptVersion: prompt.version,
+            raw: cut,
+            reason: 'stopped at maxTokens',
+            maxTokens: budget,
+          },
+        },
+      );
     }
     stream(raw, options);
-    return { value: schema.parse(reply) as z.infer<S>, usage: this.#usage(promptTokens, thinking + tokens.length, started) };
+    return {
+      value: schema.parse(reply) as z.infer<S>,
+      usage: this.#usage(promptTokens, thinking + tokens.length, started),
+    };
   }
 
   async dispose(): Promise<void> {
@@ -204,9 +255,13 @@ export class UncooperativeLlm implements Llm {
     if (room <= 0) {
       this.#variables = prompt.variables;
       this.#note(prompt.name, 'contextOverflow', '$');
-      throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${this.contextTokens}-token context`, {
-        details: { prompt: prompt.name, promptTokens, contextSize: this.contextTokens },
-      });
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${this.contextTokens}-token context`,
+        {
+          details: { prompt: prompt.name, promptTokens, contextSize: this.contextTokens },
+        },
+      );
     }
     return { budget: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room), promptTokens };
   }
@@ -222,7 +277,8 @@ export class UncooperativeLlm implements Llm {
   }
 
   #chance(kind: keyof DegradationRates): boolean {
-    const rate = (this.#prompt !== undefined ? this.#options.promptRates?.[this.#prompt]?.[kind] : undefined) ?? this.#rates[kind];
+    const rate =
+      (this.#prompt !== undefined ? this.#options.promptRates?.[this.#prompt]?.[kind] : undefined) ?? this.#rates[kind];
     return this.#random() < rate;
   }
 
@@ -246,7 +302,12 @@ export class UncooperativeLlm implements Llm {
    */
   #degradeJson(prompt: string, value: unknown, schema: z.ZodType): unknown {
     let reply = structuredClone(value);
-    const attempt = (kind: DegradationKind, path: Path, change: (reply: unknown) => void, itemAt: Path = path): void => {
+    const attempt = (
+      kind: DegradationKind,
+      path: Path,
+      change: (reply: unknown) => void,
+      itemAt: Path = path,
+    ): void => {
       const next = structuredClone(reply);
       const item = batchItem(reply, itemAt);
       change(next);
@@ -256,7 +317,10 @@ export class UncooperativeLlm implements Llm {
     };
     // Strings first, then arrays from the innermost and last: a dropped item moves no path still to visit.
     const all = [...sites(value)];
-    const ordered = [...all.filter((s) => !Array.isArray(s.node)), ...all.filter((s) => Array.isArray(s.node)).reverse()];
+    const ordered = [
+      ...all.filter((s) => !Array.isArray(s.node)),
+      ...all.filter((s) => Array.isArray(s.node)).reverse(),
+    ];
     for (const { path, node, key, parent } of ordered) {
       if (Array.isArray(node)) {
         if (node.length > 1 && this.#chance('swapItems')) {
@@ -297,7 +361,10 @@ export class UncooperativeLlm implements Llm {
         const variants = this.#variants[node];
         if (variants?.length && this.#chance('foreignName')) set('foreignName', this.#pick(variants));
         else if (node && this.#chance('typeSuffix')) {
-          const type = parent && typeof parent === 'object' && !Array.isArray(parent) ? (parent as Record<string, unknown>)[`${key}Type`] : undefined;
+          const type =
+            parent && typeof parent === 'object' && !Array.isArray(parent)
+              ? (parent as Record<string, unknown>)[`${key}Type`]
+              : undefined;
           set('typeSuffix', `${node} (${typeof type === 'string' && type ? type : 'Thing'})`);
         }
         continue;
@@ -324,11 +391,18 @@ export class UncooperativeLlm implements Llm {
   /** One of the prose degradations, or none (the caller notes it once the schema accepts it). */
   #degradeProse(_prompt: string, text: string): { kind: DegradationKind; text: string } | null {
     if (this.#chance('emptyString')) return { kind: 'emptyString', text: '' };
-    if (text && this.#chance('longString')) return { kind: 'longString', text: Array.from({ length: 6 + Math.floor(this.#random() * 10) }, () => text).join(' ') };
-    if (text && this.#chance('reasoningPrefix')) return { kind: 'reasoningPrefix', text: `${this.#pick(REASONING)}${text}` };
+    if (text && this.#chance('longString'))
+      return {
+        kind: 'longString',
+        text: Array.from({ length: 6 + Math.floor(this.#random() * 10) }, () => text).join(' '),
+      };
+    if (text && this.#chance('reasoningPrefix'))
+      return { kind: 'reasoningPrefix', text: `${this.#pick(REASONING)}${text}` };
     if (text && this.#chance('gluedCitation')) {
       // Its citations glued to the word before them ("Penelope[1]."), or one glued at a sentence's end.
-      const glued = /\s\[\d+\]/.test(text) ? text.replace(/\s+(\[\d+\])/g, '$1') : text.replace(/([\p{L}\p{N}])([.!?])(\s|$)/u, '$1[1]$2$3');
+      const glued = /\s\[\d+\]/.test(text)
+        ? text.replace(/\s+(\[\d+\])/g, '$1')
+        : text.replace(/([\p{L}\p{N}])([.!?])(\s|$)/u, '$1[1]$2$3');
       if (glued !== text) return { kind: 'gluedCitation', text: glued };
     }
     return null;
@@ -352,7 +426,8 @@ function* sites(value: unknown, path: Path = [], key?: string | number, parent?:
   if (Array.isArray(value)) {
     yield { path, node: value, key, parent };
     // Items of a string array take the array's key (descriptions, summaries).
-    for (let i = 0; i < value.length; i++) yield* sites(value[i], [...path, i], typeof value[i] === 'string' ? key : i, value);
+    for (let i = 0; i < value.length; i++)
+      yield* sites(value[i], [...path, i], typeof value[i] === 'string' ? key : i, value);
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) yield* sites(v, [...path, k], k, value);
   } else if (typeof value === 'string') {
@@ -362,7 +437,8 @@ function* sites(value: unknown, path: Path = [], key?: string | number, parent?:
 
 /** The item of the innermost array on a path (the batch item a change hits), as it is now. */
 function batchItem(root: unknown, path: Path): unknown {
-  for (let n = path.length; n > 0; n--) if (typeof path[n - 1] === 'number') return structuredClone(at(root, path.slice(0, n)));
+  for (let n = path.length; n > 0; n--)
+    if (typeof path[n - 1] === 'number') return structuredClone(at(root, path.slice(0, n)));
   return undefined;
 }
 

@@ -28,10 +28,15 @@ export async function findChromium(): Promise<FoundChromium> {
   if (existsSync('/usr/bin/chromium')) return { path: '/usr/bin/chromium', source: "the machine's chromium" };
   try {
     const { default: packaged } = await import('@sparticuz/chromium');
-    const { version } = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@sparticuz/chromium/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      readFileSync(join(repoRoot, 'node_modules/@sparticuz/chromium/package.json'), 'utf8'),
+    ) as { version: string };
     return { path: await packaged.executablePath(), source: `@sparticuz/chromium ${version} (npm)` };
   } catch (error) {
-    throw new Error(`no Chromium for the browser tests: none at POLYHOP_CHROMIUM, CHROME_PATH or /usr/bin/chromium, and @sparticuz/chromium could not unpack its own (${(error as Error).message}); run npm ci, or set POLYHOP_SKIP_BROWSER=1 to skip the browser tests on purpose`, { cause: error });
+    throw new Error(
+      `no Chromium for the browser tests: none at POLYHOP_CHROMIUM, CHROME_PATH or /usr/bin/chromium, and @sparticuz/chromium could not unpack its own (${(error as Error).message}); run npm ci, or set POLYHOP_SKIP_BROWSER=1 to skip the browser tests on purpose`,
+      { cause: error },
+    );
   }
 }
 
@@ -61,7 +66,16 @@ export type GlMode = keyof typeof GL_FLAGS;
 export async function launchChromium(options: { gl?: GlMode } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: await chromiumPath(),
-    args: ['--headless', '--no-sandbox', ...GL_FLAGS[options.gl ?? 'disable-gpu'], '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      ...GL_FLAGS[options.gl ?? 'disable-gpu'],
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -72,16 +86,23 @@ export async function launchChromium(options: { gl?: GlMode } = {}): Promise<Bro
 export async function openApp(
   browser: Browser,
   authUrl: string,
-  options: { colorScheme?: 'light' | 'dark'; /** Script run in the page before the app's own (a test double). */ initScript?: string } = {},
+  options: {
+    colorScheme?: 'light' | 'dark';
+    /** Script run in the page before the app's own (a test double). */ initScript?: string;
+  } = {},
 ): Promise<{ context: BrowserContext; page: Page; externalRequests: string[]; consoleErrors: string[] }> {
-  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', viewport: { width: 1280, height: 860 } });
+  const context = await browser.newContext({
+    colorScheme: options.colorScheme ?? 'light',
+    viewport: { width: 1280, height: 860 },
+  });
   if (options.initScript) await context.addInitScript(options.initScript);
   const page = await context.newPage();
   const externalRequests: string[] = [];
   const consoleErrors: string[] = [];
   page.on('request', (r) => {
     const url = new URL(r.url());
-    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol)) externalRequests.push(r.url());
+    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol))
+      externalRequests.push(r.url());
   });
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());

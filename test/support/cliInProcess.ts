@@ -16,11 +16,21 @@ export interface CliRun {
 export async function polyhopInProcess(dir: string, args: readonly string[]): Promise<CliRun> {
   let out = '';
   let err = '';
-  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void (out += `${parts.join(' ')}\n`));
-  const error = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void (err += `${parts.join(' ')}\n`));
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const log = vi
+    .spyOn(console, 'log')
+    .mockImplementation((...parts: unknown[]) => void (out += `${parts.join(' ')}\n`));
+  const error = vi
+    .spyOn(console, 'error')
+    .mockImplementation((...parts: unknown[]) => void (err += `${parts.join(' ')}\n`));
+  const write = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
   try {
-    const code = await runCli({ appRoot: repoRoot, argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args], serve: async () => {} });
+    const code = await runCli({
+      appRoot: repoRoot,
+      argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args],
+      serve: async () => {},
+    });
     return { code, out, err };
   } finally {
     log.mockRestore();

@@ -19,7 +19,12 @@ export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'corpus'
 export const CORPUS_FILES = ['odysseus.en.md', 'ulisse.it.txt', 'penelope.fr.txt', 'telemaco.es.txt'] as const;
 export type CorpusFile = (typeof CORPUS_FILES)[number];
 
-const LANGUAGE: Record<CorpusFile, string> = { 'odysseus.en.md': 'en', 'ulisse.it.txt': 'it', 'penelope.fr.txt': 'fr', 'telemaco.es.txt': 'es' };
+const LANGUAGE: Record<CorpusFile, string> = {
+  'odysseus.en.md': 'en',
+  'ulisse.it.txt': 'it',
+  'penelope.fr.txt': 'fr',
+  'telemaco.es.txt': 'es',
+};
 
 /** [subject, subjectType, RELATION, object, objectType] as the model extracts it from one chunk. */
 export type ScriptTriple = readonly [string, string, string, string, string];
@@ -42,7 +47,8 @@ export const CHUNK_SCRIPT: Record<CorpusFile, readonly ChunkScript[]> = {
       ],
     },
     {
-      summary: 'After the fall of Troy, Odysseus wandered at sea for ten years because the god Poseidon was angry with him.',
+      summary:
+        'After the fall of Troy, Odysseus wandered at sea for ten years because the god Poseidon was angry with him.',
       triples: [
         ['Odysseus', 'Person', 'WANDERED_AFTER', 'Fall of Troy', 'Event'],
         ['Odysseus', 'Person', 'WANDERED_FOR', 'Ten Years', 'Duration'],
@@ -69,7 +75,8 @@ export const CHUNK_SCRIPT: Record<CorpusFile, readonly ChunkScript[]> = {
       ],
     },
     {
-      summary: 'Penelope, the wife of Ulysses, wove a shroud by day and unravelled it every night to deceive the Suitors (Proci).',
+      summary:
+        'Penelope, the wife of Ulysses, wove a shroud by day and unravelled it every night to deceive the Suitors (Proci).',
       triples: [
         ['Penelope', 'Person', 'MARRIED_TO', 'Ulysses', 'Person'],
         ['Penelope', 'Person', 'WOVE', 'Shroud', 'Object'],
@@ -151,7 +158,9 @@ export const DESCRIPTIONS: Record<string, string> = {
  * The entity blocks of a `mder/reduce` prompt: id, name, type, fact lines, and whether the block
  * is one part of a hub entity's facts (then the scripted model only joins the lines).
  */
-export function reduceBlocks(entities: string): { id: number; name: string; type: string; facts: string[]; part: boolean }[] {
+export function reduceBlocks(
+  entities: string,
+): { id: number; name: string; type: string; facts: string[]; part: boolean }[] {
   return entities.split(/\n\n(?=\d+\. Entity: )/).map((block) => {
     const head = /^(\d+)\. Entity: (.+) \(type: (.+)\)$/m.exec(block);
     if (!head) throw new Error(`corpusScript: no entity in ${block}`);
@@ -182,10 +191,24 @@ export function corpusParagraphs(file: CorpusFile): { text: string; start: numbe
 export function addCorpusDocument(kb: KnowledgeBase, file: CorpusFile): DocumentRecord {
   const path = join(CORPUS_DIR, file);
   const bytes = readFileSync(path);
-  const doc = kb.addDocument({ path, title: file, hash: sha256Hex(bytes), mime: file.endsWith('.md') ? 'text/markdown' : 'text/plain', size: bytes.length, language: LANGUAGE[file] });
+  const doc = kb.addDocument({
+    path,
+    title: file,
+    hash: sha256Hex(bytes),
+    mime: file.endsWith('.md') ? 'text/markdown' : 'text/plain',
+    size: bytes.length,
+    language: LANGUAGE[file],
+  });
   kb.replaceChunks(
     doc.id,
-    corpusParagraphs(file).map((p, ord) => ({ ord, text: p.text, language: LANGUAGE[file], startOffset: p.start, endOffset: p.end, page: null })),
+    corpusParagraphs(file).map((p, ord) => ({
+      ord,
+      text: p.text,
+      language: LANGUAGE[file],
+      startOffset: p.start,
+      endOffset: p.end,
+      page: null,
+    })),
   );
   return kb.getDocument(doc.id)!;
 }
@@ -221,7 +244,12 @@ class ScriptLookup {
 }
 
 /** Whitespace collapsed and Markdown heading marks dropped, as the Markdown loader does; citation marks a model glued on ("Ithaca[1].") dropped. */
-const squash = (s: string): string => s.replace(/^#+\s+/gm, '').replace(/\[\d+\]/g, '').replace(/\s+/g, ' ').trim();
+const squash = (s: string): string =>
+  s
+    .replace(/^#+\s+/gm, '')
+    .replace(/\[\d+\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** Where a paragraph (whole, or its first sentence) starts in a text, or -1. */
 function startsIn(text: string, paragraph: string): number {
@@ -232,7 +260,11 @@ function startsIn(text: string, paragraph: string): number {
 }
 
 function chunkByText(): ScriptLookup {
-  return new ScriptLookup(CORPUS_FILES.flatMap((file) => corpusParagraphs(file).map((p, i) => [fenced(p.text), CHUNK_SCRIPT[file][i]!] as const)));
+  return new ScriptLookup(
+    CORPUS_FILES.flatMap((file) =>
+      corpusParagraphs(file).map((p, i) => [fenced(p.text), CHUNK_SCRIPT[file][i]!] as const),
+    ),
+  );
 }
 
 function chunkBySummary(): ScriptLookup {
@@ -263,7 +295,11 @@ export function plainDescription(source: string, relation: string, target: strin
 /** A Disambiguate rule for tests about other stages: every candidate pair is two entities. */
 export const NO_MERGES_RULE: ScriptRule = {
   prompt: 'mder/disambiguate',
-  reply: (v) => ({ decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => ({ pair, a, b, same: false, canonical: '' })) }),
+  reply: (v) => ({
+    decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
+      ([, pair, a, b]) => ({ pair, a, b, same: false, canonical: '' }),
+    ),
+  }),
 };
 
 /** ScriptedLlm rules answering every MDER prompt over the corpus like a perfect model. */
@@ -272,28 +308,48 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
   const canonical = (name: string): string => canonicalName(resolve(name));
   const byText = chunkByText();
   const bySummary = chunkBySummary();
-  const broken: ScriptRule[] = (options.breakOn ?? []).map((b) => ({ prompt: b.prompt, when: b.when, reply: () => ({ unexpected: 'shape' }) }));
+  const broken: ScriptRule[] = (options.breakOn ?? []).map((b) => ({
+    prompt: b.prompt,
+    when: b.when,
+    reply: () => ({ unexpected: 'shape' }),
+  }));
   const need = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`corpusScript: no scripted answer for ${what}`);
     return value;
   };
   return [
     ...broken,
-    { prompt: 'ingest/summarise', reply: (v) => ({ text: need(byText.get(v.chunk!), `summary of ${v.chunk}`).summary }) },
-    { prompt: 'ingest/translate', reply: (v) => ({ text: need(byText.get(v.chunk!), `translation of ${v.chunk}`).summary }) },
+    {
+      prompt: 'ingest/summarise',
+      reply: (v) => ({ text: need(byText.get(v.chunk!), `summary of ${v.chunk}`).summary }),
+    },
+    {
+      prompt: 'ingest/translate',
+      reply: (v) => ({ text: need(byText.get(v.chunk!), `translation of ${v.chunk}`).summary }),
+    },
     {
       prompt: 'mder/map',
       reply: (v) => ({
-        triples: need(bySummary.get(v.chunk!), `triples of ${v.chunk}`).triples.map(([subject, subjectType, relation, object, objectType]) => ({ subject, subjectType, relation, object, objectType })),
+        triples: need(bySummary.get(v.chunk!), `triples of ${v.chunk}`).triples.map(
+          ([subject, subjectType, relation, object, objectType]) => ({
+            subject,
+            subjectType,
+            relation,
+            object,
+            objectType,
+          }),
+        ),
       }),
     },
     {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
-          const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
-          return { pair, a, b, same, canonical: same ? canonical(a!) : '' };
-        }),
+        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
+          ([, pair, a, b]) => {
+            const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
+            return { pair, a, b, same, canonical: same ? canonical(a!) : '' };
+          },
+        ),
       }),
     },
     {
@@ -309,7 +365,11 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({
+          id: b.id,
+          name: b.name,
+          summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts),
+        })),
       }),
     },
   ];

@@ -2,9 +2,22 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../src-main/engine/base/abort.js';
 import type { EmbedOptions, Embedder } from '../../src-main/engine/models/Embedder.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../src-main/engine/models/Llm.js';
 import { ScriptedLlm, type ScriptRule } from './ScriptedLlm.js';
-import { CHUNK_SCRIPT, CORPUS_DIR, CORPUS_FILES, corpusParagraphs, corpusRules, type ScriptTriple } from './corpusScript.js';
+import {
+  CHUNK_SCRIPT,
+  CORPUS_DIR,
+  CORPUS_FILES,
+  corpusParagraphs,
+  corpusRules,
+  type ScriptTriple,
+} from './corpusScript.js';
 import { QaEmbedder, qaRules } from '../unit/qa/support/qaScript.js';
 
 /**
@@ -19,7 +32,11 @@ import { QaEmbedder, qaRules } from '../unit/qa/support/qaScript.js';
 export const E2E_CORPUS_PATHS: readonly string[] = CORPUS_FILES.map((f) => join(CORPUS_DIR, f));
 
 /** Letters and digits only, lower case: survives Markdown stripping, re-wrapping and fencing. */
-const letters = (s: string): string => s.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const letters = (s: string): string =>
+  s
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 const sentences = (text: string): string[] =>
   text
@@ -48,8 +65,16 @@ const SENTENCES: readonly SentenceScript[] = CORPUS_FILES.flatMap((file) =>
     const script = CHUNK_SCRIPT[file][i];
     const sources = sentences(p.text);
     const summaries = sentences(script?.summary ?? '');
-    if (!script || sources.length !== summaries.length) throw new Error(`e2eCorpus: paragraph ${i} of ${file} has ${sources.length} sentences, its summary ${summaries.length}`);
-    const out = sources.map((source, k) => ({ source: letters(source), summary: summaries[k]!, summaryKey: letters(summaries[k]!), triples: [] as ScriptTriple[] }));
+    if (!script || sources.length !== summaries.length)
+      throw new Error(
+        `e2eCorpus: paragraph ${i} of ${file} has ${sources.length} sentences, its summary ${summaries.length}`,
+      );
+    const out = sources.map((source, k) => ({
+      source: letters(source),
+      summary: summaries[k]!,
+      summaryKey: letters(summaries[k]!),
+      triples: [] as ScriptTriple[],
+    }));
     for (const triple of script.triples) {
       const home = out.find((s) => s.summaryKey.includes(letters(triple[3])));
       if (!home) throw new Error(`e2eCorpus: no summary sentence of ${file}#${i} names ${triple[3]}`);
@@ -79,7 +104,13 @@ export function e2eRules(): ScriptRule[] {
       reply: (v) => ({
         triples: sentencesIn(v.chunk!, (s) => s.summaryKey)
           .flatMap((s) => s.triples)
-          .map(([subject, subjectType, relation, object, objectType]) => ({ subject, subjectType, relation, object, objectType })),
+          .map(([subject, subjectType, relation, object, objectType]) => ({
+            subject,
+            subjectType,
+            relation,
+            object,
+            objectType,
+          })),
       }),
     },
     ...corpusRules(),
@@ -116,7 +147,11 @@ class ThrottledLlm implements Llm {
     return this.#inner.generateText(prompt, options);
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     await this.#throttle.wait(options.signal);
     return this.#inner.generateJson(prompt, schema, options);
   }
@@ -166,5 +201,10 @@ export interface E2eModels {
 export function e2eModels(): E2eModels {
   const throttle = new Throttle();
   const scripted = new ScriptedLlm(e2eRules());
-  return { llm: new ThrottledLlm(scripted, throttle), embedder: new ThrottledEmbedder(new QaEmbedder(), throttle), scripted, throttle };
+  return {
+    llm: new ThrottledLlm(scripted, throttle),
+    embedder: new ThrottledEmbedder(new QaEmbedder(), throttle),
+    scripted,
+    throttle,
+  };
 }

@@ -19,7 +19,11 @@ export interface ModelListServer {
 }
 
 /** The one route of an OpenAI-compatible server that `models endpoint test` reaches: `GET /v1/models`. */
-export async function startModelListServer({ models, apiKey, host = '127.0.0.1' }: ModelListServerOptions): Promise<ModelListServer> {
+export async function startModelListServer({
+  models,
+  apiKey,
+  host = '127.0.0.1',
+}: ModelListServerOptions): Promise<ModelListServer> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     const authorization = req.headers.authorization ?? '';
@@ -27,8 +31,15 @@ export async function startModelListServer({ models, apiKey, host = '127.0.0.1' 
     const reply = (status: number, body: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    if (req.method !== 'GET' || req.url !== '/v1/models') return reply(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
-    if (apiKey !== undefined && authorization !== `Bearer ${apiKey}`) return reply(401, { error: { message: `Incorrect API key provided: ${authorization.replace(/^Bearer /, '')}`, type: 'invalid_request_error' } });
+    if (req.method !== 'GET' || req.url !== '/v1/models')
+      return reply(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
+    if (apiKey !== undefined && authorization !== `Bearer ${apiKey}`)
+      return reply(401, {
+        error: {
+          message: `Incorrect API key provided: ${authorization.replace(/^Bearer /, '')}`,
+          type: 'invalid_request_error',
+        },
+      });
     reply(200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));

@@ -14,9 +14,13 @@ export function ontologyTurtle(statements: number): string {
   for (let i = 0; i < items; i++) {
     if (i % 2 === 0) {
       const parent = i === 0 ? 'rdfs:Resource' : `ex:C${Math.floor(i / 4) * 2}`;
-      lines.push(`ex:C${i} a rdfs:Class ; rdfs:label "Class ${i}" ; rdfs:comment "A generated class, number ${i}." ; rdfs:subClassOf ${parent} .`);
+      lines.push(
+        `ex:C${i} a rdfs:Class ; rdfs:label "Class ${i}" ; rdfs:comment "A generated class, number ${i}." ; rdfs:subClassOf ${parent} .`,
+      );
     } else {
-      lines.push(`ex:p${i} a rdf:Property ; rdfs:label "property ${i}" ; rdfs:domain ex:C${i - 1} ; rdfs:range ex:C${(i * 7) % items & ~1} ; rdfs:comment "Relates class ${i - 1}." .`);
+      lines.push(
+        `ex:p${i} a rdf:Property ; rdfs:label "property ${i}" ; rdfs:domain ex:C${i - 1} ; rdfs:range ex:C${((i * 7) % items) & ~1} ; rdfs:comment "Relates class ${i - 1}." .`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

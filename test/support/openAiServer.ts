@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { LlamaChat, type ChatHistoryItem, type GbnfJsonSchema, type LlamaContext, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
+import {
+  LlamaChat,
+  type ChatHistoryItem,
+  type GbnfJsonSchema,
+  type LlamaContext,
+  type LlamaGrammar,
+  type LlamaModel,
+} from 'node-llama-cpp';
 import { getLlamaRuntime, type LlamaRuntime } from '../../src-main/engine/models/llamaRuntime.js';
 import type { Embedder } from '../../src-main/engine/models/Embedder.js';
 import type { GpuThroughput } from '../../src-main/engine/models/gpuThroughput.js';
@@ -48,7 +55,10 @@ export interface OpenAiServerOptions {
 }
 
 /** Chat replies by request (messages, schema, budget, sampling), filled as the model answers. */
-export type ReplyRecording = Map<string, { text: string; finish: 'length' | 'stop'; promptTokens: number; completionTokens: number }>;
+export type ReplyRecording = Map<
+  string,
+  { text: string; finish: 'length' | 'stop'; promptTokens: number; completionTokens: number }
+>;
 
 export type ServerFault =
   /** Reply HTTP 500. */
@@ -105,7 +115,12 @@ export class OpenAiTestServer {
   #port = 0;
   #listening = false;
 
-  private constructor(init: { runtime: LlamaRuntime; model: LlamaModel; context: LlamaContext; options: OpenAiServerOptions }) {
+  private constructor(init: {
+    runtime: LlamaRuntime;
+    model: LlamaModel;
+    context: LlamaContext;
+    options: OpenAiServerOptions;
+  }) {
     this.#runtime = init.runtime;
     this.#model = init.model;
     this.#context = init.context;
@@ -114,7 +129,9 @@ export class OpenAiTestServer {
     this.#latencyMs = init.options.latencyMs ?? 0;
     this.#recording = init.options.recording;
     this.#gpu = init.options.gpu ? new SimulatedGpu(init.options.gpu) : undefined;
-    this.#slots = Array.from({ length: init.context.totalSequences }, () => ({ chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }) }));
+    this.#slots = Array.from({ length: init.context.totalSequences }, () => ({
+      chat: new LlamaChat({ contextSequence: init.context.getSequence(), autoDisposeSequence: false }),
+    }));
     this.#pool = new SequencePool(this.#slots);
     this.#server = this.#createServer();
   }
@@ -122,7 +139,11 @@ export class OpenAiTestServer {
   static async start(options: OpenAiServerOptions): Promise<OpenAiTestServer> {
     const runtime = await getLlamaRuntime(false);
     const model = await runtime.llama.loadModel({ modelPath: options.modelPath, gpuLayers: 0 });
-    const context = await model.createContext({ contextSize: options.contextSize ?? 4096, sequences: options.slots ?? 1, threads: 1 });
+    const context = await model.createContext({
+      contextSize: options.contextSize ?? 4096,
+      sequences: options.slots ?? 1,
+      threads: 1,
+    });
     const server = new OpenAiTestServer({ runtime, model, context, options });
     await server.revive();
     return server;
@@ -189,7 +210,10 @@ export class OpenAiTestServer {
   #createServer(): Server {
     const server = createServer((req, res) => {
       this.#route(req, res).catch((error: unknown) => {
-        if (!res.headersSent) json(res, 500, { error: { message: error instanceof Error ? error.message : String(error), type: 'server_error' } });
+        if (!res.headersSent)
+          json(res, 500, {
+            error: { message: error instanceof Error ? error.message : String(error), type: 'server_error' },
+          });
         else res.destroy();
       });
     });
@@ -203,14 +227,24 @@ export class OpenAiTestServer {
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/^\/v1(?=\/)/, '');
     const body = req.method === 'POST' ? await readBody(req) : undefined;
-    if (req.method === 'GET' && path === '/models') return json(res, 200, { object: 'list', data: [{ id: this.modelName, object: 'model', created: 0, owned_by: 'polyhop-test' }] });
-    if (req.method === 'GET' && path === '/props') return json(res, 200, { default_generation_settings: { n_ctx: this.#context.contextSize }, total_slots: this.#slots.length });
-    if (req.method === 'POST' && path === '/tokenize') return json(res, 200, { tokens: this.#model.tokenize(String((body as { content?: unknown }).content ?? '')) });
+    if (req.method === 'GET' && path === '/models')
+      return json(res, 200, {
+        object: 'list',
+        data: [{ id: this.modelName, object: 'model', created: 0, owned_by: 'polyhop-test' }],
+      });
+    if (req.method === 'GET' && path === '/props')
+      return json(res, 200, {
+        default_generation_settings: { n_ctx: this.#context.contextSize },
+        total_slots: this.#slots.length,
+      });
+    if (req.method === 'POST' && path === '/tokenize')
+      return json(res, 200, { tokens: this.#model.tokenize(String((body as { content?: unknown }).content ?? '')) });
     if (req.method === 'POST' && (path === '/chat/completions' || path === '/embeddings')) {
       this.workRequests++;
       const fault = this.#faults.shift();
       if (this.#latencyMs > 0) await new Promise((r) => setTimeout(r, this.#latencyMs));
-      if (fault === 'http500') return json(res, 500, { error: { message: 'injected server error', type: 'server_error' } });
+      if (fault === 'http500')
+        return json(res, 500, { error: { message: 'injected server error', type: 'server_error' } });
       if (path === '/embeddings') return this.#embeddings(body as { input?: unknown }, res, fault);
       return this.#chat(body as ChatRequest, res, fault);
     }
@@ -218,9 +252,14 @@ export class OpenAiTestServer {
   }
 
   async #embeddings(body: { input?: unknown }, res: ServerResponse, fault: ServerFault | undefined): Promise<void> {
-    if (!this.#embedder) return json(res, 404, { error: { message: 'this server has no embedding model', type: 'not_found' } });
-    const input = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input.map(String) : null;
-    if (!input) return json(res, 400, { error: { message: '"input" must be a string or an array of strings', type: 'invalid_request_error' } });
+    if (!this.#embedder)
+      return json(res, 404, { error: { message: 'this server has no embedding model', type: 'not_found' } });
+    const input =
+      typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input.map(String) : null;
+    if (!input)
+      return json(res, 400, {
+        error: { message: '"input" must be a string or an array of strings', type: 'invalid_request_error' },
+      });
     if (fault === 'stall') {
       // Headers, then silence: the client's own timeout (to the headers) does not catch this.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -236,21 +275,41 @@ export class OpenAiTestServer {
     }
     const vectors = await this.#embedder.embed(input);
     // Unnormalised like many servers, and in reverse order: clients must match by `index`.
-    const data = vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v, (x) => x * 3) })).reverse();
-    json(res, 200, { object: 'list', model: this.modelName, data, usage: { prompt_tokens: input.join('').length, total_tokens: input.join('').length } });
+    const data = vectors
+      .map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v, (x) => x * 3) }))
+      .reverse();
+    json(res, 200, {
+      object: 'list',
+      model: this.modelName,
+      data,
+      usage: { prompt_tokens: input.join('').length, total_tokens: input.join('').length },
+    });
   }
 
   async #chat(request: ChatRequest, res: ServerResponse, fault: ServerFault | undefined): Promise<void> {
     const messages = request.messages ?? [];
-    if (messages.length === 0) return json(res, 400, { error: { message: '"messages" is required', type: 'invalid_request_error' } });
-    const schema = request.response_format?.type === 'json_schema' ? request.response_format.json_schema?.schema : undefined;
+    if (messages.length === 0)
+      return json(res, 400, { error: { message: '"messages" is required', type: 'invalid_request_error' } });
+    const schema =
+      request.response_format?.type === 'json_schema' ? request.response_format.json_schema?.schema : undefined;
     let grammar: LlamaGrammar | undefined;
     try {
       grammar = schema ? await this.#grammar(schema) : undefined;
     } catch (error) {
-      return json(res, 400, { error: { message: `response_format: ${error instanceof Error ? error.message : String(error)}`, type: 'invalid_request_error' } });
+      return json(res, 400, {
+        error: {
+          message: `response_format: ${error instanceof Error ? error.message : String(error)}`,
+          type: 'invalid_request_error',
+        },
+      });
     }
-    const recordKey = JSON.stringify([messages, schema ?? null, request.max_completion_tokens ?? request.max_tokens ?? null, request.temperature ?? 0, request.seed ?? null]);
+    const recordKey = JSON.stringify([
+      messages,
+      schema ?? null,
+      request.max_completion_tokens ?? request.max_tokens ?? null,
+      request.temperature ?? 0,
+      request.seed ?? null,
+    ]);
     const recorded = fault === undefined ? this.#recording?.get(recordKey) : undefined;
     if (recorded) return this.#replayOnSlot(request, res, recorded);
     const abort = new AbortController();
@@ -266,13 +325,27 @@ export class OpenAiTestServer {
       ];
       // Every request starts from an empty sequence, so a reply never depends on the one before.
       await slot.chat.sequence.clearHistory();
-      const promptTokens = slot.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.#model.tokenizer).length;
+      const promptTokens = slot.chat.chatWrapper
+        .generateContextState({ chatHistory: history })
+        .contextText.tokenize(this.#model.tokenizer).length;
       const room = slot.chat.sequence.contextSize - promptTokens;
-      if (room <= 0) return json(res, 400, { error: { message: `the prompt (${promptTokens} tokens) exceeds the context size (${slot.chat.sequence.contextSize})`, type: 'invalid_request_error' } });
+      if (room <= 0)
+        return json(res, 400, {
+          error: {
+            message: `the prompt (${promptTokens} tokens) exceeds the context size (${slot.chat.sequence.contextSize})`,
+            type: 'invalid_request_error',
+          },
+        });
       const maxTokens = Math.min(request.max_completion_tokens ?? request.max_tokens ?? room, room);
       const id = `chatcmpl-${this.workRequests}`;
       const stream = request.stream === true;
-      const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created: 0, model: this.modelName, choices: [{ index: 0, delta, finish_reason: finish }] });
+      const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+        id,
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: this.modelName,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
       let sentChunks = 0;
       if (stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -311,7 +384,11 @@ export class OpenAiTestServer {
         if (stream) sse(res, chunk({ content: text }, null));
       }
       const finish = response.metadata.stopReason === 'maxTokens' ? 'length' : 'stop';
-      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      const usage = {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      };
       this.#recording?.set(recordKey, { text, finish, promptTokens, completionTokens });
       this.#finish(res, { id, stream, text, finish, usage });
     } finally {
@@ -321,7 +398,11 @@ export class OpenAiTestServer {
   }
 
   /** A recorded reply, after holding a slot for the simulated GPU's time, if any. */
-  async #replayOnSlot(request: ChatRequest, res: ServerResponse, recorded: NonNullable<ReturnType<ReplyRecording['get']>>): Promise<void> {
+  async #replayOnSlot(
+    request: ChatRequest,
+    res: ServerResponse,
+    recorded: NonNullable<ReturnType<ReplyRecording['get']>>,
+  ): Promise<void> {
     if (!this.#gpu) return this.#replay(request, res, recorded);
     const slot = await this.#pool.acquire();
     try {
@@ -338,24 +419,52 @@ export class OpenAiTestServer {
     const stream = request.stream === true;
     if (stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      sse(res, { id, object: 'chat.completion.chunk', created: 0, model: this.modelName, choices: [{ index: 0, delta: { role: 'assistant', content: recorded.text }, finish_reason: null }] });
+      sse(res, {
+        id,
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: this.modelName,
+        choices: [{ index: 0, delta: { role: 'assistant', content: recorded.text }, finish_reason: null }],
+      });
     }
-    const usage = { prompt_tokens: recorded.promptTokens, completion_tokens: recorded.completionTokens, total_tokens: recorded.promptTokens + recorded.completionTokens };
+    const usage = {
+      prompt_tokens: recorded.promptTokens,
+      completion_tokens: recorded.completionTokens,
+      total_tokens: recorded.promptTokens + recorded.completionTokens,
+    };
     this.#finish(res, { id, stream, text: recorded.text, finish: recorded.finish, usage });
   }
 
   /** Ends a reply: the last SSE events (finish reason, usage, `[DONE]`) or the whole JSON body. */
-  #finish(res: ServerResponse, reply: { id: string; stream: boolean; text: string; finish: 'length' | 'stop'; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }): void {
+  #finish(
+    res: ServerResponse,
+    reply: {
+      id: string;
+      stream: boolean;
+      text: string;
+      finish: 'length' | 'stop';
+      usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+    },
+  ): void {
     this.completions++;
     this.promptTokens += reply.usage.prompt_tokens;
     this.completionTokens += reply.usage.completion_tokens;
     const head = { id: reply.id, created: 0, model: this.modelName };
     if (reply.stream) {
-      sse(res, { ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: reply.finish }] });
+      sse(res, {
+        ...head,
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta: {}, finish_reason: reply.finish }],
+      });
       sse(res, { ...head, object: 'chat.completion.chunk', choices: [], usage: reply.usage });
       res.end('data: [DONE]\n\n');
     } else {
-      json(res, 200, { ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: reply.finish }], usage: reply.usage });
+      json(res, 200, {
+        ...head,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: reply.finish }],
+        usage: reply.usage,
+      });
     }
   }
 
@@ -368,7 +477,9 @@ export class OpenAiTestServer {
     const key = JSON.stringify(schema);
     let grammar = this.#grammars.get(key);
     if (!grammar) {
-      const create = this.#runtime.llama.createGrammarForJsonSchema.bind(this.#runtime.llama) as (s: GbnfJsonSchema) => Promise<LlamaGrammar>;
+      const create = this.#runtime.llama.createGrammarForJsonSchema.bind(this.#runtime.llama) as (
+        s: GbnfJsonSchema,
+      ) => Promise<LlamaGrammar>;
       grammar = create(toGrammarSchema(schema) as GbnfJsonSchema);
       grammar.catch(() => this.#grammars.delete(key));
       this.#grammars.set(key, grammar);

@@ -26,14 +26,26 @@ export class PdfBuilder {
   stream(data: string | Buffer, { dict = '', deflate = false }: { dict?: string; deflate?: boolean } = {}): number {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'latin1') : data;
     const body = deflate ? deflateSync(bytes) : bytes;
-    return this.add(`<< ${dict} /Length ${body.length}${deflate ? ' /Filter /FlateDecode' : ''} >>\nstream\n${body.toString('latin1')}\nendstream`);
+    return this.add(
+      `<< ${dict} /Length ${body.length}${deflate ? ' /Filter /FlateDecode' : ''} >>\nstream\n${body.toString('latin1')}\nendstream`,
+    );
   }
 
   /** Pages with the given content streams, resources and extra page-dictionary entries; returns the page ids and the Pages id. */
-  pages(pages: readonly { content: number; resources?: string; extra?: string }[]): { pagesId: number; pageIds: number[] } {
+  pages(pages: readonly { content: number; resources?: string; extra?: string }[]): {
+    pagesId: number;
+    pageIds: number[];
+  } {
     const pagesId = this.reserve();
-    const pageIds = pages.map((p) => this.add(`<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Contents ${p.content} 0 R /Resources << ${p.resources ?? ''} >> ${p.extra ?? ''} >>`));
-    this.set(pagesId, `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pageIds.length} >>`);
+    const pageIds = pages.map((p) =>
+      this.add(
+        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Contents ${p.content} 0 R /Resources << ${p.resources ?? ''} >> ${p.extra ?? ''} >>`,
+      ),
+    );
+    this.set(
+      pagesId,
+      `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pageIds.length} >>`,
+    );
     return { pagesId, pageIds };
   }
 
@@ -75,11 +87,27 @@ export function writeInflatingPdf(mib: number): Buffer {
  * CMaps (`/UniJIS-UCS2-H`, `/GBK-EUC-H`…): the reader needs the CMap files to map the codes to
  * characters. `hexCodes` are the content stream's character codes, in that CMap's encoding.
  */
-export function writeCmapPdf({ cmap, ordering, baseFont, hexCodes }: { cmap: string; ordering: 'Japan1' | 'GB1' | 'CNS1' | 'Korea1'; baseFont: string; hexCodes: string }): Buffer {
+export function writeCmapPdf({
+  cmap,
+  ordering,
+  baseFont,
+  hexCodes,
+}: {
+  cmap: string;
+  ordering: 'Japan1' | 'GB1' | 'CNS1' | 'Korea1';
+  baseFont: string;
+  hexCodes: string;
+}): Buffer {
   const pdf = new PdfBuilder();
-  const descriptor = pdf.add(`<< /Type /FontDescriptor /FontName /${baseFont} /Flags 6 /FontBBox [0 -141 1000 859] /ItalicAngle 0 /Ascent 859 /Descent -141 /CapHeight 700 /StemV 80 >>`);
-  const cidFont = pdf.add(`<< /Type /Font /Subtype /CIDFontType0 /BaseFont /${baseFont} /CIDSystemInfo << /Registry (Adobe) /Ordering (${ordering}) /Supplement 2 >> /FontDescriptor ${descriptor} 0 R /DW 1000 >>`);
-  const font = pdf.add(`<< /Type /Font /Subtype /Type0 /BaseFont /${baseFont}-${cmap} /Encoding /${cmap} /DescendantFonts [${cidFont} 0 R] >>`);
+  const descriptor = pdf.add(
+    `<< /Type /FontDescriptor /FontName /${baseFont} /Flags 6 /FontBBox [0 -141 1000 859] /ItalicAngle 0 /Ascent 859 /Descent -141 /CapHeight 700 /StemV 80 >>`,
+  );
+  const cidFont = pdf.add(
+    `<< /Type /Font /Subtype /CIDFontType0 /BaseFont /${baseFont} /CIDSystemInfo << /Registry (Adobe) /Ordering (${ordering}) /Supplement 2 >> /FontDescriptor ${descriptor} 0 R /DW 1000 >>`,
+  );
+  const font = pdf.add(
+    `<< /Type /Font /Subtype /Type0 /BaseFont /${baseFont}-${cmap} /Encoding /${cmap} /DescendantFonts [${cidFont} 0 R] >>`,
+  );
   const content = pdf.stream(`BT /F1 12 Tf 72 720 Td <${hexCodes}> Tj ET`);
   const { pagesId } = pdf.pages([{ content, resources: `/Font << /F1 ${font} 0 R >>` }]);
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
@@ -104,23 +132,37 @@ export function writeAnnotatedPdf(pages: readonly AnnotatedPageSpec[]): Buffer {
     const annots: number[] = [];
     let y = 600;
     for (const field of page.fields ?? []) {
-      const id = pdf.add(`<< /Type /Annot /Subtype /Widget /FT /Tx /T ${pdfString(field.name)}${field.tooltip ? ` /TU ${pdfString(field.tooltip)}` : ''} /V ${pdfString(field.value)} /DA (/Helv 10 Tf 0 g) /Rect [72 ${y} 400 ${y + 20}] /F 4 >>`);
+      const id = pdf.add(
+        `<< /Type /Annot /Subtype /Widget /FT /Tx /T ${pdfString(field.name)}${field.tooltip ? ` /TU ${pdfString(field.tooltip)}` : ''} /V ${pdfString(field.value)} /DA (/Helv 10 Tf 0 g) /Rect [72 ${y} 400 ${y + 20}] /F 4 >>`,
+      );
       annots.push(id);
       fieldIds.push(id);
       y -= 40;
     }
     for (const annotation of page.annotations ?? []) {
       const id = pdf.reserve();
-      const popup = annotation.subtype === 'Text' ? pdf.add(`<< /Type /Annot /Subtype /Popup /Parent ${id} 0 R /Rect [300 ${y} 500 ${y + 100}] >>`) : 0;
-      pdf.set(id, `<< /Type /Annot /Subtype /${annotation.subtype} /Contents ${pdfString(annotation.contents)} /Rect [72 ${y} 400 ${y + 30}] /F 4${annotation.subtype === 'FreeText' ? ' /DA (/Helv 10 Tf 0 g)' : ''}${popup ? ` /Popup ${popup} 0 R` : ''} >>`);
+      const popup =
+        annotation.subtype === 'Text'
+          ? pdf.add(`<< /Type /Annot /Subtype /Popup /Parent ${id} 0 R /Rect [300 ${y} 500 ${y + 100}] >>`)
+          : 0;
+      pdf.set(
+        id,
+        `<< /Type /Annot /Subtype /${annotation.subtype} /Contents ${pdfString(annotation.contents)} /Rect [72 ${y} 400 ${y + 30}] /F 4${annotation.subtype === 'FreeText' ? ' /DA (/Helv 10 Tf 0 g)' : ''}${popup ? ` /Popup ${popup} 0 R` : ''} >>`,
+      );
       annots.push(id);
       if (popup) annots.push(popup);
       y -= 40;
     }
-    return { content, resources: `/Font << /F1 ${font} 0 R >>`, extra: annots.length ? `/Annots [${annots.map((a) => `${a} 0 R`).join(' ')}]` : '' };
+    return {
+      content,
+      resources: `/Font << /F1 ${font} 0 R >>`,
+      extra: annots.length ? `/Annots [${annots.map((a) => `${a} 0 R`).join(' ')}]` : '',
+    };
   });
   const { pagesId } = pdf.pages(specs);
-  const form = fieldIds.length ? ` /AcroForm << /Fields [${fieldIds.map((f) => `${f} 0 R`).join(' ')}] /DA (/Helv 10 Tf 0 g) /DR << /Font << /Helv ${font} 0 R >> >> >>` : '';
+  const form = fieldIds.length
+    ? ` /AcroForm << /Fields [${fieldIds.map((f) => `${f} 0 R`).join(' ')}] /DA (/Helv 10 Tf 0 g) /DR << /Font << /Helv ${font} 0 R >> >> >>`
+    : '';
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R${form} >>`));
 }
 
@@ -132,12 +174,23 @@ export function writeAnnotatedPdf(pages: readonly AnnotatedPageSpec[]): Buffer {
 export function writeGlyphIdPdf(pages: readonly ({ text: string } | { glyphText: string })[]): Buffer {
   const pdf = new PdfBuilder();
   const helvetica = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
-  const descriptor = pdf.add('<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>');
-  const cidFont = pdf.add(`<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`);
-  const glyphFont = pdf.add(`<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`);
-  const glyphIds = (text: string) => [...text].map((c) => (c === ' ' ? 3 : c.charCodeAt(0) - 29).toString(16).padStart(4, '0')).join('');
+  const descriptor = pdf.add(
+    '<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>',
+  );
+  const cidFont = pdf.add(
+    `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`,
+  );
+  const glyphFont = pdf.add(
+    `<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`,
+  );
+  const glyphIds = (text: string) =>
+    [...text].map((c) => (c === ' ' ? 3 : c.charCodeAt(0) - 29).toString(16).padStart(4, '0')).join('');
   const specs = pages.map((page) => ({
-    content: pdf.stream('text' in page ? `BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET` : `BT /F2 12 Tf 72 720 Td <${glyphIds(page.glyphText)}> Tj ET`),
+    content: pdf.stream(
+      'text' in page
+        ? `BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET`
+        : `BT /F2 12 Tf 72 720 Td <${glyphIds(page.glyphText)}> Tj ET`,
+    ),
     resources: `/Font << /F1 ${helvetica} 0 R /F2 ${glyphFont} 0 R >>`,
   }));
   const { pagesId } = pdf.pages(specs);

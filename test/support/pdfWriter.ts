@@ -15,7 +15,9 @@ export function writePdf(spec: PdfSpec): Uint8Array {
   objects.push('<< /Type /Catalog /Pages 2 0 R >>');
   objects.push(`<< /Type /Pages /Kids [${spec.pages.map((_, i) => `${3 + 2 * i} 0 R`).join(' ')}] /Count ${n} >>`);
   spec.pages.forEach((text, i) => {
-    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${4 + 2 * i} 0 R /Resources << /Font << /F1 ${fontId} 0 R >> >> >>`);
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${4 + 2 * i} 0 R /Resources << /Font << /F1 ${fontId} 0 R >> >> >>`,
+    );
     const lines = text.split('\n').map((l, k) => `${k === 0 ? '' : '0 -14 Td '}(${esc(l)}) Tj`);
     const stream = text ? `BT /F1 12 Tf 72 720 Td ${lines.join(' ')} ET` : '';
     objects.push(`<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
@@ -24,7 +26,8 @@ export function writePdf(spec: PdfSpec): Uint8Array {
   const infoId = objects.push(`<< /Title (${esc(spec.title ?? '')}) >>`);
   let encryptId = 0;
   if (spec.encrypted) {
-    const hex = (seed: number) => Array.from({ length: 32 }, (_, i) => ((i * 37 + seed) & 0xff).toString(16).padStart(2, '0')).join('');
+    const hex = (seed: number) =>
+      Array.from({ length: 32 }, (_, i) => ((i * 37 + seed) & 0xff).toString(16).padStart(2, '0')).join('');
     encryptId = objects.push(`<< /Filter /Standard /V 1 /R 2 /O <${hex(11)}> /U <${hex(99)}> /P -44 >>`);
   }
   let out = '%PDF-1.4\n';

@@ -29,7 +29,8 @@ export default class SummaryReporter implements Reporter {
     }
     // A skip that nobody asked for is named, so it cannot pass unnoticed.
     for (const name of notRun) process.stdout.write(`\nskipped: ${name}`);
-    if (skippedByRequest > 0) process.stdout.write(`\n${skippedByRequest} skipped by request: the browser tests (POLYHOP_SKIP_BROWSER=1)`);
+    if (skippedByRequest > 0)
+      process.stdout.write(`\n${skippedByRequest} skipped by request: the browser tests (POLYHOP_SKIP_BROWSER=1)`);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

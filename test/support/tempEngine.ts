@@ -18,7 +18,11 @@ export async function tempEngine(
   options: Omit<EngineOptions, 'paths' | 'models'> = {},
 ): Promise<{ engine: Engine; dataDir: string; dispose: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-test-'));
-  const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')), ...(models ? { models } : {}), ...options });
+  const engine = await Engine.create({
+    paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+    ...(models ? { models } : {}),
+    ...options,
+  });
   return {
     engine,
     dataDir,
@@ -37,7 +41,11 @@ export async function call<T = unknown>(engine: Engine, method: string, payload:
 }
 
 /** Starts a job through the Api and waits for it to end. */
-export async function runJobToEnd(engine: Engine, method: string, payload: unknown): Promise<JobState & { result: unknown }> {
+export async function runJobToEnd(
+  engine: Engine,
+  method: string,
+  payload: unknown,
+): Promise<JobState & { result: unknown }> {
   let result: unknown;
   const { jobId } = await call<{ jobId: string }>(engine, method, payload);
   const off = engine.onEvent((e) => {

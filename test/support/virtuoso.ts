@@ -33,7 +33,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -90,10 +92,14 @@ MaxQueryCostEstimationTime = 600
  * folder, on loopback. Waits (generously: the first start creates the database, ~30 s on a quiet
  * machine and far more on a busy one) until `/sparql` answers.
  */
-export async function startVirtuoso(options: { readyTimeoutMs?: number; buffers?: number } = {}): Promise<VirtuosoInstance> {
+export async function startVirtuoso(
+  options: { readyTimeoutMs?: number; buffers?: number } = {},
+): Promise<VirtuosoInstance> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 280_000;
   if (!existsSync(VIRTUOSO_BINARY)) {
-    throw new Error(`Virtuoso Open Source is not installed (no ${VIRTUOSO_BINARY}): apt-get install virtuoso-opensource (.ci/run does); the external-store tests start their own instance`);
+    throw new Error(
+      `Virtuoso Open Source is not installed (no ${VIRTUOSO_BINARY}): apt-get install virtuoso-opensource (.ci/run does); the external-store tests start their own instance`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-virtuoso-'));
   const sqlPort = await freePort();
@@ -116,7 +122,10 @@ export async function startVirtuoso(options: { readyTimeoutMs?: number; buffers?
     for (;;) {
       if (exited) throw new Error(`virtuoso ${exited}; log:\n${tailOfLog(dir)}`);
       try {
-        const response = await fetch(`${base}/sparql?query=${encodeURIComponent('ASK {}')}`, { headers: { accept: 'application/sparql-results+json' }, signal: AbortSignal.timeout(10_000) });
+        const response = await fetch(`${base}/sparql?query=${encodeURIComponent('ASK {}')}`, {
+          headers: { accept: 'application/sparql-results+json' },
+          signal: AbortSignal.timeout(10_000),
+        });
         await response.arrayBuffer();
         if (response.ok) return;
       } catch {
@@ -124,7 +133,9 @@ export async function startVirtuoso(options: { readyTimeoutMs?: number; buffers?
       }
       if (Date.now() > deadline) {
         proc.kill('SIGKILL');
-        throw new Error(`virtuoso did not answer on ${base}/sparql within ${readyTimeoutMs} ms; log:\n${tailOfLog(dir)}`);
+        throw new Error(
+          `virtuoso did not answer on ${base}/sparql within ${readyTimeoutMs} ms; log:\n${tailOfLog(dir)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }

@@ -15,11 +15,26 @@ interface Violation {
 
 describe('architecture', () => {
   it('every import follows the layering rules (engine without electron, nothing below api/ importing it, the renderer on the contract only)', () => {
-    const out = execFileSync(process.execPath, [depcruise, 'src-main', 'src-preload', 'src-renderer', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-      cwd: root,
-      maxBuffer: 256 * 1024 ** 2,
-    });
-    const { summary } = JSON.parse(out.toString('utf8')) as { summary: { violations: Violation[]; totalCruised: number } };
+    const out = execFileSync(
+      process.execPath,
+      [
+        depcruise,
+        'src-main',
+        'src-preload',
+        'src-renderer',
+        '--config',
+        '.dependency-cruiser.cjs',
+        '--output-type',
+        'json',
+      ],
+      {
+        cwd: root,
+        maxBuffer: 256 * 1024 ** 2,
+      },
+    );
+    const { summary } = JSON.parse(out.toString('utf8')) as {
+      summary: { violations: Violation[]; totalCruised: number };
+    };
     expect(summary.totalCruised).toBeGreaterThan(300);
     expect(summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
   });

@@ -21,7 +21,11 @@ describe('base', () => {
     expect(peak).toBe(2);
   });
   it('errors cross boundaries as data', () => {
-    expect(toErrorData(new PolyhopError('NOT_FOUND', 'no kb x'))).toEqual({ code: 'NOT_FOUND', message: 'no kb x', details: {} });
+    expect(toErrorData(new PolyhopError('NOT_FOUND', 'no kb x'))).toEqual({
+      code: 'NOT_FOUND',
+      message: 'no kb x',
+      details: {},
+    });
     expect(toErrorData(new CancelledError()).code).toBe('CANCELLED');
     expect(toErrorData(new TypeError('boom')).code).toBe('INTERNAL');
   });

@@ -67,7 +67,10 @@ export class Engine {
     this.stores = new StoreService(this);
     this.watches = new WatchService(this, (name, payload) => this.#emit(name, payload), options.watchTimings);
     this.models = new ModelRuntime(this.settings, options.models);
-    this.modelFiles = new ModelManager({ modelsDir: this.paths.modelsDir, catalogPath: join(this.paths.appRoot, 'models', 'catalog.json') });
+    this.modelFiles = new ModelManager({
+      modelsDir: this.paths.modelsDir,
+      catalogPath: join(this.paths.appRoot, 'models', 'catalog.json'),
+    });
     this.prompts = new PromptLibrary(this.paths.promptsDir);
     this.#handlers = {
       ...systemHandlers(this),

@@ -4,7 +4,9 @@ import { isCancellation, toErrorData } from '../base/errors.js';
 import type { Events, JobKind, JobProgress, JobState, JobStatus } from './contract.js';
 
 /** What a job body reports; the manager adds the job's identity, rate and ETA. */
-export type ProgressUpdate = Partial<Omit<JobProgress, 'jobId' | 'kind' | 'kb' | 'rate' | 'etaSeconds'>> & { stage: string };
+export type ProgressUpdate = Partial<Omit<JobProgress, 'jobId' | 'kind' | 'kb' | 'rate' | 'etaSeconds'>> & {
+  stage: string;
+};
 
 export interface JobContext {
   readonly jobId: string;
@@ -76,7 +78,8 @@ export class JobManager {
       .then(
         (result) => this.#finish(entry, 'done', result),
         (error: unknown) => {
-          if (isCancellation(error) || controller.signal.aborted) this.#finish(entry, entry.pauseRequested ? 'paused' : 'cancelled', null);
+          if (isCancellation(error) || controller.signal.aborted)
+            this.#finish(entry, entry.pauseRequested ? 'paused' : 'cancelled', null);
           else this.#finish(entry, 'failed', null, error);
         },
       )
@@ -162,7 +165,14 @@ export class JobManager {
   #finish(entry: JobEntry, status: Exclude<JobStatus, 'running'>, result: unknown, error?: unknown): void {
     entry.state.error = error === undefined ? null : toErrorData(error);
     entry.state.status = status;
-    if (status === 'failed' && !(error instanceof Error && 'code' in error)) console.error(`[polyhop] job ${entry.state.jobId} failed:`, error);
-    this.#emit('job:finished', { jobId: entry.state.jobId, kind: entry.state.kind, status, result, error: entry.state.error });
+    if (status === 'failed' && !(error instanceof Error && 'code' in error))
+      console.error(`[polyhop] job ${entry.state.jobId} failed:`, error);
+    this.#emit('job:finished', {
+      jobId: entry.state.jobId,
+      kind: entry.state.kind,
+      status,
+      result,
+      error: entry.state.error,
+    });
   }
 }

@@ -62,7 +62,11 @@ export class ModelRuntime {
 
   async requireGeneration(purpose: string): Promise<Llm> {
     const llm = await this.generation();
-    if (!llm) throw new PolyhopError('MODEL_ERROR', `${purpose} needs a generation model: put a GGUF file in models/ and select it (Models screen, or \`polyhop models use generation FILE\`)`);
+    if (!llm)
+      throw new PolyhopError(
+        'MODEL_ERROR',
+        `${purpose} needs a generation model: put a GGUF file in models/ and select it (Models screen, or \`polyhop models use generation FILE\`)`,
+      );
     return llm;
   }
 
@@ -78,13 +82,18 @@ export class ModelRuntime {
 
   async requireEmbedder(purpose: string): Promise<Embedder> {
     const embedder = await this.embedder();
-    if (!embedder) throw new PolyhopError('MODEL_ERROR', `${purpose} needs an embedding model: put an ONNX folder or GGUF embedding model in models/ and select it (Models screen, or \`polyhop models use embedding PATH\`)`);
+    if (!embedder)
+      throw new PolyhopError(
+        'MODEL_ERROR',
+        `${purpose} needs an embedding model: put an ONNX folder or GGUF embedding model in models/ and select it (Models screen, or \`polyhop models use embedding PATH\`)`,
+      );
     return embedder;
   }
 
   /** Loads a model, and on success remembers it as the user's selection for that role. */
   async load(role: ModelRole, selection: ModelSelection): Promise<ModelStatus> {
-    if (!existsSync(selection.path)) throw new PolyhopError('NOT_FOUND', `No model at ${selection.path}`, { details: { file: selection.path } });
+    if (!existsSync(selection.path))
+      throw new PolyhopError('NOT_FOUND', `No model at ${selection.path}`, { details: { file: selection.path } });
     if (role === 'generation') {
       const model = await this.#loadGeneration(selection);
       this.#settings.update({ generationModel: selection });
@@ -120,11 +129,31 @@ export class ModelRuntime {
    */
   endpointStatus(): EndpointStatus[] {
     const live = new Map<string, EndpointStatus>();
-    for (const entry of [this.#llmPool, this.#embedderPool]) for (const s of entry?.pool.status() ?? []) live.set(`${s.role}/${s.id}`, s);
+    for (const entry of [this.#llmPool, this.#embedderPool])
+      for (const s of entry?.pool.status() ?? []) live.set(`${s.role}/${s.id}`, s);
     return this.#settings.get().endpoints.map((e) => {
       const current = live.get(`${e.role}/${e.id}`);
-      if (current && current.baseUrl === e.baseUrl && current.model === e.model && current.concurrency === e.concurrency) return current;
-      return { id: e.id, role: e.role, baseUrl: e.baseUrl, model: e.model, hasApiKey: e.apiKey !== undefined, concurrency: e.concurrency, health: 'unknown', servedModel: null, inFlight: 0, calls: 0, failures: 0, lastError: null };
+      if (
+        current &&
+        current.baseUrl === e.baseUrl &&
+        current.model === e.model &&
+        current.concurrency === e.concurrency
+      )
+        return current;
+      return {
+        id: e.id,
+        role: e.role,
+        baseUrl: e.baseUrl,
+        model: e.model,
+        hasApiKey: e.apiKey !== undefined,
+        concurrency: e.concurrency,
+        health: 'unknown',
+        servedModel: null,
+        inFlight: 0,
+        calls: 0,
+        failures: 0,
+        lastError: null,
+      };
     });
   }
 
@@ -210,7 +239,10 @@ export class ModelRuntime {
   async loadSeparate(role: 'generation', selection: ModelSelection): Promise<Llm>;
   async loadSeparate(role: 'embedding', selection: ModelSelection): Promise<Embedder>;
   async loadSeparate(role: ModelRole, selection: ModelSelection): Promise<Llm | Embedder> {
-    if (!existsSync(selection.path)) throw new PolyhopError('NOT_FOUND', `${selection.path}: no such model file or folder`, { details: { file: selection.path } });
+    if (!existsSync(selection.path))
+      throw new PolyhopError('NOT_FOUND', `${selection.path}: no such model file or folder`, {
+        details: { file: selection.path },
+      });
     return role === 'generation' ? createGeneration(selection) : (await createEmbedder(selection)).model;
   }
 
@@ -234,7 +266,11 @@ async function createEmbedder(selection: ModelSelection): Promise<{ model: Embed
   const { TransformersEmbedder } = await import('../models/TransformersEmbedder.js');
   const { LlamaCppEmbedder } = await import('../models/LlamaCppEmbedder.js');
   const model: Embedder = isFolder
-    ? await TransformersEmbedder.create({ modelDir: selection.path, ...(selection.batchSize ? { batchSize: selection.batchSize } : {}), ...(selection.threads ? { threads: selection.threads } : {}) })
+    ? await TransformersEmbedder.create({
+        modelDir: selection.path,
+        ...(selection.batchSize ? { batchSize: selection.batchSize } : {}),
+        ...(selection.threads ? { threads: selection.threads } : {}),
+      })
     : await LlamaCppEmbedder.create({
         modelPath: selection.path,
         gpuLayers: selection.gpuLayers,
@@ -250,7 +286,9 @@ async function createEmbedder(selection: ModelSelection): Promise<{ model: Embed
     gpuLayers: isFolder ? 0 : (model as LlamaCppEmbedder).gpuLayers,
     totalLayers: 0,
     dimension: model.dimension,
-    explanation: isFolder ? 'ONNX model run by @huggingface/transformers from local files only' : 'GGUF embedding model run by node-llama-cpp',
+    explanation: isFolder
+      ? 'ONNX model run by @huggingface/transformers from local files only'
+      : 'GGUF embedding model run by node-llama-cpp',
   };
   return { model, status };
 }

@@ -9,13 +9,22 @@ import { modelSelectionSchema, STRATEGIES, type Settings } from './contract.js';
 
 const settingsSchema = z.object({
   defaultStrategy: z.enum(STRATEGIES).default('dr'),
-  answerLanguage: z.string().regex(/^[a-z]{2,3}$/).nullable().default(null),
-  uiLanguage: z.string().regex(/^[a-z]{2,3}$/).nullable().default(null),
+  answerLanguage: z
+    .string()
+    .regex(/^[a-z]{2,3}$/)
+    .nullable()
+    .default(null),
+  uiLanguage: z
+    .string()
+    .regex(/^[a-z]{2,3}$/)
+    .nullable()
+    .default(null),
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   concurrency: z.number().int().min(1).max(64).default(4),
   thresholds: z.enum(['calibrated', 'paper']).default('calibrated'),
   strategyParams: z.record(z.string(), z.number()).default({}),
-  reasoning: z.partialRecord(z.enum(Object.keys(REASONING_STEPS) as [ReasoningStep, ...ReasoningStep[]]), z.enum(['on', 'off']))
+  reasoning: z
+    .partialRecord(z.enum(Object.keys(REASONING_STEPS) as [ReasoningStep, ...ReasoningStep[]]), z.enum(['on', 'off']))
     .default({})
     .transform((policy) => resolveReasoningPolicy(policy)),
   generationModel: modelSelectionSchema.nullable().default(null),
@@ -51,7 +60,11 @@ export class SettingsStore {
 
   update(patch: Record<string, unknown>): Settings {
     const merged = settingsSchema.safeParse({ ...this.#settings, ...patch });
-    if (!merged.success) throw new PolyhopError('INVALID_REQUEST', `Invalid settings: ${merged.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!merged.success)
+      throw new PolyhopError(
+        'INVALID_REQUEST',
+        `Invalid settings: ${merged.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     const unknown = Object.keys(patch).filter((k) => !(k in settingsSchema.shape));
     if (unknown.length > 0) throw new PolyhopError('INVALID_REQUEST', `Unknown setting(s): ${unknown.join(', ')}`);
     this.#settings = merged.data;

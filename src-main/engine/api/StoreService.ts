@@ -52,7 +52,11 @@ export class StoreService {
             kind: request.auth.kind,
             username: request.auth.username,
             // Editing other fields keeps the password, as long as it is for the same user.
-            password: request.auth.password ?? (previous && previous.auth.kind !== 'none' && previous.auth.username === request.auth.username ? previous.auth.password : ''),
+            password:
+              request.auth.password ??
+              (previous && previous.auth.kind !== 'none' && previous.auth.username === request.auth.username
+                ? previous.auth.password
+                : ''),
           };
     const parsed = storeConfigSchema.safeParse({
       queryUrl: request.queryUrl,
@@ -65,7 +69,10 @@ export class StoreService {
       autoSync: request.autoSync ?? previous?.autoSync ?? true,
     });
     if (!parsed.success) {
-      throw new PolyhopError('INVALID_REQUEST', `store: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new PolyhopError(
+        'INVALID_REQUEST',
+        `store: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     const config = parsed.data;
     this.#configs.set(id, config);
@@ -120,9 +127,13 @@ export class StoreService {
     const id = this.#kbId(session);
     const config = this.#configs.get(id);
     if (!config) {
-      throw new PolyhopError('NOT_FOUND', `"${session.name}" has no external SPARQL store; configure one with \`polyhop store set --kb "${session.name}" --query-url …\` or on the SPARQL screen`, {
-        details: { kb: session.name },
-      });
+      throw new PolyhopError(
+        'NOT_FOUND',
+        `"${session.name}" has no external SPARQL store; configure one with \`polyhop store set --kb "${session.name}" --query-url …\` or on the SPARQL screen`,
+        {
+          details: { kb: session.name },
+        },
+      );
     }
     const cached = this.#clients.get(id);
     if (cached && JSON.stringify(cached.config) === JSON.stringify(config)) return cached.client;
@@ -156,7 +167,13 @@ export class StoreService {
           target: storeTarget(config),
           batchQuads: config.batchQuads,
           signal,
-          onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: `${p.quads.toLocaleString('en')} quads sent` }),
+          onProgress: (p) =>
+            progress({
+              stage: p.stage,
+              done: p.done,
+              total: p.total,
+              message: `${p.quads.toLocaleString('en')} quads sent`,
+            }),
         });
       } finally {
         this.#running.delete(id);

@@ -108,7 +108,9 @@ export class WatchService {
     for (const folder of this.#file.list()) {
       if (!this.#follows(folder.kbId) || this.#active.has(key(folder))) continue;
       // One folder that cannot be followed (gone, unreadable) leaves the others followed; its view says why.
-      await this.#restart(folder).catch((error: unknown) => console.error(`[polyhop] cannot watch ${folder.path}:`, error));
+      await this.#restart(folder).catch((error: unknown) =>
+        console.error(`[polyhop] cannot watch ${folder.path}:`, error),
+      );
     }
   }
 
@@ -169,7 +171,14 @@ export class WatchService {
       try {
         const result = await run(name);
         const jobId = result.added.length > 0 ? this.#index(name) : null;
-        const lastSync = { at: new Date().toISOString(), added: result.added.length, removed: result.removed, renamed: result.renamed, unchanged: result.unchanged, errors: result.errors.length };
+        const lastSync = {
+          at: new Date().toISOString(),
+          added: result.added.length,
+          removed: result.removed,
+          renamed: result.renamed,
+          unchanged: result.unchanged,
+          errors: result.errors.length,
+        };
         active.view.lastSync = lastSync;
         if (active.view.mode === 'events') active.view.message = null;
         this.#emit('watch:synced', { kb: name, path, ...lastSync, jobId });
@@ -184,17 +193,26 @@ export class WatchService {
   /** Starts indexing the KB, or marks it for another run when one is going. */
   #index(kb: string): string {
     const session = this.#engine.kbs.get(kb);
-    const running = this.#engine.jobs.list().find((j) => j.kind === 'index' && j.kb === session.name && j.status === 'running');
+    const running = this.#engine.jobs
+      .list()
+      .find((j) => j.kind === 'index' && j.kb === session.name && j.status === 'running');
     if (running) {
       this.#indexAgain.add(this.#kbId(kb));
       return running.jobId;
     }
-    return this.#engine.jobs.start('index', session.name, ({ signal, progress }) => runIndexing(this.#engine, session, { signal, progress }));
+    return this.#engine.jobs.start('index', session.name, ({ signal, progress }) =>
+      runIndexing(this.#engine, session, { signal, progress }),
+    );
   }
 
   #view(folder: WatchedFolder, kb: string): WatchedFolderView {
     const active = this.#active.get(key(folder));
-    return { kb, path: folder.path, ignore: [...folder.ignore], ...(active ? structuredClone(active.view) : { mode: 'stopped', message: null, lastSync: null }) };
+    return {
+      kb,
+      path: folder.path,
+      ignore: [...folder.ignore],
+      ...(active ? structuredClone(active.view) : { mode: 'stopped', message: null, lastSync: null }),
+    };
   }
 
   #kbId(kb: string): string {

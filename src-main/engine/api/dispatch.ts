@@ -19,10 +19,16 @@ export async function dispatch(handlers: Handlers, method: unknown, payload: unk
     const parsed = requestSchemas[method].safeParse(payload ?? {});
     if (!parsed.success) {
       // Capped: an issue can quote the payload (every unknown key), and replies must stay small.
-      const issues = parsed.error.issues.slice(0, 10).map((i) => ({ path: clip(i.path.map(String).join('.')), message: clip(i.message) }));
-      throw new PolyhopError('INVALID_REQUEST', `Invalid request for ${method}: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, {
-        details: { issues },
-      });
+      const issues = parsed.error.issues
+        .slice(0, 10)
+        .map((i) => ({ path: clip(i.path.map(String).join('.')), message: clip(i.message) }));
+      throw new PolyhopError(
+        'INVALID_REQUEST',
+        `Invalid request for ${method}: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`,
+        {
+          details: { issues },
+        },
+      );
     }
     const handler = handlers[method] as (request: unknown) => Promise<unknown>;
     return { ok: true, value: await handler(parsed.data) };

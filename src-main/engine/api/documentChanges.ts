@@ -24,7 +24,8 @@ const FILES_PER_TRANSACTION = 256;
 /** The KB's documents under a folder (its path, or anything below it). */
 function documentsUnder(session: KbSession, folder: string): DocumentRecord[] {
   const under: DocumentRecord[] = [];
-  for (const doc of session.kb.iterateDocuments()) if (doc.path === folder || doc.path.startsWith(folder + sep)) under.push(doc);
+  for (const doc of session.kb.iterateDocuments())
+    if (doc.path === folder || doc.path.startsWith(folder + sep)) under.push(doc);
   return under;
 }
 
@@ -35,7 +36,11 @@ function documentsUnder(session: KbSession, folder: string): DocumentRecord[] {
  * what was extracted from it. Reading and chunking happen in the indexing job, so this returns
  * quickly. A watched folder's catch-up scan is this call.
  */
-export async function addDocuments(engine: Engine, name: string, paths: readonly string[]): Promise<AddDocumentsResult> {
+export async function addDocuments(
+  engine: Engine,
+  name: string,
+  paths: readonly string[],
+): Promise<AddDocumentsResult> {
   const session = engine.kbs.get(name);
   const changes: FoundChanges = { found: [], gone: [], errors: [] };
   for (const raw of paths) {
@@ -74,7 +79,13 @@ export async function addDocuments(engine: Engine, name: string, paths: readonly
  * events for one file counts once and a file deleted again before this runs is simply gone.
  * Ignored and unsupported paths are left alone.
  */
-export async function syncChangedPaths(engine: Engine, name: string, root: string, paths: readonly string[], ignore: readonly string[]): Promise<AddDocumentsResult> {
+export async function syncChangedPaths(
+  engine: Engine,
+  name: string,
+  root: string,
+  paths: readonly string[],
+  ignore: readonly string[],
+): Promise<AddDocumentsResult> {
   const session = engine.kbs.get(name);
   const rules = new IgnoreRules(root, { patterns: ignore });
   const changes: FoundChanges = { found: [], gone: [], errors: [] };
@@ -146,7 +157,13 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
           replaced.push(existing.id);
         }
         const format = formatForPath(file.path);
-        const added = kb.addDocument({ path: file.path, title: basename(file.path), hash: file.sha256, mime: format ? MIME_BY_FORMAT[format] : 'application/octet-stream', size: file.size });
+        const added = kb.addDocument({
+          path: file.path,
+          title: basename(file.path),
+          hash: file.sha256,
+          mime: format ? MIME_BY_FORMAT[format] : 'application/octet-stream',
+          size: file.size,
+        });
         result.added.push(toRow(added));
       }
     });
@@ -182,5 +199,17 @@ export async function updateView(update: Promise<void>): Promise<void> {
 }
 
 export function toRow(d: DocumentRecord): DocumentRow {
-  return { id: d.id, path: d.path, title: d.title, mime: d.mime, size: d.size, language: d.language, status: d.status, error: d.error, chunkCount: d.chunkCount, tripleCount: d.tripleCount, addedAt: d.addedAt };
+  return {
+    id: d.id,
+    path: d.path,
+    title: d.title,
+    mime: d.mime,
+    size: d.size,
+    language: d.language,
+    status: d.status,
+    error: d.error,
+    chunkCount: d.chunkCount,
+    tripleCount: d.tripleCount,
+    addedAt: d.addedAt,
+  };
 }

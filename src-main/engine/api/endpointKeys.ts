@@ -24,7 +24,11 @@ export function restoreEndpointKeys(patch: Record<string, unknown>, stored: Sett
     const { hasApiKey, ...rest } = entry as Record<string, unknown>;
     if (hasApiKey !== true || rest.apiKey !== undefined) return rest;
     const key = stored.endpoints.find((e) => e.id === rest.id)?.apiKey;
-    if (key === undefined) throw new PolyhopError('INVALID_REQUEST', `Invalid settings: endpoint "${String(rest.id)}" says it has an API key, but none is stored for it: send apiKey`);
+    if (key === undefined)
+      throw new PolyhopError(
+        'INVALID_REQUEST',
+        `Invalid settings: endpoint "${String(rest.id)}" says it has an API key, but none is stored for it: send apiKey`,
+      );
     return { ...rest, apiKey: key };
   });
   return { ...patch, endpoints };

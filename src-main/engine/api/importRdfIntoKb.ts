@@ -31,10 +31,19 @@ export interface ImportRdfIntoKbOptions {
  * Memory stays bounded whatever the file's size: each batch is written as it comes, and the
  * embedding stage reads what to embed back from SQLite a page at a time.
  */
-export async function importRdfIntoKb(session: KbSession, embedder: Embedder | null, file: string, options: ImportRdfIntoKbOptions): Promise<ImportRdfResult & { missingVectors: number }> {
+export async function importRdfIntoKb(
+  session: KbSession,
+  embedder: Embedder | null,
+  file: string,
+  options: ImportRdfIntoKbOptions,
+): Promise<ImportRdfResult & { missingVectors: number }> {
   const { kb } = session;
   const stats = kb.stats();
-  if (stats.documents > 0 || stats.entities > 0) throw new PolyhopError('CONFLICT', `Import an RDF graph into a new, empty knowledge base ("${session.name}" already has content)`);
+  if (stats.documents > 0 || stats.entities > 0)
+    throw new PolyhopError(
+      'CONFLICT',
+      `Import an RDF graph into a new, empty knowledge base ("${session.name}" already has content)`,
+    );
   if (embedder) kb.assertEmbedder(embedder.identity, embedder.dimension);
   const source = basename(file);
   try {
@@ -42,7 +51,13 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder | n
       ...(options.format ? { format: options.format } : {}),
       ...(options.baseIri ? { baseIri: options.baseIri } : {}),
       signal: options.signal,
-      onProgress: (p) => options.onProgress({ stage: p.phase === 'validate' ? 'validate' : 'import', done: p.bytes, total: p.totalBytes, message: `${p.quads} statements` }),
+      onProgress: (p) =>
+        options.onProgress({
+          stage: p.phase === 'validate' ? 'validate' : 'import',
+          done: p.bytes,
+          total: p.totalBytes,
+          message: `${p.quads} statements`,
+        }),
       // One transaction per batch. Names are unique within the import and aliases come last, so
       // the KB's name index finds each triple's entities without a map of all nodes.
       onBatch: (batch) =>
@@ -53,7 +68,11 @@ export async function importRdfIntoKb(session: KbSession, embedder: Embedder | n
     });
     if (embedder) {
       // The shared embed stage, a page of rows at a time (the BM25 text was written with each batch).
-      const plan = planEmbedding(kb, embedder, { batchSize: options.embedBatchSize ?? 64, fullText: false, signal: options.signal });
+      const plan = planEmbedding(kb, embedder, {
+        batchSize: options.embedBatchSize ?? 64,
+        fullText: false,
+        signal: options.signal,
+      });
       let done = 0;
       await plan.run((n) => options.onProgress({ stage: 'embed', done: (done += n), total: plan.total }));
     }

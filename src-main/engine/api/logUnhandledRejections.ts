@@ -10,5 +10,7 @@ let installed = false;
 export function logUnhandledRejections(log: (message: string, reason: unknown) => void = console.error): void {
   if (installed) return;
   installed = true;
-  process.on('unhandledRejection', (reason) => log('[polyhop] BUG: a promise rejection was not handled (the engine carries on):', reason));
+  process.on('unhandledRejection', (reason) =>
+    log('[polyhop] BUG: a promise rejection was not handled (the engine carries on):', reason),
+  );
 }

@@ -20,10 +20,19 @@ export function findElectronBinary(fromDir: string): ElectronBinary {
   try {
     packageDir = dirname(createRequire(join(fromDir, 'noop.js')).resolve('electron/package.json'));
   } catch {
-    return { present: false, reason: 'the electron package is not installed (its binary download needs access to GitHub)' };
+    return {
+      present: false,
+      reason: 'the electron package is not installed (its binary download needs access to GitHub)',
+    };
   }
   const pathFile = join(packageDir, 'path.txt');
-  if (!existsSync(pathFile)) return { present: false, reason: "electron's binary was not downloaded (no network beyond the npm registry at install time)" };
+  if (!existsSync(pathFile))
+    return {
+      present: false,
+      reason: "electron's binary was not downloaded (no network beyond the npm registry at install time)",
+    };
   const executable = join(packageDir, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(executable) ? { present: true, path: executable } : { present: false, reason: `electron's executable ${executable} is missing` };
+  return existsSync(executable)
+    ? { present: true, path: executable }
+    : { present: false, reason: `electron's executable ${executable} is missing` };
 }

@@ -23,7 +23,11 @@ export class PolyhopError extends Error {
   readonly code: PolyhopErrorCode;
   readonly details: Record<string, unknown>;
 
-  constructor(code: PolyhopErrorCode, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: PolyhopErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'PolyhopError';
     this.code = code;
@@ -67,5 +71,7 @@ export function toErrorData(error: unknown): ErrorData {
 }
 
 export function fromErrorData(data: ErrorData): PolyhopError {
-  return data.code === 'CANCELLED' ? new CancelledError(data.message) : new PolyhopError(data.code, data.message, { details: data.details });
+  return data.code === 'CANCELLED'
+    ? new CancelledError(data.message)
+    : new PolyhopError(data.code, data.message, { details: data.details });
 }

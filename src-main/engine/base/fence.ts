@@ -2,7 +2,22 @@
  * Every tag the prompts fence untrusted text with: document text and everything derived from it
  * (entity names, types, relations, descriptions, summaries, sub-answers) and the user's question.
  */
-export const FENCE_TAGS = ['document', 'question', 'evidence', 'passages', 'candidates', 'triples', 'pairs', 'entities', 'graph', 'reasoning', 'response', 'expected_answer', 'accepted_alternatives', 'answers'] as const;
+export const FENCE_TAGS = [
+  'document',
+  'question',
+  'evidence',
+  'passages',
+  'candidates',
+  'triples',
+  'pairs',
+  'entities',
+  'graph',
+  'reasoning',
+  'response',
+  'expected_answer',
+  'accepted_alternatives',
+  'answers',
+] as const;
 
 const FENCE_TAG_PATTERN = new RegExp(`<(/?)(${FENCE_TAGS.join('|')})`, 'gi');
 

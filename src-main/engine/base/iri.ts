@@ -30,9 +30,13 @@ const LONG_PREFIX_CHARS = 160;
 /** Throws BAD_INPUT unless `base` is an absolute IRI ending in `/` or `#` with no character IRIs forbid. */
 export function assertBaseIri(base: string): void {
   if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>"{}|\\^`\u0000-\u001f\u007f]*[/#]$/u.test(base) || hasLoneSurrogate(base)) {
-    throw new PolyhopError('BAD_INPUT', `iri: base IRI ${JSON.stringify(base.slice(0, 200))} must be absolute and end in "/" or "#"`, {
-      details: { base: base.slice(0, 2000) },
-    });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `iri: base IRI ${JSON.stringify(base.slice(0, 200))} must be absolute and end in "/" or "#"`,
+      {
+        details: { base: base.slice(0, 2000) },
+      },
+    );
   }
 }
 
@@ -85,7 +89,13 @@ export function decodeIriSegment(segment: string): string | null {
       units.push(...decoded);
     } else {
       const cp = segment.codePointAt(i) as number;
-      units.push(...(segment[i] === '_' ? [0x20] : String.fromCodePoint(cp).split('').map((c) => c.charCodeAt(0))));
+      units.push(
+        ...(segment[i] === '_'
+          ? [0x20]
+          : String.fromCodePoint(cp)
+              .split('')
+              .map((c) => c.charCodeAt(0))),
+      );
       i += cp > 0xffff ? 2 : 1;
     }
   }

@@ -8,10 +8,16 @@ export function storageError(error: unknown, file: string, action = 'write'): Po
   if (error instanceof PolyhopError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (isStorageFull(error)) {
-    return new PolyhopError('STORAGE_FULL', `No space left on the device to ${action} ${file}`, { details: { file }, cause: error });
+    return new PolyhopError('STORAGE_FULL', `No space left on the device to ${action} ${file}`, {
+      details: { file },
+      cause: error,
+    });
   }
   const reason = error instanceof Error ? error.message : String(error);
-  return new PolyhopError('BAD_INPUT', `Cannot ${action} ${file}: ${reason}`, { details: { file, code }, cause: error });
+  return new PolyhopError('BAD_INPUT', `Cannot ${action} ${file}: ${reason}`, {
+    details: { file, code },
+    cause: error,
+  });
 }
 
 /** A write that failed because the disk (or the user's quota, or SQLite's page cap) is full. */

@@ -51,4 +51,10 @@ export function rowKey(row: Pick<EvalResultRow, 'itemId' | 'strategy' | 'languag
   return JSON.stringify([row.itemId, row.language, row.strategy]);
 }
 
-export const ZERO_COST: EvalCost = Object.freeze({ llmCalls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0, ms: 0 });
+export const ZERO_COST: EvalCost = Object.freeze({
+  llmCalls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cacheHits: 0,
+  ms: 0,
+});

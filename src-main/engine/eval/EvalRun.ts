@@ -156,7 +156,8 @@ export class EvalRun<K extends EvalKb = EvalKb> {
   #failed = 0;
 
   constructor(options: EvalRunOptions, deps: EvalDependencies<K>) {
-    if (options.strategies.length === 0) throw new PolyhopError('INVALID_REQUEST', 'eval: choose at least one strategy');
+    if (options.strategies.length === 0)
+      throw new PolyhopError('INVALID_REQUEST', 'eval: choose at least one strategy');
     this.#options = options;
     this.#deps = deps;
     mkdirSync(options.outDir, { recursive: true });
@@ -182,12 +183,20 @@ export class EvalRun<K extends EvalKb = EvalKb> {
       ...(o.graphPath ? { graphPath: o.graphPath } : {}),
       ...(signal ? { signal } : {}),
     });
-    if (dataset.items.length === 0) throw new PolyhopError('BAD_INPUT', `${o.datasetPath}: the dataset has no questions`, { details: { file: o.datasetPath } });
+    if (dataset.items.length === 0)
+      throw new PolyhopError('BAD_INPUT', `${o.datasetPath}: the dataset has no questions`, {
+        details: { file: o.datasetPath },
+      });
     const kbLanguage = dataset.source.language;
     const languages = [...new Set((o.languages ?? [dataset.items[0]?.language ?? kbLanguage]).map(toLanguageCode))];
     const manifest = this.#openManifest(dataset, languages);
 
-    const finished = new Set(this.#results.readAll().filter((r) => !r.error).map(rowKey));
+    const finished = new Set(
+      this.#results
+        .readAll()
+        .filter((r) => !r.error)
+        .map(rowKey),
+    );
     const units: Unit[] = [];
     for (const item of dataset.items)
       for (const language of languages)
@@ -205,7 +214,11 @@ export class EvalRun<K extends EvalKb = EvalKb> {
         onProgress: (p) => this.#progress('index', p.done, p.total, p.message),
       });
       if (!built.reused || !manifest.indexing) {
-        manifest.indexing = { passages: manifest.dataset.passages, cost: built.cost ?? ZERO_COST, reused: built.reused };
+        manifest.indexing = {
+          passages: manifest.dataset.passages,
+          cost: built.cost ?? ZERO_COST,
+          reused: built.reused,
+        };
         this.#saveManifest(manifest);
       }
       await this.#askAll(units, translations, built.kb, dataset, kbLanguage);
@@ -215,13 +228,20 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     if (o.report !== false) {
       throwIfAborted(signal);
       this.#progress('report', 0, 1, 'writing the report');
-      report = await writeEvalReport(o.outDir, { samples: o.bootstrapSamples ?? BOOTSTRAP_DEFAULTS.samples, seed: o.seed ?? BOOTSTRAP_DEFAULTS.seed });
+      report = await writeEvalReport(o.outDir, {
+        samples: o.bootstrapSamples ?? BOOTSTRAP_DEFAULTS.samples,
+        seed: o.seed ?? BOOTSTRAP_DEFAULTS.seed,
+      });
       this.#progress('report', 1, 1, `report written to ${join(o.outDir, 'report.md')}`);
     }
     return { outDir: o.outDir, asked: units.length, skipped: this.#skipped, failed: this.#failed, report };
   }
 
-  async #translate(units: readonly Unit[], manifest: EvalManifest, signal: AbortSignal | undefined): Promise<Map<string, TranslatedItem | Error>> {
+  async #translate(
+    units: readonly Unit[],
+    manifest: EvalManifest,
+    signal: AbortSignal | undefined,
+  ): Promise<Map<string, TranslatedItem | Error>> {
     const needed = new Map<string, { item: EvalItem; language: string }>();
     for (const u of units) needed.set(JSON.stringify([u.item.id, u.language]), { item: u.item, language: u.language });
     const out = new Map<string, TranslatedItem | Error>();
@@ -231,7 +251,10 @@ export class EvalRun<K extends EvalKb = EvalKb> {
       this.#progress('translate', done++, needed.size, `translating question ${item.id} into ${language}`);
       try {
         if (!this.#llm && language !== item.language && !item.translations?.[language]) {
-          throw new PolyhopError('UNSUPPORTED', `no generation model to translate question ${item.id} into ${language}`);
+          throw new PolyhopError(
+            'UNSUPPORTED',
+            `no generation model to translate question ${item.id} into ${language}`,
+          );
         }
         const t = await translateItem(this.#llm as Llm, this.#deps.prompts, item, language, signal);
         if (t.usage) addUsage(manifest.translation, t.usage);
@@ -246,7 +269,13 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     return out;
   }
 
-  async #askAll(units: readonly Unit[], translations: Map<string, TranslatedItem | Error>, kb: K, dataset: EvalDataset, kbLanguage: string): Promise<void> {
+  async #askAll(
+    units: readonly Unit[],
+    translations: Map<string, TranslatedItem | Error>,
+    kb: K,
+    dataset: EvalDataset,
+    kbLanguage: string,
+  ): Promise<void> {
     const signal = this.#options.signal;
     let next = 0;
     let done = 0;
@@ -262,22 +291,41 @@ export class EvalRun<K extends EvalKb = EvalKb> {
           this.#results.append(row);
           if (row.error) this.#failed++;
           done++;
-          this.#progress('ask', done, units.length, `${unit.strategy} · ${unit.language} · ${unit.item.id}${row.error ? ` failed: ${row.error.message}` : ''}`);
+          this.#progress(
+            'ask',
+            done,
+            units.length,
+            `${unit.strategy} · ${unit.language} · ${unit.item.id}${row.error ? ` failed: ${row.error.message}` : ''}`,
+          );
         } catch (error) {
           stop ??= error;
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.#options.concurrency ?? 1, units.length)) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(this.#options.concurrency ?? 1, units.length)) }, worker),
+    );
     if (stop !== undefined) throw stop;
   }
 
-  async #askOne(unit: Unit, translated: TranslatedItem | Error, kb: K, dataset: EvalDataset, kbLanguage: string): Promise<EvalResultRow> {
+  async #askOne(
+    unit: Unit,
+    translated: TranslatedItem | Error,
+    kb: K,
+    dataset: EvalDataset,
+    kbLanguage: string,
+  ): Promise<EvalResultRow> {
     const { item, language, strategy } = unit;
     const o = this.#options;
-    const judge = o.judge !== false && this.#judgeLlm ? { llm: this.#judgeLlm, prompts: this.#deps.prompts } : undefined;
+    const judge =
+      o.judge !== false && this.#judgeLlm ? { llm: this.#judgeLlm, prompts: this.#deps.prompts } : undefined;
     const similarity = this.#deps.similarity?.embedder;
-    const scoreOptions = { ...(judge ? { judge } : {}), ...(similarity ? { embedder: similarity } : {}), ...(o.recallAt ? { recallAt: o.recallAt } : {}), ...(o.signal ? { signal: o.signal } : {}) };
+    const scoreOptions = {
+      ...(judge ? { judge } : {}),
+      ...(similarity ? { embedder: similarity } : {}),
+      ...(o.recallAt ? { recallAt: o.recallAt } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    };
     const base = {
       v: 1 as const,
       dataset: dataset.name,
@@ -312,15 +360,39 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     };
     let answer: Answer;
     try {
-      answer = await this.#deps.ask(kb, { question: translated.question, strategy, answerLanguage: language, ...(o.signal ? { signal: o.signal } : {}) });
+      answer = await this.#deps.ask(kb, {
+        question: translated.question,
+        strategy,
+        answerLanguage: language,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
     } catch (error) {
       if (isCancellation(error)) throw error;
       const data = toErrorData(error);
-      return { ...asked, answer: null, citedPassageIds: [], trace: [], scores: failedScores(item, scoreOptions), cost: ZERO_COST, evalCost: ZERO_COST, error: { code: data.code, message: data.message }, finishedAt: new Date().toISOString() };
+      return {
+        ...asked,
+        answer: null,
+        citedPassageIds: [],
+        trace: [],
+        scores: failedScores(item, scoreOptions),
+        cost: ZERO_COST,
+        evalCost: ZERO_COST,
+        error: { code: data.code, message: data.message },
+        finishedAt: new Date().toISOString(),
+      };
     }
     const citedPassageIds = citedPassages(answer, kb);
     const scored = await scoreAnswer(
-      { question: translated.question, references: translated.answers, response: answer.text, ...(answer.shortAnswer !== undefined ? { shortAnswer: answer.shortAnswer } : {}), language, script: answerScriptFor(dataset.format), citedPassageIds, ...(item.supportingPassageIds ? { supportingPassageIds: item.supportingPassageIds } : {}) },
+      {
+        question: translated.question,
+        references: translated.answers,
+        response: answer.text,
+        ...(answer.shortAnswer !== undefined ? { shortAnswer: answer.shortAnswer } : {}),
+        language,
+        script: answerScriptFor(dataset.format),
+        citedPassageIds,
+        ...(item.supportingPassageIds ? { supportingPassageIds: item.supportingPassageIds } : {}),
+      },
       scoreOptions,
     );
     const evalCost = { ...ZERO_COST };
@@ -331,11 +403,23 @@ export class EvalRun<K extends EvalKb = EvalKb> {
       ...(answer.shortAnswer !== undefined ? { shortAnswer: answer.shortAnswer } : {}),
       answerLanguage: answer.answerLanguage,
       citedPassageIds,
-      trace: answer.trace.map((s) => ({ step: s.step, llmCalls: s.llmCalls, promptTokens: s.promptTokens, completionTokens: s.completionTokens, ms: Math.round(s.ms) })),
+      trace: answer.trace.map((s) => ({
+        step: s.step,
+        llmCalls: s.llmCalls,
+        promptTokens: s.promptTokens,
+        completionTokens: s.completionTokens,
+        ms: Math.round(s.ms),
+      })),
       scores: scored.scores,
       ...(scored.judge ? { judge: scored.judge } : {}),
       ...(scored.judgeError ? { judgeError: scored.judgeError } : {}),
-      cost: { llmCalls: answer.usage.llmCalls, promptTokens: answer.usage.promptTokens, completionTokens: answer.usage.completionTokens, cacheHits: answer.usage.cacheHits, ms: Math.round(answer.usage.ms) },
+      cost: {
+        llmCalls: answer.usage.llmCalls,
+        promptTokens: answer.usage.promptTokens,
+        completionTokens: answer.usage.completionTokens,
+        cacheHits: answer.usage.cacheHits,
+        ms: Math.round(answer.usage.ms),
+      },
       evalCost,
       finishedAt: new Date().toISOString(),
     };
@@ -344,13 +428,21 @@ export class EvalRun<K extends EvalKb = EvalKb> {
   #openManifest(dataset: EvalDataset, languages: string[]): EvalManifest {
     const o = this.#options;
     const path = join(o.outDir, 'run.json');
-    const fingerprint = hashParts([dataset.format, ...dataset.items.map((i) => `${i.id}\u0000${i.question}`), sourceFingerprint(dataset.source)]);
+    const fingerprint = hashParts([
+      dataset.format,
+      ...dataset.items.map((i) => `${i.id}\u0000${i.question}`),
+      sourceFingerprint(dataset.source),
+    ]);
     const now = new Date().toISOString();
     const passages = dataset.source.kind === 'passages' ? dataset.source.passages.length : 0;
     if (existsSync(path)) {
       const previous = JSON.parse(readFileSync(path, 'utf8')) as EvalManifest;
       if (previous.dataset.fingerprint !== fingerprint) {
-        throw new PolyhopError('CONFLICT', `${o.outDir} holds a run of other questions (${previous.dataset.name}, ${previous.dataset.questions} questions); choose another folder`, { details: { outDir: o.outDir } });
+        throw new PolyhopError(
+          'CONFLICT',
+          `${o.outDir} holds a run of other questions (${previous.dataset.name}, ${previous.dataset.questions} questions); choose another folder`,
+          { details: { outDir: o.outDir } },
+        );
       }
       const merged: EvalManifest = {
         ...previous,
@@ -365,7 +457,16 @@ export class EvalRun<K extends EvalKb = EvalKb> {
     }
     const manifest: EvalManifest = {
       v: 1,
-      dataset: { name: dataset.name, format: dataset.format, path: dataset.path, kbLanguage: dataset.source.language, fingerprint, questions: dataset.items.length, passages, notes: dataset.notes },
+      dataset: {
+        name: dataset.name,
+        format: dataset.format,
+        path: dataset.path,
+        kbLanguage: dataset.source.language,
+        fingerprint,
+        questions: dataset.items.length,
+        passages,
+        notes: dataset.notes,
+      },
       strategies: [...o.strategies],
       languages,
       baselines: o.baselines ?? DEFAULT_BASELINES,

@@ -29,7 +29,10 @@ export class JsonlFile<T> {
           out.push(JSON.parse(raw) as T);
         } catch (error) {
           if (end !== -1 && text.slice(end + 1).trim() !== '') {
-            throw new PolyhopError('BAD_INPUT', `${this.path} line ${line}: not valid JSON; the file is damaged`, { details: { file: this.path, line }, cause: error });
+            throw new PolyhopError('BAD_INPUT', `${this.path} line ${line}: not valid JSON; the file is damaged`, {
+              details: { file: this.path, line },
+              cause: error,
+            });
           }
           truncateSync(this.path, Buffer.byteLength(text.slice(0, start)));
           break;

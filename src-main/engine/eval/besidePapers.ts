@@ -27,7 +27,11 @@ function publishedKey(manifest: EvalManifest): string {
  * from the language rows, per condition (MDER-DR's match/mismatch) from the main rows, and a
  * language that is the KB's own from the match row when no language row has the metric.
  */
-export function besidePapers(runs: readonly LoadedRun[], rows: readonly ReportRow[], languageRows: readonly LanguageRow[]): BesideRow[] {
+export function besidePapers(
+  runs: readonly LoadedRun[],
+  rows: readonly ReportRow[],
+  languageRows: readonly LanguageRow[],
+): BesideRow[] {
   const out: BesideRow[] = [];
   const seen = new Set<string>();
   for (const run of runs) {
@@ -37,9 +41,11 @@ export function besidePapers(runs: readonly LoadedRun[], rows: readonly ReportRo
     const cells = new Map<string, Record<string, BootstrapEstimate>>(); // `${metric}\u0000${language}`
     for (const r of rows.filter((x) => x.dataset === dataset)) {
       cells.set(`${r.metric}\u0000${r.condition}`, r.cells);
-      if (r.condition === 'match' && !cells.has(`${r.metric}\u0000${m.dataset.kbLanguage}`)) cells.set(`${r.metric}\u0000${m.dataset.kbLanguage}`, r.cells);
+      if (r.condition === 'match' && !cells.has(`${r.metric}\u0000${m.dataset.kbLanguage}`))
+        cells.set(`${r.metric}\u0000${m.dataset.kbLanguage}`, r.cells);
     }
-    for (const r of languageRows.filter((x) => x.dataset === dataset)) cells.set(`${r.metric}\u0000${r.language}`, r.cells);
+    for (const r of languageRows.filter((x) => x.dataset === dataset))
+      cells.set(`${r.metric}\u0000${r.language}`, r.cells);
     for (const [cellKey, ours] of cells) {
       const [metric, language] = cellKey.split('\u0000') as [string, string];
       const strategies = Object.keys(ours).filter((st) => Number.isFinite(ours[st]?.mean));
@@ -47,10 +53,26 @@ export function besidePapers(runs: readonly LoadedRun[], rows: readonly ReportRo
       seen.add(`${dataset}\u0000${cellKey}`);
       const bestStrategy = strategies.sort((a, b) => (ours[b]?.mean ?? 0) - (ours[a]?.mean ?? 0))[0] as string;
       for (const published of publishedFor(key, metric, language)) {
-        const same = published.strategy && ours[published.strategy] ? { strategy: published.strategy, estimate: ours[published.strategy] as BootstrapEstimate } : null;
-        out.push({ dataset, metric, language, published, same, best: { strategy: bestStrategy, estimate: ours[bestStrategy] as BootstrapEstimate } });
+        const same =
+          published.strategy && ours[published.strategy]
+            ? { strategy: published.strategy, estimate: ours[published.strategy] as BootstrapEstimate }
+            : null;
+        out.push({
+          dataset,
+          metric,
+          language,
+          published,
+          same,
+          best: { strategy: bestStrategy, estimate: ours[bestStrategy] as BootstrapEstimate },
+        });
       }
     }
   }
-  return out.sort((a, b) => a.dataset.localeCompare(b.dataset) || metricRank(a.metric) - metricRank(b.metric) || a.language.localeCompare(b.language) || a.published.system.localeCompare(b.published.system));
+  return out.sort(
+    (a, b) =>
+      a.dataset.localeCompare(b.dataset) ||
+      metricRank(a.metric) - metricRank(b.metric) ||
+      a.language.localeCompare(b.language) ||
+      a.published.system.localeCompare(b.published.system),
+  );
 }

@@ -28,7 +28,13 @@ export async function scoreDistributionSvg(chart: ScoreDistribution): Promise<st
     title: { text: chart.title, anchor: 'start' },
     data: [{ name: 'scores', values }],
     scales: [
-      { name: 'x', type: 'band', domain: Array.from({ length: BINS }, (_, i) => binLabel(i)), range: 'width', padding: 0.15 },
+      {
+        name: 'x',
+        type: 'band',
+        domain: Array.from({ length: BINS }, (_, i) => binLabel(i)),
+        range: 'width',
+        padding: 0.15,
+      },
       { name: 'y', type: 'linear', domain: [0, 1], range: 'height', nice: true },
       { name: 'color', type: 'ordinal', domain: chart.series.map((s) => s.strategy), range: 'category' },
     ],
@@ -43,7 +49,14 @@ export async function scoreDistributionSvg(chart: ScoreDistribution): Promise<st
         from: { facet: { data: 'scores', name: 'bin', groupby: 'bin' } },
         encode: { enter: { x: { scale: 'x', field: 'bin' } } },
         signals: [{ name: 'binWidth', update: "bandwidth('x')" }],
-        scales: [{ name: 'inner', type: 'band', range: { signal: '[0, binWidth]' }, domain: chart.series.map((s) => s.strategy) }],
+        scales: [
+          {
+            name: 'inner',
+            type: 'band',
+            range: { signal: '[0, binWidth]' },
+            domain: chart.series.map((s) => s.strategy),
+          },
+        ],
         marks: [
           {
             type: 'rect',

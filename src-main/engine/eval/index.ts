@@ -1,6 +1,16 @@
 /** Evaluation harness: dataset readers, metrics, bootstrap statistics, the benchmark runner and its report. */
 export { EvalRun } from './EvalRun.js';
-export type { EvalRunOptions, EvalRunResult, EvalDependencies, EvalKb, BuiltKb, BuildKbOptions, AskRequest, EvalProgress, EvalStage } from './EvalRun.js';
+export type {
+  EvalRunOptions,
+  EvalRunResult,
+  EvalDependencies,
+  EvalKb,
+  BuiltKb,
+  BuildKbOptions,
+  AskRequest,
+  EvalProgress,
+  EvalStage,
+} from './EvalRun.js';
 export { sourceFingerprint } from './EvalRun.js';
 export { writeEvalReport, loadEvalRun, summariseRuns } from './report.js';
 export type { EvalReport, EvalReportOptions, ReportRow, LanguageRow, CostRow, LoadedRun } from './report.js';

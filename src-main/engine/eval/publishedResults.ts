@@ -27,7 +27,12 @@ export interface PublishedFigure {
 }
 
 const MDER_MODEL = 'gpt-oss:120b / gpt-oss:20b (judge too), mxbai-embed-large';
-const MDER_SYSTEMS: [string, StrategyName | null][] = [['LLM-only', 'llm-only'], ['Vector-RAG', 'vector'], ['GraphRAG', null], ['MDER-DR', 'dr']];
+const MDER_SYSTEMS: [string, StrategyName | null][] = [
+  ['LLM-only', 'llm-only'],
+  ['Vector-RAG', 'vector'],
+  ['GraphRAG', null],
+  ['MDER-DR', 'dr'],
+];
 /** MDER-DR Table 1: dataset, metric, condition, then mean ± SE for LLM-only, Vector-RAG, GraphRAG, MDER-DR. */
 const MDER_TABLE_1: [string, string, 'match' | 'mismatch', number[]][] = [
   ['wikiqa', 'judge', 'match', [0.412, 0.021, 0.477, 0.022, 0.422, 0.022, 0.79, 0.012]],
@@ -44,7 +49,14 @@ const MDER_TABLE_1: [string, string, 'match' | 'mismatch', number[]][] = [
 
 const DAPT_MODEL = 'GPT-4o-mini, BGE-m3';
 const DAPT_LANGUAGES = ['sw', 'th', 'de', 'es', 'zh', 'en'] as const;
-const DAPT_SYSTEMS: Record<string, StrategyName | null> = { 'Zero-shot': 'llm-only', CoT: null, 'Vanilla RAG': 'vector', GraphRAG: null, HippoRAG2: null, DaPT: 'dapt' };
+const DAPT_SYSTEMS: Record<string, StrategyName | null> = {
+  'Zero-shot': 'llm-only',
+  CoT: null,
+  'Vanilla RAG': 'vector',
+  GraphRAG: null,
+  HippoRAG2: null,
+  DaPT: 'dapt',
+};
 /** DaPT Table 1 (HippoRAG 2's rows are DaPT's run of it): EM, F1 per language in Sw, Th, De, Es, Zh, En order (the Avg. columns are left out: they are the mean of these). */
 const DAPT_TABLE_1: [string, string, number[]][] = [
   ['hotpotqa', 'Zero-shot', [17.9, 28.1, 17.2, 21.8, 23.2, 32.1, 23.9, 34.3, 15.9, 33.7, 27.9, 38.4]],

@@ -44,10 +44,23 @@ export type ReportRow = {
   } | null;
 };
 
-export type LanguageRow = { dataset: string; language: string; condition: Condition; metric: string; cells: Record<string, BootstrapEstimate> };
+export type LanguageRow = {
+  dataset: string;
+  language: string;
+  condition: Condition;
+  metric: string;
+  cells: Record<string, BootstrapEstimate>;
+};
 
 /** `judgeFailures`: answers whose judge reply failed its schema after a retry (scored 0, not left out). */
-export type CostRow = { dataset: string; strategy: string; questions: number; failed: number; judgeFailures: number; perQuestion: EvalCost };
+export type CostRow = {
+  dataset: string;
+  strategy: string;
+  questions: number;
+  failed: number;
+  judgeFailures: number;
+  perQuestion: EvalCost;
+};
 
 export interface EvalReport {
   outDir: string;
@@ -73,7 +86,8 @@ const LANGUAGE_METRICS = ['judge', 'soft-em', 'em', 'f1'];
 /** Reads a run folder (run.json + results.jsonl); later rows of the same key replace earlier ones. */
 export function loadEvalRun(dir: string): LoadedRun {
   const manifestPath = join(dir, 'run.json');
-  if (!existsSync(manifestPath)) throw new PolyhopError('NOT_FOUND', `${dir}: not an evaluation run folder (no run.json)`, { details: { dir } });
+  if (!existsSync(manifestPath))
+    throw new PolyhopError('NOT_FOUND', `${dir}: not an evaluation run folder (no run.json)`, { details: { dir } });
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as EvalManifest;
   const latest = new Map<string, EvalResultRow>();
   for (const row of new JsonlFile<EvalResultRow>(join(dir, 'results.jsonl')).readAll()) latest.set(rowKey(row), row);
@@ -89,23 +103,45 @@ export function loadEvalRun(dir: string): LoadedRun {
 export async function writeEvalReport(outDir: string, options: EvalReportOptions = {}): Promise<EvalReport> {
   const runs = [loadEvalRun(outDir), ...(options.moreRunDirs ?? []).map(loadEvalRun)];
   const first = runs[0] as LoadedRun;
-  const boot = { samples: options.samples ?? first.manifest.bootstrapSamples ?? BOOTSTRAP_DEFAULTS.samples, seed: options.seed ?? first.manifest.seed ?? BOOTSTRAP_DEFAULTS.seed };
+  const boot = {
+    samples: options.samples ?? first.manifest.bootstrapSamples ?? BOOTSTRAP_DEFAULTS.samples,
+    seed: options.seed ?? first.manifest.seed ?? BOOTSTRAP_DEFAULTS.seed,
+  };
   const summary = summariseRuns(runs, boot);
   const charts: string[] = [];
   const chartMetrics = options.chartMetrics ?? DEFAULT_CHART_METRICS;
   mkdirSync(join(outDir, 'charts'), { recursive: true });
   for (const row of summary.rows) {
     if (!chartMetrics.includes(row.metric)) continue;
-    const series = summary.strategies.filter((s) => row.cells[s]).map((strategy) => ({ strategy, scores: seriesOf(runs, row.dataset, row.condition, strategy, row.metric).map((x) => x.score) }));
+    const series = summary.strategies
+      .filter((s) => row.cells[s])
+      .map((strategy) => ({
+        strategy,
+        scores: seriesOf(runs, row.dataset, row.condition, strategy, row.metric).map((x) => x.score),
+      }));
     const file = `charts/${slug(row.dataset)}-${row.metric}-${row.condition}.svg`;
-    const svg = await scoreDistributionSvg({ title: `${row.metricLabel} · ${row.dataset} · language ${row.condition}`, series });
+    const svg = await scoreDistributionSvg({
+      title: `${row.metricLabel} · ${row.dataset} · language ${row.condition}`,
+      series,
+    });
     writeFileSync(join(outDir, file), svg);
     charts.push(file);
   }
   const markdown = renderMarkdown(runs, summary, charts, boot);
   writeFileSync(join(outDir, 'report.md'), markdown);
-  const report: EvalReport = { outDir, markdown, rows: summary.rows, languageRows: summary.languageRows, costs: summary.costs, besidePapers: summary.besidePapers, charts };
-  writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify({ ...report, markdown: undefined, bootstrap: boot }, null, 2)}\n`);
+  const report: EvalReport = {
+    outDir,
+    markdown,
+    rows: summary.rows,
+    languageRows: summary.languageRows,
+    costs: summary.costs,
+    besidePapers: summary.besidePapers,
+    charts,
+  };
+  writeFileSync(
+    join(outDir, 'summary.json'),
+    `${JSON.stringify({ ...report, markdown: undefined, bootstrap: boot }, null, 2)}\n`,
+  );
   return report;
 }
 
@@ -128,16 +164,29 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
   const costs: CostRow[] = [];
   for (const dataset of unique(runs.flatMap((r) => r.rows.map((x) => x.dataset)))) {
     const dsRows = runs.flatMap((r) => r.rows.filter((x) => x.dataset === dataset));
-    const metrics = unique(dsRows.flatMap((r) => [...Object.keys(r.scores), ...(r.judgeError !== undefined ? ['judge'] : [])])).sort((a, b) => metricRank(a) - metricRank(b) || a.localeCompare(b));
+    const metrics = unique(
+      dsRows.flatMap((r) => [...Object.keys(r.scores), ...(r.judgeError !== undefined ? ['judge'] : [])]),
+    ).sort((a, b) => metricRank(a) - metricRank(b) || a.localeCompare(b));
     for (const metric of metrics) {
       for (const condition of ['match', 'mismatch'] as const) {
         const cells: Record<string, BootstrapEstimate> = {};
         for (const strategy of strategies) {
           const series = seriesOf(runs, dataset, condition, strategy, metric);
-          if (series.length > 0) cells[strategy] = bootstrapMean(series.map((x) => x.score), boot);
+          if (series.length > 0)
+            cells[strategy] = bootstrapMean(
+              series.map((x) => x.score),
+              boot,
+            );
         }
         if (Object.keys(cells).length === 0) continue;
-        rows.push({ dataset, metric, metricLabel: metricLabel(metric), condition, cells, delta: deltaOf(runs, dataset, condition, metric, cells, baselines, boot) });
+        rows.push({
+          dataset,
+          metric,
+          metricLabel: metricLabel(metric),
+          condition,
+          cells,
+          delta: deltaOf(runs, dataset, condition, metric, cells, baselines, boot),
+        });
       }
     }
     for (const language of unique(dsRows.map((r) => r.language)).sort()) {
@@ -145,7 +194,10 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
       for (const metric of metrics.filter((m) => LANGUAGE_METRICS.includes(m))) {
         const cells: Record<string, BootstrapEstimate> = {};
         for (const strategy of strategies) {
-          const scores = dsRows.filter((r) => r.language === language && r.strategy === strategy && scoreOf(r, metric) !== undefined).sort(byQuestion).map((r) => scoreOf(r, metric) as number);
+          const scores = dsRows
+            .filter((r) => r.language === language && r.strategy === strategy && scoreOf(r, metric) !== undefined)
+            .sort(byQuestion)
+            .map((r) => scoreOf(r, metric) as number);
           if (scores.length > 0) cells[strategy] = bootstrapMean(scores, boot);
         }
         languageRows.push({ dataset, language, condition, metric, cells });
@@ -163,7 +215,13 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
         questions: mine.length,
         failed: mine.length - answered.length,
         judgeFailures: mine.filter((r) => r.judgeError !== undefined).length,
-        perQuestion: { llmCalls: total.llmCalls / n, promptTokens: total.promptTokens / n, completionTokens: total.completionTokens / n, cacheHits: total.cacheHits / n, ms: total.ms / n },
+        perQuestion: {
+          llmCalls: total.llmCalls / n,
+          promptTokens: total.promptTokens / n,
+          completionTokens: total.completionTokens / n,
+          cacheHits: total.cacheHits / n,
+          ms: total.ms / n,
+        },
       });
     }
   }
@@ -171,10 +229,22 @@ export function summariseRuns(runs: readonly LoadedRun[], boot: { samples: numbe
 }
 
 /** Scores of one strategy in one cell, ordered by (question, language) so series over the same questions resample together. */
-function seriesOf(runs: readonly LoadedRun[], dataset: string, condition: Condition, strategy: string, metric: string): { key: string; score: number }[] {
+function seriesOf(
+  runs: readonly LoadedRun[],
+  dataset: string,
+  condition: Condition,
+  strategy: string,
+  metric: string,
+): { key: string; score: number }[] {
   return runs
     .flatMap((r) => r.rows)
-    .filter((r) => r.dataset === dataset && r.condition === condition && r.strategy === strategy && scoreOf(r, metric) !== undefined)
+    .filter(
+      (r) =>
+        r.dataset === dataset &&
+        r.condition === condition &&
+        r.strategy === strategy &&
+        scoreOf(r, metric) !== undefined,
+    )
     .sort(byQuestion)
     .map((r) => ({ key: JSON.stringify([r.itemId, r.language]), score: scoreOf(r, metric) as number }));
 }
@@ -187,24 +257,59 @@ function scoreOf(row: EvalResultRow, metric: string): number | undefined {
 }
 
 function byQuestion(a: EvalResultRow, b: EvalResultRow): number {
-  return a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : a.language < b.language ? -1 : a.language > b.language ? 1 : 0;
+  return a.itemId < b.itemId
+    ? -1
+    : a.itemId > b.itemId
+      ? 1
+      : a.language < b.language
+        ? -1
+        : a.language > b.language
+          ? 1
+          : 0;
 }
 
-function deltaOf(runs: readonly LoadedRun[], dataset: string, condition: Condition, metric: string, cells: Record<string, BootstrapEstimate>, baselines: Set<string>, boot: { samples: number; seed: number }): ReportRow['delta'] {
-  const bestOf = (names: string[]): string | undefined => names.sort((a, b) => (cells[b]?.mean ?? -Infinity) - (cells[a]?.mean ?? -Infinity))[0];
+function deltaOf(
+  runs: readonly LoadedRun[],
+  dataset: string,
+  condition: Condition,
+  metric: string,
+  cells: Record<string, BootstrapEstimate>,
+  baselines: Set<string>,
+  boot: { samples: number; seed: number },
+): ReportRow['delta'] {
+  const bestOf = (names: string[]): string | undefined =>
+    names.sort((a, b) => (cells[b]?.mean ?? -Infinity) - (cells[a]?.mean ?? -Infinity))[0];
   const names = Object.keys(cells);
   const baseline = bestOf(names.filter((s) => baselines.has(s)));
   const best = bestOf(names.filter((s) => !baselines.has(s)));
   if (!baseline || !best) return null;
   const a = new Map(seriesOf(runs, dataset, condition, best, metric).map((x) => [x.key, x.score]));
   const b = seriesOf(runs, dataset, condition, baseline, metric).filter((x) => a.has(x.key));
-  const paired = pairedBootstrap(b.map((x) => a.get(x.key) as number), b.map((x) => x.score), boot);
+  const paired = pairedBootstrap(
+    b.map((x) => a.get(x.key) as number),
+    b.map((x) => x.score),
+    boot,
+  );
   const bm = cells[baseline]?.mean ?? 0;
   const percent = bm > 0 ? (((cells[best]?.mean ?? 0) - bm) / bm) * 100 : null;
-  return { best, baseline, percent, meanDiff: paired.meanDiff, se: paired.se, beyondOneSigma: Math.abs(paired.meanDiff) > paired.se, p: paired.p, n: paired.n };
+  return {
+    best,
+    baseline,
+    percent,
+    meanDiff: paired.meanDiff,
+    se: paired.se,
+    beyondOneSigma: Math.abs(paired.meanDiff) > paired.se,
+    p: paired.p,
+    n: paired.n,
+  };
 }
 
-function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[], boot: { samples: number; seed: number }): string {
+function renderMarkdown(
+  runs: readonly LoadedRun[],
+  s: Summary,
+  charts: string[],
+  boot: { samples: number; seed: number },
+): string {
   const out: string[] = ['# Evaluation report', ''];
   for (const r of runs) {
     const m = r.manifest;
@@ -216,7 +321,9 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
     if (m.models) {
       const parts = [
         m.models.generation ? `answers by ${m.models.generation}` : null,
-        m.models.judge ? `judge ${m.models.judge}${m.models.judge === m.models.generation ? ' (the model under test)' : ''}` : null,
+        m.models.judge
+          ? `judge ${m.models.judge}${m.models.judge === m.models.generation ? ' (the model under test)' : ''}`
+          : null,
         m.models.similarity ? `similarity by ${m.models.similarity}` : null,
       ].filter(Boolean);
       if (parts.length > 0) out.push(`  Models: ${parts.join('; ')}.`);
@@ -225,9 +332,9 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
   out.push(
     '',
     `Scores are means over questions ± standard error (standard deviation of ${boot.samples.toLocaleString('en')} bootstrap resamples, seed ${boot.seed}). ` +
-      'Match ✓: the question is in the knowledge base\'s language; otherwise all mismatching languages are pooled. ' +
+      "Match ✓: the question is in the knowledge base's language; otherwise all mismatching languages are pooled. " +
       `Δ (%): best non-baseline vs best baseline (${[...s.baselines].join(', ')}); 1σ: their paired difference exceeds its bootstrap standard error (MDER-DR's significance rule); p: two-sided paired bootstrap of the difference (the same ${boot.samples.toLocaleString('en')} resamples of questions). ` +
-      'EM and F1 score the short answer under the dataset\'s official script (HotpotQA/2Wiki yes/no rule, MuSiQue empty answers, SQuAD v1.1 otherwise); Soft EM, the judge, ROUGE, BLEU and similarity read the full answer (citation markers removed for ROUGE, BLEU and similarity). ' +
+      "EM and F1 score the short answer under the dataset's official script (HotpotQA/2Wiki yes/no rule, MuSiQue empty answers, SQuAD v1.1 otherwise); Soft EM, the judge, ROUGE, BLEU and similarity read the full answer (citation markers removed for ROUGE, BLEU and similarity). " +
       'A judge reply that fails its schema after a retry scores 0 and is counted under "Judge failures".',
     '',
     '## Scores',
@@ -252,7 +359,16 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
     out.push('', '## By language', '');
     const h = ['Dataset', 'Language', 'Match', 'Metric', ...s.strategies];
     out.push(tableRow(h), tableRow(h.map((_, i) => (i === 2 ? ':-:' : i > 3 ? '--:' : '---'))));
-    for (const r of s.languageRows) out.push(tableRow([r.dataset, r.language, r.condition === 'match' ? '✓' : '', metricLabel(r.metric), ...s.strategies.map((st) => formatEstimate(r.cells[st]))]));
+    for (const r of s.languageRows)
+      out.push(
+        tableRow([
+          r.dataset,
+          r.language,
+          r.condition === 'match' ? '✓' : '',
+          metricLabel(r.metric),
+          ...s.strategies.map((st) => formatEstimate(r.cells[st])),
+        ]),
+      );
   }
   if (s.besidePapers.length > 0) {
     out.push(
@@ -263,7 +379,16 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
         'A paper\'s figure is comparable only as far as its setting is (sample, corpus, model, judge): see README, "Reproducing the papers\' tables".',
       '',
     );
-    const h = ['Dataset', 'Metric', 'Language', 'Source', 'System (model)', 'Published', 'Ours, same system', 'Ours, best'];
+    const h = [
+      'Dataset',
+      'Metric',
+      'Language',
+      'Source',
+      'System (model)',
+      'Published',
+      'Ours, same system',
+      'Ours, best',
+    ];
     out.push(tableRow(h), tableRow(h.map((_, i) => (i > 4 ? '--:' : '---'))));
     for (const b of s.besidePapers) {
       const p = b.published;
@@ -282,14 +407,47 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
     }
   }
   out.push('', '## Cost per question', '');
-  const ch = ['Dataset', 'Strategy', 'Answers', 'Failed', 'Judge failures', 'LLM calls', 'Prompt tokens', 'Completion tokens', 'Cache hits', 'Time (ms)'];
+  const ch = [
+    'Dataset',
+    'Strategy',
+    'Answers',
+    'Failed',
+    'Judge failures',
+    'LLM calls',
+    'Prompt tokens',
+    'Completion tokens',
+    'Cache hits',
+    'Time (ms)',
+  ];
   out.push(tableRow(ch), tableRow(ch.map((_, i) => (i > 1 ? '--:' : '---'))));
   for (const c of s.costs) {
     const q = c.perQuestion;
-    out.push(tableRow([c.dataset, c.strategy, String(c.questions), String(c.failed), String(c.judgeFailures), q.llmCalls.toFixed(1), q.promptTokens.toFixed(0), q.completionTokens.toFixed(0), q.cacheHits.toFixed(1), q.ms.toFixed(0)]));
+    out.push(
+      tableRow([
+        c.dataset,
+        c.strategy,
+        String(c.questions),
+        String(c.failed),
+        String(c.judgeFailures),
+        q.llmCalls.toFixed(1),
+        q.promptTokens.toFixed(0),
+        q.completionTokens.toFixed(0),
+        q.cacheHits.toFixed(1),
+        q.ms.toFixed(0),
+      ]),
+    );
   }
   out.push('', '## Cost of indexing and evaluation', '');
-  const ih = ['Dataset', 'Passages', 'KB', 'LLM calls', 'Tokens (prompt + completion)', 'Time (ms)', 'per passage: calls / tokens / ms', 'Translation calls'];
+  const ih = [
+    'Dataset',
+    'Passages',
+    'KB',
+    'LLM calls',
+    'Tokens (prompt + completion)',
+    'Time (ms)',
+    'per passage: calls / tokens / ms',
+    'Translation calls',
+  ];
   out.push(tableRow(ih), tableRow(ih.map((_, i) => (i > 0 ? '--:' : '---'))));
   for (const r of runs) {
     const m = r.manifest;
@@ -303,7 +461,9 @@ function renderMarkdown(runs: readonly LoadedRun[], s: Summary, charts: string[]
         ix ? String(ix.cost.llmCalls) : '—',
         ix ? `${ix.cost.promptTokens} + ${ix.cost.completionTokens}` : '—',
         ix ? String(ix.cost.ms) : '—',
-        ix && !ix.reused ? `${(ix.cost.llmCalls / p).toFixed(2)} / ${((ix.cost.promptTokens + ix.cost.completionTokens) / p).toFixed(0)} / ${(ix.cost.ms / p).toFixed(0)}` : '—',
+        ix && !ix.reused
+          ? `${(ix.cost.llmCalls / p).toFixed(2)} / ${((ix.cost.promptTokens + ix.cost.completionTokens) / p).toFixed(0)} / ${(ix.cost.ms / p).toFixed(0)}`
+          : '—',
         String(m.translation.llmCalls),
       ]),
     );
@@ -341,5 +501,10 @@ function unique<T>(items: readonly T[]): T[] {
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'dataset';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'dataset'
+  );
 }

@@ -24,7 +24,13 @@ export interface TranslatedItem {
  * translation of QA pairs, `prompts/eval/translate.md`). Human translations shipped with the
  * dataset win. Pass a caching Llm so a run translates each pair once.
  */
-export async function translateItem(llm: Llm, prompts: PromptLibrary, item: EvalItem, language: string, signal?: AbortSignal): Promise<TranslatedItem> {
+export async function translateItem(
+  llm: Llm,
+  prompts: PromptLibrary,
+  item: EvalItem,
+  language: string,
+  signal?: AbortSignal,
+): Promise<TranslatedItem> {
   if (language === item.language) return { question: item.question, answers: item.answers, by: 'original' };
   const human = item.translations?.[language];
   if (human) return { question: human.question, answers: dedupe([...human.answers, ...item.answers]), by: 'dataset' };

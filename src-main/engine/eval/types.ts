@@ -32,7 +32,17 @@ export type EvalKbSource =
   | { kind: 'rdf'; path: string; format: 'turtle' | 'ntriples' | 'nquads' | 'rdfxml'; language: string };
 
 /** The data set formats the readers take (the `eval:run` request names one). */
-export const DATASET_FORMATS = ['hotpotqa', '2wiki', 'musique', 'hipporag-corpus', 'mse-kg', 'xquad', 'afriqa', 'csv', 'jsonl'] as const;
+export const DATASET_FORMATS = [
+  'hotpotqa',
+  '2wiki',
+  'musique',
+  'hipporag-corpus',
+  'mse-kg',
+  'xquad',
+  'afriqa',
+  'csv',
+  'jsonl',
+] as const;
 export type DatasetFormatName = (typeof DATASET_FORMATS)[number];
 export type DatasetFormat = DatasetFormatName;
 

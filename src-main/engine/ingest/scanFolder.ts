@@ -19,7 +19,8 @@ export interface ScannedFile {
   sha256: string;
 }
 
-export type SkipReason = IgnoreReason | 'unsupported' | 'symlink' | 'symlink-loop' | 'duplicate' | 'special' | 'unreadable' | 'too-deep';
+export type SkipReason =
+  IgnoreReason | 'unsupported' | 'symlink' | 'symlink-loop' | 'duplicate' | 'special' | 'unreadable' | 'too-deep';
 
 export interface SkippedEntry {
   path: string;
@@ -78,7 +79,15 @@ export async function hashFile(path: string, signal?: AbortSignal): Promise<stri
  * `skipped`, never thrown; only a root that is not a readable folder is BAD_INPUT.
  */
 export async function scanFolder(root: string, options: ScanFolderOptions = {}): Promise<FolderScan> {
-  const { followSymlinks = false, includeHidden = false, ignore = [], maxDepth = 64, hashConcurrency = 4, onProgress, signal } = options;
+  const {
+    followSymlinks = false,
+    includeHidden = false,
+    ignore = [],
+    maxDepth = 64,
+    hashConcurrency = 4,
+    onProgress,
+    signal,
+  } = options;
   const absRoot = resolve(root);
   let rootStat: Stats;
   try {
@@ -87,7 +96,10 @@ export async function scanFolder(root: string, options: ScanFolderOptions = {}):
     throw badInput(absRoot, describeFsError(error), { cause: error });
   }
   if (!rootStat.isDirectory()) throw badInput(absRoot, 'is not a folder');
-  const rules = new IgnoreRules(options.ignoreRoot ? resolve(options.ignoreRoot) : absRoot, { includeHidden, patterns: ignore });
+  const rules = new IgnoreRules(options.ignoreRoot ? resolve(options.ignoreRoot) : absRoot, {
+    includeHidden,
+    patterns: ignore,
+  });
 
   const skipped: SkippedEntry[] = [];
   const found: { path: string; format: DocumentFormat }[] = [];
@@ -124,7 +136,11 @@ export async function scanFolder(root: string, options: ScanFolderOptions = {}):
           info = await stat(path);
         }
       } catch (error) {
-        skipped.push({ path, reason: (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'symlink-loop' : 'unreadable', detail: describeFsError(error) });
+        skipped.push({
+          path,
+          reason: (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'symlink-loop' : 'unreadable',
+          detail: describeFsError(error),
+        });
         continue;
       }
       if (info.isDirectory()) {
@@ -146,7 +162,11 @@ export async function scanFolder(root: string, options: ScanFolderOptions = {}):
       const format = formatForPath(path);
       if (!format || extensionOf(path) === '') {
         const ext = extensionOf(path);
-        skipped.push({ path, reason: 'unsupported', detail: UNSUPPORTED_FORMATS[ext] ?? (ext ? `unsupported file type ${ext}` : 'no file extension') });
+        skipped.push({
+          path,
+          reason: 'unsupported',
+          detail: UNSUPPORTED_FORMATS[ext] ?? (ext ? `unsupported file type ${ext}` : 'no file extension'),
+        });
         continue;
       }
       const real = await realpath(path).catch(() => path);
@@ -175,6 +195,8 @@ export async function scanFolder(root: string, options: ScanFolderOptions = {}):
       onProgress?.(++done, found.length);
     }
   });
-  const files = hashed.filter((f): f is ScannedFile => f !== undefined).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const files = hashed
+    .filter((f): f is ScannedFile => f !== undefined)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { root: absRoot, files, skipped };
 }

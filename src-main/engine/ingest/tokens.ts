@@ -54,7 +54,12 @@ export function* tokenPieces(text: string, span: Span, countTokens?: TokenCounte
 }
 
 /** Splits `span` into consecutive sub-spans of at most `maxTokens` tokens each (a single over-long piece stays whole). */
-export function splitSpanByTokens(text: string, span: Span, maxTokens: number, countTokens?: TokenCounter): (Span & { tokens: number })[] {
+export function splitSpanByTokens(
+  text: string,
+  span: Span,
+  maxTokens: number,
+  countTokens?: TokenCounter,
+): (Span & { tokens: number })[] {
   const out: (Span & { tokens: number })[] = [];
   let current: (Span & { tokens: number }) | undefined;
   for (const piece of tokenPieces(text, span, countTokens)) {

@@ -61,11 +61,24 @@ export class KbRegistry {
       const cached = this.#open.get(dir.name);
       try {
         const meta = cached && !cached.closed ? cached.meta() : KnowledgeBase.readMeta(file);
-        const problem = meta.schemaVersion > LATEST_SCHEMA_VERSION ? `written by a newer Polyhop (schema v${meta.schemaVersion}); update Polyhop to open it` : null;
+        const problem =
+          meta.schemaVersion > LATEST_SCHEMA_VERSION
+            ? `written by a newer Polyhop (schema v${meta.schemaVersion}); update Polyhop to open it`
+            : null;
         entries.push({ ...meta, id: dir.name, file, problem });
       } catch (error) {
         const problem = error instanceof Error ? error.message : String(error);
-        entries.push({ name: dir.name, description: '', baseIri: '', createdAt: '', schemaVersion: 0, embedder: null, id: dir.name, file, problem });
+        entries.push({
+          name: dir.name,
+          description: '',
+          baseIri: '',
+          createdAt: '',
+          schemaVersion: 0,
+          embedder: null,
+          id: dir.name,
+          file,
+          problem,
+        });
       }
     }
     return entries.sort((a, b) => a.name.localeCompare(b.name));
@@ -74,7 +87,10 @@ export class KbRegistry {
   /** Creates and opens a KB. ALREADY_EXISTS for a duplicate name, BAD_INPUT for an invalid name or base IRI. */
   create(options: CreateKbOptions): KnowledgeBase {
     const name = checkName(options.name);
-    if (this.#find(name)) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${name}" already exists`, { details: { name } });
+    if (this.#find(name))
+      throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${name}" already exists`, {
+        details: { name },
+      });
     const id = `${slug(name)}-${randomBytes(4).toString('hex')}`;
     const baseIri = checkBaseIri(options.baseIri ?? `urn:polyhop:kb:${id}/`);
     const dir = join(this.#root, id);
@@ -114,7 +130,10 @@ export class KbRegistry {
     const entry = this.get(name);
     const clean = checkName(newName);
     const taken = this.#find(clean);
-    if (taken && taken.id !== entry.id) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, { details: { name: clean } });
+    if (taken && taken.id !== entry.id)
+      throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, {
+        details: { name: clean },
+      });
     this.open(entry.name).setMeta({ name: clean });
     return this.get(clean);
   }
@@ -126,7 +145,10 @@ export class KbRegistry {
   restore(file: string, name: string, options: { replace?: boolean } = {}): KnowledgeBase {
     const clean = checkName(name);
     const existing = this.#find(clean);
-    if (existing && !options.replace) throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, { details: { name: clean } });
+    if (existing && !options.replace)
+      throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, {
+        details: { name: clean },
+      });
     KnowledgeBase.verifyFile(file);
     const id = `${slug(clean)}-${randomBytes(4).toString('hex')}`;
     const dir = join(this.#root, id);
@@ -167,9 +189,13 @@ export class KbRegistry {
 function checkName(name: string): string {
   const clean = name.trim();
   if (clean.length < 1 || clean.length > 64 || !KB_NAME.test(clean)) {
-    throw new PolyhopError('BAD_INPUT', `"${name.slice(0, 100)}" is not a valid knowledge base name: use 1–64 letters, digits, spaces, "_", "-" or ".", starting with a letter or digit`, {
-      details: { name },
-    });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `"${name.slice(0, 100)}" is not a valid knowledge base name: use 1–64 letters, digits, spaces, "_", "-" or ".", starting with a letter or digit`,
+      {
+        details: { name },
+      },
+    );
   }
   return clean;
 }

@@ -102,7 +102,12 @@ const VECTOR_OWNERS: Record<VectorKind, string> = {
   passage: 'passages',
 };
 /** What a row of each vector owner table is called in errors. */
-const ROW_NAMES: Record<string, string> = { chunks: 'chunk', entities: 'entity', triples: 'triple', passages: 'passage' };
+const ROW_NAMES: Record<string, string> = {
+  chunks: 'chunk',
+  entities: 'entity',
+  triples: 'triple',
+  passages: 'passage',
+};
 const TEXT_OWNERS: Record<TextIndexKind, string> = { chunk: 'chunks', chunk_original: 'chunks', triple: 'triples' };
 const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
 
@@ -208,12 +213,19 @@ export class KnowledgeBase {
     const db = openDatabase(file, readonly, options.busyTimeoutMs ?? 5000);
     try {
       const version = schemaVersion(db);
-      const tables = db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
+      const tables = db
+        .prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
+        .pluck()
+        .get() as number;
       if (version === 0 && tables > 0) throw notAKb(file, 'it has tables but no Polyhop schema');
       if (readonly) {
         assertSupportedVersion(version, file);
         if (version !== LATEST_SCHEMA_VERSION) {
-          throw new PolyhopError('UNSUPPORTED', `${file}: schema v${version} needs upgrading; open it writable once first`, { details: { file } });
+          throw new PolyhopError(
+            'UNSUPPORTED',
+            `${file}: schema v${version} needs upgrading; open it writable once first`,
+            { details: { file } },
+          );
         }
       } else {
         migrate(db, file);
@@ -243,7 +255,8 @@ export class KnowledgeBase {
 
   /** Meta of the KB at `file` without migrating it (works for newer schemas too). */
   static readMeta(file: string): KbMeta {
-    if (!existsSync(file)) throw new PolyhopError('NOT_FOUND', `${file}: no knowledge base file here`, { details: { file } });
+    if (!existsSync(file))
+      throw new PolyhopError('NOT_FOUND', `${file}: no knowledge base file here`, { details: { file } });
     const db = openDatabase(file, true, 5000);
     try {
       const rows = db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
@@ -271,7 +284,9 @@ export class KnowledgeBase {
     const part = `${file}.part`;
     try {
       rmSync(part, { force: true });
-      await this.#db.backup(part, { progress: ({ totalPages, remainingPages }) => (onProgress?.(totalPages - remainingPages, totalPages), 256) });
+      await this.#db.backup(part, {
+        progress: ({ totalPages, remainingPages }) => (onProgress?.(totalPages - remainingPages, totalPages), 256),
+      });
       KnowledgeBase.verifyFile(part);
       renameSync(part, file);
     } catch (error) {
@@ -291,7 +306,10 @@ export class KnowledgeBase {
     const db = openDatabase(file, true, 5000);
     try {
       const result = db.pragma('integrity_check', { simple: true });
-      if (result !== 'ok') throw new PolyhopError('BAD_INPUT', `${file}: the database is damaged (${String(result)})`, { details: { file } });
+      if (result !== 'ok')
+        throw new PolyhopError('BAD_INPUT', `${file}: the database is damaged (${String(result)})`, {
+          details: { file },
+        });
     } finally {
       db.close();
     }
@@ -365,7 +383,10 @@ export class KnowledgeBase {
    */
   setEmbedder(identity: string, dimension: number): void {
     if (!identity || !Number.isInteger(dimension) || dimension < 1 || dimension > 8192) {
-      throw new PolyhopError('BAD_INPUT', `${this.file}: embedder needs an identity and a dimension in 1..8192 (got "${identity}", ${dimension})`);
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `${this.file}: embedder needs an identity and a dimension in 1..8192 (got "${identity}", ${dimension})`,
+      );
     }
     const current = this.embedder();
     if (current?.identity === identity && current.dimension === dimension) return;
@@ -423,13 +444,24 @@ export class KnowledgeBase {
   /** Throws ALREADY_EXISTS when a document has the same path. */
   addDocument(doc: NewDocument): DocumentRecord {
     if (this.findDocumentByPath(doc.path)) {
-      throw new PolyhopError('ALREADY_EXISTS', `${doc.path} is already in knowledge base "${this.meta().name}"`, { details: { path: doc.path } });
+      throw new PolyhopError('ALREADY_EXISTS', `${doc.path} is already in knowledge base "${this.meta().name}"`, {
+        details: { path: doc.path },
+      });
     }
     const id = this.#stmt(
       `INSERT INTO documents (path, title, hash, mime, size, language, status, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     )
       .pluck()
-      .get(doc.path, doc.title, doc.hash, doc.mime, doc.size, doc.language ?? null, doc.status ?? 'pending', new Date().toISOString()) as number;
+      .get(
+        doc.path,
+        doc.title,
+        doc.hash,
+        doc.mime,
+        doc.size,
+        doc.language ?? null,
+        doc.status ?? 'pending',
+        new Date().toISOString(),
+      ) as number;
     return this.#requireDocument(id);
   }
 
@@ -438,7 +470,8 @@ export class KnowledgeBase {
   }
 
   findDocumentByPath(path: string): DocumentRecord | undefined {
-    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE path = ?`).get(path) as DocumentRecord | undefined;
+    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE path = ?`).get(path) as
+      DocumentRecord | undefined;
   }
 
   /** One page of documents; `filter` matches title or path (case-insensitive for ASCII letters). */
@@ -450,7 +483,9 @@ export class KnowledgeBase {
     const where = filter ? `WHERE title LIKE :pattern ESCAPE '\\' OR path LIKE :pattern ESCAPE '\\'` : '';
     const params = filter ? { pattern: `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : {};
     const total = this.#stmt(`SELECT COUNT(*) FROM documents ${where}`).pluck().get(params) as number;
-    const rows = this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents ${where} ORDER BY ${order} ${direction}, id ${direction} LIMIT :limit OFFSET :offset`).all({
+    const rows = this.#stmt(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents ${where} ORDER BY ${order} ${direction}, id ${direction} LIMIT :limit OFFSET :offset`,
+    ).all({
       ...params,
       limit,
       offset,
@@ -459,7 +494,11 @@ export class KnowledgeBase {
   }
 
   setDocumentStatus(id: number, status: DocumentStatus, error: string | null = null): void {
-    const changes = this.#stmt('UPDATE documents SET status = ?, error = ? WHERE id = ?').run(status, error, id).changes;
+    const changes = this.#stmt('UPDATE documents SET status = ?, error = ? WHERE id = ?').run(
+      status,
+      error,
+      id,
+    ).changes;
     if (changes === 0) throw this.#notFound('document', id);
   }
 
@@ -515,12 +554,16 @@ export class KnowledgeBase {
 
   /** Chunks in the order of `ids`; unknown ids are skipped. */
   getChunks(ids: readonly number[]): ChunkRecord[] {
-    const rows = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as ChunkRecord[];
+    const rows = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids),
+    ) as ChunkRecord[];
     return inOrder(ids, rows);
   }
 
   chunksOfDocument(documentId: number): ChunkRecord[] {
-    return this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY ord`).all(documentId) as ChunkRecord[];
+    return this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY ord`).all(
+      documentId,
+    ) as ChunkRecord[];
   }
 
   updateChunk(id: number, update: ChunkUpdate): void {
@@ -537,8 +580,12 @@ export class KnowledgeBase {
   neighbours(chunkId: number): ChunkNeighbours {
     const chunk = this.getChunk(chunkId);
     if (!chunk) throw this.#notFound('chunk', chunkId);
-    const previous = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord < ? ORDER BY ord DESC LIMIT 1`).get(chunk.documentId, chunk.ord);
-    const next = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord > ? ORDER BY ord LIMIT 1`).get(chunk.documentId, chunk.ord);
+    const previous = this.#stmt(
+      `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord < ? ORDER BY ord DESC LIMIT 1`,
+    ).get(chunk.documentId, chunk.ord);
+    const next = this.#stmt(
+      `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord > ? ORDER BY ord LIMIT 1`,
+    ).get(chunk.documentId, chunk.ord);
     return { previous: (previous as ChunkRecord | undefined) ?? null, next: (next as ChunkRecord | undefined) ?? null };
   }
 
@@ -549,7 +596,9 @@ export class KnowledgeBase {
     return this.transaction(() => {
       this.#requireDocument(documentId);
       this.#removePassages(documentId);
-      const insert = this.#stmt('INSERT INTO passages (document_id, ord, text, start_offset, end_offset, page) VALUES (?, ?, ?, ?, ?, ?)');
+      const insert = this.#stmt(
+        'INSERT INTO passages (document_id, ord, text, start_offset, end_offset, page) VALUES (?, ?, ?, ?, ?, ?)',
+      );
       for (const p of passages) insert.run(documentId, p.ord, p.text, p.startOffset, p.endOffset, p.page);
       return this.passagesOfDocument(documentId);
     });
@@ -557,19 +606,29 @@ export class KnowledgeBase {
 
   /** Passages in the order of `ids`; unknown ids are skipped. */
   getPassages(ids: readonly number[]): PassageRecord[] {
-    const rows = this.#stmt(`SELECT ${PASSAGE_COLUMNS} FROM passages p WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as PassageRow[];
+    const rows = this.#stmt(
+      `SELECT ${PASSAGE_COLUMNS} FROM passages p WHERE p.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as PassageRow[];
     return inOrder(ids, rows.map(toPassage));
   }
 
   passagesOfDocument(documentId: number): PassageRecord[] {
-    const rows = this.#stmt(`SELECT ${PASSAGE_COLUMNS} FROM passages p WHERE p.document_id = ? ORDER BY p.ord`).all(documentId) as PassageRow[];
+    const rows = this.#stmt(`SELECT ${PASSAGE_COLUMNS} FROM passages p WHERE p.document_id = ? ORDER BY p.ord`).all(
+      documentId,
+    ) as PassageRow[];
     return rows.map(toPassage);
   }
 
   /** Documents with chunks but no passages (ingested before passages existed); cached until either changes. */
   countDocumentsWithoutPassages(): number {
-    return this.#derive('documentsWithoutPassages', () =>
-      this.#stmt('SELECT COUNT(*) FROM documents d WHERE d.chunk_count > 0 AND NOT EXISTS (SELECT 1 FROM passages p WHERE p.document_id = d.id)').pluck().get() as number,
+    return this.#derive(
+      'documentsWithoutPassages',
+      () =>
+        this.#stmt(
+          'SELECT COUNT(*) FROM documents d WHERE d.chunk_count > 0 AND NOT EXISTS (SELECT 1 FROM passages p WHERE p.document_id = d.id)',
+        )
+          .pluck()
+          .get() as number,
     );
   }
 
@@ -586,7 +645,9 @@ export class KnowledgeBase {
     return this.transaction(() => {
       const existing = this.#entityIdByKey(key);
       if (existing !== undefined) return existing;
-      const id = this.#stmt('INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) RETURNING id')
+      const id = this.#stmt(
+        'INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) RETURNING id',
+      )
         .pluck()
         .get(cleanName(name), key, cleanName(type) || 'unknown') as number;
       this.#contentGeneration++;
@@ -602,13 +663,19 @@ export class KnowledgeBase {
 
   /** Entities in the order of `ids`; unknown ids are skipped. */
   getEntities(ids: readonly number[]): EntityRecord[] {
-    const rows = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as EntityRow[];
+    const rows = this.#stmt(
+      `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as EntityRow[];
     return inOrder(ids, rows.map(toEntity));
   }
 
   /** Languages the documents are written in, most documents first (a hint for short questions' language). */
   documentLanguages(): string[] {
-    return this.#stmt("SELECT language FROM documents WHERE language IS NOT NULL AND language <> 'und' GROUP BY language ORDER BY COUNT(*) DESC, language").pluck().all() as string[];
+    return this.#stmt(
+      "SELECT language FROM documents WHERE language IS NOT NULL AND language <> 'und' GROUP BY language ORDER BY COUNT(*) DESC, language",
+    )
+      .pluck()
+      .all() as string[];
   }
 
   /** By name or alias, on the same key as {@link upsertEntity}. */
@@ -621,7 +688,9 @@ export class KnowledgeBase {
   listEntities(options: ListEntitiesOptions = {}): EntityRecord[] {
     const { offset = 0, limit = 1000 } = options;
     const { where, params } = entityFilter(options);
-    const rows = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e ${where} ORDER BY e.id LIMIT :limit OFFSET :offset`).all({
+    const rows = this.#stmt(
+      `SELECT ${ENTITY_COLUMNS} FROM entities e ${where} ORDER BY e.id LIMIT :limit OFFSET :offset`,
+    ).all({
       ...params,
       limit,
       offset,
@@ -652,9 +721,13 @@ export class KnowledgeBase {
       const holder = this.#entityIdByKey(key);
       if (holder !== undefined && !unique.includes(holder)) {
         const other = this.getEntity(holder);
-        throw new PolyhopError('CONFLICT', `Cannot merge into "${cleanName(canonicalName)}": that name belongs to entity ${holder} ("${other?.name}"), which is not in the merge`, {
-          details: { canonicalName, holder, ids: unique },
-        });
+        throw new PolyhopError(
+          'CONFLICT',
+          `Cannot merge into "${cleanName(canonicalName)}": that name belongs to entity ${holder} ("${other?.name}"), which is not in the merge`,
+          {
+            details: { canonicalName, holder, ids: unique },
+          },
+        );
       }
       const keptId = holder ?? (unique[0] as number);
       const kept = entities.find((e) => e.id === keptId) as EntityRecord;
@@ -667,20 +740,30 @@ export class KnowledgeBase {
       const affected = this.#stmt(
         `SELECT id, source_id AS sourceId, relation, target_id AS targetId, description FROM triples
          WHERE source_id IN (SELECT value FROM json_each(:ids)) OR target_id IN (SELECT value FROM json_each(:ids)) ORDER BY id`,
-      ).all({ ids: JSON.stringify(otherIds) }) as { id: number; sourceId: number; relation: string; targetId: number; description: string | null }[];
+      ).all({ ids: JSON.stringify(otherIds) }) as {
+        id: number;
+        sourceId: number;
+        relation: string;
+        targetId: number;
+        description: string | null;
+      }[];
       const repoint = (id: number): number => (otherIds.includes(id) ? keptId : id);
       const removed: number[] = [];
       for (const t of affected) {
         const sourceId = repoint(t.sourceId);
         const targetId = repoint(t.targetId);
-        const twin = this.#stmt('SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ? AND id <> ?')
+        const twin = this.#stmt(
+          'SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ? AND id <> ?',
+        )
           .pluck()
           .get(sourceId, t.relation, targetId, t.id) as number | undefined;
         if (twin === undefined) {
           this.#stmt('UPDATE triples SET source_id = ?, target_id = ? WHERE id = ?').run(sourceId, targetId, t.id);
           changedTriples.add(t.id);
         } else {
-          this.#stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) SELECT ?, chunk_id FROM triple_chunks WHERE triple_id = ?').run(twin, t.id);
+          this.#stmt(
+            'INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) SELECT ?, chunk_id FROM triple_chunks WHERE triple_id = ?',
+          ).run(twin, t.id);
           this.#stmt('UPDATE triples SET description = COALESCE(description, ?) WHERE id = ?').run(t.description, twin);
           removed.push(t.id);
         }
@@ -689,16 +772,28 @@ export class KnowledgeBase {
       for (const id of removed) changedTriples.delete(id);
 
       // Names and aliases of the merged entities move to the kept one.
-      this.#stmt('UPDATE entity_aliases SET entity_id = ? WHERE entity_id IN (SELECT value FROM json_each(?))').run(keptId, JSON.stringify(otherIds));
+      this.#stmt('UPDATE entity_aliases SET entity_id = ? WHERE entity_id IN (SELECT value FROM json_each(?))').run(
+        keptId,
+        JSON.stringify(otherIds),
+      );
       this.#deleteEntities(otherIds);
-      const addAlias = this.#stmt('INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) VALUES (?, ?, ?)');
+      const addAlias = this.#stmt(
+        'INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) VALUES (?, ?, ?)',
+      );
       for (const other of others) addAlias.run(entityKey(other.name), other.name, keptId);
       if (renamed) {
         this.#stmt('DELETE FROM entity_aliases WHERE alias_key = ?').run(key);
-        this.#stmt('UPDATE entities SET name = ?, name_key = ? WHERE id = ?').run(cleanName(canonicalName), key, keptId);
+        this.#stmt('UPDATE entities SET name = ?, name_key = ? WHERE id = ?').run(
+          cleanName(canonicalName),
+          key,
+          keptId,
+        );
         if (entityKey(kept.name) !== key) addAlias.run(entityKey(kept.name), kept.name, keptId);
         this.#deleteVectorRows('entity_name', [keptId]);
-        for (const id of this.#stmt('SELECT id FROM triples WHERE source_id = ? OR target_id = ?').pluck().all(keptId, keptId) as number[]) changedTriples.add(id);
+        for (const id of this.#stmt('SELECT id FROM triples WHERE source_id = ? OR target_id = ?')
+          .pluck()
+          .all(keptId, keptId) as number[])
+          changedTriples.add(id);
       }
       this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id = ?').run(keptId);
       this.#indexEntityText(keptId);
@@ -715,7 +810,11 @@ export class KnowledgeBase {
    */
   setEntitySummary(id: number, summary: string, options: { incomplete?: boolean } = {}): void {
     this.transaction(() => {
-      const changes = this.#stmt('UPDATE entities SET summary = ?, summary_stale = ? WHERE id = ?').run(summary, options.incomplete ? 1 : 0, id).changes;
+      const changes = this.#stmt('UPDATE entities SET summary = ?, summary_stale = ? WHERE id = ?').run(
+        summary,
+        options.incomplete ? 1 : 0,
+        id,
+      ).changes;
       if (changes === 0) throw this.#notFound('entity', id);
       this.#deleteVectorRows('entity_summary', [id]);
       this.#indexEntityText(id);
@@ -731,7 +830,9 @@ export class KnowledgeBase {
     const params = type === undefined ? { limit } : { limit, type };
     const match = ftsQuery(query, { prefix: true });
     if (match === null) {
-      const rows = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE 1 ${typeFilter} ORDER BY e.name_key LIMIT :limit`).all(params) as EntityRow[];
+      const rows = this.#stmt(
+        `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE 1 ${typeFilter} ORDER BY e.name_key LIMIT :limit`,
+      ).all(params) as EntityRow[];
       return rows.map(toEntity);
     }
     const rows = this.#stmt(
@@ -757,7 +858,15 @@ export class KnowledgeBase {
 
   /** Entity types by count, most used first; cached until entities change. */
   entityTypes(): NamedCount[] {
-    return [...this.#derive('entityTypes', () => this.#stmt('SELECT type AS name, COUNT(*) AS count FROM entities GROUP BY type ORDER BY count DESC, name').all() as NamedCount[])];
+    return [
+      ...this.#derive(
+        'entityTypes',
+        () =>
+          this.#stmt(
+            'SELECT type AS name, COUNT(*) AS count FROM entities GROUP BY type ORDER BY count DESC, name',
+          ).all() as NamedCount[],
+      ),
+    ];
   }
 
   // ── triples ─────────────────────────────────────────────────────────────────
@@ -769,23 +878,30 @@ export class KnowledgeBase {
    */
   addTriple(triple: NewTriple): number {
     const relation = cleanName(triple.relation);
-    if (!relation) throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...triple } });
+    if (!relation)
+      throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...triple } });
     return this.transaction(() => {
       let id = this.#stmt('SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ?')
         .pluck()
         .get(triple.sourceId, relation, triple.targetId) as number | undefined;
       let changed = false;
       if (id === undefined) {
-        for (const entityId of [triple.sourceId, triple.targetId]) if (!this.#exists('entities', entityId)) throw this.#notFound('entity', entityId);
-        id = this.#stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) RETURNING id').pluck().get(triple.sourceId, relation, triple.targetId) as number;
+        for (const entityId of [triple.sourceId, triple.targetId])
+          if (!this.#exists('entities', entityId)) throw this.#notFound('entity', entityId);
+        id = this.#stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) RETURNING id')
+          .pluck()
+          .get(triple.sourceId, relation, triple.targetId) as number;
         this.#contentGeneration++;
         changed = true;
       }
       if (triple.chunkId !== null) {
         if (!this.#exists('chunks', triple.chunkId)) throw this.#notFound('chunk', triple.chunkId);
-        changed = this.#stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) VALUES (?, ?)').run(id, triple.chunkId).changes > 0 || changed;
+        changed =
+          this.#stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) VALUES (?, ?)').run(id, triple.chunkId)
+            .changes > 0 || changed;
       }
-      if (changed) this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (?, ?)').run(triple.sourceId, triple.targetId);
+      if (changed)
+        this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (?, ?)').run(triple.sourceId, triple.targetId);
       return id;
     });
   }
@@ -797,7 +913,9 @@ export class KnowledgeBase {
 
   /** Triples in the order of `ids`; unknown ids are skipped. */
   getTriples(ids: readonly number[]): TripleRecord[] {
-    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as TripleRow[];
+    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids),
+    ) as TripleRow[];
     return inOrder(ids, rows.map(toTriple));
   }
 
@@ -811,12 +929,16 @@ export class KnowledgeBase {
         where = 't.target_id = :id';
         break;
       case 'both':
-        where = 't.id IN (SELECT id FROM triples WHERE source_id = :id UNION SELECT id FROM triples WHERE target_id = :id)';
+        where =
+          't.id IN (SELECT id FROM triples WHERE source_id = :id UNION SELECT id FROM triples WHERE target_id = :id)';
         break;
       default:
         throw missingCase(direction);
     }
-    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE ${where} ORDER BY t.id LIMIT :limit`).all({ id: entityId, limit }) as TripleRow[];
+    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE ${where} ORDER BY t.id LIMIT :limit`).all({
+      id: entityId,
+      limit,
+    }) as TripleRow[];
     return rows.map(toTriple);
   }
 
@@ -834,12 +956,24 @@ export class KnowledgeBase {
 
   /** Triples with the entity as source or target. */
   countTriplesOfEntity(entityId: number): number {
-    return this.#stmt('SELECT (SELECT COUNT(*) FROM triples WHERE source_id = :id) + (SELECT COUNT(*) FROM triples WHERE target_id = :id AND source_id <> :id)').pluck().get({ id: entityId }) as number;
+    return this.#stmt(
+      'SELECT (SELECT COUNT(*) FROM triples WHERE source_id = :id) + (SELECT COUNT(*) FROM triples WHERE target_id = :id AND source_id <> :id)',
+    )
+      .pluck()
+      .get({ id: entityId }) as number;
   }
 
   /** Relations by count, most used first; cached until triples change. */
   relations(): NamedCount[] {
-    return [...this.#derive('relations', () => this.#stmt('SELECT relation AS name, COUNT(*) AS count FROM triples GROUP BY relation ORDER BY count DESC, name').all() as NamedCount[])];
+    return [
+      ...this.#derive(
+        'relations',
+        () =>
+          this.#stmt(
+            'SELECT relation AS name, COUNT(*) AS count FROM triples GROUP BY relation ORDER BY count DESC, name',
+          ).all() as NamedCount[],
+      ),
+    ];
   }
 
   // ── vectors ─────────────────────────────────────────────────────────────────
@@ -854,12 +988,19 @@ export class KnowledgeBase {
     const dimension = this.#requireEmbedder().dimension;
     const prepared = items.map(({ id, vector }) => {
       if (vector.length !== dimension) {
-        throw new PolyhopError('CONFLICT', `${kind} vector for ${id} has ${vector.length} dimensions; this knowledge base holds ${dimension}`, {
-          details: { kind, id, dimension: vector.length, expected: dimension },
-        });
+        throw new PolyhopError(
+          'CONFLICT',
+          `${kind} vector for ${id} has ${vector.length} dimensions; this knowledge base holds ${dimension}`,
+          {
+            details: { kind, id, dimension: vector.length, expected: dimension },
+          },
+        );
       }
       const unit = normalised(vector);
-      if (!unit) throw new PolyhopError('BAD_INPUT', `${kind} vector for ${id} is zero or not finite`, { details: { kind, id } });
+      if (!unit)
+        throw new PolyhopError('BAD_INPUT', `${kind} vector for ${id} is zero or not finite`, {
+          details: { kind, id },
+        });
       const code = BinaryIndex.encode(unit);
       return { id, vector: bytesOf(unit), code: bytesOf(code) };
     });
@@ -901,20 +1042,30 @@ export class KnowledgeBase {
     if (!embedder || k <= 0) return queries.map(() => []);
     for (const query of queries) {
       if (query.length !== embedder.dimension) {
-        throw new PolyhopError('CONFLICT', `Query vector has ${query.length} dimensions; this knowledge base holds ${embedder.dimension} (${embedder.identity})`, {
-          details: { dimension: query.length, expected: embedder.dimension },
-        });
+        throw new PolyhopError(
+          'CONFLICT',
+          `Query vector has ${query.length} dimensions; this knowledge base holds ${embedder.dimension} (${embedder.identity})`,
+          {
+            details: { dimension: query.length, expected: embedder.dimension },
+          },
+        );
       }
     }
-    if (options.englishChunksOnly && kind !== 'chunk') throw new PolyhopError('BAD_INPUT', `englishChunksOnly applies to chunk vectors, not ${kind}`);
+    if (options.englishChunksOnly && kind !== 'chunk')
+      throw new PolyhopError('BAD_INPUT', `englishChunksOnly applies to chunk vectors, not ${kind}`);
     // A point lookup per candidate in the partial index of non-English chunks.
-    const filter = options.englishChunksOnly ? `AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.id AND ${sqlNotEnglish('c.language')})` : '';
+    const filter = options.englishChunksOnly
+      ? `AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.id AND ${sqlNotEnglish('c.language')})`
+      : '';
     const units = queries.map(normalised);
     const usable = units.filter((u): u is Float32Array => u !== null);
     let candidates: number[][] = [];
     if (!options.exact && usable.length > 0) {
       const index = this.#loadedIndex(kind, embedder.dimension);
-      candidates = index.candidatesOfEach(usable.map((u) => BinaryIndex.encode(u)), Math.max(k, Math.ceil(k * (options.oversample ?? 40))));
+      candidates = index.candidatesOfEach(
+        usable.map((u) => BinaryIndex.encode(u)),
+        Math.max(k, Math.ceil(k * (options.oversample ?? 40))),
+      );
     }
     let next = 0;
     return units.map((unit) => {
@@ -922,7 +1073,9 @@ export class KnowledgeBase {
       const blob = bytesOf(unit);
       let rows: { id: number; distance: number }[];
       if (options.exact) {
-        rows = this.#stmt(`SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE 1 ${filter} ORDER BY distance, id LIMIT ?`).all(blob, k) as typeof rows;
+        rows = this.#stmt(
+          `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE 1 ${filter} ORDER BY distance, id LIMIT ?`,
+        ).all(blob, k) as typeof rows;
       } else {
         rows = this.#stmt(
           `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE id IN (SELECT value FROM json_each(?)) ${filter} ORDER BY distance, id LIMIT ?`,
@@ -946,20 +1099,24 @@ export class KnowledgeBase {
    */
   countMissingOriginalVectors(): number {
     const generations = `${this.#generation('chunk')}:${this.#generation('chunk_original')}`;
-    return this.#derive(`missingOriginalVectors:${generations}`, () =>
-      this.#stmt(
-        `SELECT COUNT(*) FROM chunks o WHERE ${sqlNotEnglish('o.language')} AND EXISTS (SELECT 1 FROM vec_chunk v WHERE v.id = o.id)
+    return this.#derive(
+      `missingOriginalVectors:${generations}`,
+      () =>
+        this.#stmt(
+          `SELECT COUNT(*) FROM chunks o WHERE ${sqlNotEnglish('o.language')} AND EXISTS (SELECT 1 FROM vec_chunk v WHERE v.id = o.id)
            AND NOT EXISTS (SELECT 1 FROM vec_chunk_original v WHERE v.id = o.id)`,
-      )
-        .pluck()
-        .get() as number,
+        )
+          .pluck()
+          .get() as number,
     );
   }
 
   /** How many `kind` rows (every kind when omitted) have no vector yet. */
   countMissingVectors(kind?: VectorKind): number {
     if (!kind) return VECTOR_KINDS.reduce((n, k) => n + this.countMissingVectors(k), 0);
-    return this.#stmt(`SELECT COUNT(*) ${missingVectorsFrom(kind)}`).pluck().get() as number;
+    return this.#stmt(`SELECT COUNT(*) ${missingVectorsFrom(kind)}`)
+      .pluck()
+      .get() as number;
   }
 
   // ── full text ───────────────────────────────────────────────────────────────
@@ -989,7 +1146,11 @@ export class KnowledgeBase {
   /** Ids of `kind` rows not in the text index yet, by id. */
   missingText(kind: TextIndexKind, limit = 1000): number[] {
     const owner = textOwner(kind);
-    return this.#stmt(`SELECT o.id FROM ${owner} o WHERE o.id NOT IN (SELECT rowid FROM fts_${kind}) ORDER BY o.id LIMIT ?`).pluck().all(limit) as number[];
+    return this.#stmt(
+      `SELECT o.id FROM ${owner} o WHERE o.id NOT IN (SELECT rowid FROM fts_${kind}) ORDER BY o.id LIMIT ?`,
+    )
+      .pluck()
+      .all(limit) as number[];
   }
 
   /**
@@ -1003,7 +1164,9 @@ export class KnowledgeBase {
     if (k <= 0) return [];
     const match = matchAny(this.#selectiveTerms(kind, queryTerms(query)));
     if (match === null) return [];
-    const rows = this.#stmt(`SELECT rowid AS id, bm25(fts_${kind}) AS rank FROM fts_${kind} WHERE fts_${kind} MATCH ? ORDER BY rank LIMIT ?`).all(match, k) as {
+    const rows = this.#stmt(
+      `SELECT rowid AS id, bm25(fts_${kind}) AS rank FROM fts_${kind} WHERE fts_${kind} MATCH ? ORDER BY rank LIMIT ?`,
+    ).all(match, k) as {
       id: number;
       rank: number;
     }[];
@@ -1019,7 +1182,11 @@ export class KnowledgeBase {
 
   /** Stores a JSON-serialisable value under `key` (e.g. `index:doc:12:map`). */
   setCheckpoint(key: string, value: unknown): void {
-    this.#stmt('INSERT OR REPLACE INTO checkpoints (key, value, updated_at) VALUES (?, ?, ?)').run(key, JSON.stringify(value), new Date().toISOString());
+    this.#stmt('INSERT OR REPLACE INTO checkpoints (key, value, updated_at) VALUES (?, ?, ?)').run(
+      key,
+      JSON.stringify(value),
+      new Date().toISOString(),
+    );
   }
 
   /** Deletes every checkpoint whose key starts with `prefix`. */
@@ -1039,7 +1206,9 @@ export class KnowledgeBase {
   }
 
   addHistory(question: string, strategy: string, answerJson: string): number {
-    return this.#stmt('INSERT INTO qa_history (question, question_key, strategy, answer_json, asked_at) VALUES (?, ?, ?, ?, ?) RETURNING id')
+    return this.#stmt(
+      'INSERT INTO qa_history (question, question_key, strategy, answer_json, asked_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
+    )
       .pluck()
       .get(question, entityKey(question), strategy, answerJson, new Date().toISOString()) as number;
   }
@@ -1061,14 +1230,17 @@ export class KnowledgeBase {
 
   /** Keeps a batch of an imported graph's original statements (N-Quads text) for export and the RDF view. */
   addImportedStatements(source: string, nquads: string): void {
-    if (nquads.length > 0) this.#stmt('INSERT INTO imported_statements (source, nquads) VALUES (?, ?)').run(source, nquads);
+    if (nquads.length > 0)
+      this.#stmt('INSERT INTO imported_statements (source, nquads) VALUES (?, ?)').run(source, nquads);
   }
 
   /** The imported statements, batch by batch, in import order. */
   *iterateImportedStatements(): Generator<string> {
     let after = 0;
     for (;;) {
-      const rows = this.#stmt('SELECT id, nquads FROM imported_statements WHERE id > ? ORDER BY id LIMIT 64').all(after) as { id: number; nquads: string }[];
+      const rows = this.#stmt('SELECT id, nquads FROM imported_statements WHERE id > ? ORDER BY id LIMIT 64').all(
+        after,
+      ) as { id: number; nquads: string }[];
       if (rows.length === 0) return;
       for (const row of rows) yield row.nquads;
       after = (rows.at(-1) as { id: number }).id;
@@ -1080,7 +1252,8 @@ export class KnowledgeBase {
    * KB that holds no documents: undoes an RDF import that could not finish.
    */
   clearGraph(): void {
-    if (this.stats().documents > 0) throw new PolyhopError('CONFLICT', 'clearGraph: the knowledge base holds documents');
+    if (this.stats().documents > 0)
+      throw new PolyhopError('CONFLICT', 'clearGraph: the knowledge base holds documents');
     // Whole tables, set-based: an import of millions of statements undoes without listing their ids.
     this.transaction(() => {
       for (const kind of ['triple', 'entity_name', 'entity_summary'] as const) {
@@ -1088,7 +1261,8 @@ export class KnowledgeBase {
         this.#bumpGeneration(kind);
         this.#binary.delete(kind);
       }
-      this.#db.exec(`INSERT INTO fts_triple (fts_triple) VALUES ('delete-all'); INSERT INTO fts_entity (fts_entity) VALUES ('delete-all');
+      this.#db
+        .exec(`INSERT INTO fts_triple (fts_triple) VALUES ('delete-all'); INSERT INTO fts_entity (fts_entity) VALUES ('delete-all');
         DELETE FROM triples; DELETE FROM entity_aliases; DELETE FROM entities; DELETE FROM imported_statements;`);
       this.#contentGeneration++;
     });
@@ -1108,12 +1282,17 @@ export class KnowledgeBase {
     const created = new Map<string, number>();
     const idOf = (name: string): number => {
       const id = created.get(name) ?? (idByName.get(entityKey(name)) as number | undefined);
-      if (id === undefined) throw new PolyhopError('NOT_FOUND', `No entity named "${name}" in knowledge base "${this.meta().name}"`, { details: { what: 'entity', name } });
+      if (id === undefined)
+        throw new PolyhopError('NOT_FOUND', `No entity named "${name}" in knowledge base "${this.meta().name}"`, {
+          details: { what: 'entity', name },
+        });
       return id;
     };
     this.transaction(() => {
       this.#contentGeneration++;
-      const insertEntity = this.#stmt('INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) ON CONFLICT (name_key) DO NOTHING RETURNING id').pluck();
+      const insertEntity = this.#stmt(
+        'INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) ON CONFLICT (name_key) DO NOTHING RETURNING id',
+      ).pluck();
       const indexEntity = this.#stmt("INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, '', '')");
       for (const { name, type } of records.entities) {
         const key = entityKey(name);
@@ -1123,11 +1302,14 @@ export class KnowledgeBase {
         indexEntity.run(id, ftsDocument(cleanName(name)));
         created.set(name, id);
       }
-      const insertTriple = this.#stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id').pluck();
+      const insertTriple = this.#stmt(
+        'INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id',
+      ).pluck();
       const indexTriple = this.#stmt('INSERT INTO fts_triple (rowid, text) VALUES (?, ?)');
       for (const t of records.triples) {
         const relation = cleanName(t.relation);
-        if (!relation) throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...t } });
+        if (!relation)
+          throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...t } });
         const id = insertTriple.get(idOf(t.sourceName), relation, idOf(t.targetName)) as number | undefined;
         if (id !== undefined) indexTriple.run(id, ftsDocument(t.text));
       }
@@ -1141,7 +1323,9 @@ export class KnowledgeBase {
 
   /** Records other names of an entity (e.g. an imported node's further labels); names taken by another entity are skipped. */
   addAliases(entityId: number, aliases: readonly string[]): void {
-    const add = this.#stmt('INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM entities WHERE name_key = ?)');
+    const add = this.#stmt(
+      'INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM entities WHERE name_key = ?)',
+    );
     for (const alias of aliases) {
       const key = entityKey(alias);
       if (key) add.run(key, alias, entityId, key);
@@ -1152,19 +1336,31 @@ export class KnowledgeBase {
 
   /** Every document, by id, fetched in batches (other calls may run between two items). */
   *iterateDocuments(options: Omit<IterateOptions, 'documentId'> = {}): Generator<DocumentRecord> {
-    yield* this.#paged<DocumentRecord>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id > :after ORDER BY id LIMIT :limit`, {}, options.batchSize);
+    yield* this.#paged<DocumentRecord>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id > :after ORDER BY id LIMIT :limit`,
+      {},
+      options.batchSize,
+    );
   }
 
   /** Every chunk (or one document's), by id. */
   *iterateChunks(options: IterateOptions = {}): Generator<ChunkRecord> {
     const byDocument = options.documentId === undefined ? '' : 'AND document_id = :documentId';
     const params = options.documentId === undefined ? {} : { documentId: options.documentId };
-    yield* this.#paged<ChunkRecord>(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id > :after ${byDocument} ORDER BY id LIMIT :limit`, params, options.batchSize);
+    yield* this.#paged<ChunkRecord>(
+      `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id > :after ${byDocument} ORDER BY id LIMIT :limit`,
+      params,
+      options.batchSize,
+    );
   }
 
   /** Every entity, by id. */
   *iterateEntities(options: Omit<IterateOptions, 'documentId'> = {}): Generator<EntityRecord> {
-    for (const row of this.#paged<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id > :after ORDER BY e.id LIMIT :limit`, {}, options.batchSize)) {
+    for (const row of this.#paged<EntityRow>(
+      `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id > :after ORDER BY e.id LIMIT :limit`,
+      {},
+      options.batchSize,
+    )) {
       yield toEntity(row);
     }
   }
@@ -1176,16 +1372,24 @@ export class KnowledgeBase {
         ? ''
         : 'AND t.id IN (SELECT tc.triple_id FROM triple_chunks tc JOIN chunks c ON c.id = tc.chunk_id WHERE c.document_id = :documentId)';
     const params = options.documentId === undefined ? {} : { documentId: options.documentId };
-    for (const row of this.#paged<TripleRow>(`${TRIPLE_SELECT} WHERE t.id > :after ${byDocument} ORDER BY t.id LIMIT :limit`, params, options.batchSize)) {
+    for (const row of this.#paged<TripleRow>(
+      `${TRIPLE_SELECT} WHERE t.id > :after ${byDocument} ORDER BY t.id LIMIT :limit`,
+      params,
+      options.batchSize,
+    )) {
       yield toTriple(row);
     }
   }
 
   stats(): KbStats {
     const count = (table: string): number => this.#stmt(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
-    const vectors = Object.fromEntries(VECTOR_KINDS.map((kind) => [kind, count(`vcode_${kind}`)])) as Record<VectorKind, number>;
+    const vectors = Object.fromEntries(VECTOR_KINDS.map((kind) => [kind, count(`vcode_${kind}`)])) as Record<
+      VectorKind,
+      number
+    >;
     let sizeBytes = 0;
-    for (const suffix of ['', '-wal']) if (existsSync(this.file + suffix)) sizeBytes += statSync(this.file + suffix).size;
+    for (const suffix of ['', '-wal'])
+      if (existsSync(this.file + suffix)) sizeBytes += statSync(this.file + suffix).size;
     return {
       documents: count('documents'),
       chunks: count('chunks'),
@@ -1232,10 +1436,18 @@ export class KnowledgeBase {
    */
   #selectiveTerms(kind: TextIndexKind, terms: string[]): string[] {
     if (terms.length === 0) return terms;
-    const rows = this.#derive(`rows:${kind}`, () => this.#stmt(`SELECT COUNT(*) FROM ${textOwner(kind)}`).pluck().get() as number);
+    const rows = this.#derive(
+      `rows:${kind}`,
+      () =>
+        this.#stmt(`SELECT COUNT(*) FROM ${textOwner(kind)}`)
+          .pluck()
+          .get() as number,
+    );
     if (rows < COMMON_TERM_MIN_ROWS) return terms;
     if (!this.#vocabTables.has(kind)) {
-      this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_${kind}_vocab USING fts5vocab(main, fts_${kind}, row)`);
+      this.#db.exec(
+        `CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_${kind}_vocab USING fts5vocab(main, fts_${kind}, row)`,
+      );
       this.#vocabTables.add(kind);
     }
     // Counting a term's rows decodes its whole doclist (milliseconds for a common word at 1M rows),
@@ -1280,12 +1492,18 @@ export class KnowledgeBase {
 
   #requireEmbedder(): EmbedderRecord {
     const embedder = this.embedder();
-    if (!embedder) throw new PolyhopError('CONFLICT', `Knowledge base "${this.meta().name}" has no embedder recorded yet; set one before storing vectors`);
+    if (!embedder)
+      throw new PolyhopError(
+        'CONFLICT',
+        `Knowledge base "${this.meta().name}" has no embedder recorded yet; set one before storing vectors`,
+      );
     return embedder;
   }
 
   #notFound(what: string, id: number): PolyhopError {
-    return new PolyhopError('NOT_FOUND', `No ${what} ${id} in knowledge base "${this.meta().name}"`, { details: { what, id } });
+    return new PolyhopError('NOT_FOUND', `No ${what} ${id} in knowledge base "${this.meta().name}"`, {
+      details: { what, id },
+    });
   }
 
   #throwNotFound(what: string, id: number): never {
@@ -1320,7 +1538,11 @@ export class KnowledgeBase {
    */
   #removeChunks(chunkIds: number[]): RemovalResult {
     const chunks = JSON.stringify(chunkIds);
-    const supported = this.#stmt('SELECT DISTINCT triple_id FROM triple_chunks WHERE chunk_id IN (SELECT value FROM json_each(?))').pluck().all(chunks) as number[];
+    const supported = this.#stmt(
+      'SELECT DISTINCT triple_id FROM triple_chunks WHERE chunk_id IN (SELECT value FROM json_each(?))',
+    )
+      .pluck()
+      .all(chunks) as number[];
     const doomed = this.#stmt(
       `SELECT s.value FROM json_each(:supported) s WHERE NOT EXISTS (
          SELECT 1 FROM triple_chunks tc WHERE tc.triple_id = s.value AND tc.chunk_id NOT IN (SELECT value FROM json_each(:chunks)))`,
@@ -1346,14 +1568,24 @@ export class KnowledgeBase {
       .all(JSON.stringify(touched)) as number[];
     this.#deleteEntities(orphans);
     const survivors = touched.filter((id) => !orphans.includes(id)).sort((a, b) => a - b);
-    this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(survivors));
-    return { touchedEntityIds: survivors, removedEntityIds: orphans.sort((a, b) => a - b), removedTripleIds: doomed.sort((a, b) => a - b), removedChunkIds: chunkIds };
+    this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (SELECT value FROM json_each(?))').run(
+      JSON.stringify(survivors),
+    );
+    return {
+      touchedEntityIds: survivors,
+      removedEntityIds: orphans.sort((a, b) => a - b),
+      removedTripleIds: doomed.sort((a, b) => a - b),
+      removedChunkIds: chunkIds,
+    };
   }
 
   /** Removes a document's passages with their vectors. Must run inside a transaction. */
   #removePassages(documentId: number): void {
     this.#contentGeneration++;
-    this.#deleteVectorRows('passage', this.#stmt('SELECT id FROM passages WHERE document_id = ?').pluck().all(documentId) as number[]);
+    this.#deleteVectorRows(
+      'passage',
+      this.#stmt('SELECT id FROM passages WHERE document_id = ?').pluck().all(documentId) as number[],
+    );
     this.#stmt('DELETE FROM passages WHERE document_id = ?').run(documentId);
   }
 
@@ -1391,7 +1623,9 @@ export class KnowledgeBase {
 
   /** Every vector write bumps its kind's generation, so other connections' in-memory indexes notice. */
   #bumpGeneration(kind: VectorKind): number {
-    return this.#stmt('UPDATE vector_state SET generation = generation + 1 WHERE kind = ? RETURNING generation').pluck().get(kind) as number;
+    return this.#stmt('UPDATE vector_state SET generation = generation + 1 WHERE kind = ? RETURNING generation')
+      .pluck()
+      .get(kind) as number;
   }
 
   #generation(kind: VectorKind): number {
@@ -1417,8 +1651,13 @@ export class KnowledgeBase {
       `SELECT unhex(group_concat(hex(code), '')) AS codes, json_group_array(id) AS ids, max(id) AS last, COUNT(*) AS count
        FROM (SELECT id, code FROM vcode_${kind} WHERE id > ? ORDER BY id LIMIT ${CODE_PAGE_ROWS})`,
     );
-    for (let after = 0; ; ) {
-      const { codes, ids, last, count } = page.get(after) as { codes: Buffer | null; ids: string; last: number | null; count: number };
+    for (let after = 0; ;) {
+      const { codes, ids, last, count } = page.get(after) as {
+        codes: Buffer | null;
+        ids: string;
+        last: number | null;
+        count: number;
+      };
       if (count === 0 || codes === null || last === null) break;
       index.append(JSON.parse(ids) as number[], codes);
       if (count < CODE_PAGE_ROWS) break;
@@ -1462,7 +1701,12 @@ function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): D
 
 /** FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary, original-language ones only for non-English chunks). */
 function missingVectorsFrom(kind: VectorKind): string {
-  const extra = kind === 'entity_summary' ? 'AND o.summary IS NOT NULL' : kind === 'chunk_original' ? `AND ${sqlNotEnglish('o.language')}` : '';
+  const extra =
+    kind === 'entity_summary'
+      ? 'AND o.summary IS NOT NULL'
+      : kind === 'chunk_original'
+        ? `AND ${sqlNotEnglish('o.language')}`
+        : '';
   return `FROM ${vectorOwner(kind)} o WHERE NOT EXISTS (SELECT 1 FROM vec_${kind} v WHERE v.id = o.id) ${extra}`;
 }
 

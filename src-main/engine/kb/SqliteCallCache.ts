@@ -28,13 +28,27 @@ export class SqliteCallCache implements CallCacheStore {
     return this.#get.get(key) as string | undefined;
   }
 
-  put(key: string, value: string, meta: { promptName: string; promptVersion: string; promptTokens: number; completionTokens: number }): void {
-    this.#put.run(key, value, meta.promptName, meta.promptVersion, meta.promptTokens, meta.completionTokens, new Date().toISOString());
+  put(
+    key: string,
+    value: string,
+    meta: { promptName: string; promptVersion: string; promptTokens: number; completionTokens: number },
+  ): void {
+    this.#put.run(
+      key,
+      value,
+      meta.promptName,
+      meta.promptVersion,
+      meta.promptTokens,
+      meta.completionTokens,
+      new Date().toISOString(),
+    );
   }
 
   stats(): CallCacheStats {
     const byPrompt = this.#db
-      .prepare('SELECT prompt_name AS promptName, COUNT(*) AS entries, SUM(hits) AS hits FROM llm_cache GROUP BY prompt_name ORDER BY prompt_name')
+      .prepare(
+        'SELECT prompt_name AS promptName, COUNT(*) AS entries, SUM(hits) AS hits FROM llm_cache GROUP BY prompt_name ORDER BY prompt_name',
+      )
       .all() as CallCacheStats['byPrompt'];
     const totals = this.#db
       .prepare(

@@ -125,7 +125,8 @@ export interface DocumentUpdate {
   language?: string | null;
 }
 
-export type DocumentSortKey = 'title' | 'mime' | 'language' | 'size' | 'chunkCount' | 'tripleCount' | 'status' | 'addedAt';
+export type DocumentSortKey =
+  'title' | 'mime' | 'language' | 'size' | 'chunkCount' | 'tripleCount' | 'status' | 'addedAt';
 
 export interface ListDocumentsOptions {
   /** Default: 0. */

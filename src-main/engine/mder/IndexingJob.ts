@@ -4,12 +4,31 @@ import { isCancellation, PolyhopError } from '../base/errors.js';
 import type { Embedder } from '../models/Embedder.js';
 import type { Llm } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
-import type { ChunkRecord, DocumentRecord, DocumentStatus, EntityRecord, KnowledgeBase, TripleRecord } from '../kb/index.js';
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  DocumentStatus,
+  EntityRecord,
+  KnowledgeBase,
+  TripleRecord,
+} from '../kb/index.js';
 import { preprocessChunk, type PreprocessOptions } from '../ingest/preprocess/index.js';
 import { mapChunk, UNKNOWN_TYPE } from './mapChunk.js';
-import { disambiguate, type DisambiguateOptions, type DisambiguationEntity, type DisambiguationStore, type MergeGroup } from './disambiguate.js';
+import {
+  disambiguate,
+  type DisambiguateOptions,
+  type DisambiguationEntity,
+  type DisambiguationStore,
+  type MergeGroup,
+} from './disambiguate.js';
 import { enrichChunk } from './enrichChunk.js';
-import { planReduceUnits, reduceUnit, type ReduceBatchingOptions, type ReduceEntity, type ReduceUnit } from './reduceEntities.js';
+import {
+  planReduceUnits,
+  reduceUnit,
+  type ReduceBatchingOptions,
+  type ReduceEntity,
+  type ReduceUnit,
+} from './reduceEntities.js';
 import { MeteredLlm } from './MeteredLlm.js';
 import { UsageMeter, type UsageTotals } from '../models/UsageMeter.js';
 import { tripleText, nameKey } from './names.js';
@@ -164,7 +183,10 @@ export class IndexingJob {
 
     const documents = docs.map((d) => {
       const failures = this.#docFailures.get(d.id) ?? [];
-      const error = failures.length === 0 ? null : describeFailure(failures[0]!) + (failures.length > 1 ? ` (+${failures.length - 1} more)` : '');
+      const error =
+        failures.length === 0
+          ? null
+          : describeFailure(failures[0]!) + (failures.length > 1 ? ` (+${failures.length - 1} more)` : '');
       const status: DocumentStatus = error ? 'error' : 'indexed';
       // An indexed document keeps the note ingest left on it (pages it could not read).
       kb.setDocumentStatus(d.id, status, error ?? (d.error?.startsWith(INGEST_NOTE) ? d.error : null));
@@ -179,17 +201,30 @@ export class IndexingJob {
     const pending = work.chunks.filter((c) => !c.preprocessed);
     const options = { ...this.#options.preprocess, prompts: this.#options.prompts };
     const attempts = new Attempts(this.#kb, 'preprocess');
-    await this.#units('preprocess', pending, async (ref, signal) => {
-      const chunk = work.load(ref);
-      const { previous, next } = work.neighbours(ref);
-      const input = { text: chunk.text, language: chunk.language, previous: previous?.text ?? null, next: next?.text ?? null };
-      const result = await retried(attempts, chunk.id, (sampling) => preprocessChunk(this.#llm, input, { ...options, sampling, signal }));
-      this.#kb.transaction(() => {
-        this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
-        attempts.succeeded(chunk.id);
-      });
-      ref.preprocessed = true;
-    }, (ref) => work.unitName(ref), (ref) => ref.documentId);
+    await this.#units(
+      'preprocess',
+      pending,
+      async (ref, signal) => {
+        const chunk = work.load(ref);
+        const { previous, next } = work.neighbours(ref);
+        const input = {
+          text: chunk.text,
+          language: chunk.language,
+          previous: previous?.text ?? null,
+          next: next?.text ?? null,
+        };
+        const result = await retried(attempts, chunk.id, (sampling) =>
+          preprocessChunk(this.#llm, input, { ...options, sampling, signal }),
+        );
+        this.#kb.transaction(() => {
+          this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
+          attempts.succeeded(chunk.id);
+        });
+        ref.preprocessed = true;
+      },
+      (ref) => work.unitName(ref),
+      (ref) => ref.documentId,
+    );
   }
 
   async #map(work: Work): Promise<void> {
@@ -197,27 +232,35 @@ export class IndexingJob {
     const pending = work.chunks.filter((c) => c.preprocessed && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
     const options = { prompts: this.#options.prompts, maxTokens: this.#options.map?.maxTokens };
     const attempts = new Attempts(kb, 'map');
-    await this.#units('map', pending, async (ref, signal) => {
-      const chunk = work.load(ref);
-      const input = { title: work.document(ref).title, englishText: chunk.englishText! };
-      const result = await retried(attempts, chunk.id, (sampling) => mapChunk(this.#llm, input, { ...options, sampling, signal }));
-      const entities = new Map(result.entities.map((e) => [nameKey(e.name), e]));
-      kb.transaction(() => {
-        const upsert = (name: string): number => {
-          const entity = entities.get(nameKey(name));
-          const id = kb.upsertEntity(name, entity?.type ?? UNKNOWN_TYPE);
-          if (entity && entity.variants.length > 0) addVariants(kb, id, entity.variants);
-          return id;
-        };
-        for (const t of result.triples) {
-          const sourceId = upsert(t.source);
-          const targetId = upsert(t.target);
-          kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
-        }
-        kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
-        attempts.succeeded(chunk.id);
-      });
-    }, (ref) => work.unitName(ref), (ref) => ref.documentId);
+    await this.#units(
+      'map',
+      pending,
+      async (ref, signal) => {
+        const chunk = work.load(ref);
+        const input = { title: work.document(ref).title, englishText: chunk.englishText! };
+        const result = await retried(attempts, chunk.id, (sampling) =>
+          mapChunk(this.#llm, input, { ...options, sampling, signal }),
+        );
+        const entities = new Map(result.entities.map((e) => [nameKey(e.name), e]));
+        kb.transaction(() => {
+          const upsert = (name: string): number => {
+            const entity = entities.get(nameKey(name));
+            const id = kb.upsertEntity(name, entity?.type ?? UNKNOWN_TYPE);
+            if (entity && entity.variants.length > 0) addVariants(kb, id, entity.variants);
+            return id;
+          };
+          for (const t of result.triples) {
+            const sourceId = upsert(t.source);
+            const targetId = upsert(t.target);
+            kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
+          }
+          kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
+          attempts.succeeded(chunk.id);
+        });
+      },
+      (ref) => work.unitName(ref),
+      (ref) => ref.documentId,
+    );
   }
 
   async #disambiguate(): Promise<MergeGroup[]> {
@@ -270,7 +313,8 @@ export class IndexingJob {
 
   #disambiguationStore(): DisambiguationStore {
     const kb = this.#kb;
-    const view = (e: EntityRecord | undefined): DisambiguationEntity | undefined => e && { id: e.id, name: e.name, type: e.type, aliases: e.aliases };
+    const view = (e: EntityRecord | undefined): DisambiguationEntity | undefined =>
+      e && { id: e.id, name: e.name, type: e.type, aliases: e.aliases };
     return {
       entity: (id) => view(kb.getEntity(id)),
       entityNamed: (name) => view(kb.findEntityByName(name)),
@@ -286,7 +330,10 @@ export class IndexingJob {
       // pairs are decided it stays pending in the checkpoint written with the vectors.
       setNameVectors: (ids, vectors) =>
         kb.transaction(() => {
-          kb.putVectors('entity_name', ids.map((id, i) => ({ id, vector: vectors[i]! })));
+          kb.putVectors(
+            'entity_name',
+            ids.map((id, i) => ({ id, vector: vectors[i]! })),
+          );
           kb.setCheckpoint(PENDING_DISAMBIGUATION, ids);
           kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
         }),
@@ -296,13 +343,18 @@ export class IndexingJob {
           const kept = groups.map((group) => {
             // The canonical name may already belong to another entity: that one is the same thing too.
             const holder = kb.findEntityByName(group.canonicalName);
-            const ids = [...new Set([group.keepId, ...group.mergeIds, ...(holder ? [holder.id] : [])])].filter((id) => kb.getEntity(id));
+            const ids = [...new Set([group.keepId, ...group.mergeIds, ...(holder ? [holder.id] : [])])].filter((id) =>
+              kb.getEntity(id),
+            );
             if (ids.length < 2) return ids[0] ?? group.keepId;
             // The KB drops the vectors of renamed entities and re-pointed triples.
             return kb.mergeEntities(group.canonicalName, ids);
           });
           // Kept entities are compared again in the next round, also after a restart.
-          kb.setCheckpoint(MERGED_PENDING_DISAMBIGUATION, [...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []), ...kept]);
+          kb.setCheckpoint(MERGED_PENDING_DISAMBIGUATION, [
+            ...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []),
+            ...kept,
+          ]);
           return kept;
         }),
     };
@@ -331,34 +383,63 @@ export class IndexingJob {
     }
     for (const group of byChunk.values()) group.sort((a, b) => a.id - b.id);
     const units = [...byChunk.entries()].sort(([a], [b]) => a - b);
-    const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null => (c ? clip(c.englishText ?? c.text, chars, fromEnd) : null);
+    const text = (c: ChunkRecord | null | undefined, fromEnd = false): string | null =>
+      c ? clip(c.englishText ?? c.text, chars, fromEnd) : null;
     const attempts = new Attempts(kb, 'enrich');
-    await this.#units('enrich', units, async ([chunkId, triples], signal) => {
-      const ref = work.ref(chunkId);
-      const chunk = work.load(ref);
-      const { previous, next } = work.neighbours(ref);
-      const others = [...new Set(triples.flatMap((t) => t.chunkIds))].filter((id) => id !== chunkId && id !== previous?.id && id !== next?.id).slice(0, ctx.maxOtherChunks ?? 2);
-      const { descriptions, misses } = await enrichChunk(
-        this.#llm,
-        {
-          current: chunk.englishText ?? chunk.text,
-          previous: text(previous, true),
-          next: text(next),
-          other: kb.getChunks(others).map((c) => text(c)!),
-          triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
-        },
-        { prompts: this.#options.prompts, signal, maxTokensPerTriple: ctx.maxTokensPerTriple, maxTriplesPerCall: ctx.maxTriplesPerCall, sampling: attempts.sampling(chunkId) },
-      );
-      const described = triples.flatMap((t, i) => (descriptions[i] ? [{ id: t.id, description: descriptions[i] }] : []));
-      kb.transaction(() => {
-        for (const t of described) kb.setTripleDescription(t.id, t.description);
-        kb.deleteVectors('triple', described.map((t) => t.id));
-        if (misses.length > 0) attempts.failed(chunkId);
-        else attempts.succeeded(chunkId);
-      });
-      // Undescribed triples stay without a description (Reduce reads them verbalised) and are asked again by the next run.
-      if (misses.length > 0) this.#fail('enrich', missFailure('enrich', `${misses.length} of ${triples.length} triples of ${work.unitName(ref)}`, misses.map((m) => ({ triple: triples[m.index]!.id, reason: m.reason }))), ref.documentId);
-    }, ([chunkId, triples]) => `${triples.length} triples of ${work.unitName(work.ref(chunkId))}`, ([chunkId]) => work.ref(chunkId).documentId);
+    await this.#units(
+      'enrich',
+      units,
+      async ([chunkId, triples], signal) => {
+        const ref = work.ref(chunkId);
+        const chunk = work.load(ref);
+        const { previous, next } = work.neighbours(ref);
+        const others = [...new Set(triples.flatMap((t) => t.chunkIds))]
+          .filter((id) => id !== chunkId && id !== previous?.id && id !== next?.id)
+          .slice(0, ctx.maxOtherChunks ?? 2);
+        const { descriptions, misses } = await enrichChunk(
+          this.#llm,
+          {
+            current: chunk.englishText ?? chunk.text,
+            previous: text(previous, true),
+            next: text(next),
+            other: kb.getChunks(others).map((c) => text(c)!),
+            triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
+          },
+          {
+            prompts: this.#options.prompts,
+            signal,
+            maxTokensPerTriple: ctx.maxTokensPerTriple,
+            maxTriplesPerCall: ctx.maxTriplesPerCall,
+            sampling: attempts.sampling(chunkId),
+          },
+        );
+        const described = triples.flatMap((t, i) =>
+          descriptions[i] ? [{ id: t.id, description: descriptions[i] }] : [],
+        );
+        kb.transaction(() => {
+          for (const t of described) kb.setTripleDescription(t.id, t.description);
+          kb.deleteVectors(
+            'triple',
+            described.map((t) => t.id),
+          );
+          if (misses.length > 0) attempts.failed(chunkId);
+          else attempts.succeeded(chunkId);
+        });
+        // Undescribed triples stay without a description (Reduce reads them verbalised) and are asked again by the next run.
+        if (misses.length > 0)
+          this.#fail(
+            'enrich',
+            missFailure(
+              'enrich',
+              `${misses.length} of ${triples.length} triples of ${work.unitName(ref)}`,
+              misses.map((m) => ({ triple: triples[m.index]!.id, reason: m.reason })),
+            ),
+            ref.documentId,
+          );
+      },
+      ([chunkId, triples]) => `${triples.length} triples of ${work.unitName(work.ref(chunkId))}`,
+      ([chunkId]) => work.ref(chunkId).documentId,
+    );
   }
 
   async #reduce(): Promise<void> {
@@ -370,8 +451,15 @@ export class IndexingJob {
       .filter((e) => e.triples.length > 0)
       .sort((a, b) => a.entity.id - b.entity.id);
     // An entity with one described fact is summarised by that description and its type: a model would only rephrase it.
-    const copied = options.copySingleFact === false ? [] : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
-    kb.transaction(() => copied.forEach((e) => kb.setEntitySummary(e.entity.id, `${e.entity.name} (${e.entity.type}): ${e.triples[0]!.description!}`)));
+    const copied =
+      options.copySingleFact === false
+        ? []
+        : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
+    kb.transaction(() =>
+      copied.forEach((e) =>
+        kb.setEntitySummary(e.entity.id, `${e.entity.name} (${e.entity.type}): ${e.triples[0]!.description!}`),
+      ),
+    );
     const copiedSet = new Set(copied);
     const entities: ReduceEntity[] = stale
       .filter((e) => !copiedSet.has(e))
@@ -382,29 +470,54 @@ export class IndexingJob {
         facts: triples.map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null)),
       }));
     const units = planReduceUnits(entities, (t) => this.#llm.countTokens(t), options);
-    const ids = (unit: ReduceUnit): number[] => (unit.kind === 'hub' ? [unit.entity.id] : unit.entities.map((e) => e.id));
+    const ids = (unit: ReduceUnit): number[] =>
+      unit.kind === 'hub' ? [unit.entity.id] : unit.entities.map((e) => e.id);
     const attempts = new Attempts(kb, 'reduce');
-    const unitName = (unit: ReduceUnit): string => (unit.kind === 'hub' ? `entity ${unit.entity.id} (${unit.entity.facts.length} facts)` : `entities ${ids(unit).join(', ')}`);
-    await this.#units('reduce', units, async (unit, signal) => {
-      const sampling = samplingFor(Math.max(...ids(unit).map((id) => attempts.count(id))));
-      const { summaries, misses } = await reduceUnit(this.#llm, unit, { ...options, prompts: this.#options.prompts, sampling, signal });
-      const incomplete = new Set(misses.map((m) => m.id));
-      kb.transaction(() => {
-        for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
-        for (const id of ids(unit)) if (incomplete.has(id)) attempts.failed(id);
-        else attempts.succeeded(id);
-      });
-      // An entity left without a summary, or with one some of its facts did not reach, stays stale and is reduced again by the next run.
-      if (misses.length > 0) this.#fail('reduce', missFailure('reduce', unitName(unit), misses.map((m) => ({ entity: m.id, reason: m.reason }))));
-    }, unitName);
+    const unitName = (unit: ReduceUnit): string =>
+      unit.kind === 'hub'
+        ? `entity ${unit.entity.id} (${unit.entity.facts.length} facts)`
+        : `entities ${ids(unit).join(', ')}`;
+    await this.#units(
+      'reduce',
+      units,
+      async (unit, signal) => {
+        const sampling = samplingFor(Math.max(...ids(unit).map((id) => attempts.count(id))));
+        const { summaries, misses } = await reduceUnit(this.#llm, unit, {
+          ...options,
+          prompts: this.#options.prompts,
+          sampling,
+          signal,
+        });
+        const incomplete = new Set(misses.map((m) => m.id));
+        kb.transaction(() => {
+          for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
+          for (const id of ids(unit))
+            if (incomplete.has(id)) attempts.failed(id);
+            else attempts.succeeded(id);
+        });
+        // An entity left without a summary, or with one some of its facts did not reach, stays stale and is reduced again by the next run.
+        if (misses.length > 0)
+          this.#fail(
+            'reduce',
+            missFailure(
+              'reduce',
+              unitName(unit),
+              misses.map((m) => ({ entity: m.id, reason: m.reason })),
+            ),
+          );
+      },
+      unitName,
+    );
   }
 
   async #embed(): Promise<void> {
     // Embedding failures are not data problems of one unit (a wrong model fails every batch): they fail the job.
-    const plan = planEmbedding(this.#kb, this.#options.embedder, { batchSize: this.#options.embedBatchSize ?? 32, ...(this.#options.signal ? { signal: this.#options.signal } : {}) });
+    const plan = planEmbedding(this.#kb, this.#options.embedder, {
+      batchSize: this.#options.embedBatchSize ?? 32,
+      ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+    });
     await this.#stage('embed', plan.total, (tick) => plan.run(tick));
   }
-
 
   // ── plumbing ──────────────────────────────────────────────────────────────────
 
@@ -417,7 +530,13 @@ export class IndexingJob {
    * it started has settled. Each unit writes its result in one transaction after its model calls,
    * so a unit that was stopped wrote nothing and the job writes nothing once it has ended.
    */
-  async #units<T>(stage: MderStage, units: readonly T[], run: (unit: T, signal: AbortSignal) => Promise<void>, name: (unit: T) => string, documentOf?: (unit: T) => number): Promise<void> {
+  async #units<T>(
+    stage: MderStage,
+    units: readonly T[],
+    run: (unit: T, signal: AbortSignal) => Promise<void>,
+    name: (unit: T) => string,
+    documentOf?: (unit: T) => number,
+  ): Promise<void> {
     await this.#stage(stage, units.length, async (tick) => {
       const options = this.#options.signal ? { signal: this.#options.signal } : {};
       await mapConcurrent(
@@ -445,7 +564,11 @@ export class IndexingJob {
     if (docId !== undefined) this.#docFailures.set(docId, [...(this.#docFailures.get(docId) ?? []), failure]);
   }
 
-  async #stage(stage: MderStage, total: number, body: (tick: (n?: number) => void, setTotal: (total: number, done: number) => void) => Promise<void>): Promise<void> {
+  async #stage(
+    stage: MderStage,
+    total: number,
+    body: (tick: (n?: number) => void, setTotal: (total: number, done: number) => void) => Promise<void>,
+  ): Promise<void> {
     const meter = new UsageMeter();
     const stats: StageStats = { ...meter.snapshot(), units: total, failed: 0, wallMs: 0 };
     this.#stages[stage] = stats;
@@ -518,7 +641,12 @@ class Work {
       const refs = kb
         .chunksOfDocument(d.id)
         .sort((a, b) => a.ord - b.ord)
-        .map((c): ChunkRef => ({ id: c.id, documentId: c.documentId, ord: c.ord, preprocessed: c.englishText !== null }));
+        .map((c): ChunkRef => ({
+          id: c.id,
+          documentId: c.documentId,
+          ord: c.ord,
+          preprocessed: c.englishText !== null,
+        }));
       this.#byDoc.set(d.id, refs);
       for (const ref of refs) {
         this.chunks.push(ref);
@@ -534,7 +662,10 @@ class Work {
   /** The chunk as stored now; NOT_FOUND if it was deleted while the job ran (the unit fails, the job goes on). */
   load(ref: ChunkRef): ChunkRecord {
     const chunk = this.#kb.getChunk(ref.id);
-    if (!chunk) throw new PolyhopError('NOT_FOUND', `${this.unitName(ref)} was deleted while indexing`, { details: { chunkId: ref.id } });
+    if (!chunk)
+      throw new PolyhopError('NOT_FOUND', `${this.unitName(ref)} was deleted while indexing`, {
+        details: { chunkId: ref.id },
+      });
     return chunk;
   }
 
@@ -560,7 +691,8 @@ class Work {
  * first, and an entity's summary must not.
  */
 function inSourceOrder(triples: readonly TripleRecord[]): TripleRecord[] {
-  const first = (t: TripleRecord): number => (t.chunkIds.length > 0 ? Math.min(...t.chunkIds) : Number.MAX_SAFE_INTEGER);
+  const first = (t: TripleRecord): number =>
+    t.chunkIds.length > 0 ? Math.min(...t.chunkIds) : Number.MAX_SAFE_INTEGER;
   const text = (t: TripleRecord): string => tripleText(t.sourceName, t.relation, t.targetName, null);
   return [...triples].sort((a, b) => first(a) - first(b) || text(a).localeCompare(text(b)));
 }
@@ -575,7 +707,11 @@ function clip(text: string, chars: number, fromEnd = false): string {
  * Runs a unit's model calls with the sampling its earlier failures call for, and counts a failure
  * (an invalid reply, not a cancel or a bug) so the next run samples it another way.
  */
-async function retried<T>(attempts: Attempts, unit: number, run: (sampling: ReturnType<typeof samplingFor>) => Promise<T>): Promise<T> {
+async function retried<T>(
+  attempts: Attempts,
+  unit: number,
+  run: (sampling: ReturnType<typeof samplingFor>) => Promise<T>,
+): Promise<T> {
   try {
     return await run(attempts.sampling(unit));
   } catch (error) {

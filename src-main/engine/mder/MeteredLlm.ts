@@ -29,7 +29,11 @@ export class MeteredLlm implements Llm {
     return this.#metered(this.#inner.generateText(prompt, options));
   }
 
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options?: LlmCallOptions): Promise<LlmJsonResult<z.infer<S>>> {
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options?: LlmCallOptions,
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     return this.#metered(this.#inner.generateJson(prompt, schema, options));
   }
 

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
-import { CHAT_TEMPLATE_TOKENS, type Llm, type LlmCallOptions, type LlmUsage, type RenderedPrompt } from '../models/Llm.js';
+import {
+  CHAT_TEMPLATE_TOKENS,
+  type Llm,
+  type LlmCallOptions,
+  type LlmUsage,
+  type RenderedPrompt,
+} from '../models/Llm.js';
 import { foldName, splitName } from './names.js';
 
 /** Completion budget of a call at least: a batch of one short item still has room for a long sentence. */
@@ -95,7 +101,8 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
       reply = result.value as typeof reply;
     } catch (error) {
       // Cut or invalid output, or a prompt the model refused: fewer items make both shorter.
-      if (!(error instanceof PolyhopError) || (error.code !== 'LLM_OUTPUT_INVALID' && error.code !== 'BAD_INPUT')) throw error;
+      if (!(error instanceof PolyhopError) || (error.code !== 'LLM_OUTPUT_INVALID' && error.code !== 'BAD_INPUT'))
+        throw error;
       if (indexes.length > 1) return split(indexes);
       misses.push({ index: indexes[0]!, reason: error.message });
       return;
@@ -124,7 +131,11 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
       else missing.push(index);
     });
     if (indexes.length === 1) {
-      if (missing.length > 0) misses.push({ index: indexes[0]!, reason: byId.has(1) ? 'the reply named another item' : 'the reply named no entry for it' });
+      if (missing.length > 0)
+        misses.push({
+          index: indexes[0]!,
+          reason: byId.has(1) ? 'the reply named another item' : 'the reply named no entry for it',
+        });
       return;
     }
     for (const index of missing) await ask([index]);
@@ -143,7 +154,11 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
 /** Adds one call's usage to a total over several calls (cached only when all of them were). */
 /** Whether a prompt and its output budget fit the model's context (unknown context: assumed to). */
 export function fitsContext(llm: Llm, prompt: RenderedPrompt, maxTokens: number): boolean {
-  return llm.contextTokens === undefined || llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + CHAT_TEMPLATE_TOKENS + maxTokens <= llm.contextTokens;
+  return (
+    llm.contextTokens === undefined ||
+    llm.countTokens(prompt.system) + llm.countTokens(prompt.user) + CHAT_TEMPLATE_TOKENS + maxTokens <=
+      llm.contextTokens
+  );
 }
 
 export function addUsage(total: LlmUsage, usage: LlmUsage): void {

@@ -20,7 +20,9 @@ import { compatibleTypes } from './entityTypes.js';
 export const disambiguateReplySchema = (pairIds: readonly [string, ...string[]]) =>
   z.object({
     decisions: z
-      .array(z.object({ pair: z.enum(pairIds), a: z.string(), b: z.string(), same: z.boolean(), canonical: z.string() }))
+      .array(
+        z.object({ pair: z.enum(pairIds), a: z.string(), b: z.string(), same: z.boolean(), canonical: z.string() }),
+      )
       .min(pairIds.length)
       .max(pairIds.length),
   });
@@ -153,7 +155,10 @@ export async function disambiguate(
     throwIfAborted(options.signal);
     rounds++;
     const live = queue.map((id) => store.entity(id)).filter((e): e is DisambiguationEntity => e !== undefined);
-    const vectors = await embedder.embed(live.map((e) => e.name), { signal: options.signal });
+    const vectors = await embedder.embed(
+      live.map((e) => e.name),
+      { signal: options.signal },
+    );
     store.setNameVectors(
       live.map((e) => e.id),
       vectors,
@@ -164,7 +169,8 @@ export async function disambiguate(
       const key = pairKey(entity.name, other.name);
       if (asked.has(key) && !pairs.has(key)) return false;
       const known = pairs.get(key);
-      const pair = known ?? (entity.id < other.id ? { a: entity, b: other, evidence: [] } : { a: other, b: entity, evidence: [] });
+      const pair =
+        known ?? (entity.id < other.id ? { a: entity, b: other, evidence: [] } : { a: other, b: entity, evidence: [] });
       for (const e of evidence) if (!pair.evidence.includes(e)) pair.evidence.push(e);
       pairs.set(key, pair);
       asked.add(key);
@@ -176,7 +182,13 @@ export async function disambiguate(
       const found = new Map<number, { other: DisambiguationEntity; rank: number; evidence: string[] }>();
       const add = (other: DisambiguationEntity | undefined, rank: number, evidence: string) => {
         // A Person is never a City, whatever the names: such a pair is not worth a question.
-        if (!other || other.id === entity.id || nameKey(entity.name) === nameKey(other.name) || !compatibleTypes(entity.type, other.type)) return;
+        if (
+          !other ||
+          other.id === entity.id ||
+          nameKey(entity.name) === nameKey(other.name) ||
+          !compatibleTypes(entity.type, other.type)
+        )
+          return;
         const seen = found.get(other.id) ?? { other, rank, evidence: [] };
         seen.rank = Math.min(seen.rank, rank);
         seen.evidence.push(evidence);
@@ -188,7 +200,8 @@ export async function disambiguate(
         if (evidence) add(other, 1 + EVIDENCE_ORDER.indexOf(evidence), evidence);
       }
       for (const hit of store.nearest(vectors[i]!, k + 1)) {
-        if (hit.id !== entity.id && hit.score >= threshold) add(store.entity(hit.id), 5 - hit.score, `name similarity ${hit.score.toFixed(2)}`);
+        if (hit.id !== entity.id && hit.score >= threshold)
+          add(store.entity(hit.id), 5 - hit.score, `name similarity ${hit.score.toFixed(2)}`);
       }
       let started = 0;
       for (const c of [...found.values()].sort((x, y) => x.rank - y.rank)) {
@@ -203,7 +216,10 @@ export async function disambiguate(
     const chained = chainPairs(first.confirmed, first.decided);
     for (const p of chained) asked.add(pairKey(p.a.name, p.b.name));
     pairsAsked += chained.length;
-    const second = chained.length > 0 ? await confirmPairs(llm, store, chained, options) : { confirmed: [], decided: new Set<string>(), undecided: [] };
+    const second =
+      chained.length > 0
+        ? await confirmPairs(llm, store, chained, options)
+        : { confirmed: [], decided: new Set<string>(), undecided: [] };
     for (const p of [...first.undecided, ...second.undecided]) [p.a.id, p.b.id].forEach((id) => undecided.add(id));
     const groups = planMerges([...first.confirmed, ...second.confirmed]);
     queue = [];
@@ -224,7 +240,10 @@ function chainPairs(confirmed: readonly Confirmed[], decided: ReadonlySet<string
   const links = new Map<number, Set<number>>();
   const byId = new Map<number, DisambiguationEntity>();
   for (const c of confirmed) {
-    for (const [x, y] of [[c.a, c.b], [c.b, c.a]] as const) {
+    for (const [x, y] of [
+      [c.a, c.b],
+      [c.b, c.a],
+    ] as const) {
       links.set(x.id, (links.get(x.id) ?? new Set()).add(y.id));
       byId.set(x.id, x);
     }
@@ -251,7 +270,10 @@ function chainPairs(confirmed: readonly Confirmed[], decided: ReadonlySet<string
   return out;
 }
 
-function strongestLexicalEvidence(a: DisambiguationEntity, b: DisambiguationEntity): (typeof EVIDENCE_ORDER)[number] | null {
+function strongestLexicalEvidence(
+  a: DisambiguationEntity,
+  b: DisambiguationEntity,
+): (typeof EVIDENCE_ORDER)[number] | null {
   const order = EVIDENCE_ORDER;
   let best: number | null = null;
   for (const x of [a.name, ...(a.aliases ?? [])]) {
@@ -278,47 +300,57 @@ interface Confirmations {
   undecided: CandidatePair[];
 }
 
-async function confirmPairs(llm: Llm, store: DisambiguationStore, pairs: CandidatePair[], options: DisambiguateOptions): Promise<Confirmations> {
+async function confirmPairs(
+  llm: Llm,
+  store: DisambiguationStore,
+  pairs: CandidatePair[],
+  options: DisambiguateOptions,
+): Promise<Confirmations> {
   const perCall = options.pairsPerCall ?? 16;
   const decided_ = new Set<string>();
   const undecided: CandidatePair[] = [];
   const batches: CandidatePair[][] = [];
   for (let i = 0; i < pairs.length; i += perCall) batches.push(pairs.slice(i, i + perCall));
   let done = 0;
-  const results = await mapConcurrent(batches, options.concurrency ?? llm.parallelism, async (batch, index, signal) => {
-    // The stopping signal: a hard failure elsewhere ends this batch's calls too.
-    const asking = { ...options, signal };
-    const first = await askPairs(llm, store, batch, asking, index);
-    if (first.failure) options.onFailure?.(first.failure);
-    const decided = first.decisions;
-    // A pair the model skipped (or answered twice, differently) is asked again on its own.
-    for (const [i, pair] of batch.entries()) {
-      if (decided[i] !== undefined) continue;
-      const alone = await askPairs(llm, store, [pair], asking, index);
-      decided[i] = alone.decisions[0];
-      if (decided[i] === undefined) {
-        undecided.push(pair);
-        options.onFailure?.(
-          alone.failure ?? {
-            stage: 'disambiguate',
-            unit: `pairs "${pair.a.name}"~"${pair.b.name}"`,
-            code: 'LLM_OUTPUT_INVALID',
-            message: 'no decision for this pair, also when asked alone',
-            details: { batch: index },
-          },
-        );
+  const results = await mapConcurrent(
+    batches,
+    options.concurrency ?? llm.parallelism,
+    async (batch, index, signal) => {
+      // The stopping signal: a hard failure elsewhere ends this batch's calls too.
+      const asking = { ...options, signal };
+      const first = await askPairs(llm, store, batch, asking, index);
+      if (first.failure) options.onFailure?.(first.failure);
+      const decided = first.decisions;
+      // A pair the model skipped (or answered twice, differently) is asked again on its own.
+      for (const [i, pair] of batch.entries()) {
+        if (decided[i] !== undefined) continue;
+        const alone = await askPairs(llm, store, [pair], asking, index);
+        decided[i] = alone.decisions[0];
+        if (decided[i] === undefined) {
+          undecided.push(pair);
+          options.onFailure?.(
+            alone.failure ?? {
+              stage: 'disambiguate',
+              unit: `pairs "${pair.a.name}"~"${pair.b.name}"`,
+              code: 'LLM_OUTPUT_INVALID',
+              message: 'no decision for this pair, also when asked alone',
+              details: { batch: index },
+            },
+          );
+        }
       }
-    }
-    options.onProgress?.((done += batch.length), pairs.length);
-    return batch.flatMap((pair, i): Confirmed[] => {
-      const d = decided[i];
-      if (d) decided_.add(idPair(pair.a.id, pair.b.id));
-      // "Same" between a Person and a City is a wrong verdict, not a merge.
-      if (!d?.same || !compatibleTypes(pair.a.type, pair.b.type)) return [];
-      const withFacts = (e: DisambiguationEntity) => ({ ...e, facts: store.factCount(e.id) });
-      return [{ a: withFacts(pair.a), b: withFacts(pair.b), canonical: canonicalFor(store, pair, d.canonical) }];
-    });
-  }, options.signal ? { signal: options.signal } : {});
+      options.onProgress?.((done += batch.length), pairs.length);
+      return batch.flatMap((pair, i): Confirmed[] => {
+        const d = decided[i];
+        if (d) decided_.add(idPair(pair.a.id, pair.b.id));
+        // "Same" between a Person and a City is a wrong verdict, not a merge.
+        if (!d?.same || !compatibleTypes(pair.a.type, pair.b.type)) return [];
+        const withFacts = (e: DisambiguationEntity) => ({ ...e, facts: store.factCount(e.id) });
+        return [{ a: withFacts(pair.a), b: withFacts(pair.b), canonical: canonicalFor(store, pair, d.canonical) }];
+      });
+    },
+    options.signal ? { signal: options.signal } : {},
+  );
   return { confirmed: results.flat(), decided: decided_, undecided };
 }
 
@@ -353,11 +385,18 @@ async function askPairs(
   if (batch.length > 1 && !fitsContext(llm, prompt, maxTokens)) {
     // A small context cannot take the whole batch with its excerpts: ask each half on its own.
     const half = Math.ceil(batch.length / 2);
-    const [first, second] = [await askPairs(llm, store, batch.slice(0, half), options, index), await askPairs(llm, store, batch.slice(half), options, index)];
+    const [first, second] = [
+      await askPairs(llm, store, batch.slice(0, half), options, index),
+      await askPairs(llm, store, batch.slice(half), options, index),
+    ];
     return { decisions: [...first.decisions, ...second.decisions], failure: first.failure ?? second.failure };
   }
   try {
-    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), { ...options.sampling, maxTokens, signal: options.signal });
+    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), {
+      ...options.sampling,
+      maxTokens,
+      signal: options.signal,
+    });
     const byId = new Map<string, Decision | null>();
     for (const d of value.decisions) {
       const seen = byId.get(d.pair);
@@ -369,7 +408,12 @@ async function askPairs(
     }
     return { decisions: ids.map((id) => byId.get(id) ?? undefined), failure: null };
   } catch (error) {
-    const failure = asUnitFailure(error, 'disambiguate', `pairs ${batch.map((p) => `"${p.a.name}"~"${p.b.name}"`).join(', ')}`, { batch: index });
+    const failure = asUnitFailure(
+      error,
+      'disambiguate',
+      `pairs ${batch.map((p) => `"${p.a.name}"~"${p.b.name}"`).join(', ')}`,
+      { batch: index },
+    );
     return { decisions: batch.map(() => undefined), failure };
   }
 }
@@ -404,29 +448,36 @@ export function planMerges(confirmed: readonly Confirmed[]): MergeGroup[] {
     const x = groupOf.get(c.a.id) ?? [c.a.id];
     const y = groupOf.get(c.b.id) ?? [c.b.id];
     if (x === y) continue;
-    const fits = (i: number, j: number) => agreed.has(idPair(i, j)) && compatibleTypes(byId.get(i)!.type, byId.get(j)!.type);
+    const fits = (i: number, j: number) =>
+      agreed.has(idPair(i, j)) && compatibleTypes(byId.get(i)!.type, byId.get(j)!.type);
     if (!x.every((i) => y.every((j) => fits(i, j)))) continue;
     const joined = [...x, ...y];
     for (const id of joined) groupOf.set(id, joined);
   }
   const groups = [...new Set(groupOf.values())].filter((g) => g.length > 1).map((g) => [...g].sort((a, b) => a - b));
-  return groups.sort((a, b) => a[0]! - b[0]!).map((ids) => {
-    const members = ids.map((id) => byId.get(id)!);
-    const inGroup = new Set(ids);
-    const votes = new Map<string, { name: string; count: number }>();
-    for (const c of confirmed) {
-      if (!inGroup.has(c.a.id) || !inGroup.has(c.b.id)) continue;
-      const key = nameKey(c.canonical);
-      votes.set(key, { name: votes.get(key)?.name ?? c.canonical, count: (votes.get(key)?.count ?? 0) + 1 });
-    }
-    const use = (key: string) => members.filter((m) => nameKey(m.name) === key || (m.aliases ?? []).some((a) => nameKey(a) === key)).reduce((sum, m) => sum + 1 + (m.facts ?? 0), 0);
-    const [best] = [...votes.entries()].sort(
-      ([ka, a], [kb, b]) => b.count - a.count || use(kb) - use(ka) || a.name.length - b.name.length || a.name.localeCompare(b.name),
-    );
-    const canonicalName = best![1].name;
-    const keep = members.find((m) => nameKey(m.name) === nameKey(canonicalName)) ?? members[0]!;
-    return { keepId: keep.id, mergeIds: ids.filter((id) => id !== keep.id), canonicalName };
-  });
+  return groups
+    .sort((a, b) => a[0]! - b[0]!)
+    .map((ids) => {
+      const members = ids.map((id) => byId.get(id)!);
+      const inGroup = new Set(ids);
+      const votes = new Map<string, { name: string; count: number }>();
+      for (const c of confirmed) {
+        if (!inGroup.has(c.a.id) || !inGroup.has(c.b.id)) continue;
+        const key = nameKey(c.canonical);
+        votes.set(key, { name: votes.get(key)?.name ?? c.canonical, count: (votes.get(key)?.count ?? 0) + 1 });
+      }
+      const use = (key: string) =>
+        members
+          .filter((m) => nameKey(m.name) === key || (m.aliases ?? []).some((a) => nameKey(a) === key))
+          .reduce((sum, m) => sum + 1 + (m.facts ?? 0), 0);
+      const [best] = [...votes.entries()].sort(
+        ([ka, a], [kb, b]) =>
+          b.count - a.count || use(kb) - use(ka) || a.name.length - b.name.length || a.name.localeCompare(b.name),
+      );
+      const canonicalName = best![1].name;
+      const keep = members.find((m) => nameKey(m.name) === nameKey(canonicalName)) ?? members[0]!;
+      return { keepId: keep.id, mergeIds: ids.filter((id) => id !== keep.id), canonicalName };
+    });
 }
 
 /** Up to `maxChars` of `text` centred on the first mention of `name` (case-insensitive). */

@@ -44,10 +44,19 @@ const REPLY_OVERHEAD = 32;
 export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichOptions): Promise<EnrichResult> {
   if (input.triples.length === 0) throw new RangeError('enrichChunk: no triples');
   const perTriple = options.maxTokensPerTriple ?? 96;
-  const context = { previous: fence(input.previous), chunk: fence(input.current), next: fence(input.next), other: fence(input.other.join('\n\n')) };
+  const context = {
+    previous: fence(input.previous),
+    chunk: fence(input.current),
+    next: fence(input.next),
+    other: fence(input.other.join('\n\n')),
+  };
   const { texts, misses, usage } = await askInBatches(llm, {
     items: input.triples,
-    render: (triples) => options.prompts.render('mder/enrich', { ...context, triples: fence(triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n')) }),
+    render: (triples) =>
+      options.prompts.render('mder/enrich', {
+        ...context,
+        triples: fence(triples.map((t, i) => `${i + 1}. ${t.source} | ${t.relation} | ${t.target}`).join('\n')),
+      }),
     listKey: 'descriptions',
     textKey: 'description',
     // The object, not the subject: a chunk's triples mostly share their subject.

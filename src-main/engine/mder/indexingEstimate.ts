@@ -1,4 +1,10 @@
-import { formatAbout, inferenceSeconds, roundForPlan, RTX_3090_LLAMA_8B, type GpuThroughput } from '../models/gpuThroughput.js';
+import {
+  formatAbout,
+  inferenceSeconds,
+  roundForPlan,
+  RTX_3090_LLAMA_8B,
+  type GpuThroughput,
+} from '../models/gpuThroughput.js';
 
 /** LLM tokens indexing spends per character of source text. */
 export interface IndexingTokenRates {
@@ -37,10 +43,23 @@ export interface IndexingEstimate {
  * estimateIndexing(1000 * PAGE_CHARS).text // "about … on an RTX 3090 with Qwen3-8B Q4_K_M"
  * ```
  */
-export function estimateIndexing(sourceChars: number, options: { rates?: IndexingTokenRates; gpu?: GpuThroughput; parallel?: number } = {}): IndexingEstimate {
+export function estimateIndexing(
+  sourceChars: number,
+  options: { rates?: IndexingTokenRates; gpu?: GpuThroughput; parallel?: number } = {},
+): IndexingEstimate {
   const rates = options.rates ?? MEASURED_INDEXING_RATES;
   const gpu = options.gpu ?? RTX_3090_LLAMA_8B;
-  const seconds = inferenceSeconds(gpu, { inputTokens: sourceChars * rates.inputPerChar, outputTokens: sourceChars * rates.outputPerChar, parallel: options.parallel ?? 4 });
+  const seconds = inferenceSeconds(gpu, {
+    inputTokens: sourceChars * rates.inputPerChar,
+    outputTokens: sourceChars * rates.outputPerChar,
+    parallel: options.parallel ?? 4,
+  });
   const model = 'Qwen3-8B Q4_K_M';
-  return { seconds, rounded: roundForPlan(seconds), gpu: gpu.gpu, model, text: `${formatAbout(seconds)} on an ${gpu.gpu} with ${model}` };
+  return {
+    seconds,
+    rounded: roundForPlan(seconds),
+    gpu: gpu.gpu,
+    model,
+    text: `${formatAbout(seconds)} on an ${gpu.gpu} with ${model}`,
+  };
 }

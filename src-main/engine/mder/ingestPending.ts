@@ -15,7 +15,10 @@ export interface IngestPendingOptions {
   load?: Omit<LoadDocumentOptions, 'expectedSha256' | 'signal' | 'onReadProgress'>;
   /** Memory and time each document may take to load (in its own thread). */
   limits?: DocumentLimits;
-  chunking?: Pick<SemanticChunkOptions, 'threshold' | 'breakpointPercentile' | 'windowSentences' | 'maxTokens' | 'batchSize'>;
+  chunking?: Pick<
+    SemanticChunkOptions,
+    'threshold' | 'breakpointPercentile' | 'windowSentences' | 'maxTokens' | 'batchSize'
+  >;
   /**
    * Semantic-chunk breakpoints: 'calibrated' cuts at a percentile of each document's own window
    * distances (Kamradt; follows any embedder's scale), 'paper' at MDER-DR's absolute 0.75. A
@@ -75,7 +78,11 @@ async function ingestOne(
   const { embedder, signal } = options;
   throwIfAborted(signal);
   try {
-    const loaded = await loader.load(doc.path, { ...options.load, expectedSha256: doc.hash, ...(signal ? { signal } : {}) });
+    const loaded = await loader.load(doc.path, {
+      ...options.load,
+      expectedSha256: doc.hash,
+      ...(signal ? { signal } : {}),
+    });
     const chunks = await semanticChunk(loaded.text, {
       ...(options.thresholds === 'paper' ? { threshold: PAPER_THRESHOLDS.chunking } : {}),
       ...options.chunking,
@@ -85,13 +92,22 @@ async function ingestOne(
       ...(signal ? { signal } : {}),
     });
     if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
-    const passages = fixedSizeChunk(loaded.text, { ...options.passages, language: loaded.language, ...(loaded.pages ? { pages: loaded.pages } : {}), ...(signal ? { signal } : {}) });
+    const passages = fixedSizeChunk(loaded.text, {
+      ...options.passages,
+      language: loaded.language,
+      ...(loaded.pages ? { pages: loaded.pages } : {}),
+      ...(signal ? { signal } : {}),
+    });
     kb.transaction(() => {
       kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
       kb.replaceChunks(doc.id, chunks);
       kb.replacePassages(doc.id, passages);
       // What of the file was left out (unreadable pages…) stays on the document as its note.
-      kb.setDocumentStatus(doc.id, 'pending', loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null);
+      kb.setDocumentStatus(
+        doc.id,
+        'pending',
+        loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null,
+      );
     });
     result.ingested++;
   } catch (error) {

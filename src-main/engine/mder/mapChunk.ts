@@ -60,13 +60,24 @@ export const UNKNOWN_TYPE = 'Thing';
  * triples do not fit the completion budget (the output is cut) is halved at a sentence boundary
  * and each half mapped, instead of losing all its triples.
  */
-export async function mapChunk(llm: Llm, input: { title: string; englishText: string }, options: MapOptions): Promise<MapResult> {
+export async function mapChunk(
+  llm: Llm,
+  input: { title: string; englishText: string },
+  options: MapOptions,
+): Promise<MapResult> {
   const usage = noUsage();
   const extracted: z.infer<typeof MapReplySchema>['triples'] = [];
   const extract = async (text: string, splits: number): Promise<void> => {
-    const prompt = options.prompts.render('mder/map', { title: fence(input.title).replace(/"/g, "'"), chunk: fence(text) });
+    const prompt = options.prompts.render('mder/map', {
+      title: fence(input.title).replace(/"/g, "'"),
+      chunk: fence(text),
+    });
     try {
-      const result = await llm.generateJson(prompt, MapReplySchema, { ...options.sampling, maxTokens: options.maxTokens ?? 2048, signal: options.signal });
+      const result = await llm.generateJson(prompt, MapReplySchema, {
+        ...options.sampling,
+        maxTokens: options.maxTokens ?? 2048,
+        signal: options.signal,
+      });
       addUsage(usage, result.usage);
       extracted.push(...result.value.triples);
     } catch (error) {
@@ -96,12 +107,20 @@ export async function mapChunk(llm: Llm, input: { title: string; englishText: st
   }
   // Entities only named in dropped triples carry no fact; keep those some triple uses.
   const used = new Set([...triples.values()].flatMap((t) => [nameKey(t.source), nameKey(t.target)]));
-  return { entities: [...entities.entries()].filter(([k]) => used.has(k)).map(([, e]) => e), triples: [...triples.values()], usage };
+  return {
+    entities: [...entities.entries()].filter(([k]) => used.has(k)).map(([, e]) => e),
+    triples: [...triples.values()],
+    usage,
+  };
 }
 
 /** Output stopped at the completion budget (LlamaCppLlm says so in the reason of LLM_OUTPUT_INVALID). */
 function isCut(error: unknown): boolean {
-  return error instanceof PolyhopError && error.code === 'LLM_OUTPUT_INVALID' && /maxTokens/.test(`${error.message} ${String(error.details.reason ?? '')}`);
+  return (
+    error instanceof PolyhopError &&
+    error.code === 'LLM_OUTPUT_INVALID' &&
+    /maxTokens/.test(`${error.message} ${String(error.details.reason ?? '')}`)
+  );
 }
 
 /** The text in two at the sentence boundary nearest its middle; null for a single sentence. */

@@ -62,10 +62,50 @@ export function foldName(name: string): string {
 }
 
 /** Words that say nothing about identity when two names share them (English and the corpus languages). */
-const FUNCTION_WORDS = new Set(['of', 'the', 'and', 'for', 'with', 'from', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'den', 'des', 'del', 'della', 'dei', 'degli', 'les', 'los', 'las', 'und']);
+const FUNCTION_WORDS = new Set([
+  'of',
+  'the',
+  'and',
+  'for',
+  'with',
+  'from',
+  'de',
+  'di',
+  'da',
+  'du',
+  'd',
+  'von',
+  'van',
+  'der',
+  'den',
+  'des',
+  'del',
+  'della',
+  'dei',
+  'degli',
+  'les',
+  'los',
+  'las',
+  'und',
+]);
 
 /** Words that start a complement ("of …") in names of the corpus languages. */
-const OF_WORDS = new Set(['of', 'de', 'di', 'da', 'du', 'd', 'von', 'van', 'der', 'des', 'del', 'della', 'dei', 'degli']);
+const OF_WORDS = new Set([
+  'of',
+  'de',
+  'di',
+  'da',
+  'du',
+  'd',
+  'von',
+  'van',
+  'der',
+  'des',
+  'del',
+  'della',
+  'dei',
+  'degli',
+]);
 
 /** Why two names may denote the same thing on their letters alone, or null. */
 export type LexicalEvidence = 'same letters' | 'acronym' | 'same head noun';
@@ -106,7 +146,10 @@ function properHead(name: string): { head: string; words: Set<string> } | null {
   const capitalised = head.filter((w) => /^\p{Lu}/u.test(w));
   const proper = capitalised.filter((w) => [...w].length >= 4);
   if (proper.length === 0) return null;
-  return { head: foldName(proper.at(-1)!), words: new Set(capitalised.filter((w) => [...w].length >= 3).map(foldName)) };
+  return {
+    head: foldName(proper.at(-1)!),
+    words: new Set(capitalised.filter((w) => [...w].length >= 3).map(foldName)),
+  };
 }
 
 /** `short` (as written: letters, at least two, no spaces) is the initials of the words of `longFolded`. */

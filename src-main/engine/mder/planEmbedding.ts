@@ -7,7 +7,14 @@ import { verbaliseTriple } from '../kb/verbaliseTriple.js';
 import { englishCorpusText } from '../kb/chunkCorpora.js';
 
 /** In the order they are embedded. */
-const EMBEDDED_KINDS: readonly VectorKind[] = ['chunk', 'chunk_original', 'passage', 'entity_name', 'entity_summary', 'triple'];
+const EMBEDDED_KINDS: readonly VectorKind[] = [
+  'chunk',
+  'chunk_original',
+  'passage',
+  'entity_name',
+  'entity_summary',
+  'triple',
+];
 
 export interface EmbeddingPlan {
   /** Rows still without a vector, all kinds together. */
@@ -31,15 +38,23 @@ export interface PlanEmbeddingOptions {
   signal?: AbortSignal;
 }
 
-export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: PlanEmbeddingOptions = {}): EmbeddingPlan {
+export function planEmbedding(
+  kb: KnowledgeBase,
+  embedder: Embedder,
+  options: PlanEmbeddingOptions = {},
+): EmbeddingPlan {
   const size = options.batchSize ?? 32;
   const withText = options.fullText ?? true;
-  const embed = (texts: string[]) => embedder.embed(texts, { purpose: 'passage', ...(options.signal ? { signal: options.signal } : {}) });
+  const embed = (texts: string[]) =>
+    embedder.embed(texts, { purpose: 'passage', ...(options.signal ? { signal: options.signal } : {}) });
   const put = async (kind: VectorKind, rows: { id: number; text: string }[], fullText: boolean): Promise<void> => {
     if (rows.length === 0) return;
     const vectors = await embed(rows.map((r) => r.text));
     kb.transaction(() => {
-      kb.putVectors(kind, rows.map((r, i) => ({ id: r.id, vector: vectors[i] as Float32Array })));
+      kb.putVectors(
+        kind,
+        rows.map((r, i) => ({ id: r.id, vector: vectors[i] as Float32Array })),
+      );
       if (fullText && withText && (kind === 'chunk' || kind === 'triple')) kb.indexText(kind, rows);
     });
   };
@@ -50,25 +65,54 @@ export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: Pl
         const chunks = kb.getChunks(ids);
         const vectors = await embed(chunks.map((c) => c.englishText ?? c.text));
         kb.transaction(() => {
-          kb.putVectors('chunk', chunks.map((c, i) => ({ id: c.id, vector: vectors[i] as Float32Array })));
+          kb.putVectors(
+            'chunk',
+            chunks.map((c, i) => ({ id: c.id, vector: vectors[i] as Float32Array })),
+          );
           if (withText) {
-            kb.indexText('chunk', chunks.map((c) => ({ id: c.id, text: englishCorpusText(c) })));
-            kb.indexText('chunk_original', chunks.map((c) => ({ id: c.id, text: c.text })));
+            kb.indexText(
+              'chunk',
+              chunks.map((c) => ({ id: c.id, text: englishCorpusText(c) })),
+            );
+            kb.indexText(
+              'chunk_original',
+              chunks.map((c) => ({ id: c.id, text: c.text })),
+            );
           }
         });
         return;
       }
       case 'chunk_original':
         // Only non-English chunks are missing these (see KnowledgeBase.missingVectors).
-        return put('chunk_original', kb.getChunks(ids).map((c) => ({ id: c.id, text: c.text })), false);
+        return put(
+          'chunk_original',
+          kb.getChunks(ids).map((c) => ({ id: c.id, text: c.text })),
+          false,
+        );
       case 'passage':
-        return put('passage', kb.getPassages(ids).map((p) => ({ id: p.id, text: p.text })), false);
+        return put(
+          'passage',
+          kb.getPassages(ids).map((p) => ({ id: p.id, text: p.text })),
+          false,
+        );
       case 'entity_name':
-        return put('entity_name', kb.getEntities(ids).map((e) => ({ id: e.id, text: e.name })), false);
+        return put(
+          'entity_name',
+          kb.getEntities(ids).map((e) => ({ id: e.id, text: e.name })),
+          false,
+        );
       case 'entity_summary':
-        return put('entity_summary', kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : [])), false);
+        return put(
+          'entity_summary',
+          kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : [])),
+          false,
+        );
       case 'triple':
-        return put('triple', kb.getTriples(ids).map((t) => ({ id: t.id, text: verbaliseTriple(t.sourceName, t.relation, t.targetName) })), true);
+        return put(
+          'triple',
+          kb.getTriples(ids).map((t) => ({ id: t.id, text: verbaliseTriple(t.sourceName, t.relation, t.targetName) })),
+          true,
+        );
     }
   };
   return {
@@ -76,7 +120,7 @@ export function planEmbedding(kb: KnowledgeBase, embedder: Embedder, options: Pl
     run: async (tick) => {
       // A page of ids at a time, after the last one done: memory stays at one batch however many rows wait.
       for (const kind of EMBEDDED_KINDS) {
-        for (let after = 0; ; ) {
+        for (let after = 0; ;) {
           throwIfAborted(options.signal);
           await yieldToEventLoop();
           const ids = kb.missingVectors(kind, size, after);

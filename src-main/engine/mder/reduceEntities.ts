@@ -66,7 +66,11 @@ interface ReduceItem {
  * Packs entities whose facts fit the input budget into batches; an entity whose facts do not fit
  * is a hub unit of its own. Every fact of every entity is read: nothing is cut.
  */
-export function planReduceUnits(entities: readonly ReduceEntity[], countTokens: (text: string) => number, options: ReduceBatchingOptions = {}): ReduceUnit[] {
+export function planReduceUnits(
+  entities: readonly ReduceEntity[],
+  countTokens: (text: string) => number,
+  options: ReduceBatchingOptions = {},
+): ReduceUnit[] {
   const budget = options.maxInputTokens ?? 1200;
   const maxPer = options.maxEntitiesPerCall ?? 12;
   const units: ReduceUnit[] = [];
@@ -104,7 +108,10 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
   const ask = async (items: readonly ReduceItem[], maxPerCall: number) => {
     const result = await askInBatches(llm, {
       items,
-      render: (part) => options.prompts.render('mder/reduce', { entities: part.map((item, i) => `${i + 1}. ${itemBlock(item)}`).join('\n\n') }),
+      render: (part) =>
+        options.prompts.render('mder/reduce', {
+          entities: part.map((item, i) => `${i + 1}. ${itemBlock(item)}`).join('\n\n'),
+        }),
       listKey: 'summaries',
       textKey: 'summary',
       keyField: 'name',
@@ -117,10 +124,17 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
     addUsage(usage, result.usage);
     return result;
   };
-  const summaryTokens = (facts: number): number => Math.min(options.maxTokensPerEntity ?? 496, REPLY_OVERHEAD + TOKENS_PER_SENTENCE * sentencesFor(facts));
+  const summaryTokens = (facts: number): number =>
+    Math.min(options.maxTokensPerEntity ?? 496, REPLY_OVERHEAD + TOKENS_PER_SENTENCE * sentencesFor(facts));
 
   if (unit.kind === 'batch') {
-    const items = unit.entities.map((e): ReduceItem => ({ name: e.name, type: e.type, lines: e.facts, factCount: e.facts.length, maxTokens: summaryTokens(e.facts.length) }));
+    const items = unit.entities.map((e): ReduceItem => ({
+      name: e.name,
+      type: e.type,
+      lines: e.facts,
+      factCount: e.facts.length,
+      maxTokens: summaryTokens(e.facts.length),
+    }));
     const result = await ask(items, options.maxEntitiesPerCall ?? 12);
     unit.entities.forEach((e, i) => result.texts[i] && summaries.set(e.id, result.texts[i]));
     for (const miss of result.misses) misses.push({ id: unit.entities[miss.index]!.id, reason: miss.reason });
@@ -139,7 +153,15 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
     const items = groups.map((group): ReduceItem => {
       const part = { first, last: first + group.length - 1, of: lines.length };
       first += group.length;
-      return { name: entity.name, type: entity.type, lines: group, factCount: group.length, part, combining: level > 0, maxTokens: Math.min(partialBudget, summaryTokens(group.length)) };
+      return {
+        name: entity.name,
+        type: entity.type,
+        lines: group,
+        factCount: group.length,
+        part,
+        combining: level > 0,
+        maxTokens: Math.min(partialBudget, summaryTokens(group.length)),
+      };
     });
     const result = await ask(items, 1);
     const partials: (string | null)[][] = result.texts.map((t) => [t]);
@@ -149,16 +171,41 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       const half = Math.ceil(item.lines.length / 2);
       const halves = item.lines.length > 1 ? [item.lines.slice(0, half), item.lines.slice(half)] : [];
       const part = item.part!;
-      const ranges = [{ ...part, last: part.first + half - 1 }, { ...part, first: part.first + half }];
-      const retry = halves.length > 0 ? await ask(halves.map((lines, h) => ({ ...item, lines, part: ranges[h], factCount: lines.length, maxTokens: Math.min(partialBudget, summaryTokens(lines.length)) })), 1) : null;
+      const ranges = [
+        { ...part, last: part.first + half - 1 },
+        { ...part, first: part.first + half },
+      ];
+      const retry =
+        halves.length > 0
+          ? await ask(
+              halves.map((lines, h) => ({
+                ...item,
+                lines,
+                part: ranges[h],
+                factCount: lines.length,
+                maxTokens: Math.min(partialBudget, summaryTokens(lines.length)),
+              })),
+              1,
+            )
+          : null;
       partials[miss.index] = retry ? retry.texts : [null];
       if (retry && retry.misses.length === 0) continue;
-      misses.push({ id: entity.id, reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} (or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}` });
+      misses.push({
+        id: entity.id,
+        reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} (or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}`,
+      });
     }
     lines = partials.flat().filter((t): t is string => t !== null);
     if (lines.length === 0) return { summaries, misses, usage };
   }
-  const final: ReduceItem = { name: entity.name, type: entity.type, lines, factCount: entity.facts.length, combining: lines !== entity.facts, maxTokens: summaryTokens(entity.facts.length) };
+  const final: ReduceItem = {
+    name: entity.name,
+    type: entity.type,
+    lines,
+    factCount: entity.facts.length,
+    combining: lines !== entity.facts,
+    maxTokens: summaryTokens(entity.facts.length),
+  };
   const result = await ask([final], 1);
   if (result.texts[0]) summaries.set(entity.id, result.texts[0]);
   for (const miss of result.misses) misses.push({ id: entity.id, reason: miss.reason });
@@ -191,7 +238,13 @@ function groupLines(lines: readonly string[], budget: number, countTokens: (text
 function itemBlock(item: ReduceItem): string {
   const sentences = sentencesFor(item.factCount);
   const head = [`Entity: ${fence(item.name)} (type: ${fence(item.type)})`];
-  if (item.part) head.push(`Part: ${item.combining ? 'partial summaries' : 'facts'} ${item.part.first}–${item.part.last} of ${item.part.of} (summarise only these; at most ${sentences} sentences)`);
-  else head.push(`Length: at most ${sentences} sentences${item.combining ? ` (the lines are partial summaries of its ${item.factCount} facts)` : ''}`);
+  if (item.part)
+    head.push(
+      `Part: ${item.combining ? 'partial summaries' : 'facts'} ${item.part.first}–${item.part.last} of ${item.part.of} (summarise only these; at most ${sentences} sentences)`,
+    );
+  else
+    head.push(
+      `Length: at most ${sentences} sentences${item.combining ? ` (the lines are partial summaries of its ${item.factCount} facts)` : ''}`,
+    );
   return `${head.join('\n')}\n<document>\n${fence(item.lines.map((l) => `- ${l}`).join('\n'))}\n</document>`;
 }

@@ -16,7 +16,12 @@ export interface UnitFailure {
  * Turns a stage error into a recorded unit failure. Cancellation and bugs (non-Polyhop errors)
  * are rethrown: the first stops the job cleanly, the second must not be hidden as a data problem.
  */
-export function asUnitFailure(error: unknown, stage: MderStage, unit: string, details: Record<string, unknown> = {}): UnitFailure {
+export function asUnitFailure(
+  error: unknown,
+  stage: MderStage,
+  unit: string,
+  details: Record<string, unknown> = {},
+): UnitFailure {
   if (isCancellation(error) || !(error instanceof PolyhopError)) throw error;
   return { stage, unit, code: error.code, message: error.message, details: { ...details, ...error.details } };
 }
@@ -29,5 +34,11 @@ export function describeFailure(f: UnitFailure): string {
 /** Items of a unit that the model left without a text after their retries (the rest of the unit was written). */
 export function missFailure(stage: MderStage, unit: string, missed: readonly Record<string, unknown>[]): UnitFailure {
   const reasons = [...new Set(missed.map((m) => String(m.reason)))];
-  return { stage, unit, code: 'LLM_OUTPUT_INVALID', message: `no usable reply after retries: ${reasons.slice(0, 3).join('; ')}`, details: { missed } };
+  return {
+    stage,
+    unit,
+    code: 'LLM_OUTPUT_INVALID',
+    message: `no usable reply after retries: ${reasons.slice(0, 3).join('; ')}`,
+    details: { missed },
+  };
 }

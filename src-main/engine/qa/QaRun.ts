@@ -124,7 +124,8 @@ export class StepScope {
   promptTokens = 0;
   completionTokens = 0;
   readonly #run: QaRun;
-  readonly #calls: { prompt: string; promptTokens: number; completionTokens: number; ms: number; cached: boolean }[] = [];
+  readonly #calls: { prompt: string; promptTokens: number; completionTokens: number; ms: number; cached: boolean }[] =
+    [];
 
   constructor(run: QaRun) {
     this.#run = run;
@@ -142,10 +143,17 @@ export class StepScope {
     const { stepMaxTokens, reasoningMaxTokens } = this.#run.settings.shared;
     let result: LlmJsonResult<z.infer<S>>;
     try {
-      result = await this.#run.llm.generateJson(prompt, schema, { signal: this.#run.signal, maxTokens: maxTokens ?? stepMaxTokens, reasoningTokens: reasoningMaxTokens, ...stream });
+      result = await this.#run.llm.generateJson(prompt, schema, {
+        signal: this.#run.signal,
+        maxTokens: maxTokens ?? stepMaxTokens,
+        reasoningTokens: reasoningMaxTokens,
+        ...stream,
+      });
     } catch (error) {
       // A reply that failed its schema still ran the model: its tokens belong in the trace.
-      const usage = isInvalidOutput(error) ? ((error as PolyhopError).details.usage as LlmUsage | undefined) : undefined;
+      const usage = isInvalidOutput(error)
+        ? ((error as PolyhopError).details.usage as LlmUsage | undefined)
+        : undefined;
       if (usage) this.#count(promptName, usage);
       throw error;
     }
@@ -158,7 +166,12 @@ export class StepScope {
    * `detail.invalid`) so the strategy can degrade instead of failing the question. Other errors,
    * cancellation included, propagate.
    */
-  async tryJson<S extends z.ZodType>(promptName: string, variables: Record<string, string | number>, schema: S, maxTokens?: number): Promise<z.infer<S> | null> {
+  async tryJson<S extends z.ZodType>(
+    promptName: string,
+    variables: Record<string, string | number>,
+    schema: S,
+    maxTokens?: number,
+  ): Promise<z.infer<S> | null> {
     try {
       return (await this.json(promptName, variables, schema, maxTokens)).value;
     } catch (error) {
@@ -173,7 +186,13 @@ export class StepScope {
     this.llmCalls++;
     this.promptTokens += usage.promptTokens;
     this.completionTokens += usage.completionTokens;
-    this.#calls.push({ prompt, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, ms: Math.round(usage.durationMs), cached: usage.cached });
+    this.#calls.push({
+      prompt,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      ms: Math.round(usage.durationMs),
+      cached: usage.cached,
+    });
     this.detail.llm = this.#calls;
     this.#run.count(usage);
   }

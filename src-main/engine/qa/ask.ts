@@ -24,15 +24,28 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
   const strategy = STRATEGY_REGISTRY[options.strategy];
   if (!strategy) throw new PolyhopError('INVALID_REQUEST', `qa/ask: unknown strategy "${options.strategy}"`);
   const settings = ctx.settings ?? QA_DEFAULTS;
-  const guess = guessLanguage(trimmed, { kbLanguages: ctx.kb.documentLanguages(), ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}) });
+  const guess = guessLanguage(trimmed, {
+    kbLanguages: ctx.kb.documentLanguages(),
+    ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}),
+  });
   const run = new QaRun(ctx, settings, trimmed, guess.language, options);
   const retrievalOnly = options.retrievalOnly === true || ctx.llm === null;
   await run.step('language', async (s) => {
-    s.detail.detected = { language: guess.language, confident: guess.confident, why: guess.why, candidates: guess.candidates };
-    if (!guess.confident && !retrievalOnly && guess.candidates.length > 1) run.questionLanguage = await tieBreak(s, trimmed, guess);
+    s.detail.detected = {
+      language: guess.language,
+      confident: guess.confident,
+      why: guess.why,
+      candidates: guess.candidates,
+    };
+    if (!guess.confident && !retrievalOnly && guess.candidates.length > 1)
+      run.questionLanguage = await tieBreak(s, trimmed, guess);
     s.detail.question = run.questionLanguage;
     s.detail.answer = run.answerLanguage;
-    s.detail.mode = retrievalOnly ? (ctx.llm === null ? 'retrieval only: no generation model' : 'retrieval only: requested') : strategy.name;
+    s.detail.mode = retrievalOnly
+      ? ctx.llm === null
+        ? 'retrieval only: no generation model'
+        : 'retrieval only: requested'
+      : strategy.name;
   });
 
   const result = retrievalOnly ? await retrievalOnlyAnswer(run) : await strategy.answer(run);
@@ -70,7 +83,11 @@ function emptyReason(trace: readonly TraceStep[]): string {
  */
 async function tieBreak(s: StepScope, question: string, guess: LanguageGuess): Promise<string> {
   const codes = guess.candidates as [string, ...string[]];
-  const reply = await s.tryJson('qa/language', { question: fence(question), candidates: codes.map((c) => `${c} (${languageName(c)})`).join(', ') }, z.object({ language: z.enum(codes) }));
+  const reply = await s.tryJson(
+    'qa/language',
+    { question: fence(question), candidates: codes.map((c) => `${c} (${languageName(c)})`).join(', ') },
+    z.object({ language: z.enum(codes) }),
+  );
   s.detail.model = reply?.language ?? null;
   return reply?.language ?? guess.language;
 }

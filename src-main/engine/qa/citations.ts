@@ -9,7 +9,12 @@ import type { QaKb } from './types.js';
  * character offsets) for up to `maxCitations` of its provenance chunks, so the UI can open the
  * passage. Evidence from imported RDF has no chunks and so no citations.
  */
-export function citeEvidence(kb: QaKb, retriever: Retriever, items: readonly EvidenceItem[], maxCitations: number): Evidence[] {
+export function citeEvidence(
+  kb: QaKb,
+  retriever: Retriever,
+  items: readonly EvidenceItem[],
+  maxCitations: number,
+): Evidence[] {
   const wanted = new Set<number>();
   for (const item of items) for (const id of item.chunkIds.slice(0, maxCitations)) wanted.add(id);
   const chunks = new Map<number, ChunkRecord>(kb.getChunks([...wanted]).map((c) => [c.id, c]));
@@ -22,15 +27,13 @@ export function citeEvidence(kb: QaKb, retriever: Retriever, items: readonly Evi
       .slice(0, maxCitations)
       .map((id) => chunks.get(id))
       .filter((c): c is ChunkRecord => c !== undefined)
-      .map(
-        (c): Citation => ({
-          documentId: c.documentId,
-          documentTitle: retriever.documentTitle(c.documentId),
-          chunkId: c.id,
-          page: c.page,
-          startOffset: c.startOffset,
-          endOffset: c.endOffset,
-        }),
-      ),
+      .map((c): Citation => ({
+        documentId: c.documentId,
+        documentTitle: retriever.documentTitle(c.documentId),
+        chunkId: c.id,
+        page: c.page,
+        startOffset: c.startOffset,
+        endOffset: c.endOffset,
+      })),
   }));
 }

@@ -62,32 +62,63 @@ const MAX_CANDIDATES = 5;
  * (the model, see `ask`).
  */
 export function guessLanguage(text: string, hints: LanguageHints = {}): LanguageGuess {
-  const hinted = [...new Set([...(hints.kbLanguages ?? []), hints.uiLanguage].map((l) => primaryLanguage(l)).filter((l): l is string => l !== undefined))];
+  const hinted = [
+    ...new Set(
+      [...(hints.kbLanguages ?? []), hints.uiLanguage]
+        .map((l) => primaryLanguage(l))
+        .filter((l): l is string => l !== undefined),
+    ),
+  ];
   const letters = text.match(LETTER)?.length ?? 0;
   const latin = text.match(LATIN)?.length ?? 0;
   if (letters > 0 && latin * 2 < letters) {
     const single = SCRIPT_LANGUAGE.find(([script]) => script.test(text));
-    if (single) return { language: single[1], confident: true, candidates: [single[1]], why: 'its script is written in one language' };
+    if (single)
+      return {
+        language: single[1],
+        confident: true,
+        candidates: [single[1]],
+        why: 'its script is written in one language',
+      };
   }
   const scores = new Map<string, number>();
   const add = (ranked: readonly { lang: string; accuracy: number }[], weight: number): void => {
-    for (const r of ranked) if (/^[a-z]{2,3}$/.test(r.lang)) scores.set(r.lang, (scores.get(r.lang) ?? 0) + weight * r.accuracy);
+    for (const r of ranked)
+      if (/^[a-z]{2,3}$/.test(r.lang)) scores.set(r.lang, (scores.get(r.lang) ?? 0) + weight * r.accuracy);
   };
   const own = ownWords(text);
   // A lone word ("Odysseus?") is a name in any language: the interface's, the KB's or English, as the asker may say.
   const fallback = primaryLanguage(hints.uiLanguage) ?? hinted[0] ?? 'en';
   if (own.split(/\s+/u).filter((w) => LETTER_ONE.test(w)).length < 2) {
-    return { language: fallback, confident: false, candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES), why: 'too few words of its own to tell' };
+    return {
+      language: fallback,
+      confident: false,
+      candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES),
+      why: 'too few words of its own to tell',
+    };
   }
   add(detectAll(own), OWN_WORDS_WEIGHT);
   add(detectAll(text), WHOLE_TEXT_WEIGHT);
   for (const l of hinted) if (scores.has(l)) scores.set(l, scores.get(l)! + HINT_BONUS);
   const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
   const [top, second] = ranked;
-  if (!top) return { language: fallback, confident: false, candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES), why: 'no detector answer' };
+  if (!top)
+    return {
+      language: fallback,
+      confident: false,
+      candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES),
+      why: 'no detector answer',
+    };
   const confident = top[1] >= CONFIDENT_SCORE && top[1] >= CONFIDENT_RATIO * (second?.[1] ?? 0);
-  const candidates = [...new Set([...ranked.slice(0, 3).map(([l]) => l), ...hinted.filter((l) => scores.has(l))])].slice(0, MAX_CANDIDATES);
-  const why = confident ? `its own words read as ${top[0]}` : `its few words read as ${ranked.slice(0, 2).map(([l, s]) => `${l} (${Math.round(s * 100) / 100})`).join(' or ')}`;
+  const candidates = [
+    ...new Set([...ranked.slice(0, 3).map(([l]) => l), ...hinted.filter((l) => scores.has(l))]),
+  ].slice(0, MAX_CANDIDATES);
+  const why = confident
+    ? `its own words read as ${top[0]}`
+    : `its few words read as ${ranked
+        .slice(0, 2)
+        .map(([l, s]) => `${l} (${Math.round(s * 100) / 100})`)
+        .join(' or ')}`;
   return { language: top[0], confident, candidates, why };
 }
 
@@ -100,6 +131,11 @@ function ownWords(text: string): string {
   const unquoted = text.replace(/["“”«»„‟‘’][^"“”«»„‟‘’]*["“”«»„‟‘’]/gu, ' ');
   return unquoted
     .split(/(?<=[.!?¿¡])\s+/u)
-    .map((sentence) => sentence.split(/\s+/u).filter((word, i) => i === 0 || !/^[¿¡("'«]*\p{Lu}/u.test(word)).join(' '))
+    .map((sentence) =>
+      sentence
+        .split(/\s+/u)
+        .filter((word, i) => i === 0 || !/^[¿¡("'«]*\p{Lu}/u.test(word))
+        .join(' '),
+    )
     .join(' ');
 }

@@ -14,7 +14,11 @@ export async function retrievalOnlyAnswer(run: QaRun): Promise<StrategyResult> {
   const k = run.settings.shared.retrievalOnlyK;
   const evidence = await run.step('retrieve', async (s) => {
     const r = run.retriever;
-    const [chunks, triples, summaries] = [await r.hybrid('chunk', run.question, k), await r.hybrid('triple', run.question, k), await r.entitiesBySummary(run.question, k)];
+    const [chunks, triples, summaries] = [
+      await r.hybrid('chunk', run.question, k),
+      await r.hybrid('triple', run.question, k),
+      await r.entitiesBySummary(run.question, k),
+    ];
     const asWritten = isEnglish(run.questionLanguage) ? null : await r.hybrid('chunk_original', run.question, k);
     // Evidence of different kinds is fused by rank; each distinct item gets a numeric id for the fusion.
     const items: EvidenceItem[] = [];

@@ -74,7 +74,15 @@ export interface QaSettings {
 }
 
 export const QA_DEFAULTS: Readonly<QaSettings> = Object.freeze({
-  shared: { rrfK: 60, maxCitationsPerEvidence: 5, answerMaxTokens: 512, stepMaxTokens: 512, reasoningMaxTokens: 1024, evidenceMaxTokens: 0, retrievalOnlyK: 10 },
+  shared: {
+    rrfK: 60,
+    maxCitationsPerEvidence: 5,
+    answerMaxTokens: 512,
+    stepMaxTokens: 512,
+    reasoningMaxTokens: 1024,
+    evidenceMaxTokens: 0,
+    retrievalOnlyK: 10,
+  },
   dr: { candidatesK: 5, summaryCap: 30, similarityTopUp: 10 },
   hyp: { perTripleK: 20, judgeThreshold: 3, judgeBatchSize: 10, maxCandidates: 60, maxPathTriples: 12 },
   dapt: { tau: 0.8, retrievalK: 3, finalK: 5, maxNodes: 8, maxRegenerations: 3 },
@@ -91,7 +99,10 @@ export function evidenceBudget(settings: QaSettings, contextTokens: number | und
   const { evidenceMaxTokens, answerMaxTokens, stepMaxTokens, reasoningMaxTokens } = settings.shared;
   if (evidenceMaxTokens > 0) return evidenceMaxTokens;
   if (contextTokens === undefined) return UNKNOWN_CONTEXT_EVIDENCE_TOKENS;
-  return Math.max(256, contextTokens - Math.max(answerMaxTokens, stepMaxTokens) - (reasons ? reasoningMaxTokens : 0) - PROMPT_ROOM_TOKENS);
+  return Math.max(
+    256,
+    contextTokens - Math.max(answerMaxTokens, stepMaxTokens) - (reasons ? reasoningMaxTokens : 0) - PROMPT_ROOM_TOKENS,
+  );
 }
 
 /**
@@ -105,9 +116,14 @@ export function resolveQaSettings(overrides: Readonly<Record<string, number>> = 
     const [group, name, ...rest] = key.split('.');
     const target = group === undefined ? undefined : groups[group];
     if (!target || name === undefined || rest.length > 0 || !(name in target)) {
-      throw new PolyhopError('INVALID_REQUEST', `qa/settings: unknown strategy parameter "${key}"`, { details: { key, known: Object.keys(flattenQaSettings(settings)) } });
+      throw new PolyhopError('INVALID_REQUEST', `qa/settings: unknown strategy parameter "${key}"`, {
+        details: { key, known: Object.keys(flattenQaSettings(settings)) },
+      });
     }
-    if (!Number.isFinite(value) || value < 0) throw new PolyhopError('INVALID_REQUEST', `qa/settings: "${key}" must be a finite number ≥ 0`, { details: { key, value } });
+    if (!Number.isFinite(value) || value < 0)
+      throw new PolyhopError('INVALID_REQUEST', `qa/settings: "${key}" must be a finite number ≥ 0`, {
+        details: { key, value },
+      });
     target[name] = value;
   }
   return settings;
@@ -116,6 +132,7 @@ export function resolveQaSettings(overrides: Readonly<Record<string, number>> = 
 /** `{ 'dr.candidatesK': 5, … }`: the flat view the Settings screen edits. */
 export function flattenQaSettings(settings: QaSettings = QA_DEFAULTS): Record<string, number> {
   const flat: Record<string, number> = {};
-  for (const [group, values] of Object.entries(settings)) for (const [name, value] of Object.entries(values as Record<string, number>)) flat[`${group}.${name}`] = value;
+  for (const [group, values] of Object.entries(settings))
+    for (const [name, value] of Object.entries(values as Record<string, number>)) flat[`${group}.${name}`] = value;
   return flat;
 }

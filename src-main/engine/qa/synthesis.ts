@@ -18,7 +18,8 @@ export function formatEvidence(items: readonly EvidenceItem[]): string {
 /** The `[n]` markers an answer cites, as 0-based evidence indexes (for the trace). */
 export function citedIndexes(text: string, count: number): number[] {
   const cited = new Set<number>();
-  for (const m of text.matchAll(/\[(\d+)(?:\s*[,;]\s*\d+)*\]/g)) for (const n of m[0].match(/\d+/g) ?? []) if (+n >= 1 && +n <= count) cited.add(+n - 1);
+  for (const m of text.matchAll(/\[(\d+)(?:\s*[,;]\s*\d+)*\]/g))
+    for (const n of m[0].match(/\d+/g) ?? []) if (+n >= 1 && +n <= count) cited.add(+n - 1);
   return [...cited].sort((a, b) => a - b);
 }
 
@@ -26,7 +27,11 @@ export function citedIndexes(text: string, count: number): number[] {
  * The longest prefix of `items` (they come best first) whose text fits `budget` tokens; always at
  * least one item, so a huge single summary is still shown (the model's context check reports it).
  */
-export function fitEvidence(items: readonly EvidenceItem[], budget: number, countTokens: (text: string) => number): { kept: EvidenceItem[]; dropped: EvidenceItem[] } {
+export function fitEvidence(
+  items: readonly EvidenceItem[],
+  budget: number,
+  countTokens: (text: string) => number,
+): { kept: EvidenceItem[]; dropped: EvidenceItem[] } {
   let used = 0;
   let cut = items.length;
   for (const [i, item] of items.entries()) {
@@ -56,8 +61,17 @@ export type FinalAnswer = z.infer<typeof FinalAnswerSchema>;
  * The final, grounded answer (prompt `qa/answer`): only the evidence may be used, the answer says
  * so when the evidence does not answer, and it is written in the run's answer language.
  */
-export async function synthesiseAnswer(run: QaRun, question: string, evidence: readonly EvidenceItem[]): Promise<StrategyResult> {
-  return run.step('answer', (s) => answerWith(s, run, 'qa/answer', evidence, (shown) => ({ question: fence(question), evidence: formatEvidence(shown) })));
+export async function synthesiseAnswer(
+  run: QaRun,
+  question: string,
+  evidence: readonly EvidenceItem[],
+): Promise<StrategyResult> {
+  return run.step('answer', (s) =>
+    answerWith(s, run, 'qa/answer', evidence, (shown) => ({
+      question: fence(question),
+      evidence: formatEvidence(shown),
+    })),
+  );
 }
 
 /**
@@ -87,7 +101,12 @@ export async function answerWith(
  * answer streams to the asker as the model writes it (the `answer` field decoded from the JSON
  * text); `ask` settles the stream on the finished answer.
  */
-export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, variables: Record<string, string>): Promise<{ text: string; shortAnswer: string }> {
+export async function finalAnswer(
+  s: StepScope,
+  run: QaRun,
+  prompt: string,
+  variables: Record<string, string>,
+): Promise<{ text: string; shortAnswer: string }> {
   const language = languageName(run.answerLanguage);
   const stream = run.answerStream.jsonField('answer');
   let reply = await answerCall(s, run, prompt, { ...variables, language, retry: '' }, stream);
@@ -96,10 +115,17 @@ export async function finalAnswer(s: StepScope, run: QaRun, prompt: string, vari
   const written = writtenLanguage(reply.text, run.answerLanguage);
   if (written !== null) {
     stream.onTextRestart?.();
-    const retry = fence(`Your previous answer was written in ${languageName(written)}. Write the whole answer in ${language}.`);
+    const retry = fence(
+      `Your previous answer was written in ${languageName(written)}. Write the whole answer in ${language}.`,
+    );
     reply = await answerCall(s, run, prompt, { ...variables, language, retry }, stream);
     const still = writtenLanguage(reply.text, run.answerLanguage);
-    s.detail.language = { expected: run.answerLanguage, written, askedAgain: true, ...(still !== null ? { stillWritten: still } : {}) };
+    s.detail.language = {
+      expected: run.answerLanguage,
+      written,
+      askedAgain: true,
+      ...(still !== null ? { stillWritten: still } : {}),
+    };
   }
   return reply;
 }
@@ -128,7 +154,10 @@ async function answerCall(
     if (!isInvalidOutput(error)) throw error;
     // As a free-text answer cut short would; a short answer it did not finish is none.
     const { raw, usage: spent } = (error as PolyhopError).details as { raw?: unknown; usage?: LlmUsage };
-    value = { answer: jsonStringField(String(raw ?? ''), 'answer', false) ?? '', short: jsonStringField(String(raw ?? ''), 'short', true) ?? '' };
+    value = {
+      answer: jsonStringField(String(raw ?? ''), 'answer', false) ?? '',
+      short: jsonStringField(String(raw ?? ''), 'short', true) ?? '',
+    };
     usage = spent;
     cut = true;
     const invalid = (s.detail.invalid ??= []) as { prompt: string; message: string }[];

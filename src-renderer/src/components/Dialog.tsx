@@ -2,7 +2,19 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 /** A modal on the native <dialog>: focus trap, Escape to close, focus returns to the opener. */
-export function Dialog({ title, onClose, children, testId, wide = false }: { title: string; onClose: () => void; children: ReactNode; testId: string; wide?: boolean }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  testId,
+  wide = false,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  testId: string;
+  wide?: boolean;
+}) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -28,7 +40,13 @@ export function Dialog({ title, onClose, children, testId, wide = false }: { tit
     >
       <header className="dialog-header">
         <h2 id={titleId}>{title}</h2>
-        <button type="button" className="ghost" onClick={onClose} aria-label={t('common.close')} data-testid={`${testId}-close`}>
+        <button
+          type="button"
+          className="ghost"
+          onClick={onClose}
+          aria-label={t('common.close')}
+          data-testid={`${testId}-close`}
+        >
           ×
         </button>
       </header>

@@ -48,7 +48,13 @@ export function JobPanel({ job, title }: { job: JobView; title?: string }) {
   const latest = job.latest;
   const pct = latest ? percent(latest) : null;
   return (
-    <section className="job-panel" data-testid="job-progress" data-job-id={job.jobId} data-status={job.status} aria-label={title ?? t(`jobKinds.${job.kind}`)}>
+    <section
+      className="job-panel"
+      data-testid="job-progress"
+      data-job-id={job.jobId}
+      data-status={job.status}
+      aria-label={title ?? t(`jobKinds.${job.kind}`)}
+    >
       <header className="row between">
         <h3>{title ?? t(`jobKinds.${job.kind}`)}</h3>
         <span className={`badge status-${job.status}`} data-testid="job-status">
@@ -62,7 +68,10 @@ export function JobPanel({ job, title }: { job: JobView; title?: string }) {
       {latest === null && job.status === 'running' && <p className="muted">{t('job.starting')}</p>}
       {pct !== null && (
         <p className="muted" data-testid="job-percent" data-percent={pct}>
-          {t('job.currentStage', { stage: t(`stages.${latest!.stage}`, { defaultValue: latest!.stage }), percent: pct })}
+          {t('job.currentStage', {
+            stage: t(`stages.${latest!.stage}`, { defaultValue: latest!.stage }),
+            percent: pct,
+          })}
         </p>
       )}
       {job.stages.length > 0 && (

@@ -9,7 +9,13 @@ export function Markdown({ text }: { text: string }) {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const blocks: ReactNode[] = [];
   let i = 0;
-  const cells = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split('|')
+      .map((c) => c.trim());
   while (i < lines.length) {
     const line = lines[i]!;
     const key = blocks.length;
@@ -31,11 +37,19 @@ export function Markdown({ text }: { text: string }) {
         <TableScroll key={key}>
           <table>
             <thead>
-              <tr>{head.map((h, j) => <th key={j}>{h}</th>)}</tr>
+              <tr>
+                {head.map((h, j) => (
+                  <th key={j}>{h}</th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {rows.map((r, j) => (
-                <tr key={j}>{r.map((c, k) => <td key={k}>{c}</td>)}</tr>
+                <tr key={j}>
+                  {r.map((c, k) => (
+                    <td key={k}>{c}</td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>
@@ -44,12 +58,19 @@ export function Markdown({ text }: { text: string }) {
     } else if (/^\s*[-*]\s/.test(line)) {
       const items: string[] = [];
       for (; i < lines.length && /^\s*[-*]\s/.test(lines[i]!); i++) items.push(lines[i]!.replace(/^\s*[-*]\s/, ''));
-      blocks.push(<ul key={key}>{items.map((it, j) => <li key={j}>{it}</li>)}</ul>);
+      blocks.push(
+        <ul key={key}>
+          {items.map((it, j) => (
+            <li key={j}>{it}</li>
+          ))}
+        </ul>,
+      );
     } else if (line.trim() === '') {
       i++;
     } else {
       const para: string[] = [];
-      for (; i < lines.length && lines[i]!.trim() !== '' && !/^(#|```|\||\s*[-*]\s)/.test(lines[i]!); i++) para.push(lines[i]!);
+      for (; i < lines.length && lines[i]!.trim() !== '' && !/^(#|```|\||\s*[-*]\s)/.test(lines[i]!); i++)
+        para.push(lines[i]!);
       if (para.length === 0) para.push(lines[i++]!);
       blocks.push(<p key={key}>{para.join(' ')}</p>);
     }

@@ -14,7 +14,17 @@ export function Loading({ label }: { label?: string }) {
 }
 
 /** An empty state: what is missing and what to do next. */
-export function Empty({ title, hint, action, testId = 'state-empty' }: { title: string; hint?: string; action?: ReactNode; testId?: string }) {
+export function Empty({
+  title,
+  hint,
+  action,
+  testId = 'state-empty',
+}: {
+  title: string;
+  hint?: string;
+  action?: ReactNode;
+  testId?: string;
+}) {
   return (
     <div className="state state-empty" data-testid={testId}>
       <p className="state-title">{title}</p>
@@ -48,14 +58,27 @@ export function useErrorHint(code: string): string {
 }
 
 /** An error: what happened (the engine's message), what to do, and a retry when one makes sense. */
-export function ErrorView({ error, onRetry, compact = false }: { error: ApiError; onRetry?: () => void; compact?: boolean }) {
+export function ErrorView({
+  error,
+  onRetry,
+  compact = false,
+}: {
+  error: ApiError;
+  onRetry?: () => void;
+  compact?: boolean;
+}) {
   const { t } = useTranslation();
   const hint = useErrorHint(error.code);
   const where = [error.details.line, error.details.column].every((v) => typeof v === 'number')
     ? t('common.atPosition', { line: error.details.line, column: error.details.column })
     : null;
   return (
-    <div className={compact ? 'state state-error compact' : 'state state-error'} role="alert" data-testid="error-view" data-code={error.code}>
+    <div
+      className={compact ? 'state state-error compact' : 'state state-error'}
+      role="alert"
+      data-testid="error-view"
+      data-code={error.code}
+    >
       <p className="state-title">
         <span className="error-code">{error.code}</span> {error.message}
       </p>

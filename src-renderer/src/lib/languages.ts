@@ -1,5 +1,25 @@
 /** Answer languages offered in selects (ISO 639-1/3); names come from Intl in the UI language. */
-export const ANSWER_LANGUAGES = ['en', 'it', 'fr', 'es', 'de', 'pt', 'nl', 'sv', 'pl', 'ru', 'uk', 'el', 'tr', 'ar', 'he', 'hi', 'zh', 'ja', 'ko'] as const;
+export const ANSWER_LANGUAGES = [
+  'en',
+  'it',
+  'fr',
+  'es',
+  'de',
+  'pt',
+  'nl',
+  'sv',
+  'pl',
+  'ru',
+  'uk',
+  'el',
+  'tr',
+  'ar',
+  'he',
+  'hi',
+  'zh',
+  'ja',
+  'ko',
+] as const;
 
 export function languageName(code: string, uiLanguage: string): string {
   try {

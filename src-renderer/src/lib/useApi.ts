@@ -13,7 +13,10 @@ export type LoadState<T> =
  * Calls `method` with `request` whenever the request (compared as JSON) changes, keeping only the
  * newest answer. Pass `null` to not call. `reload` repeats the last call.
  */
-export function useApi<M extends Method>(method: M, request: Request<M> | null): LoadState<Responses[M]> & { reload: () => void } {
+export function useApi<M extends Method>(
+  method: M,
+  request: Request<M> | null,
+): LoadState<Responses[M]> & { reload: () => void } {
   const [state, setState] = useState<LoadState<Responses[M]>>({ status: 'idle', data: null, error: null });
   const [nonce, setNonce] = useState(0);
   const key = request === null ? null : JSON.stringify(request);
@@ -30,7 +33,8 @@ export function useApi<M extends Method>(method: M, request: Request<M> | null):
       .call(method, JSON.parse(key) as Request<M>)
       .then(
         (data) => ticket === latest.current && setState({ status: 'ready', data, error: null }),
-        (error: unknown) => ticket === latest.current && setState((s) => ({ status: 'error', data: s.data, error: toApiError(error) })),
+        (error: unknown) =>
+          ticket === latest.current && setState((s) => ({ status: 'error', data: s.data, error: toApiError(error) })),
       );
   }, [method, key, nonce]);
 

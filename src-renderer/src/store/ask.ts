@@ -18,7 +18,13 @@ interface AskState {
   runs: AskRun[];
   setQuestion(question: string): void;
   /** Starts one job per strategy; the runs replace the previous ones. */
-  ask(kb: string, question: string, strategies: StrategyName[], answerLanguage: string | null, retrievalOnly: boolean): Promise<void>;
+  ask(
+    kb: string,
+    question: string,
+    strategies: StrategyName[],
+    answerLanguage: string | null,
+    retrievalOnly: boolean,
+  ): Promise<void>;
   show(answer: Answer): void;
   cancel(): Promise<void>;
 }
@@ -35,7 +41,13 @@ export const useAsk = create<AskState>()((set, get) => ({
     set({ runs: [] });
     const runs = await Promise.all(
       strategies.map(async (strategy): Promise<AskRun> => {
-        const { jobId } = await api().call('qa:ask', { kb, question, strategy, retrievalOnly, ...(answerLanguage ? { answerLanguage } : {}) });
+        const { jobId } = await api().call('qa:ask', {
+          kb,
+          question,
+          strategy,
+          retrievalOnly,
+          ...(answerLanguage ? { answerLanguage } : {}),
+        });
         useJobs.getState().track(jobId, 'ask', kb);
         return { key: `run-${++counter}`, strategy, question, jobId, answer: null };
       }),
@@ -43,7 +55,10 @@ export const useAsk = create<AskState>()((set, get) => ({
     set({ runs });
   },
   show(answer) {
-    set({ question: answer.question, runs: [{ key: `run-${++counter}`, strategy: answer.strategy, question: answer.question, jobId: null, answer }] });
+    set({
+      question: answer.question,
+      runs: [{ key: `run-${++counter}`, strategy: answer.strategy, question: answer.question, jobId: null, answer }],
+    });
   },
   async cancel() {
     const jobs = useJobs.getState().jobs;

@@ -26,7 +26,18 @@ interface JobsState {
 }
 
 function blank(jobId: string, kind: JobKind, kb: string | null): JobView {
-  return { jobId, kind, kb, status: 'running', stages: [], progress: {}, latest: null, result: undefined, error: null, text: '' };
+  return {
+    jobId,
+    kind,
+    kb,
+    status: 'running',
+    stages: [],
+    progress: {},
+    latest: null,
+    result: undefined,
+    error: null,
+    text: '',
+  };
 }
 
 export const useJobs = create<JobsState>()((set) => ({
@@ -46,7 +57,11 @@ export const useJobs = create<JobsState>()((set) => ({
           status: job.status,
           error: job.error,
           ...(progress
-            ? { latest: progress, progress: { ...view.progress, [progress.stage]: progress }, stages: view.stages.includes(progress.stage) ? view.stages : [...view.stages, progress.stage] }
+            ? {
+                latest: progress,
+                progress: { ...view.progress, [progress.stage]: progress },
+                stages: view.stages.includes(progress.stage) ? view.stages : [...view.stages, progress.stage],
+              }
             : {}),
         };
       }
@@ -70,7 +85,10 @@ function flush(): void {
 }
 
 /** The jobs after a batch of engine events, in order (a `reset` token restarts the streamed text). */
-export function applyJobEvents(current: Record<string, JobView>, batch: readonly PolyhopEvent[]): Record<string, JobView> {
+export function applyJobEvents(
+  current: Record<string, JobView>,
+  batch: readonly PolyhopEvent[],
+): Record<string, JobView> {
   const jobs = { ...current };
   for (const event of batch) {
     if (event.name === 'watch:synced') continue; // not a job's own event (the Corpus screen follows it)

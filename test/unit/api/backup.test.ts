@@ -15,7 +15,10 @@ describe('backup and restore', () => {
 
   beforeAll(async () => {
     // Latency keeps the indexing job running while the backup is taken.
-    ({ engine, dispose } = await tempEngine({ llm: new ScriptedLlm(corpusRules(), { latencyMs: 20 }), embedder: new CorpusEmbedder() }));
+    ({ engine, dispose } = await tempEngine({
+      llm: new ScriptedLlm(corpusRules(), { latencyMs: 20 }),
+      embedder: new CorpusEmbedder(),
+    }));
     await call(engine, 'kb:create', { name: 'odyssey' });
     await call(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
   });
@@ -39,7 +42,14 @@ describe('backup and restore', () => {
     await runJobToEnd(engine, 'kb:restore', { inputPath: later, name: 'odyssey copy', replace: true });
     const original = await call<KbInfo>(engine, 'kb:info', { kb: 'odyssey' });
     const copy = await call<KbInfo>(engine, 'kb:info', { kb: 'odyssey copy' });
-    expect({ ...copy, name: '', baseIri: '', sizeBytes: 0, rdf: null, createdAt: '' }).toEqual({ ...original, name: '', baseIri: '', sizeBytes: 0, rdf: null, createdAt: '' });
+    expect({ ...copy, name: '', baseIri: '', sizeBytes: 0, rdf: null, createdAt: '' }).toEqual({
+      ...original,
+      name: '',
+      baseIri: '',
+      sizeBytes: 0,
+      rdf: null,
+      createdAt: '',
+    });
   });
 
   it('refuses a damaged or foreign file and keeps the existing KB', async () => {

@@ -22,16 +22,32 @@ const seen: string[] = [];
 async function api<T>(method: string, payload: unknown): Promise<T> {
   const reply = await engine.call(method, payload);
   seen.push(JSON.stringify(reply));
-  if (!reply.ok) throw Object.assign(new Error(`${method}: ${reply.error.code}: ${reply.error.message}`), { code: reply.error.code });
+  if (!reply.ok)
+    throw Object.assign(new Error(`${method}: ${reply.error.code}: ${reply.error.message}`), {
+      code: reply.error.code,
+    });
   return reply.value as T;
 }
-const failure = (method: string, payload: unknown): Promise<{ code: string; message: string }> => api(method, payload).then(() => expect.fail(`${method} succeeded`), (e: Error & { code: string }) => e);
+const failure = (method: string, payload: unknown): Promise<{ code: string; message: string }> =>
+  api(method, payload).then(
+    () => expect.fail(`${method} succeeded`),
+    (e: Error & { code: string }) => e,
+  );
 
 beforeAll(async () => {
-  for (const stream of ['log', 'info', 'warn', 'error', 'debug'] as const) vi.spyOn(console, stream).mockImplementation((...parts: unknown[]) => void seen.push(parts.map((p) => (p instanceof Error ? `${p.message}\n${p.stack}` : String(p))).join(' ')));
+  for (const stream of ['log', 'info', 'warn', 'error', 'debug'] as const)
+    vi.spyOn(console, stream).mockImplementation(
+      (...parts: unknown[]) =>
+        void seen.push(parts.map((p) => (p instanceof Error ? `${p.message}\n${p.stack}` : String(p))).join(' ')),
+    );
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream);
-    vi.spyOn(stream, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => (seen.push(String(chunk)), write(chunk, ...rest))) as typeof stream.write);
+    vi.spyOn(stream, 'write').mockImplementation(
+      ((chunk: string | Uint8Array, ...rest: never[]) => (
+        seen.push(String(chunk)),
+        write(chunk, ...rest)
+      )) as typeof stream.write,
+    );
   }
   ({ engine, dataDir, dispose } = await tempEngine());
   server = await startModelListServer({ models: ['qwen3-8b', 'bge-m3'], apiKey: KEY });
@@ -45,8 +61,23 @@ afterAll(async () => {
 describe('endpoints through the Api', () => {
   it('adds, lists and removes an endpoint, kept in settings', async () => {
     expect(await api<EndpointStatusView[]>('endpoints:list', {})).toEqual([]);
-    const added = await api<EndpointStatusView>('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', apiKey: KEY, concurrency: 8 });
-    expect(added).toMatchObject({ id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', hasApiKey: true, concurrency: 8, inFlight: 0 });
+    const added = await api<EndpointStatusView>('endpoints:add', {
+      id: 'gpu1',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'qwen3-8b',
+      apiKey: KEY,
+      concurrency: 8,
+    });
+    expect(added).toMatchObject({
+      id: 'gpu1',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'qwen3-8b',
+      hasApiKey: true,
+      concurrency: 8,
+      inFlight: 0,
+    });
     expect(added).not.toHaveProperty('apiKey');
     await api('endpoints:add', { id: 'emb', role: 'embedding', baseUrl: server.baseUrl, model: 'bge-m3' });
     const listed = await api<EndpointStatusView[]>('endpoints:list', {});
@@ -67,14 +98,19 @@ describe('endpoints through the Api', () => {
   });
 
   it('refuses a duplicate id and an invalid endpoint, naming the field', async () => {
-    expect(await failure('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'x' })).toMatchObject({ code: 'ALREADY_EXISTS' });
+    expect(
+      await failure('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'x' }),
+    ).toMatchObject({ code: 'ALREADY_EXISTS' });
     for (const [field, bad] of [
       ['id', { id: 'GPU 1' }],
       ['baseUrl', { baseUrl: 'not a url' }],
       ['baseUrl', { baseUrl: 'ftp://gpu1/v1' }],
       ['concurrency', { concurrency: 0 }],
     ] as const) {
-      const error = await failure('endpoints:add', Object.assign({ id: 'new', role: 'generation', baseUrl: 'http://gpu1:8080/v1', model: 'm' }, bad));
+      const error = await failure(
+        'endpoints:add',
+        Object.assign({ id: 'new', role: 'generation', baseUrl: 'http://gpu1:8080/v1', model: 'm' }, bad),
+      );
       expect(error.code, field).toBe('INVALID_REQUEST');
       expect(error.message, field).toMatch(new RegExp(`${field}:`));
     }
@@ -87,20 +123,38 @@ describe('endpoints through the Api', () => {
     expect(probe).toMatchObject({ ok: true, servedModels: ['qwen3-8b', 'bge-m3'], modelServed: true, error: null });
     expect(server.requests.slice(before)).toEqual([`GET /v1/models Bearer ${KEY}`]);
 
-    await api('endpoints:add', { id: 'other-model', role: 'generation', baseUrl: server.baseUrl, model: 'llama-70b', apiKey: KEY });
+    await api('endpoints:add', {
+      id: 'other-model',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'llama-70b',
+      apiKey: KEY,
+    });
     expect(await api('endpoints:test', { id: 'other-model' })).toMatchObject({ ok: true, modelServed: false });
     expect(await failure('endpoints:test', { id: 'nobody' })).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('reports a refused connection and a refused key as a failed probe, the key masked in what the server said', async () => {
-    await api('endpoints:add', { id: 'refused', role: 'generation', baseUrl: `http://127.0.0.1:${await refusedPort()}/v1`, model: 'm', apiKey: KEY });
+    await api('endpoints:add', {
+      id: 'refused',
+      role: 'generation',
+      baseUrl: `http://127.0.0.1:${await refusedPort()}/v1`,
+      model: 'm',
+      apiKey: KEY,
+    });
     const refused = await api<EndpointProbeView>('endpoints:test', { id: 'refused' });
     expect(refused).toMatchObject({ ok: false, servedModels: [], modelServed: false });
     expect(refused.error).toMatch(/connect|connection/i);
 
     // The server echoes the wrong key it got; the reply must not hand the configured one back.
     const wrong = `${KEY}-rotated`;
-    await api('endpoints:add', { id: 'wrong-key', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', apiKey: wrong });
+    await api('endpoints:add', {
+      id: 'wrong-key',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'qwen3-8b',
+      apiKey: wrong,
+    });
     const rejected = await api<EndpointProbeView>('endpoints:test', { id: 'wrong-key' });
     expect(rejected).toMatchObject({ ok: false });
     expect(rejected.error).toMatch(/401.*Incorrect API key provided: \[api key\]/);
@@ -121,25 +175,34 @@ describe('settings replies never carry an API key', () => {
     const settings = await api<Settings>('system:getSettings', {});
     const changed = settings.endpoints.map((e) => (e.id === 'gpu1' ? { ...e, concurrency: 2 } : e));
     const reply = await api<Settings>('system:setSettings', { settings: { endpoints: changed } });
-    expect(reply.endpoints.find((e) => e.id === 'gpu1')).toEqual(expect.objectContaining({ concurrency: 2, hasApiKey: true }));
+    expect(reply.endpoints.find((e) => e.id === 'gpu1')).toEqual(
+      expect.objectContaining({ concurrency: 2, hasApiKey: true }),
+    );
     expect(reply.endpoints.find((e) => e.id === 'gpu1')).not.toHaveProperty('apiKey');
     // The stored key still works.
     expect(await api('endpoints:test', { id: 'gpu1' })).toMatchObject({ ok: true });
     const file = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Settings;
-    expect(file.endpoints.find((e) => e.id === 'gpu1')).toEqual(expect.objectContaining({ apiKey: KEY, concurrency: 2 }));
+    expect(file.endpoints.find((e) => e.id === 'gpu1')).toEqual(
+      expect.objectContaining({ apiKey: KEY, concurrency: 2 }),
+    );
     expect(file.endpoints.find((e) => e.id === 'gpu1')).not.toHaveProperty('hasApiKey');
   });
 
   it('a new key replaces the stored one; hasApiKey false (or left out) removes it; hasApiKey with no stored key is refused', async () => {
     const [gpu1] = (await api<Settings>('system:getSettings', {})).endpoints.filter((e) => e.id === 'gpu1');
     const rest = (await api<Settings>('system:getSettings', {})).endpoints.filter((e) => e.id !== 'gpu1');
-    const stored = (): string | undefined => (JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Settings).endpoints.find((e) => e.id === 'gpu1')?.apiKey;
+    const stored = (): string | undefined =>
+      (JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Settings).endpoints.find(
+        (e) => e.id === 'gpu1',
+      )?.apiKey;
 
     await api('system:setSettings', { settings: { endpoints: [{ ...gpu1, apiKey: `${KEY}-2` }, ...rest] } });
     expect(stored()).toBe(`${KEY}-2`);
     await api('system:setSettings', { settings: { endpoints: [{ ...gpu1, hasApiKey: false }, ...rest] } });
     expect(stored()).toBeUndefined();
-    expect(await failure('system:setSettings', { settings: { endpoints: [{ ...gpu1, hasApiKey: true }, ...rest] } })).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(
+      await failure('system:setSettings', { settings: { endpoints: [{ ...gpu1, hasApiKey: true }, ...rest] } }),
+    ).toMatchObject({ code: 'INVALID_REQUEST' });
     await api('system:setSettings', { settings: { endpoints: [{ ...gpu1, hasApiKey: false, apiKey: KEY }, ...rest] } });
     expect(stored()).toBe(KEY);
   });
@@ -149,7 +212,9 @@ describe('settings replies never carry an API key', () => {
     const backup = join(dataDir, 'secrets.polyhop');
     const exported = join(dataDir, 'secrets.ttl');
     expect((await runJobToEnd(engine, 'kb:backup', { kb: 'secrets', outputPath: backup })).status).toBe('done');
-    expect((await runJobToEnd(engine, 'rdf:export', { kb: 'secrets', scope: { kind: 'all' }, outputPath: exported })).status).toBe('done');
+    expect(
+      (await runJobToEnd(engine, 'rdf:export', { kb: 'secrets', scope: { kind: 'all' }, outputPath: exported })).status,
+    ).toBe('done');
     expect(readFileSync(exported, 'utf8').length).toBeGreaterThan(0);
     for (const file of [backup, exported]) expect(readFileSync(file).includes(Buffer.from(KEY)), file).toBe(false);
     // The settings file itself does hold it (the test would prove nothing otherwise).
@@ -157,8 +222,21 @@ describe('settings replies never carry an API key', () => {
   });
 
   it('no Api reply and no log line of this file carried the key', async () => {
-    await failure('endpoints:add', { id: 'x', role: 'generation', baseUrl: 'http://a/v1', model: 'm', apiKey: KEY, concurrency: 999 });
-    await failure('system:setSettings', { settings: { endpoints: [{ id: 'Bad Id', role: 'generation', baseUrl: 'http://a/v1', model: 'm', apiKey: KEY, concurrency: 1 }] } });
+    await failure('endpoints:add', {
+      id: 'x',
+      role: 'generation',
+      baseUrl: 'http://a/v1',
+      model: 'm',
+      apiKey: KEY,
+      concurrency: 999,
+    });
+    await failure('system:setSettings', {
+      settings: {
+        endpoints: [
+          { id: 'Bad Id', role: 'generation', baseUrl: 'http://a/v1', model: 'm', apiKey: KEY, concurrency: 1 },
+        ],
+      },
+    });
     expect(seen.length).toBeGreaterThan(15);
     expect(seen.filter((text) => text.includes(KEY))).toEqual([]);
   });

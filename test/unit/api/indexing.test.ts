@@ -1,6 +1,13 @@
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentPage, EntityCard, EntitySummaryView, JobProgress, KbInfo, Settings } from '../../../src-main/engine/api/contract.js';
+import type {
+  DocumentPage,
+  EntityCard,
+  EntitySummaryView,
+  JobProgress,
+  KbInfo,
+  Settings,
+} from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../support/corpusScript.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
@@ -41,7 +48,9 @@ describe('indexing through the Api', () => {
     expect((await call<Settings>(engine, 'system:getSettings', {})).thresholds).toBe('calibrated');
     // DaPT reads the calibrated τ; the paper's under 'paper'; an explicit dapt.tau wins.
     const kb = engine.kbs.get('odyssey').kb;
-    expect(qaSettingsFor({ thresholds: 'calibrated', strategyParams: {} }, kb).dapt.tau).toBe(info.calibration!.fusionThreshold);
+    expect(qaSettingsFor({ thresholds: 'calibrated', strategyParams: {} }, kb).dapt.tau).toBe(
+      info.calibration!.fusionThreshold,
+    );
     expect(qaSettingsFor({ thresholds: 'paper', strategyParams: {} }, kb).dapt.tau).toBe(0.8);
     expect(qaSettingsFor({ thresholds: 'calibrated', strategyParams: { 'dapt.tau': 0.5 } }, kb).dapt.tau).toBe(0.5);
 
@@ -90,7 +99,11 @@ describe('re-indexing one document', () => {
       await runJobToEnd(engine, 'index:start', { kb: 'odyssey' });
       const before = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
       const italian = before.rows.find((d) => basename(d.path) === 'ulisse.it.txt')!;
-      const queued = await call<{ added: { id: number; status: string; chunkCount: number }[] }>(engine, 'docs:reindex', { kb: 'odyssey', id: italian.id });
+      const queued = await call<{ added: { id: number; status: string; chunkCount: number }[] }>(
+        engine,
+        'docs:reindex',
+        { kb: 'odyssey', id: italian.id },
+      );
       expect(queued.added).toMatchObject([{ status: 'pending', chunkCount: 0 }]);
       // Its chunks come back identical, so extraction is answered by the call cache; only entities it
       // touched are summarised again (in new batches).
@@ -100,7 +113,11 @@ describe('re-indexing one document', () => {
       expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
       expect(extractionCalls()).toBe(extractedBefore);
       const after = await call<DocumentPage>(engine, 'docs:list', { kb: 'odyssey' });
-      expect(after.rows.find((d) => basename(d.path) === 'ulisse.it.txt')).toMatchObject({ status: 'indexed', chunkCount: italian.chunkCount, tripleCount: italian.tripleCount });
+      expect(after.rows.find((d) => basename(d.path) === 'ulisse.it.txt')).toMatchObject({
+        status: 'indexed',
+        chunkCount: italian.chunkCount,
+        tripleCount: italian.tripleCount,
+      });
     } finally {
       await dispose();
     }
@@ -112,7 +129,10 @@ describe('adding paths that are not documents', () => {
     const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm([]), embedder: new CorpusEmbedder() });
     try {
       await call(engine, 'kb:create', { name: 'k' });
-      const result = await call<{ added: unknown[]; errors: { path: string; reason: string }[] }>(engine, 'docs:add', { kb: 'k', paths: ['/dev/zero', '/does/not/exist'] });
+      const result = await call<{ added: unknown[]; errors: { path: string; reason: string }[] }>(engine, 'docs:add', {
+        kb: 'k',
+        paths: ['/dev/zero', '/does/not/exist'],
+      });
       expect(result.added).toEqual([]);
       expect(result.errors.map((e) => e.path)).toEqual(['/dev/zero', '/does/not/exist']);
       expect(result.errors[0]?.reason).toBe('not a regular file');
@@ -135,9 +155,17 @@ describe('re-embedding with another embedding model', () => {
     const { Engine } = await import('../../../src-main/engine/api/Engine.js');
     const { appPaths } = await import('../../../src-main/engine/api/paths.js');
     const { NgramEmbedder } = await import('../../support/NgramEmbedder.js');
-    const second = await Engine.create({ paths: appPaths(repoRoot, first.dataDir, join(first.dataDir, 'models')), models: { embedder: new NgramEmbedder(64) } });
+    const second = await Engine.create({
+      paths: appPaths(repoRoot, first.dataDir, join(first.dataDir, 'models')),
+      models: { embedder: new NgramEmbedder(64) },
+    });
     try {
-      const refused = await runJobToEnd(second, 'qa:ask', { kb: 'odyssey', question: 'Odysseus', strategy: 'vector', retrievalOnly: true });
+      const refused = await runJobToEnd(second, 'qa:ask', {
+        kb: 'odyssey',
+        question: 'Odysseus',
+        strategy: 'vector',
+        retrievalOnly: true,
+      });
       expect(refused.error?.code).toBe('CONFLICT');
       const job = await runJobToEnd(second, 'kb:reembed', { kb: 'odyssey' });
       expect(job.error).toBeNull();
@@ -145,7 +173,12 @@ describe('re-embedding with another embedding model', () => {
       expect(kb.embedder()).toEqual({ identity: 'test-ngram-64', dimension: 64 });
       expect(kb.stats().vectors).toEqual(before);
       expect(kb.similarityCalibration()?.embedder).toBe('test-ngram-64');
-      const answered = await runJobToEnd(second, 'qa:ask', { kb: 'odyssey', question: 'Odysseus', strategy: 'vector', retrievalOnly: true });
+      const answered = await runJobToEnd(second, 'qa:ask', {
+        kb: 'odyssey',
+        question: 'Odysseus',
+        strategy: 'vector',
+        retrievalOnly: true,
+      });
       expect(answered.status).toBe('done');
     } finally {
       await second.dispose();
@@ -161,11 +194,25 @@ describe('graph neighbourhood limits', () => {
       await call(engine, 'kb:create', { name: 'star' });
       const { kb } = engine.kbs.get('star');
       const hub = kb.upsertEntity('Hub', 'Thing');
-      for (let i = 0; i < 5; i++) kb.addTriple({ sourceId: hub, relation: 'LINKS', targetId: kb.upsertEntity(`Leaf ${i}`, 'Thing'), chunkId: null });
-      const exact = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(engine, 'graph:neighbourhood', { kb: 'star', id: hub, hops: 1, limit: 5 });
+      for (let i = 0; i < 5; i++)
+        kb.addTriple({
+          sourceId: hub,
+          relation: 'LINKS',
+          targetId: kb.upsertEntity(`Leaf ${i}`, 'Thing'),
+          chunkId: null,
+        });
+      const exact = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(
+        engine,
+        'graph:neighbourhood',
+        { kb: 'star', id: hub, hops: 1, limit: 5 },
+      );
       expect(exact).toMatchObject({ truncated: false });
       expect(exact.edges).toHaveLength(5);
-      const cut = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(engine, 'graph:neighbourhood', { kb: 'star', id: hub, hops: 1, limit: 3 });
+      const cut = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(
+        engine,
+        'graph:neighbourhood',
+        { kb: 'star', id: hub, hops: 1, limit: 3 },
+      );
       expect(cut).toMatchObject({ truncated: true });
       expect(cut.edges).toHaveLength(3);
       expect(cut.nodes).toHaveLength(4);

@@ -27,9 +27,11 @@ async function indexWithHardFailure(seed: number, failAt: number | undefined, re
     let jobId = '';
     const off = engine.onEvent((e) => {
       events.push(e);
-      if (e.name === 'job:finished' && e.payload.jobId === jobId) atFinish = { inFlight: llm.inFlight, kb: snapshot(kb) };
+      if (e.name === 'job:finished' && e.payload.jobId === jobId)
+        atFinish = { inFlight: llm.inFlight, kb: snapshot(kb) };
       // Asks for a second run of the same KB as soon as the failure happened.
-      if (retryDuringFailure && llm.failed && !second) second = call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' });
+      if (retryDuringFailure && llm.failed && !second)
+        second = call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' });
     });
     ({ jobId } = await call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' }));
     const state = await engine.jobs.settled(jobId);
@@ -38,7 +40,17 @@ async function indexWithHardFailure(seed: number, failAt: number | undefined, re
     await llm.idle();
     for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
     off();
-    return { llm, state, events, jobId, secondId, secondState, atFinish: atFinish as { inFlight: number; kb: ReturnType<typeof snapshot> } | null, after: snapshot(kb), calls: llm.started };
+    return {
+      llm,
+      state,
+      events,
+      jobId,
+      secondId,
+      secondState,
+      atFinish: atFinish as { inFlight: number; kb: ReturnType<typeof snapshot> } | null,
+      after: snapshot(kb),
+      calls: llm.started,
+    };
   } finally {
     await dispose();
   }
@@ -65,7 +77,10 @@ describe('an index job whose model call fails hard (issue 14)', () => {
       expect(run.atFinish?.inFlight, where).toBe(0);
       const mine = run.events.filter((e) => (e.payload as { jobId?: string }).jobId === run.jobId);
       expect(mine.at(-1)?.name, where).toBe('job:finished');
-      expect(mine.filter((e) => e.name === 'job:finished'), where).toHaveLength(1);
+      expect(
+        mine.filter((e) => e.name === 'job:finished'),
+        where,
+      ).toHaveLength(1);
       if (!retry) {
         expect(run.after, where).toEqual(run.atFinish?.kb);
         continue;
@@ -74,7 +89,9 @@ describe('an index job whose model call fails hard (issue 14)', () => {
       // first still runs; if it runs at all, it starts after the first has finished.
       expect(run.secondState, where).not.toBeNull();
       const finishedAt = run.events.findIndex((e) => e.name === 'job:finished' && e.payload.jobId === run.jobId);
-      const secondEvents = run.events.map((e, i) => ({ e, i })).filter(({ e }) => (e.payload as JobProgress).jobId === run.secondId);
+      const secondEvents = run.events
+        .map((e, i) => ({ e, i }))
+        .filter(({ e }) => (e.payload as JobProgress).jobId === run.secondId);
       if (run.secondState?.status === 'failed' && run.secondState.error?.code === 'CONFLICT') continue;
       expect(run.secondState?.status, where).toBe('done');
       expect(secondEvents[0]!.i, where).toBeGreaterThan(finishedAt);
@@ -121,14 +138,18 @@ describe('the RDF view after an index job, however it ended (issue 14)', () => {
     it(`agrees with SQLite when the job ended ${ending}`, async () => {
       const stopAt = Math.max(5, Math.floor((callsOfFullRun * 2) / 3));
       if (ending !== 'done') expect(callsOfFullRun, 'the uninterrupted run ran first').toBeGreaterThan(6);
-      const llm = new HardFailureLlm(new ScriptedLlm(corpusRules()), { seed: 3, ...(ending === 'failed' ? { failAt: stopAt } : {}) });
+      const llm = new HardFailureLlm(new ScriptedLlm(corpusRules()), {
+        seed: 3,
+        ...(ending === 'failed' ? { failAt: stopAt } : {}),
+      });
       const { engine, dispose } = await tempEngine({ llm, embedder: new CorpusEmbedder() });
       try {
         await call(engine, 'kb:create', { name: 'odyssey' });
         await call(engine, 'docs:add', { kb: 'odyssey', paths });
         const { jobId } = await call<{ jobId: string }>(engine, 'index:start', { kb: 'odyssey' });
         const until = async (calls: number): Promise<void> => {
-          while (llm.started < calls && engine.jobs.get(jobId)?.status === 'running') await new Promise((resolve) => setImmediate(resolve));
+          while (llm.started < calls && engine.jobs.get(jobId)?.status === 'running')
+            await new Promise((resolve) => setImmediate(resolve));
         };
         // The Corpus screen shows the KB while it is indexed: its view loads mid-job.
         await until(4);
@@ -144,7 +165,12 @@ describe('the RDF view after an index job, however it ended (issue 14)', () => {
         if (ending === 'done') callsOfFullRun = llm.started;
 
         const file = join(out, `${ending}.nq`);
-        const exported = await runJobToEnd(engine, 'rdf:export', { kb: 'odyssey', format: 'nquads', scope: { kind: 'all' }, outputPath: file });
+        const exported = await runJobToEnd(engine, 'rdf:export', {
+          kb: 'odyssey',
+          format: 'nquads',
+          scope: { kind: 'all' },
+          outputPath: file,
+        });
         expect(exported.error).toBeNull();
         const count = await call<SparqlResult>(engine, 'sparql:query', {
           kb: 'odyssey',

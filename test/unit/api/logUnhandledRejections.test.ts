@@ -8,7 +8,10 @@ import { repoRoot } from '../../support/tempEngine.js';
 function runScript(body: string): { status: number | null; stderr: string; stdout: string } {
   const guard = pathToFileURL(join(repoRoot, 'src-main', 'engine', 'api', 'logUnhandledRejections.ts')).href;
   const script = `import { logUnhandledRejections } from ${JSON.stringify(guard)};\n${body}`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 

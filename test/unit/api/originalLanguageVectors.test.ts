@@ -28,24 +28,44 @@ async function writeV4Kb(file: string): Promise<void> {
   const db = new Database(file);
   migrate(db, file, 4);
   const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-  for (const [key, value] of Object.entries({ format: 'polyhop-kb', name: 'itaca', description: '', baseIri: 'https://example.org/itaca/', createdAt: '2026-01-01T00:00:00.000Z' })) meta.run(key, value);
+  for (const [key, value] of Object.entries({
+    format: 'polyhop-kb',
+    name: 'itaca',
+    description: '',
+    baseIri: 'https://example.org/itaca/',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  }))
+    meta.run(key, value);
   meta.run('embedder', JSON.stringify({ identity: embedder.identity, dimension: embedder.dimension }));
   const english = ITACA_ROWS.map((r) => r.english ?? r.text);
   const vectors = await embedder.embed(english);
   for (const [i, row] of ITACA_ROWS.entries()) {
     const doc = db
-      .prepare(`INSERT INTO documents (path, title, hash, mime, size, language, status, added_at) VALUES (?, ?, ?, 'text/plain', 1, ?, 'indexed', 'now') RETURNING id`)
+      .prepare(
+        `INSERT INTO documents (path, title, hash, mime, size, language, status, added_at) VALUES (?, ?, ?, 'text/plain', 1, ?, 'indexed', 'now') RETURNING id`,
+      )
       .pluck()
       .get(`/itaca/${i}.txt`, `canto ${i}`, `h${i}`, row.language) as number;
     const id = db
-      .prepare('INSERT INTO chunks (document_id, ord, text, language, start_offset, end_offset, english_text) VALUES (?, 0, ?, ?, 0, ?, ?) RETURNING id')
+      .prepare(
+        'INSERT INTO chunks (document_id, ord, text, language, start_offset, end_offset, english_text) VALUES (?, 0, ?, ?, 0, ?, ?) RETURNING id',
+      )
       .pluck()
       .get(doc, row.text, row.language, row.text.length, row.english) as number;
     const v = vectors[i]!;
-    db.prepare('INSERT INTO vec_chunk (id, vector) VALUES (?, ?)').run(id, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+    db.prepare('INSERT INTO vec_chunk (id, vector) VALUES (?, ?)').run(
+      id,
+      Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+    );
     const code = BinaryIndex.encode(v);
-    db.prepare('INSERT INTO vcode_chunk (id, code) VALUES (?, ?)').run(id, Buffer.from(code.buffer, code.byteOffset, code.byteLength));
-    db.prepare('INSERT INTO fts_chunk (rowid, text) VALUES (?, ?)').run(id, row.english ? `${row.text}\n${row.english}` : row.text);
+    db.prepare('INSERT INTO vcode_chunk (id, code) VALUES (?, ?)').run(
+      id,
+      Buffer.from(code.buffer, code.byteOffset, code.byteLength),
+    );
+    db.prepare('INSERT INTO fts_chunk (rowid, text) VALUES (?, ?)').run(
+      id,
+      row.english ? `${row.text}\n${row.english}` : row.text,
+    );
   }
   db.close();
 }
@@ -56,7 +76,10 @@ describe('a KB indexed before original-language vectors existed', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'polyhop-old-kb-'));
     await writeV4Kb(join(dataDir, 'kbs', 'itaca', 'kb.sqlite'));
-    engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')), models: { embedder, llm: new ScriptedLlm(itacaRules()) } });
+    engine = await Engine.create({
+      paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+      models: { embedder, llm: new ScriptedLlm(itacaRules()) },
+    });
   });
   afterAll(async () => {
     await engine.dispose();
@@ -86,7 +109,9 @@ describe('a KB indexed before original-language vectors existed', () => {
   it('answers with DaPT meanwhile, ranking by the English vectors, and says so', async () => {
     const answer = await dapt();
     const plan = answer.trace.find((s) => s.step === 'plan')!.detail as { originalCorpus?: string };
-    expect(plan.originalCorpus).toMatch(new RegExp(`^${ITALIAN} non-English chunks have no original-language vectors yet.*kb reembed`));
+    expect(plan.originalCorpus).toMatch(
+      new RegExp(`^${ITALIAN} non-English chunks have no original-language vectors yet.*kb reembed`),
+    );
     expect(sourcePassages(answer).length).toBeGreaterThan(0);
   });
 
@@ -94,7 +119,10 @@ describe('a KB indexed before original-language vectors existed', () => {
     const job = await runJobToEnd(engine, 'kb:reembed', { kb: 'itaca' });
     expect(job.error).toBeNull();
     expect(job.result).toEqual({ vectors: ITALIAN }); // the English chunks are not embedded twice, nor the rest again
-    expect(engine.kbs.get('itaca').kb.stats().vectors).toMatchObject({ chunk: ITACA_ROWS.length, chunk_original: ITALIAN });
+    expect(engine.kbs.get('itaca').kb.stats().vectors).toMatchObject({
+      chunk: ITACA_ROWS.length,
+      chunk_original: ITALIAN,
+    });
     expect((await call<KbInfo>(engine, 'kb:info', { kb: 'itaca' })).missingVectors).toBe(0);
 
     const answer = await dapt();

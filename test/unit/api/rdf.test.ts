@@ -34,7 +34,10 @@ describe('RDF through the Api', () => {
   });
 
   it('answers SPARQL over the original statements and refuses updates', async () => {
-    const count = await call<SparqlResult>(engine, 'sparql:query', { kb: 'mse', query: 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }' });
+    const count = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'mse',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }',
+    });
     expect(count.kind).toBe('select');
     const any = await call<SparqlResult>(engine, 'sparql:query', { kb: 'mse', query: 'ASK { ?s ?p ?o }' });
     expect(any.boolean).toBe(true);
@@ -44,13 +47,23 @@ describe('RDF through the Api', () => {
 
   it('exports Turtle that an independent parser reads with the original statement count', async () => {
     const file = join(out, 'mse.ttl');
-    const job = await runJobToEnd(engine, 'rdf:export', { kb: 'mse', format: 'turtle', scope: { kind: 'all' }, outputPath: file });
+    const job = await runJobToEnd(engine, 'rdf:export', {
+      kb: 'mse',
+      format: 'turtle',
+      scope: { kind: 'all' },
+      outputPath: file,
+    });
     expect(job.error).toBeNull();
     expect(await countStatements(file)).toBeGreaterThanOrEqual(8166);
   });
 
   it('retrieves over the imported graph with the hyp strategy (retrieval only: no model)', async () => {
-    const job = await runJobToEnd(engine, 'qa:ask', { kb: 'mse', question: 'Which organisation is Ebrahim Norouzi affiliated with?', strategy: 'hyp', retrievalOnly: true });
+    const job = await runJobToEnd(engine, 'qa:ask', {
+      kb: 'mse',
+      question: 'Which organisation is Ebrahim Norouzi affiliated with?',
+      strategy: 'hyp',
+      retrievalOnly: true,
+    });
     expect(job.error).toBeNull();
     const answer = job.result as Answer;
     expect(answer.retrievalOnly).toBe(true);
@@ -98,12 +111,21 @@ ex:paris ex:twinnedWith ex:rome .
     expect(kb.findEntityByName('Lutetia')?.type).toBe('Settlement');
     expect(kb.searchEntities('light').map((e) => e.name)).toEqual(['Paris']);
     // A repeated statement is one triple; every entity and triple has its vector.
-    expect(kb.triplesOfEntity(kb.findEntityByName('Paris')?.id ?? 0, 'out').filter((t) => t.relation === 'twinned with')).toHaveLength(1);
+    expect(
+      kb.triplesOfEntity(kb.findEntityByName('Paris')?.id ?? 0, 'out').filter((t) => t.relation === 'twinned with'),
+    ).toHaveLength(1);
     const stats = kb.stats();
     expect(stats.vectors.entity_name).toBe(stats.entities);
     expect(stats.vectors.triple).toBe(stats.triples);
     expect(kb.missingText('triple')).toEqual([]);
-    const answer = (await runJobToEnd(engine, 'qa:ask', { kb: 'cities', question: 'What is the population of Rome?', strategy: 'hyp', retrievalOnly: true })).result as Answer;
+    const answer = (
+      await runJobToEnd(engine, 'qa:ask', {
+        kb: 'cities',
+        question: 'What is the population of Rome?',
+        strategy: 'hyp',
+        retrievalOnly: true,
+      })
+    ).result as Answer;
     expect(answer.evidence.map((e) => e.text).join('\n')).toMatch(/Rome population 2800000/);
   });
 
@@ -119,11 +141,24 @@ ex:paris ex:twinnedWith ex:rome .
       }
     }
     const onProgress = () => undefined;
-    const failed = await importRdfIntoKb(session, new FailingEmbedder(128), file, { signal: new AbortController().signal, onProgress, embedBatchSize: 4 }).catch((e: unknown) => e);
+    const failed = await importRdfIntoKb(session, new FailingEmbedder(128), file, {
+      signal: new AbortController().signal,
+      onProgress,
+      embedBatchSize: 4,
+    }).catch((e: unknown) => e);
     expect((failed as Error).message).toBe('embedder crashed');
     const empty = () => {
       const stats = session.kb.stats();
-      expect({ entities: stats.entities, triples: stats.triples, ...stats.vectors }).toEqual({ entities: 0, triples: 0, chunk: 0, chunk_original: 0, entity_name: 0, entity_summary: 0, triple: 0, passage: 0 });
+      expect({ entities: stats.entities, triples: stats.triples, ...stats.vectors }).toEqual({
+        entities: 0,
+        triples: 0,
+        chunk: 0,
+        chunk_original: 0,
+        entity_name: 0,
+        entity_summary: 0,
+        triple: 0,
+        passage: 0,
+      });
       expect(session.kb.bm25('triple', 'population', 5)).toEqual([]);
       expect(session.kb.searchEntities('Paris')).toEqual([]);
       expect([...session.kb.iterateImportedStatements()]).toEqual([]);
@@ -139,7 +174,10 @@ ex:paris ex:twinnedWith ex:rome .
     }).catch((e: unknown) => e);
     expect((cancelled as Error).message).toBe('cancelled by the user');
     empty();
-    const result = await importRdfIntoKb(session, new NgramEmbedder(128), file, { signal: new AbortController().signal, onProgress });
+    const result = await importRdfIntoKb(session, new NgramEmbedder(128), file, {
+      signal: new AbortController().signal,
+      onProgress,
+    });
     expect(result.triples).toBeGreaterThan(5);
     expect(session.kb.stats().vectors.triple).toBe(session.kb.stats().triples);
     expect(session.kb.bm25('triple', 'population 24000', 1)).toHaveLength(1);

@@ -13,7 +13,8 @@ import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 /** Statements as comparable lines (blank-node labels differ between parsers, so they are blanked). */
 function statements(text: string, format: string, baseIRI?: string): string[] {
   const quads: Quad[] = new Parser({ format, ...(baseIRI ? { baseIRI } : {}) }).parse(text);
-  const term = (t: Quad['subject'] | Quad['object'] | Quad['graph']): string => (t.termType === 'BlankNode' ? '_:' : t.id);
+  const term = (t: Quad['subject'] | Quad['object'] | Quad['graph']): string =>
+    t.termType === 'BlankNode' ? '_:' : t.id;
   return quads.map((q) => [q.subject, q.predicate, q.object, q.graph].map(term).join(' ')).sort();
 }
 
@@ -60,10 +61,16 @@ describe('RDF round trips (issue 17 #8)', () => {
     await importInto('based', relative, base);
     const exported = statements(await exportOriginal('based', 'ntriples'), 'N-Triples');
     expect(exported).toEqual(statements(RELATIVE, 'Turtle', base));
-    expect(exported.join('\n')).toContain('https://example.org/graph/people/ada https://example.org/graph/knows https://example.org/graph/people/charles');
+    expect(exported.join('\n')).toContain(
+      'https://example.org/graph/people/ada https://example.org/graph/knows https://example.org/graph/people/charles',
+    );
     expect(exported.join('\n')).toContain(' https://example.org/elsewhere/page.html ');
     expect(exported.join('\n')).not.toContain('file:');
-    const ask = await call<SparqlResult>(engine, 'sparql:query', { kb: 'based', query: 'ASK { <https://example.org/graph/#here> <https://example.org/graph/seeAlso> ?x }', timeoutMs: 60_000 });
+    const ask = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'based',
+      query: 'ASK { <https://example.org/graph/#here> <https://example.org/graph/seeAlso> ?x }',
+      timeoutMs: 60_000,
+    });
     expect(ask.boolean).toBe(true);
   });
 
@@ -90,7 +97,12 @@ describe('RDF round trips (issue 17 #8)', () => {
       expect(parsed, format).toEqual(input);
     }
     const all = join(dir, 'onto-all.nq');
-    const job = await runJobToEnd(engine, 'rdf:export', { kb: 'onto', format: 'nquads', scope: { kind: 'all' }, outputPath: all });
+    const job = await runJobToEnd(engine, 'rdf:export', {
+      kb: 'onto',
+      format: 'nquads',
+      scope: { kind: 'all' },
+      outputPath: all,
+    });
     expect(job.error).toBeNull();
     expect(statements(readFileSync(all, 'utf8'), 'N-Quads').length).toBeGreaterThan(3 * input.length);
   });

@@ -100,7 +100,10 @@ describe('RDF view ended while it loads', () => {
       await turns(n);
       // A screen asking for the KB while it is being deleted gets NOT_FOUND, and no session (with
       // a view whose worker would run for ever) is opened again on the KB that goes.
-      const [deleted, info] = await Promise.all([engine.call('kb:delete', { kb: `delete-${i}` }), engine.call('kb:info', { kb: `delete-${i}` })]);
+      const [deleted, info] = await Promise.all([
+        engine.call('kb:delete', { kb: `delete-${i}` }),
+        engine.call('kb:info', { kb: `delete-${i}` }),
+      ]);
       expect(deleted.ok).toBe(true);
       expect(info).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     }
@@ -117,7 +120,11 @@ describe('RDF view ended while it loads', () => {
       await loadingCopy(engine, `rename-${i}`);
       await turns(n);
       await call(engine, 'kb:rename', { kb: `rename-${i}`, newName: `renamed-${i}` });
-      const count = await call<SparqlResult>(engine, 'sparql:query', { kb: `renamed-${i}`, query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', timeoutMs: 120_000 });
+      const count = await call<SparqlResult>(engine, 'sparql:query', {
+        kb: `renamed-${i}`,
+        query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+        timeoutMs: 120_000,
+      });
       expect(Number(count.rows[0]?.n)).toBeGreaterThan(seedTriples);
       await call(engine, 'kb:delete', { kb: `renamed-${i}` });
     }
@@ -126,7 +133,10 @@ describe('RDF view ended while it loads', () => {
   });
 
   it('rebuild, and a rebuild followed by kb:delete, at any moment of the load', async () => {
-    const rounds = [...MOMENTS.map((n) => ({ n, thenDelete: true })), ...SOME_MOMENTS.map((n) => ({ n, thenDelete: false }))];
+    const rounds = [
+      ...MOMENTS.map((n) => ({ n, thenDelete: true })),
+      ...SOME_MOMENTS.map((n) => ({ n, thenDelete: false })),
+    ];
     for (const [i, { n, thenDelete }] of rounds.entries()) {
       await loadingCopy(engine, `rebuild-${i}`);
       await turns(n);
@@ -160,7 +170,11 @@ describe('RDF view ended while it loads', () => {
   });
 
   it('the engine still answers after all of it', async () => {
-    const count = await call<SparqlResult>(engine, 'sparql:query', { kb: 'seed', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', timeoutMs: 120_000 });
+    const count = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'seed',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      timeoutMs: 120_000,
+    });
     expect(Number(count.rows[0]?.n)).toBeGreaterThan(seedTriples);
     expect((await call<KbInfo>(engine, 'kb:info', { kb: 'seed' })).rdf.state).toBe('ready');
   });

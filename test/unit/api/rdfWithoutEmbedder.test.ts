@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Parser } from 'n3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Answer, EntitySummaryView, KbInfo, KbSummary, SparqlResult } from '../../../src-main/engine/api/contract.js';
+import type {
+  Answer,
+  EntitySummaryView,
+  KbInfo,
+  KbSummary,
+  SparqlResult,
+} from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import type { InjectedModels } from '../../../src-main/engine/api/ModelRuntime.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
@@ -51,14 +57,22 @@ describe('RDF import with no embedding model', () => {
   });
 
   it('answers SPARQL, searches by name and exports without a model', async () => {
-    const count = await call<SparqlResult>(engine, 'sparql:query', { kb: 'mse', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?person <https://schema.org/affiliation> ?org }' });
+    const count = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'mse',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?person <https://schema.org/affiliation> ?org }',
+    });
     expect(count.kind).toBe('select');
     expect(count.rows[0]!.n).toMatch(new RegExp(`^"?${PEOPLE}\\b`));
     const found = await call<EntitySummaryView[]>(engine, 'graph:search', { kb: 'mse', query: 'Number7' });
     expect(found.map((e) => e.name)).toContain('Researcher Number7 Quartz');
 
     const out = join(dir, 'export.nt');
-    const job = await runJobToEnd(engine, 'rdf:export', { kb: 'mse', format: 'ntriples', scope: { kind: 'all' }, outputPath: out });
+    const job = await runJobToEnd(engine, 'rdf:export', {
+      kb: 'mse',
+      format: 'ntriples',
+      scope: { kind: 'all' },
+      outputPath: out,
+    });
     expect(job.error).toBeNull();
     const parsed = new Parser({ format: 'N-Triples' }).parse(readFileSync(out, 'utf8'));
     expect(parsed.length).toBe((job.result as { quads: number }).quads);
@@ -68,7 +82,12 @@ describe('RDF import with no embedding model', () => {
   it.each(['hyp', 'dr', 'vector'] as const)('%s says the vectors are missing and how to add them', async (strategy) => {
     // Even with an embedder loaded but the KB not yet embedded, it must not answer from nothing.
     models.embedder = strategy === 'vector' ? new NgramEmbedder(128) : undefined;
-    const job = await runJobToEnd(engine, 'qa:ask', { kb: 'mse', question: 'Which organisation is Researcher Number7 Quartz affiliated with?', strategy, retrievalOnly: true });
+    const job = await runJobToEnd(engine, 'qa:ask', {
+      kb: 'mse',
+      question: 'Which organisation is Researcher Number7 Quartz affiliated with?',
+      strategy,
+      retrievalOnly: true,
+    });
     delete models.embedder;
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('CONFLICT');
@@ -88,7 +107,12 @@ describe('RDF import with no embedding model', () => {
     expect(engine.kbs.get('mse').kb.countMissingVectors()).toBe(0);
     expect(job.result).toEqual({ vectors: info.entityCount + info.tripleCount });
 
-    const asked = await runJobToEnd(engine, 'qa:ask', { kb: 'mse', question: 'Which organisation is Researcher Number7 Quartz affiliated with?', strategy: 'hyp', retrievalOnly: true });
+    const asked = await runJobToEnd(engine, 'qa:ask', {
+      kb: 'mse',
+      question: 'Which organisation is Researcher Number7 Quartz affiliated with?',
+      strategy: 'hyp',
+      retrievalOnly: true,
+    });
     expect(asked.error).toBeNull();
     const answer = asked.result as Answer;
     expect(answer.evidence.map((e) => e.text).join('\n')).toMatch(/Number7 Quartz/);

@@ -15,13 +15,26 @@ interface RawResponse {
 }
 
 /** Raw HTTP so tests control Host/Origin and unnormalised paths (fetch would rewrite them). */
-function raw(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+function raw(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: `127.0.0.1:${port}`, ...options.headers } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: { host: `127.0.0.1:${port}`, ...options.headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
@@ -73,7 +86,17 @@ describe('browser mode server', () => {
   });
 
   it('cannot be walked out of the renderer folder', async () => {
-    for (const path of ['/../secret.txt', '/..%2fsecret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/link.txt', '/%00', '/%E0%A4%A', '//etc/passwd', '/assets/../../secret.txt']) {
+    for (const path of [
+      '/../secret.txt',
+      '/..%2fsecret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/link.txt',
+      '/%00',
+      '/%E0%A4%A',
+      '//etc/passwd',
+      '/assets/../../secret.txt',
+    ]) {
       const res = await raw(server.port, path, { headers: { cookie } });
       expect(res.body, path).not.toContain('top secret');
       expect([400, 404], path).toContain(res.status);
@@ -82,14 +105,44 @@ describe('browser mode server', () => {
 
   it('refuses foreign Host and Origin headers (DNS rebinding, cross-site)', async () => {
     const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
-    expect((await raw(server.port, '/api/kb:list', { method: 'POST', headers: { ...headers, host: 'evil.example:80' }, body: '{}' })).status).toBe(403);
-    expect((await raw(server.port, '/api/kb:list', { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: '{}' })).status).toBe(403);
-    expect((await raw(server.port, '/', { headers: { cookie, host: `attacker.test:${server.port}` } })).status).toBe(403);
+    expect(
+      (
+        await raw(server.port, '/api/kb:list', {
+          method: 'POST',
+          headers: { ...headers, host: 'evil.example:80' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await raw(server.port, '/api/kb:list', {
+          method: 'POST',
+          headers: { ...headers, origin: 'http://evil.example' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(403);
+    expect((await raw(server.port, '/', { headers: { cookie, host: `attacker.test:${server.port}` } })).status).toBe(
+      403,
+    );
   });
 
   it('serves the Api with a Bearer token and typed errors', async () => {
-    const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', origin: server.url.slice(0, -1) };
-    expect((await raw(server.port, '/api/system:getSettings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    const headers = {
+      authorization: `Bearer ${server.token}`,
+      'content-type': 'application/json',
+      origin: server.url.slice(0, -1),
+    };
+    expect(
+      (
+        await raw(server.port, '/api/system:getSettings', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(401);
     const ok = await raw(server.port, '/api/system:getSettings', { method: 'POST', headers, body: '{}' });
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { theme: expect.any(String) } });
     const notJson = await raw(server.port, '/api/system:getSettings', { method: 'POST', headers, body: '{' });
@@ -102,10 +155,14 @@ describe('browser mode server', () => {
 
   it('streams events over a WebSocket that needs the token', async () => {
     const refused = new WebSocket(`ws://127.0.0.1:${server.port}/events?token=nope`);
-    await expect(new Promise((resolve, reject) => (refused.on('open', resolve), refused.on('error', reject)))).rejects.toThrow();
+    await expect(
+      new Promise((resolve, reject) => (refused.on('open', resolve), refused.on('error', reject))),
+    ).rejects.toThrow();
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/events?token=${server.token}`);
     await new Promise((resolve) => ws.on('open', resolve));
-    const received = new Promise<{ name: string; payload: { jobId: string; status: string } }>((resolve) => ws.on('message', (m) => resolve(JSON.parse(String(m)))));
+    const received = new Promise<{ name: string; payload: { jobId: string; status: string } }>((resolve) =>
+      ws.on('message', (m) => resolve(JSON.parse(String(m)))),
+    );
     const jobId = engine.jobs.start('eval', null, async () => 'done');
     const event = await received;
     expect(event.name).toBe('job:finished');

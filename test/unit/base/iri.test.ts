@@ -41,8 +41,28 @@ describe('mintIri', () => {
     for (let i = 0; i < 4000; i++) names.add(weirdName(next, i % 100 === 0));
     const long = 'x'.repeat(10_000);
     const tricky = [
-      '', ' ', '_', '%20', '%5F', '~', '.', '..', 'a.', 'a%2E', '\ud800', '\ufffd', '\udc00\ud800', '\ud800\udc00', 'é', 'e\u0301',
-      'a/b', 'a%2Fb', long, `${long}a`, `${long}b`, `${long.slice(0, 200)}~${'0'.repeat(64)}`,
+      '',
+      ' ',
+      '_',
+      '%20',
+      '%5F',
+      '~',
+      '.',
+      '..',
+      'a.',
+      'a%2E',
+      '\ud800',
+      '\ufffd',
+      '\udc00\ud800',
+      '\ud800\udc00',
+      'é',
+      'e\u0301',
+      'a/b',
+      'a%2Fb',
+      long,
+      `${long}a`,
+      `${long}b`,
+      `${long.slice(0, 200)}~${'0'.repeat(64)}`,
     ];
     for (const t of tricky) names.add(t);
     const iris = new Map<string, string>();

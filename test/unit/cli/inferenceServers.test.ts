@@ -31,20 +31,60 @@ afterAll(async () => {
 describe('polyhop models endpoint', () => {
   it('adds servers (key from the environment) and lists them as a table', async () => {
     process.env.POLYHOP_TEST_KEY = KEY;
-    const added = await polyhop('models', 'endpoint', 'add', 'gpu1', '--role', 'generation', '--url', server.baseUrl, '--model', 'qwen3-8b', '--api-key-env', 'POLYHOP_TEST_KEY', '--concurrency', '8');
+    const added = await polyhop(
+      'models',
+      'endpoint',
+      'add',
+      'gpu1',
+      '--role',
+      'generation',
+      '--url',
+      server.baseUrl,
+      '--model',
+      'qwen3-8b',
+      '--api-key-env',
+      'POLYHOP_TEST_KEY',
+      '--concurrency',
+      '8',
+    );
     expect(added).toMatchObject({ code: 0, err: '' });
     expect(added.out).toMatch(/Added generation server "gpu1".*with an API key/);
-    expect(await polyhop('models', 'endpoint', 'add', 'emb', '--role', 'embedding', '--url', server.baseUrl, '--model', 'bge-m3')).toMatchObject({ code: 0 });
+    expect(
+      await polyhop(
+        'models',
+        'endpoint',
+        'add',
+        'emb',
+        '--role',
+        'embedding',
+        '--url',
+        server.baseUrl,
+        '--model',
+        'bge-m3',
+      ),
+    ).toMatchObject({ code: 0 });
 
     const listed = await polyhop('models', 'endpoint', 'list');
     expect(listed.code).toBe(0);
     const [header, , ...rows] = listed.out.trim().split('\n');
-    expect(header?.split(/\s{2,}/)).toEqual(['id', 'role', 'url', 'model', 'health', 'served model', 'concurrency', 'in flight']);
+    expect(header?.split(/\s{2,}/)).toEqual([
+      'id',
+      'role',
+      'url',
+      'model',
+      'health',
+      'served model',
+      'concurrency',
+      'in flight',
+    ]);
     expect(rows.map((r) => r.split(/\s{2,}/))).toEqual([
       ['gpu1', 'generation', server.baseUrl, 'qwen3-8b', 'unknown', '-', '8', '0'],
       ['emb', 'embedding', server.baseUrl, 'bge-m3', 'unknown', '-', '4', '0'],
     ]);
-    const json = JSON.parse((await polyhop('--json', 'models', 'endpoint', 'list')).out) as { id: string; hasApiKey: boolean }[];
+    const json = JSON.parse((await polyhop('--json', 'models', 'endpoint', 'list')).out) as {
+      id: string;
+      hasApiKey: boolean;
+    }[];
     expect(json.map((e) => [e.id, e.hasApiKey])).toEqual([
       ['gpu1', true],
       ['emb', false],
@@ -52,14 +92,53 @@ describe('polyhop models endpoint', () => {
   });
 
   it('refuses what the Api refuses, with its reason and exit code 1; a missing --role is a usage error', async () => {
-    const duplicate = await polyhop('models', 'endpoint', 'add', 'gpu1', '--role', 'generation', '--url', server.baseUrl, '--model', 'x');
+    const duplicate = await polyhop(
+      'models',
+      'endpoint',
+      'add',
+      'gpu1',
+      '--role',
+      'generation',
+      '--url',
+      server.baseUrl,
+      '--model',
+      'x',
+    );
     expect(duplicate.code).toBe(1);
     expect(duplicate.err).toMatch(/ALREADY_EXISTS/);
-    const badUrl = await polyhop('models', 'endpoint', 'add', 'new', '--role', 'generation', '--url', 'gpu1:8080', '--model', 'x');
+    const badUrl = await polyhop(
+      'models',
+      'endpoint',
+      'add',
+      'new',
+      '--role',
+      'generation',
+      '--url',
+      'gpu1:8080',
+      '--model',
+      'x',
+    );
     expect(badUrl.code).toBe(1);
     expect(badUrl.err).toMatch(/INVALID_REQUEST.*baseUrl/);
-    expect(await polyhop('models', 'endpoint', 'add', 'unset', '--role', 'generation', '--url', server.baseUrl, '--model', 'x', '--api-key-env', 'POLYHOP_NO_SUCH_VAR')).toMatchObject({ code: 1, err: expect.stringMatching(/POLYHOP_NO_SUCH_VAR.*not set/) });
-    expect((await polyhop('models', 'endpoint', 'add', 'norole', '--url', server.baseUrl, '--model', 'x')).code).toBe(2);
+    expect(
+      await polyhop(
+        'models',
+        'endpoint',
+        'add',
+        'unset',
+        '--role',
+        'generation',
+        '--url',
+        server.baseUrl,
+        '--model',
+        'x',
+        '--api-key-env',
+        'POLYHOP_NO_SUCH_VAR',
+      ),
+    ).toMatchObject({ code: 1, err: expect.stringMatching(/POLYHOP_NO_SUCH_VAR.*not set/) });
+    expect((await polyhop('models', 'endpoint', 'add', 'norole', '--url', server.baseUrl, '--model', 'x')).code).toBe(
+      2,
+    );
   });
 
   it('test prints the served models, the latency and whether the model is served; exit code 1 when not ok', async () => {
@@ -72,22 +151,57 @@ describe('polyhop models endpoint', () => {
     expect(unserved.code).toBe(1);
     expect(unserved.out).toMatch(/did not answer .*401/);
 
-    await polyhop('models', 'endpoint', 'add', 'other', '--role', 'generation', '--url', server.baseUrl, '--model', 'llama-70b', '--api-key', KEY);
+    await polyhop(
+      'models',
+      'endpoint',
+      'add',
+      'other',
+      '--role',
+      'generation',
+      '--url',
+      server.baseUrl,
+      '--model',
+      'llama-70b',
+      '--api-key',
+      KEY,
+    );
     const missing = await polyhop('models', 'endpoint', 'test', 'other');
     expect(missing.code).toBe(1);
     expect(missing.out).toMatch(/serving: qwen3-8b[\s\S]*"llama-70b" is NOT among them/);
 
-    await polyhop('models', 'endpoint', 'add', 'down', '--role', 'generation', '--url', `http://127.0.0.1:${await refusedPort()}/v1`, '--model', 'm');
+    await polyhop(
+      'models',
+      'endpoint',
+      'add',
+      'down',
+      '--role',
+      'generation',
+      '--url',
+      `http://127.0.0.1:${await refusedPort()}/v1`,
+      '--model',
+      'm',
+    );
     const down = await polyhop('models', 'endpoint', 'test', 'down');
     expect(down.code).toBe(1);
     expect(down.err).toMatch(/"down" did not answer/);
-    expect(JSON.parse((await polyhop('--json', 'models', 'endpoint', 'test', 'down')).out)).toMatchObject({ ok: false, servedModels: [] });
+    expect(JSON.parse((await polyhop('--json', 'models', 'endpoint', 'test', 'down')).out)).toMatchObject({
+      ok: false,
+      servedModels: [],
+    });
   });
 
   it('remove forgets a server; nothing printed ever showed the key', async () => {
-    expect(await polyhop('models', 'endpoint', 'remove', 'other')).toMatchObject({ code: 0, out: 'Removed inference server "other"\n' });
-    expect(await polyhop('models', 'endpoint', 'remove', 'other')).toMatchObject({ code: 1, err: expect.stringMatching(/NOT_FOUND/) });
-    expect(JSON.parse((await polyhop('--json', 'models', 'endpoint', 'list')).out).map((e: { id: string }) => e.id)).toEqual(['gpu1', 'emb', 'down']);
+    expect(await polyhop('models', 'endpoint', 'remove', 'other')).toMatchObject({
+      code: 0,
+      out: 'Removed inference server "other"\n',
+    });
+    expect(await polyhop('models', 'endpoint', 'remove', 'other')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/NOT_FOUND/),
+    });
+    expect(
+      JSON.parse((await polyhop('--json', 'models', 'endpoint', 'list')).out).map((e: { id: string }) => e.id),
+    ).toEqual(['gpu1', 'emb', 'down']);
     expect(printed.filter((text) => text.includes(KEY))).toEqual([]);
   });
 });

@@ -21,13 +21,28 @@ describe('polyhop add --watch, watch list|remove, and watch in the foreground', 
     expect(added).toMatchObject({ code: 0, out: expect.stringContaining(`Watching ${folder}`) });
     expect(added.out).toContain('Added 1 document(s)');
     const listed = await polyhop('--json', 'watch', 'list', '--kb', 'notes');
-    expect(JSON.parse(listed.out)).toEqual([{ kb: 'notes', path: folder, ignore: ['*.bak'], mode: 'stopped', message: null, lastSync: null }]);
+    expect(JSON.parse(listed.out)).toEqual([
+      { kb: 'notes', path: folder, ignore: ['*.bak'], mode: 'stopped', message: null, lastSync: null },
+    ]);
   });
 
   it('follows the folder in the foreground until interrupted', async () => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'polyhop.js'), '--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), 'watch', '--kb', 'notes'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'polyhop.js'),
+        '--data-dir',
+        join(dir, 'data'),
+        '--models-dir',
+        join(dir, 'models'),
+        'watch',
+        '--kb',
+        'notes',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += String(chunk)));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -40,8 +55,14 @@ describe('polyhop add --watch, watch list|remove, and watch in the foreground', 
       }
     };
     // The catch-up scan (which finds the file added before as it was) and the watcher start together.
-    const started = [await until(/: \d+ new or changed|^watching /), await until(/: \d+ new or changed|^watching /)].sort();
-    expect(started).toEqual([expect.stringMatching(/: 0 new or changed, 0 moved, 0 removed/), `watching ${folder} (events)`]);
+    const started = [
+      await until(/: \d+ new or changed|^watching /),
+      await until(/: \d+ new or changed|^watching /),
+    ].sort();
+    expect(started).toEqual([
+      expect.stringMatching(/: 0 new or changed, 0 moved, 0 removed/),
+      `watching ${folder} (events)`,
+    ]);
     writeFileSync(join(folder, 'second.txt'), 'Penelope was the wife of Odysseus.');
     writeFileSync(join(folder, 'second.bak'), 'ignored');
     expect(await until(/: \d+ new or changed/)).toMatch(/1 new or changed, 0 moved, 0 removed.*\(indexing\)/);
@@ -50,7 +71,11 @@ describe('polyhop add --watch, watch list|remove, and watch in the foreground', 
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     const docs = await polyhop('--json', 'docs', '--kb', 'notes');
-    expect(JSON.parse(docs.out).rows.map((d: { title: string; status: string }) => [d.title, d.status]).sort()).toEqual([
+    expect(
+      JSON.parse(docs.out)
+        .rows.map((d: { title: string; status: string }) => [d.title, d.status])
+        .sort(),
+    ).toEqual([
       ['first.txt', 'pending'],
       ['second.txt', 'pending'],
     ]);

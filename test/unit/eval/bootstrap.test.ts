@@ -9,9 +9,27 @@ function bernoulli(n: number, ones: number, seed: number): number[] {
 
 describe('seeded PRNG', () => {
   it('repeats for a seed, differs across seeds, and is uniform enough', () => {
-    const a = Array.from({ length: 5 }, ((p) => () => p.next())(new Prng(42)));
-    const b = Array.from({ length: 5 }, ((p) => () => p.next())(new Prng(42)));
-    const c = Array.from({ length: 5 }, ((p) => () => p.next())(new Prng(43)));
+    const a = Array.from(
+      { length: 5 },
+      (
+        (p) => () =>
+          p.next()
+      )(new Prng(42)),
+    );
+    const b = Array.from(
+      { length: 5 },
+      (
+        (p) => () =>
+          p.next()
+      )(new Prng(42)),
+    );
+    const c = Array.from(
+      { length: 5 },
+      (
+        (p) => () =>
+          p.next()
+      )(new Prng(43)),
+    );
     expect(a).toEqual(b);
     expect(a).not.toEqual(c);
     const p = new Prng(7);

@@ -41,13 +41,17 @@ describe('HotpotQA distractor format', () => {
   it('reads the HippoRAG train sample (100 questions) whose paragraphs are exactly its 994-passage corpus', async () => {
     const d = await readDataset(join(DATA, 'hotpotqa/hipporag_hotpotqa_train_sample.json'), { format: 'hotpotqa' });
     expect(d.items).toHaveLength(100);
-    const corpus = await readDataset(join(DATA, 'hotpotqa/hipporag_hotpotqa_train_sample_corpus.json'), { format: 'hipporag-corpus' });
+    const corpus = await readDataset(join(DATA, 'hotpotqa/hipporag_hotpotqa_train_sample_corpus.json'), {
+      format: 'hipporag-corpus',
+    });
     expect(corpus.items).toHaveLength(0);
     expect(passagesOf(corpus)).toHaveLength(994);
-    expect(new Set(passagesOf(d).map((p) => `${p.title}\n${p.text}`))).toEqual(new Set(passagesOf(corpus).map((p) => `${p.title}\n${p.text}`)));
+    expect(new Set(passagesOf(d).map((p) => `${p.title}\n${p.text}`))).toEqual(
+      new Set(passagesOf(corpus).map((p) => `${p.title}\n${p.text}`)),
+    );
   });
 
-  it('keeps only the limited questions\' paragraphs, and samples reproducibly', async () => {
+  it("keeps only the limited questions' paragraphs, and samples reproducibly", async () => {
     const path = join(DATA, 'hotpotqa/hipporag_hotpotqa_train_sample.json');
     const first = await readDataset(path, { format: 'hotpotqa', limit: 3 });
     expect(first.items).toHaveLength(3);
@@ -61,7 +65,9 @@ describe('HotpotQA distractor format', () => {
 
 describe('2WikiMultiHopQA', () => {
   it('reads the HopRAG JSONL (10) and the KAG JSON (2) against the 6,119-passage HippoRAG corpus', async () => {
-    const hop = await readDataset(join(DATA, '2wikimultihopqa/hoprag_2wikimultihopqa_dev_example.jsonl'), { format: '2wiki' });
+    const hop = await readDataset(join(DATA, '2wikimultihopqa/hoprag_2wikimultihopqa_dev_example.jsonl'), {
+      format: '2wiki',
+    });
     expect(hop.items).toHaveLength(10);
     const kag = await readDataset(join(DATA, '2wikimultihopqa/kag_2wikimultihopqa_qa_sub.json'), {
       format: '2wiki',
@@ -69,9 +75,15 @@ describe('2WikiMultiHopQA', () => {
     });
     expect(kag.items).toHaveLength(2);
     expect(passagesOf(kag)).toHaveLength(6119);
-    expect(kag.items[0]).toMatchObject({ question: "When did Lothair Ii's mother die?", answers: ['20 March 851'], supportingPassageIds: ['Lothair II', 'Ermengarde of Tours'] });
+    expect(kag.items[0]).toMatchObject({
+      question: "When did Lothair Ii's mother die?",
+      answers: ['20 March 851'],
+      supportingPassageIds: ['Lothair II', 'Ermengarde of Tours'],
+    });
     // Sentences are joined as the HippoRAG corpus joins them.
-    expect(passagesOf(kag).find((p) => p.id === 'Teutberga')?.text).toMatch(/^Teutberga\( died 11 November 875\) was a queen of Lotharingia by marriage to Lothair II\. She was/);
+    expect(passagesOf(kag).find((p) => p.id === 'Teutberga')?.text).toMatch(
+      /^Teutberga\( died 11 November 875\) was a queen of Lotharingia by marriage to Lothair II\. She was/,
+    );
   });
 });
 
@@ -84,13 +96,20 @@ describe('MuSiQue', () => {
       expect(item.id).toMatch(/^2hop__/);
       expect(item.decomposition).toHaveLength(2);
       expect(item.supportingPassageIds).toHaveLength(2);
-      expect(item.decomposition?.every((s) => s.supportingPassageId && item.supportingPassageIds?.includes(s.supportingPassageId))).toBe(true);
+      expect(
+        item.decomposition?.every(
+          (s) => s.supportingPassageId && item.supportingPassageIds?.includes(s.supportingPassageId),
+        ),
+      ).toBe(true);
     }
   });
 
   it('reads the HippoRAG train sample (100) with aliases; its paragraphs are the 1,890-passage corpus', async () => {
     const path = join(DATA, 'musique/hipporag_musique_train_sample.json');
-    const d = await readDataset(path, { format: 'musique', corpusPath: join(DATA, 'musique/hipporag_musique_train_sample_corpus.json') });
+    const d = await readDataset(path, {
+      format: 'musique',
+      corpusPath: join(DATA, 'musique/hipporag_musique_train_sample_corpus.json'),
+    });
     expect(d.items).toHaveLength(100);
     expect(passagesOf(d)).toHaveLength(1890);
     expect(d.items[0]?.answers).toEqual(['G. Stanley Hall', 'Stanley Hall']);
@@ -104,8 +123,13 @@ describe('MSE-KG', () => {
     const d = await readDataset(join(DATA, 'mse-kg/competency_questions.json'), { format: 'mse-kg' });
     expect(d.items).toHaveLength(37);
     expect(d.source).toEqual({ kind: 'rdf', path: join(DATA, 'mse-kg/Output.ttl'), format: 'turtle', language: 'en' });
-    expect(d.items.find((i) => i.id === '18')).toMatchObject({ question: 'What are the instruments for APT?', answers: ['No Answer'] });
-    expect(d.items.find((i) => i.id === '4')?.answers[0]).toBe('Prof. Dr. Harald Sack; Mirza Mohtashim Alam; Dr. Jörg Waitelonis; Dr. Heike Fliegl');
+    expect(d.items.find((i) => i.id === '18')).toMatchObject({
+      question: 'What are the instruments for APT?',
+      answers: ['No Answer'],
+    });
+    expect(d.items.find((i) => i.id === '4')?.answers[0]).toBe(
+      'Prof. Dr. Harald Sack; Mirza Mohtashim Alam; Dr. Jörg Waitelonis; Dr. Heike Fliegl',
+    );
   });
 });
 
@@ -125,7 +149,11 @@ describe('SQuAD-style JSON', () => {
     const d = await readDataset(join(DATA, 'squad-it/SQuAD_it-test.json'), { format: 'xquad' });
     expect(d.items).toHaveLength(7609);
     expect(passagesOf(d)).toHaveLength(1988);
-    expect(d.items[0]).toMatchObject({ language: 'it', question: 'Quando è iniziata la crisi petrolifera del 1973?', answers: ['ottobre 1973', 'ottobre', '1973'] });
+    expect(d.items[0]).toMatchObject({
+      language: 'it',
+      question: 'Quando è iniziata la crisi petrolifera del 1973?',
+      answers: ['ottobre 1973', 'ottobre', '1973'],
+    });
   });
 });
 
@@ -138,7 +166,9 @@ describe('AfriQA', () => {
     expect(d.items[0]).toMatchObject({
       language: 'sw',
       answers: ['Webuye'],
-      translations: { en: { question: 'Which constituency does nominated MP Musikari Kombo represent?', answers: ['Webuye'] } },
+      translations: {
+        en: { question: 'Which constituency does nominated MP Musikari Kombo represent?', answers: ['Webuye'] },
+      },
     });
   });
 
@@ -163,13 +193,23 @@ describe('generic CSV and JSONL', () => {
     const d = await readDataset(path, { format: 'csv' });
     expect(d.name).toBe('qa');
     expect(d.items).toEqual([
-      { id: 'q1', question: 'Who was the wife of Odysseus, king of Ithaca?', answers: ['Penelope', 'Penelopea'], language: 'en', context: 'Penelope was the wife of Odysseus.', supportingPassageIds: ['q1'] },
+      {
+        id: 'q1',
+        question: 'Who was the wife of Odysseus, king of Ithaca?',
+        answers: ['Penelope', 'Penelopea'],
+        language: 'en',
+        context: 'Penelope was the wife of Odysseus.',
+        supportingPassageIds: ['q1'],
+      },
       { id: 'q2', question: 'Chi era il figlio di Ulisse?', answers: ['Telemaco', 'Telemachus'], language: 'it' },
     ]);
   });
 
   it('reads JSONL with answers as list or string and numbers missing ids', async () => {
-    const path = file('qa.jsonl', '{"question":"Capital of Italy?","answers":["Rome","Roma"]}\n\n{"question":"Capital of France?","answer":"Paris","language":"fr-FR"}\n');
+    const path = file(
+      'qa.jsonl',
+      '{"question":"Capital of Italy?","answers":["Rome","Roma"]}\n\n{"question":"Capital of France?","answer":"Paris","language":"fr-FR"}\n',
+    );
     const d = await readDataset(path, { format: 'jsonl', language: 'en' });
     expect(d.items.map((i) => [i.id, i.answers, i.language])).toEqual([
       ['record-1', ['Rome', 'Roma'], 'en'],
@@ -179,16 +219,41 @@ describe('generic CSV and JSONL', () => {
 
   it('names the file and line of a bad record', async () => {
     const noAnswer = file('bad.jsonl', '{"question":"ok?","answers":["yes"]}\n{"question":"no answer"}\n');
-    await expect(readDataset(noAnswer, { format: 'jsonl' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('bad.jsonl line 2: field "answers"') });
+    await expect(readDataset(noAnswer, { format: 'jsonl' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('bad.jsonl line 2: field "answers"'),
+    });
     const brokenJson = file('broken.jsonl', '{"question":"ok?","answers":["yes"]}\n{"question": \n');
-    await expect(readDataset(brokenJson, { format: 'jsonl' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('broken.jsonl line 2: not valid JSON') });
+    await expect(readDataset(brokenJson, { format: 'jsonl' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('broken.jsonl line 2: not valid JSON'),
+    });
     const csv = file('bad.csv', 'question,answers\n"fine?",yes\n"unterminated,yes\n');
-    await expect(readDataset(csv, { format: 'csv' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('bad.csv') });
+    await expect(readDataset(csv, { format: 'csv' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('bad.csv'),
+    });
     const emptyQuestion = file('empty.csv', 'question,answers\n"fine?",yes\n"",yes\n');
-    await expect(readDataset(emptyQuestion, { format: 'csv' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('empty.csv line 3: field "question"') });
-    const hotpot = file('hotpot.json', JSON.stringify([{ _id: 'x', question: 'q?', answer: 'a', context: [['T', ['s.']]], supporting_facts: [['Missing', 0]] }]));
-    await expect(readDataset(hotpot, { format: 'hotpotqa' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('hotpot.json record 0: supporting fact "Missing"') });
-    await expect(readDataset(file('notjson.json', '[{"_id": 1,'), { format: 'musique' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('notjson.json') });
-    await expect(readDataset(join(tmp, 'absent.json'), { format: 'musique' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(readDataset(emptyQuestion, { format: 'csv' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('empty.csv line 3: field "question"'),
+    });
+    const hotpot = file(
+      'hotpot.json',
+      JSON.stringify([
+        { _id: 'x', question: 'q?', answer: 'a', context: [['T', ['s.']]], supporting_facts: [['Missing', 0]] },
+      ]),
+    );
+    await expect(readDataset(hotpot, { format: 'hotpotqa' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('hotpot.json record 0: supporting fact "Missing"'),
+    });
+    await expect(readDataset(file('notjson.json', '[{"_id": 1,'), { format: 'musique' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('notjson.json'),
+    });
+    await expect(readDataset(join(tmp, 'absent.json'), { format: 'musique' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });

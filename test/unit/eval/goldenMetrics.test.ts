@@ -19,14 +19,17 @@ interface GoldenRow {
   why: string;
 }
 
-const table = JSON.parse(readFileSync(join(import.meta.dirname, 'golden/metrics.golden.json'), 'utf8')) as { rows: GoldenRow[] };
+const table = JSON.parse(readFileSync(join(import.meta.dirname, 'golden/metrics.golden.json'), 'utf8')) as {
+  rows: GoldenRow[];
+};
 
 /** Each metric id of the table → the implementation it checks. */
 const METRICS: Record<string, (row: GoldenRow) => number> = {
   em: (r) => exactMatch(r.prediction, r.golds, { ...(r.script ? { script: r.script } : {}) }),
   f1: (r) => tokenF1(r.prediction, r.golds, { ...(r.script ? { script: r.script } : {}) }).f1,
   'em-lang': (r) => exactMatch(r.prediction, r.golds, { language: r.language ?? 'en' }),
-  'f1-lang': (r) => tokenF1(r.prediction, r.golds, { language: r.language ?? 'en', ...(r.script ? { script: r.script } : {}) }).f1,
+  'f1-lang': (r) =>
+    tokenF1(r.prediction, r.golds, { language: r.language ?? 'en', ...(r.script ? { script: r.script } : {}) }).f1,
   'soft-em': (r) => softExactMatch(r.prediction, r.golds, r.language ?? 'en'),
   'rouge1-f': (r) => rouge(r.prediction, r.golds, r.language ?? 'en').rouge1.f1,
   'rouge2-f': (r) => rouge(r.prediction, r.golds, r.language ?? 'en').rouge2.f1,
@@ -37,7 +40,8 @@ const METRICS: Record<string, (row: GoldenRow) => number> = {
 describe('golden table: every metric against hand-computed values of its reference definition', () => {
   it('covers every lexical metric, and the cases the issue names', () => {
     const metrics = new Set(table.rows.map((r) => r.metric));
-    for (const m of ['em', 'f1', 'em-lang', 'soft-em', 'rouge1-f', 'rouge2-f', 'rougeL-f', 'bleu']) expect(metrics, m).toContain(m);
+    for (const m of ['em', 'f1', 'em-lang', 'soft-em', 'rouge1-f', 'rouge2-f', 'rougeL-f', 'bleu'])
+      expect(metrics, m).toContain(m);
     for (const r of table.rows) expect(METRICS[r.metric], `no implementation for ${r.metric}`).toBeDefined();
     const has = (test: (r: GoldenRow) => boolean): boolean => table.rows.some(test);
     expect(has((r) => /\[\d\]/.test(r.prediction))).toBe(true); // citations
@@ -49,7 +53,15 @@ describe('golden table: every metric against hand-computed values of its referen
     expect(has((r) => r.golds.length > 1)).toBe(true); // aliases
   });
 
-  it.each(table.rows.map((r) => [`${r.metric}${r.script ? `/${r.script}` : ''}${r.language ? `/${r.language}` : ''} ${JSON.stringify(r.prediction)} vs ${JSON.stringify(r.golds)}`, r] as const))('%s', (_, row) => {
+  it.each(
+    table.rows.map(
+      (r) =>
+        [
+          `${r.metric}${r.script ? `/${r.script}` : ''}${r.language ? `/${r.language}` : ''} ${JSON.stringify(r.prediction)} vs ${JSON.stringify(r.golds)}`,
+          r,
+        ] as const,
+    ),
+  )('%s', (_, row) => {
     expect(METRICS[row.metric]!(row), row.why).toBeCloseTo(row.expected, 12);
   });
 });

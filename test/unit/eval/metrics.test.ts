@@ -5,7 +5,12 @@ import { bleu, corpusBleu, sentenceBleu } from '../../../src-main/engine/eval/me
 import { embeddingSimilarity } from '../../../src-main/engine/eval/metrics/embeddingSimilarity.js';
 import { exactMatch } from '../../../src-main/engine/eval/metrics/exactMatch.js';
 import { llmJudge } from '../../../src-main/engine/eval/metrics/llmJudge.js';
-import { answerTokens, normaliseAnswer, squadNormalise, textTokens } from '../../../src-main/engine/eval/metrics/normalise.js';
+import {
+  answerTokens,
+  normaliseAnswer,
+  squadNormalise,
+  textTokens,
+} from '../../../src-main/engine/eval/metrics/normalise.js';
 import { retrievalRecall } from '../../../src-main/engine/eval/metrics/retrievalRecall.js';
 import { rouge, rougeL, rougeN } from '../../../src-main/engine/eval/metrics/rouge.js';
 import { softExactMatch } from '../../../src-main/engine/eval/metrics/softExactMatch.js';
@@ -51,7 +56,7 @@ describe('exact match and token F1', () => {
     expect(tokenF1('', ['Rome']).f1).toBe(0);
   });
 
-  it('the language-aware variant strips the language\'s own articles, elided ones included', () => {
+  it("the language-aware variant strips the language's own articles, elided ones included", () => {
     expect(exactMatch("l'Università di Bologna", ['Università di Bologna'])).toBe(0);
     expect(exactMatch("l'Università di Bologna", ['Università di Bologna'], { language: 'it' })).toBe(1);
     expect(exactMatch('Der Rhein', ['Rhein'], { language: 'de' })).toBe(1);
@@ -115,10 +120,82 @@ describe('ROUGE (textbook examples)', () => {
 
 describe('BLEU (NLTK semantics)', () => {
   // The hypothesis and references of NLTK's `sentence_bleu` / `corpus_bleu` documentation.
-  const hyp1 = ['It', 'is', 'a', 'guide', 'to', 'action', 'which', 'ensures', 'that', 'the', 'military', 'always', 'obeys', 'the', 'commands', 'of', 'the', 'party'];
-  const ref1a = ['It', 'is', 'a', 'guide', 'to', 'action', 'that', 'ensures', 'that', 'the', 'military', 'will', 'forever', 'heed', 'Party', 'commands'];
-  const ref1b = ['It', 'is', 'the', 'guiding', 'principle', 'which', 'guarantees', 'the', 'military', 'forces', 'always', 'being', 'under', 'the', 'command', 'of', 'the', 'Party'];
-  const ref1c = ['It', 'is', 'the', 'practical', 'guide', 'for', 'the', 'army', 'always', 'to', 'heed', 'the', 'directions', 'of', 'the', 'party'];
+  const hyp1 = [
+    'It',
+    'is',
+    'a',
+    'guide',
+    'to',
+    'action',
+    'which',
+    'ensures',
+    'that',
+    'the',
+    'military',
+    'always',
+    'obeys',
+    'the',
+    'commands',
+    'of',
+    'the',
+    'party',
+  ];
+  const ref1a = [
+    'It',
+    'is',
+    'a',
+    'guide',
+    'to',
+    'action',
+    'that',
+    'ensures',
+    'that',
+    'the',
+    'military',
+    'will',
+    'forever',
+    'heed',
+    'Party',
+    'commands',
+  ];
+  const ref1b = [
+    'It',
+    'is',
+    'the',
+    'guiding',
+    'principle',
+    'which',
+    'guarantees',
+    'the',
+    'military',
+    'forces',
+    'always',
+    'being',
+    'under',
+    'the',
+    'command',
+    'of',
+    'the',
+    'Party',
+  ];
+  const ref1c = [
+    'It',
+    'is',
+    'the',
+    'practical',
+    'guide',
+    'for',
+    'the',
+    'army',
+    'always',
+    'to',
+    'heed',
+    'the',
+    'directions',
+    'of',
+    'the',
+    'party',
+  ];
   const hyp2 = ['he', 'read', 'the', 'book', 'because', 'he', 'was', 'interested', 'in', 'world', 'history'];
   const ref2a = ['he', 'was', 'interested', 'in', 'world', 'history', 'because', 'he', 'read', 'the', 'book'];
 
@@ -132,7 +209,9 @@ describe('BLEU (NLTK semantics)', () => {
 
   it('clips counts (Papineni et al.: "the the the …" has unigram precision 2/7)', () => {
     const hyp = words('the the the the the the the');
-    expect(sentenceBleu([words('the cat is on the mat'), words('there is a cat on the mat')], hyp, { maxOrder: 1 })).toBeCloseTo(2 / 7, 12);
+    expect(
+      sentenceBleu([words('the cat is on the mat'), words('there is a cat on the mat')], hyp, { maxOrder: 1 }),
+    ).toBeCloseTo(2 / 7, 12);
   });
 
   it('smooths missing orders with epsilon 0.1 (NLTK method1) so a one-word exact answer is not 0', () => {
@@ -158,9 +237,24 @@ describe('embedding similarity and LLM-as-judge', () => {
     expect(await embeddingSimilarity(e, 'Penelope', ['Telemachus'])).toBeLessThan(0.5);
   });
 
-  it('turns the 0–4 grade into a score and tells the judge the question\'s language', async () => {
-    const llm = new ScriptedLlm([{ prompt: 'eval/judge', reply: (v) => ({ reason: 'right person', grade: v.response?.includes('Penelope') ? 3 : 0 }) }]);
-    const verdict = await llmJudge(llm, prompts, { question: 'Chi era la moglie di Ulisse?', expected: ['Penelope', 'Penelopea'], response: 'Penelope', language: 'it' }, undefined);
+  it("turns the 0–4 grade into a score and tells the judge the question's language", async () => {
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'eval/judge',
+        reply: (v) => ({ reason: 'right person', grade: v.response?.includes('Penelope') ? 3 : 0 }),
+      },
+    ]);
+    const verdict = await llmJudge(
+      llm,
+      prompts,
+      {
+        question: 'Chi era la moglie di Ulisse?',
+        expected: ['Penelope', 'Penelopea'],
+        response: 'Penelope',
+        language: 'it',
+      },
+      undefined,
+    );
     expect(verdict).toMatchObject({ score: 0.75, grade: 3, reason: 'right person' });
     const call = llm.callsOf('eval/judge')[0];
     expect(call?.prompt.variables).toMatchObject({ language: 'Italian', expected: 'Penelope', aliases: 'Penelopea' });
@@ -169,6 +263,8 @@ describe('embedding similarity and LLM-as-judge', () => {
 
   it('rejects a grade outside the rubric', async () => {
     const llm = new ScriptedLlm([{ prompt: 'eval/judge', reply: () => ({ reason: 'x', grade: 7 }) }]);
-    await expect(llmJudge(llm, prompts, { question: 'q', expected: ['a'], response: 'a', language: 'en' })).rejects.toMatchObject({ code: 'LLM_OUTPUT_INVALID' });
+    await expect(
+      llmJudge(llm, prompts, { question: 'q', expected: ['a'], response: 'a', language: 'en' }),
+    ).rejects.toMatchObject({ code: 'LLM_OUTPUT_INVALID' });
   });
 });

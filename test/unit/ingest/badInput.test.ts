@@ -33,15 +33,23 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
 
   it('invalid UTF-8 that is not windows-1252 text either: the first invalid byte is named', async () => {
     // A literal U+FFFD (valid UTF-8) comes first and must not be taken for the invalid byte.
-    const bytes = Buffer.concat([Buffer.from('Start \ufffd of a line '), Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0x8c, 0xbc]), Buffer.from(' end.')]);
+    const bytes = Buffer.concat([
+      Buffer.from('Start \ufffd of a line '),
+      Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0x8c, 0xbc]),
+      Buffer.from(' end.'),
+    ]);
     const e = await refusal(put('garbled.txt', bytes));
-    expect(e.details['reason']).toBe('is not valid UTF-8 (first invalid byte at offset 20) and does not read as windows-1252 text; save it as UTF-8 and add it again');
+    expect(e.details['reason']).toBe(
+      'is not valid UTF-8 (first invalid byte at offset 20) and does not read as windows-1252 text; save it as UTF-8 and add it again',
+    );
     expect(e.details['offset']).toBe(Buffer.byteLength('Start \ufffd of a line '));
   });
 
   it('binary renamed .txt: NUL bytes', async () => {
     const bytes = Buffer.from('ELF header then some text and then binary \0\0\x01\x02 garbage');
-    expect((await refusal(put('prog.txt', bytes))).details['reason']).toMatch(/NUL bytes \(binary file\?\) at byte \d+/);
+    expect((await refusal(put('prog.txt', bytes))).details['reason']).toMatch(
+      /NUL bytes \(binary file\?\) at byte \d+/,
+    );
   });
 
   it('binary renamed .txt: mostly control characters, no NULs', async () => {
@@ -61,9 +69,13 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
   });
 
   it('corrupt PDFs: garbage after the header, truncated file, no header', async () => {
-    expect((await refusal(put('garbage.pdf', '%PDF-1.7\n this is not a pdf at all'))).details['reason']).toMatch(/^corrupt PDF/);
+    expect((await refusal(put('garbage.pdf', '%PDF-1.7\n this is not a pdf at all'))).details['reason']).toMatch(
+      /^corrupt PDF/,
+    );
     const good = writePdf({ pages: ['Hello there.'] });
-    expect((await refusal(put('truncated.pdf', good.subarray(0, 60)))).details['reason']).toMatch(/^corrupt PDF|no text layer/);
+    expect((await refusal(put('truncated.pdf', good.subarray(0, 60)))).details['reason']).toMatch(
+      /^corrupt PDF|no text layer/,
+    );
     expect((await refusal(put('noheader.pdf', 'plain words'))).details['reason']).toBe('corrupt PDF (no %PDF header)');
   });
 
@@ -83,20 +95,32 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
     const e = await refusal(put('bomb.docx', bomb));
     expect(e.details['reason']).toMatch(/possible zip bomb: entry word\/media\/bomb\.bin expands \d+× \(limit 100×\)/);
     expect(e.details['zipBomb']).toBe(true);
-    const total = await refusal(put('bomb2.docx', writeDocx(['hi'], [{ name: 'big.bin', data: Buffer.alloc(3 * 1024 ** 2) }])), { zip: { maxUncompressedBytes: 2 * 1024 ** 2 } });
+    const total = await refusal(
+      put('bomb2.docx', writeDocx(['hi'], [{ name: 'big.bin', data: Buffer.alloc(3 * 1024 ** 2) }])),
+      { zip: { maxUncompressedBytes: 2 * 1024 ** 2 } },
+    );
     expect(total.details['reason']).toMatch(/expands to more than 2\.0 MiB/);
   });
 
   it('DOCX zip bomb lying about its sizes is caught while inflating with a cap', async () => {
-    const liar = writeDocx(['hi'], [{ name: 'word/media/liar.bin', data: Buffer.alloc(8 * 1024 ** 2), declaredSize: 1000 }]);
+    const liar = writeDocx(
+      ['hi'],
+      [{ name: 'word/media/liar.bin', data: Buffer.alloc(8 * 1024 ** 2), declaredSize: 1000 }],
+    );
     const e = await refusal(put('liar.docx', liar));
     expect(e.details['reason']).toMatch(/entry word\/media\/liar\.bin inflates beyond its declared 1000 B/);
   });
 
   it('zip that is not a DOCX, and a DOCX that is not a zip', async () => {
-    expect((await refusal(put('other.docx', writeZip([{ name: 'a.txt', data: 'x' }])))).details['reason']).toBe('not a DOCX file (no word/document.xml in the archive)');
-    expect((await refusal(put('fake.docx', 'just text'))).details['reason']).toBe('not a DOCX file (not a zip archive)');
-    expect((await refusal(put('cut.docx', writeDocx(['hello']).subarray(0, 200)))).details['reason']).toMatch(/^corrupt zip archive/);
+    expect((await refusal(put('other.docx', writeZip([{ name: 'a.txt', data: 'x' }])))).details['reason']).toBe(
+      'not a DOCX file (no word/document.xml in the archive)',
+    );
+    expect((await refusal(put('fake.docx', 'just text'))).details['reason']).toBe(
+      'not a DOCX file (not a zip archive)',
+    );
+    expect((await refusal(put('cut.docx', writeDocx(['hello']).subarray(0, 200)))).details['reason']).toMatch(
+      /^corrupt zip archive/,
+    );
   });
 
   it('legacy or encrypted Office (OLE) files and unsupported formats', async () => {
@@ -116,7 +140,9 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
   it('missing file, directory, changed since scan', async () => {
     expect((await refusal('/nonexistent/polyhop/x.txt')).details['reason']).toBe('file not found (deleted or moved?)');
     const path = put('scanned.txt', 'Some text that was scanned earlier.');
-    expect((await refusal(path, { expectedSha256: '0'.repeat(64) })).details['reason']).toBe('file changed since it was scanned');
+    expect((await refusal(path, { expectedSha256: '0'.repeat(64) })).details['reason']).toBe(
+      'file changed since it was scanned',
+    );
   });
 
   it('file deleted while being read', async () => {

@@ -29,7 +29,13 @@ describe('semanticChunk', () => {
   it('cuts where the topic changes (two-topic text, n-gram embedder), with exact offsets', async () => {
     const text = [...CATS, ...ROCKETS].join(' ');
     const embedder = new NgramEmbedder();
-    const chunks = await semanticChunk(text, { embedder, threshold: 0.4, windowSentences: 2, batchSize: 3, language: 'en' });
+    const chunks = await semanticChunk(text, {
+      embedder,
+      threshold: 0.4,
+      windowSentences: 2,
+      batchSize: 3,
+      language: 'en',
+    });
     expectExactOffsets(text, chunks);
     expect(chunks.map((c) => c.text)).toEqual([CATS.join(' '), ROCKETS.join(' ')]);
     expect(chunks.every((c) => c.language === 'en')).toBe(true);
@@ -38,11 +44,16 @@ describe('semanticChunk', () => {
 
   it('batching and window size do not change the result; windows wider than the text work', async () => {
     const text = [...CATS, ...ROCKETS, ...CATS].join(' ');
-    const run = (batchSize: number, windowSentences = 2) => semanticChunk(text, { embedder: new NgramEmbedder(), threshold: 0.4, batchSize, windowSentences });
+    const run = (batchSize: number, windowSentences = 2) =>
+      semanticChunk(text, { embedder: new NgramEmbedder(), threshold: 0.4, batchSize, windowSentences });
     const reference = (await run(64)).map((c) => c.text);
     expect(reference).toEqual([CATS.join(' '), ROCKETS.join(' '), CATS.join(' ')]);
     for (const b of [1, 2, 5, 11]) expect((await run(b)).map((c) => c.text)).toEqual(reference);
-    const wide = await semanticChunk(CATS.slice(0, 3).join(' '), { embedder: new NgramEmbedder(), threshold: 0, windowSentences: 10 });
+    const wide = await semanticChunk(CATS.slice(0, 3).join(' '), {
+      embedder: new NgramEmbedder(),
+      threshold: 0,
+      windowSentences: 10,
+    });
     expect(wide.map((c) => c.text)).toEqual([CATS.slice(0, 3).join(' ')]);
   });
 
@@ -58,9 +69,22 @@ describe('semanticChunk', () => {
   it('keeps the page of each chunk and works for Chinese', async () => {
     const text = '伊萨卡的国王是奥德修斯。他的妻子是佩内洛普。\n\n火箭发动机燃烧液氧和煤油。推进剂由涡轮泵输送。';
     const secondPage = text.indexOf('火箭');
-    const chunks = await semanticChunk(text, { embedder: new NgramEmbedder(), threshold: 0.99, language: 'zh', pages: [{ page: 1, startOffset: 0 }, { page: 2, startOffset: secondPage }] });
+    const chunks = await semanticChunk(text, {
+      embedder: new NgramEmbedder(),
+      threshold: 0.99,
+      language: 'zh',
+      pages: [
+        { page: 1, startOffset: 0 },
+        { page: 2, startOffset: secondPage },
+      ],
+    });
     expectExactOffsets(text, chunks);
-    expect(chunks.map((c) => c.text)).toEqual(['伊萨卡的国王是奥德修斯。', '他的妻子是佩内洛普。', '火箭发动机燃烧液氧和煤油。', '推进剂由涡轮泵输送。']);
+    expect(chunks.map((c) => c.text)).toEqual([
+      '伊萨卡的国王是奥德修斯。',
+      '他的妻子是佩内洛普。',
+      '火箭发动机燃烧液氧和煤油。',
+      '推进剂由涡轮泵输送。',
+    ]);
     expect(chunks.map((c) => c.page)).toEqual([1, 1, 2, 2]);
     expect(chunks[0]!.language).toBe('zh');
   });
@@ -81,7 +105,15 @@ describe('fixedSizeChunk', () => {
 
   it('uses an injected token counter and pages', () => {
     const text = 'a b c d e f g h i j';
-    const chunks = fixedSizeChunk(text, { chunkTokens: 4, overlapTokens: 1, countTokens: () => 1, pages: [{ page: 1, startOffset: 0 }, { page: 2, startOffset: 8 }] });
+    const chunks = fixedSizeChunk(text, {
+      chunkTokens: 4,
+      overlapTokens: 1,
+      countTokens: () => 1,
+      pages: [
+        { page: 1, startOffset: 0 },
+        { page: 2, startOffset: 8 },
+      ],
+    });
     expect(chunks.map((c) => c.text)).toEqual(['a b c d', 'd e f g', 'g h i j']);
     expect(chunks.map((c) => c.page)).toEqual([1, 1, 2]);
   });

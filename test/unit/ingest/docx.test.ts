@@ -4,31 +4,58 @@ import { writeZip, type ZipFileSpec } from '../../support/zipWriter.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('docx');
-const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
+const W =
+  'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
 const run = (text: string) => `<w:r><w:t xml:space="preserve">${text}</w:t></w:r>`;
 const para = (...runs: string[]) => `<w:p>${runs.join('')}</w:p>`;
 
 /** A DOCX from WordprocessingML fragments: the body and optional parts (headers, notes, comments). */
 function docx(body: string, parts: Record<string, string> = {}): Buffer {
   const files: ZipFileSpec[] = [
-    { name: '[Content_Types].xml', data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>' },
-    { name: 'word/document.xml', data: `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${body}</w:body></w:document>` },
+    {
+      name: '[Content_Types].xml',
+      data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>',
+    },
+    {
+      name: 'word/document.xml',
+      data: `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${body}</w:body></w:document>`,
+    },
   ];
-  for (const [name, xml] of Object.entries(parts)) files.push({ name, data: `<?xml version="1.0" encoding="UTF-8"?>${xml.replace('>', ` ${W}>`)}` });
+  for (const [name, xml] of Object.entries(parts))
+    files.push({ name, data: `<?xml version="1.0" encoding="UTF-8"?>${xml.replace('>', ` ${W}>`)}` });
   return writeZip(files);
 }
 
 describe('DOCX', () => {
   it('keeps footnotes, endnotes, comments (after the body, marked), headers and footers once, field results and ruby base text', async () => {
     const body = [
-      para(run('Ada Kestrel founded the boating club in 1921.'), '<w:r><w:footnoteReference w:id="1"/></w:r>', run(' It moved to Henley.'), '<w:r><w:endnoteReference w:id="2"/></w:r>'),
+      para(
+        run('Ada Kestrel founded the boating club in 1921.'),
+        '<w:r><w:footnoteReference w:id="1"/></w:r>',
+        run(' It moved to Henley.'),
+        '<w:r><w:endnoteReference w:id="2"/></w:r>',
+      ),
       // A complex field (a cross-reference): the instruction is dropped, the result kept.
-      para(run('See page '), '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGEREF _Ref1 \\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>', run('7'), '<w:r><w:fldChar w:fldCharType="end"/></w:r>', run(' and '), `<w:fldSimple w:instr=" DATE ">${run('3 May 1921')}</w:fldSimple>`, run('.')),
+      para(
+        run('See page '),
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGEREF _Ref1 \\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>',
+        run('7'),
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>',
+        run(' and '),
+        `<w:fldSimple w:instr=" DATE ">${run('3 May 1921')}</w:fldSimple>`,
+        run('.'),
+      ),
       // Ruby: base text 東京, reading とうきょう above it.
-      para(run('首都は'), '<w:r><w:ruby><w:rubyPr/><w:rt><w:r><w:t>とうきょう</w:t></w:r></w:rt><w:rubyBase><w:r><w:t>東京</w:t></w:r></w:rubyBase></w:ruby></w:r>', run('です。')),
+      para(
+        run('首都は'),
+        '<w:r><w:ruby><w:rubyPr/><w:rt><w:r><w:t>とうきょう</w:t></w:r></w:rt><w:rubyBase><w:r><w:t>東京</w:t></w:r></w:rubyBase></w:ruby></w:r>',
+        run('です。'),
+      ),
       // A tracked deletion, and a text box with its fallback copy for old readers.
       para(run('Kept'), '<w:del><w:r><w:delText> deleted</w:delText></w:r></w:del>', run(' text.')),
-      para(`<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent>${para(run('Text box.'))}</w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent>${para(run('Text box.'))}</w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r>`),
+      para(
+        `<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent>${para(run('Text box.'))}</w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent>${para(run('Text box.'))}</w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r>`,
+      ),
       `<w:tbl><w:tr><w:tc>${para(run('Year'))}</w:tc><w:tc>${para(run('Boats'))}</w:tc></w:tr><w:tr><w:tc>${para(run('1921'))}</w:tc><w:tc>${para(run('12'))}</w:tc></w:tr></w:tbl>`,
     ].join('');
     const doc = await loadDocument(
@@ -63,16 +90,27 @@ describe('DOCX', () => {
 
   it('a document whose only text is in its footnotes is read, not refused', async () => {
     const doc = await loadDocument(
-      put('notes-only.docx', docx(para('<w:r><w:footnoteReference w:id="1"/></w:r>'), { 'word/footnotes.xml': `<w:footnotes><w:footnote w:id="1">${para(run('Only a note here.'))}</w:footnote></w:footnotes>` })),
+      put(
+        'notes-only.docx',
+        docx(para('<w:r><w:footnoteReference w:id="1"/></w:r>'), {
+          'word/footnotes.xml': `<w:footnotes><w:footnote w:id="1">${para(run('Only a note here.'))}</w:footnote></w:footnotes>`,
+        }),
+      ),
     );
     expect(doc.text).toBe('[1]\n\nFootnote 1: Only a note here.');
   });
 
   it('a text part above the limit is refused naming it; a large one below it is read whole', async () => {
-    const big = docx(Array.from({ length: 20_000 }, (_, i) => para(run(`Paragraph ${i} of a long report about the river and its locks.`))).join(''));
+    const big = docx(
+      Array.from({ length: 20_000 }, (_, i) =>
+        para(run(`Paragraph ${i} of a long report about the river and its locks.`)),
+      ).join(''),
+    );
     const refused = await loadDocument(put('big.docx', big), { maxDocxXmlBytes: 1024 ** 2 }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'docxXml' } });
-    expect((refused as Error).message).toMatch(/word\/document\.xml is [\d.]+ MiB of XML, above the 1\.0 MiB limit for a DOCX part/);
+    expect((refused as Error).message).toMatch(
+      /word\/document\.xml is [\d.]+ MiB of XML, above the 1\.0 MiB limit for a DOCX part/,
+    );
     const doc = await loadDocument(put('big-ok.docx', big));
     expect(doc.text.split('\n\n')).toHaveLength(20_000);
   });

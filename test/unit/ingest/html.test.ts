@@ -3,7 +3,8 @@ import { loadDocument } from '../../../src-main/engine/ingest/index.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('html');
-const links = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `<a href="/${prefix}/${i}">${prefix} section ${i}</a>`).join(' ');
+const links = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `<a href="/${prefix}/${i}">${prefix} section ${i}</a>`).join(' ');
 const ARTICLE = [
   'The river authority said on Tuesday that the old lock at Marlow will close for repairs in the spring, after inspectors found cracks in the lower gates.',
   'Boats heading downstream will be sent through the weir channel, which the authority widened last year, and a ferry will carry walkers across while the work goes on.',
@@ -13,7 +14,11 @@ const ARTICLE = [
 
 describe('HTML main content', () => {
   it('a short article on a long portal page (menus of links, a long comment section) is kept, not the whole page', async () => {
-    const comments = Array.from({ length: 40 }, (_, i) => `<div class="comment"><b>reader${i}</b><p>Comment number ${i}: I walk there every weekend and I think the closure is long overdue, but the ferry should run later.</p></div>`).join('');
+    const comments = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `<div class="comment"><b>reader${i}</b><p>Comment number ${i}: I walk there every weekend and I think the closure is long overdue, but the ferry should run later.</p></div>`,
+    ).join('');
     const html = `<!doctype html><html lang="en"><head><title>Marlow lock to close | Portal</title></head><body>
       <div class="top">${links('news', 120)}</div><div class="menu">${links('sport', 80)}</div>
       <article><h1>Marlow lock to close for repairs</h1>${ARTICLE.map((p) => `<p>${p}</p>`).join('')}</article>
@@ -31,7 +36,9 @@ describe('HTML main content', () => {
       <p>Ask the keeper for help with the gates.</p><ul class="tags">${links('tag', 20).replace(/<a/g, '<li><a').replace(/<\/a>/g, '</a></li>')}</ul></main>
       <div class="sidebar"><p>Advertisement: buy a boat today, the best boats in town.</p></div></body></html>`;
     const doc = await loadDocument(put('hours.html', html));
-    expect(doc.text).toBe('Opening hours\n\nThe lock is open from nine to five, every day.\n\nAsk the keeper for help with the gates.');
+    expect(doc.text).toBe(
+      'Opening hours\n\nThe lock is open from nine to five, every day.\n\nAsk the keeper for help with the gates.',
+    );
   });
 
   it('without landmarks, link-dense blocks are dropped from the body', async () => {

@@ -17,7 +17,9 @@ const bomb = put('bomb.pdf', writeInflatingPdf(60));
 const slowButSmall = put('slow.pdf', writeInflatingPdf(2));
 const good = put('good.txt', 'Ada Kestrel lives in Marlow and writes about rivers and the boats that sail them.');
 
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+async function failure(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
   return promise.then(
     () => {
       throw new Error('expected the load to fail');
@@ -110,21 +112,61 @@ describe('documents load in a thread with limits', () => {
     writeSyntheticCorpus(corpus, 1, { prefix: 'good' });
     // ~1.3 MB of document.xml in words drawn at random (it compresses like prose): above a 1 MiB DOCX part limit.
     const random = seededRandom(7);
-    const words = ['river', 'lock', 'gates', 'Marlow', 'boats', 'weir', 'ferry', 'club', 'Henley', 'council', 'repairs', 'spring'];
-    const bigDocx = put('big.docx', writeDocx(Array.from({ length: 12_000 }, () => Array.from({ length: 12 }, () => words[Math.floor(random() * words.length)]).join(' '))));
-    const partly = put('partly.pdf', writeGlyphIdPdf([{ text: 'Ada Kestrel sailed from Marlow to Henley along the river.' }, { glyphText: 'Bruno Ravenworth built the boat in the winter' }]));
-    const { engine, dispose } = await tempEngine({ llm: new ScriptedLlm(syntheticRules()), embedder: new SyntheticEmbedder() });
+    const words = [
+      'river',
+      'lock',
+      'gates',
+      'Marlow',
+      'boats',
+      'weir',
+      'ferry',
+      'club',
+      'Henley',
+      'council',
+      'repairs',
+      'spring',
+    ];
+    const bigDocx = put(
+      'big.docx',
+      writeDocx(
+        Array.from({ length: 12_000 }, () =>
+          Array.from({ length: 12 }, () => words[Math.floor(random() * words.length)]).join(' '),
+        ),
+      ),
+    );
+    const partly = put(
+      'partly.pdf',
+      writeGlyphIdPdf([
+        { text: 'Ada Kestrel sailed from Marlow to Henley along the river.' },
+        { glyphText: 'Bruno Ravenworth built the boat in the winter' },
+      ]),
+    );
+    const { engine, dispose } = await tempEngine({
+      llm: new ScriptedLlm(syntheticRules()),
+      embedder: new SyntheticEmbedder(),
+    });
     try {
-      await call(engine, 'system:setSettings', { settings: { documentLimits: { memoryMb: 64, timeSeconds: 600, docxXmlMb: 1 } } });
+      await call(engine, 'system:setSettings', {
+        settings: { documentLimits: { memoryMb: 64, timeSeconds: 600, docxXmlMb: 1 } },
+      });
       await call(engine, 'kb:create', { name: 'hostile' });
       await call(engine, 'docs:add', { kb: 'hostile', paths: [corpus, bomb, partly, bigDocx] });
       const job = await runJobToEnd(engine, 'index:start', { kb: 'hostile' });
       expect(job.status).toBe('done');
       const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'hostile', limit: 100 });
-      expect(rows.find((d) => basename(d.path) === 'bomb.pdf')).toMatchObject({ status: 'error', error: expect.stringContaining('per-document memory limit') });
+      expect(rows.find((d) => basename(d.path) === 'bomb.pdf')).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('per-document memory limit'),
+      });
       expect(rows.filter((d) => basename(d.path).startsWith('good')).map((d) => d.status)).toEqual(['indexed']);
-      expect(rows.find((d) => basename(d.path) === 'big.docx')).toMatchObject({ status: 'error', error: expect.stringContaining('above the 1.0 MiB limit for a DOCX part') });
-      expect(rows.find((d) => basename(d.path) === 'partly.pdf')).toMatchObject({ status: 'indexed', error: expect.stringMatching(/^ingest: page 2: text unreadable/) });
+      expect(rows.find((d) => basename(d.path) === 'big.docx')).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('above the 1.0 MiB limit for a DOCX part'),
+      });
+      expect(rows.find((d) => basename(d.path) === 'partly.pdf')).toMatchObject({
+        status: 'indexed',
+        error: expect.stringMatching(/^ingest: page 2: text unreadable/),
+      });
     } finally {
       await dispose();
     }

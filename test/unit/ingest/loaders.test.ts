@@ -10,10 +10,24 @@ const EN = 'The quick brown fox jumps over the lazy dog near the river bank ever
 describe('loaders', () => {
   it('plain UTF-8 text, with and without BOM, CRLF normalised', async () => {
     const plain = await loadDocument(put('a.txt', `${EN}\r\nSecond line.`));
-    expect(plain).toMatchObject({ text: `${EN}\nSecond line.`, mime: 'text/plain', encoding: 'utf-8', language: 'en', title: 'a' });
+    expect(plain).toMatchObject({
+      text: `${EN}\nSecond line.`,
+      mime: 'text/plain',
+      encoding: 'utf-8',
+      language: 'en',
+      title: 'a',
+    });
     expect(plain.size).toBe(Buffer.byteLength(`${EN}\r\nSecond line.`));
     expect(plain.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const bom = await loadDocument(put('bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Perché è così difficile imparare una lingua straniera da adulti?')])));
+    const bom = await loadDocument(
+      put(
+        'bom.txt',
+        Buffer.concat([
+          Buffer.from([0xef, 0xbb, 0xbf]),
+          Buffer.from('Perché è così difficile imparare una lingua straniera da adulti?'),
+        ]),
+      ),
+    );
     expect(bom.text.startsWith('Perché')).toBe(true);
     expect(bom.language).toBe('it');
   });
@@ -36,17 +50,56 @@ describe('loaders', () => {
   });
 
   it('invalid UTF-8 that reads as windows-1252 text is decoded as windows-1252 (and says so)', async () => {
-    const doc = await loadDocument(put('latin.txt', Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x93, 0x6f, 0x6b, 0x94])));
+    const doc = await loadDocument(
+      put('latin.txt', Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x93, 0x6f, 0x6b, 0x94])),
+    );
     expect(doc.text).toBe('Café “ok”');
     expect(doc.encoding).toBe('windows-1252');
   });
 
   it('Markdown: markup stripped, content (code too) kept, first heading is the title', async () => {
-    const md = ['---', 'tags: [x]', '---', '# Ithaca *notes*', '', 'The **king** of [Ithaca](https://x.org/i) was _Odysseus_.', '', '- item `one`', '1. item two', '> quoted line', '', '```js', 'const a = 1;', '```', '', '| a | b |', '|---|---|', '| 1 | 2 |', '![a map](m.png)', '[ref]: https://x.org'].join('\n');
+    const md = [
+      '---',
+      'tags: [x]',
+      '---',
+      '# Ithaca *notes*',
+      '',
+      'The **king** of [Ithaca](https://x.org/i) was _Odysseus_.',
+      '',
+      '- item `one`',
+      '1. item two',
+      '> quoted line',
+      '',
+      '```js',
+      'const a = 1;',
+      '```',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| 1 | 2 |',
+      '![a map](m.png)',
+      '[ref]: https://x.org',
+    ].join('\n');
     const doc = await loadDocument(put('n.md', md));
     expect(doc.title).toBe('Ithaca notes');
     expect(doc.mime).toBe('text/markdown');
-    expect(doc.text).toBe(['Ithaca notes', '', 'The king of Ithaca was Odysseus.', '', 'item one', 'item two', 'quoted line', '', 'const a = 1;', '', 'a\tb', '1\t2', 'a map'].join('\n'));
+    expect(doc.text).toBe(
+      [
+        'Ithaca notes',
+        '',
+        'The king of Ithaca was Odysseus.',
+        '',
+        'item one',
+        'item two',
+        'quoted line',
+        '',
+        'const a = 1;',
+        '',
+        'a\tb',
+        '1\t2',
+        'a map',
+      ].join('\n'),
+    );
   });
 
   it('HTML: main article via Readability, navigation and footer dropped, lang and title kept', async () => {
@@ -65,16 +118,27 @@ describe('loaders', () => {
   });
 
   it('HTML without an article falls back to the body text without chrome', async () => {
-    const doc = await loadDocument(put('s.htm', '<html><body><nav>Menu Links</nav><div>Short body text only.</div><footer>foot</footer></body></html>'));
+    const doc = await loadDocument(
+      put(
+        's.htm',
+        '<html><body><nav>Menu Links</nav><div>Short body text only.</div><footer>foot</footer></body></html>',
+      ),
+    );
     expect(doc.text).toBe('Short body text only.');
   });
 
   it('PDF: text per page with page start offsets', async () => {
-    const doc = await loadDocument(put('d.pdf', writePdf({ pages: ['Hello page one.', 'Second page here.\nWith two lines.', 'Third page.'], title: 'My PDF' })));
+    const doc = await loadDocument(
+      put(
+        'd.pdf',
+        writePdf({ pages: ['Hello page one.', 'Second page here.\nWith two lines.', 'Third page.'], title: 'My PDF' }),
+      ),
+    );
     expect(doc.mime).toBe('application/pdf');
     expect(doc.title).toBe('My PDF');
     expect(doc.pages?.map((p) => p.page)).toEqual([1, 2, 3]);
-    const pageText = (i: number) => doc.text.slice(doc.pages![i]!.startOffset, doc.pages![i + 1]?.startOffset ?? doc.text.length).trim();
+    const pageText = (i: number) =>
+      doc.text.slice(doc.pages![i]!.startOffset, doc.pages![i + 1]?.startOffset ?? doc.text.length).trim();
     expect(pageText(0)).toBe('Hello page one.');
     expect(pageText(1).replace(/\s+/g, ' ')).toBe('Second page here. With two lines.');
     expect(pageText(2)).toBe('Third page.');

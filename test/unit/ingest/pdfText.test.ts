@@ -14,23 +14,55 @@ const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16().toString('h
 function encoded(text: string, encoding: string): string {
   const decoder = new TextDecoder(encoding);
   const table = new Map<string, string>();
-  for (let hi = 0x81; hi <= 0xfe; hi++) for (let lo = 0x40; lo <= 0xfe; lo++) table.set(decoder.decode(Uint8Array.of(hi, lo)), `${hi.toString(16)}${lo.toString(16)}`);
+  for (let hi = 0x81; hi <= 0xfe; hi++)
+    for (let lo = 0x40; lo <= 0xfe; lo++)
+      table.set(decoder.decode(Uint8Array.of(hi, lo)), `${hi.toString(16)}${lo.toString(16)}`);
   return [...text].map((c) => table.get(c)!).join('');
 }
 
 describe('PDF text', () => {
   it('non-embedded CID fonts with predefined CJK CMaps are read (PDF.js gets its CMap and standard-font data)', async () => {
     const japanese = '東京都の天気は晴れです';
-    const ja = await loadDocument(put('ja.pdf', writeCmapPdf({ cmap: 'UniJIS-UCS2-H', ordering: 'Japan1', baseFont: 'KozMinPr6N-Regular', hexCodes: ucs2(japanese) })));
+    const ja = await loadDocument(
+      put(
+        'ja.pdf',
+        writeCmapPdf({
+          cmap: 'UniJIS-UCS2-H',
+          ordering: 'Japan1',
+          baseFont: 'KozMinPr6N-Regular',
+          hexCodes: ucs2(japanese),
+        }),
+      ),
+    );
     expect(ja.text).toBe(japanese);
     expect(ja.language).toBe('ja');
 
     const chinese = '北京是中国的首都';
-    const zh = await loadDocument(put('zh.pdf', writeCmapPdf({ cmap: 'GBK-EUC-H', ordering: 'GB1', baseFont: 'STSong-Light', hexCodes: encoded(chinese, 'gbk') })));
+    const zh = await loadDocument(
+      put(
+        'zh.pdf',
+        writeCmapPdf({
+          cmap: 'GBK-EUC-H',
+          ordering: 'GB1',
+          baseFont: 'STSong-Light',
+          hexCodes: encoded(chinese, 'gbk'),
+        }),
+      ),
+    );
     expect(zh.text).toBe(chinese);
 
     const sjis = 'これは日本語の文章です';
-    const sj = await loadDocument(put('sjis.pdf', writeCmapPdf({ cmap: '90ms-RKSJ-H', ordering: 'Japan1', baseFont: 'MS-Mincho', hexCodes: encoded(sjis, 'shift_jis') })));
+    const sj = await loadDocument(
+      put(
+        'sjis.pdf',
+        writeCmapPdf({
+          cmap: '90ms-RKSJ-H',
+          ordering: 'Japan1',
+          baseFont: 'MS-Mincho',
+          hexCodes: encoded(sjis, 'shift_jis'),
+        }),
+      ),
+    );
     expect(sj.text).toBe(sjis);
   });
 
@@ -40,8 +72,19 @@ describe('PDF text', () => {
         'form.pdf',
         writeAnnotatedPdf([
           { text: 'Certificate of completion' },
-          { text: 'Awarded to', fields: [{ name: 'topmostSubform[0].f1_01[0]', tooltip: 'Recipient name', value: 'Ada Kestrel' }, { name: 'course', value: 'River navigation' }] },
-          { annotations: [{ subtype: 'FreeText', contents: 'Signed by Bruno Ravenworth in Marlow' }, { subtype: 'Text', contents: 'Check the date of the course' }] },
+          {
+            text: 'Awarded to',
+            fields: [
+              { name: 'topmostSubform[0].f1_01[0]', tooltip: 'Recipient name', value: 'Ada Kestrel' },
+              { name: 'course', value: 'River navigation' },
+            ],
+          },
+          {
+            annotations: [
+              { subtype: 'FreeText', contents: 'Signed by Bruno Ravenworth in Marlow' },
+              { subtype: 'Text', contents: 'Check the date of the course' },
+            ],
+          },
         ]),
       ),
     );
@@ -53,28 +96,65 @@ describe('PDF text', () => {
   });
 
   it('a PDF whose only text is in form fields is read, not refused as having no text layer', async () => {
-    const doc = await loadDocument(put('only-fields.pdf', writeAnnotatedPdf([{ fields: [{ name: 'name', tooltip: 'Taxpayer', value: 'Bruno Ravenworth' }, { name: 'city', value: 'Marlow' }] }])));
+    const doc = await loadDocument(
+      put(
+        'only-fields.pdf',
+        writeAnnotatedPdf([
+          {
+            fields: [
+              { name: 'name', tooltip: 'Taxpayer', value: 'Bruno Ravenworth' },
+              { name: 'city', value: 'Marlow' },
+            ],
+          },
+        ]),
+      ),
+    );
     expect(doc.text).toBe('Taxpayer: Bruno Ravenworth\nMarlow');
   });
 
   it('pages whose fonts have no Unicode map are left out with a warning naming them; the readable pages are kept', async () => {
     const readable = 'Ada Kestrel sailed from Marlow to Henley along the river.';
     const doc = await loadDocument(
-      put('glyphs.pdf', writeGlyphIdPdf([{ text: readable }, { glyphText: 'Bruno Ravenworth built the boat in the winter of that year' }, { text: 'The boat was called Heron.' }])),
+      put(
+        'glyphs.pdf',
+        writeGlyphIdPdf([
+          { text: readable },
+          { glyphText: 'Bruno Ravenworth built the boat in the winter of that year' },
+          { text: 'The boat was called Heron.' },
+        ]),
+      ),
     );
     expect(doc.pages!.map((p) => p.page)).toEqual([1, 2, 3]);
     expect(doc.text).toBe(`${readable}\n\n\n\nThe boat was called Heron.`);
-    expect(doc.warnings).toEqual([expect.stringMatching(/^page 2: text unreadable \(\d+% replacement or control characters; fonts without a Unicode map\?\), not indexed$/)]);
+    expect(doc.warnings).toEqual([
+      expect.stringMatching(
+        /^page 2: text unreadable \(\d+% replacement or control characters; fonts without a Unicode map\?\), not indexed$/,
+      ),
+    ]);
   });
 
   it('a PDF with no readable page is refused, saying why', async () => {
-    const error = await loadDocument(put('all-glyphs.pdf', writeGlyphIdPdf([{ glyphText: 'Bruno Ravenworth built the boat' }, { glyphText: 'in the winter of that year' }]))).catch((e: unknown) => e);
+    const error = await loadDocument(
+      put(
+        'all-glyphs.pdf',
+        writeGlyphIdPdf([
+          { glyphText: 'Bruno Ravenworth built the boat' },
+          { glyphText: 'in the winter of that year' },
+        ]),
+      ),
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BAD_INPUT', details: { unreadablePages: [1, 2] } });
     expect((error as Error).message).toContain('no readable text: pages 1, 2: text unreadable');
   });
 
   it('readability: real text in any script passes; glyph ids, replacement characters and script-switching mojibake do not', () => {
-    for (const text of ['The quick brown fox jumps over the lazy dog.', '東京都の天気は晴れです。明日は雨が降るでしょう。', 'Москва — столица России, крупнейший город страны.', 'Tokyo (東京) は日本の首都です。Windows 11 と iPhone を使う。', 'مرحبا بكم في مدينة القاهرة الجميلة']) {
+    for (const text of [
+      'The quick brown fox jumps over the lazy dog.',
+      '東京都の天気は晴れです。明日は雨が降るでしょう。',
+      'Москва — столица России, крупнейший город страны.',
+      'Tokyo (東京) は日本の首都です。Windows 11 と iPhone を使う。',
+      'مرحبا بكم في مدينة القاهرة الجميلة',
+    ]) {
       expect(unreadableReason(text), text).toBeUndefined();
     }
     expect(unreadableReason('\u0003\u0011$HOOR\u0003ZRUOG\u0003\u0011$HOOR\u0003ZRUOG')).toMatch(/control characters/);

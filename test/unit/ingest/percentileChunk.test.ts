@@ -10,12 +10,24 @@ const TOPICS = {
   rockets: ['rocket', 'engine', 'kerosene', 'oxygen', 'thrust', 'nozzle', 'turbopump', 'launch', 'orbit', 'propellant'],
   bread: ['bread', 'dough', 'yeast', 'flour', 'oven', 'crust', 'knead', 'loaf', 'sourdough', 'bakery'],
 } as const;
-const FILLERS = ['usually', 'often', 'in the morning', 'near the town', 'as expected', 'for hours', 'with care', 'every day'];
+const FILLERS = [
+  'usually',
+  'often',
+  'in the morning',
+  'near the town',
+  'as expected',
+  'for hours',
+  'with care',
+  'every day',
+];
 
 function sentences(topic: keyof typeof TOPICS, n: number, random: () => number): string[] {
   const words = TOPICS[topic];
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  return Array.from({ length: n }, () => `The ${pick(words)} and the ${pick(words)} ${pick(FILLERS)} need a ${pick(words)}.`);
+  return Array.from(
+    { length: n },
+    () => `The ${pick(words)} and the ${pick(words)} ${pick(FILLERS)} need a ${pick(words)}.`,
+  );
 }
 
 describe('semanticChunk on an e5-like crowded similarity scale', () => {
@@ -38,6 +50,8 @@ describe('semanticChunk on an e5-like crowded similarity scale', () => {
 
   it('a short single-gap text is not split, and the percentile is checked', async () => {
     expect(await semanticChunk('The cat purrs. The rocket launches.', { embedder, language: 'en' })).toHaveLength(1);
-    await expect(semanticChunk(text, { embedder, breakpointPercentile: 101 })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(semanticChunk(text, { embedder, breakpointPercentile: 101 })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
   });
 });

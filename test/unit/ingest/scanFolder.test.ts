@@ -53,13 +53,24 @@ describe('scanFolder', () => {
       'link-to-a.txt': 'symlink',
       out: 'symlink',
     });
-    expect(scan.skipped.find((s) => s.reason === 'unsupported' && s.path.endsWith('odt'))?.detail).toMatch(/not supported yet/);
+    expect(scan.skipped.find((s) => s.reason === 'unsupported' && s.path.endsWith('odt'))?.detail).toMatch(
+      /not supported yet/,
+    );
   });
 
   it('following symlinks visits each folder and file once: loops and duplicates are reported', async () => {
     const scan = await scanFolder(root, { followSymlinks: true });
-    expect(scan.files.map((f) => f.path.slice(root.length + 1))).toEqual(['a.txt', 'out/o.txt', 'sub/b.md', 'sub/deeper/c.html']);
-    const skipped = Object.fromEntries(scan.skipped.filter((s) => s.reason === 'symlink-loop' || s.reason === 'duplicate').map((s) => [s.path.slice(root.length + 1), s.reason]));
+    expect(scan.files.map((f) => f.path.slice(root.length + 1))).toEqual([
+      'a.txt',
+      'out/o.txt',
+      'sub/b.md',
+      'sub/deeper/c.html',
+    ]);
+    const skipped = Object.fromEntries(
+      scan.skipped
+        .filter((s) => s.reason === 'symlink-loop' || s.reason === 'duplicate')
+        .map((s) => [s.path.slice(root.length + 1), s.reason]),
+    );
     expect(skipped).toEqual({ 'sub/loop': 'symlink-loop', 'link-to-a.txt': 'duplicate' });
   });
 
@@ -75,7 +86,10 @@ describe('scanFolder', () => {
   });
 
   it('a root that is not a folder is BAD_INPUT', async () => {
-    await expect(scanFolder(join(root, 'a.txt'))).rejects.toMatchObject({ code: 'BAD_INPUT', details: { reason: 'is not a folder' } });
+    await expect(scanFolder(join(root, 'a.txt'))).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      details: { reason: 'is not a folder' },
+    });
     await expect(scanFolder(join(dir, 'missing'))).rejects.toBeInstanceOf(PolyhopError);
   });
 });

@@ -1,17 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { detectLanguage, estimateTokens, splitSentences, splitWords } from '../../../src-main/engine/ingest/index.js';
 
-const sentences = (text: string, locale?: string) => splitSentences(text, locale).map((s) => text.slice(s.start, s.end));
+const sentences = (text: string, locale?: string) =>
+  splitSentences(text, locale).map((s) => text.slice(s.start, s.end));
 
 describe('segmentation and language', () => {
   it('sentences in Chinese, Japanese and Thai (no spaces between words)', () => {
-    expect(sentences('我爱北京天安门。今天天气很好！你呢？好的', 'zh')).toEqual(['我爱北京天安门。', '今天天气很好！', '你呢？', '好的']);
-    expect(sentences('これは日本語の文章です。二番目の文です！三番目', 'ja')).toEqual(['これは日本語の文章です。', '二番目の文です！', '三番目']);
+    expect(sentences('我爱北京天安门。今天天气很好！你呢？好的', 'zh')).toEqual([
+      '我爱北京天安门。',
+      '今天天气很好！',
+      '你呢？',
+      '好的',
+    ]);
+    expect(sentences('これは日本語の文章です。二番目の文です！三番目', 'ja')).toEqual([
+      'これは日本語の文章です。',
+      '二番目の文です！',
+      '三番目',
+    ]);
     expect(sentences('วันนี้อากาศดีมาก ฉันจะไปตลาด พรุ่งนี้ฝนจะตก', 'th')).toEqual(['วันนี้อากาศดีมาก', 'ฉันจะไปตลาด', 'พรุ่งนี้ฝนจะตก']);
   });
 
   it('sentences in English: trimmed spans, a line break ends a sentence', () => {
-    expect(sentences('  First one here.  Second one!\nA heading\n\nLast bit', 'en')).toEqual(['First one here.', 'Second one!', 'A heading', 'Last bit']);
+    expect(sentences('  First one here.  Second one!\nA heading\n\nLast bit', 'en')).toEqual([
+      'First one here.',
+      'Second one!',
+      'A heading',
+      'Last bit',
+    ]);
   });
 
   it('long texts are segmented in windows without losing or reordering text', () => {
@@ -24,7 +39,14 @@ describe('segmentation and language', () => {
 
   it('words in zh, ja, th by dictionary segmentation', () => {
     expect(splitWords('วันนี้อากาศดีมาก', 'th').map((w) => w.word)).toEqual(['วัน', 'นี้', 'อากาศ', 'ดี', 'มาก']);
-    expect(splitWords('これは日本語の文章です', 'ja').map((w) => w.word)).toEqual(['これ', 'は', '日本語', 'の', '文章', 'です']);
+    expect(splitWords('これは日本語の文章です', 'ja').map((w) => w.word)).toEqual([
+      'これ',
+      'は',
+      '日本語',
+      'の',
+      '文章',
+      'です',
+    ]);
     const zh = splitWords('我爱北京天安门', 'zh').map((w) => w.word);
     expect(zh.join('')).toBe('我爱北京天安门');
     expect(zh.length).toBeGreaterThan(1);

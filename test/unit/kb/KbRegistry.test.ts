@@ -33,7 +33,12 @@ describe('KbRegistry', () => {
     expect(registry.list()).toEqual([]);
     const kb = registry.create({ name: 'My Papers', description: 'pdfs' });
     const entry = registry.get('my papers');
-    expect(entry).toMatchObject({ name: 'My Papers', description: 'pdfs', problem: null, schemaVersion: LATEST_SCHEMA_VERSION });
+    expect(entry).toMatchObject({
+      name: 'My Papers',
+      description: 'pdfs',
+      problem: null,
+      schemaVersion: LATEST_SCHEMA_VERSION,
+    });
     expect(entry.id).toMatch(/^my-papers-[0-9a-f]{8}$/);
     expect(entry.file).toBe(join(dir, 'kbs', entry.id, 'kb.sqlite'));
     expect(entry.baseIri).toBe(`urn:polyhop:kb:${entry.id}/`);
@@ -48,7 +53,11 @@ describe('KbRegistry', () => {
   it('validates names and base IRIs and refuses duplicates', () => {
     registry.create({ name: 'alpha' });
     expect(codeOf(() => registry.create({ name: 'ALPHA' }))).toBe('ALREADY_EXISTS');
-    for (const bad of ['', ' ', '-x', 'a/b', '../up', 'x'.repeat(65), 'a\nb']) expect(codeOf(() => registry.create({ name: bad })), bad).toBe('BAD_INPUT');
+    for (const bad of ['', ' ', '-x', 'a/b', '../up', 'x'.repeat(65), 'a\nb'])
+      expect(
+        codeOf(() => registry.create({ name: bad })),
+        bad,
+      ).toBe('BAD_INPUT');
     expect(codeOf(() => registry.create({ name: 'beta', baseIri: 'https://example.org/no-slash' }))).toBe('BAD_INPUT');
     expect(registry.list().map((e) => e.name)).toEqual(['alpha']);
   });
@@ -65,7 +74,8 @@ describe('KbRegistry', () => {
     registry.delete('gamma');
     expect(existsSync(dirname(before.file))).toBe(false);
     expect(registry.list().map((e) => e.name)).toEqual(['beta']);
-    for (const fn of [() => registry.open('gamma'), () => registry.delete('gamma'), () => registry.rename('nope', 'x')]) expect(codeOf(fn)).toBe('NOT_FOUND');
+    for (const fn of [() => registry.open('gamma'), () => registry.delete('gamma'), () => registry.rename('nope', 'x')])
+      expect(codeOf(fn)).toBe('NOT_FOUND');
   });
 
   it('lists a KB from a newer Polyhop with its problem instead of failing', () => {
@@ -76,7 +86,9 @@ describe('KbRegistry', () => {
     raw.pragma('user_version = 7');
     raw.close();
     const fresh = new KbRegistry({ dataDir: dir });
-    expect(fresh.list()).toMatchObject([{ name: 'future', schemaVersion: 7, problem: expect.stringMatching(/newer Polyhop/) }]);
+    expect(fresh.list()).toMatchObject([
+      { name: 'future', schemaVersion: 7, problem: expect.stringMatching(/newer Polyhop/) },
+    ]);
     expect(codeOf(() => fresh.open('future'))).toBe('UNSUPPORTED');
     fresh.close();
   });

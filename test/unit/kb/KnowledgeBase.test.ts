@@ -31,7 +31,13 @@ describe('KnowledgeBase', () => {
 
   describe('open and meta', () => {
     it('creates with meta, WAL and foreign keys, and reopens', () => {
-      expect(kb.meta()).toMatchObject({ name: 'Test KB', description: '', baseIri: 'urn:polyhop:kb:test/', schemaVersion: LATEST_SCHEMA_VERSION, embedder: null });
+      expect(kb.meta()).toMatchObject({
+        name: 'Test KB',
+        description: '',
+        baseIri: 'urn:polyhop:kb:test/',
+        schemaVersion: LATEST_SCHEMA_VERSION,
+        embedder: null,
+      });
       kb.setMeta({ name: 'Renamed', description: 'about' });
       kb.close();
       const again = KnowledgeBase.open(kb.file);
@@ -45,7 +51,9 @@ describe('KnowledgeBase', () => {
 
     it('refuses a missing file unless asked to create, and bad base IRIs', () => {
       expect(codeOf(() => KnowledgeBase.open(join(dir, 'nope.sqlite')))).toBe('NOT_FOUND');
-      expect(codeOf(() => KnowledgeBase.open(join(dir, 'x.sqlite'), { create: { name: 'x', baseIri: 'not an iri' } }))).toBe('BAD_INPUT');
+      expect(
+        codeOf(() => KnowledgeBase.open(join(dir, 'x.sqlite'), { create: { name: 'x', baseIri: 'not an iri' } })),
+      ).toBe('BAD_INPUT');
     });
 
     it('refuses a KB written by a newer schema, clearly, and reads its meta anyway', () => {
@@ -53,7 +61,9 @@ describe('KnowledgeBase', () => {
       const raw = new Database(kb.file);
       raw.pragma('user_version = 99');
       raw.close();
-      expect(() => KnowledgeBase.open(kb.file)).toThrow(`newer Polyhop (schema v99; this version reads up to v${LATEST_SCHEMA_VERSION})`);
+      expect(() => KnowledgeBase.open(kb.file)).toThrow(
+        `newer Polyhop (schema v99; this version reads up to v${LATEST_SCHEMA_VERSION})`,
+      );
       expect(codeOf(() => KnowledgeBase.open(kb.file))).toBe('UNSUPPORTED');
       expect(codeOf(() => KnowledgeBase.open(kb.file, { readonly: true }))).toBe('UNSUPPORTED');
       expect(KnowledgeBase.readMeta(kb.file).schemaVersion).toBe(99);
@@ -121,8 +131,18 @@ describe('KnowledgeBase', () => {
     it('caches LLM calls with stats, and keeps QA history searchable', () => {
       const cache = kb.callCache;
       expect(cache.get('k1')).toBeUndefined();
-      cache.put('k1', '{"a":1}', { promptName: 'mder/map', promptVersion: 'v1', promptTokens: 100, completionTokens: 20 });
-      cache.put('k2', '{"b":2}', { promptName: 'mder/reduce', promptVersion: 'v1', promptTokens: 50, completionTokens: 5 });
+      cache.put('k1', '{"a":1}', {
+        promptName: 'mder/map',
+        promptVersion: 'v1',
+        promptTokens: 100,
+        completionTokens: 20,
+      });
+      cache.put('k2', '{"b":2}', {
+        promptName: 'mder/reduce',
+        promptVersion: 'v1',
+        promptTokens: 50,
+        completionTokens: 5,
+      });
       expect(cache.get('k1')).toBe('{"a":1}');
       expect(cache.get('k1')).toBe('{"a":1}');
       expect(kb.cacheStats()).toEqual({
@@ -138,7 +158,9 @@ describe('KnowledgeBase', () => {
       const first = kb.addHistory('Who was the wife of the KING of Ithaca?', 'dr', '{"text":"Penelope"}');
       const second = kb.addHistory('Chi era la moglie del re di Itaca?', 'hyp', '{"text":"Penelope"}');
       expect(kb.listHistory().map((h) => h.id)).toEqual([second, first]);
-      expect(kb.listHistory('king of')).toMatchObject([{ id: first, strategy: 'dr', answerJson: '{"text":"Penelope"}' }]);
+      expect(kb.listHistory('king of')).toMatchObject([
+        { id: first, strategy: 'dr', answerJson: '{"text":"Penelope"}' },
+      ]);
       expect(kb.listHistory('%')).toEqual([]);
       expect(kb.listHistory('', 1)).toHaveLength(1);
     });
@@ -147,21 +169,52 @@ describe('KnowledgeBase', () => {
   describe('documents and chunks', () => {
     it('adds, finds, updates, refuses duplicates', () => {
       const doc = kb.addDocument({ path: '/d/a.pdf', title: 'A', hash: 'h1', mime: 'application/pdf', size: 10 });
-      expect(doc).toMatchObject({ path: '/d/a.pdf', status: 'pending', language: null, chunkCount: 0, tripleCount: 0, error: null });
+      expect(doc).toMatchObject({
+        path: '/d/a.pdf',
+        status: 'pending',
+        language: null,
+        chunkCount: 0,
+        tripleCount: 0,
+        error: null,
+      });
       expect(kb.findDocumentByPath('/d/a.pdf')?.id).toBe(doc.id);
-      expect(codeOf(() => kb.addDocument({ path: '/d/a.pdf', title: 'A', hash: 'h', mime: 'x', size: 1 }))).toBe('ALREADY_EXISTS');
+      expect(codeOf(() => kb.addDocument({ path: '/d/a.pdf', title: 'A', hash: 'h', mime: 'x', size: 1 }))).toBe(
+        'ALREADY_EXISTS',
+      );
       kb.setDocumentStatus(doc.id, 'error', 'map: chunk 3 timed out');
       expect(kb.getDocument(doc.id)).toMatchObject({ status: 'error', error: 'map: chunk 3 timed out' });
-      expect(kb.updateDocument(doc.id, { hash: 'h2', size: 20, language: 'it' })).toMatchObject({ hash: 'h2', size: 20, language: 'it', title: 'A' });
+      expect(kb.updateDocument(doc.id, { hash: 'h2', size: 20, language: 'it' })).toMatchObject({
+        hash: 'h2',
+        size: 20,
+        language: 'it',
+        title: 'A',
+      });
       expect(codeOf(() => kb.setDocumentStatus(999, 'indexed'))).toBe('NOT_FOUND');
       expect(codeOf(() => kb.deleteDocument(999))).toBe('NOT_FOUND');
     });
 
     it('lists with sort, direction, filter and paging', () => {
       const titles = ['delta', 'Alpha', 'charlie', 'bravo_1', 'bravo%2'];
-      titles.forEach((title, i) => kb.addDocument({ path: `/x/${i}.txt`, title, hash: `${i}`, mime: i % 2 ? 'text/plain' : 'application/pdf', size: 100 - i }));
-      expect(kb.listDocuments({ sort: 'title' }).rows.map((d) => d.title)).toEqual(['Alpha', 'bravo%2', 'bravo_1', 'charlie', 'delta']);
-      expect(kb.listDocuments({ sort: 'size', descending: true, limit: 2 })).toMatchObject({ total: 5, rows: [{ title: 'delta' }, { title: 'Alpha' }] });
+      titles.forEach((title, i) =>
+        kb.addDocument({
+          path: `/x/${i}.txt`,
+          title,
+          hash: `${i}`,
+          mime: i % 2 ? 'text/plain' : 'application/pdf',
+          size: 100 - i,
+        }),
+      );
+      expect(kb.listDocuments({ sort: 'title' }).rows.map((d) => d.title)).toEqual([
+        'Alpha',
+        'bravo%2',
+        'bravo_1',
+        'charlie',
+        'delta',
+      ]);
+      expect(kb.listDocuments({ sort: 'size', descending: true, limit: 2 })).toMatchObject({
+        total: 5,
+        rows: [{ title: 'delta' }, { title: 'Alpha' }],
+      });
       expect(kb.listDocuments({ sort: 'size', offset: 4 }).rows.map((d) => d.title)).toEqual(['delta']);
       expect(kb.listDocuments({ filter: 'BRAVO' }).total).toBe(2);
       expect(kb.listDocuments({ filter: '_' }).rows.map((d) => d.title)).toEqual(['bravo_1']);
@@ -171,7 +224,14 @@ describe('KnowledgeBase', () => {
 
     it('lists 50,000 documents at any sort and offset from an index, never sorting the table', () => {
       kb.transaction(() => {
-        for (let i = 0; i < 50_000; i++) kb.addDocument({ path: `/big/${i}.txt`, title: `doc ${(i * 7919) % 50_000}`, hash: `${i}`, mime: 'text/plain', size: i });
+        for (let i = 0; i < 50_000; i++)
+          kb.addDocument({
+            path: `/big/${i}.txt`,
+            title: `doc ${(i * 7919) % 50_000}`,
+            hash: `${i}`,
+            mime: 'text/plain',
+            size: i,
+          });
       });
       // The statements the page runs, read back from the driver, and their plans: a plan, not a time.
       const prepare = vi.spyOn(Database.prototype, 'prepare');
@@ -184,7 +244,9 @@ describe('KnowledgeBase', () => {
           expect(page.rows).toHaveLength(200);
           const select = prepare.mock.calls.map(([sql]) => String(sql)).find((sql) => /ORDER BY/.test(sql));
           expect(select, sort).toBeDefined();
-          const plan = (plans.prepare(`EXPLAIN QUERY PLAN ${select}`).all({ limit: 200, offset: 40_000 }) as { detail: string }[]).map((r) => r.detail);
+          const plan = (
+            plans.prepare(`EXPLAIN QUERY PLAN ${select}`).all({ limit: 200, offset: 40_000 }) as { detail: string }[]
+          ).map((r) => r.detail);
           expect(plan.join('; '), sort).toMatch(/^SCAN documents USING INDEX documents_/);
           expect(plan.join('; '), sort).not.toMatch(/TEMP B-TREE/);
         }
@@ -199,13 +261,19 @@ describe('KnowledgeBase', () => {
       const first = kb.replaceChunks(doc.id, chunks('one', 'two', 'three'));
       expect(first.map((c) => c.text)).toEqual(['one', 'two', 'three']);
       expect(kb.getDocument(doc.id)?.chunkCount).toBe(3);
-      const [a, b, c] = first as [typeof first[0], typeof first[0], typeof first[0]];
+      const [a, b, c] = first as [(typeof first)[0], (typeof first)[0], (typeof first)[0]];
       expect(kb.neighbours(b.id)).toMatchObject({ previous: { id: a.id }, next: { id: c.id } });
       expect(kb.neighbours(a.id).previous).toBeNull();
       expect(kb.neighbours(c.id).next).toBeNull();
       kb.updateChunk(b.id, { summary: 'S', englishText: 'two (en)' });
       kb.updateChunk(b.id, { summary: null });
-      expect(kb.getChunk(b.id)).toMatchObject({ summary: null, englishText: 'two (en)', documentId: doc.id, startOffset: 4, endOffset: 7 });
+      expect(kb.getChunk(b.id)).toMatchObject({
+        summary: null,
+        englishText: 'two (en)',
+        documentId: doc.id,
+        startOffset: 4,
+        endOffset: 7,
+      });
       expect(kb.getChunks([c.id, 12345, a.id]).map((x) => x.text)).toEqual(['three', 'one']);
       const second = kb.replaceChunks(doc.id, chunks('uno'));
       expect(kb.chunksOfDocument(doc.id).map((x) => x.id)).toEqual(second.map((x) => x.id));
@@ -219,7 +287,14 @@ describe('KnowledgeBase', () => {
       const a = kb.upsertEntity('  Penelope ', 'person');
       expect(kb.upsertEntity('PENELOPE', 'place')).toBe(a);
       expect(kb.upsertEntity('Ｐenelope', 'x')).toBe(a);
-      expect(kb.getEntity(a)).toEqual({ id: a, name: 'Penelope', type: 'person', summary: null, summaryStale: true, aliases: [] });
+      expect(kb.getEntity(a)).toEqual({
+        id: a,
+        name: 'Penelope',
+        type: 'person',
+        summary: null,
+        summaryStale: true,
+        aliases: [],
+      });
       expect(kb.upsertEntity('Penelopé', 'person')).not.toBe(a);
       expect(kb.findEntityByName('penelope')?.id).toBe(a);
       expect(codeOf(() => kb.upsertEntity('  ', 'person'))).toBe('BAD_INPUT');
@@ -241,11 +316,34 @@ describe('KnowledgeBase', () => {
       expect(kb.getEntity(o)?.summaryStale).toBe(false);
       expect(kb.addTriple({ sourceId: o, relation: 'KING_OF', targetId: i, chunkId: c2 })).toBe(t);
       expect(kb.getEntity(o)?.summaryStale).toBe(true);
-      const imported = kb.addTriple({ sourceId: i, relation: 'part_of', targetId: kb.upsertEntity('Greece', 'place'), chunkId: null });
+      const imported = kb.addTriple({
+        sourceId: i,
+        relation: 'part_of',
+        targetId: kb.upsertEntity('Greece', 'place'),
+        chunkId: null,
+      });
       kb.setTripleDescription(t, 'Odysseus rules Ithaca.');
       expect(kb.getTriples([imported, t])).toEqual([
-        { id: imported, sourceId: i, sourceName: 'Ithaca', relation: 'part_of', targetId: expect.any(Number), targetName: 'Greece', description: null, chunkIds: [] },
-        { id: t, sourceId: o, sourceName: 'Odysseus', relation: 'KING_OF', targetId: i, targetName: 'Ithaca', description: 'Odysseus rules Ithaca.', chunkIds: [c1, c2] },
+        {
+          id: imported,
+          sourceId: i,
+          sourceName: 'Ithaca',
+          relation: 'part_of',
+          targetId: expect.any(Number),
+          targetName: 'Greece',
+          description: null,
+          chunkIds: [],
+        },
+        {
+          id: t,
+          sourceId: o,
+          sourceName: 'Odysseus',
+          relation: 'KING_OF',
+          targetId: i,
+          targetName: 'Ithaca',
+          description: 'Odysseus rules Ithaca.',
+          chunkIds: [c1, c2],
+        },
       ]);
       expect(kb.getDocument(doc.id)?.tripleCount).toBe(1);
       expect(kb.triplesOfEntity(i, 'in').map((x) => x.id)).toEqual([t]);
@@ -257,7 +355,9 @@ describe('KnowledgeBase', () => {
         { name: 'KING_OF', count: 1 },
         { name: 'part_of', count: 1 },
       ]);
-      expect(codeOf(() => kb.addTriple({ sourceId: o, relation: 'r', targetId: 999, chunkId: null }))).toBe('NOT_FOUND');
+      expect(codeOf(() => kb.addTriple({ sourceId: o, relation: 'r', targetId: 999, chunkId: null }))).toBe(
+        'NOT_FOUND',
+      );
       expect(codeOf(() => kb.addTriple({ sourceId: o, relation: 'r', targetId: i, chunkId: 999 }))).toBe('NOT_FOUND');
       expect(codeOf(() => kb.addTriple({ sourceId: o, relation: ' ', targetId: i, chunkId: null }))).toBe('BAD_INPUT');
     });
@@ -267,7 +367,10 @@ describe('KnowledgeBase', () => {
       const o = kb.upsertEntity('Odysseus', 'person');
       const i = kb.upsertEntity('Ithaca', 'place');
       kb.addTriple({ sourceId: o, relation: 'KING_OF', targetId: i, chunkId: doc.chunkIds[0]! });
-      expect(kb.entityTypes()).toEqual([{ name: 'person', count: 1 }, { name: 'place', count: 1 }]);
+      expect(kb.entityTypes()).toEqual([
+        { name: 'person', count: 1 },
+        { name: 'place', count: 1 },
+      ]);
       kb.entityTypes().pop(); // callers get copies
       expect(kb.entityTypes()).toHaveLength(2);
 
@@ -277,11 +380,13 @@ describe('KnowledgeBase', () => {
       kb.addTriple({ sourceId: p, relation: 'QUEEN_OF', targetId: i, chunkId: null });
       expect(kb.relations().map((r) => r.name)).toEqual(['KING_OF', 'QUEEN_OF', 'WIFE_OF']);
       // A rolled-back write leaves nothing in the cache either.
-      expect(() => kb.transaction(() => {
-        kb.upsertEntity('Argos', 'animal');
-        expect(kb.entityTypes().map((t) => t.name)).toContain('animal');
-        throw new Error('undo');
-      })).toThrow('undo');
+      expect(() =>
+        kb.transaction(() => {
+          kb.upsertEntity('Argos', 'animal');
+          expect(kb.entityTypes().map((t) => t.name)).toContain('animal');
+          throw new Error('undo');
+        }),
+      ).toThrow('undo');
       expect(kb.entityTypes().map((t) => t.name)).not.toContain('animal');
       kb.mergeEntities('Odysseus', [o, kb.upsertEntity('Ulysses', 'hero')]);
       expect(kb.entityTypes().map((t) => t.name)).not.toContain('hero');
@@ -355,17 +460,31 @@ describe('KnowledgeBase', () => {
       kb.setTripleDescription(t2, 'He rules it.');
       kb.setEmbedder('test', 4);
       const v = Float32Array.of(1, 0, 0, 0);
-      kb.putVectors('entity_name', [ulysses, odysseus, ithaca, penelope].map((id) => ({ id, vector: v })));
+      kb.putVectors(
+        'entity_name',
+        [ulysses, odysseus, ithaca, penelope].map((id) => ({ id, vector: v })),
+      );
       kb.setEntitySummary(odysseus, 'summary');
       kb.putVectors('entity_summary', [{ id: odysseus, vector: v }]);
-      kb.putVectors('triple', [t1, t2, t3, t4].map((id) => ({ id, vector: v })));
-      kb.indexText('triple', [t1, t2, t3, t4].map((id) => ({ id, text: `triple ${id}` })));
+      kb.putVectors(
+        'triple',
+        [t1, t2, t3, t4].map((id) => ({ id, vector: v })),
+      );
+      kb.indexText(
+        'triple',
+        [t1, t2, t3, t4].map((id) => ({ id, text: `triple ${id}` })),
+      );
       expect(kb.getDocument(doc.id)?.tripleCount).toBe(4);
 
       const kept = kb.mergeEntities('Odysseus', [ulysses, odysseus]);
       expect(kept).toBe(odysseus); // the entity already holding the canonical name's key is kept
       expect(kb.getEntity(ulysses)).toBeUndefined();
-      expect(kb.getEntity(kept)).toMatchObject({ name: 'Odysseus', type: 'hero', summaryStale: true, aliases: ['Ulysses'] });
+      expect(kb.getEntity(kept)).toMatchObject({
+        name: 'Odysseus',
+        type: 'hero',
+        summaryStale: true,
+        aliases: ['Ulysses'],
+      });
       expect(kb.findEntityByName('ULYSSES')?.id).toBe(kept);
       expect(kb.upsertEntity('Ulysses', 'person')).toBe(kept); // no resurrection
       const triples = kb.triplesOfEntity(kept);
@@ -397,7 +516,10 @@ describe('KnowledgeBase', () => {
       expect(kb.mergeEntities('Odysseus', [other, a])).toBe(other);
       expect(kb.getEntity(other)?.aliases).toEqual(['K. of Ithaca', 'King of Ithaca', 'Laertiades']);
       expect(kb.mergeEntities('King of Ithaca', [other])).toBe(other);
-      expect(kb.getEntity(other)).toMatchObject({ name: 'King of Ithaca', aliases: ['K. of Ithaca', 'Laertiades', 'Odysseus'] });
+      expect(kb.getEntity(other)).toMatchObject({
+        name: 'King of Ithaca',
+        aliases: ['K. of Ithaca', 'Laertiades', 'Odysseus'],
+      });
       expect(codeOf(() => kb.mergeEntities('x', [999]))).toBe('NOT_FOUND');
     });
   });
@@ -407,7 +529,13 @@ describe('KnowledgeBase', () => {
       const d1 = addDoc(kb, '/1', 'a', 'b', 'c');
       const d2 = addDoc(kb, '/2', 'd');
       const names = Array.from({ length: 7 }, (_, i) => kb.upsertEntity(`E${i}`, 't'));
-      for (let i = 0; i < 6; i++) kb.addTriple({ sourceId: names[i]!, relation: 'next', targetId: names[i + 1]!, chunkId: i < 5 ? d1.chunkIds[i % 3]! : d2.chunkIds[0]! });
+      for (let i = 0; i < 6; i++)
+        kb.addTriple({
+          sourceId: names[i]!,
+          relation: 'next',
+          targetId: names[i + 1]!,
+          chunkId: i < 5 ? d1.chunkIds[i % 3]! : d2.chunkIds[0]!,
+        });
       const seen: string[] = [];
       for (const e of kb.iterateEntities({ batchSize: 2 })) {
         seen.push(e.name);

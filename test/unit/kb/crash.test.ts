@@ -24,7 +24,9 @@ describe('KnowledgeBase after a kill in the middle of a large write', () => {
         seen.push(...d.toString().split('\n').filter(Boolean));
         if (seen.includes('mid-transaction')) child.kill('SIGKILL');
       });
-      child.on('exit', (_code, signal) => (signal ? resolve(signal) : reject(new Error(`writer exited on its own: ${stderr}`))));
+      child.on('exit', (_code, signal) =>
+        signal ? resolve(signal) : reject(new Error(`writer exited on its own: ${stderr}`)),
+      );
     });
     expect(await killed).toBe('SIGKILL');
     expect(seen).toEqual(['committed', 'mid-transaction']);
@@ -36,7 +38,13 @@ describe('KnowledgeBase after a kill in the middle of a large write', () => {
       expect(expectNoOrphans(orphanReport(file))).toEqual({});
       expect(kb.findDocumentByPath('/committed.txt')).toMatchObject({ chunkCount: 1 });
       expect(kb.findDocumentByPath('/big.txt')).toBeUndefined();
-      expect(kb.stats()).toMatchObject({ documents: 1, chunks: 1, entities: 0, triples: 0, vectors: { chunk: 1, triple: 0 } });
+      expect(kb.stats()).toMatchObject({
+        documents: 1,
+        chunks: 1,
+        entities: 0,
+        triples: 0,
+        vectors: { chunk: 1, triple: 0 },
+      });
       expect(kb.bm25('chunk', 'big chunk number', 10)).toEqual([]);
       expect(kb.bm25('chunk', 'committed', 10)).toHaveLength(1);
       expect(kb.knn('chunk', new Float32Array(1024).fill(1), 10)).toHaveLength(1);

@@ -17,7 +17,8 @@ describe('KnowledgeBase deletion', () => {
   });
 
   const KINDS = ['chunk', 'chunk_original', 'entity_name', 'entity_summary', 'triple', 'passage'] as const;
-  const vector = (seed: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 13 + i) + 0.01);
+  const vector = (seed: number): Float32Array =>
+    Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 13 + i) + 0.01);
 
   /** Two documents sharing one entity and one triple, plus an imported triple; everything embedded and indexed. */
   function seed() {
@@ -33,7 +34,12 @@ describe('KnowledgeBase deletion', () => {
     };
     const t = {
       shared: kb.addTriple({ sourceId: e.odysseus, relation: 'king_of', targetId: e.ithaca, chunkId: a.chunkIds[0]! }),
-      onlyA: kb.addTriple({ sourceId: e.telemachus, relation: 'son_of', targetId: e.odysseus, chunkId: a.chunkIds[1]! }),
+      onlyA: kb.addTriple({
+        sourceId: e.telemachus,
+        relation: 'son_of',
+        targetId: e.odysseus,
+        chunkId: a.chunkIds[1]!,
+      }),
       onlyA2: kb.addTriple({ sourceId: e.argos, relation: 'dog_of', targetId: e.telemachus, chunkId: a.chunkIds[1]! }),
       onlyB: kb.addTriple({ sourceId: e.penelope, relation: 'wife_of', targetId: e.odysseus, chunkId: b.chunkIds[1]! }),
       imported: kb.addTriple({ sourceId: e.ithaca, relation: 'part_of', targetId: e.greece, chunkId: null }),
@@ -44,19 +50,48 @@ describe('KnowledgeBase deletion', () => {
     kb.addTriple({ sourceId: e.telemachus, relation: 'son_of', targetId: e.odysseus, chunkId: a.chunkIds[0]! });
     for (const id of Object.values(e)) kb.setEntitySummary(id, `summary ${id}`);
     const allChunks = [...a.chunkIds, ...b.chunkIds];
-    kb.putVectors('chunk', allChunks.map((id) => ({ id, vector: vector(id) })));
-    kb.indexText('chunk', allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })));
-    kb.putVectors('chunk_original', allChunks.map((id) => ({ id, vector: vector(50 + id) })));
-    kb.indexText('chunk_original', allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })));
-    kb.putVectors('entity_name', Object.values(e).map((id) => ({ id, vector: vector(100 + id) })));
-    kb.putVectors('entity_summary', Object.values(e).map((id) => ({ id, vector: vector(200 + id) })));
-    kb.putVectors('triple', Object.values(t).map((id) => ({ id, vector: vector(300 + id) })));
-    kb.indexText('triple', kb.getTriples(Object.values(t)).map((x) => ({ id: x.id, text: `${x.sourceName} ${x.relation} ${x.targetName}` })));
+    kb.putVectors(
+      'chunk',
+      allChunks.map((id) => ({ id, vector: vector(id) })),
+    );
+    kb.indexText(
+      'chunk',
+      allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })),
+    );
+    kb.putVectors(
+      'chunk_original',
+      allChunks.map((id) => ({ id, vector: vector(50 + id) })),
+    );
+    kb.indexText(
+      'chunk_original',
+      allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })),
+    );
+    kb.putVectors(
+      'entity_name',
+      Object.values(e).map((id) => ({ id, vector: vector(100 + id) })),
+    );
+    kb.putVectors(
+      'entity_summary',
+      Object.values(e).map((id) => ({ id, vector: vector(200 + id) })),
+    );
+    kb.putVectors(
+      'triple',
+      Object.values(t).map((id) => ({ id, vector: vector(300 + id) })),
+    );
+    kb.indexText(
+      'triple',
+      kb.getTriples(Object.values(t)).map((x) => ({ id: x.id, text: `${x.sourceName} ${x.relation} ${x.targetName}` })),
+    );
     const passages = {
-      a: kb.replacePassages(a.id, chunks('Odysseus is king of Ithaca. Telemachus', 'Telemachus is his son.')).map((p) => p.id),
+      a: kb
+        .replacePassages(a.id, chunks('Odysseus is king of Ithaca. Telemachus', 'Telemachus is his son.'))
+        .map((p) => p.id),
       b: kb.replacePassages(b.id, chunks('Odysseus rules Ithaca. Penelope waits.')).map((p) => p.id),
     };
-    kb.putVectors('passage', [...passages.a, ...passages.b].map((id) => ({ id, vector: vector(400 + id) })));
+    kb.putVectors(
+      'passage',
+      [...passages.a, ...passages.b].map((id) => ({ id, vector: vector(400 + id) })),
+    );
     // Load the in-memory indexes so deletion has to keep them in step too.
     for (const kind of KINDS) kb.knn(kind, vector(1), 3);
     return { a, b, e, t, passages };
@@ -81,7 +116,14 @@ describe('KnowledgeBase deletion', () => {
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     const stats = kb.stats();
     expect(stats).toMatchObject({ documents: 1, chunks: 2, entities: 5, triples: 4 });
-    expect(stats.vectors).toEqual({ chunk: 2, chunk_original: 2, entity_name: 5, entity_summary: 5, triple: 4, passage: 1 });
+    expect(stats.vectors).toEqual({
+      chunk: 2,
+      chunk_original: 2,
+      entity_name: 5,
+      entity_summary: 5,
+      triple: 4,
+      passage: 1,
+    });
     expect(kb.getPassages([...passages.a, ...passages.b]).map((p) => p.id)).toEqual(passages.b);
     expect(kb.passagesOfDocument(a.id)).toEqual([]);
     expect(kb.getDocument(b.id)).toMatchObject({ chunkCount: 2, tripleCount: 2 });
@@ -92,7 +134,12 @@ describe('KnowledgeBase deletion', () => {
       const exact = kb.knn(kind, vector(a.chunkIds[0]!), 50, { exact: true }).map((r) => r.id);
       expect(ids.sort()).toEqual(exact.sort());
     }
-    expect(kb.knn('chunk', vector(1), 10).map((r) => r.id).sort()).toEqual([...b.chunkIds].sort());
+    expect(
+      kb
+        .knn('chunk', vector(1), 10)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...b.chunkIds].sort());
     expect(kb.knn('passage', vector(1), 10).map((r) => r.id)).toEqual(passages.b);
     expect(kb.bm25('chunk', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
     expect(kb.bm25('chunk_original', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
@@ -114,7 +161,9 @@ describe('KnowledgeBase deletion', () => {
 
   it('replacing chunks clears what hung off the old ones', () => {
     const { a, e, t } = seed();
-    const fresh = kb.replaceChunks(a.id, [{ ord: 0, text: 'New text.', language: 'en', startOffset: 0, endOffset: 9, page: 1 }]);
+    const fresh = kb.replaceChunks(a.id, [
+      { ord: 0, text: 'New text.', language: 'en', startOffset: 0, endOffset: 9, page: 1 },
+    ]);
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     expect(kb.getDocument(a.id)).toMatchObject({ chunkCount: 1, tripleCount: 0 });
     expect(kb.getTriples([t.onlyA, t.onlyA2])).toEqual([]);
@@ -130,7 +179,12 @@ describe('KnowledgeBase deletion', () => {
     expect(fresh[0]!.id).toBeGreaterThan(Math.max(...passages.a, ...passages.b)); // ids are never reused
     expect(kb.getPassages(passages.a)).toEqual([]);
     expect(kb.missingVectors('passage')).toEqual([fresh[0]!.id]);
-    expect(kb.knn('passage', vector(1), 10).map((r) => r.id).sort()).toEqual([...passages.b].sort());
+    expect(
+      kb
+        .knn('passage', vector(1), 10)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...passages.b].sort());
     expect(kb.countDocumentsWithoutPassages()).toBe(0);
   });
 });

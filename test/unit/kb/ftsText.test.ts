@@ -6,7 +6,9 @@ import { seededRandom } from '../../support/seededRandom.js';
 /** The index terms FTS5 (unicode61 remove_diacritics 2, as the KB's tables) makes of a text, in order. */
 function indexTerms(): (text: string) => string {
   const db = new Database(':memory:');
-  db.exec("CREATE VIRTUAL TABLE t USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2'); CREATE VIRTUAL TABLE t_terms USING fts5vocab (t, instance);");
+  db.exec(
+    "CREATE VIRTUAL TABLE t USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2'); CREATE VIRTUAL TABLE t_terms USING fts5vocab (t, instance);",
+  );
   const insert = db.prepare('INSERT INTO t (rowid, text) VALUES (1, ?)');
   const terms = db.prepare('SELECT term FROM t_terms ORDER BY offset').pluck();
   return (text) => {
@@ -21,10 +23,15 @@ describe('ftsDocument', () => {
     const termsOf = indexTerms();
     const random = seededRandom(17);
     // Every character the fast path admits (up to U+2FF, past the Latin blocks), so widening it is checked too.
-    const alphabet = Array.from({ length: 0x300 }, (_, c) => String.fromCharCode(c)).filter((c) => SPACE_SEPARATED.test(c));
+    const alphabet = Array.from({ length: 0x300 }, (_, c) => String.fromCharCode(c)).filter((c) =>
+      SPACE_SEPARATED.test(c),
+    );
     let stored = 0;
     for (let i = 0; i < 3000; i++) {
-      const text = Array.from({ length: 1 + Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      const text = Array.from(
+        { length: 1 + Math.floor(random() * 40) },
+        () => alphabet[Math.floor(random() * alphabet.length)],
+      ).join('');
       const document = ftsDocument(text);
       if (document === text.normalize('NFC')) stored++;
       expect(termsOf(document), JSON.stringify(text)).toBe(termsOf(segmentWords(text).join(' ')));

@@ -23,7 +23,10 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     const keys = Object.keys(texts);
     const chunkIds = addDoc(kb, '/multi', ...keys.map((k) => texts[k]!)).chunkIds;
     ids = Object.fromEntries(keys.map((k, i) => [k, chunkIds[i]!]));
-    kb.indexText('chunk', keys.map((k) => ({ id: ids[k]!, text: texts[k]! })));
+    kb.indexText(
+      'chunk',
+      keys.map((k) => ({ id: ids[k]!, text: texts[k]! })),
+    );
   });
   afterEach(() => {
     kb.close();
@@ -84,12 +87,26 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
   it('leaves out words common in a large index, finding nothing when only they are left', () => {
     // 12,000 rows: "common" in all, "often" in 20%, "group0"…"group9" in 10% each, "seldom" in 3, "alone" nowhere.
     const doc = kb.addDocument({ path: '/large', title: 'large', hash: 'h', mime: 'text/plain', size: 1 });
-    const rows = Array.from({ length: 12_000 }, (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i} group${i % 10}`);
-    const large = kb.replaceChunks(doc.id, rows.map((text, ord) => ({ ord, text, language: 'en', startOffset: 0, endOffset: text.length, page: null })));
-    kb.indexText('chunk', large.map((c) => ({ id: c.id, text: c.text })));
+    const rows = Array.from(
+      { length: 12_000 },
+      (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i} group${i % 10}`,
+    );
+    const large = kb.replaceChunks(
+      doc.id,
+      rows.map((text, ord) => ({ ord, text, language: 'en', startOffset: 0, endOffset: text.length, page: null })),
+    );
+    kb.indexText(
+      'chunk',
+      large.map((c) => ({ id: c.id, text: c.text })),
+    );
     const seldom = large.slice(0, 3).map((c) => c.id);
 
-    expect(kb.bm25('chunk', 'COMMON often seldom', 20).map((r) => r.id).sort()).toEqual(seldom.sort());
+    expect(
+      kb
+        .bm25('chunk', 'COMMON often seldom', 20)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(seldom.sort());
     expect(kb.bm25('chunk', 'common often', 20)).toEqual([]); // all common: dense retrieval ranks such queries
     expect(kb.bm25('chunk', 'common alone', 20)).toEqual([]); // an absent word cannot stand in
     expect(kb.bm25('chunk', 'often', 5)).toEqual([]);
@@ -106,7 +123,10 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     // Row counts of words are kept between questions, and renewed when the index changes: a rare
     // word that becomes common is left out from then on.
     expect(kb.bm25('chunk', 'row42 row43', 5)).toHaveLength(2);
-    kb.indexText('chunk', large.slice(100, 1_500).map((c) => ({ id: c.id, text: `${c.text} row42` })));
+    kb.indexText(
+      'chunk',
+      large.slice(100, 1_500).map((c) => ({ id: c.id, text: `${c.text} row42` })),
+    );
     expect(kb.bm25('chunk', 'row42 row43', 5).map((r) => r.id)).toEqual([large[43]!.id]);
   });
 });

@@ -19,7 +19,14 @@ export function createKb(dir: string, name = 'Test KB'): KnowledgeBase {
 export function chunks(...texts: string[]): NewChunk[] {
   let offset = 0;
   return texts.map((text, ord) => {
-    const chunk: NewChunk = { ord, text, language: 'en', startOffset: offset, endOffset: offset + text.length, page: null };
+    const chunk: NewChunk = {
+      ord,
+      text,
+      language: 'en',
+      startOffset: offset,
+      endOffset: offset + text.length,
+      page: null,
+    };
     offset += text.length + 1;
     return chunk;
   });
@@ -30,12 +37,16 @@ export function addDoc(kb: KnowledgeBase, path: string, ...texts: string[]): { i
   return { id: doc.id, chunkIds: kb.replaceChunks(doc.id, chunks(...texts)).map((c) => c.id) };
 }
 
-
 /**
  * Clustered unit vectors: `clusters` random centres, each point a centre plus Gaussian noise of
  * relative size `spread` (intra-cluster cosine ≈ 1/(1+spread²)). Queries come from the same law.
  */
-export function clusteredVectors(options: { dimension: number; clusters: number; spread: number; seed: number }): () => Float32Array {
+export function clusteredVectors(options: {
+  dimension: number;
+  clusters: number;
+  spread: number;
+  seed: number;
+}): () => Float32Array {
   const random = seededRandom(options.seed);
   const gauss = (): number => {
     let u = 0;
@@ -48,7 +59,9 @@ export function clusteredVectors(options: { dimension: number; clusters: number;
     const n = Math.sqrt(s);
     return v.map((x) => x / n);
   };
-  const centres = Array.from({ length: options.clusters }, () => unit(Float32Array.from({ length: options.dimension }, gauss)));
+  const centres = Array.from({ length: options.clusters }, () =>
+    unit(Float32Array.from({ length: options.dimension }, gauss)),
+  );
   const sigma = options.spread / Math.sqrt(options.dimension);
   return () => {
     const centre = centres[Math.floor(random() * centres.length)] as Float32Array;
@@ -66,25 +79,47 @@ export function orphanReport(file: string): Record<string, number> {
     const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
     const report: Record<string, number> = {
       chunksWithoutDocument: count('SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)'),
-      passagesWithoutDocument: count('SELECT COUNT(*) FROM passages WHERE document_id NOT IN (SELECT id FROM documents)'),
-      provenanceWithoutTriple: count('SELECT COUNT(*) FROM triple_chunks WHERE triple_id NOT IN (SELECT id FROM triples)'),
+      passagesWithoutDocument: count(
+        'SELECT COUNT(*) FROM passages WHERE document_id NOT IN (SELECT id FROM documents)',
+      ),
+      provenanceWithoutTriple: count(
+        'SELECT COUNT(*) FROM triple_chunks WHERE triple_id NOT IN (SELECT id FROM triples)',
+      ),
       provenanceWithoutChunk: count('SELECT COUNT(*) FROM triple_chunks WHERE chunk_id NOT IN (SELECT id FROM chunks)'),
-      triplesWithoutEntity: count('SELECT COUNT(*) FROM triples WHERE source_id NOT IN (SELECT id FROM entities) OR target_id NOT IN (SELECT id FROM entities)'),
-      aliasesWithoutEntity: count('SELECT COUNT(*) FROM entity_aliases WHERE entity_id NOT IN (SELECT id FROM entities)'),
+      triplesWithoutEntity: count(
+        'SELECT COUNT(*) FROM triples WHERE source_id NOT IN (SELECT id FROM entities) OR target_id NOT IN (SELECT id FROM entities)',
+      ),
+      aliasesWithoutEntity: count(
+        'SELECT COUNT(*) FROM entity_aliases WHERE entity_id NOT IN (SELECT id FROM entities)',
+      ),
       ftsChunkWithoutChunk: count('SELECT COUNT(*) FROM fts_chunk WHERE rowid NOT IN (SELECT id FROM chunks)'),
-      ftsChunkOriginalWithoutChunk: count('SELECT COUNT(*) FROM fts_chunk_original WHERE rowid NOT IN (SELECT id FROM chunks)'),
+      ftsChunkOriginalWithoutChunk: count(
+        'SELECT COUNT(*) FROM fts_chunk_original WHERE rowid NOT IN (SELECT id FROM chunks)',
+      ),
       ftsTripleWithoutTriple: count('SELECT COUNT(*) FROM fts_triple WHERE rowid NOT IN (SELECT id FROM triples)'),
       ftsEntityWithoutEntity: count('SELECT COUNT(*) FROM fts_entity WHERE rowid NOT IN (SELECT id FROM entities)'),
       entitiesWithoutFts: count('SELECT COUNT(*) FROM entities WHERE id NOT IN (SELECT rowid FROM fts_entity)'),
-      documentCountsWrong: count(`SELECT COUNT(*) FROM documents d WHERE d.chunk_count <> (SELECT COUNT(*) FROM chunks WHERE document_id = d.id)
+      documentCountsWrong:
+        count(`SELECT COUNT(*) FROM documents d WHERE d.chunk_count <> (SELECT COUNT(*) FROM chunks WHERE document_id = d.id)
         OR d.triple_count <> (SELECT COUNT(DISTINCT tc.triple_id) FROM triple_chunks tc JOIN chunks c ON c.id = tc.chunk_id WHERE c.document_id = d.id)`),
       foreignKeyViolations: (db.pragma('foreign_key_check') as unknown[]).length,
       integrityProblems: db.pragma('integrity_check', { simple: true }) === 'ok' ? 0 : 1,
     };
-    const owners = { chunk: 'chunks', chunk_original: 'chunks', entity_name: 'entities', entity_summary: 'entities', triple: 'triples', passage: 'passages' };
+    const owners = {
+      chunk: 'chunks',
+      chunk_original: 'chunks',
+      entity_name: 'entities',
+      entity_summary: 'entities',
+      triple: 'triples',
+      passage: 'passages',
+    };
     for (const [kind, owner] of Object.entries(owners)) {
-      report[`vec_${kind}WithoutOwner`] = count(`SELECT COUNT(*) FROM vec_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`);
-      report[`vcode_${kind}WithoutOwner`] = count(`SELECT COUNT(*) FROM vcode_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`);
+      report[`vec_${kind}WithoutOwner`] = count(
+        `SELECT COUNT(*) FROM vec_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`,
+      );
+      report[`vcode_${kind}WithoutOwner`] = count(
+        `SELECT COUNT(*) FROM vcode_${kind} WHERE id NOT IN (SELECT id FROM ${owner})`,
+      );
       report[`vec_${kind}Unpaired`] = count(
         `SELECT (SELECT COUNT(*) FROM vec_${kind} WHERE id NOT IN (SELECT id FROM vcode_${kind})) + (SELECT COUNT(*) FROM vcode_${kind} WHERE id NOT IN (SELECT id FROM vec_${kind}))`,
       );

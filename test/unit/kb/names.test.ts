@@ -19,8 +19,16 @@ describe('kb naming helpers', () => {
   });
 
   it('checkBaseIri accepts http(s)/urn IRIs ending in / or # and explains refusals', () => {
-    for (const ok of ['urn:polyhop:kb:abc-123/', 'https://example.org/kb/', 'http://example.org#']) expect(checkBaseIri(ok)).toBe(ok);
-    for (const bad of ['urn:polyhop:kb:abc', 'ftp://x/', 'https://exa mple.org/', 'https://x.org/<a>/', 'relative/', '']) {
+    for (const ok of ['urn:polyhop:kb:abc-123/', 'https://example.org/kb/', 'http://example.org#'])
+      expect(checkBaseIri(ok)).toBe(ok);
+    for (const bad of [
+      'urn:polyhop:kb:abc',
+      'ftp://x/',
+      'https://exa mple.org/',
+      'https://x.org/<a>/',
+      'relative/',
+      '',
+    ]) {
       expect(() => checkBaseIri(bad)).toThrow(/Base IRI/);
     }
   });
@@ -32,7 +40,9 @@ describe('kb naming helpers', () => {
   });
 
   it('ftsQuery quotes every word so FTS5 syntax is inert', () => {
-    expect(ftsQuery('capital OR "x" NEAR(a b) col:y*')).toBe('"capital" OR "or" OR "x" OR "near" OR "a" OR "b" OR "col:y"');
+    expect(ftsQuery('capital OR "x" NEAR(a b) col:y*')).toBe(
+      '"capital" OR "or" OR "x" OR "near" OR "a" OR "b" OR "col:y"',
+    );
     expect(ftsQuery('?!* ()')).toBeNull();
     expect(ftsQuery('Ab ab AB')).toBe('"ab"');
     expect(ftsQuery('pen', { prefix: true })).toBe('"pen"*');

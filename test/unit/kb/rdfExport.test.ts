@@ -19,7 +19,13 @@ function canonical(text: string, format: string): string[] {
 }
 
 describe('exportRdf', () => {
-  const source = syntheticSource({ seed: 3, entities: distinctWeirdNames(11, 150, 40), documents: 4, chunksPerDocument: 5, triples: 400 });
+  const source = syntheticSource({
+    seed: 3,
+    entities: distinctWeirdNames(11, 150, 40),
+    documents: 4,
+    chunksPerDocument: 5,
+    triples: 400,
+  });
   source.nquads = [
     '<http://example.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "imported"@en .\n<http://example.org/a> <http://example.org/p> _:b1 <http://example.org/g> .\n',
   ];
@@ -28,7 +34,8 @@ describe('exportRdf', () => {
     let expected = 0;
     const all = new Set<string>();
     for await (const batch of buildQuads(source, { kind: 'all' })) {
-      for (const q of batch) all.add(`${JSON.stringify(q.subject)}${JSON.stringify(q.predicate)}${JSON.stringify(q.object)}`);
+      for (const q of batch)
+        all.add(`${JSON.stringify(q.subject)}${JSON.stringify(q.predicate)}${JSON.stringify(q.object)}`);
       expected += batch.length;
     }
     expect(all.size).toBe(expected);
@@ -40,7 +47,11 @@ describe('exportRdf', () => {
       ['nquads', 'nquads'],
     ] as const) {
       const file = join(dir, `all.${format}`);
-      const result = await exportRdf(source, file, { format, batchSize: 500, onProgress: (p) => progress.push(p.quads) });
+      const result = await exportRdf(source, file, {
+        format,
+        batchSize: 500,
+        onProgress: (p) => progress.push(p.quads),
+      });
       expect(result.quads).toBe(expected);
       expect(await countStatements(file, syntax)).toBe(expected);
     }
@@ -49,7 +60,9 @@ describe('exportRdf', () => {
     const turtle = readFileSync(join(dir, 'all.turtle'), 'utf8');
     expect(turtle).toContain('@prefix ph: <https://polyhop.app/ontology#> .');
     expect(turtle).toMatch(/entity:\S+ a ph:Entity/);
-    expect(canonical(turtle, 'text/turtle')).toEqual(canonical(readFileSync(join(dir, 'all.ntriples'), 'utf8'), 'application/n-triples'));
+    expect(canonical(turtle, 'text/turtle')).toEqual(
+      canonical(readFileSync(join(dir, 'all.ntriples'), 'utf8'), 'application/n-triples'),
+    );
   });
 
   it('exports one document and an entity neighbourhood', async () => {
@@ -66,9 +79,15 @@ describe('exportRdf', () => {
     expect(await countStatements(join(dir, 'n2.ttl'))).toBe(hop2.quads);
     expect(hop2.quads).toBeGreaterThan(hop1.quads);
     const oneHop = source.tripleList.filter((t) => t.sourceId === 2 || t.targetId === 2).length;
-    expect(canonical(readFileSync(join(dir, 'n1.ttl'), 'utf8'), 'text/turtle').filter((l) => l.endsWith('<https://polyhop.app/ontology#Triple>')).length).toBe(oneHop);
+    expect(
+      canonical(readFileSync(join(dir, 'n1.ttl'), 'utf8'), 'text/turtle').filter((l) =>
+        l.endsWith('<https://polyhop.app/ontology#Triple>'),
+      ).length,
+    ).toBe(oneHop);
 
-    await expect(exportRdf(source, join(dir, 'none.ttl'), { scope: { kind: 'entity', entityId: 99_999, hops: 1 } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      exportRdf(source, join(dir, 'none.ttl'), { scope: { kind: 'entity', entityId: 99_999, hops: 1 } }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(existsSync(join(dir, 'none.ttl'))).toBe(false);
     expect(existsSync(join(dir, 'none.ttl.part'))).toBe(false);
   });
@@ -80,7 +99,11 @@ describe('exportRdf', () => {
 
     const controller = new AbortController();
     const file = join(dir, 'cancelled.ttl');
-    const run = exportRdf(source, file, { batchSize: 100, onProgress: () => controller.abort() , signal: controller.signal });
+    const run = exportRdf(source, file, {
+      batchSize: 100,
+      onProgress: () => controller.abort(),
+      signal: controller.signal,
+    });
     await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(existsSync(file) || existsSync(`${file}.part`)).toBe(false);
   });

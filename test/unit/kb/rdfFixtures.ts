@@ -1,7 +1,6 @@
 import { seededRandom } from '../../support/seededRandom.js';
 import { MemoryRdfSource } from '../../../src-main/engine/kb/rdf/MemoryRdfSource.js';
 
-
 const POOLS = [
   'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
   ' \t\n\r"\'<>{}|^`\\/#?&=%_.~-:;,@![]()*+$',
@@ -34,7 +33,14 @@ export function weirdName(next: () => number, long = false): string {
  * A small KB of `documents` documents with `chunksPerDocument` chunks each, entities with the given
  * names, and triples between random pairs (each triple's provenance one or two chunks).
  */
-export function syntheticSource(options: { seed: number; entities: string[]; documents: number; chunksPerDocument: number; triples: number; relations?: string[] }): MemoryRdfSource {
+export function syntheticSource(options: {
+  seed: number;
+  entities: string[];
+  documents: number;
+  chunksPerDocument: number;
+  triples: number;
+  relations?: string[];
+}): MemoryRdfSource {
   const next = rng(options.seed);
   const source = new MemoryRdfSource('https://polyhop.test/kb/fuzz/');
   const relations = options.relations ?? ['KING_OF', 'MARRIED_TO', 'LOCATED_IN', 'has part', 'works "with"'];
@@ -70,7 +76,14 @@ export function syntheticSource(options: { seed: number; entities: string[]; doc
     }
   }
   options.entities.forEach((name, i) => {
-    source.entityList.push({ id: i + 1, name, type: i % 2 ? 'Person' : 'Place', summary: i % 3 ? `About ${name}` : null, summaryStale: false, aliases: i % 4 === 0 ? [`${name} alias`] : [] });
+    source.entityList.push({
+      id: i + 1,
+      name,
+      type: i % 2 ? 'Person' : 'Place',
+      summary: i % 3 ? `About ${name}` : null,
+      summaryStale: false,
+      aliases: i % 4 === 0 ? [`${name} alias`] : [],
+    });
   });
   const seen = new Set<string>();
   for (let t = 1; source.tripleList.length < options.triples && t < options.triples * 10; t++) {

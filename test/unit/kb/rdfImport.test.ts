@@ -18,7 +18,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function importAll(file: string, options: Partial<ImportRdfOptions> = {}) {
   const batches: ImportBatch[] = [];
   const result = await importRdf(file, { ...options, onBatch: (b) => void batches.push(b) });
-  return { result, batches, entities: batches.flatMap((b) => b.entities), triples: batches.flatMap((b) => b.triples), aliases: batches.flatMap((b) => b.aliases) };
+  return {
+    result,
+    batches,
+    entities: batches.flatMap((b) => b.entities),
+    triples: batches.flatMap((b) => b.triples),
+    aliases: batches.flatMap((b) => b.aliases),
+  };
 }
 
 function write(name: string, text: string): string {
@@ -60,8 +66,18 @@ describe('importRdf', () => {
   // Negative syntax cases after the W3C Turtle test suite's categories.
   const bad: [string, string, number, number][] = [
     ['bad IRI (space)', '@prefix ex: <http://x/> .\nex:a ex:b <http://x/has space> .\n', 2, 11],
-    ['bad IRI (forbidden character)', '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> <http://x/b> <http://x/{c}> .\n', 3, 29],
-    ['bare word instead of a term', '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> ex <http://x/c> .\n', 3, 16],
+    [
+      'bad IRI (forbidden character)',
+      '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> <http://x/b> <http://x/{c}> .\n',
+      3,
+      29,
+    ],
+    [
+      'bare word instead of a term',
+      '<http://x/a> <http://x/b> <http://x/c> .\n\n  <http://x/a> ex <http://x/c> .\n',
+      3,
+      16,
+    ],
     ['unterminated literal', '@prefix ex: <http://x/> .\nex:a ex:b "never closed .\nex:c ex:d ex:e .\n', 2, 11],
     ['undefined prefix', '@prefix ex: <http://x/> .\nex:a ex:b ex:c .\nex:a nope:b ex:c .\n', 3, 6],
     ['bad language tag', '<http://x/a> <http://x/b> "x"@123 .\n', 1, 30],
@@ -70,7 +86,9 @@ describe('importRdf', () => {
   for (const [label, text, line, column] of bad) {
     it(`refuses malformed Turtle with line and column: ${label}`, async () => {
       const batches: ImportBatch[] = [];
-      const error = await importRdf(write(`bad-${label.replace(/\W+/g, '_')}.ttl`, text), { onBatch: (b) => void batches.push(b) }).catch((e: unknown) => e);
+      const error = await importRdf(write(`bad-${label.replace(/\W+/g, '_')}.ttl`, text), {
+        onBatch: (b) => void batches.push(b),
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PolyhopError);
       expect((error as PolyhopError).code).toBe('BAD_INPUT');
       expect((error as PolyhopError).details).toMatchObject({ line, column: expect.any(Number) });
@@ -110,7 +128,10 @@ describe('importRdf', () => {
     const { triples } = await importAll(xml);
     expect(triples.map((t) => t.text)).toEqual(['Odysseus king of Ithaca']);
 
-    const nq = write('g.nq', '<http://x/a> <http://x/b> <http://x/c> <http://x/g> .\n<http://x/a> <http://x/b> "d" .\n');
+    const nq = write(
+      'g.nq',
+      '<http://x/a> <http://x/b> <http://x/c> <http://x/g> .\n<http://x/a> <http://x/b> "d" .\n',
+    );
     expect((await importAll(nq)).result.triples).toBe(2);
 
     const levels = ['<!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">'];
@@ -123,9 +144,15 @@ describe('importRdf', () => {
       `<?xml version="1.0"?>\n<!DOCTYPE rdf:RDF [\n${levels.join('\n')}\n]>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/">\n<rdf:Description rdf:about="http://x/s"><ex:p>&l;</ex:p></rdf:Description>\n</rdf:RDF>\n`,
     );
     // Refused by the entity guard (its message) before expanding: expanded, 10^11 copies of its text would outlast the test.
-    await expect(importAll(bomb)).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/expand/) });
+    await expect(importAll(bomb)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/expand/),
+    });
 
-    const badXml = write('bad.rdf', '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/">\n<rdf:Description rdf:about="http://x/s">\n<ex:p>a</ex:q>\n</rdf:Description>\n</rdf:RDF>\n');
+    const badXml = write(
+      'bad.rdf',
+      '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://x/">\n<rdf:Description rdf:about="http://x/s">\n<ex:p>a</ex:q>\n</rdf:Description>\n</rdf:RDF>\n',
+    );
     const error = (await importAll(badXml).catch((e: unknown) => e)) as PolyhopError;
     expect(error.code).toBe('BAD_INPUT');
     expect(error.details.line).toBeGreaterThanOrEqual(4);
@@ -157,14 +184,24 @@ ex:paris ex:twin ex:parisTX .
     expect(byKey.get('<http://x/parisTX>')?.name).toBe('paris (parisTX)');
     expect(byKey.get('<http://x/lutetia>')?.name).toBe('Lutetia');
     expect(byKey.get('<http://x/blank>')?.name).toBe('<http://x/blank>');
-    expect(byKey.get('"2100000"^^<http://www.w3.org/2001/XMLSchema#integer>')).toMatchObject({ name: '2100000', type: 'Literal', kind: 'literal' });
+    expect(byKey.get('"2100000"^^<http://www.w3.org/2001/XMLSchema#integer>')).toMatchObject({
+      name: '2100000',
+      type: 'Literal',
+      kind: 'literal',
+    });
     expect(byKey.get('"2100000"')?.name).toBe('2100000 (string)');
     // "Lutetia" is another node's name and "PARIS" its own: only "City of Light" is left as an alias.
     expect(aliases).toEqual([{ key: '<http://x/paris>', name: 'Paris', aliases: ['City of Light'] }]);
     const firstAliasBatch = batches.findIndex((b) => b.aliases.length > 0);
     expect(batches.slice(firstAliasBatch).flatMap((b) => b.entities)).toEqual([]);
     expect(triples.map((t) => t.text)).toEqual(
-      expect.arrayContaining(['Paris population 2100000', 'paris (parisTX) population 2100000 (string)', 'Paris twin of paris (parisTX)', 'Paris http://x/ paris (parisTX)', 'Paris type City']),
+      expect.arrayContaining([
+        'Paris population 2100000',
+        'paris (parisTX) population 2100000 (string)',
+        'Paris twin of paris (parisTX)',
+        'Paris http://x/ paris (parisTX)',
+        'Paris type City',
+      ]),
     );
     expect(triples.filter((t) => t.relation === 'twin of')).toHaveLength(2); // a repeated statement stays a statement; the KB keeps one triple
     expect(result.labels).toBe(9);

@@ -13,12 +13,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('knowledgeBaseRdfSource', () => {
   it('feeds the view and the exporter from a real KnowledgeBase, and follows a document deletion', async () => {
-    const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'odyssey', baseIri: 'urn:polyhop:kb:odyssey/' } });
+    const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
+      create: { name: 'odyssey', baseIri: 'urn:polyhop:kb:odyssey/' },
+    });
     const addDoc = (title: string, texts: string[]) => {
-      const doc = kb.addDocument({ path: `/docs/${title}.txt`, title, hash: title.padEnd(64, '0'), mime: 'text/plain', size: 10 });
+      const doc = kb.addDocument({
+        path: `/docs/${title}.txt`,
+        title,
+        hash: title.padEnd(64, '0'),
+        mime: 'text/plain',
+        size: 10,
+      });
       const chunks = kb.replaceChunks(
         doc.id,
-        texts.map((text, ord) => ({ ord, text, language: 'en', startOffset: ord * 100, endOffset: ord * 100 + text.length, page: null })),
+        texts.map((text, ord) => ({
+          ord,
+          text,
+          language: 'en',
+          startOffset: ord * 100,
+          endOffset: ord * 100 + text.length,
+          page: null,
+        })),
       );
       return { doc, chunks };
     };
@@ -29,7 +44,12 @@ describe('knowledgeBaseRdfSource', () => {
     const penelope = kb.upsertEntity('Penelope "the faithful"', 'Person');
     const shroud = kb.upsertEntity('shroud', 'Object');
     kb.addTriple({ sourceId: odysseus, relation: 'KING_OF', targetId: ithaca, chunkId: a.chunks[0]!.id });
-    const wife = kb.addTriple({ sourceId: odysseus, relation: 'HAS_WIFE', targetId: penelope, chunkId: a.chunks[1]!.id });
+    const wife = kb.addTriple({
+      sourceId: odysseus,
+      relation: 'HAS_WIFE',
+      targetId: penelope,
+      chunkId: a.chunks[1]!.id,
+    });
     kb.addTriple({ sourceId: penelope, relation: 'WEAVES', targetId: shroud, chunkId: b.chunks[0]!.id });
     kb.setTripleDescription(wife, 'Penelope is the wife of Odysseus.');
 
@@ -42,9 +62,16 @@ describe('knowledgeBaseRdfSource', () => {
     try {
       await view.load();
       const q = `PREFIX ph: <https://polyhop.app/ontology#> SELECT ?name WHERE { ?e a ph:Entity ; ph:hasName ?name } ORDER BY ?name`;
-      expect((await view.query(q)).rows.map((r) => r.name)).toEqual(['Ithaca', 'Odysseus', 'Penelope "the faithful"', 'shroud']);
+      expect((await view.query(q)).rows.map((r) => r.name)).toEqual([
+        'Ithaca',
+        'Odysseus',
+        'Penelope "the faithful"',
+        'shroud',
+      ]);
       const chain = await view.query(
-        'PREFIX ph: <https://polyhop.app/ontology#> SELECT ?next WHERE { ?c ph:hasRecordId ?id ; ph:hasNext/ph:hasContent ?next . FILTER(?id = ' + a.chunks[0]!.id + ') }',
+        'PREFIX ph: <https://polyhop.app/ontology#> SELECT ?next WHERE { ?c ph:hasRecordId ?id ; ph:hasNext/ph:hasContent ?next . FILTER(?id = ' +
+          a.chunks[0]!.id +
+          ') }',
       );
       expect(chain.rows).toEqual([{ next: 'His wife is Penelope.' }]);
 

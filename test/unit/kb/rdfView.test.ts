@@ -16,8 +16,26 @@ function fixture(): MemoryRdfSource {
   const names = ['Odysseus', 'Penelope', 'Ithaca', 'Telemachus', ...distinctWeirdNames(5, 60)];
   const source = syntheticSource({ seed: 9, entities: names, documents: 3, chunksPerDocument: 4, triples: 300 });
   source.tripleList.push(
-    { id: 1001, sourceId: 1, sourceName: 'Odysseus', relation: 'HAS_KING_TEST', targetId: 3, targetName: 'Ithaca', description: 'Odysseus rules Ithaca.', chunkIds: [1] },
-    { id: 1002, sourceId: 1, sourceName: 'Odysseus', relation: 'HAS_WIFE_TEST', targetId: 2, targetName: 'Penelope', description: null, chunkIds: [1, 5] },
+    {
+      id: 1001,
+      sourceId: 1,
+      sourceName: 'Odysseus',
+      relation: 'HAS_KING_TEST',
+      targetId: 3,
+      targetName: 'Ithaca',
+      description: 'Odysseus rules Ithaca.',
+      chunkIds: [1],
+    },
+    {
+      id: 1002,
+      sourceId: 1,
+      sourceName: 'Odysseus',
+      relation: 'HAS_WIFE_TEST',
+      targetId: 2,
+      targetName: 'Penelope',
+      description: null,
+      chunkIds: [1, 5],
+    },
   );
   return source;
 }
@@ -52,7 +70,12 @@ describe('RdfView', () => {
     const wife = await view.query(
       `${PREFIX} SELECT ?wife ?d WHERE { ?o ph:hasName "Odysseus" . ?t ph:hasSource ?o ; ph:hasRelationship/ph:hasName "HAS_WIFE_TEST" ; ph:hasTarget/ph:hasName ?wife . OPTIONAL { ?t ph:hasDescription ?d } }`,
     );
-    expect(wife).toMatchObject({ kind: 'select', columns: ['wife', 'd'], rows: [{ wife: 'Penelope', d: null }], truncated: false });
+    expect(wife).toMatchObject({
+      kind: 'select',
+      columns: ['wife', 'd'],
+      rows: [{ wife: 'Penelope', d: null }],
+      truncated: false,
+    });
     // The direct edge makes plain graph patterns work too.
     const kingOf = mintIri(source.baseIri, ['relation', 'HAS_KING_TEST']);
     expect(kingOf).toBe('https://polyhop.test/kb/fuzz/relation/HAS%5FKING%5FTEST');
@@ -63,10 +86,16 @@ describe('RdfView', () => {
     expect(capped.rows).toHaveLength(10);
     expect(capped.truncated).toBe(true);
 
-    expect(await view.query(`${PREFIX} ASK { ?e ph:hasName "Penelope" }`)).toMatchObject({ kind: 'ask', boolean: true });
+    expect(await view.query(`${PREFIX} ASK { ?e ph:hasName "Penelope" }`)).toMatchObject({
+      kind: 'ask',
+      boolean: true,
+    });
     expect(await view.query(`${PREFIX} ASK { ?e ph:hasName "Circe" }`)).toMatchObject({ kind: 'ask', boolean: false });
 
-    const graph = await view.query(`${PREFIX} CONSTRUCT { ?e ph:hasName ?n } WHERE { ?e a ph:Entity ; ph:hasName ?n }`, { maxRows: 5 });
+    const graph = await view.query(
+      `${PREFIX} CONSTRUCT { ?e ph:hasName ?n } WHERE { ?e a ph:Entity ; ph:hasName ?n }`,
+      { maxRows: 5 },
+    );
     expect(graph.kind).toBe('graph');
     expect(graph.truncated).toBe(true);
     expect(graph.turtle).toContain('@prefix ph: <https://polyhop.app/ontology#> .');
@@ -86,9 +115,18 @@ describe('RdfView', () => {
     };
     setImmediate(tick);
     const seen: number[] = [];
-    const view = open(syntheticSource({ seed: 4, entities: distinctWeirdNames(6, 400), documents: 20, chunksPerDocument: 10, triples: 3000 }), (s) => {
-      if (s.state === 'loading' && s.triples > 0) seen.push(turns);
-    });
+    const view = open(
+      syntheticSource({
+        seed: 4,
+        entities: distinctWeirdNames(6, 400),
+        documents: 20,
+        chunksPerDocument: 10,
+        triples: 3000,
+      }),
+      (s) => {
+        if (s.state === 'loading' && s.triples > 0) seen.push(turns);
+      },
+    );
     await view.load();
     counting = false;
     expect(seen.length).toBeGreaterThan(10);
@@ -101,21 +139,34 @@ describe('RdfView', () => {
     views.push(view);
     const error = await view.query(`${PREFIX}SELECT * WHERE { ?s ?p ?o } LIMIT 1`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PolyhopError);
-    expect(error).toMatchObject({ code: 'UNSUPPORTED', message: /holds at most 1,000 statements in memory and this knowledge base makes about [\d,]+; publish it to an external SPARQL store and query it there, or export it/ });
+    expect(error).toMatchObject({
+      code: 'UNSUPPORTED',
+      message:
+        /holds at most 1,000 statements in memory and this knowledge base makes about [\d,]+; publish it to an external SPARQL store and query it there, or export it/,
+    });
     expect(view.status.state).toBe('error');
     expect(statuses.some((s) => s.state === 'loading' && s.triples > 0)).toBe(false); // nothing was loaded
   });
 
   it('refuses updates unless allowed, and reports syntax errors as BAD_INPUT', async () => {
     const view = open(fixture());
-    for (const update of ['INSERT DATA { <http://x/a> <http://x/b> "c" }', '# comment\nPREFIX x: <http://x/#>\n DELETE WHERE { ?s ?p ?o }', 'CLEAR ALL']) {
-      await expect(view.query(update)).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/allowUpdate/) });
+    for (const update of [
+      'INSERT DATA { <http://x/a> <http://x/b> "c" }',
+      '# comment\nPREFIX x: <http://x/#>\n DELETE WHERE { ?s ?p ?o }',
+      'CLEAR ALL',
+    ]) {
+      await expect(view.query(update)).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        message: expect.stringMatching(/allowUpdate/),
+      });
     }
     await expect(view.query('SELECT ?s WHERE { ?s ?p }')).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(view.query('hello')).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await view.load();
     const before = view.status.triples;
-    expect(await view.query('INSERT DATA { <http://x/a> <http://x/b> "c" }', { allowUpdate: true })).toMatchObject({ kind: 'update' });
+    expect(await view.query('INSERT DATA { <http://x/a> <http://x/b> "c" }', { allowUpdate: true })).toMatchObject({
+      kind: 'update',
+    });
     expect(view.status.triples).toBe(before + 1);
   });
 
@@ -124,7 +175,9 @@ describe('RdfView', () => {
     await view.load();
     const triples = view.status.triples;
     // TIMEOUT, not a result: the limit stopped it (run to the end, the product would outlast the test).
-    const error = await view.query('SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }', { timeoutMs: 800 }).catch((e: unknown) => e);
+    const error = await view
+      .query('SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }', { timeoutMs: 800 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PolyhopError);
     expect((error as PolyhopError).code).toBe('TIMEOUT');
     expect(view.status.state).toBe('loading');

@@ -37,7 +37,10 @@ describe('KnowledgeBase vectors', () => {
 
   it('finds the exact top 10 on clustered vectors (recall@10 ≥ 0.95), scores being cosine', () => {
     const sample = clusteredVectors({ dimension, clusters: 30, spread: 0.8, seed: 1 });
-    kb.putVectors('chunk', chunkIds.map((id) => ({ id, vector: sample() })));
+    kb.putVectors(
+      'chunk',
+      chunkIds.map((id) => ({ id, vector: sample() })),
+    );
     let recall = 0;
     let coarseRecall = 0;
     const queries = 30;
@@ -45,11 +48,19 @@ describe('KnowledgeBase vectors', () => {
       const query = sample();
       const exact = kb.knn('chunk', query, 10, { exact: true });
       const fast = kb.knn('chunk', query, 10);
-      coarseRecall += recallAt(10, kb.knn('chunk', query, 10, { oversample: 1 }).map((r) => r.id), exact.map((r) => r.id));
+      coarseRecall += recallAt(
+        10,
+        kb.knn('chunk', query, 10, { oversample: 1 }).map((r) => r.id),
+        exact.map((r) => r.id),
+      );
       expect(fast).toHaveLength(10);
       expect(fast[0]!.score).toBeLessThanOrEqual(1 + 1e-6);
       expect(fast.map((r) => r.score)).toEqual([...fast.map((r) => r.score)].sort((a, b) => b - a));
-      recall += recallAt(10, fast.map((r) => r.id), exact.map((r) => r.id));
+      recall += recallAt(
+        10,
+        fast.map((r) => r.id),
+        exact.map((r) => r.id),
+      );
     }
     expect(recall / queries).toBeGreaterThanOrEqual(0.95);
     expect(coarseRecall).toBeLessThan(recall); // the rerank is doing real work on this data
@@ -63,8 +74,15 @@ describe('KnowledgeBase vectors', () => {
 
   it('knnOfEach answers each query as knn does alone, a zero query with nothing', () => {
     const sample = clusteredVectors({ dimension, clusters: 30, spread: 0.8, seed: 2 });
-    kb.putVectors('chunk', chunkIds.map((id) => ({ id, vector: sample() })));
-    const queries = [...Array.from({ length: 5 }, sample), new Float32Array(dimension), ...Array.from({ length: 3 }, sample)];
+    kb.putVectors(
+      'chunk',
+      chunkIds.map((id) => ({ id, vector: sample() })),
+    );
+    const queries = [
+      ...Array.from({ length: 5 }, sample),
+      new Float32Array(dimension),
+      ...Array.from({ length: 3 }, sample),
+    ];
     for (const options of [{}, { exact: true }, { oversample: 2 }]) {
       const each = kb.knnOfEach('chunk', queries, 7, options);
       expect(each).toEqual(queries.map((q) => kb.knn('chunk', q, 7, options)));
@@ -76,7 +94,10 @@ describe('KnowledgeBase vectors', () => {
 
   it('stays coherent with writes from another connection and with rolled-back transactions', () => {
     const sample = clusteredVectors({ dimension, clusters: 5, spread: 0.5, seed: 2 });
-    kb.putVectors('chunk', chunkIds.slice(0, 100).map((id) => ({ id, vector: sample() })));
+    kb.putVectors(
+      'chunk',
+      chunkIds.slice(0, 100).map((id) => ({ id, vector: sample() })),
+    );
     const probe = sample();
     kb.knn('chunk', probe, 5); // loads the in-memory index
     const other = KnowledgeBase.open(kb.file);
@@ -92,14 +113,25 @@ describe('KnowledgeBase vectors', () => {
       }),
     ).toThrow('rollback');
     expect(kb.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[500]);
-    expect(kb.knn('chunk', probe.map((x) => -x), 1)[0]?.id).not.toBe(chunkIds[600]);
+    expect(
+      kb.knn(
+        'chunk',
+        probe.map((x) => -x),
+        1,
+      )[0]?.id,
+    ).not.toBe(chunkIds[600]);
     kb.deleteVectors('chunk', [chunkIds[500]!]);
     expect(kb.knn('chunk', probe, 200).map((r) => r.id)).not.toContain(chunkIds[500]);
     expect(kb.missingVectors('chunk', 3000)).toHaveLength(3000 - 100);
     // Paged by id: each page starts after the last id of the one before, and the pages make up the whole.
     expect(kb.countMissingVectors('chunk')).toBe(3000 - 100);
     const pages: number[][] = [];
-    for (let page = kb.missingVectors('chunk', 700); page.length > 0; page = kb.missingVectors('chunk', 700, page.at(-1)!)) pages.push(page);
+    for (
+      let page = kb.missingVectors('chunk', 700);
+      page.length > 0;
+      page = kb.missingVectors('chunk', 700, page.at(-1)!)
+    )
+      pages.push(page);
     expect(pages.map((p) => p.length)).toEqual([700, 700, 700, 700, 100]);
     expect(pages.flat()).toEqual(kb.missingVectors('chunk', 3000));
   });
@@ -113,7 +145,10 @@ describe('KnowledgeBase vectors', () => {
     });
     const kept = ids.filter((_, i) => i % 141 !== 7);
     const vectors = new Map(kept.map((id) => [id, sample()]));
-    kb.putVectors('entity_name', kept.map((id) => ({ id, vector: vectors.get(id)! })));
+    kb.putVectors(
+      'entity_name',
+      kept.map((id) => ({ id, vector: vectors.get(id)! })),
+    );
     const reopened = KnowledgeBase.open(kb.file);
     try {
       for (const id of [kept[0]!, kept[65_535]!, kept[65_536]!, kept.at(-1)!, kept[40_000]!]) {
@@ -127,11 +162,21 @@ describe('KnowledgeBase vectors', () => {
   });
 
   it('refuses wrong dimensions, zero vectors, unknown rows and a missing embedder', () => {
-    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(3).fill(1) }]))).toBe('CONFLICT');
+    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(3).fill(1) }]))).toBe(
+      'CONFLICT',
+    );
     expect(errorCode(() => kb.knn('chunk', new Float32Array(3).fill(1), 3))).toBe('CONFLICT');
-    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension) }]))).toBe('BAD_INPUT');
-    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension).fill(Number.NaN) }]))).toBe('BAD_INPUT');
-    expect(errorCode(() => kb.putVectors('triple', [{ id: 424242, vector: new Float32Array(dimension).fill(1) }]))).toBe('NOT_FOUND');
+    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension) }]))).toBe(
+      'BAD_INPUT',
+    );
+    expect(
+      errorCode(() =>
+        kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension).fill(Number.NaN) }]),
+      ),
+    ).toBe('BAD_INPUT');
+    expect(
+      errorCode(() => kb.putVectors('triple', [{ id: 424242, vector: new Float32Array(dimension).fill(1) }])),
+    ).toBe('NOT_FOUND');
     expect(errorCode(() => kb.putVectors('nope' as never, []))).toBe('BAD_INPUT');
     kb.setEmbedder('another', 16);
     expect(kb.knn('chunk', new Float32Array(16).fill(1), 3)).toEqual([]);
@@ -156,10 +201,16 @@ describe('BinaryIndex', () => {
     const queries = 10;
     for (let q = 0; q < queries; q++) {
       const query = sample();
-      const truth = vectors.map((v, id) => ({ id, s: dot(query, v) })).sort((a, b) => b.s - a.s).map((r) => r.id);
+      const truth = vectors
+        .map((v, id) => ({ id, s: dot(query, v) }))
+        .sort((a, b) => b.s - a.s)
+        .map((r) => r.id);
       const candidates = index.candidates(BinaryIndex.encode(query), 400);
       expect(candidates).toHaveLength(400);
-      const reranked = candidates.map((id) => ({ id, s: dot(query, vectors[id]!) })).sort((a, b) => b.s - a.s).map((r) => r.id);
+      const reranked = candidates
+        .map((id) => ({ id, s: dot(query, vectors[id]!) }))
+        .sort((a, b) => b.s - a.s)
+        .map((r) => r.id);
       recall += recallAt(10, reranked, truth);
     }
     expect(recall / queries).toBeGreaterThanOrEqual(0.95);

@@ -41,20 +41,40 @@ describe('MCP front door, as an MCP client calls it', () => {
 
   it('lists the read-only tools and the KBs as resources', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'entity_card', 'list_knowledge_bases', 'search_entities', 'search_passages', 'sparql_query']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'ask',
+      'entity_card',
+      'list_knowledge_bases',
+      'search_entities',
+      'search_passages',
+      'sparql_query',
+    ]);
     for (const t of tools.filter((t) => t.name !== 'ask')) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['polyhop://kb/odyssey']);
-    const info = JSON.parse(((await client.readResource({ uri: 'polyhop://kb/odyssey' })).contents[0] as { text: string }).text);
+    const info = JSON.parse(
+      ((await client.readResource({ uri: 'polyhop://kb/odyssey' })).contents[0] as { text: string }).text,
+    );
     expect(info).toMatchObject({ name: 'odyssey', documentCount: 4 });
     expect(replyOf(await client.callTool({ name: 'list_knowledge_bases', arguments: {} }))).toEqual([
-      expect.objectContaining({ name: 'odyssey', documentCount: 4, entityCount: info.entityCount, tripleCount: info.tripleCount }),
+      expect.objectContaining({
+        name: 'odyssey',
+        documentCount: 4,
+        entityCount: info.entityCount,
+        tripleCount: info.tripleCount,
+      }),
     ]);
   });
 
   it('finds an entity and reads its card, as the Api does', async () => {
-    const found = replyOf(await client.callTool({ name: 'search_entities', arguments: { kb: 'odyssey', query: 'Penelope' } }));
-    const viaApi = await call<{ id: number; name: string }[]>(engine, 'graph:search', { kb: 'odyssey', query: 'Penelope', limit: 20 });
+    const found = replyOf(
+      await client.callTool({ name: 'search_entities', arguments: { kb: 'odyssey', query: 'Penelope' } }),
+    );
+    const viaApi = await call<{ id: number; name: string }[]>(engine, 'graph:search', {
+      kb: 'odyssey',
+      query: 'Penelope',
+      limit: 20,
+    });
     expect(found).toEqual(viaApi);
     expect(found[0].name).toBe('Penelope');
     const card = replyOf(await client.callTool({ name: 'entity_card', arguments: { kb: 'odyssey', id: found[0].id } }));
@@ -62,7 +82,9 @@ describe('MCP front door, as an MCP client calls it', () => {
   });
 
   it('answers with a strategy, citing passages at offsets that hold the cited text', async () => {
-    const reply = replyOf(await client.callTool({ name: 'ask', arguments: { kb: 'odyssey', question: WIFE_OF_KING.it, strategy: 'dr' } }));
+    const reply = replyOf(
+      await client.callTool({ name: 'ask', arguments: { kb: 'odyssey', question: WIFE_OF_KING.it, strategy: 'dr' } }),
+    );
     expect(reply.shortAnswer).toMatch(/Penelope/);
     expect(reply.answerLanguage).toBe('it');
     expect(reply.citations.length).toBeGreaterThan(0);
@@ -74,21 +96,37 @@ describe('MCP front door, as an MCP client calls it', () => {
       expect(chunk, `chunk ${s.chunkId} of ${document.path}`).toBeDefined();
       expect([s.startOffset, s.endOffset]).toEqual([chunk!.startOffset, chunk!.endOffset]);
       // A plain-text file is its own text: it holds the cited passage at the cited offsets.
-      if (document.path.endsWith('.txt')) expect(readFileSync(document.path, 'utf8').slice(s.startOffset, s.endOffset).trim()).toBe(chunk!.text.trim());
+      if (document.path.endsWith('.txt'))
+        expect(readFileSync(document.path, 'utf8').slice(s.startOffset, s.endOffset).trim()).toBe(chunk!.text.trim());
     }
   });
 
   it('ranks passages without generating, and refuses an update disguised as a query', async () => {
-    const { passages } = replyOf(await client.callTool({ name: 'search_passages', arguments: { kb: 'odyssey', query: 'Penelope weaving' } }));
+    const { passages } = replyOf(
+      await client.callTool({ name: 'search_passages', arguments: { kb: 'odyssey', query: 'Penelope weaving' } }),
+    );
     expect(passages.length).toBeGreaterThan(0);
     expect(passages.every((p: { sources: unknown[] }) => p.sources.length > 0)).toBe(true);
 
-    const count = replyOf(await client.callTool({ name: 'sparql_query', arguments: { kb: 'odyssey', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }' } }));
+    const count = replyOf(
+      await client.callTool({
+        name: 'sparql_query',
+        arguments: { kb: 'odyssey', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }' },
+      }),
+    );
     const before = Number(count.rows[0].n.value ?? count.rows[0].n);
     expect(before).toBeGreaterThan(0);
-    const update = await client.callTool({ name: 'sparql_query', arguments: { kb: 'odyssey', query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }' } });
+    const update = await client.callTool({
+      name: 'sparql_query',
+      arguments: { kb: 'odyssey', query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }' },
+    });
     expect(update.isError).toBe(true);
-    const after = replyOf(await client.callTool({ name: 'sparql_query', arguments: { kb: 'odyssey', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }' } }));
+    const after = replyOf(
+      await client.callTool({
+        name: 'sparql_query',
+        arguments: { kb: 'odyssey', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }' },
+      }),
+    );
     expect(Number(after.rows[0].n.value ?? after.rows[0].n)).toBe(before);
   });
 
@@ -108,7 +146,11 @@ describe('MCP front door, as an MCP client calls it', () => {
     it('serves a client that sends the token, on 127.0.0.1 only', async () => {
       expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const remote = new Client({ name: 'http-assistant', version: '1.0.0' });
-      await remote.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${http.token}` } } }));
+      await remote.connect(
+        new StreamableHTTPClientTransport(new URL(http.url), {
+          requestInit: { headers: { Authorization: `Bearer ${http.token}` } },
+        }),
+      );
       expect(replyOf(await remote.callTool({ name: 'list_knowledge_bases', arguments: {} }))[0].name).toBe('odyssey');
       await remote.close();
     });
@@ -116,10 +158,21 @@ describe('MCP front door, as an MCP client calls it', () => {
     it('refuses a request without the token, or with a foreign Host', async () => {
       const post = (headers: Record<string, string>): Promise<number> =>
         new Promise((resolve, reject) => {
-          const req = request(http.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
+          const req = request(
+            http.url,
+            {
+              method: 'POST',
+              headers: {
+                'Content-Type': 'application/json',
+                Accept: 'application/json, text/event-stream',
+                ...headers,
+              },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
           req.on('error', reject);
           req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
         });
@@ -133,12 +186,21 @@ describe('MCP front door, as an MCP client calls it', () => {
   it('`polyhop mcp` speaks MCP on stdio (nothing else on stdout) over the same data directory', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(repoRoot, 'bin', 'polyhop.js'), '--data-dir', dataDir, '--models-dir', join(dataDir, 'models'), 'mcp'],
+      args: [
+        join(repoRoot, 'bin', 'polyhop.js'),
+        '--data-dir',
+        dataDir,
+        '--models-dir',
+        join(dataDir, 'models'),
+        'mcp',
+      ],
       stderr: 'pipe',
     });
     const stdio = new Client({ name: 'stdio-assistant', version: '1.0.0' });
     await stdio.connect(transport);
-    expect(replyOf(await stdio.callTool({ name: 'list_knowledge_bases', arguments: {} }))).toEqual([expect.objectContaining({ name: 'odyssey', documentCount: 4 })]);
+    expect(replyOf(await stdio.callTool({ name: 'list_knowledge_bases', arguments: {} }))).toEqual([
+      expect.objectContaining({ name: 'odyssey', documentCount: 4 }),
+    ]);
     await stdio.close();
   }, 120_000);
 });

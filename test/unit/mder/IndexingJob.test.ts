@@ -7,7 +7,15 @@ import { IndexingJob, type IndexingJobOptions, type IndexingProgress } from '../
 import { CachingLlm } from '../../../src-main/engine/models/CachingLlm.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { addCorpusDocument, CHUNK_SCRIPT, CORPUS_FILES, CorpusEmbedder, corpusRules, DESCRIPTIONS, type CorpusRulesOptions } from '../../support/corpusScript.js';
+import {
+  addCorpusDocument,
+  CHUNK_SCRIPT,
+  CORPUS_FILES,
+  CorpusEmbedder,
+  corpusRules,
+  DESCRIPTIONS,
+  type CorpusRulesOptions,
+} from '../../support/corpusScript.js';
 import { openKb, prompts, snapshot } from './support/corpusKb.js';
 
 let dir: string;
@@ -82,13 +90,34 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     // Triples after disambiguation: Ulysses/Ulises → Odysseus, Pénélope → Penelope, Telémaco → Telemachus;
     // duplicates from two languages became one triple with both chunks as provenance.
     expect(snap.triples.map((t) => t.split(' | ').slice(0, 3).join(' | '))).toEqual(ALL_TRIPLES);
-    expect(snap.triples).toContain(`Odysseus | KING_OF | Ithaca | ${DESCRIPTIONS['Odysseus|KING_OF|Ithaca']} | odysseus.en.md#0,ulisse.it.txt#0`);
-    expect(snap.triples).toContain(`Telemachus | SON_OF | Odysseus | ${DESCRIPTIONS['Telemachus|SON_OF|Odysseus']} | odysseus.en.md#2,telemaco.es.txt#0`);
-    expect(snap.triples).toContain('Penelope | WAITED_FOR | Odysseus | Penelope waited twenty years for Odysseus to return. | penelope.fr.txt#0');
+    expect(snap.triples).toContain(
+      `Odysseus | KING_OF | Ithaca | ${DESCRIPTIONS['Odysseus|KING_OF|Ithaca']} | odysseus.en.md#0,ulisse.it.txt#0`,
+    );
+    expect(snap.triples).toContain(
+      `Telemachus | SON_OF | Odysseus | ${DESCRIPTIONS['Telemachus|SON_OF|Odysseus']} | odysseus.en.md#2,telemaco.es.txt#0`,
+    );
+    expect(snap.triples).toContain(
+      'Penelope | WAITED_FOR | Odysseus | Penelope waited twenty years for Odysseus to return. | penelope.fr.txt#0',
+    );
 
     const byName = new Map(snap.entities.map((e) => [e.name, e]));
     expect([...byName.keys()].sort()).toEqual(
-      ['Beggar', 'Fall of Troy', 'Icarius', 'Ithaca', 'Laertes', 'Odysseus', 'Penelope', 'Poseidon', 'Pylos', 'Shroud', 'Sparta', 'Suitors', 'Telemachus', 'Ten Years'].sort(),
+      [
+        'Beggar',
+        'Fall of Troy',
+        'Icarius',
+        'Ithaca',
+        'Laertes',
+        'Odysseus',
+        'Penelope',
+        'Poseidon',
+        'Pylos',
+        'Shroud',
+        'Sparta',
+        'Suitors',
+        'Telemachus',
+        'Ten Years',
+      ].sort(),
     );
     expect(byName.get('Odysseus')!.aliases).toEqual(['Ulises', 'Ulysses']);
     expect(byName.get('Penelope')!.aliases).toEqual(['Pénélope']);
@@ -98,7 +127,9 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     // One described fact: the description, with the entity's name and type, is the summary, no call.
     expect(byName.get('Icarius')!.summary).toBe('Icarius (Person): Penelope was the daughter of Icarius.');
     expect(byName.get('Laertes')!.summary).toBe('Laertes (Person): Odysseus was the son of Laertes.');
-    expect(byName.get('Ithaca')!.summary).toBe(`Ithaca (Island): ${DESCRIPTIONS['Odysseus|KING_OF|Ithaca']} ${DESCRIPTIONS['Odysseus|RETURNED_TO|Ithaca']}`);
+    expect(byName.get('Ithaca')!.summary).toBe(
+      `Ithaca (Island): ${DESCRIPTIONS['Odysseus|KING_OF|Ithaca']} ${DESCRIPTIONS['Odysseus|RETURNED_TO|Ithaca']}`,
+    );
     // Odysseus is summarised from the descriptions of all 13 triples it takes part in.
     const odysseusFacts = ALL_TRIPLES.filter((t) => t.split(' | ').includes('Odysseus')).map((t) => {
       const [s, r, o] = t.split(' | ');
@@ -120,12 +151,21 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(reducedNames(llm)).toEqual(['Ithaca', 'Odysseus', 'Penelope', 'Suitors', 'Telemachus']);
     // KING_OF was described once, from its newest chunk with the English chunk as other context.
     const kingOf = llm.callsOf('mder/enrich').find((c) => c.prompt.variables.triples!.includes('KING_OF'))!;
-    expect(kingOf.prompt.variables.triples).toBe('1. Odysseus | KING_OF | Ithaca\n2. Odysseus | RETURNED_TO | Ithaca\n3. Odysseus | DISGUISED_AS | Beggar');
+    expect(kingOf.prompt.variables.triples).toBe(
+      '1. Odysseus | KING_OF | Ithaca\n2. Odysseus | RETURNED_TO | Ithaca\n3. Odysseus | DISGUISED_AS | Beggar',
+    );
     expect(kingOf.prompt.variables.other).toBe(CHUNK_SCRIPT['odysseus.en.md'][0]!.summary);
     expect(kingOf.prompt.variables.next).toBe(CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary);
 
     // Original-language vectors for the 4 non-English chunks only: the 3 English ones are embedded once.
-    expect(snap.vectors).toEqual({ chunk: 7, chunk_original: 4, entity_name: 14, entity_summary: 14, triple: 19, passage: 0 });
+    expect(snap.vectors).toEqual({
+      chunk: 7,
+      chunk_original: 4,
+      entity_name: 14,
+      entity_summary: 14,
+      triple: 19,
+      passage: 0,
+    });
     expect(kb.bm25('chunk_original', 'mendicante', 3)).toHaveLength(1); // the text as written is searchable
     expect(kb.bm25('chunk', 'mendicante', 3)).toHaveLength(0); // the English corpus holds English text only
     expect(kb.bm25('triple', 'beggar', 5).length).toBeGreaterThan(0);
@@ -174,7 +214,9 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     const a = snapshot(kb);
     const b = snapshot(fresh);
     expect(a.triples).toEqual(b.triples);
-    expect(a.entities.map((e) => [e.name, e.type, e.aliases])).toEqual(b.entities.map((e) => [e.name, e.type, e.aliases]));
+    expect(a.entities.map((e) => [e.name, e.type, e.aliases])).toEqual(
+      b.entities.map((e) => [e.name, e.type, e.aliases]),
+    );
     fresh.close();
 
     kb.deleteDocument(es.id);
@@ -182,10 +224,14 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     await job(kb, third).run();
     expect(third.calls.filter((c) => c.prompt.name !== 'mder/reduce')).toEqual([]);
     expect(reducedNames(third)).toEqual(['Odysseus', 'Telemachus']);
-    expect(kb.findEntityByName('Suitors')!.summary).toBe(`Suitors (Group): ${DESCRIPTIONS['Penelope|DECEIVED|Suitors']}`);
+    expect(kb.findEntityByName('Suitors')!.summary).toBe(
+      `Suitors (Group): ${DESCRIPTIONS['Penelope|DECEIVED|Suitors']}`,
+    );
     const after = snapshot(kb);
     expect(after.triples.some((t) => t.includes('HELPED') || t.includes('DEFEATED'))).toBe(false);
-    expect(after.triples).toContain(`Telemachus | SON_OF | Odysseus | ${DESCRIPTIONS['Telemachus|SON_OF|Odysseus']} | odysseus.en.md#2`);
+    expect(after.triples).toContain(
+      `Telemachus | SON_OF | Odysseus | ${DESCRIPTIONS['Telemachus|SON_OF|Odysseus']} | odysseus.en.md#2`,
+    );
     expect(after.entities.find((e) => e.name === 'Telemachus')!.summary).not.toContain('helped');
     kb.close();
   });
@@ -194,7 +240,10 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     const kb = openKb(join(dir, 'kb.sqlite'));
     for (const f of CORPUS_FILES) addCorpusDocument(kb, f);
     const badSummary = CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary;
-    const result = await job(kb, scripted({ breakOn: [{ prompt: 'mder/map', when: (v) => v.chunk === badSummary }] })).run();
+    const result = await job(
+      kb,
+      scripted({ breakOn: [{ prompt: 'mder/map', when: (v) => v.chunk === badSummary }] }),
+    ).run();
     expect(result.failures).toHaveLength(1);
     expect(result.failures[0]).toMatchObject({ stage: 'map', code: 'LLM_OUTPUT_INVALID' });
     const docs = snapshot(kb).documents;
@@ -271,7 +320,11 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
 
     const child = (latencyMs: number, killWhen?: (line: string) => boolean) =>
       new Promise<{ lines: string[]; signal: NodeJS.Signals | null }>((resolve, reject) => {
-        const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support/indexCorpusChild.ts'), file, String(latencyMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const proc = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(import.meta.dirname, 'support/indexCorpusChild.ts'), file, String(latencyMs)],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
         const lines: string[] = [];
         let err = '';
         proc.stderr.on('data', (d) => (err += d));
@@ -282,7 +335,11 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
           }
         });
         proc.on('error', reject);
-        proc.on('close', (code, signal) => (code === 0 || signal === 'SIGKILL' ? resolve({ lines, signal }) : reject(new Error(`child exited ${code}: ${err}`))));
+        proc.on('close', (code, signal) =>
+          code === 0 || signal === 'SIGKILL'
+            ? resolve({ lines, signal })
+            : reject(new Error(`child exited ${code}: ${err}`)),
+        );
       });
 
     const killed = await child(15, (line) => line === 'enrich 2/7');

@@ -9,7 +9,15 @@ import { zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js'
 import { tripleText } from '../../../src-main/engine/mder/names.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
-import { addCorpusDocument, canonicalName, CORPUS_FILES, CorpusEmbedder, corpusRules, DESCRIPTIONS, NAME_VARIANTS } from '../../support/corpusScript.js';
+import {
+  addCorpusDocument,
+  canonicalName,
+  CORPUS_FILES,
+  CorpusEmbedder,
+  corpusRules,
+  DESCRIPTIONS,
+  NAME_VARIANTS,
+} from '../../support/corpusScript.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-batches-'));
@@ -29,7 +37,10 @@ describe('batched replies are matched by id and content key', () => {
       {
         prompt: 'mder/enrich',
         reply: (v) => {
-          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({ object: t!, description: `${s} ${r} ${t}.` }));
+          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({
+            object: t!,
+            description: `${s} ${r} ${t}.`,
+          }));
           if (lines.length < 4) return { descriptions: lines.map((l, i) => ({ id: i + 1, ...l })) };
           // Item 2 left out, the rest numbered on from 2; the grammar wants four entries, so the last is written twice.
           const kept = [lines[0]!, lines[2]!, lines[3]!, lines[3]!];
@@ -42,10 +53,12 @@ describe('batched replies are matched by id and content key', () => {
     expect(r.misses).toEqual([]);
     // Items 2 (no entry of its own) and 3 (its entry keyed to item 4's object) are asked alone; item 4's
     // text, written twice, is kept where its key and text name Telemachus.
-    expect(llm.callsOf('mder/enrich').slice(1).map((c) => c.prompt.variables.triples)).toEqual([
-      '1. Odysseus | SON_OF | Laertes',
-      '1. Penelope | DAUGHTER_OF | Icarius',
-    ]);
+    expect(
+      llm
+        .callsOf('mder/enrich')
+        .slice(1)
+        .map((c) => c.prompt.variables.triples),
+    ).toEqual(['1. Odysseus | SON_OF | Laertes', '1. Penelope | DAUGHTER_OF | Icarius']);
   });
 
   it('one text under two ids is kept only where it names the item; an id named twice with different texts is kept nowhere', async () => {
@@ -61,16 +74,48 @@ describe('batched replies are matched by id and content key', () => {
           ],
         }),
       },
-      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('KING_OF'), reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }) },
-      { prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 1, object: 'Laertes', description: 'Odysseus was the son of Laertes.' }] }) },
+      {
+        prompt: 'mder/enrich',
+        when: (v) => v.triples!.includes('KING_OF'),
+        reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }),
+      },
+      {
+        prompt: 'mder/enrich',
+        reply: () => ({
+          descriptions: [{ id: 1, object: 'Laertes', description: 'Odysseus was the son of Laertes.' }],
+        }),
+      },
     ]);
     const r = await enrichChunk(llm, input, { prompts });
-    expect(r.descriptions).toEqual(['Odysseus was king of Ithaca.', 'Odysseus was the son of Laertes.', 'Penelope was the daughter of Icarius.']);
-    expect(llm.callsOf('mder/enrich').map((c) => c.prompt.variables.triples).slice(1)).toEqual(['1. Odysseus | SON_OF | Laertes']);
+    expect(r.descriptions).toEqual([
+      'Odysseus was king of Ithaca.',
+      'Odysseus was the son of Laertes.',
+      'Penelope was the daughter of Icarius.',
+    ]);
+    expect(
+      llm
+        .callsOf('mder/enrich')
+        .map((c) => c.prompt.variables.triples)
+        .slice(1),
+    ).toEqual(['1. Odysseus | SON_OF | Laertes']);
 
     const twice = new ScriptedLlm([
-      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('\n'), reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }, { id: 1, object: 'Ithaca', description: 'Odysseus was the son of Laertes.' }, { id: 3, object: 'Icarius', description: 'Penelope was the daughter of Icarius.' }] }) },
-      { prompt: 'mder/enrich', when: (v) => v.triples!.includes('KING_OF'), reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }) },
+      {
+        prompt: 'mder/enrich',
+        when: (v) => v.triples!.includes('\n'),
+        reply: () => ({
+          descriptions: [
+            { id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' },
+            { id: 1, object: 'Ithaca', description: 'Odysseus was the son of Laertes.' },
+            { id: 3, object: 'Icarius', description: 'Penelope was the daughter of Icarius.' },
+          ],
+        }),
+      },
+      {
+        prompt: 'mder/enrich',
+        when: (v) => v.triples!.includes('KING_OF'),
+        reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }),
+      },
       { prompt: 'mder/enrich', reply: () => ({ descriptions: [] }) },
     ]);
     const t = await enrichChunk(twice, input, { prompts });
@@ -84,7 +129,12 @@ describe('batched replies are matched by id and content key', () => {
     expect(grammar).toContain('"enum":[1,2,3]');
     expect(grammar).toContain('"maxItems":3');
     expect(grammar).toContain('"minItems":3');
-    const llm = new ScriptedLlm([{ prompt: 'mder/enrich', reply: () => ({ descriptions: [{ id: 9, object: 'Ithaca', description: 'From another batch.' }] }) }]);
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/enrich',
+        reply: () => ({ descriptions: [{ id: 9, object: 'Ithaca', description: 'From another batch.' }] }),
+      },
+    ]);
     const r = await enrichChunk(llm, { ...input, triples: triples.slice(0, 1) }, { prompts });
     expect(r.descriptions).toEqual([null]);
     expect(r.misses[0]!.reason).toMatch(/schema/);
@@ -102,23 +152,48 @@ describe('batched replies are matched by id and content key', () => {
         seed,
         nameVariants: NAME_VARIANTS,
         contextTokens: 8192,
-        rates: { swapItems: 0.6, repeatItem: 0.4, dropItem: 0.3, foreignName: 0, typeSuffix: 0, placeholder: 0, gluedCitation: 0, reasoningPrefix: 0, longString: 0, emptyString: 0, thinking: 0 },
+        rates: {
+          swapItems: 0.6,
+          repeatItem: 0.4,
+          dropItem: 0.3,
+          foreignName: 0,
+          typeSuffix: 0,
+          placeholder: 0,
+          gluedCitation: 0,
+          reasoningPrefix: 0,
+          longString: 0,
+          emptyString: 0,
+          thinking: 0,
+        },
         degrade: (p) => p === 'mder/enrich' || p === 'mder/reduce',
       });
-      const result = await new IndexingJob(kb, llm, { prompts, embedder: new CorpusEmbedder(), reduce: { copySingleFact: false } }).run();
+      const result = await new IndexingJob(kb, llm, {
+        prompts,
+        embedder: new CorpusEmbedder(),
+        reduce: { copySingleFact: false },
+      }).run();
       degraded += llm.count('swapItems') + llm.count('repeatItem') + llm.count('dropItem');
       for (const t of kb.iterateTriples()) {
         total++;
         if (t.description === null) continue;
         described++;
-        expect(t.description, `${t.sourceName} ${t.relation} ${t.targetName} (seed ${seed})`).toBe(DESCRIPTIONS[`${canonicalName(t.sourceName)}|${t.relation}|${canonicalName(t.targetName)}`]);
+        expect(t.description, `${t.sourceName} ${t.relation} ${t.targetName} (seed ${seed})`).toBe(
+          DESCRIPTIONS[`${canonicalName(t.sourceName)}|${t.relation}|${canonicalName(t.targetName)}`],
+        );
       }
       for (const e of kb.iterateEntities()) {
         if (e.summary === null) continue;
-        expect(e.summary.startsWith(`${e.name} (${e.type}): `), `summary of ${e.name} (seed ${seed}): ${e.summary}`).toBe(true);
+        expect(
+          e.summary.startsWith(`${e.name} (${e.type}): `),
+          `summary of ${e.name} (seed ${seed}): ${e.summary}`,
+        ).toBe(true);
         // Every fact in the summary is a description of one of the entity's own triples.
-        const own = kb.triplesOfEntity(e.id, 'both', 1000).map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null));
-        const rest = own.sort((a, b) => b.length - a.length).reduce((text, fact) => text.split(fact).join(''), e.summary.slice(`${e.name} (${e.type}): `.length));
+        const own = kb
+          .triplesOfEntity(e.id, 'both', 1000)
+          .map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null));
+        const rest = own
+          .sort((a, b) => b.length - a.length)
+          .reduce((text, fact) => text.split(fact).join(''), e.summary.slice(`${e.name} (${e.type}): `.length));
         expect(rest.trim(), `facts of another entity in the summary of ${e.name} (seed ${seed})`).toBe('');
       }
       // What the model left out is recorded with its document (enrich) or in the run's failures (reduce).

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { calibrateSimilarity, needsCalibration, PAPER_THRESHOLDS } from '../../../src-main/engine/mder/calibration/index.js';
+import {
+  calibrateSimilarity,
+  needsCalibration,
+  PAPER_THRESHOLDS,
+} from '../../../src-main/engine/mder/calibration/index.js';
 import { fuseGraphs, type SubQuestion } from '../../../src-main/engine/qa/dapt/SubQuestionGraph.js';
 import { cosine } from '../../../src-main/engine/models/Embedder.js';
 import { CHUNK_SCRIPT, CORPUS_FILES } from '../../support/corpusScript.js';
@@ -19,19 +23,30 @@ const CONCEPTS = [
   ['father', 'padre'],
 ];
 
-const corpusNames = [...new Set(CORPUS_FILES.flatMap((f) => CHUNK_SCRIPT[f].flatMap((c) => c.triples.flatMap(([s, , , o]) => [s, o]))))];
+const corpusNames = [
+  ...new Set(CORPUS_FILES.flatMap((f) => CHUNK_SCRIPT[f].flatMap((c) => c.triples.flatMap(([s, , , o]) => [s, o])))),
+];
 const corpusSentences = CORPUS_FILES.flatMap((f) => CHUNK_SCRIPT[f].map((c) => c.summary.split(/(?<=\.) /)[0]!));
 
 describe('similarity calibration on an e5-like crowded scale', () => {
   const embedder = new CrowdedEmbedder({ concepts: CONCEPTS });
 
   it('puts the merge threshold between unrelated names and true duplicates, where the paper’s 0.95 finds none', async () => {
-    const calibration = await calibrateSimilarity(embedder, { names: corpusNames, sentences: corpusSentences, entityCount: corpusNames.length });
+    const calibration = await calibrateSimilarity(embedder, {
+      names: corpusNames,
+      sentences: corpusSentences,
+      entityCount: corpusNames.length,
+    });
     const sim = async (a: string, b: string) => {
       const [x, y] = await embedder.embed([a, b]);
       return cosine(x!, y!);
     };
-    for (const [a, b] of [['Odysseus', 'Ulisse'], ['Ulisse', 'Ulises'], ['Telemachus', 'Telémaco'], ['Penelope', 'Pénélope']] as const) {
+    for (const [a, b] of [
+      ['Odysseus', 'Ulisse'],
+      ['Ulisse', 'Ulises'],
+      ['Telemachus', 'Telémaco'],
+      ['Penelope', 'Pénélope'],
+    ] as const) {
       const s = await sim(a, b);
       expect(s, `${a}~${b}`).toBeGreaterThanOrEqual(calibration.mergeThreshold);
       expect(s, `${a}~${b}`).toBeLessThan(PAPER_THRESHOLDS.merge);
@@ -41,7 +56,11 @@ describe('similarity calibration on an e5-like crowded scale', () => {
     const vectors = await embedder.embed(unrelated);
     const sims = vectors.flatMap((v, i) => vectors.slice(i + 1).map((w) => cosine(v, w)));
     expect(sims.filter((s) => s >= calibration.mergeThreshold).length / sims.length).toBeLessThan(0.03);
-    expect(calibration).toMatchObject({ embedder: embedder.identity, percentile: 0.99, entityCount: corpusNames.length });
+    expect(calibration).toMatchObject({
+      embedder: embedder.identity,
+      percentile: 0.99,
+      entityCount: corpusNames.length,
+    });
     expect(calibration.names.pairs).toBeGreaterThan(1000);
     expect(calibration.names.p50).toBeGreaterThan(0.7);
   });
@@ -49,12 +68,22 @@ describe('similarity calibration on an e5-like crowded scale', () => {
   it('DaPT fuses a sub-question with its translation but not unrelated ones, which τ = 0.8 does', async () => {
     // Questions crowd higher than names on e5 (0.75–0.85 for unrelated ones).
     const embedder = new CrowdedEmbedder({ concepts: CONCEPTS, crowding: 0.8 });
-    const calibration = await calibrateSimilarity(embedder, { names: corpusNames, sentences: corpusSentences, entityCount: corpusNames.length });
+    const calibration = await calibrateSimilarity(embedder, {
+      names: corpusNames,
+      sentences: corpusSentences,
+      entityCount: corpusNames.length,
+    });
     const node = (id: string, question: string, dependsOn: string[] = []): SubQuestion => ({ id, question, dependsOn });
-    const source = [node('1', 'Chi era la moglie di Ulisse?'), node('2', 'Quanti anni ha aspettato la moglie di Ulisse?', ['1'])];
+    const source = [
+      node('1', 'Chi era la moglie di Ulisse?'),
+      node('2', 'Quanti anni ha aspettato la moglie di Ulisse?', ['1']),
+    ];
     // The English decomposition went another way: its second node asks the same of someone else.
     const english = [node('1', 'Who was the wife of Odysseus?'), node('2', 'How many years did Telemachus wait?')];
-    const vectors = await embedder.embed([...source, ...english].map((n) => n.question), { purpose: 'query' });
+    const vectors = await embedder.embed(
+      [...source, ...english].map((n) => n.question),
+      { purpose: 'query' },
+    );
     const similarity = source.map((_, i) => english.map((__, j) => cosine(vectors[i]!, vectors[2 + j]!)));
     expect(similarity[1]![1]).toBeGreaterThan(PAPER_THRESHOLDS.fusion);
 
@@ -65,8 +94,16 @@ describe('similarity calibration on an e5-like crowded scale', () => {
   });
 
   it('raises the merge threshold with the KB (about 0.1 unrelated candidates per entity)', async () => {
-    const small = await calibrateSimilarity(embedder, { names: corpusNames, sentences: corpusSentences, entityCount: 20 });
-    const large = await calibrateSimilarity(embedder, { names: corpusNames, sentences: corpusSentences, entityCount: 10_000 });
+    const small = await calibrateSimilarity(embedder, {
+      names: corpusNames,
+      sentences: corpusSentences,
+      entityCount: 20,
+    });
+    const large = await calibrateSimilarity(embedder, {
+      names: corpusNames,
+      sentences: corpusSentences,
+      entityCount: 10_000,
+    });
     expect(small.mergePercentile).toBeCloseTo(0.995, 6);
     expect(large.mergePercentile).toBeCloseTo(0.99999, 6);
     expect(large.mergeThreshold).toBeGreaterThan(small.mergeThreshold);

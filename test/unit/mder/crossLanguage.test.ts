@@ -7,7 +7,16 @@ import { knowledgeBaseRdfSource } from '../../../src-main/engine/kb/rdf/knowledg
 import { RdfView } from '../../../src-main/engine/kb/rdf/RdfView.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
-import { addCorpusDocument, CHUNK_SCRIPT, CORPUS_FILES, corpusParagraphs, reduceBlocks, scriptedSummary, type CorpusFile, type ScriptTriple } from '../../support/corpusScript.js';
+import {
+  addCorpusDocument,
+  CHUNK_SCRIPT,
+  CORPUS_FILES,
+  corpusParagraphs,
+  reduceBlocks,
+  scriptedSummary,
+  type CorpusFile,
+  type ScriptTriple,
+} from '../../support/corpusScript.js';
 import { CrowdedEmbedder } from './support/CrowdedEmbedder.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
@@ -42,7 +51,10 @@ function smallModelScript(): Map<string, SmallModelChunk> {
       const rename = (name: string) => written[name] ?? name;
       let summary = script.summary;
       for (const [from, to] of Object.entries(written)) summary = summary.replaceAll(from, to);
-      byText.set(p.text.trim(), { summary, triples: script.triples.map(([s, st, r, o, ot]) => [rename(s), st, r, rename(o), ot] as const) });
+      byText.set(p.text.trim(), {
+        summary,
+        triples: script.triples.map(([s, st, r, o, ot]) => [rename(s), st, r, rename(o), ot] as const),
+      });
     });
   }
   return byText;
@@ -60,18 +72,28 @@ function smallModelRules(): ScriptRule[] {
     { prompt: 'ingest/translate', reply: (v) => ({ text: chunk(v.chunk!)!.summary }) },
     {
       prompt: 'mder/map',
-      reply: (v) => ({ triples: chunk(v.chunk!)!.triples.map(([subject, subjectType, relation, object, objectType]) => ({ subject, subjectType, relation, object, objectType })) }),
+      reply: (v) => ({
+        triples: chunk(v.chunk!)!.triples.map(([subject, subjectType, relation, object, objectType]) => ({
+          subject,
+          subjectType,
+          relation,
+          object,
+          objectType,
+        })),
+      }),
     },
     {
       prompt: 'mder/disambiguate',
       reply: (v) => {
-        const pairs = [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
-          const same = group(a!) !== undefined && group(a!) === group(b!);
-          // The English name when one of the pair has it, else one of the two as written (left in Italian, Spanish…), with its type.
-          const english = group(a!)?.[0];
-          const canonical = !same ? '' : [a, b].includes(english) ? `${english} (Person)` : a!;
-          return { pair: pair!, a: a!, b: b!, same, canonical };
-        });
+        const pairs = [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
+          ([, pair, a, b]) => {
+            const same = group(a!) !== undefined && group(a!) === group(b!);
+            // The English name when one of the pair has it, else one of the two as written (left in Italian, Spanish…), with its type.
+            const english = group(a!)?.[0];
+            const canonical = !same ? '' : [a, b].includes(english) ? `${english} (Person)` : a!;
+            return { pair: pair!, a: a!, b: b!, same, canonical };
+          },
+        );
         // Batches come back reversed, and in every second batch of several pairs one decision is written
         // twice (the grammar wants as many as pairs), so another pair has none.
         const out = pairs.reverse();
@@ -79,8 +101,26 @@ function smallModelRules(): ScriptRule[] {
         return { decisions: out };
       },
     },
-    { prompt: 'mder/enrich', reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: `${s} ${r!.toLowerCase()} ${t}.` })) }) },
-    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: scriptedSummary(b.name, b.type, b.facts) })) }) },
+    {
+      prompt: 'mder/enrich',
+      reply: (v) => ({
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
+          id: Number(id),
+          object: t!,
+          description: `${s} ${r!.toLowerCase()} ${t}.`,
+        })),
+      }),
+    },
+    {
+      prompt: 'mder/reduce',
+      reply: (v) => ({
+        summaries: reduceBlocks(v.entities!).map((b) => ({
+          id: b.id,
+          name: b.name,
+          summary: scriptedSummary(b.name, b.type, b.facts),
+        })),
+      }),
+    },
   ];
 }
 
@@ -121,7 +161,15 @@ describe('one entity across languages (small-model replies, e5-like embedder)', 
     expect(kb.findEntityByName('Telemachus')!.aliases).toEqual(['Telémaco']);
     // Every fact about him, from the four languages, hangs on the one entity.
     const facts = kb.triplesOfEntity(odysseus.id).map((t) => `${t.sourceName} ${t.relation} ${t.targetName}`);
-    expect(facts).toEqual(expect.arrayContaining(['Odysseus KING_OF Ithaca', 'Odysseus DISGUISED_AS Beggar', 'Penelope WAITED_FOR Odysseus', 'Telemachus HELPED Odysseus', 'Odysseus DEFEATED Suitors']));
+    expect(facts).toEqual(
+      expect.arrayContaining([
+        'Odysseus KING_OF Ithaca',
+        'Odysseus DISGUISED_AS Beggar',
+        'Penelope WAITED_FOR Odysseus',
+        'Telemachus HELPED Odysseus',
+        'Odysseus DEFEATED Suitors',
+      ]),
+    );
     // Unrelated near neighbours were asked about and kept apart.
     expect(names).toEqual(expect.arrayContaining(['Pylos', 'Sparta', 'Ithaca', 'Laertes', 'Icarius']));
     expect(llm.callsOf('mder/disambiguate').length).toBeGreaterThan(0);
@@ -130,9 +178,13 @@ describe('one entity across languages (small-model replies, e5-like embedder)', 
     try {
       await view.load();
       const PH = 'PREFIX ph: <https://polyhop.app/ontology#> ';
-      const named = await view.query(`${PH} SELECT ?n WHERE { ?e ph:hasName ?n . FILTER(?n IN ("Odysseus", "Ulisse", "Ulises", "Ulysse", "Ulysses", "Odysseus (Person)")) }`);
+      const named = await view.query(
+        `${PH} SELECT ?n WHERE { ?e ph:hasName ?n . FILTER(?n IN ("Odysseus", "Ulisse", "Ulises", "Ulysse", "Ulysses", "Odysseus (Person)")) }`,
+      );
       expect(named.rows.map((r) => r.n)).toEqual(['Odysseus']);
-      const aliases = await view.query(`${PH} SELECT ?a WHERE { ?e ph:hasName "Odysseus" ; ph:hasAlias ?a } ORDER BY ?a`);
+      const aliases = await view.query(
+        `${PH} SELECT ?a WHERE { ?e ph:hasName "Odysseus" ; ph:hasAlias ?a } ORDER BY ?a`,
+      );
       expect(aliases.rows.map((r) => r.a)).toEqual(['Ulises', 'Ulisse', 'Ulysse']);
     } finally {
       await view.dispose();

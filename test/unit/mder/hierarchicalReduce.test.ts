@@ -17,7 +17,8 @@ const CHUNKS = 30;
 const PER_CHUNK = 10;
 const place = (k: number): string => `Harbour ${k}`;
 /** What Enrich writes for the k-th voyage: a real-length description naming its place. */
-const description = (k: number): string => `Odysseus landed at ${place(k)} on the ${k}th stage of his long voyage home, and there he traded bronze, rested his crew and asked the locals for the way to Ithaca.`;
+const description = (k: number): string =>
+  `Odysseus landed at ${place(k)} on the ${k}th stage of his long voyage home, and there he traded bronze, rested his crew and asked the locals for the way to Ithaca.`;
 
 /**
  * A cooperative script for a hub entity: 300 voyages of Odysseus over 30 chunks. Reduce's model
@@ -28,18 +29,37 @@ const hubRules: ScriptRule[] = [
   NO_MERGES_RULE,
   {
     prompt: 'mder/map',
-    reply: (v) => ({ triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({ subject: 'Odysseus', subjectType: 'Person', relation: 'LANDED_AT', object: m[0], objectType: 'Harbour' })) }),
+    reply: (v) => ({
+      triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({
+        subject: 'Odysseus',
+        subjectType: 'Person',
+        relation: 'LANDED_AT',
+        object: m[0],
+        objectType: 'Harbour',
+      })),
+    }),
   },
   {
     prompt: 'mder/enrich',
-    reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({ id: Number(id), object: `Harbour ${k}`, description: description(Number(k)) })) }),
+    reply: (v) => ({
+      descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({
+        id: Number(id),
+        object: `Harbour ${k}`,
+        description: description(Number(k)),
+      })),
+    }),
   },
   {
     prompt: 'mder/reduce',
     reply: (v) => ({
       summaries: reduceBlocks(v.entities!).map((b) => {
-        const harbours = [...new Set(b.facts.flatMap((f) => [...f.matchAll(/(?:Harbour |harbours |, )(\d+)/g)].map((m) => m[1]!)))];
-        const text = b.part || b.name !== 'Odysseus' ? `${b.name} landed at harbours ${harbours.join(', ')}.` : `${b.name} (${b.type}) landed at ${harbours.length} harbours on his voyage home.`;
+        const harbours = [
+          ...new Set(b.facts.flatMap((f) => [...f.matchAll(/(?:Harbour |harbours |, )(\d+)/g)].map((m) => m[1]!))),
+        ];
+        const text =
+          b.part || b.name !== 'Odysseus'
+            ? `${b.name} landed at harbours ${harbours.join(', ')}.`
+            : `${b.name} (${b.type}) landed at ${harbours.length} harbours on his voyage home.`;
         return { id: b.id, name: b.name, summary: text };
       }),
     }),
@@ -49,8 +69,17 @@ const hubRules: ScriptRule[] = [
 /** A KB with one document whose 30 chunks state the 300 landings. */
 function hubKb(name: string) {
   const kb = openKb(join(dir, `${name}.sqlite`));
-  const text = Array.from({ length: CHUNKS }, (_, c) => Array.from({ length: PER_CHUNK }, (_, i) => `Odysseus landed at ${place(c * PER_CHUNK + i + 1)}.`).join(' '));
-  const doc = kb.addDocument({ path: `/${name}.txt`, title: `${name}.txt`, hash: sha256Hex(text.join('\n')), mime: 'text/plain', size: text.join('\n').length, language: 'en' });
+  const text = Array.from({ length: CHUNKS }, (_, c) =>
+    Array.from({ length: PER_CHUNK }, (_, i) => `Odysseus landed at ${place(c * PER_CHUNK + i + 1)}.`).join(' '),
+  );
+  const doc = kb.addDocument({
+    path: `/${name}.txt`,
+    title: `${name}.txt`,
+    hash: sha256Hex(text.join('\n')),
+    mime: 'text/plain',
+    size: text.join('\n').length,
+    language: 'en',
+  });
   let offset = 0;
   kb.replaceChunks(
     doc.id,
@@ -68,20 +97,38 @@ describe('Reduce sees every fact', () => {
     const kb = hubKb('hub');
     const rules = new ScriptedLlm(hubRules);
     const llm = new UncooperativeLlm(rules, { seed: 1, contextTokens: 4096, degrade: () => false });
-    const result = await new IndexingJob(kb, llm, { prompts, embedder: new NgramEmbedder(256), preprocess: { summarise: false }, disambiguate: { threshold: 1.01 } }).run();
+    const result = await new IndexingJob(kb, llm, {
+      prompts,
+      embedder: new NgramEmbedder(256),
+      preprocess: { summarise: false },
+      disambiguate: { threshold: 1.01 },
+    }).run();
     expect(result.failures).toEqual([]);
     expect(llm.count('cutAtMaxTokens')).toBe(0);
 
-    const reduceCalls = rules.callsOf('mder/reduce').filter((c) => reduceBlocks(c.prompt.variables.entities!).some((b) => b.name === 'Odysseus'));
-    const blocks = reduceCalls.map((c) => ({ block: reduceBlocks(c.prompt.variables.entities!).find((b) => b.name === 'Odysseus')!, output: c.output, entities: c.prompt.variables.entities! }));
+    const reduceCalls = rules
+      .callsOf('mder/reduce')
+      .filter((c) => reduceBlocks(c.prompt.variables.entities!).some((b) => b.name === 'Odysseus'));
+    const blocks = reduceCalls.map((c) => ({
+      block: reduceBlocks(c.prompt.variables.entities!).find((b) => b.name === 'Odysseus')!,
+      output: c.output,
+      entities: c.prompt.variables.entities!,
+    }));
     // Level 0: every description, exactly once, in some partial summary's input.
-    const partialFacts = blocks.filter((b) => b.block.part && /^Part: facts /m.test(b.entities)).flatMap((b) => b.block.facts);
-    expect(partialFacts.sort()).toEqual(Array.from({ length: CHUNKS * PER_CHUNK }, (_, k) => description(k + 1)).sort());
+    const partialFacts = blocks
+      .filter((b) => b.block.part && /^Part: facts /m.test(b.entities))
+      .flatMap((b) => b.block.facts);
+    expect(partialFacts.sort()).toEqual(
+      Array.from({ length: CHUNKS * PER_CHUNK }, (_, k) => description(k + 1)).sort(),
+    );
     expect(blocks.filter((b) => b.block.part).length).toBeGreaterThan(1);
     // The last call combines the partial summaries (those of the level before it), and its output is the summary.
     const final = blocks.at(-1)!;
     expect(final.block.part).toBe(false);
-    const previousLevel = blocks.slice(0, -1).filter((b) => b.block.part).slice(-final.block.facts.length);
+    const previousLevel = blocks
+      .slice(0, -1)
+      .filter((b) => b.block.part)
+      .slice(-final.block.facts.length);
     expect(final.block.facts).toEqual(previousLevel.map((b) => JSON.parse(b.output).summaries[0].summary));
     const odysseus = kb.findEntityByName('Odysseus')!;
     expect(odysseus.summary).toBe('Odysseus (Person) landed at 300 harbours on his voyage home.');
@@ -97,19 +144,37 @@ describe('Reduce sees every fact', () => {
     for (let seed = 1; seed <= 8; seed++) {
       const kb = hubKb(`hub-${seed}`);
       const inner = new ScriptedLlm(hubRules);
-      const llm = new UncooperativeLlm(inner, { seed, contextTokens: 4096, degrade: (p) => p === 'mder/reduce', rates: { dropItem: 0.1, longString: 0.05, thinking: 0.2 } });
-      const result = await new IndexingJob(kb, llm, { prompts, embedder: new NgramEmbedder(256), preprocess: { summarise: false }, disambiguate: { threshold: 1.01 } }).run();
-      const calls = inner.callsOf('mder/reduce').map((c) => reduceBlocks(c.prompt.variables.entities!).find((b) => b.name === 'Odysseus')).filter((b) => b !== undefined);
+      const llm = new UncooperativeLlm(inner, {
+        seed,
+        contextTokens: 4096,
+        degrade: (p) => p === 'mder/reduce',
+        rates: { dropItem: 0.1, longString: 0.05, thinking: 0.2 },
+      });
+      const result = await new IndexingJob(kb, llm, {
+        prompts,
+        embedder: new NgramEmbedder(256),
+        preprocess: { summarise: false },
+        disambiguate: { threshold: 1.01 },
+      }).run();
+      const calls = inner
+        .callsOf('mder/reduce')
+        .map((c) => reduceBlocks(c.prompt.variables.entities!).find((b) => b.name === 'Odysseus'))
+        .filter((b) => b !== undefined);
       const reached = new Set(calls.filter((b) => b.part).flatMap((b) => b.facts));
       const failures = result.failures.filter((f) => f.stage === 'reduce');
-      const missing = Array.from({ length: CHUNKS * PER_CHUNK }, (_, k) => description(k + 1)).filter((d) => !reached.has(d));
+      const missing = Array.from({ length: CHUNKS * PER_CHUNK }, (_, k) => description(k + 1)).filter(
+        (d) => !reached.has(d),
+      );
       // Every fact was shown to the model; what the model then left out is named in the failures.
       expect(missing).toEqual([]);
       const odysseus = kb.findEntityByName('Odysseus')!;
-      if (failures.length === 0) expect(odysseus.summary, `seed ${seed}`).toMatch(/Odysseus \(Person\) landed at 300 harbours/);
+      if (failures.length === 0)
+        expect(odysseus.summary, `seed ${seed}`).toMatch(/Odysseus \(Person\) landed at 300 harbours/);
       else {
         lost++;
-        expect(JSON.stringify(failures[0]!.details), `seed ${seed}`).toMatch(/reached no partial summary|no entry|maxTokens/);
+        expect(JSON.stringify(failures[0]!.details), `seed ${seed}`).toMatch(
+          /reached no partial summary|no entry|maxTokens/,
+        );
         // Summarised from the facts that made it, and stale: the next run reduces it again.
         expect(odysseus.summaryStale, `seed ${seed}`).toBe(true);
       }

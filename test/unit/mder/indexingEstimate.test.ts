@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddDocumentsResult } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
-import { estimateIndexing, MEASURED_INDEXING_RATES, PAGE_CHARS } from '../../../src-main/engine/mder/indexingEstimate.js';
+import {
+  estimateIndexing,
+  MEASURED_INDEXING_RATES,
+  PAGE_CHARS,
+} from '../../../src-main/engine/mder/indexingEstimate.js';
 import { RTX_3090_LLAMA_8B } from '../../../src-main/engine/models/gpuThroughput.js';
 import { polyhopInProcess } from '../../support/cliInProcess.js';
 import { call, tempEngine } from '../../support/tempEngine.js';
@@ -13,7 +17,9 @@ describe('estimateIndexing', () => {
   it('times the measured tokens per character at the GPU profile rates, 4 sequences decoding together', () => {
     const chars = 1000 * PAGE_CHARS;
     const { inputPerChar, outputPerChar } = MEASURED_INDEXING_RATES;
-    const expected = (chars * inputPerChar) / RTX_3090_LLAMA_8B.promptTokensPerSecond + (chars * outputPerChar) / RTX_3090_LLAMA_8B.decodeTokensPerSecond[3]!;
+    const expected =
+      (chars * inputPerChar) / RTX_3090_LLAMA_8B.promptTokensPerSecond +
+      (chars * outputPerChar) / RTX_3090_LLAMA_8B.decodeTokensPerSecond[3]!;
     const estimate = estimateIndexing(chars);
     expect(estimate.seconds).toBeCloseTo(expected, 6);
     expect(estimateIndexing(2 * chars).seconds).toBeCloseTo(2 * expected, 6);
@@ -60,7 +66,9 @@ describe('polyhop add', () => {
       expect((await polyhopInProcess(dir, ['kb', 'create', 'est'])).code).toBe(0);
       const run = await polyhopInProcess(dir, ['add', join(dir, 'a.txt'), '--kb', 'est']);
       expect(run.code).toBe(0);
-      expect(run.out).toContain(`Indexing 1 text document(s): ${estimateIndexing(300_000).text} (estimate; run \`polyhop index\`).`);
+      expect(run.out).toContain(
+        `Indexing 1 text document(s): ${estimateIndexing(300_000).text} (estimate; run \`polyhop index\`).`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

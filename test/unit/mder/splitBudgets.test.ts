@@ -24,24 +24,59 @@ const script = () =>
     NO_MERGES_RULE,
     {
       prompt: 'mder/map',
-      reply: (v) => ({ triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({ subject: 'Odysseus', subjectType: 'Person', relation: 'LANDED_AT', object: m[0], objectType: 'Harbour' })) }),
+      reply: (v) => ({
+        triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({
+          subject: 'Odysseus',
+          subjectType: 'Person',
+          relation: 'LANDED_AT',
+          object: m[0],
+          objectType: 'Harbour',
+        })),
+      }),
     },
     {
       prompt: 'mder/enrich',
-      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({ id: Number(id), object: `Harbour ${k}`, description: description(Number(k)) })) }),
+      reply: (v) => ({
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({
+          id: Number(id),
+          object: `Harbour ${k}`,
+          description: description(Number(k)),
+        })),
+      }),
     },
-    { prompt: 'mder/reduce', reply: (v) => ({ summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: `${b.name} (${b.type}) landed at many harbours.` })) }) },
+    {
+      prompt: 'mder/reduce',
+      reply: (v) => ({
+        summaries: reduceBlocks(v.entities!).map((b) => ({
+          id: b.id,
+          name: b.name,
+          summary: `${b.name} (${b.type}) landed at many harbours.`,
+        })),
+      }),
+    },
   ]);
 
 /** One document of one dense chunk stating `facts` landings, indexed under a 4,096-token context. */
 async function indexDenseChunk(name: string, facts: number) {
   const kb = openKb(join(dir, `${name}.sqlite`));
   const text = Array.from({ length: facts }, (_, i) => `Odysseus landed at Harbour ${i + 1}.`).join(' ');
-  const doc = kb.addDocument({ path: `/${name}.txt`, title: `${name}.txt`, hash: sha256Hex(text), mime: 'text/plain', size: text.length, language: 'en' });
+  const doc = kb.addDocument({
+    path: `/${name}.txt`,
+    title: `${name}.txt`,
+    hash: sha256Hex(text),
+    mime: 'text/plain',
+    size: text.length,
+    language: 'en',
+  });
   kb.replaceChunks(doc.id, [{ ord: 0, text, language: 'en', startOffset: 0, endOffset: text.length, page: null }]);
   const inner = script();
   const llm = new UncooperativeLlm(inner, { seed: 1, contextTokens: 4096, degrade: () => false });
-  const result = await new IndexingJob(kb, llm, { prompts, embedder: new NgramEmbedder(256), preprocess: { summarise: false }, disambiguate: { threshold: 1.01 } }).run();
+  const result = await new IndexingJob(kb, llm, {
+    prompts,
+    embedder: new NgramEmbedder(256),
+    preprocess: { summarise: false },
+    disambiguate: { threshold: 1.01 },
+  }).run();
   const triples = [...kb.iterateTriples()];
   kb.close();
   return { result, triples, llm, inner };
@@ -63,7 +98,9 @@ describe('budgets split the unit instead of truncating it', () => {
     const { result, triples, llm } = await indexDenseChunk('map', 90);
     expect(llm.count('cutAtMaxTokens', 'mder/map')).toBeGreaterThan(0);
     expect(result.failures).toEqual([]);
-    expect(triples.map((t) => t.targetName).sort()).toEqual(Array.from({ length: 90 }, (_, i) => `Harbour ${i + 1}`).sort());
+    expect(triples.map((t) => t.targetName).sort()).toEqual(
+      Array.from({ length: 90 }, (_, i) => `Harbour ${i + 1}`).sort(),
+    );
     expect(triples.every((t) => t.description !== null)).toBe(true);
   });
 });

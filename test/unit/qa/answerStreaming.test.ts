@@ -38,19 +38,25 @@ function watcher() {
 }
 
 const askWith = (llm: Llm | null, strategy: StrategyName, options: object, overrides: Record<string, number> = {}) =>
-  ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.it, { strategy, ...options });
+  ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.it, {
+    strategy,
+    ...options,
+  });
 
 describe('the final answer streams as the model writes it', () => {
-  it.each(['dr', 'hyp', 'dapt', 'vector', 'llm-only'] as StrategyName[])('%s: the explained answer grows chunk by chunk, with none of the JSON around it', async (strategy) => {
-    const { seen, options } = watcher();
-    const answer = await askWith(new ScriptedLlm(qaRules(), { countTokens }), strategy, options);
-    expect(answer.text).toMatch(/Penelope/);
-    expect(seen.chunks.length).toBeGreaterThan(3);
-    expect(seen.view).toBe(answer.text);
-    expect(seen.restarts).toBe(0);
-    // Nothing of the reply's JSON (keys, quotes, the short answer's field) reaches the asker.
-    expect(seen.chunks.join('')).not.toMatch(/"answer"|"short"|^\{/);
-  });
+  it.each(['dr', 'hyp', 'dapt', 'vector', 'llm-only'] as StrategyName[])(
+    '%s: the explained answer grows chunk by chunk, with none of the JSON around it',
+    async (strategy) => {
+      const { seen, options } = watcher();
+      const answer = await askWith(new ScriptedLlm(qaRules(), { countTokens }), strategy, options);
+      expect(answer.text).toMatch(/Penelope/);
+      expect(seen.chunks.length).toBeGreaterThan(3);
+      expect(seen.view).toBe(answer.text);
+      expect(seen.restarts).toBe(0);
+      // Nothing of the reply's JSON (keys, quotes, the short answer's field) reaches the asker.
+      expect(seen.chunks.join('')).not.toMatch(/"answer"|"short"|^\{/);
+    },
+  );
 
   it('a reply cut by the budget and retried restarts the stream: the answer is never shown twice', async () => {
     const llm = new UncooperativeLlm(new ScriptedLlm(qaRules(), { countTokens }), { seed: 3, degrade: () => false });

@@ -44,7 +44,8 @@ interface Attempt {
   query: string;
   passages: { id: number; label: string }[];
 }
-const attemptsOf = (a: Answer): Attempt[] => a.trace.filter((s) => s.step.startsWith('solve')).flatMap((s) => (s.detail as { attempts: Attempt[] }).attempts);
+const attemptsOf = (a: Answer): Attempt[] =>
+  a.trace.filter((s) => s.step.startsWith('solve')).flatMap((s) => (s.detail as { attempts: Attempt[] }).attempts);
 
 describe('DaPT retrieves from the corpus in each sub-question’s language', () => {
   it('the Italian chunk reaches the Italian sub-question only through the text as written', async () => {
@@ -66,7 +67,9 @@ describe('DaPT retrieves from the corpus in each sub-question’s language', () 
     expect(source!.passages.map((p) => p.id)).toContain(weavingChunk);
     expect(english!.passages.map((p) => p.id)).toContain(weavingChunk);
     // What the model read on each path: the chunk as written, and its English text.
-    const shown = (q: string): string => llm.callsOf('qa/dapt-subanswer').find((c) => c.prompt.variables.subQuestion!.includes(q))!.prompt.variables.passages!;
+    const shown = (q: string): string =>
+      llm.callsOf('qa/dapt-subanswer').find((c) => c.prompt.variables.subQuestion!.includes(q))!.prompt.variables
+        .passages!;
     expect(shown(QUESTION.it)).toContain(WEAVING.it);
     expect(shown(QUESTION.it)).not.toContain(WEAVING.en);
     expect(shown(QUESTION.en)).toContain(WEAVING.en);
@@ -88,11 +91,20 @@ describe('DaPT retrieves from the corpus in each sub-question’s language', () 
     let degraded = 0;
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       // Planning is left intact (an empty sub-question retrieves nothing, a different test); every answering step degrades.
-      const llm = new UncooperativeLlm(new ScriptedLlm(rules(), { countTokens }), { seed, degrade: (p) => p !== 'qa/dapt-decompose' && p !== 'qa/translate' });
+      const llm = new UncooperativeLlm(new ScriptedLlm(rules(), { countTokens }), {
+        seed,
+        degrade: (p) => p !== 'qa/dapt-decompose' && p !== 'qa/translate',
+      });
       const answer = await run(llm);
       const [source, english] = attemptsOf(answer);
-      expect(source!.passages.map((p) => p.id), `seed ${seed}`).toContain(weavingChunk);
-      expect(english!.passages.map((p) => p.id), `seed ${seed}`).toContain(weavingChunk);
+      expect(
+        source!.passages.map((p) => p.id),
+        `seed ${seed}`,
+      ).toContain(weavingChunk);
+      expect(
+        english!.passages.map((p) => p.id),
+        `seed ${seed}`,
+      ).toContain(weavingChunk);
       expect(answer.text.length, `seed ${seed}`).toBeGreaterThan(0);
       degraded += llm.degradations.length;
     }

@@ -15,9 +15,16 @@ beforeAll(async () => {
 });
 afterAll(() => close?.());
 
-function run(rules: ScriptRule[], overrides: Record<string, number> = {}): Promise<{ answer: Answer; llm: ScriptedLlm }> {
+function run(
+  rules: ScriptRule[],
+  overrides: Record<string, number> = {},
+): Promise<{ answer: Answer; llm: ScriptedLlm }> {
   const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
-  return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.it, { strategy: 'dapt' }).then((answer) => ({ answer, llm }));
+  return ask(
+    { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) },
+    WIFE_OF_KING.it,
+    { strategy: 'dapt' },
+  ).then((answer) => ({ answer, llm }));
 }
 
 interface SolveDetail {
@@ -26,7 +33,8 @@ interface SolveDetail {
   attempts: { side: string; answer: string; found: boolean; droppedForBudget?: unknown[] }[];
   regenerationDroppedForBudget?: unknown[];
 }
-const solves = (a: Answer): SolveDetail[] => a.trace.filter((s) => s.step.startsWith('solve')).map((s) => s.detail as SolveDetail);
+const solves = (a: Answer): SolveDetail[] =>
+  a.trace.filter((s) => s.step.startsWith('solve')).map((s) => s.detail as SolveDetail);
 
 // A small model's sub-answers on the wife hop: the Italian path finds nothing, the English one names
 // the husband (the anchor) instead of the wife, so the judge must reject and ReGen must try again.
@@ -39,7 +47,10 @@ const judge: ScriptRule = {
   prompt: 'qa/dapt-judge',
   // Accepts only an answer naming Penelope for the wife hop (what the passages say); the king hop as before.
   when: (v) => /moglie|wife/.test(v.subQuestion!),
-  reply: (v) => ({ consistent: v.answerSource === v.answerEnglish || v.answerSource === '(none)', sufficient: /Penelope|Penelope/.test(`${v.answerSource} ${v.answerEnglish}`) }),
+  reply: (v) => ({
+    consistent: v.answerSource === v.answerEnglish || v.answerSource === '(none)',
+    sufficient: /Penelope|Penelope/.test(`${v.answerSource} ${v.answerEnglish}`),
+  }),
 };
 
 describe('dapt with a small model', () => {
@@ -48,7 +59,10 @@ describe('dapt with a small model', () => {
     // First regeneration repeats the rejected husband, the second finds the wife in the passages.
     const regenerate: ScriptRule = {
       prompt: 'qa/dapt-regenerate',
-      reply: (v) => (++calls === 1 ? { answer: 'Ulisse (Person)', found: true } : { answer: /Penelope/.test(v.passages!) ? 'Penelope' : '', found: /Penelope/.test(v.passages!) }),
+      reply: (v) =>
+        ++calls === 1
+          ? { answer: 'Ulisse (Person)', found: true }
+          : { answer: /Penelope/.test(v.passages!) ? 'Penelope' : '', found: /Penelope/.test(v.passages!) },
     };
     const { answer, llm } = await run([wrongWifeAnswers, judge, regenerate]);
     const wife = solves(answer).find((s) => s.regenerations)!;
@@ -64,12 +78,19 @@ describe('dapt with a small model', () => {
     const stubborn: ScriptRule = { prompt: 'qa/dapt-regenerate', reply: () => ({ answer: 'Ulisse', found: true }) };
     const { answer, llm } = await run([wrongWifeAnswers, judge, stubborn], { 'dapt.maxRegenerations': 2 });
     expect(llm.callsOf('qa/dapt-regenerate')).toHaveLength(2);
-    expect(solves(answer).find((s) => s.regenerations)!.regenerations!.map((r) => r.accepted)).toEqual([false, false]);
+    expect(
+      solves(answer)
+        .find((s) => s.regenerations)!
+        .regenerations!.map((r) => r.accepted),
+    ).toEqual([false, false]);
   });
 
   it('answers from the chain and the retrieval for the original question only', async () => {
     const { answer, llm } = await run([], { 'dapt.finalK': 1 });
-    const step = answer.trace.find((s) => s.step === 'answer')!.detail as { finalRetrieval: { label: string }[]; subQuestionPassages: number };
+    const step = answer.trace.find((s) => s.step === 'answer')!.detail as {
+      finalRetrieval: { label: string }[];
+      subQuestionPassages: number;
+    };
     const shown = llm.callsOf('qa/dapt-final')[0]!.prompt.variables.evidence!;
     expect(shown.match(/^\[\d+\]/gmu)).toHaveLength(step.finalRetrieval.length);
     expect(answer.evidence.map((e) => e.label)).toEqual(step.finalRetrieval.map((e) => e.label));
@@ -86,11 +107,18 @@ describe('dapt with a small model', () => {
       when: (v) => /moglie/.test(v.subQuestion!),
       reply: () => ({ answer: '', found: false }),
     };
-    const strict: ScriptRule = { prompt: 'qa/dapt-judge', when: (v) => v.answerSource === '(none)', reply: () => ({ consistent: false, sufficient: false }) };
+    const strict: ScriptRule = {
+      prompt: 'qa/dapt-judge',
+      when: (v) => v.answerSource === '(none)',
+      reply: () => ({ consistent: false, sufficient: false }),
+    };
     const givesUp: ScriptRule = { prompt: 'qa/dapt-regenerate', reply: () => ({ answer: '', found: false }) };
     const { answer, llm } = await run([englishOnly, strict, givesUp]);
     const wife = solves(answer).find((s) => s.regenerations)!;
-    expect(wife.attempts.map((a) => [a.side, a.found])).toEqual([['source', false], ['english', true]]);
+    expect(wife.attempts.map((a) => [a.side, a.found])).toEqual([
+      ['source', false],
+      ['english', true],
+    ]);
     expect(wife.regenerations!.every((r) => !r.found)).toBe(true);
     expect(llm.callsOf('qa/dapt-final')[0]!.prompt.variables.chain).toMatch(/→ Penelope\s*$/u);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
@@ -101,7 +129,10 @@ describe('dapt with a small model', () => {
     let calls = 0;
     const hallucinates: ScriptRule = {
       prompt: 'qa/dapt-regenerate',
-      reply: (v) => (++calls === 1 ? { answer: 'Helen', found: true } : { answer: /Penelope/.test(v.passages!) ? 'Penelope' : '', found: /Penelope/.test(v.passages!) }),
+      reply: (v) =>
+        ++calls === 1
+          ? { answer: 'Helen', found: true }
+          : { answer: /Penelope/.test(v.passages!) ? 'Penelope' : '', found: /Penelope/.test(v.passages!) },
     };
     const { answer, llm } = await run([wrongWifeAnswers, judge, hallucinates]);
     const wife = solves(answer).find((s) => s.regenerations)!;
@@ -110,16 +141,33 @@ describe('dapt with a small model', () => {
       { answer: 'Penelope', found: true, accepted: true },
     ]);
     // No judge call compares an answer with itself.
-    expect(llm.callsOf('qa/dapt-judge').filter((c) => c.prompt.variables.answerSource === c.prompt.variables.answerEnglish && c.prompt.variables.answerSource !== '(none)')).toEqual([]);
-    expect(llm.callsOf('qa/dapt-verify').map((c) => c.prompt.variables.passages).every((p) => /Penelope/.test(p!))).toBe(true);
+    expect(
+      llm
+        .callsOf('qa/dapt-judge')
+        .filter(
+          (c) =>
+            c.prompt.variables.answerSource === c.prompt.variables.answerEnglish &&
+            c.prompt.variables.answerSource !== '(none)',
+        ),
+    ).toEqual([]);
+    expect(
+      llm
+        .callsOf('qa/dapt-verify')
+        .map((c) => c.prompt.variables.passages)
+        .every((p) => /Penelope/.test(p!)),
+    ).toBe(true);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
   });
 
-  it('fits sub-answer and regeneration prompts to a small context, counted with the model\'s tokenizer', async () => {
+  it("fits sub-answer and regeneration prompts to a small context, counted with the model's tokenizer", async () => {
     // A real model's limits (o200k tokens, a prompt over the context refused, output cut at what is left), no degradation.
     const contextTokens = 1200;
     const stepMaxTokens = 512;
-    const llm = new UncooperativeLlm(new ScriptedLlm([wrongWifeAnswers, judge, ...qaRules()], { countTokens }), { seed: 1, contextTokens, degrade: () => false });
+    const llm = new UncooperativeLlm(new ScriptedLlm([wrongWifeAnswers, judge, ...qaRules()], { countTokens }), {
+      seed: 1,
+      contextTokens,
+      degrade: () => false,
+    });
     const settings = resolveQaSettings({ 'dapt.retrievalK': 9, 'shared.stepMaxTokens': stepMaxTokens });
     const calls: { name: string; tokens: number }[] = [];
     const metered = new Proxy(llm, {
@@ -131,7 +179,9 @@ describe('dapt with a small model', () => {
         };
       },
     });
-    const answer = await ask({ kb, llm: metered, embedder: new QaEmbedder(), prompts, settings }, WIFE_OF_KING.it, { strategy: 'dapt' });
+    const answer = await ask({ kb, llm: metered, embedder: new QaEmbedder(), prompts, settings }, WIFE_OF_KING.it, {
+      strategy: 'dapt',
+    });
     const daptCalls = calls.filter((c) => /dapt-(subanswer|regenerate|verify)/.test(c.name));
     expect(daptCalls.some((c) => c.name === 'qa/dapt-regenerate')).toBe(true);
     for (const c of daptCalls) expect(c.tokens + stepMaxTokens, c.name).toBeLessThanOrEqual(contextTokens);

@@ -25,18 +25,31 @@ afterAll(() => close?.());
 function run(rules: ScriptRule[], question: string): Promise<{ answer: Answer; llm: ScriptedLlm }> {
   const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
   const settings = resolveQaSettings({ 'dr.similarityTopUp': 0 });
-  return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings }, question, { strategy: 'dr' }).then((answer) => ({ answer, llm }));
+  return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings }, question, { strategy: 'dr' }).then(
+    (answer) => ({ answer, llm }),
+  );
 }
 
-const decomposition = (triples: { subject: string; relation: string; object: string }[]): ScriptRule => ({ prompt: 'qa/dr-decompose', reply: () => ({ triples }) });
-const resolves = (a: Answer): Record<string, unknown>[] => a.trace.filter((s) => s.step === 'resolve').map((s) => s.detail as Record<string, unknown>);
+const decomposition = (triples: { subject: string; relation: string; object: string }[]): ScriptRule => ({
+  prompt: 'qa/dr-decompose',
+  reply: () => ({ triples }),
+});
+const resolves = (a: Answer): Record<string, unknown>[] =>
+  a.trace.filter((s) => s.step === 'resolve').map((s) => s.detail as Record<string, unknown>);
 const summaries = (a: Answer): string[] => a.evidence.filter((e) => e.kind === 'summary').map((e) => e.label);
 
 describe('dr: facts reach the answer', () => {
   it('anchors retrieval on a triple that has no placeholder', async () => {
-    const { answer } = await run([decomposition([{ subject: 'Odysseus', relation: 'MARRIED_TO', object: 'Penelope' }])], 'Was Penelope the wife of Odysseus?');
-    expect(summaries(answer)).toEqual(expect.arrayContaining([expect.stringMatching(/^Odysseus/), expect.stringMatching(/^Penelope/)]));
-    const anchor = answer.trace.find((s) => s.step === 'anchor')!.detail as { terms: { term: string; entity: string | null }[] };
+    const { answer } = await run(
+      [decomposition([{ subject: 'Odysseus', relation: 'MARRIED_TO', object: 'Penelope' }])],
+      'Was Penelope the wife of Odysseus?',
+    );
+    expect(summaries(answer)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Odysseus/), expect.stringMatching(/^Penelope/)]),
+    );
+    const anchor = answer.trace.find((s) => s.step === 'anchor')!.detail as {
+      terms: { term: string; entity: string | null }[];
+    };
     expect(anchor.terms.map((t) => [t.term, t.entity])).toEqual([
       ['Odysseus', 'Odysseus'],
       ['Penelope', 'Penelope'],
@@ -44,8 +57,14 @@ describe('dr: facts reach the answer', () => {
   });
 
   it('keeps the summary that stated a value the model did not cite, and grounds no phrase in the nearest entity', async () => {
-    const uncited: ScriptRule = { prompt: 'qa/dr-resolve', reply: () => ({ reasoning: 'the summary says how long', value: 'twenty years', supporting: [] }) };
-    const { answer } = await run([decomposition([{ subject: 'Penelope', relation: 'WAITED_FOR', object: '?X' }]), uncited], 'How long did Penelope wait for Odysseus?');
+    const uncited: ScriptRule = {
+      prompt: 'qa/dr-resolve',
+      reply: () => ({ reasoning: 'the summary says how long', value: 'twenty years', supporting: [] }),
+    };
+    const { answer } = await run(
+      [decomposition([{ subject: 'Penelope', relation: 'WAITED_FOR', object: '?X' }]), uncited],
+      'How long did Penelope wait for Odysseus?',
+    );
     const [step] = resolves(answer);
     expect(step!.value).toBe('twenty years');
     expect(step!.grounded).toEqual([]);
@@ -54,7 +73,7 @@ describe('dr: facts reach the answer', () => {
     expect(answer.evidence.every((e) => /twenty years/.test(e.text))).toBe(true);
   });
 
-  it('propagates the KB name of a misspelled value, not the model\'s spelling', async () => {
+  it("propagates the KB name of a misspelled value, not the model's spelling", async () => {
     // The king hop answered with a misspelling and no citation, as small models write names they saw once.
     const misspells: ScriptRule = {
       prompt: 'qa/dr-resolve',
@@ -72,14 +91,23 @@ describe('dr: facts reach the answer', () => {
   });
 
   it('finds the anchor by its alias before nearest names', async () => {
-    const { answer } = await run([decomposition([{ subject: 'Pénélope', relation: 'HAS_FATHER', object: '?X' }])], 'Who was the father of Pénélope?');
+    const { answer } = await run(
+      [decomposition([{ subject: 'Pénélope', relation: 'HAS_FATHER', object: '?X' }])],
+      'Who was the father of Pénélope?',
+    );
     const [step] = resolves(answer);
-    expect((step!.candidates as { name: string; score: number }[])[0]).toEqual({ id: expect.any(Number), name: 'Penelope', score: 1 });
+    expect((step!.candidates as { name: string; score: number }[])[0]).toEqual({
+      id: expect.any(Number),
+      name: 'Penelope',
+      score: 1,
+    });
   });
 
   it('bounds the reasoning of the resolve reply in its schema (and so in the grammar)', () => {
     const json = zodJsonSchema(ResolutionSchema).json as { properties: { reasoning: { maxLength?: number } } };
     expect(json.properties.reasoning.maxLength).toBeGreaterThan(0);
-    expect(ResolutionSchema.safeParse({ reasoning: 'so '.repeat(2000), value: null, supporting: [] }).success).toBe(false);
+    expect(ResolutionSchema.safeParse({ reasoning: 'so '.repeat(2000), value: null, supporting: [] }).success).toBe(
+      false,
+    );
   });
 });

@@ -26,10 +26,15 @@ function run(rules: ScriptRule[], question = WIFE_OF_KING.en): Promise<Answer> {
   return ask(ctx, question, { strategy: 'dr' });
 }
 
-const resolves = (a: Answer): Record<string, unknown>[] => a.trace.filter((s) => s.step === 'resolve').map((s) => s.detail as Record<string, unknown>);
-const decomposition = (triples: { subject: string; relation: string; object: string }[]): ScriptRule => ({ prompt: 'qa/dr-decompose', reply: () => ({ triples }) });
+const resolves = (a: Answer): Record<string, unknown>[] =>
+  a.trace.filter((s) => s.step === 'resolve').map((s) => s.detail as Record<string, unknown>);
+const decomposition = (triples: { subject: string; relation: string; object: string }[]): ScriptRule => ({
+  prompt: 'qa/dr-decompose',
+  reply: () => ({ triples }),
+});
 /** `[n] label: text` blocks of the candidates variable. */
-const candidateLabels = (candidates: string): string[] => [...candidates.matchAll(/^\[\d+\] ([^:]+):/gmu)].map((m) => m[1]!.trim());
+const candidateLabels = (candidates: string): string[] =>
+  [...candidates.matchAll(/^\[\d+\] ([^:]+):/gmu)].map((m) => m[1]!.trim());
 
 describe('dr with a small model', () => {
   it('reads the placeholder spellings small models write ("unknown", a lone "?", [Y])', async () => {
@@ -51,7 +56,12 @@ describe('dr with a small model', () => {
     const anchorFirst: ScriptRule = {
       prompt: 'qa/dr-resolve',
       reply: (v) => {
-        if (!v.retry) return { reasoning: 'the first candidate matches the triple', value: candidateLabels(v.candidates!)[0], supporting: [1] };
+        if (!v.retry)
+          return {
+            reasoning: 'the first candidate matches the triple',
+            value: candidateLabels(v.candidates!)[0],
+            supporting: [1],
+          };
         const value = /HAS_KING/.test(v.triple!) ? 'Odysseus' : 'Penelope';
         const at = candidateLabels(v.candidates!).length;
         return { reasoning: 'the summary names it', value: `${value} (Person)`, supporting: [at > 1 ? 2 : 1, 1] };
@@ -64,12 +74,18 @@ describe('dr with a small model', () => {
       ['Odysseus', 'Penelope'],
     ]);
     expect(steps[0]!.rejected).toEqual([expect.stringMatching(/^Ithaca/)]);
-    expect(steps.map((r) => r.grounded)).toEqual([[expect.objectContaining({ label: expect.stringMatching(/^Odysseus/) })], [expect.objectContaining({ label: expect.stringMatching(/^Penelope/) })]]);
+    expect(steps.map((r) => r.grounded)).toEqual([
+      [expect.objectContaining({ label: expect.stringMatching(/^Odysseus/) })],
+      [expect.objectContaining({ label: expect.stringMatching(/^Penelope/) })],
+    ]);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
   });
 
   it('never takes the anchor as the value, even when the model insists', async () => {
-    const stubborn: ScriptRule = { prompt: 'qa/dr-resolve', reply: (v) => ({ reasoning: 'it is the first', value: candidateLabels(v.candidates!)[0], supporting: [1] }) };
+    const stubborn: ScriptRule = {
+      prompt: 'qa/dr-resolve',
+      reply: (v) => ({ reasoning: 'it is the first', value: candidateLabels(v.candidates!)[0], supporting: [1] }),
+    };
     const answer = await run([stubborn]);
     const first = resolves(answer)[0]!;
     expect(first.value).toBeNull();
@@ -91,7 +107,10 @@ describe('dr with a small model', () => {
       ['Odysseus', '?Y', 'Penelope'],
     ]);
     expect(resolves(answer)[0]!.unresolved).toMatch(/do not say/);
-    const topUp = answer.trace.find((s) => s.step === 'similarity top-up')!.detail as { skipped: unknown[]; unresolved: string[] };
+    const topUp = answer.trace.find((s) => s.step === 'similarity top-up')!.detail as {
+      skipped: unknown[];
+      unresolved: string[];
+    };
     expect(topUp.skipped).toEqual([{ triple: '?Z BORN_IN ?W', waitingFor: ['?Z', '?W'] }]);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
   });

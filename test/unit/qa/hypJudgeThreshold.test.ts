@@ -14,7 +14,14 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 interface JudgeDetail {
-  scores: { triple: string; directness: number; entityClarity: number; contextRelevance: number; total: number; kept: boolean }[];
+  scores: {
+    triple: string;
+    directness: number;
+    entityClarity: number;
+    contextRelevance: number;
+    total: number;
+    kept: boolean;
+  }[];
 }
 
 const relevant = (text: string): boolean => /king of ithaca|married to|husband of|wife of/i.test(text);
@@ -30,12 +37,18 @@ describe('hyp judge threshold', () => {
         scores: [...v.candidates!.matchAll(/^\[(\d+)\] (.*)$/gmu)].map((m) => {
           const id = Number(m[1]);
           if (relevant(m[2]!)) return { id, directness: 2, entityClarity: 2, contextRelevance: 1 };
-          return k++ % 2 === 0 ? { id, directness: 2, entityClarity: 1, contextRelevance: 0 } : { id, directness: 0, entityClarity: 2, contextRelevance: 2 };
+          return k++ % 2 === 0
+            ? { id, directness: 2, entityClarity: 1, contextRelevance: 0 }
+            : { id, directness: 0, entityClarity: 2, contextRelevance: 2 };
         }),
       }),
     };
     const llm = new ScriptedLlm([uneven, ...qaRules()], { countTokens });
-    const answer = await ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, WIFE_OF_KING.en, { strategy: 'hyp' });
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
+      WIFE_OF_KING.en,
+      { strategy: 'hyp' },
+    );
     const judge = answer.trace.find((s) => s.step === 'judge')!.detail as JudgeDetail;
     const offTopic = judge.scores.filter((s) => Math.min(s.directness, s.entityClarity, s.contextRelevance) === 0);
     expect(offTopic.length).toBeGreaterThan(1);

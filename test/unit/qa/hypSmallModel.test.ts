@@ -21,7 +21,8 @@ interface JudgeDetail {
 }
 
 /** `[n] text` blocks of the judge's candidates variable. */
-const numbered = (text: string): { n: number; text: string }[] => [...text.matchAll(/^\[(\d+)\] (.*)$/gmu)].map((m) => ({ n: Number(m[1]), text: m[2]! }));
+const numbered = (text: string): { n: number; text: string }[] =>
+  [...text.matchAll(/^\[(\d+)\] (.*)$/gmu)].map((m) => ({ n: Number(m[1]), text: m[2]! }));
 const relevant = (text: string): boolean => /king of ithaca|married to|husband of|wife of/i.test(text);
 
 describe('hyp with a small model', () => {
@@ -34,15 +35,28 @@ describe('hyp with a small model', () => {
         const items = numbered(v.candidates!);
         const scores = items
           .filter((b, i) => seen.has(b.text) || i % 3 !== 2)
-          .map((b) => (relevant(b.text) ? { id: b.n, directness: 2, entityClarity: 2, contextRelevance: 2 } : { id: b.n, directness: 0, entityClarity: 1, contextRelevance: 0 }))
+          .map((b) =>
+            relevant(b.text)
+              ? { id: b.n, directness: 2, entityClarity: 2, contextRelevance: 2 }
+              : { id: b.n, directness: 0, entityClarity: 1, contextRelevance: 0 },
+          )
           .reverse();
-        if (scores.length > 0) scores.push({ ...scores.at(-1)!, directness: relevant(items[0]!.text) ? 0 : 2, contextRelevance: relevant(items[0]!.text) ? 0 : 2 });
+        if (scores.length > 0)
+          scores.push({
+            ...scores.at(-1)!,
+            directness: relevant(items[0]!.text) ? 0 : 2,
+            contextRelevance: relevant(items[0]!.text) ? 0 : 2,
+          });
         for (const b of items) seen.add(b.text);
         return { scores };
       },
     };
     const llm = new ScriptedLlm([sloppy, ...qaRules()], { countTokens });
-    const answer = await ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings({ 'hyp.judgeBatchSize': 4 }) }, WIFE_OF_KING.en, { strategy: 'hyp' });
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings({ 'hyp.judgeBatchSize': 4 }) },
+      WIFE_OF_KING.en,
+      { strategy: 'hyp' },
+    );
     const judge = answer.trace.find((s) => s.step === 'judge')!.detail as JudgeDetail;
     expect(judge.rounds.length).toBe(2);
     expect(judge.rounds[1]).toBeGreaterThan(0);
@@ -60,7 +74,11 @@ describe('hyp with a small model', () => {
   it('keeps a candidate the judge never scores, saying why, rather than dropping it', async () => {
     const silent: ScriptRule = { prompt: 'qa/hyp-judge', reply: () => ({ scores: [] }) };
     const llm = new ScriptedLlm([silent, ...qaRules()], { countTokens });
-    const answer = await ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, WIFE_OF_KING.en, { strategy: 'hyp' });
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
+      WIFE_OF_KING.en,
+      { strategy: 'hyp' },
+    );
     const judge = answer.trace.find((s) => s.step === 'judge')!.detail as JudgeDetail;
     expect(judge.rounds.length).toBe(3);
     expect(judge.scores.length).toBeGreaterThan(0);
@@ -74,13 +92,25 @@ describe('hyp with a small model', () => {
   });
 
   it('indexes triples by their linear verbalisation; the MDER description stays in the evidence', async () => {
-    const triple = kb.getTriples(Array.from({ length: kb.countTriples() + 50 }, (_, i) => i + 1)).find((t) => t.description && /\b(?:Odysseus|Ulysses)\b/.test(t.sourceName))!;
+    const triple = kb
+      .getTriples(Array.from({ length: kb.countTriples() + 50 }, (_, i) => i + 1))
+      .find((t) => t.description && /\b(?:Odysseus|Ulysses)\b/.test(t.sourceName))!;
     const fact = verbaliseTriple(triple.sourceName, triple.relation, triple.targetName);
-    const descriptionOnly = triple.description!.split(/\W+/u).filter((w) => w.length > 4 && !fact.toLowerCase().includes(w.toLowerCase()));
+    const descriptionOnly = triple
+      .description!.split(/\W+/u)
+      .filter((w) => w.length > 4 && !fact.toLowerCase().includes(w.toLowerCase()));
     expect(descriptionOnly.length).toBeGreaterThan(0);
     for (const word of descriptionOnly) expect(kb.bm25('triple', word, 50).map((h) => h.id)).not.toContain(triple.id);
     const llm = new ScriptedLlm(qaRules(), { countTokens });
-    const answer = await ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, WIFE_OF_KING.en, { strategy: 'hyp' });
-    expect(answer.evidence.some((e) => e.kind === 'triple' && e.text.startsWith(`${e.label}. `) && e.text.length > e.label.length + 2)).toBe(true);
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
+      WIFE_OF_KING.en,
+      { strategy: 'hyp' },
+    );
+    expect(
+      answer.evidence.some(
+        (e) => e.kind === 'triple' && e.text.startsWith(`${e.label}. `) && e.text.length > e.label.length + 2,
+      ),
+    ).toBe(true);
   });
 });

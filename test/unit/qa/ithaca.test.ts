@@ -66,15 +66,30 @@ describe.each(['dr', 'hyp', 'dapt'] as StrategyName[])('%s answers "wife of the 
     expect(citations.length).toBeGreaterThan(0);
     for (const c of citations) {
       const chunk = kb.getChunk(c.chunkId)!;
-      expect(c).toMatchObject({ documentId: chunk.documentId, startOffset: chunk.startOffset, endOffset: chunk.endOffset, page: null });
+      expect(c).toMatchObject({
+        documentId: chunk.documentId,
+        startOffset: chunk.startOffset,
+        endOffset: chunk.endOffset,
+        page: null,
+      });
       expect(c.documentTitle).toBe(kb.getDocument(chunk.documentId)!.title);
     }
     const king = paragraphOf('odysseus.en.md', 'king of Ithaca');
     const italianKing = paragraphOf('ulisse.it.txt', 're di Itaca');
     const wife = paragraphOf('ulisse.it.txt', 'la moglie di Ulisse');
     const spans = citations.map((c) => `${c.documentTitle}:${c.startOffset}-${c.endOffset}`);
-    expect(spans.some((s) => s === `odysseus.en.md:${king.start}-${king.end}` || s === `ulisse.it.txt:${italianKing.start}-${italianKing.end}`)).toBe(true);
-    expect(spans.some((s) => s === `odysseus.en.md:${king.start}-${king.end}` || s === `ulisse.it.txt:${wife.start}-${wife.end}`)).toBe(true);
+    expect(
+      spans.some(
+        (s) =>
+          s === `odysseus.en.md:${king.start}-${king.end}` ||
+          s === `ulisse.it.txt:${italianKing.start}-${italianKing.end}`,
+      ),
+    ).toBe(true);
+    expect(
+      spans.some(
+        (s) => s === `odysseus.en.md:${king.start}-${king.end}` || s === `ulisse.it.txt:${wife.start}-${wife.end}`,
+      ),
+    ).toBe(true);
 
     // The trace accounts for every LLM call.
     expect(answer.usage.llmCalls).toBe(llm.calls.length);
@@ -104,15 +119,24 @@ describe('dr', () => {
     expect((resolves[0]!.candidates as unknown[]).length).toBeLessThanOrEqual(5);
     // The second call sees the first resolution propagated.
     expect(llm.callsOf('qa/dr-resolve')[1]!.prompt.variables.triples).toContain('Odysseus HAS_WIFE ?Y');
-    const topUp = answer.trace.find((s) => s.step === 'similarity top-up')!.detail as { kept: unknown[]; added: unknown[] };
+    const topUp = answer.trace.find((s) => s.step === 'similarity top-up')!.detail as {
+      kept: unknown[];
+      added: unknown[];
+    };
     expect(topUp.kept.length).toBeGreaterThan(0);
     expect(answer.evidence.every((e) => e.kind === 'summary')).toBe(true);
   });
 
   it('caps the accumulated summaries and the top-up', async () => {
     const llm = new ScriptedLlm(qaRules());
-    const answer = await ask(context(llm, { 'dr.summaryCap': 1, 'dr.similarityTopUp': 2 }), WIFE_OF_KING.en, { strategy: 'dr' });
-    const topUp = answer.trace.find((s) => s.step === 'similarity top-up')!.detail as { kept: unknown[]; added: unknown[]; droppedByCap: unknown[] };
+    const answer = await ask(context(llm, { 'dr.summaryCap': 1, 'dr.similarityTopUp': 2 }), WIFE_OF_KING.en, {
+      strategy: 'dr',
+    });
+    const topUp = answer.trace.find((s) => s.step === 'similarity top-up')!.detail as {
+      kept: unknown[];
+      added: unknown[];
+      droppedByCap: unknown[];
+    };
     expect(topUp.kept).toHaveLength(1);
     expect(topUp.droppedByCap.length).toBeGreaterThan(0);
     expect(topUp.added.length).toBeLessThanOrEqual(2);
@@ -122,7 +146,10 @@ describe('dr', () => {
   it('falls back to the similarity top-up when decomposition fails or yields nothing', async () => {
     const broken = new ScriptedLlm([{ prompt: 'qa/dr-decompose', reply: () => ({ wrong: true }) }, ...qaRules()]);
     const answer = await ask(context(broken), WIFE_OF_KING.en, { strategy: 'dr' });
-    const decompose = answer.trace.find((s) => s.step === 'decompose')!.detail as { invalid?: { prompt: string; message: string }[]; triples: unknown[] };
+    const decompose = answer.trace.find((s) => s.step === 'decompose')!.detail as {
+      invalid?: { prompt: string; message: string }[];
+      triples: unknown[];
+    };
     expect(decompose.invalid?.[0]?.message).toMatch(/schema/);
     expect(decompose.triples).toEqual([]);
     expect(answer.trace.some((s) => s.step === 'resolve')).toBe(false);
@@ -139,14 +166,19 @@ describe('hyp', () => {
   it('judges candidates and keeps only those reaching the threshold', async () => {
     const llm = new ScriptedLlm(qaRules());
     const answer = await ask(context(llm), WIFE_OF_KING.en, { strategy: 'hyp' });
-    const judge = answer.trace.find((s) => s.step === 'judge')!.detail as { scores: { total: number; kept: boolean }[]; kept: number; dropped: number };
+    const judge = answer.trace.find((s) => s.step === 'judge')!.detail as {
+      scores: { total: number; kept: boolean }[];
+      kept: number;
+      dropped: number;
+    };
     expect(judge.dropped).toBeGreaterThan(0);
     expect(judge.scores.filter((s) => s.kept).every((s) => s.total >= 3)).toBe(true);
     expect(answer.evidence).toHaveLength(judge.kept);
     expect(answer.evidence.every((e) => e.kind === 'triple')).toBe(true);
     // MDER descriptions travel with the kept triples.
     expect(answer.evidence.some((e) => e.text.includes('Odysseus was the king of Ithaca'))).toBe(true);
-    const verbalised = (answer.trace.find((s) => s.step === 'hypothetical paths')!.detail as { verbalised: string[] }).verbalised;
+    const verbalised = (answer.trace.find((s) => s.step === 'hypothetical paths')!.detail as { verbalised: string[] })
+      .verbalised;
     expect(verbalised).toContain('Person king of Ithaca');
   });
 });
@@ -155,18 +187,26 @@ describe('dapt', () => {
   it('fuses the Italian and English graphs into bilingual nodes and solves them in order', async () => {
     const llm = new ScriptedLlm(qaRules());
     const answer = await ask(context(llm), WIFE_OF_KING.it, { strategy: 'dapt' });
-    const fuse = answer.trace.find((s) => s.step === 'fuse')!.detail as { fusions: unknown[]; order: { id: string; source: string | null; english: string | null }[] };
+    const fuse = answer.trace.find((s) => s.step === 'fuse')!.detail as {
+      fusions: unknown[];
+      order: { id: string; source: string | null; english: string | null }[];
+    };
     expect(fuse.fusions).toHaveLength(2);
     expect(fuse.order.map((n) => [n.id, n.source !== null, n.english !== null])).toEqual([
       ['s:1', true, true],
       ['s:2', true, true],
     ]);
-    const solves = answer.trace.filter((s) => s.step.startsWith('solve')).map((s) => s.detail as { attempts: { side: string; query: string }[] });
-    expect(solves[1]!.attempts.map((a) => a.query)).toEqual(['Chi era la moglie di Ulisse?', 'Who was the wife of Ulisse?']);
+    const solves = answer.trace
+      .filter((s) => s.step.startsWith('solve'))
+      .map((s) => s.detail as { attempts: { side: string; query: string }[] });
+    expect(solves[1]!.attempts.map((a) => a.query)).toEqual([
+      'Chi era la moglie di Ulisse?',
+      'Who was the wife of Ulisse?',
+    ]);
     expect(llm.callsOf('qa/dapt-judge')).toHaveLength(2);
   });
 
-  it('answers in the language asked for, whatever the question\'s', async () => {
+  it("answers in the language asked for, whatever the question's", async () => {
     const llm = new ScriptedLlm(qaRules());
     const answer = await ask(context(llm), WIFE_OF_KING.es, { strategy: 'dapt', answerLanguage: 'en' });
     expect([answer.questionLanguage, answer.answerLanguage]).toEqual(['es', 'en']);
@@ -195,16 +235,27 @@ describe('baselines, retrieval-only and cancellation', () => {
 
   it('a final reply cut by the token budget keeps the answer it wrote and gives no short answer', async () => {
     // As a model stopped at maxTokens: the JSON string of the explained answer never closes.
-    const cut = new ScriptedLlm([{ prompt: 'qa/answer', reply: () => '{"answer": "The wife of the king of Ithaca was Penelope [1], the daughter of Icar' }, ...qaRules()]);
+    const cut = new ScriptedLlm([
+      {
+        prompt: 'qa/answer',
+        reply: () => '{"answer": "The wife of the king of Ithaca was Penelope [1], the daughter of Icar',
+      },
+      ...qaRules(),
+    ]);
     const answer = await ask(context(cut), WIFE_OF_KING.en, { strategy: 'vector' });
     expect(answer.text).toBe('The wife of the king of Ithaca was Penelope [1], the daughter of Icar');
     expect(answer.shortAnswer).toBe('');
-    expect((answer.trace.find((s) => s.step === 'answer')?.detail as { invalid?: unknown } | undefined)?.invalid).toEqual([expect.objectContaining({ prompt: 'qa/answer' })]);
+    expect(
+      (answer.trace.find((s) => s.step === 'answer')?.detail as { invalid?: unknown } | undefined)?.invalid,
+    ).toEqual([expect.objectContaining({ prompt: 'qa/answer' })]);
     // The cut call's tokens are in the trace, as any call's.
     expect(answer.usage.llmCalls).toBe(cut.calls.length);
     expect(answer.usage.completionTokens).toBeGreaterThan(0);
     // A short answer written before the cut is kept.
-    const late = new ScriptedLlm([{ prompt: 'qa/answer', reply: () => '{"short": "Penelope", "answer": "It was Pen\\u00e9' }, ...qaRules()]);
+    const late = new ScriptedLlm([
+      { prompt: 'qa/answer', reply: () => '{"short": "Penelope", "answer": "It was Pen\\u00e9' },
+      ...qaRules(),
+    ]);
     const second = await ask(context(late), WIFE_OF_KING.en, { strategy: 'vector' });
     expect(second).toMatchObject({ text: 'It was Pené', shortAnswer: 'Penelope' });
   });
@@ -224,7 +275,12 @@ describe('baselines, retrieval-only and cancellation', () => {
 
   it('stops with CancelledError when the signal fires', async () => {
     const controller = new AbortController();
-    const llm = new ScriptedLlm([{ prompt: 'qa/dr-decompose', reply: () => (controller.abort(), { triples: [] }) }, ...qaRules()]);
-    await expect(ask(context(llm), WIFE_OF_KING.en, { strategy: 'dr', signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+    const llm = new ScriptedLlm([
+      { prompt: 'qa/dr-decompose', reply: () => (controller.abort(), { triples: [] }) },
+      ...qaRules(),
+    ]);
+    await expect(
+      ask(context(llm), WIFE_OF_KING.en, { strategy: 'dr', signal: controller.signal }),
+    ).rejects.toBeInstanceOf(CancelledError);
   });
 });

@@ -1,14 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import { combine } from '../../../src-main/engine/qa/dapt/DaptStrategy.js';
-import { fuseGraphs, topologicalOrder, validateSubQuestions, type SubQuestion } from '../../../src-main/engine/qa/dapt/SubQuestionGraph.js';
-import { cleanDecomposition, cleanResolvedValue, isPlaceholder, nextResolution, openPlaceholders, placeholderName, propagate, skippedTriples } from '../../../src-main/engine/qa/dr/placeholders.js';
+import {
+  fuseGraphs,
+  topologicalOrder,
+  validateSubQuestions,
+  type SubQuestion,
+} from '../../../src-main/engine/qa/dapt/SubQuestionGraph.js';
+import {
+  cleanDecomposition,
+  cleanResolvedValue,
+  isPlaceholder,
+  nextResolution,
+  openPlaceholders,
+  placeholderName,
+  propagate,
+  skippedTriples,
+} from '../../../src-main/engine/qa/dr/placeholders.js';
 import { EvidencePool, type EvidenceItem } from '../../../src-main/engine/qa/EvidencePool.js';
 import { fence } from '../../../src-main/engine/base/fence.js';
 import { guessLanguage } from '../../../src-main/engine/qa/language.js';
 import { bm25Query } from '../../../src-main/engine/qa/retrieval/bm25Query.js';
 import { reciprocalRankFusion } from '../../../src-main/engine/qa/retrieval/reciprocalRankFusion.js';
-import { QA_DEFAULTS, evidenceBudget, flattenQaSettings, resolveQaSettings } from '../../../src-main/engine/qa/settings.js';
+import {
+  QA_DEFAULTS,
+  evidenceBudget,
+  flattenQaSettings,
+  resolveQaSettings,
+} from '../../../src-main/engine/qa/settings.js';
 import { citedIndexes, fitEvidence } from '../../../src-main/engine/qa/synthesis.js';
 
 describe('dr placeholders', () => {
@@ -18,8 +37,19 @@ describe('dr placeholders', () => {
   ];
 
   it('reads every spelling small models write in one place, not names', () => {
-    expect(['?X', '?wife', 'X', ' Y ', '[X]', '<Y>', '{z}', '[?X]', '?', 'unknown', 'Unknown', '[unknown]'].map(placeholderName)).toEqual(['X', 'WIFE', 'X', 'Y', 'X', 'Y', 'Z', 'X', '', '', '', '']);
-    expect(['Ithaca', 'XY', 'x', '[1] Ithaca', 'Unknown Soldier', '1200 BC'].map(isPlaceholder)).toEqual([false, false, false, false, false, false]);
+    expect(
+      ['?X', '?wife', 'X', ' Y ', '[X]', '<Y>', '{z}', '[?X]', '?', 'unknown', 'Unknown', '[unknown]'].map(
+        placeholderName,
+      ),
+    ).toEqual(['X', 'WIFE', 'X', 'Y', 'X', 'Y', 'Z', 'X', '', '', '', '']);
+    expect(['Ithaca', 'XY', 'x', '[1] Ithaca', 'Unknown Soldier', '1200 BC'].map(isPlaceholder)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('writes every placeholder as ?NAME; a lone "?" in subject position continues the chain', () => {
@@ -37,8 +67,20 @@ describe('dr placeholders', () => {
   });
 
   it('takes a date, a number or a phrase as a value; refuses empty, placeholder and "none" values', () => {
-    expect(['1200 BC', ' "Penelope". ', '20 years', 'Odysseus (Person)'].map(cleanResolvedValue)).toEqual(['1200 BC', 'Penelope', '20 years', 'Odysseus (Person)']);
-    expect(['', '?X', 'unknown', 'None', 'N/A', null].map(cleanResolvedValue)).toEqual([null, null, null, null, null, null]);
+    expect(['1200 BC', ' "Penelope". ', '20 years', 'Odysseus (Person)'].map(cleanResolvedValue)).toEqual([
+      '1200 BC',
+      'Penelope',
+      '20 years',
+      'Odysseus (Person)',
+    ]);
+    expect(['', '?X', 'unknown', 'None', 'N/A', null].map(cleanResolvedValue)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('resolves in decomposition order, anchored on the known term, and propagates', () => {
@@ -55,7 +97,11 @@ describe('dr placeholders', () => {
   });
 
   it('resolves a placeholder in subject position against a known object', () => {
-    expect(nextResolution([{ subject: '?X', relation: 'KING_OF', object: 'Ithaca' }])).toEqual({ index: 0, anchor: 'Ithaca', placeholder: '?X' });
+    expect(nextResolution([{ subject: '?X', relation: 'KING_OF', object: 'Ithaca' }])).toEqual({
+      index: 0,
+      anchor: 'Ithaca',
+      placeholder: '?X',
+    });
   });
 
   it('stops when every remaining triple has two unknowns', () => {
@@ -71,16 +117,32 @@ describe('dr placeholders', () => {
       { subject: 'Ithaca', relation: 'HAS_KING', object: '?X' },
     ];
     expect(nextResolution(triples, new Set([0]))).toEqual({ index: 2, anchor: 'Ithaca', placeholder: '?X' });
-    expect(skippedTriples(propagate(triples, '?X', 'Odysseus'), new Set([0, 2]))).toEqual([{ triple: triples[1], waitingFor: ['?Z', '?W'] }]);
+    expect(skippedTriples(propagate(triples, '?X', 'Odysseus'), new Set([0, 2]))).toEqual([
+      { triple: triples[1], waitingFor: ['?Z', '?W'] },
+    ]);
   });
 
   it('cleans empty parts and duplicates from a decomposition', () => {
-    expect(cleanDecomposition([...ithaca, { ...ithaca[0]! }, { subject: ' ', relation: 'R', object: '?Z' }, { subject: 'A', relation: '', object: 'B' }])).toEqual(ithaca);
+    expect(
+      cleanDecomposition([
+        ...ithaca,
+        { ...ithaca[0]! },
+        { subject: ' ', relation: 'R', object: '?Z' },
+        { subject: 'A', relation: '', object: 'B' },
+      ]),
+    ).toEqual(ithaca);
   });
 });
 
 describe('evidence pool', () => {
-  const item = (id: number): EvidenceItem => ({ kind: 'summary', id, label: `e${id}`, text: `t${id}`, score: 1 / id, chunkIds: [] });
+  const item = (id: number): EvidenceItem => ({
+    kind: 'summary',
+    id,
+    label: `e${id}`,
+    text: `t${id}`,
+    score: 1 / id,
+    chunkIds: [],
+  });
 
   it('caps, keeps first come, deduplicates and remembers what it dropped', () => {
     const pool = new EvidencePool(3);
@@ -100,15 +162,22 @@ describe('evidence pool', () => {
     expect(fitEvidence([words(50)], 10, count).kept).toHaveLength(1);
   });
 
-  it('defaults to the paper\'s cap of 30 summaries and 10 top-up', () => {
+  it("defaults to the paper's cap of 30 summaries and 10 top-up", () => {
     expect(QA_DEFAULTS.dr).toEqual({ candidatesK: 5, summaryCap: 30, similarityTopUp: 10 });
   });
 });
 
 describe('reciprocal rank fusion', () => {
   it('sums 1/(k+rank) over lists, best first', () => {
-    const dense = [{ id: 1, score: 0.9 }, { id: 2, score: 0.8 }, { id: 3, score: 0.1 }];
-    const sparse = [{ id: 3, score: 12 }, { id: 1, score: 5 }];
+    const dense = [
+      { id: 1, score: 0.9 },
+      { id: 2, score: 0.8 },
+      { id: 3, score: 0.1 },
+    ];
+    const sparse = [
+      { id: 3, score: 12 },
+      { id: 1, score: 5 },
+    ];
     const fused = reciprocalRankFusion([dense, sparse], 60);
     expect(fused.map((f) => f.id)).toEqual([1, 3, 2]);
     expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 12);
@@ -117,7 +186,18 @@ describe('reciprocal rank fusion', () => {
   });
 
   it('ignores raw scores, counts a repeated id once, and handles empty lists', () => {
-    expect(reciprocalRankFusion([[{ id: 7, score: -100 }, { id: 7, score: 5 }, { id: 8, score: 1000 }]], 1)).toEqual([
+    expect(
+      reciprocalRankFusion(
+        [
+          [
+            { id: 7, score: -100 },
+            { id: 7, score: 5 },
+            { id: 8, score: 1000 },
+          ],
+        ],
+        1,
+      ),
+    ).toEqual([
       { id: 7, score: 1 / 2 },
       { id: 8, score: 1 / 3 },
     ]);
@@ -154,7 +234,11 @@ describe('dapt sub-question graphs', () => {
 
   it('fuses the most similar pair first, at most once per node, redirecting edges', () => {
     const source = [q('1', 'Chi è il re di Itaca?'), q('2', 'Chi è la moglie di #1?', ['1'])];
-    const english = [q('1', 'Who is the king of Ithaca?'), q('2', 'Who is the wife of #1?', ['1']), q('3', 'Where is Ithaca?')];
+    const english = [
+      q('1', 'Who is the king of Ithaca?'),
+      q('2', 'Who is the wife of #1?', ['1']),
+      q('3', 'Where is Ithaca?'),
+    ];
     const sim = [
       [0.9, 0.3, 0.5],
       [0.2, 0.85, 0.95], // s2–e3 is the best pair overall, so it fuses first
@@ -175,9 +259,27 @@ describe('dapt sub-question graphs', () => {
   it('fuses nothing below τ and skips a fusion that would close a cycle', () => {
     const source = [q('1', 'a'), q('2', 'b', ['1'])];
     const english = [q('1', 'A'), q('2', 'B', ['1'])];
-    expect(fuseGraphs(source, english, [[0.79, 0], [0, 0.5]], 0.8).fusions).toEqual([]);
+    expect(
+      fuseGraphs(
+        source,
+        english,
+        [
+          [0.79, 0],
+          [0, 0.5],
+        ],
+        0.8,
+      ).fusions,
+    ).toEqual([]);
     // s1≈e2 and s2≈e1: s1 would inherit e2's edge from e1 (= s2) while s2 depends on s1.
-    const { nodes, fusions } = fuseGraphs(source, english, [[0, 0.9], [0.85, 0]], 0.8);
+    const { nodes, fusions } = fuseGraphs(
+      source,
+      english,
+      [
+        [0, 0.9],
+        [0.85, 0],
+      ],
+      0.8,
+    );
     expect(fusions.map((f) => `${f.sourceId}-${f.englishId}`)).toEqual(['1-2']);
     expect(topologicalOrder(nodes).length).toBe(nodes.length);
   });
@@ -188,7 +290,9 @@ describe('dapt sub-question graphs', () => {
     expect(combine('Who is the wife of #1?', ['s:1'], answers, own)).toBe('Who is the wife of Odysseus?');
     expect(combine('Who is his wife?', ['s:1'], answers, own)).toBe('Who is his wife? (Odysseus)');
     expect(combine('Where is Ithaca?', [], answers, own)).toBe('Where is Ithaca?');
-    expect(combine('Who is the wife of #1?', ['e:1'], answers, (id) => (id === '1' ? 's:1' : `e:${id}`))).toBe('Who is the wife of Odysseus?');
+    expect(combine('Who is the wife of #1?', ['e:1'], answers, (id) => (id === '1' ? 's:1' : `e:${id}`))).toBe(
+      'Who is the wife of Odysseus?',
+    );
   });
 });
 

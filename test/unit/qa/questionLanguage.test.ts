@@ -14,11 +14,23 @@ beforeAll(async () => {
 });
 afterAll(() => close?.());
 
-function run(question: string, strategy: StrategyName, rules: ScriptRule[] = [], options: { answerLanguage?: string; uiLanguage?: string } = {}): Promise<{ answer: Answer; llm: ScriptedLlm }> {
+function run(
+  question: string,
+  strategy: StrategyName,
+  rules: ScriptRule[] = [],
+  options: { answerLanguage?: string; uiLanguage?: string } = {},
+): Promise<{ answer: Answer; llm: ScriptedLlm }> {
   const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
-  return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, question, { strategy, ...options }).then((answer) => ({ answer, llm }));
+  return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, question, {
+    strategy,
+    ...options,
+  }).then((answer) => ({ answer, llm }));
 }
-const languageStep = (a: Answer) => a.trace.find((s) => s.step === 'language')!.detail as { detected: { language: string; confident: boolean }; model?: string | null };
+const languageStep = (a: Answer) =>
+  a.trace.find((s) => s.step === 'language')!.detail as {
+    detected: { language: string; confident: boolean };
+    model?: string | null;
+  };
 
 describe('the question language', () => {
   it('reads short, name-heavy questions by their own words, not by their names', () => {
@@ -44,7 +56,9 @@ describe('the question language', () => {
   it('asks the model when the words are too few to tell, and takes its pick among the candidates', async () => {
     const { answer, llm } = await run('Who painted La Gioconda?', 'dr');
     expect(languageStep(answer).detected.confident).toBe(false);
-    expect(llm.callsOf('qa/language')[0]!.prompt.variables.candidates).toMatch(/en \(English\).*it \(Italian\)|it \(Italian\).*en \(English\)/);
+    expect(llm.callsOf('qa/language')[0]!.prompt.variables.candidates).toMatch(
+      /en \(English\).*it \(Italian\)|it \(Italian\).*en \(English\)/,
+    );
     expect(languageStep(answer).model).toBe('en');
     expect(answer.questionLanguage).toBe('en');
     expect(answer.answerLanguage).toBe('en');
@@ -58,7 +72,10 @@ describe('the answer language', () => {
     return {
       prompt: 'qa/answer',
       when: () => calls++ < times,
-      reply: (v) => ({ answer: `The wife of the king of Ithaca was Penelope ${/\[1\]/.test(v.evidence!) ? '[1]' : ''}, who waited for him for twenty years.`, short: 'Penelope' }),
+      reply: (v) => ({
+        answer: `The wife of the king of Ithaca was Penelope ${/\[1\]/.test(v.evidence!) ? '[1]' : ''}, who waited for him for twenty years.`,
+        short: 'Penelope',
+      }),
     };
   };
 

@@ -3,7 +3,14 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, LlmUsage, RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  LlmUsage,
+  RenderedPrompt,
+} from '../../../src-main/engine/models/Llm.js';
 import { generationBudget } from '../../../src-main/engine/models/LlamaCppLlm.js';
 import { ask, resolveQaSettings, type AskOptions } from '../../../src-main/engine/qa/index.js';
 import { modelChunks } from '../../support/modelChunks.js';
@@ -58,19 +65,31 @@ class ThinkingLlm implements Llm {
   }
 
   #usage(prompt: RenderedPrompt, reasoned: number, written: string): LlmUsage {
-    return { promptTokens: countTokens(prompt.system + prompt.user), completionTokens: reasoned + countTokens(written), reasoningTokens: reasoned, durationMs: 0, cached: false };
+    return {
+      promptTokens: countTokens(prompt.system + prompt.user),
+      completionTokens: reasoned + countTokens(written),
+      reasoningTokens: reasoned,
+      durationMs: 0,
+      cached: false,
+    };
   }
 
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
     const { reasoned, left } = this.#budget(options);
-    const full = this.#answers ? (await this.#inner.generateText(prompt, { ...options, onTextChunk: undefined })).text : '';
+    const full = this.#answers
+      ? (await this.#inner.generateText(prompt, { ...options, onTextChunk: undefined })).text
+      : '';
     const text = countTokens(full) <= left ? full : this.#cut(full, left);
     for (const chunk of modelChunks(text)) options.onTextChunk?.(chunk);
     return { text, stopReason: text === full ? 'eos' : 'maxTokens', usage: this.#usage(prompt, reasoned, text) };
   }
 
   /** The final answer's reply too is written after the reasoning, within what it left; a model that does not answer writes empty fields. */
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const { reasoned, left } = this.#budget(options);
     const { value } = await this.#inner.generateJson(prompt, schema, { ...options, onTextChunk: undefined });
     const silent = { answer: '', short: '' };
@@ -82,14 +101,23 @@ class ThinkingLlm implements Llm {
     }
     const cut = this.#cut(raw, left);
     for (const chunk of modelChunks(cut)) options.onTextChunk?.(chunk);
-    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply cut at maxTokens`, { details: { raw: cut, usage: this.#usage(prompt, reasoned, cut) } });
+    throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: reply cut at maxTokens`, {
+      details: { raw: cut, usage: this.#usage(prompt, reasoned, cut) },
+    });
   }
 
   async dispose(): Promise<void> {}
 }
 
-const askWith = (llm: Llm, overrides: Record<string, number> = {}, stream: Pick<AskOptions, 'onTextChunk' | 'onTextRestart'> = {}) =>
-  ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.en, { strategy: 'dr', ...stream });
+const askWith = (
+  llm: Llm,
+  overrides: Record<string, number> = {},
+  stream: Pick<AskOptions, 'onTextChunk' | 'onTextRestart'> = {},
+) =>
+  ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) }, WIFE_OF_KING.en, {
+    strategy: 'dr',
+    ...stream,
+  });
 
 describe('thinking models', () => {
   it('reason on their own budget, so a long reasoning does not eat the 512-token answer', async () => {
@@ -101,16 +129,35 @@ describe('thinking models', () => {
 
   it('never give an empty answer without saying why', async () => {
     let streamed = '';
-    const answer = await askWith(new ThinkingLlm(300, { answers: false }), { 'shared.reasoningMaxTokens': 300 }, { onTextChunk: (t) => (streamed += t), onTextRestart: () => (streamed = '') });
-    expect(answer.text).toMatch(/^\(the model gave no answer: it reasoned for 300 tokens, then it stopped without writing any text\.\)$/);
+    const answer = await askWith(
+      new ThinkingLlm(300, { answers: false }),
+      { 'shared.reasoningMaxTokens': 300 },
+      { onTextChunk: (t) => (streamed += t), onTextRestart: () => (streamed = '') },
+    );
+    expect(answer.text).toMatch(
+      /^\(the model gave no answer: it reasoned for 300 tokens, then it stopped without writing any text\.\)$/,
+    );
     expect(streamed).toBe(answer.text); // the asker watching the stream reads the reason too
-    expect((answer.trace.find((s) => s.step === 'answer')!.detail as { empty: string }).empty).toMatch(/reasoned for 300 tokens/);
+    expect((answer.trace.find((s) => s.step === 'answer')!.detail as { empty: string }).empty).toMatch(
+      /reasoned for 300 tokens/,
+    );
   });
 
   it('get the reasoning budget on top of the answer budget, within the room left in the context', () => {
-    expect(generationBudget({ answerTokens: 512, reasoningTokens: 1024, room: 8000, reasons: true })).toEqual({ maxTokens: 1536, thoughtTokens: 1024 });
-    expect(generationBudget({ answerTokens: 512, reasoningTokens: 1024, room: 1000, reasons: true })).toEqual({ maxTokens: 1000, thoughtTokens: 488 });
-    expect(generationBudget({ answerTokens: 512, reasoningTokens: 0, room: 8000, reasons: true })).toEqual({ maxTokens: 512, thoughtTokens: 0 });
-    expect(generationBudget({ answerTokens: 512, reasoningTokens: 1024, room: 8000, reasons: false })).toEqual({ maxTokens: 512 });
+    expect(generationBudget({ answerTokens: 512, reasoningTokens: 1024, room: 8000, reasons: true })).toEqual({
+      maxTokens: 1536,
+      thoughtTokens: 1024,
+    });
+    expect(generationBudget({ answerTokens: 512, reasoningTokens: 1024, room: 1000, reasons: true })).toEqual({
+      maxTokens: 1000,
+      thoughtTokens: 488,
+    });
+    expect(generationBudget({ answerTokens: 512, reasoningTokens: 0, room: 8000, reasons: true })).toEqual({
+      maxTokens: 512,
+      thoughtTokens: 0,
+    });
+    expect(generationBudget({ answerTokens: 512, reasoningTokens: 1024, room: 8000, reasons: false })).toEqual({
+      maxTokens: 512,
+    });
   });
 });

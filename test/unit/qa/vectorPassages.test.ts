@@ -21,11 +21,19 @@ let kb: KnowledgeBase;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'polyhop-vector-'));
-  kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' } });
+  kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
+    create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' },
+  });
   for (const file of CORPUS_FILES) {
     const path = join(CORPUS_DIR, file);
     const bytes = readFileSync(path);
-    kb.addDocument({ path, title: file, hash: sha256Hex(bytes), mime: file.endsWith('.md') ? 'text/markdown' : 'text/plain', size: bytes.length });
+    kb.addDocument({
+      path,
+      title: file,
+      hash: sha256Hex(bytes),
+      mime: file.endsWith('.md') ? 'text/markdown' : 'text/plain',
+      size: bytes.length,
+    });
   }
   const embedder = new CorpusEmbedder();
   const result = await ingestPending(kb, { embedder, passages: PASSAGES });
@@ -39,10 +47,21 @@ afterAll(() => {
 });
 
 function context(overrides: Record<string, number> = {}, onKb: KnowledgeBase = kb): QaContext {
-  return { kb: onKb, llm: new ScriptedLlm(qaRules()), embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) };
+  return {
+    kb: onKb,
+    llm: new ScriptedLlm(qaRules()),
+    embedder: new QaEmbedder(),
+    prompts,
+    settings: resolveQaSettings(overrides),
+  };
 }
 
-const retrieveStep = (trace: { step: string; detail: unknown }[]) => trace.find((s) => s.step === 'retrieve')?.detail as { family: string; retrieved: { id: number }[]; documentsWithoutPassages?: number };
+const retrieveStep = (trace: { step: string; detail: unknown }[]) =>
+  trace.find((s) => s.step === 'retrieve')?.detail as {
+    family: string;
+    retrieved: { id: number }[];
+    documentsWithoutPassages?: number;
+  };
 
 describe('ingest cuts fixed-size passages next to the semantic chunks', () => {
   it('stores overlapping passages that tile each document, each with its vector', () => {
@@ -59,7 +78,9 @@ describe('ingest cuts fixed-size passages next to the semantic chunks', () => {
         expect(p.ord).toBe(i);
         if (i > 0) expect(p.startOffset).toBeLessThan(own[i - 1]!.endOffset); // overlap
         // Cited chunks: every chunk of the document that overlaps the passage, in order, the first holding its start.
-        const overlapping = chunks.filter((c) => c.startOffset < p.endOffset && c.endOffset > p.startOffset).map((c) => c.id);
+        const overlapping = chunks
+          .filter((c) => c.startOffset < p.endOffset && c.endOffset > p.startOffset)
+          .map((c) => c.id);
         expect(p.chunkIds).toEqual(overlapping);
         const first = chunks.find((c) => c.id === p.chunkIds[0])!;
         expect(first.startOffset <= p.startOffset && p.startOffset < first.endOffset).toBe(true);
@@ -81,7 +102,9 @@ describe('vector baseline', () => {
     const vectors = await new CorpusEmbedder().embed(all.map((p) => p.text));
     const exact = all.map((p, i) => ({ id: p.id, score: cosine(q!, vectors[i]!) })).sort((a, b) => b.score - a.score);
     expect(step.retrieved.map((r) => r.id)).toEqual(exact.slice(0, k).map((r) => r.id));
-    expect(answer.evidence.map((e) => e.text)).toEqual(kb.getPassages(exact.slice(0, k).map((r) => r.id)).map((p) => p.text));
+    expect(answer.evidence.map((e) => e.text)).toEqual(
+      kb.getPassages(exact.slice(0, k).map((r) => r.id)).map((p) => p.text),
+    );
   });
 
   it('answers from the passages and cites the document text they cover', async () => {
@@ -108,14 +131,19 @@ describe('vector baseline', () => {
 
   it('falls back to semantic chunks on a KB ingested before passages, and says so', async () => {
     const oldDir = mkdtempSync(join(tmpdir(), 'polyhop-vector-old-'));
-    const old = KnowledgeBase.open(join(oldDir, 'kb.sqlite'), { create: { name: 'old', baseIri: 'https://example.org/old/' } });
+    const old = KnowledgeBase.open(join(oldDir, 'kb.sqlite'), {
+      create: { name: 'old', baseIri: 'https://example.org/old/' },
+    });
     try {
       const embedder = new CorpusEmbedder();
       old.setEmbedder(embedder.identity, embedder.dimension);
       for (const file of CORPUS_FILES) addCorpusDocument(old, file);
       const chunks = [...old.iterateChunks()];
       const vectors = await embedder.embed(chunks.map((c) => c.text));
-      old.putVectors('chunk', chunks.map((c, i) => ({ id: c.id, vector: vectors[i]! })));
+      old.putVectors(
+        'chunk',
+        chunks.map((c, i) => ({ id: c.id, vector: vectors[i]! })),
+      );
       expect(old.countDocumentsWithoutPassages()).toBe(CORPUS_FILES.length);
 
       const answer = await ask(context({}, old), WIFE_OF_KING.en, { strategy: 'vector' });
@@ -125,10 +153,22 @@ describe('vector baseline', () => {
 
       // Once one document has passages they are used, and the trace counts the documents without.
       const [first] = [...old.iterateDocuments()];
-      const [passage] = old.replacePassages(first!.id, [{ ord: 0, text: chunks[0]!.text, language: 'en', startOffset: chunks[0]!.startOffset, endOffset: chunks[0]!.endOffset, page: null }]);
+      const [passage] = old.replacePassages(first!.id, [
+        {
+          ord: 0,
+          text: chunks[0]!.text,
+          language: 'en',
+          startOffset: chunks[0]!.startOffset,
+          endOffset: chunks[0]!.endOffset,
+          page: null,
+        },
+      ]);
       old.putVectors('passage', [{ id: passage!.id, vector: vectors[0]! }]);
       const mixed = await ask(context({}, old), WIFE_OF_KING.en, { strategy: 'vector' });
-      expect(retrieveStep(mixed.trace)).toMatchObject({ family: expect.stringMatching(/^passage/), documentsWithoutPassages: CORPUS_FILES.length - 1 });
+      expect(retrieveStep(mixed.trace)).toMatchObject({
+        family: expect.stringMatching(/^passage/),
+        documentsWithoutPassages: CORPUS_FILES.length - 1,
+      });
     } finally {
       old.close();
       rmSync(oldDir, { recursive: true, force: true });

@@ -96,7 +96,9 @@ describe('a full disk', () => {
         // A full disk is not the documents' fault: none of them is marked failed for it.
         expect(now.documents.filter((d) => d.status === 'error')).toEqual([]);
       }
-      console.log(`disk full: ${failures.length} failed attempts:\n${failures.map((f) => `  ${f.stage}: ${f.code} ${f.message}`).join('\n')}`);
+      console.log(
+        `disk full: ${failures.length} failed attempts:\n${failures.map((f) => `  ${f.stage}: ${f.code} ${f.message}`).join('\n')}`,
+      );
       expect(failures.length).toBeGreaterThanOrEqual(3);
       for (const f of failures) {
         expect(f.code).toBe('STORAGE_FULL');
@@ -140,7 +142,12 @@ describe('a full disk', () => {
       const out = join(dir, 'export.ttl');
       // The export writes `<out>.part` and renames it: pointing that at /dev/full makes every write fail with ENOSPC.
       symlinkSync('/dev/full', `${out}.part`);
-      const failed = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: out });
+      const failed = await runJobToEnd(engine, 'rdf:export', {
+        kb: KB,
+        format: 'turtle',
+        scope: { kind: 'all' },
+        outputPath: out,
+      });
       expect(failed.status).toBe('failed');
       expect(failed.error).toMatchObject({ code: 'STORAGE_FULL' });
       expect(failed.error!.message).toContain(out);
@@ -148,7 +155,12 @@ describe('a full disk', () => {
       expect(existsSync(`${out}.part`)).toBe(false);
       expect(databaseHealth(engine.kbs.registry.get(KB).file).integrity).toEqual(['ok']);
 
-      const done = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: out });
+      const done = await runJobToEnd(engine, 'rdf:export', {
+        kb: KB,
+        format: 'turtle',
+        scope: { kind: 'all' },
+        outputPath: out,
+      });
       expect(done.status).toBe('done');
       const turtle = readFileSync(out, 'utf8');
       const { kb } = engine.kbs.get(KB);

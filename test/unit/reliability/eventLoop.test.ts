@@ -55,9 +55,12 @@ describe('indexing with a model that answers at once', () => {
       // units of disambiguate here), so every stage of at least 100 units is held to it.
       const lasting = [...totals].filter(([, total]) => total >= 100).map(([stage]) => stage);
       const midway = (stage: string) => seen.filter((s) => s.stage === stage && s.done > 0 && s.done < s.total).length;
-      console.log(`UI calls answered midway: ${lasting.map((s) => `${s} ${midway(s)} (of ${totals.get(s)} units)`).join(', ')}`);
+      console.log(
+        `UI calls answered midway: ${lasting.map((s) => `${s} ${midway(s)} (of ${totals.get(s)} units)`).join(', ')}`,
+      );
       expect(lasting).toEqual(expect.arrayContaining(['map', 'enrich']));
-      for (const stage of lasting) expect(midway(stage), `UI calls answered midway through ${stage}`).toBeGreaterThan(0);
+      for (const stage of lasting)
+        expect(midway(stage), `UI calls answered midway through ${stage}`).toBeGreaterThan(0);
     } finally {
       await dispose();
     }

@@ -59,13 +59,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * name, or `embed`) of `stage` open: the job is then inside that stage for sure.
  */
 type KillAt =
-  | ({ delayMs: number } & ({ after: 'adding' | 'ready' } | { after: 'stage'; stage: string } | { after: 'calls'; target: number }))
+  | ({ delayMs: number } & (
+      { after: 'adding' | 'ready' } | { after: 'stage'; stage: string } | { after: 'calls'; target: number }
+    ))
   | { after: 'held'; stage: string; call: string };
 
 function runChild(dataDir: string, latencyMs: number, kill?: KillAt, seen = new Set<string>()): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const hold = kill?.after === 'held' ? [`${kill.stage}:${kill.call}`] : [];
-    const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, corpus, String(latencyMs), KB_NAME, ...hold], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', CHILD, dataDir, corpus, String(latencyMs), KB_NAME, ...hold],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const run: ChildRun = { asks: [], stage: 'start', killed: false, done: null };
     let armed = false;
     let stderr = '';
@@ -219,9 +225,12 @@ describe('SIGKILL at random moments during indexing through the Api', () => {
     expect(perChunk(allAsks)).toHaveLength(perChunk(reference.asks).length + perChunk(inFlight).length);
 
     // The kills were spread over the job.
-    console.log(`kills by stage: ${stagesHit.join(' ')}; model calls ${allAsks.length} vs ${total} uninterrupted, ${inFlight.length} cut off by kills`);
+    console.log(
+      `kills by stage: ${stagesHit.join(' ')}; model calls ${allAsks.length} vs ${total} uninterrupted, ${inFlight.length} cut off by kills`,
+    );
     expect(stagesHit).toHaveLength(KILLS);
-    for (const stage of ['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed']) expect(stagesHit).toContain(stage);
+    for (const stage of ['ingest', 'preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed'])
+      expect(stagesHit).toContain(stage);
     // Sized by work, not time: 22 child processes (each starts the engine under tsx) and 20
     // restarts use ~85 s of CPU; on a shared 2-core machine with two CPU hogs beside it the run
     // took 9 min of wall time. The limit only catches a hang.

@@ -6,11 +6,19 @@ import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { NAME_VARIANTS } from '../../support/corpusScript.js';
 
-const prompt = (name: string, user = 'question'): RenderedPrompt => ({ name, version: '1', system: 'system', user, variables: {} });
+const prompt = (name: string, user = 'question'): RenderedPrompt => ({
+  name,
+  version: '1',
+  system: 'system',
+  user,
+  variables: {},
+});
 
 const Batch = z.object({ items: z.array(z.object({ id: z.number(), name: z.string(), text: z.string() })) });
 const Fixed = z.object({ items: z.array(z.string().min(1)).length(4) });
-const Triples = z.object({ triples: z.array(z.object({ subject: z.string(), relation: z.string(), object: z.string() })) });
+const Triples = z.object({
+  triples: z.array(z.object({ subject: z.string(), relation: z.string(), object: z.string() })),
+});
 
 const items = Array.from({ length: 6 }, (_, i) => ({ id: i + 1, name: 'Odysseus', text: `Odysseus fact ${i + 1}.` }));
 const inner = () =>
@@ -34,7 +42,19 @@ describe('UncooperativeLlm', () => {
       for (const t of triples.triples) expect(['?x', 'x', '[x]', '<x>', '?', 'unknown']).toContain(t.subject);
       for (const d of llm.degradations) kinds.add(d.kind);
     }
-    for (const kind of ['dropItem', 'repeatItem', 'swapItems', 'foreignName', 'typeSuffix', 'placeholder', 'gluedCitation', 'reasoningPrefix', 'longString', 'emptyString', 'thinking']) {
+    for (const kind of [
+      'dropItem',
+      'repeatItem',
+      'swapItems',
+      'foreignName',
+      'typeSuffix',
+      'placeholder',
+      'gluedCitation',
+      'reasoningPrefix',
+      'longString',
+      'emptyString',
+      'thinking',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
   });
@@ -61,13 +81,18 @@ describe('UncooperativeLlm', () => {
     expect(text.stopReason).toBe('maxTokens');
     expect(countTokens(text.text)).toBeLessThanOrEqual(25);
     expect(text.usage.completionTokens).toBe(25);
-    await expect(llm.generateJson(prompt('batch'), Batch, { maxTokens: 20 })).rejects.toMatchObject({ code: 'LLM_OUTPUT_INVALID', details: { reason: 'stopped at maxTokens' } });
+    await expect(llm.generateJson(prompt('batch'), Batch, { maxTokens: 20 })).rejects.toMatchObject({
+      code: 'LLM_OUTPUT_INVALID',
+      details: { reason: 'stopped at maxTokens' },
+    });
     expect((await llm.generateJson(prompt('batch'), Batch, { maxTokens: 200 })).value.items).toEqual(items);
   });
 
   it('refuses a prompt larger than its context and shrinks the budget to what is left', async () => {
     const llm = new UncooperativeLlm(inner(), { seed: 1, contextTokens: 300, degrade: () => false });
-    await expect(llm.generateText(prompt('answer', 'word '.repeat(400)), { maxTokens: 10 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(llm.generateText(prompt('answer', 'word '.repeat(400)), { maxTokens: 10 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    });
     const near = await llm.generateText(prompt('answer', 'word '.repeat(250)), { maxTokens: 1000 });
     expect(near.stopReason).toBe('maxTokens');
     expect(countTokens(near.text)).toBeLessThanOrEqual(300 - 250);

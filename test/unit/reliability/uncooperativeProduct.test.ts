@@ -6,7 +6,15 @@ import { STRATEGIES, type Answer, type StrategyName } from '../../../src-main/en
 import type { IndexingResult } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm, type Degradation, type DegradationRates } from '../../support/UncooperativeLlm.js';
-import { canonicalName, CORPUS_DIR, CORPUS_FILES, corpusRules, DESCRIPTIONS, NAME_VARIANTS, plainDescription } from '../../support/corpusScript.js';
+import {
+  canonicalName,
+  CORPUS_DIR,
+  CORPUS_FILES,
+  corpusRules,
+  DESCRIPTIONS,
+  NAME_VARIANTS,
+  plainDescription,
+} from '../../support/corpusScript.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from '../qa/support/qaScript.js';
 import { databaseHealth, rdfAgainstSqlite } from './support/kbChecks.js';
@@ -27,14 +35,29 @@ import { explainLoss, kbFacts, scriptedFacts, type KbFacts } from './support/pro
 const MIN_SEEDS = 50;
 const SEEDS = Number(process.env.POLYHOP_UNCOOPERATIVE_SEEDS ?? MIN_SEEDS);
 const KB = 'odyssey';
-const QUESTIONS: Record<StrategyName, string> = { dr: WIFE_OF_KING.it, hyp: WIFE_OF_KING.en, dapt: WIFE_OF_KING.fr, vector: WIFE_OF_KING.en, 'llm-only': WIFE_OF_KING.es };
+const QUESTIONS: Record<StrategyName, string> = {
+  dr: WIFE_OF_KING.it,
+  hyp: WIFE_OF_KING.en,
+  dapt: WIFE_OF_KING.fr,
+  vector: WIFE_OF_KING.en,
+  'llm-only': WIFE_OF_KING.es,
+};
 /** The expected answer of the questions above, in the corpus's spellings. */
 const PENELOPE = /p[eé]n[eé]lope/i;
 /** Citation marks a model glued on ("Ithaca[1].") are not content. */
 const content = (text: string): string => text.replace(/\[\d+\]/g, '');
 const NO_DEGRADATION: DegradationRates = {
-  dropItem: 0, repeatItem: 0, swapItems: 0, foreignName: 0, typeSuffix: 0, placeholder: 0, gluedCitation: 0,
-  reasoningPrefix: 0, longString: 0, emptyString: 0, thinking: 0,
+  dropItem: 0,
+  repeatItem: 0,
+  swapItems: 0,
+  foreignName: 0,
+  typeSuffix: 0,
+  placeholder: 0,
+  gluedCitation: 0,
+  reasoningPrefix: 0,
+  longString: 0,
+  emptyString: 0,
+  thinking: 0,
 };
 
 /**
@@ -50,7 +73,12 @@ const MIN_YIELD = { triples: 0.9, merged: 0.62, answers: 0.7 } as const;
 function model(seed: number, rates?: DegradationRates): UncooperativeLlm {
   // The script reads prompts as written: it understands only the names the corpus uses, not the double's degradations.
   const rules = [...corpusRules({ describeUnscripted: true }), ...qaRules()];
-  return new UncooperativeLlm(new ScriptedLlm(rules), { seed, nameVariants: NAME_VARIANTS, contextTokens: 4096, ...(rates ? { rates } : {}) });
+  return new UncooperativeLlm(new ScriptedLlm(rules), {
+    seed,
+    nameVariants: NAME_VARIANTS,
+    contextTokens: 4096,
+    ...(rates ? { rates } : {}),
+  });
 }
 
 interface AskRun {
@@ -88,9 +116,16 @@ async function runSeed(seed: number, rates?: DegradationRates): Promise<SeedRun>
     }
 
     const turtle = join(dataDir, 'export.ttl');
-    const exported = await runJobToEnd(engine, 'rdf:export', { kb: KB, format: 'turtle', scope: { kind: 'all' }, outputPath: turtle });
+    const exported = await runJobToEnd(engine, 'rdf:export', {
+      kb: KB,
+      format: 'turtle',
+      scope: { kind: 'all' },
+      outputPath: turtle,
+    });
     expect(exported.error).toBeNull();
-    expect(new Parser({ format: 'Turtle' }).parse(readFileSync(turtle, 'utf8')).length).toBe((exported.result as { quads: number }).quads);
+    expect(new Parser({ format: 'Turtle' }).parse(readFileSync(turtle, 'utf8')).length).toBe(
+      (exported.result as { quads: number }).quads,
+    );
 
     // An intact KB whose RDF view holds what SQLite holds.
     const health = databaseHealth(engine.kbs.registry.get(KB).file);
@@ -109,11 +144,17 @@ async function runSeed(seed: number, rates?: DegradationRates): Promise<SeedRun>
       if (t.description === null) {
         // Left undescribed: recorded with its document.
         const docs = kb.getChunks(t.chunkIds).map((c) => c.documentId);
-        expect(docs.some((d) => docsWithError.has(d)), `undescribed ${key} recorded`).toBe(true);
+        expect(
+          docs.some((d) => docsWithError.has(d)),
+          `undescribed ${key} recorded`,
+        ).toBe(true);
         continue;
       }
       const own = [DESCRIPTIONS[key], plainDescription(t.sourceName, t.relation, t.targetName)];
-      expect(own.some((o) => o !== undefined && content(t.description!).includes(o)), `description of ${key}: ${t.description}`).toBe(true);
+      expect(
+        own.some((o) => o !== undefined && content(t.description!).includes(o)),
+        `description of ${key}: ${t.description}`,
+      ).toBe(true);
     }
     // Summaries: each speaks of its own entity and of no other one.
     const heads = entities.map((e) => `${e.name} (${e.type}): `);
@@ -121,11 +162,17 @@ async function runSeed(seed: number, rates?: DegradationRates): Promise<SeedRun>
       if (e.summary === null) continue;
       const head = `${e.name} (${e.type}): `;
       expect(content(e.summary), `summary of ${e.name}`).toContain(head);
-      for (const other of heads) if (other !== head && !head.includes(other)) expect(content(e.summary), `summary of ${e.name}`).not.toContain(other);
+      for (const other of heads)
+        if (other !== head && !head.includes(other))
+          expect(content(e.summary), `summary of ${e.name}`).not.toContain(other);
     }
     // What stays undone is recorded: unsummarised entities in the reduce failures.
     const unsummarised = entities.filter((e) => e.summary === null && kb.triplesOfEntity(e.id, 'both', 1).length > 0);
-    if (unsummarised.length > 0) expect(index.failures.some((f) => f.stage === 'reduce'), `unsummarised: ${unsummarised.map((e) => e.name).join(', ')}`).toBe(true);
+    if (unsummarised.length > 0)
+      expect(
+        index.failures.some((f) => f.stage === 'reduce'),
+        `unsummarised: ${unsummarised.map((e) => e.name).join(', ')}`,
+      ).toBe(true);
     for (const c of kb.iterateChunks()) if (c.englishText === null) expect(docsWithError.has(c.documentId)).toBe(true);
     return { llm, index, facts, answers };
   } finally {
@@ -163,17 +210,28 @@ interface Measured {
 /** Measures a run against what a perfect model yields (the script): it needs no other run of the product, which may share a bug. */
 function measure(run: SeedRun): Measured {
   const { facts, llm } = run;
-  const m: Measured = { kept: 0, total: 0, unexplained: [], merged: 0, groups: 0, unexplainedMerges: [], answered: [], unexplainedAnswers: [] };
+  const m: Measured = {
+    kept: 0,
+    total: 0,
+    unexplained: [],
+    merged: 0,
+    groups: 0,
+    unexplainedMerges: [],
+    answered: [],
+    unexplainedAnswers: [],
+  };
   let lostFacts = 0;
   for (const [file, scripted] of SCRIPTED) {
     for (const fact of scripted) {
       m.total++;
       if (facts.triplesByFile.get(file)?.has(fact)) m.kept++;
-      else if (explainLoss(file, fact, facts, llm.degradations, llm.resolveName) === null) m.unexplained.push(`${file}: ${fact}`);
+      else if (explainLoss(file, fact, facts, llm.degradations, llm.resolveName) === null)
+        m.unexplained.push(`${file}: ${fact}`);
       else lostFacts++;
     }
   }
-  const names = (d: Degradation): string[] => Object.values((d.item ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string');
+  const names = (d: Degradation): string[] =>
+    Object.values((d.item ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string');
   for (const [group, count] of facts.entitiesOf) {
     m.groups++;
     if (count === 1) {
@@ -183,71 +241,95 @@ function measure(run: SeedRun): Measured {
     // Left apart: the model refused or lost a pair, or wrote one of the entity's names in a form no one put beside the others.
     const explained =
       facts.failedFiles.size > 0 ||
-      llm.degradations.some((d) => d.prompt === 'mder/disambiguate' || (d.prompt === 'mder/map' && d.kind === 'foreignName' && names(d).some((n) => canonicalName(llm.resolveName(n)) === group)));
+      llm.degradations.some(
+        (d) =>
+          d.prompt === 'mder/disambiguate' ||
+          (d.prompt === 'mder/map' &&
+            d.kind === 'foreignName' &&
+            names(d).some((n) => canonicalName(llm.resolveName(n)) === group)),
+      );
     if (!explained) m.unexplainedMerges.push(`${group}: ${count} entities`);
   }
   for (const strategy of STRATEGIES) {
     if (namesPenelope(run.answers[strategy].answer)) m.answered.push(strategy);
-    else if (run.answers[strategy].degradations.length === 0 && lostFacts === 0 && facts.failedFiles.size === 0) m.unexplainedAnswers.push(strategy);
+    else if (run.answers[strategy].degradations.length === 0 && lostFacts === 0 && facts.failedFiles.size === 0)
+      m.unexplainedAnswers.push(strategy);
   }
   return m;
 }
 
 describe('the whole product with an uncooperative model', () => {
   it('runs at least the seeds its exact checks need', () => {
-    expect(SEEDS, `POLYHOP_UNCOOPERATIVE_SEEDS=${process.env.POLYHOP_UNCOOPERATIVE_SEEDS}: at least ${MIN_SEEDS}`).toBeGreaterThanOrEqual(MIN_SEEDS);
+    expect(
+      SEEDS,
+      `POLYHOP_UNCOOPERATIVE_SEEDS=${process.env.POLYHOP_UNCOOPERATIVE_SEEDS}: at least ${MIN_SEEDS}`,
+    ).toBeGreaterThanOrEqual(MIN_SEEDS);
   });
 
   it('the cooperative run finds every scripted fact, merge and answer (the reference the seeds are measured against)', async () => {
     const base = await cooperative();
-    expect(base.llm.degradations.filter((d) => d.kind !== 'cutAtMaxTokens' && d.kind !== 'contextOverflow')).toEqual([]);
-    const sorted = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([file, facts]) => [file, [...facts].sort()]));
+    expect(base.llm.degradations.filter((d) => d.kind !== 'cutAtMaxTokens' && d.kind !== 'contextOverflow')).toEqual(
+      [],
+    );
+    const sorted = (m: Map<string, Set<string>>) =>
+      Object.fromEntries([...m].map(([file, facts]) => [file, [...facts].sort()]));
     expect(sorted(base.facts.triplesByFile)).toEqual(sorted(SCRIPTED));
     expect([...base.facts.entitiesOf.values()]).toEqual([1, 1, 1]);
     for (const strategy of STRATEGIES) expect(namesPenelope(base.answers[strategy].answer), strategy).toBe(true);
   });
 
-  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i: index, every strategy, export; nothing lost unrecorded', async (seed) => {
-    const m = measure(await seedRun(seed));
-    expect(m.unexplained, 'scripted facts missing with no recorded reason').toEqual([]);
-    expect(m.unexplainedMerges, 'entities left unmerged with no recorded reason').toEqual([]);
-    expect(m.unexplainedAnswers, 'strategies that lost the answer with no recorded reason').toEqual([]);
-  });
+  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
+    'seed %i: index, every strategy, export; nothing lost unrecorded',
+    async (seed) => {
+      const m = measure(await seedRun(seed));
+      expect(m.unexplained, 'scripted facts missing with no recorded reason').toEqual([]);
+      expect(m.unexplainedMerges, 'entities left unmerged with no recorded reason').toEqual([]);
+      expect(m.unexplainedAnswers, 'strategies that lost the answer with no recorded reason').toEqual([]);
+    },
+  );
 
-  it(`over ${Math.max(SEEDS, MIN_SEEDS)} seeds: the yields stay above their minimum, and every step was degraded in every way it can`, { timeout: 1_800_000 }, async () => {
-    const all = await Promise.all(Array.from({ length: Math.max(SEEDS, MIN_SEEDS) }, (_, i) => seedRun(i + 1)));
-    const ms = all.map(measure);
-    const sum = (f: (m: Measured) => number): number => ms.reduce((n, m) => n + f(m), 0);
-    const triples = sum((m) => m.kept) / sum((m) => m.total);
-    const merged = sum((m) => m.merged) / sum((m) => m.groups);
-    const answers = Object.fromEntries(STRATEGIES.map((s) => [s, ms.filter((m) => m.answered.includes(s)).length / ms.length]));
-    console.log(`uncooperative yields over ${ms.length} seeds: triples ${triples.toFixed(3)}, merged ${merged.toFixed(3)}, answers ${JSON.stringify(answers)}`);
-    expect(triples).toBeGreaterThanOrEqual(MIN_YIELD.triples);
-    expect(merged).toBeGreaterThanOrEqual(MIN_YIELD.merged);
-    for (const s of STRATEGIES) expect(answers[s], s).toBeGreaterThanOrEqual(MIN_YIELD.answers);
+  it(
+    `over ${Math.max(SEEDS, MIN_SEEDS)} seeds: the yields stay above their minimum, and every step was degraded in every way it can`,
+    { timeout: 1_800_000 },
+    async () => {
+      const all = await Promise.all(Array.from({ length: Math.max(SEEDS, MIN_SEEDS) }, (_, i) => seedRun(i + 1)));
+      const ms = all.map(measure);
+      const sum = (f: (m: Measured) => number): number => ms.reduce((n, m) => n + f(m), 0);
+      const triples = sum((m) => m.kept) / sum((m) => m.total);
+      const merged = sum((m) => m.merged) / sum((m) => m.groups);
+      const answers = Object.fromEntries(
+        STRATEGIES.map((s) => [s, ms.filter((m) => m.answered.includes(s)).length / ms.length]),
+      );
+      console.log(
+        `uncooperative yields over ${ms.length} seeds: triples ${triples.toFixed(3)}, merged ${merged.toFixed(3)}, answers ${JSON.stringify(answers)}`,
+      );
+      expect(triples).toBeGreaterThanOrEqual(MIN_YIELD.triples);
+      expect(merged).toBeGreaterThanOrEqual(MIN_YIELD.merged);
+      for (const s of STRATEGIES) expect(answers[s], s).toBeGreaterThanOrEqual(MIN_YIELD.answers);
 
-    const made = new Set(all.flatMap((r) => r.llm.degradations.map((d) => `${d.prompt} ${d.kind}`)));
-    const expected = [
-      'ingest/summarise reasoningPrefix',
-      'mder/map dropItem',
-      'mder/map swapItems',
-      'mder/map foreignName',
-      'mder/map typeSuffix',
-      'mder/enrich swapItems',
-      'mder/enrich repeatItem',
-      'mder/enrich dropItem',
-      'mder/enrich longString',
-      'mder/enrich cutAtMaxTokens',
-      'mder/reduce swapItems',
-      'mder/disambiguate typeSuffix',
-      'mder/disambiguate swapItems',
-      'mder/disambiguate dropItem',
-      'qa/dr-decompose placeholder',
-      'qa/answer gluedCitation',
-      'qa/answer emptyString',
-      'qa/hyp-judge swapItems',
-    ];
-    expect([...made].filter((m) => expected.includes(m)).sort()).toEqual([...expected].sort());
-    expect(made.size).toBeGreaterThan(40);
-  });
+      const made = new Set(all.flatMap((r) => r.llm.degradations.map((d) => `${d.prompt} ${d.kind}`)));
+      const expected = [
+        'ingest/summarise reasoningPrefix',
+        'mder/map dropItem',
+        'mder/map swapItems',
+        'mder/map foreignName',
+        'mder/map typeSuffix',
+        'mder/enrich swapItems',
+        'mder/enrich repeatItem',
+        'mder/enrich dropItem',
+        'mder/enrich longString',
+        'mder/enrich cutAtMaxTokens',
+        'mder/reduce swapItems',
+        'mder/disambiguate typeSuffix',
+        'mder/disambiguate swapItems',
+        'mder/disambiguate dropItem',
+        'qa/dr-decompose placeholder',
+        'qa/answer gluedCitation',
+        'qa/answer emptyString',
+        'qa/hyp-judge swapItems',
+      ];
+      expect([...made].filter((m) => expected.includes(m)).sort()).toEqual([...expected].sort());
+      expect(made.size).toBeGreaterThan(40);
+    },
+  );
 });

@@ -27,7 +27,10 @@ interface Accepted {
   justification: string;
 }
 
-const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  optionalDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+};
 const electronVersion = pkg.optionalDependencies?.electron ?? pkg.devDependencies?.electron;
 const scanned = mkdtempSync(join(tmpdir(), 'polyhop-electronegativity-'));
 let findings: Finding[];
@@ -38,11 +41,21 @@ beforeAll(() => {
   cpSync(join(REPO_ROOT, 'src-preload'), join(scanned, 'src-preload'), { recursive: true });
   mkdirSync(join(scanned, 'src-renderer'));
   cpSync(join(REPO_ROOT, 'src-renderer', 'index.html'), join(scanned, 'src-renderer', 'index.html'));
-  const run = spawnSync('unshare', ['-n', process.execPath, join(REPO_ROOT, 'test', 'unit', 'security', 'support', 'electronegativityScan.cjs'), scanned, String(electronVersion)], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const run = spawnSync(
+    'unshare',
+    [
+      '-n',
+      process.execPath,
+      join(REPO_ROOT, 'test', 'unit', 'security', 'support', 'electronegativityScan.cjs'),
+      scanned,
+      String(electronVersion),
+    ],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   expect(run.status, `${run.error?.message ?? ''}\n${run.stderr}`).toBe(0);
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as { findings: Finding[]; errors: unknown[] };
   expect(result.errors, 'every file parsed').toEqual([]);
@@ -58,11 +71,17 @@ describe('Electronegativity', () => {
   });
 
   it('leaves no HIGH or MEDIUM finding without a written justification, and no stale justification', () => {
-    const allow = (JSON.parse(readFileSync(join(REPO_ROOT, '.electronegativity', 'allowlist.json'), 'utf8')) as { accepted: Accepted[] }).accepted;
+    const allow = (
+      JSON.parse(readFileSync(join(REPO_ROOT, '.electronegativity', 'allowlist.json'), 'utf8')) as {
+        accepted: Accepted[];
+      }
+    ).accepted;
     for (const entry of allow) expect(entry.justification.length, `${entry.id}: justify it`).toBeGreaterThan(80);
     const serious = findings.filter((f) => f.severity === 'HIGH' || f.severity === 'MEDIUM');
     const unexplained = serious.filter((f) => !allow.some((a) => a.id === f.id && a.file === f.file));
-    expect(unexplained.map((f) => `${f.severity} ${f.id} ${f.file}:${f.line} ${f.sample} — ${f.description}`)).toEqual([]);
+    expect(unexplained.map((f) => `${f.severity} ${f.id} ${f.file}:${f.line} ${f.sample} — ${f.description}`)).toEqual(
+      [],
+    );
     const stale = allow.filter((a) => !serious.some((f) => f.id === a.id && f.file === a.file));
     expect(stale.map((a) => `${a.id} ${a.file}`)).toEqual([]);
   });
@@ -73,13 +92,25 @@ describe('the window and its preload', () => {
   const preload = readFileSync(join(REPO_ROOT, 'src-preload', 'index.ts'), 'utf8');
 
   it('keeps the hardened webPreferences and refuses navigation, new windows, permissions and foreign requests', () => {
-    for (const setting of ['contextIsolation: true', 'sandbox: true', 'nodeIntegration: false', 'nodeIntegrationInWorker: false', 'webviewTag: false', "disableBlinkFeatures: 'Auxclick'"]) expect(main).toContain(setting);
-    expect(main).not.toMatch(/webSecurity:\s*false|allowRunningInsecureContent:\s*true|experimentalFeatures:\s*true|enableRemoteModule/);
+    for (const setting of [
+      'contextIsolation: true',
+      'sandbox: true',
+      'nodeIntegration: false',
+      'nodeIntegrationInWorker: false',
+      'webviewTag: false',
+      "disableBlinkFeatures: 'Auxclick'",
+    ])
+      expect(main).toContain(setting);
+    expect(main).not.toMatch(
+      /webSecurity:\s*false|allowRunningInsecureContent:\s*true|experimentalFeatures:\s*true|enableRemoteModule/,
+    );
     expect(main).toContain('app.enableSandbox()');
     expect(main).toMatch(/will-navigate', \(event\) => event\.preventDefault\(\)/);
     expect(main).toMatch(/setWindowOpenHandler\(\(\) => \(\{ action: 'deny' \}\)\)/);
     expect(main).toMatch(/setPermissionRequestHandler\(\(_wc, _permission, callback\) => callback\(false\)\)/);
-    expect(main).toMatch(/onBeforeRequest\(\(details, callback\) => callback\(\{ cancel: !isOwnFile\(details\.url\) \}\)\)/);
+    expect(main).toMatch(
+      /onBeforeRequest\(\(details, callback\) => callback\(\{ cancel: !isOwnFile\(details\.url\) \}\)\)/,
+    );
     expect(main).not.toMatch(/shell\.openExternal|openExternal\(/);
   });
 
@@ -104,7 +135,9 @@ describe('the window and its preload', () => {
       'invoke DIALOG_CHANNELS.chooseSavePath',
     ]);
     // Main answers each dialog channel only for the app's own page, after validating the payload.
-    const handlers = [...main.matchAll(/ipcMain\.handle\(DIALOG_CHANNELS\.(\w+), async \(event[^)]*\) => \{\n(.*)\n(.*)\n/g)];
+    const handlers = [
+      ...main.matchAll(/ipcMain\.handle\(DIALOG_CHANNELS\.(\w+), async \(event[^)]*\) => \{\n(.*)\n(.*)\n/g),
+    ];
     expect(handlers.map((m) => m[1])).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath']);
     for (const [, , first, second] of handlers) expect(`${first}\n${second}`).toMatch(/if \(!fromRenderer\(event\)/);
     expect(body).not.toMatch(/:\s*ipcRenderer\b|ipcRenderer\s*[,}]|\bsend\(|sendSync\(|require\(|process\./);
@@ -115,7 +148,12 @@ describe('the window and its preload', () => {
     const html = readFileSync(join(REPO_ROOT, 'src-renderer', 'index.html'), 'utf8');
     const content = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
     expect(content).toBeDefined();
-    const policy = new Map(content!.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    const policy = new Map(
+      content!
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
     expect(policy.get('default-src')).toEqual(["'self'"]);
     expect(policy.get('script-src')).toEqual(["'self'"]);
     expect(policy.get('object-src')).toEqual(["'none'"]);

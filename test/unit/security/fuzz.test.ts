@@ -50,22 +50,29 @@ afterAll(async () => {
 /** The fuzz KB exists before each method's cases (kb:delete/rename cases may not leave it). */
 async function ensureKb(): Promise<void> {
   const list = await engine.call('kb:list', {});
-  if (list.ok && !(list.value as { name: string }[]).some((k) => k.name === places.kb)) await engine.call('kb:create', { name: places.kb });
+  if (list.ok && !(list.value as { name: string }[]).some((k) => k.name === places.kb))
+    await engine.call('kb:create', { name: places.kb });
 }
 
 /** Checks one reply; a started job must also end typed, within the limit. */
 async function checkReply(method: Method, c: FuzzCase, reply: Reply<unknown>, failures: string[]): Promise<void> {
   const where = `${method} ← ${c.label}`;
   if (!reply.ok) {
-    if (typeof reply.error?.code !== 'string' || reply.error.code === 'INTERNAL') failures.push(`${where}: ${reply.error?.code}: ${reply.error?.message?.slice(0, 300)}`);
-    if ((reply.error?.message?.length ?? 0) > 5000) failures.push(`${where}: error message of ${reply.error.message.length} chars echoes the payload`);
+    if (typeof reply.error?.code !== 'string' || reply.error.code === 'INTERNAL')
+      failures.push(`${where}: ${reply.error?.code}: ${reply.error?.message?.slice(0, 300)}`);
+    if ((reply.error?.message?.length ?? 0) > 5000)
+      failures.push(`${where}: error message of ${reply.error.message.length} chars echoes the payload`);
     return;
   }
   const jobId = (reply.value as { jobId?: unknown } | null)?.jobId;
   if (typeof jobId !== 'string') return;
-  const state = await Promise.race([engine.jobs.settled(jobId), new Promise<'hung'>((r) => setTimeout(() => r('hung'), JOB_LIMIT_MS))]);
+  const state = await Promise.race([
+    engine.jobs.settled(jobId),
+    new Promise<'hung'>((r) => setTimeout(() => r('hung'), JOB_LIMIT_MS)),
+  ]);
   if (state === 'hung') failures.push(`${where}: job ${jobId} still running after ${JOB_LIMIT_MS} ms`);
-  else if (state?.error?.code === 'INTERNAL') failures.push(`${where}: job failed INTERNAL: ${state.error.message.slice(0, 300)}`);
+  else if (state?.error?.code === 'INTERNAL')
+    failures.push(`${where}: job failed INTERNAL: ${state.error.message.slice(0, 300)}`);
 }
 
 async function stillServing(): Promise<void> {
@@ -84,7 +91,10 @@ describe('generated hostile payloads on every Api channel', () => {
     for (const [i, method] of METHODS.entries()) {
       await ensureKb();
       for (const c of fuzzCases(method, places, SEED + i)) {
-        const reply = await engine.call(method, c.payload).catch((error: unknown) => ({ ok: false as const, error: { code: 'INTERNAL', message: `threw: ${String(error)}`, details: {} } }));
+        const reply = await engine.call(method, c.payload).catch((error: unknown) => ({
+          ok: false as const,
+          error: { code: 'INTERNAL', message: `threw: ${String(error)}`, details: {} },
+        }));
         await checkReply(method, c, reply, failures);
         count++;
       }
@@ -115,7 +125,16 @@ describe('generated hostile payloads on every Api channel', () => {
   });
 
   it('over HTTP: bodies JSON cannot carry, and numbers JSON turns into Infinity', async () => {
-    for (const body of ['{"kb": NaN}', '{"id": Infinity}', '{"kb": "a",}', '\u0000', '{"a":'.repeat(100_000), '\uFEFF{}', '{"kb": "\\ud800"}', '[1e999]']) {
+    for (const body of [
+      '{"kb": NaN}',
+      '{"id": Infinity}',
+      '{"kb": "a",}',
+      '\u0000',
+      '{"a":'.repeat(100_000),
+      '\uFEFF{}',
+      '{"kb": "\\ud800"}',
+      '[1e999]',
+    ]) {
       const res = await post('docs:get', body);
       const reply = JSON.parse(res.body) as Reply<unknown>;
       expect([200, 400], body.slice(0, 20)).toContain(res.status);
@@ -136,7 +155,11 @@ function post(method: string, body: string): Promise<{ status: number; body: str
         port: server.port,
         path: `/api/${encodeURIComponent(method)}`,
         method: 'POST',
-        headers: { host: `127.0.0.1:${server.port}`, authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        headers: {
+          host: `127.0.0.1:${server.port}`,
+          authorization: `Bearer ${server.token}`,
+          'content-type': 'application/json',
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

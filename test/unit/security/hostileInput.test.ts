@@ -27,7 +27,8 @@ describe('SPARQL through the Api', () => {
   const people = 120;
   beforeAll(async () => {
     const lines = ['@prefix ex: <http://example.org/> .'];
-    for (let i = 0; i < people; i++) lines.push(`ex:p${i} ex:name "Person ${i}" ; ex:knows ex:p${(i * 7 + 1) % people} .`);
+    for (let i = 0; i < people; i++)
+      lines.push(`ex:p${i} ex:name "Person ${i}" ; ex:knows ex:p${(i * 7 + 1) % people} .`);
     const file = join(dir, 'people.ttl');
     writeFileSync(file, `${lines.join('\n')}\n`);
     await call(engine, 'kb:create', { name: 'sparql' });
@@ -38,7 +39,11 @@ describe('SPARQL through the Api', () => {
   /** Statements the import put in the database (the view is rebuilt from these). */
   let imported = 0;
   const count = async (): Promise<number> => {
-    const result = await call<SparqlResult>(engine, 'sparql:query', { kb: 'sparql', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', timeoutMs: 60_000 });
+    const result = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'sparql',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      timeoutMs: 60_000,
+    });
     return Number(result.rows[0]?.n);
   };
 
@@ -58,11 +63,18 @@ describe('SPARQL through the Api', () => {
     ];
     for (const query of updates) {
       const reply = await engine.call('sparql:query', { kb: 'sparql', query });
-      expect(reply, query).toMatchObject({ ok: false, error: { code: 'BAD_INPUT', message: expect.stringMatching(/allowUpdate/) } });
+      expect(reply, query).toMatchObject({
+        ok: false,
+        error: { code: 'BAD_INPUT', message: expect.stringMatching(/allowUpdate/) },
+      });
     }
     expect(await count()).toBe(before);
     // Unlocked, an update runs.
-    const insert = await call<SparqlResult>(engine, 'sparql:query', { kb: 'sparql', query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }', allowUpdate: true });
+    const insert = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'sparql',
+      query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }',
+      allowUpdate: true,
+    });
     expect(insert.kind).toBe('update');
     expect(await count()).toBe(before + 1);
   });
@@ -75,14 +87,21 @@ describe('SPARQL through the Api', () => {
       const started = performance.now();
       const reply = await engine.call('sparql:query', { kb: 'sparql', query, allowUpdate, timeoutMs: 5000 });
       expect(reply.ok, query).toBe(false);
-      if (!reply.ok) expect(['BAD_INPUT', 'UNSUPPORTED'], `${query}: ${reply.error.code} ${reply.error.message}`).toContain(reply.error.code);
+      if (!reply.ok)
+        expect(['BAD_INPUT', 'UNSUPPORTED'], `${query}: ${reply.error.code} ${reply.error.message}`).toContain(
+          reply.error.code,
+        );
       expect(performance.now() - started).toBeLessThan(5000);
     }
   });
 
   it('stops a cartesian product at the time limit and answers the next query', async () => {
     const started = performance.now();
-    const reply = await engine.call('sparql:query', { kb: 'sparql', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }', timeoutMs: 1000 });
+    const reply = await engine.call('sparql:query', {
+      kb: 'sparql',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }',
+      timeoutMs: 1000,
+    });
     const elapsed = performance.now() - started;
     expect(reply).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
     expect(elapsed).toBeGreaterThanOrEqual(900);
@@ -91,7 +110,10 @@ describe('SPARQL through the Api', () => {
     // statement is back (the unlocked INSERT above lived in the derived view only).
     expect(imported).toBeGreaterThan(0);
     expect(await count()).toBe(imported);
-    const ask = await call<SparqlResult>(engine, 'sparql:query', { kb: 'sparql', query: 'ASK { <http://example.org/p1> ?p ?o }' });
+    const ask = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'sparql',
+      query: 'ASK { <http://example.org/p1> ?p ?o }',
+    });
     expect(ask.boolean).toBe(true);
   });
 });
@@ -115,8 +137,14 @@ describe('model files through the Api', () => {
   const ggufCases = (): [string, () => Promise<string> | string][] => [
     ['truncated-header.gguf', () => damaged('truncated-header.gguf', (b) => b.subarray(0, 2000))],
     ['truncated-tensors.gguf', () => damaged('truncated-tensors.gguf', (b) => b.subarray(0, b.length - 10_000))],
-    ['absurd-tensor-count.gguf', () => damaged('absurd-tensor-count.gguf', (b) => (b.writeBigUInt64LE(1n << 60n, 8), b))],
-    ['absurd-metadata-count.gguf', () => damaged('absurd-metadata-count.gguf', (b) => (b.writeBigUInt64LE(50_000_000n, 16), b))],
+    [
+      'absurd-tensor-count.gguf',
+      () => damaged('absurd-tensor-count.gguf', (b) => (b.writeBigUInt64LE(1n << 60n, 8), b)),
+    ],
+    [
+      'absurd-metadata-count.gguf',
+      () => damaged('absurd-metadata-count.gguf', (b) => (b.writeBigUInt64LE(50_000_000n, 16), b)),
+    ],
     ['absurd-string.gguf', () => damaged('absurd-string.gguf', (b) => (b.writeBigUInt64LE(0xffff_ffff_ffffn, 24), b))],
     [
       'absurd-tensor-dims.gguf',
@@ -131,8 +159,18 @@ describe('model files through the Api', () => {
         return path;
       },
     ],
-    ['png-renamed.gguf', () => damaged('png-renamed.gguf', () => Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(4096, 7)]))],
-    ['text-renamed.gguf', () => damaged('text-renamed.gguf', () => Buffer.from('This is not a model, whatever its name says.\n'.repeat(50)))],
+    [
+      'png-renamed.gguf',
+      () =>
+        damaged('png-renamed.gguf', () =>
+          Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(4096, 7)]),
+        ),
+    ],
+    [
+      'text-renamed.gguf',
+      () =>
+        damaged('text-renamed.gguf', () => Buffer.from('This is not a model, whatever its name says.\n'.repeat(50))),
+    ],
     ['empty.gguf', () => damaged('empty.gguf', () => Buffer.alloc(0))],
     [
       'folder.gguf',
@@ -184,8 +222,18 @@ describe('model files through the Api', () => {
       ['onnx-no-graph', { 'config.json': config, ...tokenizer }, /onnx\/model\.onnx/, ['BAD_INPUT']],
       ['onnx-no-tokenizer', { 'config.json': config, 'onnx/model.onnx': 'graph' }, /tokenizer\.json/, ['BAD_INPUT']],
       ['onnx-no-config', { ...tokenizer, 'onnx/model.onnx': 'graph' }, /config\.json/, ['BAD_INPUT']],
-      ['onnx-bad-config', { 'config.json': '{ not json', ...tokenizer, 'onnx/model.onnx': 'graph' }, /config\.json|JSON/, ['BAD_INPUT']],
-      ['onnx-garbage-graph', { 'config.json': config, ...tokenizer, 'onnx/model.onnx': 'this is not protobuf' }, /.*/, ['BAD_INPUT', 'MODEL_ERROR']],
+      [
+        'onnx-bad-config',
+        { 'config.json': '{ not json', ...tokenizer, 'onnx/model.onnx': 'graph' },
+        /config\.json|JSON/,
+        ['BAD_INPUT'],
+      ],
+      [
+        'onnx-garbage-graph',
+        { 'config.json': config, ...tokenizer, 'onnx/model.onnx': 'this is not protobuf' },
+        /.*/,
+        ['BAD_INPUT', 'MODEL_ERROR'],
+      ],
     ];
     for (const [name, files, missing, codes] of cases) {
       const path = folder(name, files);
@@ -196,8 +244,12 @@ describe('model files through the Api', () => {
       expect(performance.now() - started, name).toBeLessThan(20_000);
     }
     // inspect reads config.json only; without a graph the folder is no model at all.
-    expectClearError(await engine.call('models:inspect', { path: join(bad, 'onnx-no-graph') }), 'onnx-no-graph', ['BAD_INPUT']);
-    expectClearError(await engine.call('models:inspect', { path: join(bad, 'onnx-bad-config') }), 'onnx-bad-config', ['BAD_INPUT']);
+    expectClearError(await engine.call('models:inspect', { path: join(bad, 'onnx-no-graph') }), 'onnx-no-graph', [
+      'BAD_INPUT',
+    ]);
+    expectClearError(await engine.call('models:inspect', { path: join(bad, 'onnx-bad-config') }), 'onnx-bad-config', [
+      'BAD_INPUT',
+    ]);
     expect(await call(engine, 'models:status', {})).toMatchObject({ embedding: null });
     expect(await call(engine, 'system:getSettings', {})).toMatchObject({ embeddingModel: null });
   });

@@ -4,9 +4,19 @@ import { createServer, connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STRATEGIES, type EndpointProbeView, type Reply, type Settings } from '../../../src-main/engine/api/contract.js';
+import {
+  STRATEGIES,
+  type EndpointProbeView,
+  type Reply,
+  type Settings,
+} from '../../../src-main/engine/api/contract.js';
 import { networkAllowList } from '../../../src-main/engine/api/networkAllowList.js';
-import { allowedDownloadUrl, catalogUrl, DOWNLOAD_HOSTS, loadCatalog } from '../../../src-main/engine/models/ModelCatalog.js';
+import {
+  allowedDownloadUrl,
+  catalogUrl,
+  DOWNLOAD_HOSTS,
+  loadCatalog,
+} from '../../../src-main/engine/models/ModelCatalog.js';
 import { ModelManager } from '../../../src-main/engine/models/ModelManager.js';
 import { corpusLlm, engineAt, fullRun, REPO_ROOT, type FullRunSummary } from './support/fullRun.js';
 import { installNetworkGuard, isLoopbackHost, type NetworkViolation } from './support/networkGuard.js';
@@ -35,12 +45,37 @@ function expectCompleteRun(summary: FullRunSummary): void {
   expect(summary.llmCalls).toBeGreaterThan(20);
 }
 
-const describeViolations = (violations: NetworkViolation[]): string => violations.map((v) => `${v.api} → ${v.destination}\n${v.stack}`).join('\n\n');
+const describeViolations = (violations: NetworkViolation[]): string =>
+  violations.map((v) => `${v.api} → ${v.destination}\n${v.stack}`).join('\n\n');
 
 describe('the network guard', () => {
   it('tells loopback from everything else', () => {
-    for (const host of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST', 'app.localhost', undefined, '']) expect(isLoopbackHost(host), String(host)).toBe(true);
-    for (const host of ['203.0.113.1', '10.0.0.1', '192.168.1.1', '0.0.0.0', '::', '2001:db8::1', 'huggingface.co', 'localhost.evil.com', '127.0.0.1.nip.io', '::ffff:10.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of [
+      '127.0.0.1',
+      '127.8.9.10',
+      '::1',
+      '[::1]',
+      '::ffff:127.0.0.1',
+      'localhost',
+      'LOCALHOST',
+      'app.localhost',
+      undefined,
+      '',
+    ])
+      expect(isLoopbackHost(host), String(host)).toBe(true);
+    for (const host of [
+      '203.0.113.1',
+      '10.0.0.1',
+      '192.168.1.1',
+      '0.0.0.0',
+      '::',
+      '2001:db8::1',
+      'huggingface.co',
+      'localhost.evil.com',
+      '127.0.0.1.nip.io',
+      '::ffff:10.0.0.1',
+    ])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 
   it('sits in the path of real sockets (loopback is let through and counted)', async () => {
@@ -52,7 +87,10 @@ describe('the network guard', () => {
       const reply = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1');
         let text = '';
-        socket.on('data', (d) => (text += String(d))).on('end', () => resolve(text)).on('error', reject);
+        socket
+          .on('data', (d) => (text += String(d)))
+          .on('end', () => resolve(text))
+          .on('error', reject);
       });
       expect(reply).toBe('hi');
       expect(guard.allowed).toContain(`net.Socket.connect 127.0.0.1:${port}`);
@@ -65,7 +103,13 @@ describe('the network guard', () => {
 });
 
 describe('the allow-list beyond loopback', () => {
-  const endpoint = (id: string, baseUrl: string): Settings['endpoints'][number] => ({ id, role: 'generation', baseUrl, model: 'm', concurrency: 4 });
+  const endpoint = (id: string, baseUrl: string): Settings['endpoints'][number] => ({
+    id,
+    role: 'generation',
+    baseUrl,
+    model: 'm',
+    concurrency: 4,
+  });
 
   it('is empty with no endpoint, and names each configured host once otherwise', () => {
     expect(networkAllowList({ endpoints: [] })).toEqual([]);
@@ -76,12 +120,25 @@ describe('the allow-list beyond loopback', () => {
       endpoint('d', 'http://192.0.2.44:11434/v1'),
       endpoint('e', 'http://user:pw@gpu2.lab.example:1/v1'),
     ];
-    expect(networkAllowList({ endpoints })).toEqual(['192.0.2.44', '2001:db8::7', 'gpu1.lab.example', 'gpu2.lab.example']);
+    expect(networkAllowList({ endpoints })).toEqual([
+      '192.0.2.44',
+      '2001:db8::7',
+      'gpu1.lab.example',
+      'gpu2.lab.example',
+    ]);
   });
 
   it('adds the hosts of the configured SPARQL stores', () => {
-    const store = ['https://Sparql.lab.example/sparql', 'https://sparql.lab.example/update', 'http://gsp.lab.example:8890/sparql-graph-crud-auth'];
-    expect(networkAllowList({ endpoints: [endpoint('a', 'http://gpu1.lab.example:8080/v1')] }, store)).toEqual(['gpu1.lab.example', 'gsp.lab.example', 'sparql.lab.example']);
+    const store = [
+      'https://Sparql.lab.example/sparql',
+      'https://sparql.lab.example/update',
+      'http://gsp.lab.example:8890/sparql-graph-crud-auth',
+    ];
+    expect(networkAllowList({ endpoints: [endpoint('a', 'http://gpu1.lab.example:8080/v1')] }, store)).toEqual([
+      'gpu1.lab.example',
+      'gsp.lab.example',
+      'sparql.lab.example',
+    ]);
   });
 
   it('lets the guard through to those hosts only', async () => {
@@ -89,11 +146,16 @@ describe('the allow-list beyond loopback', () => {
     const server = createServer((socket) => socket.end('hi'));
     await new Promise<void>((r) => server.listen(0, host, r));
     const port = (server.address() as { port: number }).port;
-    const guard = installNetworkGuard({ allowHosts: networkAllowList({ endpoints: [endpoint('a', `http://${host}:${port}/v1`)] }) });
+    const guard = installNetworkGuard({
+      allowHosts: networkAllowList({ endpoints: [endpoint('a', `http://${host}:${port}/v1`)] }),
+    });
     try {
       const reply = await new Promise<string>((resolve, reject) => {
         let text = '';
-        connect(port, host).on('data', (d) => (text += String(d))).on('end', () => resolve(text)).on('error', reject);
+        connect(port, host)
+          .on('data', (d) => (text += String(d)))
+          .on('end', () => resolve(text))
+          .on('error', reject);
       });
       expect(reply).toBe('hi');
       await new Promise<void>((resolve) => connect(port, '203.0.113.22').once('error', () => resolve()));
@@ -103,7 +165,10 @@ describe('the allow-list beyond loopback', () => {
       server.close();
     }
     expect(guard.allowed).toContain(`net.Socket.connect ${host}:${port}`);
-    expect(guard.violations.map((v) => `${v.api} ${v.destination}`)).toEqual([`net.Socket.connect 203.0.113.22:${port}`, 'fetch gpu9.lab.example']);
+    expect(guard.violations.map((v) => `${v.api} ${v.destination}`)).toEqual([
+      `net.Socket.connect 203.0.113.22:${port}`,
+      'fetch gpu9.lab.example',
+    ]);
   });
 });
 
@@ -148,7 +213,13 @@ describe('with an inference server configured, connections go to its host only',
     const server = await startModelListServer({ host, models: ['qwen3-8b'], apiKey: 'sk-offline' });
     const llm = corpusLlm();
     const engine = await engineAt(join(work, 'endpoint-in-process'), llm);
-    const added = await engine.call('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', apiKey: 'sk-offline' });
+    const added = await engine.call('endpoints:add', {
+      id: 'gpu1',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'qwen3-8b',
+      apiKey: 'sk-offline',
+    });
     expect(added.ok).toBe(true);
     const allowHosts = networkAllowList(engine.settings.get());
     expect(allowHosts).toEqual([host]);
@@ -167,7 +238,9 @@ describe('with an inference server configured, connections go to its host only',
       guard.uninstall();
       await server.close();
     }
-    expect(guard.allowed.filter((a) => !a.startsWith('net.Socket.connect 127.') && a.includes(host))).toContain(`net.Socket.connect ${host}:${new URL(server.baseUrl).port}`);
+    expect(guard.allowed.filter((a) => !a.startsWith('net.Socket.connect 127.') && a.includes(host))).toContain(
+      `net.Socket.connect ${host}:${new URL(server.baseUrl).port}`,
+    );
     expect(String(elsewhere)).toMatch(/networkGuard: net.Socket.connect to 203.0.113.30:443 refused/);
     expect(guard.violations.map((v) => v.destination)).toEqual(['203.0.113.30:443']);
   });
@@ -178,7 +251,10 @@ describe('with an inference server configured, connections go to its host only',
     expect(result.allowHosts).toEqual([host]);
     expectSelfCheck(result.selfCheck);
     expectCompleteRun(result.summary);
-    expect(result.probe).toMatchObject({ ok: true, value: { ok: true, servedModels: ['qwen3-8b'], modelServed: true } });
+    expect(result.probe).toMatchObject({
+      ok: true,
+      value: { ok: true, servedModels: ['qwen3-8b'], modelServed: true },
+    });
     expect(result.violations, describeViolations(result.violations)).toEqual([]);
     const toServer = destinations.filter((d) => d.startsWith(`${host}:`));
     expect(toServer.length).toBeGreaterThan(0);
@@ -213,12 +289,29 @@ function runInNamespace(dir: string, endpointHost?: string): { result: ChildResu
   const canary = `node -e "require('net').connect(${canaryPort}, '${canaryHost}').on('error', () => {})"`;
   const setUp = endpointHost ? `ip link set lo up && ip addr add ${endpointHost}/32 dev lo` : 'ip link set lo up';
   const script = `${setUp} && node --import tsx '${child}' '${dir}'${endpointHost ? ` '${endpointHost}'` : ''} && ${canary}`;
-  const run = spawnSync('strace', ['-f', '--seccomp-bpf', '-qq', '-e', 'trace=connect,sendto,sendmsg', '-o', log, 'unshare', '-n', 'sh', '-c', script], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-    maxBuffer: 64 << 20,
-  });
+  const run = spawnSync(
+    'strace',
+    [
+      '-f',
+      '--seccomp-bpf',
+      '-qq',
+      '-e',
+      'trace=connect,sendto,sendmsg',
+      '-o',
+      log,
+      'unshare',
+      '-n',
+      'sh',
+      '-c',
+      script,
+    ],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+      maxBuffer: 64 << 20,
+    },
+  );
   expect(run.status, `${run.error?.message ?? ''}\n${run.stderr}`).toBe(0);
   const line = run.stdout.trim().split('\n').at(-1) ?? '';
   return { result: JSON.parse(line) as ChildResult, destinations: remoteDestinations(readFileSync(log, 'utf8')) };
@@ -226,7 +319,9 @@ function runInNamespace(dir: string, endpointHost?: string): { result: ChildResu
 
 /** The guard refused every kind of remote call before the run. */
 function expectSelfCheck(selfCheck: string[]): void {
-  expect(selfCheck.map((v) => v.split(' ')[0])).toEqual(expect.arrayContaining(['net.Socket.connect', 'fetch', 'dns.lookup', 'dns.promises.resolve4', 'dgram.send']));
+  expect(selfCheck.map((v) => v.split(' ')[0])).toEqual(
+    expect.arrayContaining(['net.Socket.connect', 'fetch', 'dns.lookup', 'dns.promises.resolve4', 'dgram.send']),
+  );
   expect(selfCheck).toContain('net.Socket.connect 203.0.113.11:80'); // undici under fetch
   expect(selfCheck).toContain('net.Socket.connect polyhop-guard.invalid:443'); // https.get, before DNS
 }
@@ -252,20 +347,37 @@ describe('model downloads', () => {
       const base = new URL(catalogUrl(m.uri));
       expect(base.protocol, m.id).toBe('https:');
       expect(DOWNLOAD_HOSTS, m.id).toContain(base.hostname);
-      for (const file of m.files ?? []) expect(DOWNLOAD_HOSTS, `${m.id}/${file}`).toContain(new URL(file, base.href.endsWith('/') ? base : `${base.href}/`).hostname);
+      for (const file of m.files ?? [])
+        expect(DOWNLOAD_HOSTS, `${m.id}/${file}`).toContain(
+          new URL(file, base.href.endsWith('/') ? base : `${base.href}/`).hostname,
+        );
     }
   });
 
   it('a catalog entry on any other host is refused before any connection is tried', async () => {
     const dir = mkdtempSync(join(work, 'catalog-'));
-    const entry = { role: 'generation', name: 'Foreign', format: 'gguf', sizeBytes: 1, licence: 'MIT', languages: ['en'] };
+    const entry = {
+      role: 'generation',
+      name: 'Foreign',
+      format: 'gguf',
+      sizeBytes: 1,
+      licence: 'MIT',
+      languages: ['en'],
+    };
     const catalog = {
       version: 1,
       models: [
         { ...entry, id: 'foreign-https', file: 'a.gguf', uri: 'https://203.0.113.5/a.gguf' },
         { ...entry, id: 'lookalike', file: 'b.gguf', uri: 'https://huggingface.co.evil.example/b.gguf' },
         { ...entry, id: 'plain-http', file: 'c.gguf', uri: 'http://huggingface.co/c.gguf' },
-        { ...entry, id: 'foreign-onnx', format: 'onnx', file: 'e5', uri: 'https://203.0.113.6/e5/', files: ['config.json'] },
+        {
+          ...entry,
+          id: 'foreign-onnx',
+          format: 'onnx',
+          file: 'e5',
+          uri: 'https://203.0.113.6/e5/',
+          files: ['config.json'],
+        },
       ],
     };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
@@ -285,10 +397,12 @@ describe('model downloads', () => {
   });
 
   it('only the download path of ModelManager (asked for by models:download) and the inference-server clients reach for the network', () => {
-    const networkUse = /from 'node:(?:http|https|net|tls|dgram|http2)'|from '(?:http|https|net|tls|dgram|ws|undici|got|axios|openai)'|\bfetch\(|createModelDownloader|new WebSocket\(|XMLHttpRequest/;
+    const networkUse =
+      /from 'node:(?:http|https|net|tls|dgram|http2)'|from '(?:http|https|net|tls|dgram|ws|undici|got|axios|openai)'|\bfetch\(|createModelDownloader|new WebSocket\(|XMLHttpRequest/;
     const users: string[] = [];
     for (const root of ['src-main', 'src-preload']) {
-      for (const file of walk(join(REPO_ROOT, root))) if (networkUse.test(readFileSync(file, 'utf8'))) users.push(relative(REPO_ROOT, file));
+      for (const file of walk(join(REPO_ROOT, root)))
+        if (networkUse.test(readFileSync(file, 'utf8'))) users.push(relative(REPO_ROOT, file));
     }
     // serve.ts (browser mode) and mcp.ts (MCP over HTTP) listen on loopback and connect nowhere;
     // loopbackGuard.ts only reads their requests' headers. The endpoint clients reach
@@ -304,13 +418,19 @@ describe('model downloads', () => {
       'src-main/serve.ts',
     ]);
     for (const listener of ['src-main/mcp.ts', 'src-main/serve.ts']) {
-      const listens = [...readFileSync(join(REPO_ROOT, listener), 'utf8').matchAll(/\.listen\(([^)]*)\)/g)].map((m) => m[1]);
+      const listens = [...readFileSync(join(REPO_ROOT, listener), 'utf8').matchAll(/\.listen\(([^)]*)\)/g)].map(
+        (m) => m[1],
+      );
       expect(listens.length, listener).toBeGreaterThan(0);
       for (const args of listens) expect(args, listener).toMatch(/'127\.0\.0\.1'/);
     }
-    const storeClients = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /new SparqlStoreClient\(/.test(readFileSync(f, 'utf8')));
+    const storeClients = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) =>
+      /new SparqlStoreClient\(/.test(readFileSync(f, 'utf8')),
+    );
     expect(storeClients.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/StoreService.ts']);
-    const callers = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) => /modelFiles\.download\(|\.download\(catalogId/.test(readFileSync(f, 'utf8')));
+    const callers = [...walk(join(REPO_ROOT, 'src-main'))].filter((f) =>
+      /modelFiles\.download\(|\.download\(catalogId/.test(readFileSync(f, 'utf8')),
+    );
     expect(callers.map((f) => relative(REPO_ROOT, f))).toEqual(['src-main/engine/api/handlers/models.ts']);
   });
 });

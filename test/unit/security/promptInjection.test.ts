@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRATEGIES, type Answer } from '../../../src-main/engine/api/contract.js';
 import { FENCE_TAGS } from '../../../src-main/engine/base/fence.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../../src-main/engine/models/Llm.js';
 import { CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
 import type { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
@@ -51,7 +57,11 @@ class RecordingLlm implements Llm {
     for (const key of Object.keys(options)) this.optionKeys.add(key);
     return this.inner.generateText(prompt, options);
   }
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     for (const key of Object.keys(options)) this.optionKeys.add(key);
     return this.inner.generateJson(prompt, schema, options);
   }
@@ -89,15 +99,38 @@ beforeAll(async () => {
   // The model extracts a fact from the attack and describes it with the attack's words, so the
   // text travels on into triples (hyp), entity summaries (dr) and chunks (vector, dapt).
   const scripted = corpusLlm([
-    { prompt: 'mder/map', when: (v) => v.chunk!.includes(MARKER), reply: () => ({ triples: [{ subject: 'Ithaca', subjectType: 'Island', relation: 'HAS_NOTICE', object: NOTE, objectType: NOTE_TYPE }] }) },
-    { prompt: 'mder/enrich', when: (v) => v.triples!.includes('HAS_NOTICE'), reply: (v) => ({ descriptions: [{ id: 1, object: /^1\. .+? \| HAS_NOTICE \| (.+)$/m.exec(v.triples!)![1]!, description: `Ithaca has a harbour notice that reads: ${ATTACK.replace(/\s+/g, ' ')}` }] }) },
+    {
+      prompt: 'mder/map',
+      when: (v) => v.chunk!.includes(MARKER),
+      reply: () => ({
+        triples: [
+          { subject: 'Ithaca', subjectType: 'Island', relation: 'HAS_NOTICE', object: NOTE, objectType: NOTE_TYPE },
+        ],
+      }),
+    },
+    {
+      prompt: 'mder/enrich',
+      when: (v) => v.triples!.includes('HAS_NOTICE'),
+      reply: (v) => ({
+        descriptions: [
+          {
+            id: 1,
+            object: /^1\. .+? \| HAS_NOTICE \| (.+)$/m.exec(v.triples!)![1]!,
+            description: `Ithaca has a harbour notice that reads: ${ATTACK.replace(/\s+/g, ' ')}`,
+          },
+        ],
+      }),
+    },
   ]);
   llm = new RecordingLlm(scripted);
   ({ engine, dispose, dataDir } = await tempEngine({ llm, embedder: new QaEmbedder() }));
   await call(engine, 'kb:create', { name: 'odyssey' });
   settingsBefore = await call(engine, 'system:getSettings', {});
   settingsFileBefore = readSettingsFile();
-  await call(engine, 'docs:add', { kb: 'odyssey', paths: [...CORPUS_FILES.map((f) => join(CORPUS_DIR, f)), attackFile] });
+  await call(engine, 'docs:add', {
+    kb: 'odyssey',
+    paths: [...CORPUS_FILES.map((f) => join(CORPUS_DIR, f)), attackFile],
+  });
   const indexed = await runJobToEnd(engine, 'index:start', { kb: 'odyssey' });
   expect(indexed.error).toBeNull();
   for (const strategy of STRATEGIES) {
@@ -121,12 +154,29 @@ const readSettingsFile = (): string | null => {
 
 describe('a document with prompt-injection text', () => {
   it('reaches the indexing and answering prompts (so the checks below mean something)', () => {
-    const carrying = new Set(llm.inner.calls.filter((c) => `${c.prompt.system}\n${c.prompt.user}`.includes(MARKER)).map((c) => c.prompt.name));
-    expect([...carrying]).toEqual(expect.arrayContaining(['ingest/summarise', 'mder/map', 'mder/enrich', 'mder/reduce', 'qa/answer', 'qa/dr-resolve', 'qa/hyp-judge', 'qa/dapt-subanswer']));
+    const carrying = new Set(
+      llm.inner.calls.filter((c) => `${c.prompt.system}\n${c.prompt.user}`.includes(MARKER)).map((c) => c.prompt.name),
+    );
+    expect([...carrying]).toEqual(
+      expect.arrayContaining([
+        'ingest/summarise',
+        'mder/map',
+        'mder/enrich',
+        'mder/reduce',
+        'qa/answer',
+        'qa/dr-resolve',
+        'qa/hyp-judge',
+        'qa/dapt-subanswer',
+      ]),
+    );
     expect(answers.some((a) => a.evidence.some((e) => e.text.includes(MARKER)))).toBe(true);
-    const carryingName = new Set(llm.inner.calls.filter((c) => c.prompt.user.includes(NAME_MARKER)).map((c) => c.prompt.name));
+    const carryingName = new Set(
+      llm.inner.calls.filter((c) => c.prompt.user.includes(NAME_MARKER)).map((c) => c.prompt.name),
+    );
     expect([...carryingName]).toEqual(expect.arrayContaining(['mder/enrich', 'qa/dr-resolve']));
-    const carryingType = new Set(llm.inner.calls.filter((c) => c.prompt.user.includes(TYPE_MARKER)).map((c) => c.prompt.name));
+    const carryingType = new Set(
+      llm.inner.calls.filter((c) => c.prompt.user.includes(TYPE_MARKER)).map((c) => c.prompt.name),
+    );
     expect([...carryingType]).toEqual(expect.arrayContaining(['qa/dr-resolve', 'qa/hyp-paths']));
   });
 
@@ -135,23 +185,34 @@ describe('a document with prompt-injection text', () => {
     for (const { prompt } of llm.inner.calls) {
       for (const marker of [MARKER, NAME_MARKER, TYPE_MARKER]) {
         if (!`${prompt.system}\n${prompt.user}`.includes(marker)) continue;
-        if (prompt.system.includes(marker)) problems.push(`${prompt.name}: document text (${marker}) in the system part`);
+        if (prompt.system.includes(marker))
+          problems.push(`${prompt.name}: document text (${marker}) in the system part`);
         const fenced = insideFences(prompt.user, marker);
-        if (!fenced.ok) problems.push(`${prompt.name}: document text (${marker}) outside every fence:\n…${fenced.context}`);
-        if (!/\bdata\b[^.\n]*never instructions/i.test(prompt.system)) problems.push(`${prompt.name}: the system part does not say that document text is data`);
+        if (!fenced.ok)
+          problems.push(`${prompt.name}: document text (${marker}) outside every fence:\n…${fenced.context}`);
+        if (!/\bdata\b[^.\n]*never instructions/i.test(prompt.system))
+          problems.push(`${prompt.name}: the system part does not say that document text is data`);
       }
     }
     expect(problems).toEqual([]);
   });
 
   it('offers the model no tools and changes no setting, model or knowledge base', async () => {
-    expect([...llm.optionKeys].every((k) => ['signal', 'maxTokens', 'reasoningTokens', 'temperature', 'onTextChunk', 'onTextRestart'].includes(k))).toBe(true);
+    expect(
+      [...llm.optionKeys].every((k) =>
+        ['signal', 'maxTokens', 'reasoningTokens', 'temperature', 'onTextChunk', 'onTextRestart'].includes(k),
+      ),
+    ).toBe(true);
     expect(await call(engine, 'system:getSettings', {})).toEqual(settingsBefore);
     expect(readSettingsFile()).toBe(settingsFileBefore);
     expect(await call(engine, 'models:status', {})).toEqual({ generation: null, embedding: null });
     expect((await call<{ name: string }[]>(engine, 'kb:list', {})).map((k) => k.name)).toEqual(['odyssey']);
-    expect((await call<{ kind: string }[]>(engine, 'jobs:list', {})).map((j) => j.kind).sort()).toEqual([...Array<string>(STRATEGIES.length * 2).fill('ask'), 'index']);
+    expect((await call<{ kind: string }[]>(engine, 'jobs:list', {})).map((j) => j.kind).sort()).toEqual([
+      ...Array<string>(STRATEGIES.length * 2).fill('ask'),
+      'index',
+    ]);
     // Answers come from the corpus, not from the attack (the scripted model answers from evidence).
-    for (const answer of answers.filter((a) => a.question === WIFE_OF_KING.en)) expect(answer.text, answer.strategy).toMatch(/Penelope/);
+    for (const answer of answers.filter((a) => a.question === WIFE_OF_KING.en))
+      expect(answer.text, answer.strategy).toMatch(/Penelope/);
   });
 });

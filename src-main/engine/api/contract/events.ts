@@ -3,7 +3,8 @@ import type { StageProgress } from '../../base/progress.js';
 import type { WatchSync } from '../../kb/views.js';
 import type { ErrorData } from './responses.js';
 
-export type JobKind = 'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed' | 'store';
+export type JobKind =
+  'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed' | 'store';
 export type JobStatus = 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
 
 export interface JobProgress extends StageProgress {
@@ -24,7 +25,13 @@ export interface JobState {
 
 export interface Events {
   'job:progress': JobProgress;
-  'job:finished': { jobId: string; kind: JobKind; status: Exclude<JobStatus, 'running'>; result: unknown; error: ErrorData | null };
+  'job:finished': {
+    jobId: string;
+    kind: JobKind;
+    status: Exclude<JobStatus, 'running'>;
+    result: unknown;
+    error: ErrorData | null;
+  };
   /**
    * Streamed answer text of an `ask` job, provisional until `job:finished` brings the Answer.
    * `reset`: drop what streamed so far (a retried reply), `text` starts it anew.

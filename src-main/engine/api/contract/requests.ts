@@ -26,7 +26,9 @@ export const requestSchemas = {
   'system:setSettings': z.object({ settings: z.record(z.string().max(100), z.unknown()) }).strict(),
 
   'kb:list': empty,
-  'kb:create': z.object({ name: kbName, description: shortText.optional(), baseIri: z.string().url().max(2000).optional() }).strict(),
+  'kb:create': z
+    .object({ name: kbName, description: shortText.optional(), baseIri: z.string().url().max(2000).optional() })
+    .strict(),
   'kb:info': z.object({ kb: kbName }).strict(),
   'kb:rename': z.object({ kb: kbName, newName: kbName }).strict(),
   'kb:delete': z.object({ kb: kbName }).strict(),
@@ -43,7 +45,9 @@ export const requestSchemas = {
       kb: kbName,
       offset: z.number().int().nonnegative().default(0),
       limit: z.number().int().positive().max(1000).default(200),
-      sort: z.enum(['title', 'mime', 'language', 'size', 'chunkCount', 'tripleCount', 'status', 'addedAt']).default('addedAt'),
+      sort: z
+        .enum(['title', 'mime', 'language', 'size', 'chunkCount', 'tripleCount', 'status', 'addedAt'])
+        .default('addedAt'),
       descending: z.boolean().default(false),
       filter: z.string().max(500).default(''),
     })
@@ -53,7 +57,9 @@ export const requestSchemas = {
   /** Drops what was extracted from a document and queues it again (the next indexing run redoes it). */
   'docs:reindex': z.object({ kb: kbName, id }).strict(),
   /** Keeps a folder in sync with the KB (added, changed, moved and deleted files follow); `ignore`: glob patterns. */
-  'watch:add': z.object({ kb: kbName, path, ignore: z.array(z.string().min(1).max(500)).max(200).default([]) }).strict(),
+  'watch:add': z
+    .object({ kb: kbName, path, ignore: z.array(z.string().min(1).max(500)).max(200).default([]) })
+    .strict(),
   'watch:remove': z.object({ kb: kbName, path }).strict(),
   'watch:list': z.object({ kb: kbName.optional() }).strict(),
 
@@ -62,9 +68,23 @@ export const requestSchemas = {
   'jobs:cancel': z.object({ jobId: z.string().max(100) }).strict(),
   'jobs:pause': z.object({ jobId: z.string().max(100) }).strict(),
 
-  'graph:search': z.object({ kb: kbName, query: z.string().max(1000), type: z.string().max(200).optional(), limit: z.number().int().positive().max(500).default(50) }).strict(),
+  'graph:search': z
+    .object({
+      kb: kbName,
+      query: z.string().max(1000),
+      type: z.string().max(200).optional(),
+      limit: z.number().int().positive().max(500).default(50),
+    })
+    .strict(),
   'graph:entity': z.object({ kb: kbName, id }).strict(),
-  'graph:neighbourhood': z.object({ kb: kbName, id, hops: z.number().int().min(1).max(3).default(1), limit: z.number().int().positive().max(20_000).default(2000) }).strict(),
+  'graph:neighbourhood': z
+    .object({
+      kb: kbName,
+      id,
+      hops: z.number().int().min(1).max(3).default(1),
+      limit: z.number().int().positive().max(20_000).default(2000),
+    })
+    .strict(),
   'rdf:export': z
     .object({
       kb: kbName,
@@ -111,8 +131,20 @@ export const requestSchemas = {
       auth: z
         .discriminatedUnion('kind', [
           z.object({ kind: z.literal('none') }).strict(),
-          z.object({ kind: z.literal('basic'), username: z.string().min(1).max(200), password: z.string().max(1000).optional() }).strict(),
-          z.object({ kind: z.literal('digest'), username: z.string().min(1).max(200), password: z.string().max(1000).optional() }).strict(),
+          z
+            .object({
+              kind: z.literal('basic'),
+              username: z.string().min(1).max(200),
+              password: z.string().max(1000).optional(),
+            })
+            .strict(),
+          z
+            .object({
+              kind: z.literal('digest'),
+              username: z.string().min(1).max(200),
+              password: z.string().max(1000).optional(),
+            })
+            .strict(),
         ])
         .default({ kind: 'none' }),
       batchQuads: z.number().int().min(100).max(1_000_000).optional(),
@@ -134,11 +166,20 @@ export const requestSchemas = {
       kb: kbName,
       question: z.string().min(1).max(4000),
       strategy: z.enum(STRATEGIES).default('dr'),
-      answerLanguage: z.string().regex(/^[a-z]{2,3}$/).optional(),
+      answerLanguage: z
+        .string()
+        .regex(/^[a-z]{2,3}$/)
+        .optional(),
       retrievalOnly: z.boolean().default(false),
     })
     .strict(),
-  'qa:history': z.object({ kb: kbName, search: z.string().max(1000).default(''), limit: z.number().int().positive().max(1000).default(100) }).strict(),
+  'qa:history': z
+    .object({
+      kb: kbName,
+      search: z.string().max(1000).default(''),
+      limit: z.number().int().positive().max(1000).default(100),
+    })
+    .strict(),
 
   'models:list': empty,
   'models:catalog': empty,
@@ -149,7 +190,9 @@ export const requestSchemas = {
   'models:import': z.object({ path, mode: z.enum(['copy', 'reference']).default('copy') }).strict(),
   'models:remove': z.object({ file: z.string().min(1).max(500) }).strict(),
   'models:download': z.object({ catalogId: z.string().min(1).max(200) }).strict(),
-  'models:try': z.object({ prompt: z.string().min(1).max(10_000), maxTokens: z.number().int().positive().max(4096).default(256) }).strict(),
+  'models:try': z
+    .object({ prompt: z.string().min(1).max(10_000), maxTokens: z.number().int().positive().max(4096).default(256) })
+    .strict(),
 
   /** Inference servers (settings `endpoints`); the handler checks a new one against its full schema (models/endpoints/EndpointConfig.ts). */
   'endpoints:list': empty,

@@ -7,7 +7,9 @@ export function backupHandlers(engine: Engine): Pick<Handlers, 'kb:backup' | 'kb
     'kb:backup': ({ kb: name, outputPath }) => {
       const session = engine.kbs.get(name);
       const jobId = engine.jobs.start('backup', session.name, async ({ progress }) => {
-        await session.kb.backup(outputPath, (done, total) => progress({ stage: 'backup', done, total, message: 'pages' }));
+        await session.kb.backup(outputPath, (done, total) =>
+          progress({ stage: 'backup', done, total, message: 'pages' }),
+        );
         return { outputPath };
       });
       return { jobId };

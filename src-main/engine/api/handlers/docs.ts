@@ -20,7 +20,11 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       const { kb } = kbs.get(name);
       const document = requireDocument(kb, id);
       const chunks = kb.chunksOfDocument(id);
-      return { document: toRow(document), chunks: chunks.map(toChunkView), triples: kb.triplesOfChunks(chunks.map((c) => c.id)).map(toTripleView) };
+      return {
+        document: toRow(document),
+        chunks: chunks.map(toChunkView),
+        triples: kb.triplesOfChunks(chunks.map((c) => c.id)).map(toTripleView),
+      };
     },
     'docs:remove': async ({ kb: name, id }) => {
       const session = kbs.get(name);
@@ -47,9 +51,28 @@ function requireDocument(kb: KnowledgeBase, id: number): DocumentRecord {
 }
 
 function toChunkView(c: ReturnType<KnowledgeBase['chunksOfDocument']>[number]): ChunkView {
-  return { id: c.id, ord: c.ord, text: c.text, summary: c.summary, englishText: c.englishText, language: c.language, startOffset: c.startOffset, endOffset: c.endOffset, page: c.page };
+  return {
+    id: c.id,
+    ord: c.ord,
+    text: c.text,
+    summary: c.summary,
+    englishText: c.englishText,
+    language: c.language,
+    startOffset: c.startOffset,
+    endOffset: c.endOffset,
+    page: c.page,
+  };
 }
 
 export function toTripleView(t: ReturnType<KnowledgeBase['getTriples']>[number]): TripleView {
-  return { id: t.id, sourceId: t.sourceId, source: t.sourceName, relation: t.relation, targetId: t.targetId, target: t.targetName, description: t.description, chunkIds: t.chunkIds };
+  return {
+    id: t.id,
+    sourceId: t.sourceId,
+    source: t.sourceName,
+    relation: t.relation,
+    targetId: t.targetId,
+    target: t.targetName,
+    description: t.description,
+    chunkIds: t.chunkIds,
+  };
 }

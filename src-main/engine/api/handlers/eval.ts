@@ -29,7 +29,8 @@ export function evalHandlers(engine: Engine): Pick<Handlers, 'eval:run' | 'eval:
   return {
     'eval:run': (request) => {
       const outDir = resolve(request.outDir);
-      if (runningDirs.has(outDir)) throw new PolyhopError('CONFLICT', `A benchmark is already writing to ${outDir}`, { details: { outDir } });
+      if (runningDirs.has(outDir))
+        throw new PolyhopError('CONFLICT', `A benchmark is already writing to ${outDir}`, { details: { outDir } });
       runningDirs.add(outDir);
       const jobId = engine.jobs.start('eval', null, async ({ signal, progress }) => {
         try {
@@ -42,24 +43,45 @@ export function evalHandlers(engine: Engine): Pick<Handlers, 'eval:run' | 'eval:
     },
     'eval:report': async ({ outDir }) => {
       const report = await writeEvalReport(outDir);
-      return { outDir: report.outDir, markdown: report.markdown, rows: report.rows as unknown as Record<string, unknown>[] };
+      return {
+        outDir: report.outDir,
+        markdown: report.markdown,
+        rows: report.rows as unknown as Record<string, unknown>[],
+      };
     },
   };
 }
 
-async function runEval(engine: Engine, request: ParsedRequest<'eval:run'>, signal: AbortSignal, progress: (update: ProgressUpdate) => void) {
+async function runEval(
+  engine: Engine,
+  request: ParsedRequest<'eval:run'>,
+  signal: AbortSignal,
+  progress: (update: ProgressUpdate) => void,
+) {
   const embedder = await engine.models.requireEmbedder('Evaluation');
   const { judgeModel, similarityModel, ...options } = request;
   // A named judge or similarity model is loaded beside the models under test, and only for this run.
   const judgeLlm = judgeModel ? await engine.models.loadSeparate('generation', judgeModel) : undefined;
   try {
-    const similarityEmbedder = similarityModel ? await engine.models.loadSeparate('embedding', similarityModel) : undefined;
+    const similarityEmbedder = similarityModel
+      ? await engine.models.loadSeparate('embedding', similarityModel)
+      : undefined;
     try {
       const run = new EvalRun<EvalKbHandle>(
-        { ...options, signal, onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }) },
+        {
+          ...options,
+          signal,
+          onProgress: (p) => progress({ stage: p.stage, done: p.done, total: p.total, message: p.message }),
+        },
         {
           buildKb: (source, o) => buildEvalKb(engine, source, o.fingerprint, o.signal ?? signal, o.onProgress),
-          ask: (kb, r) => answerQuestion(engine, kb.session, { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage }, { signal: r.signal ?? signal }),
+          ask: (kb, r) =>
+            answerQuestion(
+              engine,
+              kb.session,
+              { question: r.question, strategy: r.strategy, answerLanguage: r.answerLanguage },
+              { signal: r.signal ?? signal },
+            ),
           llm: await engine.models.generation(),
           ...(judgeLlm ? { judgeLlm } : {}),
           prompts: engine.prompts,
@@ -91,12 +113,20 @@ async function buildEvalKb(
 ): Promise<BuiltKb<EvalKbHandle>> {
   const name = `eval-${fingerprint.slice(0, 12)}`;
   const exists = engine.kbs.registry.list().some((k) => k.name === name);
-  const session = exists ? engine.kbs.get(name) : engine.kbs.create({ name, description: `Benchmark knowledge base (${source.kind})` });
+  const session = exists
+    ? engine.kbs.get(name)
+    : engine.kbs.create({ name, description: `Benchmark knowledge base (${source.kind})` });
   const passageOfPath = new Map<string, string>();
-  const progress = (p: { stage: string; done?: number; total?: number; message?: string }): void => onProgress?.({ done: p.done ?? 0, total: p.total ?? 0, message: `${p.stage} ${p.message ?? ''}`.trim() });
+  const progress = (p: { stage: string; done?: number; total?: number; message?: string }): void =>
+    onProgress?.({ done: p.done ?? 0, total: p.total ?? 0, message: `${p.stage} ${p.message ?? ''}`.trim() });
 
   if (source.kind === 'rdf') {
-    if (!exists) await importRdfIntoKb(session, await engine.models.requireEmbedder('Evaluation'), source.path, { format: source.format, signal, onProgress: progress });
+    if (!exists)
+      await importRdfIntoKb(session, await engine.models.requireEmbedder('Evaluation'), source.path, {
+        format: source.format,
+        signal,
+        onProgress: progress,
+      });
     return { kb: { name, session, passageIdOf: () => undefined }, reused: exists };
   }
 
@@ -116,7 +146,13 @@ async function buildEvalKb(
   if (!reused) {
     await addDocuments(engine, name, paths);
     const { stages } = await runIndexing(engine, session, { signal, progress });
-    cost = { llmCalls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0, ms: Math.round(performance.now() - started) };
+    cost = {
+      llmCalls: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      cacheHits: 0,
+      ms: Math.round(performance.now() - started),
+    };
     for (const stage of Object.values(stages)) {
       cost.llmCalls += stage.calls;
       cost.promptTokens += stage.promptTokens;

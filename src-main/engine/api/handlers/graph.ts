@@ -15,7 +15,8 @@ const CARD_CHUNKS = 20;
 export function graphHandlers(engine: Engine): Pick<Handlers, GraphMethods> {
   const { kbs } = engine;
   return {
-    'graph:search': ({ kb, query, type, limit }) => kbs.get(kb).kb.searchEntities(query, type, limit).map(toSummaryView),
+    'graph:search': ({ kb, query, type, limit }) =>
+      kbs.get(kb).kb.searchEntities(query, type, limit).map(toSummaryView),
     'graph:entity': ({ kb: name, id }): EntityCard => {
       const { kb } = kbs.get(name);
       const entity = kb.getEntity(id);
@@ -25,10 +26,23 @@ export function graphHandlers(engine: Engine): Pick<Handlers, GraphMethods> {
       const chunkIds = [...new Set([...outgoing, ...incoming].flatMap((t) => t.chunkIds))].slice(0, CARD_CHUNKS);
       const titles = new Map<number, string>();
       const sourceChunks = kb.getChunks(chunkIds).map((c) => {
-        if (!titles.has(c.documentId)) titles.set(c.documentId, kb.getDocument(c.documentId)?.title ?? `#${c.documentId}`);
-        return { chunkId: c.id, documentId: c.documentId, documentTitle: titles.get(c.documentId) as string, text: c.text, page: c.page };
+        if (!titles.has(c.documentId))
+          titles.set(c.documentId, kb.getDocument(c.documentId)?.title ?? `#${c.documentId}`);
+        return {
+          chunkId: c.id,
+          documentId: c.documentId,
+          documentTitle: titles.get(c.documentId) as string,
+          text: c.text,
+          page: c.page,
+        };
       });
-      return { ...toSummaryView(entity), aliases: entity.aliases, outgoing: outgoing.map(toTripleView), incoming: incoming.map(toTripleView), sourceChunks };
+      return {
+        ...toSummaryView(entity),
+        aliases: entity.aliases,
+        outgoing: outgoing.map(toTripleView),
+        incoming: incoming.map(toTripleView),
+        sourceChunks,
+      };
     },
     'graph:neighbourhood': async ({ kb: name, id, hops, limit }): Promise<GraphView> => {
       const { kb } = kbs.get(name);
@@ -38,7 +52,9 @@ export function graphHandlers(engine: Engine): Pick<Handlers, GraphMethods> {
       const triples = found.triples.slice(0, limit);
       const hopOf = hopsFrom(id, triples);
       const kept = new Set([id, ...triples.flatMap((t) => [t.sourceId, t.targetId])]);
-      const nodes = kb.getEntities([...kept]).map((e) => ({ id: e.id, name: e.name, type: e.type, hop: hopOf.get(e.id) ?? hops }));
+      const nodes = kb
+        .getEntities([...kept])
+        .map((e) => ({ id: e.id, name: e.name, type: e.type, hop: hopOf.get(e.id) ?? hops }));
       const edges = triples.map((t) => ({ id: t.id, source: t.sourceId, target: t.targetId, relation: t.relation }));
       return { nodes, edges, truncated };
     },

@@ -19,11 +19,19 @@ export function indexingHandlers(engine: Engine): Pick<Handlers, 'index:start' |
   return {
     'index:start': ({ kb: name }) => {
       const session = engine.kbs.get(name);
-      return { jobId: engine.jobs.start('index', session.name, ({ signal, progress }) => runIndexing(engine, session, { signal, progress })) };
+      return {
+        jobId: engine.jobs.start('index', session.name, ({ signal, progress }) =>
+          runIndexing(engine, session, { signal, progress }),
+        ),
+      };
     },
     'kb:reembed': ({ kb: name }) => {
       const session = engine.kbs.get(name);
-      return { jobId: engine.jobs.start('reembed', session.name, ({ signal, progress }) => reembed(engine, session, { signal, progress })) };
+      return {
+        jobId: engine.jobs.start('reembed', session.name, ({ signal, progress }) =>
+          reembed(engine, session, { signal, progress }),
+        ),
+      };
     },
   };
 }
@@ -33,8 +41,13 @@ export function indexingHandlers(engine: Engine): Pick<Handlers, 'index:start' |
  * triples and summaries stay. Cancelling leaves the rest missing, and running again (or
  * indexing) fills them in.
  */
-async function reembed(engine: Engine, session: KbSession, { signal, progress }: { signal: AbortSignal; progress: (update: ProgressUpdate) => void }): Promise<{ vectors: number }> {
-  if (indexing.has(session)) throw new PolyhopError('CONFLICT', `"${session.name}" is being indexed; re-embed when it is done`);
+async function reembed(
+  engine: Engine,
+  session: KbSession,
+  { signal, progress }: { signal: AbortSignal; progress: (update: ProgressUpdate) => void },
+): Promise<{ vectors: number }> {
+  if (indexing.has(session))
+    throw new PolyhopError('CONFLICT', `"${session.name}" is being indexed; re-embed when it is done`);
   indexing.add(session);
   try {
     const embedder = await engine.models.requireEmbedder('Re-embedding');
@@ -42,7 +55,9 @@ async function reembed(engine: Engine, session: KbSession, { signal, progress }:
     const plan = planEmbedding(session.kb, embedder, { signal });
     let done = 0;
     progress({ stage: 'embed', done, total: plan.total, message: embedder.identity });
-    await plan.run((n) => progress({ stage: 'embed', done: (done += n), total: plan.total, message: embedder.identity }));
+    await plan.run((n) =>
+      progress({ stage: 'embed', done: (done += n), total: plan.total, message: embedder.identity }),
+    );
     // The old calibration was for the old embedder: measure the new one's scale now.
     if (engine.settings.get().thresholds === 'calibrated') await calibrateKb(session.kb, embedder, { signal });
     return { vectors: plan.total };
@@ -54,7 +69,11 @@ async function reembed(engine: Engine, session: KbSession, { signal, progress }:
 const indexing = new WeakSet<KbSession>();
 
 /** The `documentLimits` setting as ingest options: the loader thread's limits and the DOCX part limit. */
-function documentLimitOptions({ memoryMb, timeSeconds, docxXmlMb }: Settings['documentLimits']): Pick<IngestPendingOptions, 'limits' | 'load'> {
+function documentLimitOptions({
+  memoryMb,
+  timeSeconds,
+  docxXmlMb,
+}: Settings['documentLimits']): Pick<IngestPendingOptions, 'limits' | 'load'> {
   return { limits: { memoryMb, timeSeconds }, load: { maxDocxXmlBytes: docxXmlMb * 1024 ** 2 } };
 }
 
@@ -69,9 +88,18 @@ export async function runIndexing(
   try {
     const embedder = await engine.models.requireEmbedder('Indexing');
     session.kb.assertEmbedder(embedder.identity, embedder.dimension);
-    const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), { store: session.kb.callCache, reasoning: engine.settings.get().reasoning });
+    const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), {
+      store: session.kb.callCache,
+      reasoning: engine.settings.get().reasoning,
+    });
     const { thresholds, concurrency, documentLimits } = engine.settings.get();
-    const ingest = await ingestPending(session.kb, { embedder, thresholds, signal, ...documentLimitOptions(documentLimits), onProgress: (p) => progress({ stage: 'ingest', ...p }) });
+    const ingest = await ingestPending(session.kb, {
+      embedder,
+      thresholds,
+      signal,
+      ...documentLimitOptions(documentLimits),
+      onProgress: (p) => progress({ stage: 'ingest', ...p }),
+    });
     const result = await new IndexingJob(session.kb, llm, {
       prompts: engine.prompts,
       embedder,

@@ -9,7 +9,8 @@ type KbMethods = 'kb:list' | 'kb:create' | 'kb:info' | 'kb:rename' | 'kb:delete'
 export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
   const { kbs } = engine;
   return {
-    'kb:list': () => kbs.registry.list().flatMap((entry) => (entry.problem ? [] : [summarise(entry, kbs.get(entry.name).kb)])),
+    'kb:list': () =>
+      kbs.registry.list().flatMap((entry) => (entry.problem ? [] : [summarise(entry, kbs.get(entry.name).kb)])),
     'kb:create': (request) => {
       const { kb } = kbs.create(request);
       return summarise(kbs.registry.get(request.name), kb);

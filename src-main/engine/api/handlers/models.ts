@@ -1,7 +1,17 @@
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 
-type ModelMethods = 'models:list' | 'models:catalog' | 'models:status' | 'models:load' | 'models:unload' | 'models:inspect' | 'models:import' | 'models:remove' | 'models:download' | 'models:try';
+type ModelMethods =
+  | 'models:list'
+  | 'models:catalog'
+  | 'models:status'
+  | 'models:load'
+  | 'models:unload'
+  | 'models:inspect'
+  | 'models:import'
+  | 'models:remove'
+  | 'models:download'
+  | 'models:try';
 
 export function modelHandlers(engine: Engine): Pick<Handlers, ModelMethods> {
   const { modelFiles, models } = engine;
@@ -21,7 +31,8 @@ export function modelHandlers(engine: Engine): Pick<Handlers, ModelMethods> {
       jobId: engine.jobs.start('download', null, ({ signal, progress }) =>
         modelFiles.download(catalogId, {
           signal,
-          onProgress: (p) => progress({ stage: 'download', done: p.downloadedBytes, total: p.totalBytes, message: catalogId }),
+          onProgress: (p) =>
+            progress({ stage: 'download', done: p.downloadedBytes, total: p.totalBytes, message: catalogId }),
         }),
       ),
     }),
@@ -29,7 +40,12 @@ export function modelHandlers(engine: Engine): Pick<Handlers, ModelMethods> {
       const llm = await models.requireGeneration('Trying a prompt');
       const rendered = engine.prompts.render('models/try', { prompt });
       const result = await llm.generateText(rendered, { maxTokens });
-      return { text: result.text, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, ms: result.usage.durationMs };
+      return {
+        text: result.text,
+        promptTokens: result.usage.promptTokens,
+        completionTokens: result.usage.completionTokens,
+        ms: result.usage.durationMs,
+      };
     },
   };
 }

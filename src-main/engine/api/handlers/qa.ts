@@ -21,12 +21,30 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
         const answer = await answerQuestion(
           engine,
           session,
-          { question, strategy, retrievalOnly, answerLanguage: answerLanguage ?? engine.settings.get().answerLanguage ?? undefined },
-          { signal, onTextChunk: (text) => emit('qa:token', { jobId, text }), onTextRestart: () => emit('qa:token', { jobId, text: '', reset: true }) },
+          {
+            question,
+            strategy,
+            retrievalOnly,
+            answerLanguage: answerLanguage ?? engine.settings.get().answerLanguage ?? undefined,
+          },
+          {
+            signal,
+            onTextChunk: (text) => emit('qa:token', { jobId, text }),
+            onTextRestart: () => emit('qa:token', { jobId, text: '', reset: true }),
+          },
         );
         session.kb.addHistory(question, strategy, JSON.stringify(answer));
         const { llmCalls, promptTokens, completionTokens, cacheHits } = answer.usage;
-        progress({ stage: 'answer', done: 1, total: 1, message: strategy, llmCalls, promptTokens, completionTokens, cacheHits });
+        progress({
+          stage: 'answer',
+          done: 1,
+          total: 1,
+          message: strategy,
+          llmCalls,
+          promptTokens,
+          completionTokens,
+          cacheHits,
+        });
         return answer;
       });
       return { jobId };
@@ -47,9 +65,15 @@ export interface QuestionRequest {
 }
 
 /** Answers one question over a KB with the loaded models (also used by benchmarks). */
-export async function answerQuestion(engine: Engine, session: KbSession, request: QuestionRequest, options: { signal: AbortSignal } & Pick<AskOptions, 'onTextChunk' | 'onTextRestart'>): Promise<Answer> {
+export async function answerQuestion(
+  engine: Engine,
+  session: KbSession,
+  request: QuestionRequest,
+  options: { signal: AbortSignal } & Pick<AskOptions, 'onTextChunk' | 'onTextRestart'>,
+): Promise<Answer> {
   const unembedded = session.kb.embedder() === null ? session.kb.countMissingVectors() : 0;
-  if (unembedded > 0 && request.strategy !== 'llm-only') throw vectorsMissing(session.name, request.strategy, unembedded);
+  if (unembedded > 0 && request.strategy !== 'llm-only')
+    throw vectorsMissing(session.name, request.strategy, unembedded);
   const embedder = await engine.models.requireEmbedder('Answering');
   // llm-only retrieves nothing, so it must not record an embedder for vectors the KB lacks.
   if (unembedded === 0) session.kb.assertEmbedder(embedder.identity, embedder.dimension);
@@ -57,7 +81,9 @@ export async function answerQuestion(engine: Engine, session: KbSession, request
   return ask(
     {
       kb: session.kb,
-      llm: model ? new CachingLlm(model, { store: session.kb.callCache, reasoning: engine.settings.get().reasoning }) : null,
+      llm: model
+        ? new CachingLlm(model, { store: session.kb.callCache, reasoning: engine.settings.get().reasoning })
+        : null,
       embedder,
       prompts: engine.prompts,
       settings: qaSettingsFor(engine.settings.get(), session.kb),
@@ -94,9 +120,13 @@ function vectorsMissing(kb: string, strategy: StrategyName, rows: number): Polyh
  * The user's strategy parameters over the defaults; with calibrated thresholds DaPT's τ is the
  * KB's recorded fusion threshold (the paper's 0.8 while the KB has none, or when `dapt.tau` is set).
  */
-export function qaSettingsFor({ strategyParams, thresholds }: Pick<Settings, 'strategyParams' | 'thresholds'>, kb: Pick<KnowledgeBase, 'similarityCalibration'>): QaSettings {
+export function qaSettingsFor(
+  { strategyParams, thresholds }: Pick<Settings, 'strategyParams' | 'thresholds'>,
+  kb: Pick<KnowledgeBase, 'similarityCalibration'>,
+): QaSettings {
   const settings = resolveQaSettings(strategyParams);
-  const calibration = thresholds === 'calibrated' && !('dapt.tau' in strategyParams) ? kb.similarityCalibration() : null;
+  const calibration =
+    thresholds === 'calibrated' && !('dapt.tau' in strategyParams) ? kb.similarityCalibration() : null;
   if (calibration) settings.dapt.tau = calibration.fusionThreshold;
   return settings;
 }

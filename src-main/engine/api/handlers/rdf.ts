@@ -12,14 +12,19 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
   const { kbs } = engine;
   return {
     'rdf:export': ({ kb: name, format, scope, outputPath }) => {
-      if (format === 'rdfxml') throw new PolyhopError('UNSUPPORTED', 'Export writes Turtle, N-Triples or N-Quads; RDF/XML is accepted for import only');
+      if (format === 'rdfxml')
+        throw new PolyhopError(
+          'UNSUPPORTED',
+          'Export writes Turtle, N-Triples or N-Quads; RDF/XML is accepted for import only',
+        );
       const session = kbs.get(name);
       const jobId = engine.jobs.start('export', session.name, async ({ signal, progress }) => {
         const result = await exportRdf(knowledgeBaseRdfSource(session.kb), outputPath, {
           format,
           scope,
           signal,
-          onProgress: (p) => progress({ stage: 'export', done: p.quads, total: 0, message: `${(p.bytes / 1e6).toFixed(1)} MB` }),
+          onProgress: (p) =>
+            progress({ stage: 'export', done: p.quads, total: 0, message: `${(p.bytes / 1e6).toFixed(1)} MB` }),
         });
         return { outputPath, quads: result.quads, bytes: result.bytes };
       });
@@ -29,13 +34,23 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
       const session = kbs.get(name);
       const jobId = engine.jobs.start('import', session.name, async ({ signal, progress }) => {
         // Without a chosen embedding model the graph still imports; its vectors wait for `kb:reembed`.
-        return importRdfIntoKb(session, await engine.models.embedder(), inputPath, { ...(format ? { format } : {}), ...(baseIri ? { baseIri } : {}), signal, onProgress: progress });
+        return importRdfIntoKb(session, await engine.models.embedder(), inputPath, {
+          ...(format ? { format } : {}),
+          ...(baseIri ? { baseIri } : {}),
+          signal,
+          onProgress: progress,
+        });
       });
       return { jobId };
     },
     'sparql:query': async ({ kb: name, query, allowUpdate, timeoutMs, maxRows, target }) => {
       const session = kbs.get(name);
-      if (target === 'store') return queryStore(engine.stores.client(session), session.kb.meta().baseIri, query, { allowUpdate, timeoutMs, maxRows });
+      if (target === 'store')
+        return queryStore(engine.stores.client(session), session.kb.meta().baseIri, query, {
+          allowUpdate,
+          timeoutMs,
+          maxRows,
+        });
       try {
         return await session.rdf.query(query, { allowUpdate, timeoutMs, maxRows });
       } catch (error) {
@@ -47,9 +62,13 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
 
 /** The view's size refusal, with the way on: the KB's own store, or how to configure one. */
 export function beyondViewLimit(error: unknown, kb: string, storeConfigured: boolean): unknown {
-  if (!(error instanceof PolyhopError) || error.code !== 'UNSUPPORTED' || error.details.maxQuads === undefined) return error;
+  if (!(error instanceof PolyhopError) || error.code !== 'UNSUPPORTED' || error.details.maxQuads === undefined)
+    return error;
   const next = storeConfigured
     ? `publish it to its SPARQL store (\`polyhop store publish --kb "${kb}"\`, or Publish on the SPARQL screen) and query the store there (\`polyhop sparql --store\`)`
     : `publish it to an external SPARQL store (configure one with \`polyhop store set --kb "${kb}" --query-url …\` or on the SPARQL screen, then publish) and query it there, or export it`;
-  return new PolyhopError('UNSUPPORTED', `${error.message.split(';')[0]}; ${next}`, { details: { ...error.details, storeConfigured }, cause: error });
+  return new PolyhopError('UNSUPPORTED', `${error.message.split(';')[0]}; ${next}`, {
+    details: { ...error.details, storeConfigured },
+    cause: error,
+  });
 }

@@ -9,11 +9,17 @@ import type { Handlers } from '../dispatch.js';
 import { redactSettings, restoreEndpointKeys } from '../endpointKeys.js';
 import { networkAllowList } from '../networkAllowList.js';
 
-export function systemHandlers(engine: Engine): Pick<Handlers, 'system:doctor' | 'system:getSettings' | 'system:setSettings' | 'jobs:list' | 'jobs:cancel' | 'jobs:pause'> {
+export function systemHandlers(
+  engine: Engine,
+): Pick<
+  Handlers,
+  'system:doctor' | 'system:getSettings' | 'system:setSettings' | 'jobs:list' | 'jobs:cancel' | 'jobs:pause'
+> {
   return {
     'system:doctor': () => doctor(engine),
     'system:getSettings': () => redactSettings(engine.settings.get()),
-    'system:setSettings': ({ settings }) => redactSettings(engine.settings.update(restoreEndpointKeys(settings, engine.settings.get()))),
+    'system:setSettings': ({ settings }) =>
+      redactSettings(engine.settings.update(restoreEndpointKeys(settings, engine.settings.get()))),
     'jobs:list': () => engine.jobs.list(),
     'jobs:cancel': ({ jobId }) => ({ cancelled: engine.jobs.cancel(jobId) }),
     'jobs:pause': ({ jobId }) => ({ paused: engine.jobs.pause(jobId) }),
@@ -45,10 +51,19 @@ function versions(appRoot: string): Record<string, string> {
   const out: Record<string, string> = { node: process.versions.node };
   const own = JSON.parse(readFileSync(join(appRoot, 'package.json'), 'utf8')) as { version: string };
   out.polyhop = own.version;
-  for (const name of ['node-llama-cpp', '@huggingface/transformers', 'better-sqlite3', 'sqlite-vec', 'oxigraph', 'electron']) {
+  for (const name of [
+    'node-llama-cpp',
+    '@huggingface/transformers',
+    'better-sqlite3',
+    'sqlite-vec',
+    'oxigraph',
+    'electron',
+  ]) {
     try {
       // Read the manifest directly: ESM-only packages do not export `package.json`.
-      out[name] = (JSON.parse(readFileSync(join(appRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      out[name] = (
+        JSON.parse(readFileSync(join(appRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+      ).version;
     } catch {
       out[name] = 'not installed';
     }

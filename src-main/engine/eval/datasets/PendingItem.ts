@@ -21,6 +21,8 @@ export function joinSentences(sentences: readonly string[]): string {
 /** Gold answer first, aliases after, blanks and repeats dropped. */
 export function answerList(...groups: (string | readonly string[] | null | undefined)[]): string[] {
   const out: string[] = [];
-  for (const g of groups) for (const a of typeof g === 'string' ? [g] : (g ?? [])) if (a.trim() && !out.includes(a.trim())) out.push(a.trim());
+  for (const g of groups)
+    for (const a of typeof g === 'string' ? [g] : (g ?? []))
+      if (a.trim() && !out.includes(a.trim())) out.push(a.trim());
   return out;
 }

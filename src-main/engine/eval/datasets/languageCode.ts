@@ -1,7 +1,31 @@
 /** ISO 639-3 codes some datasets use, for the languages that have a 639-1 code. */
 const TWO_LETTER: Record<string, string> = {
-  eng: 'en', ita: 'it', fra: 'fr', fre: 'fr', spa: 'es', deu: 'de', ger: 'de', por: 'pt', nld: 'nl', zho: 'zh', chi: 'zh', jpn: 'ja', tha: 'th',
-  swa: 'sw', hau: 'ha', ibo: 'ig', kin: 'rw', yor: 'yo', zul: 'zu', twi: 'tw', wol: 'wo', ara: 'ar', rus: 'ru', hin: 'hi', tur: 'tr', vie: 'vi',
+  eng: 'en',
+  ita: 'it',
+  fra: 'fr',
+  fre: 'fr',
+  spa: 'es',
+  deu: 'de',
+  ger: 'de',
+  por: 'pt',
+  nld: 'nl',
+  zho: 'zh',
+  chi: 'zh',
+  jpn: 'ja',
+  tha: 'th',
+  swa: 'sw',
+  hau: 'ha',
+  ibo: 'ig',
+  kin: 'rw',
+  yor: 'yo',
+  zul: 'zu',
+  twi: 'tw',
+  wol: 'wo',
+  ara: 'ar',
+  rus: 'ru',
+  hin: 'hi',
+  tur: 'tr',
+  vie: 'vi',
 };
 
 /** Lower-cases a language tag and maps a 639-3 code to 639-1 where one exists (`swa` → `sw`); `pt-BR` → `pt`. */

@@ -26,7 +26,10 @@ const AfriqaGoldPassage = z.looseObject({
  * human English translations, answered from English Wikipedia. Questions without an answer are left out. The gold passages, where the
  * split has them, are read from the sibling `gold_span_passages.…` file and joined on id + question.
  */
-export async function readAfriqa(file: string, signal?: AbortSignal): Promise<{ items: PendingItem[]; passageLanguage: string; unanswerable: number }> {
+export async function readAfriqa(
+  file: string,
+  signal?: AbortSignal,
+): Promise<{ items: PendingItem[]; passageLanguage: string; unanswerable: number }> {
   const gold = new Map<string, { title: string; text: string; question?: string }>();
   const goldFile = join(dirname(file), basename(file).replace(/^queries\./, 'gold_span_passages.'));
   if (goldFile !== file && existsSync(goldFile)) {
@@ -34,7 +37,12 @@ export async function readAfriqa(file: string, signal?: AbortSignal): Promise<{ 
       const p = parseRecord(AfriqaGoldPassage, value, { file: goldFile, line });
       // A few gold passages have no title; name them after their query so they stay distinct.
       const title = p.title ?? `AfriQA passage ${p.id}`;
-      gold.set(String(p.id), p.question_lang === undefined ? { title, text: p.context } : { title, text: p.context, question: p.question_lang });
+      gold.set(
+        String(p.id),
+        p.question_lang === undefined
+          ? { title, text: p.context }
+          : { title, text: p.context, question: p.question_lang },
+      );
     }
   }
   const items: PendingItem[] = [];
@@ -49,12 +57,20 @@ export async function readAfriqa(file: string, signal?: AbortSignal): Promise<{ 
       continue;
     }
     const language = toLanguageCode(q.lang);
-    const english = q.translated_question ? { question: q.translated_question, answers: answerList(q.translated_answer ? pythonList(q.translated_answer, place, 'translated_answer') : []) } : undefined;
+    const english = q.translated_question
+      ? {
+          question: q.translated_question,
+          answers: answerList(q.translated_answer ? pythonList(q.translated_answer, place, 'translated_answer') : []),
+        }
+      : undefined;
     const passage = gold.get(id);
     items.push({
       id,
       build(passages) {
-        const supporting = passage && (passage.question === undefined || passage.question === q.question) ? [passages.add(passage.title, passage.text)] : undefined;
+        const supporting =
+          passage && (passage.question === undefined || passage.question === q.question)
+            ? [passages.add(passage.title, passage.text)]
+            : undefined;
         return {
           id,
           question: q.question,

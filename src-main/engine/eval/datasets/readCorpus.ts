@@ -20,7 +20,8 @@ export async function readCorpus(file: string, passages: PassageSet): Promise<nu
     return doc.length;
   }
   const map = TitleMapCorpus.safeParse(doc);
-  if (!map.success) throw badInput({ file }, 'expected a corpus: a list of {title, text} or an object of title → sentence list');
+  if (!map.success)
+    throw badInput({ file }, 'expected a corpus: a list of {title, text} or an object of title → sentence list');
   for (const [title, sentences] of Object.entries(map.data)) passages.add(title, joinSentences(sentences));
   return Object.keys(map.data).length;
 }

@@ -45,7 +45,8 @@ export interface ReadDatasetOptions {
  */
 export async function readDataset(path: string, options: ReadDatasetOptions): Promise<EvalDataset> {
   const { format, signal } = options;
-  if (!existsSync(path) || !statSync(path).isFile()) throw new PolyhopError('NOT_FOUND', `${path}: no such dataset file`, { details: { file: path } });
+  if (!existsSync(path) || !statSync(path).isFile())
+    throw new PolyhopError('NOT_FOUND', `${path}: no such dataset file`, { details: { file: path } });
   const firstOnly = options.sample !== 'random' ? options.limit : undefined;
   let language = options.language ? toLanguageCode(options.language) : 'en';
   let passageLanguage: string | undefined;
@@ -54,7 +55,12 @@ export async function readDataset(path: string, options: ReadDatasetOptions): Pr
   switch (format) {
     case 'hotpotqa':
     case '2wiki':
-      pending = await readRecords(path, (value, place) => readDistractorRecord(value, place, language), firstOnly, signal);
+      pending = await readRecords(
+        path,
+        (value, place) => readDistractorRecord(value, place, language),
+        firstOnly,
+        signal,
+      );
       break;
     case 'musique':
       pending = await readRecords(path, (value, place) => readMusiqueRecord(value, place, language), firstOnly, signal);
@@ -95,20 +101,38 @@ export async function readDataset(path: string, options: ReadDatasetOptions): Pr
   const items = selected.map((p) => p.build(passages));
   if (options.corpusPath) {
     const known = new Set(passages.passages.map((p) => p.id));
-    const missing = items.flatMap((i) => (i.supportingPassageIds ?? []).filter((id) => !known.has(id)).map((id) => `${i.id}: ${id}`));
-    if (missing.length > 0) throw badInput({ file: options.corpusPath }, `supporting passages missing from the corpus (${missing.slice(0, 3).join('; ')}${missing.length > 3 ? '…' : ''})`);
+    const missing = items.flatMap((i) =>
+      (i.supportingPassageIds ?? []).filter((id) => !known.has(id)).map((id) => `${i.id}: ${id}`),
+    );
+    if (missing.length > 0)
+      throw badInput(
+        { file: options.corpusPath },
+        `supporting passages missing from the corpus (${missing.slice(0, 3).join('; ')}${missing.length > 3 ? '…' : ''})`,
+      );
   }
-  const kbLanguage = passageLanguage ?? (items.length > 0 && items.every((i) => i.language === items[0]?.language) ? (items[0]?.language as string) : language);
+  const kbLanguage =
+    passageLanguage ??
+    (items.length > 0 && items.every((i) => i.language === items[0]?.language)
+      ? (items[0]?.language as string)
+      : language);
   let source: EvalKbSource;
   if (format === 'mse-kg') {
     const graph = options.graphPath ?? join(dirname(path), 'Output.ttl');
-    if (!existsSync(graph)) throw new PolyhopError('NOT_FOUND', `${graph}: the MSE-KG graph file is missing (pass graphPath)`, { details: { file: graph } });
+    if (!existsSync(graph))
+      throw new PolyhopError('NOT_FOUND', `${graph}: the MSE-KG graph file is missing (pass graphPath)`, {
+        details: { file: graph },
+      });
     source = { kind: 'rdf', path: graph, format: rdfFormatOf(graph), language: kbLanguage };
   } else source = { kind: 'passages', passages: passages.passages, language: kbLanguage };
   return { name: options.name ?? defaultName(format, path), format, path, items, source, notes };
 }
 
-async function readRecords(file: string, read: (value: unknown, place: RecordPlace) => PendingItem, limit: number | undefined, signal?: AbortSignal): Promise<PendingItem[]> {
+async function readRecords(
+  file: string,
+  read: (value: unknown, place: RecordPlace) => PendingItem,
+  limit: number | undefined,
+  signal?: AbortSignal,
+): Promise<PendingItem[]> {
   const out: PendingItem[] = [];
   if (extname(file).toLowerCase() === '.jsonl') {
     for await (const { value, line } of readJsonLines(file, signal)) {

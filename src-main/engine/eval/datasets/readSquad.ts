@@ -19,7 +19,11 @@ const SquadQuestion = z.looseObject({
 /** SQuAD v1.1 JSON (XQuAD, SQuAD-it): one question per `qas` entry, its paragraph as context and supporting passage. */
 export function readSquadDocument(doc: unknown, file: string, language: string): PendingItem[] {
   const parsed = SquadDocument.safeParse(doc);
-  if (!parsed.success) throw badInput({ file }, `not SQuAD JSON: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw badInput(
+      { file },
+      `not SQuAD JSON: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+    );
   const out: PendingItem[] = [];
   for (const article of parsed.data.data) {
     for (const paragraph of article.paragraphs) {
@@ -31,7 +35,14 @@ export function readSquadDocument(doc: unknown, file: string, language: string):
           id,
           build(passages) {
             const passageId = passages.add(article.title, context);
-            return { id, question: q.question, answers: answerList(q.answers.map((a) => a.text)), language, context, supportingPassageIds: [passageId] };
+            return {
+              id,
+              question: q.question,
+              answers: answerList(q.answers.map((a) => a.text)),
+              language,
+              context,
+              supportingPassageIds: [passageId],
+            };
           },
         });
       }

@@ -21,9 +21,18 @@ const TableRow = z
     context: z.string().optional(),
     title: z.string().optional(),
   })
-  .refine((r) => r.answers !== undefined || r.answer !== undefined, { message: 'needs "answers" or "answer"', path: ['answers'] });
+  .refine((r) => r.answers !== undefined || r.answer !== undefined, {
+    message: 'needs "answers" or "answer"',
+    path: ['answers'],
+  });
 
-function tableItem(value: unknown, place: RecordPlace, ordinal: number, defaultLanguage: string, splitText: (s: string) => string[]): PendingItem {
+function tableItem(
+  value: unknown,
+  place: RecordPlace,
+  ordinal: number,
+  defaultLanguage: string,
+  splitText: (s: string) => string[],
+): PendingItem {
   const r = parseRecord(TableRow, value, place);
   const answers = answerList(typeof r.answers === 'string' ? splitText(r.answers) : r.answers, r.answer);
   if (answers.length === 0) throw badInput(place, 'no non-empty answer');
@@ -55,7 +64,12 @@ function splitCsvAnswers(text: string): string[] {
 }
 
 /** Streams a generic JSONL file (one `{question, answers, …}` per line). */
-export async function readJsonlTable(file: string, language: string, limit: number | undefined, signal?: AbortSignal): Promise<PendingItem[]> {
+export async function readJsonlTable(
+  file: string,
+  language: string,
+  limit: number | undefined,
+  signal?: AbortSignal,
+): Promise<PendingItem[]> {
   const out: PendingItem[] = [];
   for await (const { value, line } of readJsonLines(file, signal)) {
     out.push(tableItem(value, { file, line }, out.length, language, (s) => [s]));
@@ -65,9 +79,16 @@ export async function readJsonlTable(file: string, language: string, limit: numb
 }
 
 /** Streams a CSV file with a header row naming the columns (RFC 4180 quoting, BOM tolerated). */
-export async function readCsvTable(file: string, language: string, limit: number | undefined, signal?: AbortSignal): Promise<PendingItem[]> {
+export async function readCsvTable(
+  file: string,
+  language: string,
+  limit: number | undefined,
+  signal?: AbortSignal,
+): Promise<PendingItem[]> {
   const input = createReadStream(file);
-  const parser = input.pipe(parse({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false }));
+  const parser = input.pipe(
+    parse({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false }),
+  );
   const out: PendingItem[] = [];
   try {
     for await (const entry of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
@@ -81,8 +102,13 @@ export async function readCsvTable(file: string, language: string, limit: number
   } catch (error) {
     if (error instanceof PolyhopError) throw error;
     const e = error as { code?: string; lines?: number; message?: string };
-    if (e.code === 'ENOENT') throw new PolyhopError('NOT_FOUND', `${file}: cannot read the dataset file`, { details: { file }, cause: error });
-    throw badInput(e.lines === undefined ? { file } : { file, line: e.lines }, `not valid CSV (${e.message ?? String(error)})`, error);
+    if (e.code === 'ENOENT')
+      throw new PolyhopError('NOT_FOUND', `${file}: cannot read the dataset file`, { details: { file }, cause: error });
+    throw badInput(
+      e.lines === undefined ? { file } : { file, line: e.lines },
+      `not valid CSV (${e.message ?? String(error)})`,
+      error,
+    );
   } finally {
     input.destroy();
   }

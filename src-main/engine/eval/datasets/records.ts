@@ -50,7 +50,10 @@ export async function readJsonDocument(file: string): Promise<unknown> {
 }
 
 /** Streams a JSON Lines file one record at a time (blank lines skipped), so large files never load whole. */
-export async function* readJsonLines(file: string, signal?: AbortSignal): AsyncGenerator<{ value: unknown; line: number }> {
+export async function* readJsonLines(
+  file: string,
+  signal?: AbortSignal,
+): AsyncGenerator<{ value: unknown; line: number }> {
   const stream = createReadStream(file, { encoding: 'utf8' });
   const opened = new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
@@ -73,7 +76,11 @@ export async function* readJsonLines(file: string, signal?: AbortSignal): AsyncG
       try {
         value = JSON.parse(text);
       } catch (error) {
-        throw badInput({ file, line }, `not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`, error);
+        throw badInput(
+          { file, line },
+          `not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+          error,
+        );
       }
       yield { value, line };
     }

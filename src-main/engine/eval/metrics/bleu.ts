@@ -27,7 +27,12 @@ interface BleuCounts {
  * `maxOrder`, geometric mean, brevity penalty against the closest reference length (shorter on
  * ties), 0 when no unigram matches. Tokens: {@link textTokens}.
  */
-export function bleu(candidate: string, references: readonly string[], language: string, options: BleuOptions = {}): number {
+export function bleu(
+  candidate: string,
+  references: readonly string[],
+  language: string,
+  options: BleuOptions = {},
+): number {
   if (references.length === 0) return 0;
   return sentenceBleu(
     references.map((r) => textTokens(r, language)),
@@ -37,14 +42,27 @@ export function bleu(candidate: string, references: readonly string[], language:
 }
 
 /** {@link bleu} on tokens. */
-export function sentenceBleu(references: readonly (readonly string[])[], hypothesis: readonly string[], options: BleuOptions = {}): number {
+export function sentenceBleu(
+  references: readonly (readonly string[])[],
+  hypothesis: readonly string[],
+  options: BleuOptions = {},
+): number {
   return score(counts(references, hypothesis, options.maxOrder ?? 4), options);
 }
 
 /** Corpus BLEU (NLTK `corpus_bleu`): counts and lengths summed over all sentences before the ratio. */
-export function corpusBleu(references: readonly (readonly (readonly string[])[])[], hypotheses: readonly (readonly string[])[], options: BleuOptions = {}): number {
+export function corpusBleu(
+  references: readonly (readonly (readonly string[])[])[],
+  hypotheses: readonly (readonly string[])[],
+  options: BleuOptions = {},
+): number {
   const maxOrder = options.maxOrder ?? 4;
-  const total: BleuCounts = { matches: new Array<number>(maxOrder).fill(0), totals: new Array<number>(maxOrder).fill(0), hypothesisLength: 0, referenceLength: 0 };
+  const total: BleuCounts = {
+    matches: new Array<number>(maxOrder).fill(0),
+    totals: new Array<number>(maxOrder).fill(0),
+    hypothesisLength: 0,
+    referenceLength: 0,
+  };
   hypotheses.forEach((hyp, i) => {
     const c = counts(references[i] ?? [], hyp, maxOrder);
     for (let n = 0; n < maxOrder; n++) {
@@ -57,7 +75,11 @@ export function corpusBleu(references: readonly (readonly (readonly string[])[])
   return score(total, options);
 }
 
-function counts(references: readonly (readonly string[])[], hypothesis: readonly string[], maxOrder: number): BleuCounts {
+function counts(
+  references: readonly (readonly string[])[],
+  hypothesis: readonly string[],
+  maxOrder: number,
+): BleuCounts {
   const matches: number[] = [];
   const totals: number[] = [];
   for (let n = 1; n <= maxOrder; n++) {
@@ -76,7 +98,8 @@ function counts(references: readonly (readonly string[])[], hypothesis: readonly
   let closest = Number.POSITIVE_INFINITY;
   for (const ref of references) {
     const r = ref.length;
-    if (Math.abs(r - c) < Math.abs(closest - c) || (Math.abs(r - c) === Math.abs(closest - c) && r < closest)) closest = r;
+    if (Math.abs(r - c) < Math.abs(closest - c) || (Math.abs(r - c) === Math.abs(closest - c) && r < closest))
+      closest = r;
   }
   return { matches, totals, hypothesisLength: c, referenceLength: Number.isFinite(closest) ? closest : 0 };
 }

@@ -32,7 +32,12 @@ export interface JudgeVerdict {
  * grades relevance and faithfulness with a rubric that penalises missing, off-topic,
  * contradictory or hallucinated content (`prompts/eval/judge.md`).
  */
-export async function llmJudge(llm: Llm, prompts: PromptLibrary, input: JudgeInput, signal?: AbortSignal): Promise<JudgeVerdict> {
+export async function llmJudge(
+  llm: Llm,
+  prompts: PromptLibrary,
+  input: JudgeInput,
+  signal?: AbortSignal,
+): Promise<JudgeVerdict> {
   const [expected, ...aliases] = input.expected;
   const prompt = prompts.render('eval/judge', {
     language: languageName(input.language),
@@ -41,6 +46,10 @@ export async function llmJudge(llm: Llm, prompts: PromptLibrary, input: JudgeInp
     aliases: fence(aliases.join(' | ')),
     response: fence(input.response),
   });
-  const { value, usage } = await llm.generateJson(prompt, JudgeReplySchema, signal ? { signal, maxTokens: 400 } : { maxTokens: 400 });
+  const { value, usage } = await llm.generateJson(
+    prompt,
+    JudgeReplySchema,
+    signal ? { signal, maxTokens: 400 } : { maxTokens: 400 },
+  );
   return { score: value.grade / 4, grade: value.grade, reason: value.reason, usage };
 }

@@ -3,16 +3,43 @@
  * ids are made per k by {@link recallMetric}.
  */
 export const METRIC_ORDER = [
-  'judge', 'soft-em', 'em', 'f1', 'em-lang', 'f1-lang',
-  'rouge1-f', 'rouge1-p', 'rouge1-r', 'rouge2-f', 'rouge2-p', 'rouge2-r', 'rougeL-f', 'rougeL-p', 'rougeL-r',
-  'bleu', 'similarity',
+  'judge',
+  'soft-em',
+  'em',
+  'f1',
+  'em-lang',
+  'f1-lang',
+  'rouge1-f',
+  'rouge1-p',
+  'rouge1-r',
+  'rouge2-f',
+  'rouge2-p',
+  'rouge2-r',
+  'rougeL-f',
+  'rougeL-p',
+  'rougeL-r',
+  'bleu',
+  'similarity',
 ] as const;
 
 const LABELS: Record<string, string> = {
-  judge: 'LLM-as-a-Judge (full answer)', 'soft-em': 'Soft EM (full answer)', em: 'EM (short answer)', f1: 'F1 (short answer)',
-  'em-lang': 'EM (short answer, language-aware)', 'f1-lang': 'F1 (short answer, language-aware)',
-  'rouge1-f': 'ROUGE-1 F1', 'rouge1-p': 'ROUGE-1 P', 'rouge1-r': 'ROUGE-1 R', 'rouge2-f': 'ROUGE-2 F1', 'rouge2-p': 'ROUGE-2 P', 'rouge2-r': 'ROUGE-2 R',
-  'rougeL-f': 'ROUGE-L F1', 'rougeL-p': 'ROUGE-L P', 'rougeL-r': 'ROUGE-L R', bleu: 'BLEU', similarity: 'Embedding similarity',
+  judge: 'LLM-as-a-Judge (full answer)',
+  'soft-em': 'Soft EM (full answer)',
+  em: 'EM (short answer)',
+  f1: 'F1 (short answer)',
+  'em-lang': 'EM (short answer, language-aware)',
+  'f1-lang': 'F1 (short answer, language-aware)',
+  'rouge1-f': 'ROUGE-1 F1',
+  'rouge1-p': 'ROUGE-1 P',
+  'rouge1-r': 'ROUGE-1 R',
+  'rouge2-f': 'ROUGE-2 F1',
+  'rouge2-p': 'ROUGE-2 P',
+  'rouge2-r': 'ROUGE-2 R',
+  'rougeL-f': 'ROUGE-L F1',
+  'rougeL-p': 'ROUGE-L P',
+  'rougeL-r': 'ROUGE-L R',
+  bleu: 'BLEU',
+  similarity: 'Embedding similarity',
 };
 
 export function recallMetric(k: number): string {

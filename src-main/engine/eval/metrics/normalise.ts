@@ -53,7 +53,11 @@ const ARTICLES: Record<string, readonly string[]> = {
   nl: ['de', 'het', 'een'],
 };
 /** Articles written elided onto the next word (`l'uomo`, `un'isola`). */
-const ELIDED: Record<string, readonly string[]> = { it: ['l', 'un', 'dell', 'all', 'nell', 'sull'], fr: ['l'], ca: ['l'] };
+const ELIDED: Record<string, readonly string[]> = {
+  it: ['l', 'un', 'dell', 'all', 'nell', 'sull'],
+  fr: ['l'],
+  ca: ['l'],
+};
 const SEGMENTED = new Set(['zh', 'ja', 'th', 'lo', 'km', 'my']);
 
 const articlePatterns = new Map<string, RegExp | null>();

@@ -3,7 +3,11 @@
  * first `k` distinct passages the answer cites (in evidence rank order). Undefined when the
  * dataset marks no supporting passage for the question.
  */
-export function retrievalRecall(citedPassageIds: readonly string[], supportingPassageIds: readonly string[] | undefined, k: number): number | undefined {
+export function retrievalRecall(
+  citedPassageIds: readonly string[],
+  supportingPassageIds: readonly string[] | undefined,
+  k: number,
+): number | undefined {
   if (!supportingPassageIds || supportingPassageIds.length === 0) return undefined;
   const top = new Set<string>();
   for (const id of citedPassageIds) {

@@ -17,8 +17,13 @@ export function rouge(candidate: string, references: readonly string[], language
   const best: RougeScores = { rouge1: ZERO_OVERLAP, rouge2: ZERO_OVERLAP, rougeL: ZERO_OVERLAP };
   for (const reference of references) {
     const ref = textTokens(reference, language);
-    const scores: RougeScores = { rouge1: rougeN(cand, ref, 1), rouge2: rougeN(cand, ref, 2), rougeL: rougeL(cand, ref) };
-    for (const key of ['rouge1', 'rouge2', 'rougeL'] as const) if (scores[key].f1 > best[key].f1) best[key] = scores[key];
+    const scores: RougeScores = {
+      rouge1: rougeN(cand, ref, 1),
+      rouge2: rougeN(cand, ref, 2),
+      rougeL: rougeL(cand, ref),
+    };
+    for (const key of ['rouge1', 'rouge2', 'rougeL'] as const)
+      if (scores[key].f1 > best[key].f1) best[key] = scores[key];
   }
   return best;
 }

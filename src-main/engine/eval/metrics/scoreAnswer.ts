@@ -64,20 +64,32 @@ export async function scoreAnswer(input: ScoreInput, options: ScoreOptions = {})
     f1: f1.f1,
     'em-lang': exactMatch(short, references, { language }),
     'f1-lang': f1Lang.f1,
-    'rouge1-f': r.rouge1.f1, 'rouge1-p': r.rouge1.precision, 'rouge1-r': r.rouge1.recall,
-    'rouge2-f': r.rouge2.f1, 'rouge2-p': r.rouge2.precision, 'rouge2-r': r.rouge2.recall,
-    'rougeL-f': r.rougeL.f1, 'rougeL-p': r.rougeL.precision, 'rougeL-r': r.rougeL.recall,
+    'rouge1-f': r.rouge1.f1,
+    'rouge1-p': r.rouge1.precision,
+    'rouge1-r': r.rouge1.recall,
+    'rouge2-f': r.rouge2.f1,
+    'rouge2-p': r.rouge2.precision,
+    'rouge2-r': r.rouge2.recall,
+    'rougeL-f': r.rougeL.f1,
+    'rougeL-p': r.rougeL.precision,
+    'rougeL-r': r.rougeL.recall,
     bleu: bleu(prose, references, language),
   };
   for (const k of options.recallAt ?? [2, 5]) {
     const recall = retrievalRecall(input.citedPassageIds, input.supportingPassageIds, k);
     if (recall !== undefined) scores[recallMetric(k)] = recall;
   }
-  if (options.embedder) scores.similarity = await embeddingSimilarity(options.embedder, prose, references, options.signal);
+  if (options.embedder)
+    scores.similarity = await embeddingSimilarity(options.embedder, prose, references, options.signal);
   const result: ScoreResult = { scores, usage: [] };
   if (options.judge) {
     try {
-      const verdict = await llmJudge(options.judge.llm, options.judge.prompts, { question: input.question, expected: references, response, language }, options.signal);
+      const verdict = await llmJudge(
+        options.judge.llm,
+        options.judge.prompts,
+        { question: input.question, expected: references, response, language },
+        options.signal,
+      );
       scores.judge = verdict.score;
       result.judge = { grade: verdict.grade, reason: verdict.reason };
       result.usage.push(verdict.usage);
@@ -93,11 +105,15 @@ export async function scoreAnswer(input: ScoreInput, options: ScoreOptions = {})
 }
 
 /** The scores of an answer that could not be produced: 0 on every answer metric, recall 0 where defined. */
-export function failedScores(input: Pick<ScoreInput, 'supportingPassageIds'>, options: Pick<ScoreOptions, 'recallAt' | 'embedder' | 'judge'>): Record<string, number> {
+export function failedScores(
+  input: Pick<ScoreInput, 'supportingPassageIds'>,
+  options: Pick<ScoreOptions, 'recallAt' | 'embedder' | 'judge'>,
+): Record<string, number> {
   const scores: Record<string, number> = {};
   for (const id of METRIC_ORDER) if (id !== 'judge' && id !== 'similarity') scores[id] = 0;
   if (options.embedder) scores.similarity = 0;
   if (options.judge) scores.judge = 0;
-  if (input.supportingPassageIds && input.supportingPassageIds.length > 0) for (const k of options.recallAt ?? [2, 5]) scores[recallMetric(k)] = 0;
+  if (input.supportingPassageIds && input.supportingPassageIds.length > 0)
+    for (const k of options.recallAt ?? [2, 5]) scores[recallMetric(k)] = 0;
   return scores;
 }

@@ -16,16 +16,22 @@ const FULL_OVERLAP: OverlapScore = Object.freeze({ precision: 1, recall: 1, f1: 
  * the edge rules of `options.script` (see {@link AnswerScript}): no shared token scores 0; the
  * HotpotQA/2Wiki yes/no rule; MuSiQue's "both empty is 1".
  */
-export function tokenF1(prediction: string, golds: readonly string[], options: LexicalMetricOptions = {}): OverlapScore {
+export function tokenF1(
+  prediction: string,
+  golds: readonly string[],
+  options: LexicalMetricOptions = {},
+): OverlapScore {
   const script = options.script ?? 'squad';
-  const tokens = (text: string): string[] => (options.language === undefined ? squadTokens(text) : answerTokens(text, options.language));
+  const tokens = (text: string): string[] =>
+    options.language === undefined ? squadTokens(text) : answerTokens(text, options.language);
   const predicted = tokens(prediction);
   let best = ZERO_OVERLAP;
   for (const gold of golds) {
     const expected = tokens(gold);
     let score: OverlapScore;
     if (yesNoMismatch(script, predicted.join(' '), expected.join(' '))) score = ZERO_OVERLAP;
-    else if (script === 'musique' && (predicted.length === 0 || expected.length === 0)) score = predicted.length === expected.length ? FULL_OVERLAP : ZERO_OVERLAP;
+    else if (script === 'musique' && (predicted.length === 0 || expected.length === 0))
+      score = predicted.length === expected.length ? FULL_OVERLAP : ZERO_OVERLAP;
     else score = overlap(predicted, expected);
     if (score.f1 > best.f1) best = score;
   }

@@ -49,8 +49,13 @@ export function bootstrapMean(scores: readonly number[], options: BootstrapOptio
  * (`a[i]` and `b[i]` belong to question i): resamples questions, not scores, so the question
  * difficulty shared by both cancels out.
  */
-export function pairedBootstrap(a: readonly number[], b: readonly number[], options: BootstrapOptions = {}): PairedBootstrapEstimate {
-  if (a.length !== b.length) throw new PolyhopError('INVALID_REQUEST', `paired bootstrap needs equal lengths (${a.length} vs ${b.length})`);
+export function pairedBootstrap(
+  a: readonly number[],
+  b: readonly number[],
+  options: BootstrapOptions = {},
+): PairedBootstrapEstimate {
+  if (a.length !== b.length)
+    throw new PolyhopError('INVALID_REQUEST', `paired bootstrap needs equal lengths (${a.length} vs ${b.length})`);
   const diffs = a.map((x, i) => x - (b[i] as number));
   const n = diffs.length;
   if (n === 0) return { n, meanDiff: Number.NaN, se: Number.NaN, p: Number.NaN, ci95: [Number.NaN, Number.NaN] };
@@ -74,7 +79,8 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
 
 function resampledMeans(values: readonly number[], options: BootstrapOptions): Float64Array {
   const k = options.samples ?? BOOTSTRAP_DEFAULTS.samples;
-  if (!Number.isInteger(k) || k < 2) throw new PolyhopError('INVALID_REQUEST', `bootstrap needs at least 2 samples (got ${k})`);
+  if (!Number.isInteger(k) || k < 2)
+    throw new PolyhopError('INVALID_REQUEST', `bootstrap needs at least 2 samples (got ${k})`);
   const prng = new Prng(options.seed ?? BOOTSTRAP_DEFAULTS.seed);
   const n = values.length;
   const data = Float64Array.from(values);

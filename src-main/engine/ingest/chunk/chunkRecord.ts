@@ -22,11 +22,25 @@ export function pageAt(pages: readonly PageStart[] | undefined, offset: number):
  * A chunk whose text is exactly `text.slice(start, end)`, with its page and language (detected
  * on the chunk; the document's language where the chunk is too short to tell).
  */
-export function toChunk(text: string, span: Span, ord: number, pages: readonly PageStart[] | undefined, documentLanguage: string | undefined): NewChunk {
+export function toChunk(
+  text: string,
+  span: Span,
+  ord: number,
+  pages: readonly PageStart[] | undefined,
+  documentLanguage: string | undefined,
+): NewChunk {
   const chunkText = text.slice(span.start, span.end);
   // A 1,000-character sample per chunk: tinyld costs ~0.3 ms per 1,000 characters, and chunks
   // of one document rarely switch language mid-chunk.
   const detected = detectLanguage(chunkText, { sampleChars: 1_000 });
-  const language = detected !== 'und' ? detected : documentLanguage && documentLanguage !== 'und' ? documentLanguage : null;
-  return { ord, text: chunkText, language, startOffset: span.start, endOffset: span.end, page: pageAt(pages, span.start) };
+  const language =
+    detected !== 'und' ? detected : documentLanguage && documentLanguage !== 'und' ? documentLanguage : null;
+  return {
+    ord,
+    text: chunkText,
+    language,
+    startOffset: span.start,
+    endOffset: span.end,
+    page: pageAt(pages, span.start),
+  };
 }

@@ -25,7 +25,10 @@ export interface FixedSizeChunkOptions {
 export function fixedSizeChunk(text: string, options: FixedSizeChunkOptions = {}): NewChunk[] {
   const { chunkTokens = 1000, overlapTokens = 200, countTokens, language, pages, signal } = options;
   if (!(chunkTokens > 0) || !(overlapTokens >= 0) || overlapTokens >= chunkTokens) {
-    throw new PolyhopError('INVALID_REQUEST', `fixedSizeChunk: need 0 ≤ overlapTokens (${overlapTokens}) < chunkTokens (${chunkTokens})`);
+    throw new PolyhopError(
+      'INVALID_REQUEST',
+      `fixedSizeChunk: need 0 ≤ overlapTokens (${overlapTokens}) < chunkTokens (${chunkTokens})`,
+    );
   }
   const chunks: NewChunk[] = [];
   // Window of pieces: parallel arrays from `head`, compacted after each chunk.

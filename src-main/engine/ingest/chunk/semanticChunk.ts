@@ -47,11 +47,29 @@ export interface SemanticChunkOptions {
  * `windowSentences` vectors are kept: memory holds one similarity per gap.
  */
 export async function semanticChunk(text: string, options: SemanticChunkOptions): Promise<NewChunk[]> {
-  const { embedder, threshold, breakpointPercentile = 95, windowSentences = 2, maxTokens = 512, countTokens = estimateTokens, batchSize = 64, language, pages, signal } = options;
+  const {
+    embedder,
+    threshold,
+    breakpointPercentile = 95,
+    windowSentences = 2,
+    maxTokens = 512,
+    countTokens = estimateTokens,
+    batchSize = 64,
+    language,
+    pages,
+    signal,
+  } = options;
   if (!(maxTokens > 0) || !(batchSize > 0) || !(windowSentences >= 1)) {
-    throw new PolyhopError('INVALID_REQUEST', 'semanticChunk: maxTokens, batchSize and windowSentences must be positive');
+    throw new PolyhopError(
+      'INVALID_REQUEST',
+      'semanticChunk: maxTokens, batchSize and windowSentences must be positive',
+    );
   }
-  if (!(breakpointPercentile >= 0 && breakpointPercentile <= 100)) throw new PolyhopError('INVALID_REQUEST', `semanticChunk: breakpointPercentile must be in 0..100 (got ${breakpointPercentile})`);
+  if (!(breakpointPercentile >= 0 && breakpointPercentile <= 100))
+    throw new PolyhopError(
+      'INVALID_REQUEST',
+      `semanticChunk: breakpointPercentile must be in 0..100 (got ${breakpointPercentile})`,
+    );
   throwIfAborted(signal);
   const sentences: (Span & { tokens: number })[] = [];
   for (const s of splitSentences(text, language)) {
@@ -63,7 +81,8 @@ export async function semanticChunk(text: string, options: SemanticChunkOptions)
 
   const n = sentences.length;
   const w = windowSentences;
-  const slice = (from: number, to: number) => text.slice(sentences[Math.max(0, from)]!.start, sentences[Math.min(n - 1, to)]!.end);
+  const slice = (from: number, to: number) =>
+    text.slice(sentences[Math.max(0, from)]!.start, sentences[Math.min(n - 1, to)]!.end);
   // Gap i (after sentence i) compares the window ending at i, E_i = [i-w+1, i], with the window
   // starting at i+1, which is E_{i+w} while that fits. Windows are embedded in order E_0..E_{n-1},
   // then one clamped window [g+1, n-1] for each late gap g ≥ n-w that no E covers.
@@ -100,7 +119,9 @@ export async function semanticChunk(text: string, options: SemanticChunkOptions)
       tokens += next.tokens;
       continue;
     }
-    chunks.push(toChunk(text, { start: sentences[start]!.start, end: sentences[i - 1]!.end }, chunks.length, pages, language));
+    chunks.push(
+      toChunk(text, { start: sentences[start]!.start, end: sentences[i - 1]!.end }, chunks.length, pages, language),
+    );
     if (next) {
       start = i;
       tokens = next.tokens;

@@ -26,7 +26,10 @@ export interface DocumentLimitSettings extends Required<DocumentLimits> {
   docxXmlMb: number;
 }
 
-export const DEFAULT_DOCUMENT_LIMIT_SETTINGS: DocumentLimitSettings = { ...DEFAULT_DOCUMENT_LIMITS, docxXmlMb: DEFAULT_DOCX_XML_BYTES / 1024 ** 2 };
+export const DEFAULT_DOCUMENT_LIMIT_SETTINGS: DocumentLimitSettings = {
+  ...DEFAULT_DOCUMENT_LIMITS,
+  docxXmlMb: DEFAULT_DOCX_XML_BYTES / 1024 ** 2,
+};
 
 /** The loader thread's memory growth allowed while a document loads, as a multiple of its heap cap (room for buffers outside the heap). */
 const MEMORY_GROWTH_FACTOR = 2;
@@ -75,13 +78,24 @@ export class DocumentLoader {
           reject(error);
         };
         const overMemory = (measure: 'heap' | 'thread') =>
-          badInput(path, `loading stopped: it needed more than ${memoryMb} MiB of memory (the per-document memory limit)`, { details: { limit: 'memory', measure, memoryMb } });
+          badInput(
+            path,
+            `loading stopped: it needed more than ${memoryMb} MiB of memory (the per-document memory limit)`,
+            { details: { limit: 'memory', measure, memoryMb } },
+          );
         const onMessage = (reply: LoaderReply) => {
           if (reply.id !== id) return;
           if (reply.type === 'started') {
             onStarted?.();
             timer = setTimeout(
-              () => stop(badInput(path, `loading stopped: it took longer than ${timeSeconds} s (the per-document time limit)`, { details: { limit: 'time', timeSeconds } })),
+              () =>
+                stop(
+                  badInput(
+                    path,
+                    `loading stopped: it took longer than ${timeSeconds} s (the per-document time limit)`,
+                    { details: { limit: 'time', timeSeconds } },
+                  ),
+                ),
               timeSeconds * 1000,
             );
           } else if (reply.type === 'overMemory') stop(overMemory('thread'));
@@ -90,7 +104,11 @@ export class DocumentLoader {
         };
         const onError = (error: Error & { code?: string }) => {
           this.#worker = null;
-          reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overMemory('heap') : badInput(path, `the document loader failed (${error.message})`, { cause: error }));
+          reject(
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? overMemory('heap')
+              : badInput(path, `the document loader failed (${error.message})`, { cause: error }),
+          );
         };
         const onExit = (code: number) => {
           this.#worker = null;
@@ -137,7 +155,10 @@ export class DocumentLoader {
     const resourceLimits = { maxOldGenerationSizeMb: this.#limits.memoryMb };
     // From source (tsx, vitest) the worker is TypeScript; in the built app it sits next to this module.
     const worker = import.meta.url.endsWith('.ts')
-      ? new Worker(new URL('./tsWorker.js', import.meta.url), { workerData: { entry: new URL('./documentWorker.ts', import.meta.url).href }, resourceLimits })
+      ? new Worker(new URL('./tsWorker.js', import.meta.url), {
+          workerData: { entry: new URL('./documentWorker.ts', import.meta.url).href },
+          resourceLimits,
+        })
       : new Worker(new URL('./documentWorker.js', import.meta.url), { resourceLimits });
     // A thread left by a caller that never disposes must not keep the process alive.
     worker.unref();

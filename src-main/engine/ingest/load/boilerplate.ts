@@ -17,8 +17,25 @@ interface DocumentLike<E extends Element> {
 /** Blocks whose text is mostly link text are menus, tag clouds and "read more" lists. */
 const MAX_LINK_DENSITY = 0.5;
 /** Class and id words that name page furniture rather than content (as Readability's own list does). */
-const FURNITURE = /(^|[\s_-])(comments?|sidebar|related|share|sharing|social|promo|advert|ads|banner|cookie|newsletter|breadcrumbs?|menu|navbar|footer|masthead|popular|trending|subscribe)([\s_-]|$)/i;
-const BLOCKS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'p', 'li', 'aside', 'header', 'footer', 'nav', 'form', 'span', 'figure']);
+const FURNITURE =
+  /(^|[\s_-])(comments?|sidebar|related|share|sharing|social|promo|advert|ads|banner|cookie|newsletter|breadcrumbs?|menu|navbar|footer|masthead|popular|trending|subscribe)([\s_-]|$)/i;
+const BLOCKS = new Set([
+  'div',
+  'section',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'p',
+  'li',
+  'aside',
+  'header',
+  'footer',
+  'nav',
+  'form',
+  'span',
+  'figure',
+]);
 
 const textLength = (e: Element) => (e.textContent ?? '').replace(/\s+/g, ' ').trim().length;
 
@@ -29,7 +46,8 @@ const textLength = (e: Element) => (e.textContent ?? '').replace(/\s+/g, ' ').tr
 export function mainLandmark<E extends Element>(document: DocumentLike<E>): E | null {
   for (const main of document.querySelectorAll('main, [role="main"]')) if (textLength(main) > 0) return main;
   let best: E | null = null;
-  for (const article of document.querySelectorAll('article')) if (!best || textLength(article) > textLength(best)) best = article;
+  for (const article of document.querySelectorAll('article'))
+    if (!best || textLength(article) > textLength(best)) best = article;
   return best && textLength(best) > 0 ? best : document.body;
 }
 

@@ -96,7 +96,8 @@ export function decodeText(bytes: Uint8Array, path: string): DecodedText {
     if (text.includes('\0')) throw badInput(path, 'contains NUL characters (binary file?)');
   } else {
     const nul = Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(0);
-    if (nul >= 0) throw badInput(path, `contains NUL bytes (binary file?) at byte ${nul}`, { details: { offset: nul } });
+    if (nul >= 0)
+      throw badInput(path, `contains NUL bytes (binary file?) at byte ${nul}`, { details: { offset: nul } });
     const ratio = controlRatio(body);
     if (ratio > 0.05) throw badInput(path, `${Math.round(ratio * 100)}% control characters (binary file?)`);
     try {
@@ -107,9 +108,13 @@ export function decodeText(bytes: Uint8Array, path: string): DecodedText {
       encoding = 'windows-1252';
       if (!readsAsWindows1252(text)) {
         const offset = firstInvalidUtf8(body) + (bytes.length - body.length);
-        throw badInput(path, `is not valid UTF-8 (first invalid byte at offset ${offset}) and does not read as windows-1252 text; save it as UTF-8 and add it again`, {
-          details: { offset },
-        });
+        throw badInput(
+          path,
+          `is not valid UTF-8 (first invalid byte at offset ${offset}) and does not read as windows-1252 text; save it as UTF-8 and add it again`,
+          {
+            details: { offset },
+          },
+        );
       }
     }
   }

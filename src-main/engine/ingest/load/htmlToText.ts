@@ -1,5 +1,19 @@
 /** Elements whose content is never document text. */
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'canvas', 'head', 'button', 'select', 'input', 'textarea']);
+const SKIP = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'iframe',
+  'object',
+  'canvas',
+  'head',
+  'button',
+  'select',
+  'input',
+  'textarea',
+]);
 /** MathML annotations repeat the formula in another notation (TeX, content MathML). */
 const MATH_SKIP = new Set(['annotation', 'annotation-xml']);
 /** MathML layouts whose two parts are joined by an operator in text. */
@@ -10,11 +24,45 @@ const CHROME = new Set(['nav', 'footer', 'aside', 'form', 'menu']);
 const BODY_CHROME = new Set([...CHROME, 'header']);
 /** Blocks separated by a blank line. */
 const PARAGRAPH = new Set([
-  'address', 'article', 'blockquote', 'body', 'details', 'dl', 'fieldset', 'figure', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'header', 'hr', 'main', 'ol', 'p', 'pre', 'section', 'table', 'ul',
+  'address',
+  'article',
+  'blockquote',
+  'body',
+  'details',
+  'dl',
+  'fieldset',
+  'figure',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'main',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'ul',
 ]);
 /** Blocks on their own line. */
-const LINE = new Set(['br', 'caption', 'dd', 'div', 'dt', 'figcaption', 'li', 'summary', 'tr', 'thead', 'tbody', 'tfoot']);
+const LINE = new Set([
+  'br',
+  'caption',
+  'dd',
+  'div',
+  'dt',
+  'figcaption',
+  'li',
+  'summary',
+  'tr',
+  'thead',
+  'tbody',
+  'tfoot',
+]);
 const CELL = new Set(['td', 'th']);
 
 /** The parts of a DOM node this walker needs (linkedom and browsers both provide them). */
@@ -113,7 +161,18 @@ export function domToText(root: DomNode, options: { whole?: boolean } = {}): str
   return tidyText(joined);
 }
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', mdash: '—', ndash: '–', hellip: '…', copy: '©' };
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  mdash: '—',
+  ndash: '–',
+  hellip: '…',
+  copy: '©',
+};
 
 /** Decodes numeric and the common named character references (enough for the no-DOM fallback). */
 export function decodeEntities(text: string): string {
@@ -139,7 +198,22 @@ export function stripHtml(html: string): string {
   return tidyText(decodeEntities(body));
 }
 
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 // Often left unclosed in real pages; counting them would make sloppy HTML look deep.
 const IMPLIED_END = new Set(['p', 'li', 'dt', 'dd', 'option', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot']);
 

@@ -5,7 +5,14 @@ import { badInput } from '../badInput.js';
 import { detectLanguage } from '../detectLanguage.js';
 import type { LoadedDocument, LoadedText } from '../types.js';
 import { decodeText } from './decodeText.js';
-import { extensionOf, formatForPath, sniffFormat, TEXT_FORMATS, UNSUPPORTED_FORMATS, type DocumentFormat } from './formats.js';
+import {
+  extensionOf,
+  formatForPath,
+  sniffFormat,
+  TEXT_FORMATS,
+  UNSUPPORTED_FORMATS,
+  type DocumentFormat,
+} from './formats.js';
 import { loadDocx } from './loadDocx.js';
 import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
 import { loadPdf } from './loadPdf.js';
@@ -38,7 +45,11 @@ export interface LoadDocumentOptions {
   signal?: AbortSignal;
 }
 
-function chooseFormat(path: string, sniffed: ReturnType<typeof sniffFormat>, byExtension: DocumentFormat | undefined): DocumentFormat {
+function chooseFormat(
+  path: string,
+  sniffed: ReturnType<typeof sniffFormat>,
+  byExtension: DocumentFormat | undefined,
+): DocumentFormat {
   const ext = extensionOf(path);
   switch (sniffed) {
     case 'pdf':
@@ -47,7 +58,10 @@ function chooseFormat(path: string, sniffed: ReturnType<typeof sniffFormat>, byE
       if (byExtension === 'docx' || !UNSUPPORTED_FORMATS[ext]) return 'docx'; // loadDocx names what the archive lacks
       throw badInput(path, UNSUPPORTED_FORMATS[ext]!);
     case 'ole':
-      throw badInput(path, 'Office binary file (legacy .doc/.xls, or a password-protected Office file): not supported; save it as DOCX without a password');
+      throw badInput(
+        path,
+        'Office binary file (legacy .doc/.xls, or a password-protected Office file): not supported; save it as DOCX without a password',
+      );
     case 'rtf':
       throw badInput(path, UNSUPPORTED_FORMATS['.rtf']!);
     case undefined:
@@ -68,7 +82,12 @@ function chooseFormat(path: string, sniffed: ReturnType<typeof sniffFormat>, byE
  * `PolyhopError('BAD_INPUT', '<file>: <reason>', {details: {path, reason}})`.
  */
 export async function loadDocument(path: string, options: LoadDocumentOptions = {}): Promise<LoadedDocument> {
-  const { maxFileBytes = 256 * 1024 ** 2, maxTextFileBytes = 64 * 1024 ** 2, maxTextChars = 50_000_000, signal } = options;
+  const {
+    maxFileBytes = 256 * 1024 ** 2,
+    maxTextFileBytes = 64 * 1024 ** 2,
+    maxTextChars = 50_000_000,
+    signal,
+  } = options;
   const ext = extensionOf(path);
   const byExtension = formatForPath(path);
   if (!byExtension && UNSUPPORTED_FORMATS[ext]) throw badInput(path, UNSUPPORTED_FORMATS[ext]!);
@@ -78,17 +97,25 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
     ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}),
     ...(signal ? { signal } : {}),
   });
-  if (options.expectedSha256 && options.expectedSha256 !== file.sha256) throw badInput(path, 'file changed since it was scanned');
+  if (options.expectedSha256 && options.expectedSha256 !== file.sha256)
+    throw badInput(path, 'file changed since it was scanned');
   const format = chooseFormat(path, sniffFormat(file.bytes), byExtension);
   throwIfAborted(signal);
 
   let loaded: LoadedText;
   switch (format) {
     case 'pdf':
-      loaded = await loadPdf(file.bytes, path, { maxTextChars, ...(options.maxPdfPages ? { maxPages: options.maxPdfPages } : {}), ...(signal ? { signal } : {}) });
+      loaded = await loadPdf(file.bytes, path, {
+        maxTextChars,
+        ...(options.maxPdfPages ? { maxPages: options.maxPdfPages } : {}),
+        ...(signal ? { signal } : {}),
+      });
       break;
     case 'docx':
-      loaded = loadDocx(file.bytes, path, { ...(options.zip ? { zip: options.zip } : {}), ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}) });
+      loaded = loadDocx(file.bytes, path, {
+        ...(options.zip ? { zip: options.zip } : {}),
+        ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
+      });
       break;
     case 'text':
     case 'markdown':

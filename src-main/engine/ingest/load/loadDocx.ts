@@ -14,7 +14,11 @@ export const DEFAULT_DOCX_XML_BYTES = 128 * 1024 ** 2;
 
 const HEADER_FOOTER = /^word\/(header|footer)(\d*)\.xml$/;
 const NOTE_PARTS = ['word/footnotes.xml', 'word/endnotes.xml', 'word/comments.xml'];
-const NOTE_LABEL: Readonly<Record<WordNote['kind'], string>> = { footnote: 'Footnote', endnote: 'Endnote', comment: 'Comment' };
+const NOTE_LABEL: Readonly<Record<WordNote['kind'], string>> = {
+  footnote: 'Footnote',
+  endnote: 'Endnote',
+  comment: 'Comment',
+};
 
 /**
  * Text of a DOCX, after proving the zip cannot inflate beyond the limits: the body, then each
@@ -31,13 +35,19 @@ export function loadDocx(bytes: Buffer, path: string, options: LoadDocxOptions =
   checkZipLimits(bytes, entries, path, options.zip);
   const read = (entry: ZipEntry) => {
     if (entry.uncompressedSize > maxXmlBytes) {
-      throw badInput(path, `${entry.name} is ${formatBytes(entry.uncompressedSize)} of XML, above the ${formatBytes(maxXmlBytes)} limit for a DOCX part`, {
-        details: { limit: 'docxXml', size: entry.uncompressedSize, maxXmlBytes },
-      });
+      throw badInput(
+        path,
+        `${entry.name} is ${formatBytes(entry.uncompressedSize)} of XML, above the ${formatBytes(maxXmlBytes)} limit for a DOCX part`,
+        {
+          details: { limit: 'docxXml', size: entry.uncompressedSize, maxXmlBytes },
+        },
+      );
     }
     const data = entryData(bytes, entry, path);
     try {
-      return wordPartText(entry.method === 0 ? data : inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) }));
+      return wordPartText(
+        entry.method === 0 ? data : inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) }),
+      );
     } catch (error) {
       throw badInput(path, `cannot read DOCX part ${entry.name} (${(error as Error).message})`, { cause: error });
     }
@@ -45,7 +55,9 @@ export function loadDocx(bytes: Buffer, path: string, options: LoadDocxOptions =
 
   const sections = [read(document).text];
   const seen = new Set<string>();
-  const furniture = entries.filter((e) => HEADER_FOOTER.test(e.name)).sort((a, b) => furnitureOrder(a.name) - furnitureOrder(b.name) || a.name.localeCompare(b.name));
+  const furniture = entries
+    .filter((e) => HEADER_FOOTER.test(e.name))
+    .sort((a, b) => furnitureOrder(a.name) - furnitureOrder(b.name) || a.name.localeCompare(b.name));
   for (const entry of furniture) {
     const { text } = read(entry);
     if (!text || seen.has(text)) continue;
@@ -56,11 +68,17 @@ export function loadDocx(bytes: Buffer, path: string, options: LoadDocxOptions =
     const entry = byName.get(name);
     if (!entry) continue;
     for (const note of read(entry).notes) {
-      const label = note.kind === 'comment' ? `Comment${note.author ? ` (${note.author})` : ''}` : `${NOTE_LABEL[note.kind]} ${note.kind === 'endnote' ? 'e' : ''}${note.id}`;
+      const label =
+        note.kind === 'comment'
+          ? `Comment${note.author ? ` (${note.author})` : ''}`
+          : `${NOTE_LABEL[note.kind]} ${note.kind === 'endnote' ? 'e' : ''}${note.id}`;
       sections.push(`${label}: ${note.text}`);
     }
   }
-  return { text: sections.filter((s) => s).join('\n\n'), mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' };
+  return {
+    text: sections.filter((s) => s).join('\n\n'),
+    mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  };
 }
 
 /** Headers before footers. */

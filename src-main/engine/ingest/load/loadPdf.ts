@@ -21,7 +21,11 @@ export interface LoadPdfOptions {
  * such fonts cannot be mapped to characters. Folder paths, with the trailing slash PDF.js wants.
  */
 const PDFJS_DIST = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-const PDFJS_DATA = { cMapUrl: `${join(PDFJS_DIST, 'cmaps')}/`, cMapPacked: true, standardFontDataUrl: `${join(PDFJS_DIST, 'standard_fonts')}/` };
+const PDFJS_DATA = {
+  cMapUrl: `${join(PDFJS_DIST, 'cmaps')}/`,
+  cMapPacked: true,
+  standardFontDataUrl: `${join(PDFJS_DIST, 'standard_fonts')}/`,
+};
 
 interface TextItemLike {
   str?: string;
@@ -32,7 +36,8 @@ interface TextItemLike {
 function unreadableWarning(unreadable: readonly { page: number; reason: string }[]): string {
   const numbers = unreadable.slice(0, 10).map((u) => u.page);
   const more = unreadable.length - numbers.length;
-  const list = numbers.length === 1 ? `page ${numbers[0]}` : `pages ${numbers.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  const list =
+    numbers.length === 1 ? `page ${numbers[0]}` : `pages ${numbers.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
   return `${list}: text unreadable (${unreadable[0]!.reason}; fonts without a Unicode map?), not indexed`;
 }
 
@@ -56,10 +61,16 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
   let pdf;
   try {
     // PDF.js takes ownership of the buffer it is given, so it gets a copy.
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, stopAtErrors: false, ...PDFJS_DATA });
+    pdf = await getDocumentProxy(new Uint8Array(bytes), {
+      verbosity: 0,
+      isEvalSupported: false,
+      stopAtErrors: false,
+      ...PDFJS_DATA,
+    });
   } catch (error) {
     const name = (error as Error | undefined)?.name;
-    if (name === 'PasswordException') throw badInput(path, 'PDF is encrypted with a password', { cause: error, details: { encrypted: true } });
+    if (name === 'PasswordException')
+      throw badInput(path, 'PDF is encrypted with a password', { cause: error, details: { encrypted: true } });
     if (name === 'InvalidPDFException') throw badInput(path, 'corrupt PDF (invalid structure)', { cause: error });
     throw badInput(path, `cannot read PDF (${(error as Error).message})`, { cause: error });
   }
@@ -94,11 +105,15 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       pages.push({ page: n, startOffset: length });
       parts.push(text);
       length += text.length;
-      if (length > maxTextChars) throw badInput(path, `extracted text exceeds ${maxTextChars} characters (at page ${n})`);
+      if (length > maxTextChars)
+        throw badInput(path, `extracted text exceeds ${maxTextChars} characters (at page ${n})`);
     }
     const text = parts.join('');
     const warning = unreadable.length > 0 ? unreadableWarning(unreadable) : undefined;
-    if (!text.trim() && warning) throw badInput(path, `no readable text: ${warning}`, { details: { unreadablePages: unreadable.map((u) => u.page) } });
+    if (!text.trim() && warning)
+      throw badInput(path, `no readable text: ${warning}`, {
+        details: { unreadablePages: unreadable.map((u) => u.page) },
+      });
     if (!text.trim()) throw badInput(path, `PDF has no text layer in ${pdf.numPages} page(s) (scanned images?)`);
     let title: string | undefined;
     try {
@@ -108,7 +123,13 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     } catch {
       // Metadata is optional; a broken info dictionary must not cost the text.
     }
-    return { text, mime: 'application/pdf', pages, ...(title ? { title } : {}), ...(warning ? { warnings: [warning] } : {}) };
+    return {
+      text,
+      mime: 'application/pdf',
+      pages,
+      ...(title ? { title } : {}),
+      ...(warning ? { warnings: [warning] } : {}),
+    };
   } catch (error) {
     if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;
     throw badInput(path, `corrupt PDF (${(error as Error).message})`, { cause: error });

@@ -53,10 +53,22 @@ export function markdownToText(markdown: string): { text: string; title?: string
     const heading = /^\s{0,3}#{1,6}\s+(.*?)(\s+#+)?\s*$/.exec(text);
     if (heading) text = heading[1]!;
     else text = text.replace(/^(\s*)([-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?/, '$1');
-    if (/^\s*\|.*\|\s*$/.test(text)) text = text.trim().slice(1, -1).split('|').map((c) => c.trim()).join('\t');
+    if (/^\s*\|.*\|\s*$/.test(text))
+      text = text
+        .trim()
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim())
+        .join('\t');
     text = inline(text);
     if (heading && title === undefined && text.trim()) title = text.trim();
     out.push(text);
   }
-  return { text: out.join('\n').replace(/\n{3,}/g, '\n\n').trim(), ...(title === undefined ? {} : { title }) };
+  return {
+    text: out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    ...(title === undefined ? {} : { title }),
+  };
 }

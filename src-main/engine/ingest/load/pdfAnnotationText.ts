@@ -21,7 +21,9 @@ export function annotationText(annotations: readonly AnnotationLike[]): string[]
   for (const a of annotations) {
     if (a.subtype === 'Widget') {
       if (a.fieldType !== 'Tx' && a.fieldType !== 'Ch') continue;
-      const values = (Array.isArray(a.fieldValue) ? a.fieldValue : [a.fieldValue]).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+      const values = (Array.isArray(a.fieldValue) ? a.fieldValue : [a.fieldValue]).filter(
+        (v): v is string => typeof v === 'string' && v.trim() !== '',
+      );
       if (values.length === 0) continue;
       const label = a.alternativeText?.trim();
       lines.push(`${label ? `${label}: ` : ''}${values.join(', ')}`);

@@ -62,9 +62,13 @@ export async function readFileGuarded(path: string, options: ReadFileGuardedOpti
     if (!before.isFile()) throw badInput(path, 'is not a regular file (device, pipe or socket)');
     if (before.size === 0) throw badInput(path, 'file is empty');
     if (before.size > maxBytes) {
-      throw badInput(path, `file is ${formatBytes(before.size)}, above the ${formatBytes(maxBytes)} limit for this format`, {
-        details: { size: before.size, limit: maxBytes },
-      });
+      throw badInput(
+        path,
+        `file is ${formatBytes(before.size)}, above the ${formatBytes(maxBytes)} limit for this format`,
+        {
+          details: { size: before.size, limit: maxBytes },
+        },
+      );
     }
     const bytes = Buffer.allocUnsafe(before.size);
     const hash = createHash('sha256');
@@ -90,7 +94,13 @@ export async function readFileGuarded(path: string, options: ReadFileGuardedOpti
     try {
       current = await stat(path);
     } catch (error) {
-      throw badInput(path, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file was deleted while being read' : describeFsError(error), { cause: error });
+      throw badInput(
+        path,
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'file was deleted while being read'
+          : describeFsError(error),
+        { cause: error },
+      );
     }
     if (!sameVersion(before, current)) throw badInput(path, 'file was replaced while being read');
     return { bytes, size: before.size, sha256: hash.digest('hex') };

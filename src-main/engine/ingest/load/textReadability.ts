@@ -41,7 +41,8 @@ export function unreadableReason(text: string): string | undefined {
   const chars = [...visible].length;
   if (chars < MIN_CHARS) return undefined;
   const garbage = visible.match(GARBAGE)?.length ?? 0;
-  if (garbage / chars > MAX_GARBAGE_SHARE) return `${Math.round((100 * garbage) / chars)}% replacement or control characters`;
+  if (garbage / chars > MAX_GARBAGE_SHARE)
+    return `${Math.round((100 * garbage) / chars)}% replacement or control characters`;
   let pairs = 0;
   let switches = 0;
   for (const word of text.match(/\p{L}{2,}/gu) ?? []) {
@@ -51,6 +52,7 @@ export function unreadableReason(text: string): string | undefined {
       if (scripts[i] !== scripts[i - 1]) switches++;
     }
   }
-  if (pairs >= MIN_LETTER_PAIRS && switches / pairs > MAX_SCRIPT_SWITCH_SHARE) return 'letters switch script inside words (mojibake)';
+  if (pairs >= MIN_LETTER_PAIRS && switches / pairs > MAX_SCRIPT_SWITCH_SHARE)
+    return 'letters switch script inside words (mojibake)';
   return undefined;
 }

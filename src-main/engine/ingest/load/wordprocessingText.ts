@@ -84,7 +84,13 @@ export function wordPartText(xml: Buffer): WordPartText {
             break;
           }
           default:
-            if (NOTES.has(tag)) note = { kind: tag as WordNote['kind'], id: attrs['w:id'] ?? '', ...(attrs['w:author'] ? { author: attrs['w:author'] } : {}), parts: [] };
+            if (NOTES.has(tag))
+              note = {
+                kind: tag as WordNote['kind'],
+                id: attrs['w:id'] ?? '',
+                ...(attrs['w:author'] ? { author: attrs['w:author'] } : {}),
+                parts: [],
+              };
         }
       },
       ontext(text) {

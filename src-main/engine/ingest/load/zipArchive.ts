@@ -42,7 +42,8 @@ export function readZipDirectory(bytes: Buffer, path: string): ZipEntry[] {
   const count = bytes.readUInt16LE(eocd + 10);
   const size = bytes.readUInt32LE(eocd + 12);
   const offset = bytes.readUInt32LE(eocd + 16);
-  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) throw badInput(path, 'ZIP64 archives are not supported');
+  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff)
+    throw badInput(path, 'ZIP64 archives are not supported');
   if (offset + size > eocd) throw corrupt('central directory out of bounds');
   const entries: ZipEntry[] = [];
   let p = offset;
@@ -57,7 +58,8 @@ export function readZipDirectory(bytes: Buffer, path: string): ZipEntry[] {
       uncompressedSize: bytes.readUInt32LE(p + 24),
       localHeaderOffset: bytes.readUInt32LE(p + 42),
     };
-    if (entry.compressedSize === 0xffffffff || entry.uncompressedSize === 0xffffffff) throw badInput(path, 'ZIP64 archives are not supported');
+    if (entry.compressedSize === 0xffffffff || entry.uncompressedSize === 0xffffffff)
+      throw badInput(path, 'ZIP64 archives are not supported');
     entries.push(entry);
     p += 46 + nameLength + bytes.readUInt16LE(p + 30) + bytes.readUInt16LE(p + 32);
   }
@@ -70,23 +72,32 @@ export function readZipDirectory(bytes: Buffer, path: string): ZipEntry[] {
  * crafted archive can declare small sizes and inflate to gigabytes. Memory stays within the
  * largest declared entry.
  */
-export function checkZipLimits(bytes: Buffer, entries: readonly ZipEntry[], path: string, limits: ZipLimits = {}): void {
+export function checkZipLimits(
+  bytes: Buffer,
+  entries: readonly ZipEntry[],
+  path: string,
+  limits: ZipLimits = {},
+): void {
   const { maxEntries = 10_000, maxUncompressedBytes = 512 * 1024 ** 2, maxRatio = 100 } = limits;
-  const bomb = (why: string) => badInput(path, `refused as a possible zip bomb: ${why}`, { details: { zipBomb: true } });
+  const bomb = (why: string) =>
+    badInput(path, `refused as a possible zip bomb: ${why}`, { details: { zipBomb: true } });
   if (entries.length > maxEntries) throw bomb(`${entries.length} entries (limit ${maxEntries})`);
   let total = 0;
   for (const e of entries) {
     total += e.uncompressedSize;
     if (total > maxUncompressedBytes) throw bomb(`expands to more than ${formatBytes(maxUncompressedBytes)}`);
     if (e.uncompressedSize > 1024 ** 2 && e.uncompressedSize / Math.max(1, e.compressedSize) > maxRatio) {
-      throw bomb(`entry ${e.name} expands ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))}× (limit ${maxRatio}×)`);
+      throw bomb(
+        `entry ${e.name} expands ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))}× (limit ${maxRatio}×)`,
+      );
     }
   }
   for (const e of entries) {
     if (e.encrypted) throw badInput(path, `archive entry ${e.name} is encrypted`);
     const data = entryData(bytes, e, path);
     if (e.method === 0) {
-      if (data.length !== e.uncompressedSize) throw badInput(path, `corrupt zip archive (entry ${e.name} size mismatch)`);
+      if (data.length !== e.uncompressedSize)
+        throw badInput(path, `corrupt zip archive (entry ${e.name} size mismatch)`);
       continue;
     }
     if (e.method !== 8) throw badInput(path, `archive entry ${e.name} uses unsupported compression method ${e.method}`);
@@ -94,17 +105,20 @@ export function checkZipLimits(bytes: Buffer, entries: readonly ZipEntry[], path
     try {
       inflated = inflateRawSync(data, { maxOutputLength: Math.max(1, e.uncompressedSize) });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw bomb(`entry ${e.name} inflates beyond its declared ${formatBytes(e.uncompressedSize)}`);
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw bomb(`entry ${e.name} inflates beyond its declared ${formatBytes(e.uncompressedSize)}`);
       throw badInput(path, `corrupt zip archive (entry ${e.name} does not inflate)`, { cause: error });
     }
-    if (inflated.length !== e.uncompressedSize) throw badInput(path, `corrupt zip archive (entry ${e.name} size mismatch)`);
+    if (inflated.length !== e.uncompressedSize)
+      throw badInput(path, `corrupt zip archive (entry ${e.name} size mismatch)`);
   }
 }
 
 /** The compressed bytes of an entry, located through its local header. */
 export function entryData(bytes: Buffer, e: ZipEntry, path: string): Buffer {
   const p = e.localHeaderOffset;
-  if (p + 30 > bytes.length || bytes.readUInt32LE(p) !== LOCAL) throw badInput(path, `corrupt zip archive (bad local header for ${e.name})`);
+  if (p + 30 > bytes.length || bytes.readUInt32LE(p) !== LOCAL)
+    throw badInput(path, `corrupt zip archive (bad local header for ${e.name})`);
   const start = p + 30 + bytes.readUInt16LE(p + 26) + bytes.readUInt16LE(p + 28);
   if (start + e.compressedSize > bytes.length) throw badInput(path, `corrupt zip archive (entry ${e.name} truncated)`);
   return bytes.subarray(start, start + e.compressedSize);

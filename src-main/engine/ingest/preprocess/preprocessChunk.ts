@@ -50,7 +50,11 @@ export interface PreprocessOptions {
  * with the defaults (two with `summaryInSourceLanguage` for non-English chunks).
  * Throws PolyhopError `LLM_OUTPUT_INVALID` when a reply fails its schema after the Llm's retry.
  */
-export async function preprocessChunk(llm: Llm, input: PreprocessInput, options: PreprocessOptions): Promise<PreprocessResult> {
+export async function preprocessChunk(
+  llm: Llm,
+  input: PreprocessInput,
+  options: PreprocessOptions,
+): Promise<PreprocessResult> {
   const call: LlmCallOptions = { ...options.sampling, maxTokens: options.maxTokens ?? 1024, signal: options.signal };
   const english = isEnglish(input.language);
   const usage: LlmUsage[] = [];
@@ -59,7 +63,8 @@ export async function preprocessChunk(llm: Llm, input: PreprocessInput, options:
     usage.push(result.usage);
     return result.value.text;
   };
-  const translate = (text: string): Promise<string> => ask('ingest/translate', { language: languageName(input.language), chunk: fence(text) });
+  const translate = (text: string): Promise<string> =>
+    ask('ingest/translate', { language: languageName(input.language), chunk: fence(text) });
 
   if (options.summarise === false) {
     return { summary: null, englishText: english ? input.text : await translate(input.text), usage };

@@ -92,7 +92,8 @@ export class FolderWatcher {
       followSymlinks: false,
       // chokidar asks for folders too: an ignored folder is never entered, so it costs no watches.
       ignored: (path: string) => this.#rules.reason(path) !== undefined,
-      awaitWriteFinish: writeFinishMs > 0 ? { stabilityThreshold: writeFinishMs, pollInterval: Math.min(100, writeFinishMs) } : false,
+      awaitWriteFinish:
+        writeFinishMs > 0 ? { stabilityThreshold: writeFinishMs, pollInterval: Math.min(100, writeFinishMs) } : false,
     });
     this.#watcher = watcher;
     return new Promise<void>((resolve) => {
@@ -136,10 +137,13 @@ export class FolderWatcher {
     const now = performance.now();
     this.#due = Math.max(this.#due, now + debounceMs + (removal ? 2 * writeFinishMs : 0));
     if (this.#debounce) clearTimeout(this.#debounce);
-    this.#debounce = setTimeout(() => {
-      this.#debounce = null;
-      this.#flush();
-    }, Math.max(debounceMs, this.#due - now));
+    this.#debounce = setTimeout(
+      () => {
+        this.#debounce = null;
+        this.#flush();
+      },
+      Math.max(debounceMs, this.#due - now),
+    );
   }
 
   #flush(): void {

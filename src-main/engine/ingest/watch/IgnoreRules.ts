@@ -9,9 +9,24 @@ export type IgnoreReason = 'hidden' | 'system' | 'ignored';
  * folders. Compared lower-case.
  */
 const SYSTEM_NAMES = new Set([
-  'thumbs.db', 'desktop.ini', '$recycle.bin', 'system volume information', '__macosx', 'lost+found', '.ds_store',
-  '.git', '.hg', '.svn', '.bzr', 'cvs', '_darcs',
-  'node_modules', 'bower_components', '__pycache__', '.venv', '.tox',
+  'thumbs.db',
+  'desktop.ini',
+  '$recycle.bin',
+  'system volume information',
+  '__macosx',
+  'lost+found',
+  '.ds_store',
+  '.git',
+  '.hg',
+  '.svn',
+  '.bzr',
+  'cvs',
+  '_darcs',
+  'node_modules',
+  'bower_components',
+  '__pycache__',
+  '.venv',
+  '.tox',
 ]);
 
 /**

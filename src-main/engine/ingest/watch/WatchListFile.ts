@@ -2,7 +2,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 
-const entrySchema = z.object({ kbId: z.string().min(1), path: z.string().min(1), ignore: z.array(z.string()).default([]) }).strict();
+const entrySchema = z
+  .object({ kbId: z.string().min(1), path: z.string().min(1), ignore: z.array(z.string()).default([]) })
+  .strict();
 const fileSchema = z.object({ folders: z.array(entrySchema) }).strict();
 
 /** A folder kept in sync with a KB (by the KB's stable id, so a renamed KB keeps its folders). */
@@ -27,7 +29,10 @@ export class WatchListFile {
 
   /** Adds a folder, or replaces its ignore patterns when it is watched already. */
   set(folder: WatchedFolder): void {
-    this.#write([...this.#folders.filter((f) => !(f.kbId === folder.kbId && f.path === folder.path)), entrySchema.parse(folder)]);
+    this.#write([
+      ...this.#folders.filter((f) => !(f.kbId === folder.kbId && f.path === folder.path)),
+      entrySchema.parse(folder),
+    ]);
   }
 
   /** Forgets a KB's folder (or all its folders); says whether anything went. */
@@ -56,7 +61,9 @@ export class WatchListFile {
     const parsed = fileSchema.safeParse(raw);
     if (parsed.success) return parsed.data.folders;
     // A damaged list loses no document (they stay in their KBs): say so and watch nothing.
-    console.error(`[polyhop] ${this.#file}: not a valid watch list (${parsed.error.issues[0]?.message}); no folder is watched until it is fixed or re-added`);
+    console.error(
+      `[polyhop] ${this.#file}: not a valid watch list (${parsed.error.issues[0]?.message}); no folder is watched until it is fixed or re-added`,
+    );
     return [];
   }
 }

@@ -31,8 +31,13 @@ export const migration0005: Migration = {
     const english = db.prepare('INSERT INTO fts_chunk (rowid, text) VALUES (?, ?)');
     const original = db.prepare('INSERT INTO fts_chunk_original (rowid, text) VALUES (?, ?)');
     // A page at a time: memory stays at one page however many chunks the KB holds.
-    for (let after = 0; ; ) {
-      const rows = page.all(after) as { id: number; text: string; language: string | null; englishText: string | null }[];
+    for (let after = 0; ;) {
+      const rows = page.all(after) as {
+        id: number;
+        text: string;
+        language: string | null;
+        englishText: string | null;
+      }[];
       if (rows.length === 0) break;
       for (const r of rows) {
         remove.run(r.id);

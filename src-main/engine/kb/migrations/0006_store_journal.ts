@@ -14,7 +14,8 @@ export const migration0006: Migration = {
   name: 'store_journal',
   up(db: Database): void {
     const tracking = '(SELECT tracking FROM store_sync WHERE id = 1) = 1';
-    const note = (kind: 'document' | 'entity', id: string): string => `INSERT INTO store_journal (kind, record_id) VALUES ('${kind}', ${id});`;
+    const note = (kind: 'document' | 'entity', id: string): string =>
+      `INSERT INTO store_journal (kind, record_id) VALUES ('${kind}', ${id});`;
     const noteTripleEnds = (row: 'NEW' | 'OLD'): string =>
       `INSERT INTO store_journal (kind, record_id) SELECT 'entity', source_id FROM triples WHERE id = ${row}.triple_id
        UNION SELECT 'entity', target_id FROM triples WHERE id = ${row}.triple_id;`;

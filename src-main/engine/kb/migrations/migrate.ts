@@ -9,7 +9,14 @@ import { migration0006 } from './0006_store_journal.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006];
+export const MIGRATIONS: readonly Migration[] = [
+  migration0001,
+  migration0002,
+  migration0003,
+  migration0004,
+  migration0005,
+  migration0006,
+];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: Database): number {

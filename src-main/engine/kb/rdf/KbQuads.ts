@@ -47,7 +47,8 @@ export class KbQuads {
         quad(c, ph.hasStartOffset, integer(chunk.startOffset)),
         quad(c, ph.hasEndOffset, integer(chunk.endOffset)),
       );
-      if (chunk.englishText !== null && chunk.englishText !== chunk.text) out.push(quad(c, ph.hasEnglishContent, literal(chunk.englishText)));
+      if (chunk.englishText !== null && chunk.englishText !== chunk.text)
+        out.push(quad(c, ph.hasEnglishContent, literal(chunk.englishText)));
       if (chunk.summary !== null) out.push(quad(c, ph.hasSummary, literal(chunk.summary)));
       if (chunk.language) out.push(quad(c, ph.hasLanguage, literal(chunk.language)));
       if (chunk.page !== null) out.push(quad(c, ph.hasPage, integer(chunk.page)));
@@ -79,7 +80,11 @@ export class KbQuads {
    * (first time only) and the document links of its chunks. `chunkDocuments` maps chunk ids to
    * documents; provenance chunks missing from it (or rejected by `keepChunk`) are left out.
    */
-  triple(t: TripleRecord, chunkDocuments: ReadonlyMap<number, number>, keepChunk: (chunkId: number) => boolean = () => true): RdfQuad[] {
+  triple(
+    t: TripleRecord,
+    chunkDocuments: ReadonlyMap<number, number>,
+    keepChunk: (chunkId: number) => boolean = () => true,
+  ): RdfQuad[] {
     const node = this.iris.triple(t.sourceName, t.relation, t.targetName);
     const s = this.iris.entity(t.sourceName);
     const o = this.iris.entity(t.targetName);
@@ -94,7 +99,11 @@ export class KbQuads {
     ];
     if (t.description !== null) out.push(quad(node, ph.hasDescription, literal(t.description)));
     if (this.#first(`r\u0000${t.relation}`)) {
-      out.push(quad(r, RDF_TYPE, iri(ph.Relationship)), quad(r, ph.hasName, literal(t.relation)), quad(r, RDFS_LABEL, literal(t.relation)));
+      out.push(
+        quad(r, RDF_TYPE, iri(ph.Relationship)),
+        quad(r, ph.hasName, literal(t.relation)),
+        quad(r, RDFS_LABEL, literal(t.relation)),
+      );
     }
     if (this.#first(`rs\u0000${t.relation}\u0000${t.sourceId}`)) out.push(quad(r, ph.relatesSource, s));
     if (this.#first(`rt\u0000${t.relation}\u0000${t.targetId}`)) out.push(quad(r, ph.relatesTarget, o));
@@ -108,9 +117,11 @@ export class KbQuads {
         [t.sourceId, s],
         [t.targetId, o],
       ] as const) {
-        if (this.#first(`de\u0000${docId}\u0000${entityId}`)) out.push(quad(d, ph.hasEntity, e), quad(e, ph.belongsToDocument, d));
+        if (this.#first(`de\u0000${docId}\u0000${entityId}`))
+          out.push(quad(d, ph.hasEntity, e), quad(e, ph.belongsToDocument, d));
       }
-      if (this.#first(`dr\u0000${docId}\u0000${t.relation}`)) out.push(quad(d, ph.hasRelationship, r), quad(r, ph.belongsToDocument, d));
+      if (this.#first(`dr\u0000${docId}\u0000${t.relation}`))
+        out.push(quad(d, ph.hasRelationship, r), quad(r, ph.belongsToDocument, d));
     }
     return out;
   }

@@ -18,7 +18,12 @@ export class MemoryRdfSource implements RdfRecordSource {
   }
 
   recordCounts(): RecordCounts {
-    return { documents: this.documentList.length, chunks: this.chunkList.length, entities: this.entityList.length, triples: this.tripleList.length };
+    return {
+      documents: this.documentList.length,
+      chunks: this.chunkList.length,
+      entities: this.entityList.length,
+      triples: this.tripleList.length,
+    };
   }
 
   documents(ids?: readonly number[]): DocumentRecord[] {

@@ -65,14 +65,15 @@ export class NodeTable {
   }
 
   firstLabel(node: string): string | undefined {
-    return this.#stmt('SELECT value FROM label WHERE node = ? ORDER BY seq LIMIT 1').pluck().get(node) as string | undefined;
+    return this.#stmt('SELECT value FROM label WHERE node = ? ORDER BY seq LIMIT 1').pluck().get(node) as
+      string | undefined;
   }
 
   /** The node's first type and that type's first label. */
   typeOf(node: string): { key: string; label: string | undefined } | undefined {
-    const row = this.#stmt('SELECT t.type_node AS key, (SELECT value FROM label WHERE node = t.type_node ORDER BY seq LIMIT 1) AS label FROM type t WHERE t.node = ?').get(node) as
-      | { key: string; label: string | null }
-      | undefined;
+    const row = this.#stmt(
+      'SELECT t.type_node AS key, (SELECT value FROM label WHERE node = t.type_node ORDER BY seq LIMIT 1) AS label FROM type t WHERE t.node = ?',
+    ).get(node) as { key: string; label: string | null } | undefined;
     return row && { key: row.key, label: row.label ?? undefined };
   }
 
@@ -106,7 +107,8 @@ export class NodeTable {
     );
     for (let after = 0; after < last; after += ALIAS_PAGE) {
       const rows = page.all({ after }) as { key: string; name: string; aliases: string }[];
-      if (rows.length > 0) yield rows.map((r) => ({ key: r.key, name: r.name, aliases: JSON.parse(r.aliases) as string[] }));
+      if (rows.length > 0)
+        yield rows.map((r) => ({ key: r.key, name: r.name, aliases: JSON.parse(r.aliases) as string[] }));
     }
   }
 

@@ -41,7 +41,8 @@ export class RdfSerializer {
         continue;
       }
       const s = this.#turtleTerm(q.subject);
-      const p = q.predicate.termType === 'NamedNode' && q.predicate.value === RDF_TYPE ? 'a' : this.#turtleTerm(q.predicate);
+      const p =
+        q.predicate.termType === 'NamedNode' && q.predicate.value === RDF_TYPE ? 'a' : this.#turtleTerm(q.predicate);
       const o = this.#turtleTerm(q.object);
       if (s === this.#subject && p === this.#predicate) out += `, ${o}`;
       else if (s === this.#subject) out += ` ;\n    ${p} ${o}`;
@@ -97,22 +98,32 @@ export function ntTerm(term: AnyTerm): string {
       return datatype === XSD_STRING ? body : `${body}^^<${escapeIri(datatype)}>`;
     }
     default:
-      throw new PolyhopError('UNSUPPORTED', `RdfSerializer: cannot write a ${term.termType} term (RDF 1.2 triple terms are not supported)`, {
-        details: { termType: term.termType },
-      });
+      throw new PolyhopError(
+        'UNSUPPORTED',
+        `RdfSerializer: cannot write a ${term.termType} term (RDF 1.2 triple terms are not supported)`,
+        {
+          details: { termType: term.termType },
+        },
+      );
   }
 }
 
 function escapeString(value: string): string {
   return value
     .replace(/\p{Cs}/gu, '\ufffd') // a lone surrogate has no UTF-8 form
-    .replace(/[\\"\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+    .replace(
+      /[\\"\u0000-\u001f\u007f]/g,
+      (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+    );
 }
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** IRIs come validated (minted or parsed); this only guards the characters IRIREF forbids. */
 function escapeIri(value: string): string {
-  return value.replace(/[\u0000-\u0020<>"{}|^`\\]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  return value.replace(
+    /[\u0000-\u0020<>"{}|^`\\]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -126,7 +137,8 @@ function blankLabel(label: string): string {
 }
 
 // Turtle's PN_LOCAL, restricted to what minted IRIs use (no backslash escapes).
-const BASE = 'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
+const BASE =
+  'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
 const CHARS = `${BASE}_\\-0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040`;
 const PLX = '%[0-9A-Fa-f]{2}';
 // The grammar's ranges include combining marks and ZWNJ/ZWJ on purpose.

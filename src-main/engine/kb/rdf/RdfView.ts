@@ -10,7 +10,14 @@ import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
 import { RdfSerializer } from './RdfSerializer.js';
 import { type SparqlForm, checkedSparqlForm } from './sparqlForm.js';
 import { KbIris, type RdfQuad } from './terms.js';
-import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteTriples, entityIdsOfDocumentsQuery, updateRequest } from './rdfUpdates.js';
+import {
+  deleteDocument,
+  deleteEntities,
+  deleteOrphanRelationships,
+  deleteTriples,
+  entityIdsOfDocumentsQuery,
+  updateRequest,
+} from './rdfUpdates.js';
 
 export type RdfViewState = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -118,7 +125,12 @@ export class RdfView {
 
   private constructor(source: RdfRecordSource, options: RdfViewOptions) {
     this.#source = source;
-    this.#options = { batchSize: options.batchSize ?? 5000, autoLoad: options.autoLoad ?? true, maxQuads: options.maxQuads ?? 10_000_000, onStatus: options.onStatus };
+    this.#options = {
+      batchSize: options.batchSize ?? 5000,
+      autoLoad: options.autoLoad ?? true,
+      maxQuads: options.maxQuads ?? 10_000_000,
+      onStatus: options.onStatus,
+    };
     this.#iris = new KbIris(source.baseIri);
   }
 
@@ -169,7 +181,11 @@ export class RdfView {
     this.#assertOpen();
     const timeoutMs = options.timeoutMs ?? 10_000;
     const maxRows = options.maxRows ?? 1000;
-    const form = checkedSparqlForm(sparql, options.allowUpdate ?? false, 'the RDF view is derived from the database and read-only by default');
+    const form = checkedSparqlForm(
+      sparql,
+      options.allowUpdate ?? false,
+      'the RDF view is derived from the database and read-only by default',
+    );
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
@@ -191,9 +207,13 @@ export class RdfView {
       const running = this.#status.state === 'ready';
       if ((timedOut || options.signal?.aborted) && running) void this.rebuild().catch(() => undefined);
       if (timedOut && !running && this.#status.state === 'loading') {
-        throw new PolyhopError('TIMEOUT', `sparql: the RDF view is still loading (${this.#status.triples} triples so far); try again shortly`, {
-          details: { timeoutMs, loaded: this.#status.triples },
-        });
+        throw new PolyhopError(
+          'TIMEOUT',
+          `sparql: the RDF view is still loading (${this.#status.triples} triples so far); try again shortly`,
+          {
+            details: { timeoutMs, loaded: this.#status.triples },
+          },
+        );
       }
       throw error instanceof PolyhopError ? error : syntaxError(error);
     } finally {
@@ -223,9 +243,16 @@ export class RdfView {
   documentRemoved(documentId: number): Promise<void> {
     return this.#mutate(async (worker, kq) => {
       const doc = this.#iris.document(documentId).value;
-      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', { sparql: entityIdsOfDocumentsQuery([doc]), maxRows: Number.MAX_SAFE_INTEGER });
+      const linked = await worker.call<{ rows: Record<string, string | null>[] }>('select', {
+        sparql: entityIdsOfDocumentsQuery([doc]),
+        maxRows: Number.MAX_SAFE_INTEGER,
+      });
       await worker.call('update', { sparql: updateRequest(deleteDocument(doc)) });
-      await this.#refreshEntities(worker, kq, linked.rows.map((row) => Number(row.id)));
+      await this.#refreshEntities(
+        worker,
+        kq,
+        linked.rows.map((row) => Number(row.id)),
+      );
     });
   }
 
@@ -238,10 +265,17 @@ export class RdfView {
   triplesChanged(tripleIds: readonly number[]): Promise<void> {
     return this.#mutate(async (worker, kq) => {
       if (tripleIds.length === 0) return;
-      await worker.call('update', { sparql: updateRequest(deleteTriples(`VALUES ?id { ${tripleIds.map(Number).join(' ')} } ?t a ph:Triple ; ph:hasRecordId ?id .`)) });
+      await worker.call('update', {
+        sparql: updateRequest(
+          deleteTriples(`VALUES ?id { ${tripleIds.map(Number).join(' ')} } ?t a ph:Triple ; ph:hasRecordId ?id .`),
+        ),
+      });
       const triples = await this.#source.triplesById(tripleIds);
       const chunkDocs = await this.#source.chunkDocuments([...new Set(triples.flatMap((t) => t.chunkIds))]);
-      await this.#add(worker, triples.flatMap((t) => kq.triple(t, chunkDocs)));
+      await this.#add(
+        worker,
+        triples.flatMap((t) => kq.triple(t, chunkDocs)),
+      );
       await this.#refreshCount(worker);
     });
   }
@@ -277,7 +311,9 @@ export class RdfView {
       if (estimate > this.#options.maxQuads) {
         const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; publish it to an external SPARQL store and query it there, or export it (Turtle, N-Triples) for a dedicated triple store`;
         this.#setStatus({ state: 'error', triples: 0, message });
-        throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, { details: { estimate, maxQuads: this.#options.maxQuads } });
+        throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, {
+          details: { estimate, maxQuads: this.#options.maxQuads },
+        });
       }
       const serializer = new RdfSerializer('nquads');
       let count = 0;
@@ -311,7 +347,8 @@ export class RdfView {
 
   /** What a load overtaken by a newer one (or by dispose) settles as: the newer load, or CancelledError. */
   #overtaken(): Promise<void> {
-    if (this.#disposed || !this.#loaded) return Promise.reject(new CancelledError('RDF view: closed while it was loading'));
+    if (this.#disposed || !this.#loaded)
+      return Promise.reject(new CancelledError('RDF view: closed while it was loading'));
     return this.#loaded;
   }
 
@@ -321,10 +358,18 @@ export class RdfView {
     return load;
   }
 
-  async #run(worker: StoreWorker, form: SparqlForm, sparql: string, maxRows: number): Promise<Omit<SparqlResult, 'elapsedMs'>> {
+  async #run(
+    worker: StoreWorker,
+    form: SparqlForm,
+    sparql: string,
+    maxRows: number,
+  ): Promise<Omit<SparqlResult, 'elapsedMs'>> {
     switch (form) {
       case 'select': {
-        const r = await worker.call<{ columns: string[]; rows: Record<string, string | null>[]; truncated: boolean }>('select', { sparql, maxRows });
+        const r = await worker.call<{ columns: string[]; rows: Record<string, string | null>[]; truncated: boolean }>(
+          'select',
+          { sparql, maxRows },
+        );
         return { kind: 'select', ...r };
       }
       case 'ask': {
@@ -334,7 +379,13 @@ export class RdfView {
       case 'construct':
       case 'describe': {
         const r = await worker.call<{ text: string; truncated: boolean }>('graph', { sparql, maxRows });
-        return { kind: 'graph', columns: [], rows: [], turtle: graphResultTurtle(r.text, this.#source.baseIri), truncated: r.truncated };
+        return {
+          kind: 'graph',
+          columns: [],
+          rows: [],
+          turtle: graphResultTurtle(r.text, this.#source.baseIri),
+          truncated: r.truncated,
+        };
       }
       case 'update':
         await this.#enqueue(async () => {
@@ -376,7 +427,9 @@ export class RdfView {
         quads.push(...kq.entity(entity));
         for (const t of await this.#source.triplesOfEntity(entity.id)) triples.set(t.id, t);
       }
-      const chunkDocs = await this.#source.chunkDocuments([...new Set([...triples.values()].flatMap((t) => t.chunkIds))]);
+      const chunkDocs = await this.#source.chunkDocuments([
+        ...new Set([...triples.values()].flatMap((t) => t.chunkIds)),
+      ]);
       for (const t of triples.values()) quads.push(...kq.triple(t, chunkDocs));
       await this.#add(worker, quads);
     }

@@ -28,7 +28,11 @@ export interface BuildQuadsOptions {
  * Streams the quads of `scope`, in batches, straight from the records: the view does not need to be
  * loaded, and memory stays at one batch plus the set of shared facts already written.
  */
-export async function* buildQuads(source: RdfRecordSource, scope: RdfScope, options: BuildQuadsOptions = {}): AsyncGenerator<RdfQuad[]> {
+export async function* buildQuads(
+  source: RdfRecordSource,
+  scope: RdfScope,
+  options: BuildQuadsOptions = {},
+): AsyncGenerator<RdfQuad[]> {
   const batchSize = options.batchSize ?? 5000;
   const kq = new KbQuads(new KbIris(source.baseIri));
   let batch: RdfQuad[] = [];
@@ -43,7 +47,8 @@ export async function* buildQuads(source: RdfRecordSource, scope: RdfScope, opti
 
   async function* imported(): AsyncGenerator<RdfQuad[]> {
     if (!source.importedNQuads) return;
-    for await (const text of source.importedNQuads()) yield* push(parse(text, { format: 'application/n-quads' }).map(fromOxigraph));
+    for await (const text of source.importedNQuads())
+      yield* push(parse(text, { format: 'application/n-quads' }).map(fromOxigraph));
   }
 
   switch (scope.kind) {
@@ -85,7 +90,13 @@ export async function* buildQuads(source: RdfRecordSource, scope: RdfScope, opti
       break;
     }
     case 'entity': {
-      const { entityIds, triples } = await neighbourhood(source, scope.entityId, scope.hops, options.maxNeighbourhoodTriples ?? 100_000, options.signal);
+      const { entityIds, triples } = await neighbourhood(
+        source,
+        scope.entityId,
+        scope.hops,
+        options.maxNeighbourhoodTriples ?? 100_000,
+        options.signal,
+      );
       for await (const entity of source.entities([...entityIds])) yield* push(kq.entity(entity));
       for (const triple of triples) yield* push(kq.triple(triple, new Map()));
       break;
@@ -108,7 +119,8 @@ export async function neighbourhood(
   signal?: AbortSignal,
 ): Promise<{ entityIds: Set<number>; triples: TripleRecord[] }> {
   const start = [...(await collect(source.entities([entityId])))];
-  if (start.length === 0) throw new PolyhopError('NOT_FOUND', `rdf export: no entity ${entityId}`, { details: { entityId } });
+  if (start.length === 0)
+    throw new PolyhopError('NOT_FOUND', `rdf export: no entity ${entityId}`, { details: { entityId } });
   const entityIds = new Set([entityId]);
   const triples = new Map<number, TripleRecord>();
   let frontier = [entityId];

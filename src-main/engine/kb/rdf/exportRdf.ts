@@ -34,7 +34,11 @@ export interface ExportProgress {
  * prefixes), N-Triples or N-Quads. Memory stays at one batch: nothing is built as one string.
  * A full disk is STORAGE_FULL, any other write failure BAD_INPUT naming the file.
  */
-export async function exportRdf(source: RdfRecordSource, outputPath: string, options: ExportRdfOptions = {}): Promise<ExportProgress> {
+export async function exportRdf(
+  source: RdfRecordSource,
+  outputPath: string,
+  options: ExportRdfOptions = {},
+): Promise<ExportProgress> {
   const format = options.format ?? 'turtle';
   const atomic = options.atomic ?? true;
   const target = atomic ? `${outputPath}.part` : outputPath;
@@ -59,7 +63,10 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
       progress.bytes += bytes.length;
     };
     await write(serializer.header());
-    for await (const batch of buildQuads(source, options.scope ?? { kind: 'all' }, { batchSize: options.batchSize, signal: options.signal })) {
+    for await (const batch of buildQuads(source, options.scope ?? { kind: 'all' }, {
+      batchSize: options.batchSize,
+      signal: options.signal,
+    })) {
       throwIfAborted(options.signal);
       await write(serializer.write(batch));
       progress.quads += batch.length;
@@ -86,4 +93,3 @@ export async function exportRdf(source: RdfRecordSource, outputPath: string, opt
     throw error;
   }
 }
-

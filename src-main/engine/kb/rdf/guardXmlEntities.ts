@@ -15,7 +15,10 @@ const PREDEFINED = new Set(['lt', 'gt', 'amp', 'quot', 'apos']);
  * exhausts memory), so the check runs on each chunk before the parser sees it. External and
  * parameter entities are refused outright.
  */
-export async function* guardXmlEntities(input: AsyncIterable<Buffer>, options: GuardXmlEntitiesOptions): AsyncGenerator<Buffer> {
+export async function* guardXmlEntities(
+  input: AsyncIterable<Buffer>,
+  options: GuardXmlEntitiesOptions,
+): AsyncGenerator<Buffer> {
   const decoder = new TextDecoder();
   let sizes: Map<string, number> | null = null;
   let head = '';
@@ -50,9 +53,13 @@ export async function* guardXmlEntities(input: AsyncIterable<Buffer>, options: G
   for (const held of pending.splice(0)) yield held;
 
   function tooBig(file: string, max: number): PolyhopError {
-    return new PolyhopError('BAD_INPUT', `rdf import: ${file}: XML entity references expand past ${max} characters (entity expansion attack?)`, {
-      details: { file, maxExpansion: max },
-    });
+    return new PolyhopError(
+      'BAD_INPUT',
+      `rdf import: ${file}: XML entity references expand past ${max} characters (entity expansion attack?)`,
+      {
+        details: { file, maxExpansion: max },
+      },
+    );
   }
 }
 
@@ -73,7 +80,11 @@ function entitySizes(doctype: string, file: string): Map<string, number> {
   for (const m of doctype.matchAll(/<!ENTITY\s+(%\s+)?([^\s]+)\s+("([^"]*)"|'([^']*)'|[^>]*)>/g)) {
     const value = m[4] ?? m[5];
     if (m[1] || value === undefined) {
-      throw new PolyhopError('BAD_INPUT', `rdf import: ${file}: external or parameter XML entity "${m[2]}" is not allowed`, { details: { file, entity: m[2] } });
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `rdf import: ${file}: external or parameter XML entity "${m[2]}" is not allowed`,
+        { details: { file, entity: m[2] } },
+      );
     }
     values.set(m[2] as string, value);
   }
@@ -83,7 +94,10 @@ function entitySizes(doctype: string, file: string): Map<string, number> {
     if (known !== undefined) return known;
     const value = values.get(name);
     if (value === undefined) return PREDEFINED.has(name) ? 1 : 0;
-    if (path.has(name)) throw new PolyhopError('BAD_INPUT', `rdf import: ${file}: XML entity "${name}" refers to itself`, { details: { file, entity: name } });
+    if (path.has(name))
+      throw new PolyhopError('BAD_INPUT', `rdf import: ${file}: XML entity "${name}" refers to itself`, {
+        details: { file, entity: name },
+      });
     path.add(name);
     let size = value.replace(/&[A-Za-z_:][\w.:-]*;/g, '').length;
     for (const ref of value.matchAll(/&([A-Za-z_:][\w.:-]*);/g)) size += sizeOf(ref[1] as string, path);

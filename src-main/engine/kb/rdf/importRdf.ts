@@ -111,7 +111,10 @@ export async function importRdf(file: string, options: ImportRdfOptions): Promis
   const totalBytes = await stat(file).then(
     (s) => s.size,
     (error: unknown) => {
-      throw new PolyhopError('NOT_FOUND', `rdf import: cannot read ${file}: ${(error as Error).message}`, { details: { file }, cause: error });
+      throw new PolyhopError('NOT_FOUND', `rdf import: cannot read ${file}: ${(error as Error).message}`, {
+        details: { file },
+        cause: error,
+      });
     },
   );
   const ctx: Ctx = { file, format, options, totalBytes, baseIri: options.baseIri ?? pathToFileURL(file).href };
@@ -122,7 +125,8 @@ export async function importRdf(file: string, options: ImportRdfOptions): Promis
     for await (const q of quadsOf(ctx, 'validate')) {
       quads++;
       if (isLabel(q)) nodes.addLabel(ntTerm(q.subject), q.object.value);
-      else if (q.predicate.value === RDF_TYPE && q.object.termType !== 'Literal') nodes.addType(ntTerm(q.subject), ntTerm(q.object));
+      else if (q.predicate.value === RDF_TYPE && q.object.termType !== 'Literal')
+        nodes.addType(ntTerm(q.subject), ntTerm(q.object));
     }
     return await convert(ctx, nodes, quads);
   } finally {
@@ -147,7 +151,8 @@ async function convert(ctx: Ctx, nodes: NodeTable, quads: number): Promise<Impor
     return value;
   };
   /** The node's name, named now if first seen. */
-  const nameOf = (term: AnyTerm, key: string): string => cachedNames.get(key) ?? remember(cachedNames, key, nodes.nameOf(key) ?? introduce(term, key));
+  const nameOf = (term: AnyTerm, key: string): string =>
+    cachedNames.get(key) ?? remember(cachedNames, key, nodes.nameOf(key) ?? introduce(term, key));
   const introduce = (term: AnyTerm, key: string): string => {
     const literal = term.termType === 'Literal';
     const shown = literal ? term.value : (nodes.firstLabel(key) ?? localName(term));
@@ -161,7 +166,12 @@ async function convert(ctx: Ctx, nodes: NodeTable, quads: number): Promise<Impor
     }
     nodes.name(key, name, nameKey);
     const type = literal ? undefined : nodes.typeOf(key);
-    batch.entities.push({ key, name, type: literal ? 'Literal' : type ? (type.label ?? localNameOfKey(type.key)) : 'Resource', kind: literal ? 'literal' : 'resource' });
+    batch.entities.push({
+      key,
+      name,
+      type: literal ? 'Literal' : type ? (type.label ?? localNameOfKey(type.key)) : 'Resource',
+      kind: literal ? 'literal' : 'resource',
+    });
     result.entities++;
     return name;
   };
@@ -169,7 +179,11 @@ async function convert(ctx: Ctx, nodes: NodeTable, quads: number): Promise<Impor
     const cached = cachedRelations.get(key);
     if (cached !== undefined) return cached;
     // The KB refuses a blank relation: a blank label, or a local name of only '_', falls back to the IRI.
-    return remember(cachedRelations, key, [nodes.firstLabel(key), humanise(localName(predicate))].find((r) => r?.trim()) ?? predicate.value);
+    return remember(
+      cachedRelations,
+      key,
+      [nodes.firstLabel(key), humanise(localName(predicate))].find((r) => r?.trim()) ?? predicate.value,
+    );
   };
   const flush = async (): Promise<void> => {
     await options.onBatch(batch);
@@ -185,7 +199,14 @@ async function convert(ctx: Ctx, nodes: NodeTable, quads: number): Promise<Impor
     } else {
       const targetName = nameOf(q.object, targetKey);
       const relation = relationOf(q.predicate, predicateKey);
-      batch.triples.push({ sourceKey, sourceName, relation, targetKey, targetName, text: verbaliseTriple(sourceName, relation, targetName) });
+      batch.triples.push({
+        sourceKey,
+        sourceName,
+        relation,
+        targetKey,
+        targetName,
+        text: verbaliseTriple(sourceName, relation, targetName),
+      });
       result.triples++;
     }
     if (batch.triples.length + batch.entities.length >= batchSize) await flush();
@@ -213,7 +234,10 @@ async function* quadsOf(ctx: Ctx, phase: ImportProgress['phase']): AsyncGenerato
   let quads = 0;
   async function* chunks(): AsyncGenerator<Buffer> {
     const stream = createReadStream(ctx.file, { highWaterMark: 1 << 20 });
-    const input = ctx.format === 'rdfxml' ? guardXmlEntities(stream, { file: ctx.file, maxExpansion: ctx.options.maxEntityExpansion ?? 64 << 20 }) : stream;
+    const input =
+      ctx.format === 'rdfxml'
+        ? guardXmlEntities(stream, { file: ctx.file, maxExpansion: ctx.options.maxEntityExpansion ?? 64 << 20 })
+        : stream;
     for await (const chunk of input as AsyncIterable<Buffer>) {
       throwIfAborted(ctx.options.signal);
       // RDF/XML errors carry no position: feed it line by line so the failing line is known.
@@ -228,7 +252,11 @@ async function* quadsOf(ctx: Ctx, phase: ImportProgress['phase']): AsyncGenerato
     for await (const wasmQuad of parse(chunks(), { format: MEDIA_TYPES[ctx.format], base_iri: ctx.baseIri })) {
       const q = fromOxigraph(wasmQuad);
       if (q.subject.termType === 'Quad' || q.object.termType === 'Quad') {
-        throw new PolyhopError('UNSUPPORTED', `rdf import: ${basename(ctx.file)} uses RDF 1.2 triple terms, which Polyhop does not import`, { details: { file: ctx.file } });
+        throw new PolyhopError(
+          'UNSUPPORTED',
+          `rdf import: ${basename(ctx.file)} uses RDF 1.2 triple terms, which Polyhop does not import`,
+          { details: { file: ctx.file } },
+        );
       }
       if (++quads % 10_000 === 0) ctx.options.onProgress?.({ phase, quads, bytes, totalBytes: ctx.totalBytes });
       yield q;
@@ -252,14 +280,19 @@ function* splitLines(chunk: Buffer): Generator<Buffer> {
 /** BAD_INPUT naming the file, line and column Oxigraph reported ("at line L between columns A and B", "between line L column C and …"). */
 export function parseError(file: string, error: unknown, fallbackLine: number | null): PolyhopError {
   const reason = error instanceof Error ? error.message : String(error);
-  const m = /at line (\d+) (?:between columns|column) (\d+)/.exec(reason) ?? /between line (\d+) column (\d+)/.exec(reason);
+  const m =
+    /at line (\d+) (?:between columns|column) (\d+)/.exec(reason) ?? /between line (\d+) column (\d+)/.exec(reason);
   const line = m ? Number(m[1]) : fallbackLine;
   const column = m ? Number(m[2]) : null;
   const where = line === null ? '' : column === null ? `:${line}` : `:${line}:${column}`;
-  return new PolyhopError('BAD_INPUT', `rdf import: ${basename(file)}${where}: ${reason.replace(/^Parser error (?:at|between) [^:]*: /, '')}`, {
-    details: { file, line, column, reason },
-    cause: error,
-  });
+  return new PolyhopError(
+    'BAD_INPUT',
+    `rdf import: ${basename(file)}${where}: ${reason.replace(/^Parser error (?:at|between) [^:]*: /, '')}`,
+    {
+      details: { file, line, column, reason },
+      cause: error,
+    },
+  );
 }
 
 function isLabel(q: RdfQuad): boolean {
@@ -279,7 +312,8 @@ function localName(term: AnyTerm): string {
 
 /** What tells two nodes with the same label apart: the IRI's local name, a literal's language or datatype. */
 function qualifier(term: AnyTerm): string {
-  if (term.termType === 'Literal') return term.language || localName({ termType: 'NamedNode', value: term.datatype?.value ?? '' });
+  if (term.termType === 'Literal')
+    return term.language || localName({ termType: 'NamedNode', value: term.datatype?.value ?? '' });
   return term.termType === 'BlankNode' ? 'blank node' : localName(term);
 }
 

@@ -28,9 +28,13 @@ const BY_EXTENSION: Readonly<Record<string, RdfFormat>> = {
 export function formatOfFile(file: string): RdfFormat {
   const format = BY_EXTENSION[extname(file).toLowerCase()];
   if (!format) {
-    throw new PolyhopError('BAD_INPUT', `rdf import: cannot tell the RDF format of ${file} from its extension; choose turtle, ntriples, nquads or rdfxml`, {
-      details: { file },
-    });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `rdf import: cannot tell the RDF format of ${file} from its extension; choose turtle, ntriples, nquads or rdfxml`,
+      {
+        details: { file },
+      },
+    );
   }
   return format;
 }

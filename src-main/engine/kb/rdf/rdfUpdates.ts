@@ -61,7 +61,8 @@ export function deleteOrphanRelationships(): DeleteOperation[] {
  * went with an entity (a merge, a re-index elsewhere) while the document itself did not change.
  */
 export function deleteStaleDocumentRelationships(): DeleteOperation[] {
-  const stale = '?d a ph:Document ; ph:hasRelationship ?r . FILTER NOT EXISTS { ?t ph:hasRelationship ?r ; ph:belongsToChunk ?c . ?c ph:belongsToDocument ?d }';
+  const stale =
+    '?d a ph:Document ; ph:hasRelationship ?r . FILTER NOT EXISTS { ?t ph:hasRelationship ?r ; ph:belongsToChunk ?c . ?c ph:belongsToDocument ?d }';
   return [
     { template: '?d ph:hasRelationship ?r', where: stale },
     { template: '?r ph:belongsToDocument ?d', where: stale },

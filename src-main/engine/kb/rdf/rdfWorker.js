@@ -34,7 +34,11 @@ function handle(msg) {
     case 'graph': {
       const text = store.query(msg.sparql, { results_format: 'application/n-triples' });
       const lines = text.split('\n').filter((line) => line !== '');
-      return { text: lines.slice(0, msg.maxRows).join('\n'), count: lines.length, truncated: lines.length > msg.maxRows };
+      return {
+        text: lines.slice(0, msg.maxRows).join('\n'),
+        count: lines.length,
+        truncated: lines.length > msg.maxRows,
+      };
     }
     default:
       throw new Error(`unknown op ${msg.op}`);

@@ -28,10 +28,16 @@ export function sparqlForm(query: string): SparqlForm | null {
 export function checkedSparqlForm(query: string, allowUpdate: boolean, readOnlyWhy: string): SparqlForm {
   const form = sparqlForm(query);
   if (form === null) {
-    throw new PolyhopError('BAD_INPUT', 'sparql: expected SELECT, ASK, CONSTRUCT, DESCRIBE or an update after the prologue', { details: { query: query.slice(0, 200) } });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      'sparql: expected SELECT, ASK, CONSTRUCT, DESCRIBE or an update after the prologue',
+      { details: { query: query.slice(0, 200) } },
+    );
   }
   if (form === 'update' && !allowUpdate) {
-    throw new PolyhopError('BAD_INPUT', `sparql: updates are refused unless allowUpdate is set; ${readOnlyWhy}`, { details: { form } });
+    throw new PolyhopError('BAD_INPUT', `sparql: updates are refused unless allowUpdate is set; ${readOnlyWhy}`, {
+      details: { form },
+    });
   }
   return form;
 }

@@ -56,7 +56,12 @@ export function integer(value: number): LiteralTerm {
 }
 
 export function quad(subject: NamedTerm | BlankTerm, predicate: NamedTerm | string, object: RdfTerm): RdfQuad {
-  return { subject, predicate: typeof predicate === 'string' ? iri(predicate) : predicate, object, graph: DEFAULT_GRAPH };
+  return {
+    subject,
+    predicate: typeof predicate === 'string' ? iri(predicate) : predicate,
+    object,
+    graph: DEFAULT_GRAPH,
+  };
 }
 
 /**
@@ -126,7 +131,12 @@ interface WasmQuad {
  * working on the wasm terms directly when importing large files.
  */
 export function fromOxigraph(q: WasmQuad): RdfQuad {
-  const out = { subject: plainTerm(q.subject), predicate: plainTerm(q.predicate), object: plainTerm(q.object), graph: plainTerm(q.graph) };
+  const out = {
+    subject: plainTerm(q.subject),
+    predicate: plainTerm(q.predicate),
+    object: plainTerm(q.object),
+    graph: plainTerm(q.graph),
+  };
   q.free?.();
   return out;
 }

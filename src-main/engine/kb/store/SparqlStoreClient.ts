@@ -59,18 +59,29 @@ export class SparqlStoreClient {
     };
     const columns = json.head.vars ?? [];
     const bindings = json.results?.bindings ?? [];
-    const rows = bindings.slice(0, maxRows).map((binding) => Object.fromEntries(columns.map((c) => [c, binding[c] ? termText(binding[c]) : null])));
+    const rows = bindings
+      .slice(0, maxRows)
+      .map((binding) => Object.fromEntries(columns.map((c) => [c, binding[c] ? termText(binding[c]) : null])));
     return { columns, rows, truncated: bindings.length > maxRows };
   }
 
   async ask(query: string, options: StoreRequestOptions = {}): Promise<boolean> {
-    const json = (await (await this.#query(query, 'application/sparql-results+json', options)).json()) as { boolean?: boolean };
-    if (typeof json.boolean !== 'boolean') throw new PolyhopError('STORE_ERROR', `SPARQL store ${origin(this.#config.queryUrl)}: an ASK query got no boolean answer`);
+    const json = (await (await this.#query(query, 'application/sparql-results+json', options)).json()) as {
+      boolean?: boolean;
+    };
+    if (typeof json.boolean !== 'boolean')
+      throw new PolyhopError(
+        'STORE_ERROR',
+        `SPARQL store ${origin(this.#config.queryUrl)}: an ASK query got no boolean answer`,
+      );
     return json.boolean;
   }
 
   /** A CONSTRUCT/DESCRIBE result as text in the format the server chose of N-Triples or Turtle. */
-  async graph(query: string, options: StoreRequestOptions = {}): Promise<{ text: string; format: 'application/n-triples' | 'text/turtle' }> {
+  async graph(
+    query: string,
+    options: StoreRequestOptions = {},
+  ): Promise<{ text: string; format: 'application/n-triples' | 'text/turtle' }> {
     const response = await this.#query(query, 'application/n-triples, text/turtle;q=0.9', options);
     const type = (response.headers.get('content-type') ?? '').toLowerCase();
     return { text: await response.text(), format: type.includes('turtle') ? 'text/turtle' : 'application/n-triples' };
@@ -78,7 +89,13 @@ export class SparqlStoreClient {
 
   async update(sparql: string, options: StoreRequestOptions = {}): Promise<void> {
     const body = new URLSearchParams({ update: sparql });
-    await this.#send('POST', this.#config.updateUrl, { 'content-type': 'application/x-www-form-urlencoded' }, body.toString(), options);
+    await this.#send(
+      'POST',
+      this.#config.updateUrl,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      body.toString(),
+      options,
+    );
   }
 
   /** Replaces the KB's graph with these statements (GSP PUT); N-Triples is sent as Turtle, which it is a subset of. */
@@ -93,7 +110,11 @@ export class SparqlStoreClient {
 
   /** Statements in the KB's graph. */
   async countGraph(options: StoreRequestOptions = {}): Promise<number> {
-    const r = await this.select(`SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${this.#config.graphIri}> { ?s ?p ?o } }`, 1, options);
+    const r = await this.select(
+      `SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${this.#config.graphIri}> { ?s ?p ?o } }`,
+      1,
+      options,
+    );
     return Number(r.rows[0]?.n ?? 0);
   }
 
@@ -105,14 +126,27 @@ export class SparqlStoreClient {
 
   #query(query: string, accept: string, options: StoreRequestOptions): Promise<Response> {
     const body = new URLSearchParams({ query, 'default-graph-uri': this.#config.graphIri });
-    return this.#send('POST', this.#config.queryUrl, { 'content-type': 'application/x-www-form-urlencoded', accept }, body.toString(), options);
+    return this.#send(
+      'POST',
+      this.#config.queryUrl,
+      { 'content-type': 'application/x-www-form-urlencoded', accept },
+      body.toString(),
+      options,
+    );
   }
 
-  async #send(method: string, url: string, headers: Record<string, string>, body: string, options: StoreRequestOptions): Promise<Response> {
+  async #send(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    options: StoreRequestOptions,
+  ): Promise<Response> {
     const timeoutMs = options.timeoutMs ?? this.#config.requestTimeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const attempt = (): Promise<Response> => this.#fetch(url, { method, headers: { ...headers, ...this.#authHeader(method, url) }, body, signal });
+    const attempt = (): Promise<Response> =>
+      this.#fetch(url, { method, headers: { ...headers, ...this.#authHeader(method, url) }, body, signal });
     let response: Response;
     const retrying = async (send: () => Promise<Response>): Promise<Response> => {
       try {
@@ -126,7 +160,8 @@ export class SparqlStoreClient {
       // A server that wants Digest answers a request without it at once and may close the
       // connection while a large body is still being sent (Virtuoso does): ask for the challenge
       // with a bodiless HEAD first.
-      if (this.#config.auth.kind === 'digest' && !this.#challenge) await retrying(() => this.#fetchChallenge(url, signal));
+      if (this.#config.auth.kind === 'digest' && !this.#challenge)
+        await retrying(() => this.#fetchChallenge(url, signal));
       response = await retrying(attempt);
       // No challenge yet, or a stale nonce: answer the new challenge once.
       if (response.status === 401 && this.#config.auth.kind === 'digest') {
@@ -141,20 +176,33 @@ export class SparqlStoreClient {
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (timeout.aborted) {
-        throw new PolyhopError('TIMEOUT', `SPARQL store ${origin(url)}: no answer within ${timeoutMs} ms`, { details: { timeoutMs, endpoint: origin(url) } });
+        throw new PolyhopError('TIMEOUT', `SPARQL store ${origin(url)}: no answer within ${timeoutMs} ms`, {
+          details: { timeoutMs, endpoint: origin(url) },
+        });
       }
       const reason = networkReason(error);
-      throw new PolyhopError('STORE_ERROR', `SPARQL store ${origin(url)} could not be reached: ${reason}`, { details: { endpoint: origin(url), reason }, cause: error });
+      throw new PolyhopError('STORE_ERROR', `SPARQL store ${origin(url)} could not be reached: ${reason}`, {
+        details: { endpoint: origin(url), reason },
+        cause: error,
+      });
     }
     if (response.ok) return response;
     const text = (await response.text().catch(() => '')).trim().slice(0, 1000);
     const details = { endpoint: origin(url), status: response.status, reason: text };
     if (response.status === 401 || response.status === 403) {
-      throw new PolyhopError('UNAUTHORIZED', `SPARQL store ${origin(url)} refused the credentials (HTTP ${response.status}); check the store's auth settings`, { details });
+      throw new PolyhopError(
+        'UNAUTHORIZED',
+        `SPARQL store ${origin(url)} refused the credentials (HTTP ${response.status}); check the store's auth settings`,
+        { details },
+      );
     }
     // 400 is the protocol's answer to a malformed query or update (the store's own parser says where).
     const code = response.status === 400 ? 'BAD_INPUT' : 'STORE_ERROR';
-    throw new PolyhopError(code, `SPARQL store ${origin(url)} answered HTTP ${response.status}${text ? `: ${text.split('\n')[0]}` : ''}`, { details });
+    throw new PolyhopError(
+      code,
+      `SPARQL store ${origin(url)} answered HTTP ${response.status}${text ? `: ${text.split('\n')[0]}` : ''}`,
+      { details },
+    );
   }
 
   async #fetchChallenge(url: string, signal: AbortSignal): Promise<Response> {
@@ -173,11 +221,19 @@ export class SparqlStoreClient {
       case 'none':
         return {};
       case 'basic':
-        return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}` };
+        return {
+          authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`,
+        };
       case 'digest': {
         if (!this.#challenge) return {};
         const parsed = new URL(url);
-        return { authorization: digestAuthorization(this.#challenge, auth, { method, uri: parsed.pathname + parsed.search, nc: ++this.#nonceCount }) };
+        return {
+          authorization: digestAuthorization(this.#challenge, auth, {
+            method,
+            uri: parsed.pathname + parsed.search,
+            nc: ++this.#nonceCount,
+          }),
+        };
       }
     }
   }

@@ -6,13 +6,18 @@ const httpUrl = z
   .url()
   .refine((u) => /^https?:\/\//i.test(u), 'an http:// or https:// URL')
   // Credentials go in `auth`, where they are kept out of replies and logs; never in a URL.
-  .refine((u) => URL.canParse(u) && new URL(u).username === '' && new URL(u).password === '', 'no user or password in the URL (use auth)');
+  .refine(
+    (u) => URL.canParse(u) && new URL(u).username === '' && new URL(u).password === '',
+    'no user or password in the URL (use auth)',
+  );
 
 /** How Polyhop signs in to a store. The password never leaves the engine (see {@link redactStoreConfig}). */
 export const storeAuthSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('none') }).strict(),
   z.object({ kind: z.literal('basic'), username: z.string().min(1).max(200), password: z.string().max(1000) }).strict(),
-  z.object({ kind: z.literal('digest'), username: z.string().min(1).max(200), password: z.string().max(1000) }).strict(),
+  z
+    .object({ kind: z.literal('digest'), username: z.string().min(1).max(200), password: z.string().max(1000) })
+    .strict(),
 ]);
 export type StoreAuth = z.output<typeof storeAuthSchema>;
 
@@ -43,11 +48,19 @@ export const storeConfigSchema = z
 export type StoreConfig = z.output<typeof storeConfigSchema>;
 
 /** What leaves the engine: the same, with the password replaced by whether there is one. */
-export type RedactedStoreConfig = Omit<StoreConfig, 'auth'> & { auth: { kind: StoreAuth['kind']; username?: string; hasPassword: boolean } };
+export type RedactedStoreConfig = Omit<StoreConfig, 'auth'> & {
+  auth: { kind: StoreAuth['kind']; username?: string; hasPassword: boolean };
+};
 
 export function redactStoreConfig(config: StoreConfig): RedactedStoreConfig {
   const { auth, ...rest } = config;
-  return { ...rest, auth: auth.kind === 'none' ? { kind: 'none', hasPassword: false } : { kind: auth.kind, username: auth.username, hasPassword: auth.password.length > 0 } };
+  return {
+    ...rest,
+    auth:
+      auth.kind === 'none'
+        ? { kind: 'none', hasPassword: false }
+        : { kind: auth.kind, username: auth.username, hasPassword: auth.password.length > 0 },
+  };
 }
 
 /** Identifies where the published copy lives: a change of it means the next sync publishes in full. */

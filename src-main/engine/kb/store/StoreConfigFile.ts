@@ -60,9 +60,13 @@ export class StoreConfigFile {
     const parsed = fileSchema.safeParse(JSON.parse(text));
     if (!parsed.success) {
       // Guessing at a damaged file could send a KB to the wrong place: refuse and say where.
-      throw new PolyhopError('BAD_INPUT', `${this.#file}: not a valid store configuration (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); fix or remove it`, {
-        details: { file: this.#file },
-      });
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `${this.#file}: not a valid store configuration (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); fix or remove it`,
+        {
+          details: { file: this.#file },
+        },
+      );
     }
     return parsed.data;
   }

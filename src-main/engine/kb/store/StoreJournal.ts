@@ -24,12 +24,26 @@ export class StoreJournal {
   }
 
   state(): StoreSyncState {
-    const row = this.#db.prepare('SELECT tracking, target, full_needed, published_at, synced_at, last_error FROM store_sync WHERE id = 1').get() as
-      | { tracking: number; target: string | null; full_needed: number; published_at: string | null; synced_at: string | null; last_error: string | null }
+    const row = this.#db
+      .prepare('SELECT tracking, target, full_needed, published_at, synced_at, last_error FROM store_sync WHERE id = 1')
+      .get() as
+      | {
+          tracking: number;
+          target: string | null;
+          full_needed: number;
+          published_at: string | null;
+          synced_at: string | null;
+          last_error: string | null;
+        }
       | undefined;
     const fullNeeded = row ? row.full_needed === 1 : true;
     const count = (kind: JournalKind): number =>
-      fullNeeded ? 0 : (this.#db.prepare('SELECT COUNT(DISTINCT record_id) FROM store_journal WHERE kind = ?').pluck().get(kind) as number);
+      fullNeeded
+        ? 0
+        : (this.#db
+            .prepare('SELECT COUNT(DISTINCT record_id) FROM store_journal WHERE kind = ?')
+            .pluck()
+            .get(kind) as number);
     return {
       tracking: row?.tracking === 1,
       target: row?.target ?? null,
@@ -45,7 +59,11 @@ export class StoreJournal {
   /** Starts noting changes for the store at `target`; another target than the published one needs a full publish. */
   track(target: string): void {
     this.#db.transaction(() => {
-      this.#db.prepare('INSERT INTO store_sync (id, tracking, full_needed) VALUES (1, 1, 1) ON CONFLICT (id) DO UPDATE SET tracking = 1').run();
+      this.#db
+        .prepare(
+          'INSERT INTO store_sync (id, tracking, full_needed) VALUES (1, 1, 1) ON CONFLICT (id) DO UPDATE SET tracking = 1',
+        )
+        .run();
       this.#db.prepare('UPDATE store_sync SET full_needed = 1 WHERE id = 1 AND target IS NOT ?').run(target);
     })();
   }
@@ -70,7 +88,10 @@ export class StoreJournal {
 
   /** Distinct record ids of `kind` noted up to `upTo`, ascending. */
   pending(kind: JournalKind, upTo: number): number[] {
-    return this.#db.prepare('SELECT DISTINCT record_id FROM store_journal WHERE kind = ? AND seq <= ? ORDER BY record_id').pluck().all(kind, upTo) as number[];
+    return this.#db
+      .prepare('SELECT DISTINCT record_id FROM store_journal WHERE kind = ? AND seq <= ? ORDER BY record_id')
+      .pluck()
+      .all(kind, upTo) as number[];
   }
 
   /** Notes records a sync must still send (entities a changed document linked to), as the triggers would. */
@@ -93,13 +114,19 @@ export class StoreJournal {
   markPublished(target: string, upTo: number): void {
     const now = new Date().toISOString();
     this.#db.transaction(() => {
-      this.#db.prepare('UPDATE store_sync SET full_needed = 0, target = ?, published_at = ?, synced_at = ?, last_error = NULL WHERE id = 1').run(target, now, now);
+      this.#db
+        .prepare(
+          'UPDATE store_sync SET full_needed = 0, target = ?, published_at = ?, synced_at = ?, last_error = NULL WHERE id = 1',
+        )
+        .run(target, now, now);
       this.#db.prepare('DELETE FROM store_journal WHERE seq <= ?').run(upTo);
     })();
   }
 
   markSynced(): void {
-    this.#db.prepare('UPDATE store_sync SET synced_at = ?, last_error = NULL WHERE id = 1').run(new Date().toISOString());
+    this.#db
+      .prepare('UPDATE store_sync SET synced_at = ?, last_error = NULL WHERE id = 1')
+      .run(new Date().toISOString());
   }
 
   setError(message: string): void {

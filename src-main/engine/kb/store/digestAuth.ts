@@ -41,7 +41,12 @@ export function parseDigestChallenge(header: string | null): DigestChallenge | n
   if (realm === undefined || nonce === undefined) return null;
   const algorithm = (params.get('algorithm') ?? 'MD5').toUpperCase();
   if (!ALGORITHMS.has(algorithm)) return null;
-  const qops = params.has('qop') ? params.get('qop')!.split(',').map((q) => q.trim().toLowerCase()) : null;
+  const qops = params.has('qop')
+    ? params
+        .get('qop')!
+        .split(',')
+        .map((q) => q.trim().toLowerCase())
+    : null;
   if (qops && !qops.includes('auth')) return null;
   const opaque = params.get('opaque');
   return {
@@ -67,13 +72,18 @@ export function digestAuthorization(
   credentials: DigestCredentials,
   request: { method: string; uri: string; nc: number; cnonce?: string },
 ): string {
-  const hash = (text: string): string => createHash(challenge.algorithm.startsWith('SHA-256') ? 'sha256' : 'md5').update(text, 'utf8').digest('hex');
+  const hash = (text: string): string =>
+    createHash(challenge.algorithm.startsWith('SHA-256') ? 'sha256' : 'md5')
+      .update(text, 'utf8')
+      .digest('hex');
   const cnonce = request.cnonce ?? randomBytes(16).toString('hex');
   const nc = request.nc.toString(16).padStart(8, '0');
   let ha1 = hash(`${credentials.username}:${challenge.realm}:${credentials.password}`);
   if (challenge.algorithm.endsWith('-sess')) ha1 = hash(`${ha1}:${challenge.nonce}:${cnonce}`);
   const ha2 = hash(`${request.method.toUpperCase()}:${request.uri}`);
-  const response = challenge.qop ? hash(`${ha1}:${challenge.nonce}:${nc}:${cnonce}:auth:${ha2}`) : hash(`${ha1}:${challenge.nonce}:${ha2}`);
+  const response = challenge.qop
+    ? hash(`${ha1}:${challenge.nonce}:${nc}:${cnonce}:auth:${ha2}`)
+    : hash(`${ha1}:${challenge.nonce}:${ha2}`);
   const fields = [
     `username=${quote(credentials.username)}`,
     `realm=${quote(challenge.realm)}`,

@@ -10,10 +10,19 @@ import type { SparqlStoreClient } from './SparqlStoreClient.js';
  * same read-only default, the same time limit (here the request's; the store's own limits may be
  * lower) and the same result shape. The graph is the query's default graph (`default-graph-uri`).
  */
-export async function queryStore(client: SparqlStoreClient, baseIri: string, sparql: string, options: SparqlOptions = {}): Promise<SparqlResult> {
+export async function queryStore(
+  client: SparqlStoreClient,
+  baseIri: string,
+  sparql: string,
+  options: SparqlOptions = {},
+): Promise<SparqlResult> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 1000;
-  const form = checkedSparqlForm(sparql, options.allowUpdate ?? false, 'the store holds a copy published from the database and is read-only from here by default');
+  const form = checkedSparqlForm(
+    sparql,
+    options.allowUpdate ?? false,
+    'the store holds a copy published from the database and is read-only from here by default',
+  );
   const request = { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
@@ -24,13 +33,27 @@ export async function queryStore(client: SparqlStoreClient, baseIri: string, spa
         return { kind: 'select', ...r, elapsedMs: elapsed() };
       }
       case 'ask':
-        return { kind: 'ask', columns: [], rows: [], boolean: await client.ask(sparql, request), truncated: false, elapsedMs: elapsed() };
+        return {
+          kind: 'ask',
+          columns: [],
+          rows: [],
+          boolean: await client.ask(sparql, request),
+          truncated: false,
+          elapsedMs: elapsed(),
+        };
       case 'construct':
       case 'describe': {
         const r = await client.graph(sparql, request);
         const lines = r.format === 'application/n-triples' ? r.text.split('\n').filter((l) => l.trim() !== '') : null;
         const text = lines ? lines.slice(0, maxRows).join('\n') : r.text;
-        return { kind: 'graph', columns: [], rows: [], turtle: graphResultTurtle(text, baseIri, r.format), truncated: lines !== null && lines.length > maxRows, elapsedMs: elapsed() };
+        return {
+          kind: 'graph',
+          columns: [],
+          rows: [],
+          turtle: graphResultTurtle(text, baseIri, r.format),
+          truncated: lines !== null && lines.length > maxRows,
+          elapsedMs: elapsed(),
+        };
       }
       case 'update':
         await client.update(sparql, { ...request, idempotent: false });
@@ -38,7 +61,9 @@ export async function queryStore(client: SparqlStoreClient, baseIri: string, spa
     }
   } catch (error) {
     if (error instanceof PolyhopError && error.code === 'TIMEOUT') {
-      throw new PolyhopError('TIMEOUT', `sparql: no answer from the store within ${timeoutMs} ms`, { details: { timeoutMs } });
+      throw new PolyhopError('TIMEOUT', `sparql: no answer from the store within ${timeoutMs} ms`, {
+        details: { timeoutMs },
+      });
     }
     throw error;
   }

@@ -5,7 +5,14 @@ import { KbQuads } from '../rdf/KbQuads.js';
 import type { RdfRecordSource } from '../rdf/RdfRecordSource.js';
 import { estimateQuads } from '../rdf/RdfView.js';
 import { RdfSerializer } from '../rdf/RdfSerializer.js';
-import { deleteDocument, deleteEntities, deleteOrphanRelationships, deleteStaleDocumentRelationships, entityIdsOfDocumentsQuery, updateRequest } from '../rdf/rdfUpdates.js';
+import {
+  deleteDocument,
+  deleteEntities,
+  deleteOrphanRelationships,
+  deleteStaleDocumentRelationships,
+  entityIdsOfDocumentsQuery,
+  updateRequest,
+} from '../rdf/rdfUpdates.js';
 import { KbIris, type RdfQuad } from '../rdf/terms.js';
 import type { TripleRecord } from '../types.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
@@ -45,18 +52,32 @@ export interface StoreSyncResult {
  * call picks up from there: every step deletes what it is about to write, so repeating one is
  * harmless.
  */
-export async function syncStore(source: RdfRecordSource, client: SparqlStoreClient, journal: StoreJournal, options: StoreSyncOptions): Promise<StoreSyncResult> {
+export async function syncStore(
+  source: RdfRecordSource,
+  client: SparqlStoreClient,
+  journal: StoreJournal,
+  options: StoreSyncOptions,
+): Promise<StoreSyncResult> {
   try {
     const state = journal.state();
-    return state.fullNeeded || state.target !== options.target ? await publishAll(source, client, journal, options) : await syncChanges(source, client, journal, options);
+    return state.fullNeeded || state.target !== options.target
+      ? await publishAll(source, client, journal, options)
+      : await syncChanges(source, client, journal, options);
   } catch (error) {
-    journal.setError(isCancellation(error) ? 'cancelled before it completed' : error instanceof Error ? error.message : String(error));
+    journal.setError(
+      isCancellation(error) ? 'cancelled before it completed' : error instanceof Error ? error.message : String(error),
+    );
     throw error;
   }
 }
 
 /** Replaces the store's graph with all of the KB's quads (GSP PUT for the first batch, POST for the rest). */
-async function publishAll(source: RdfRecordSource, client: SparqlStoreClient, journal: StoreJournal, options: StoreSyncOptions): Promise<StoreSyncResult> {
+async function publishAll(
+  source: RdfRecordSource,
+  client: SparqlStoreClient,
+  journal: StoreJournal,
+  options: StoreSyncOptions,
+): Promise<StoreSyncResult> {
   journal.requestFull();
   const upTo = journal.watermark();
   const total = estimateQuads(await source.recordCounts());
@@ -75,7 +96,11 @@ async function publishAll(source: RdfRecordSource, client: SparqlStoreClient, jo
     options.onProgress?.({ stage: 'publish', done: sent, total: Math.max(total, sent), quads: sent });
   };
   try {
-    for await (const batch of buildQuads(source, { kind: 'all' }, { batchSize: options.batchQuads ?? 50_000, ...(options.signal ? { signal: options.signal } : {}) })) {
+    for await (const batch of buildQuads(
+      source,
+      { kind: 'all' },
+      { batchSize: options.batchQuads ?? 50_000, ...(options.signal ? { signal: options.signal } : {}) },
+    )) {
       const text = serializer.write(batch);
       await settle();
       const request = first ? client.replaceGraph(text, requestOptions) : client.addToGraph(text, requestOptions);
@@ -99,7 +124,12 @@ async function publishAll(source: RdfRecordSource, client: SparqlStoreClient, jo
  * after, are noted in turn), then each noted entity with all its triples, then the shared
  * relationship links that no triple backs any more.
  */
-async function syncChanges(source: RdfRecordSource, client: SparqlStoreClient, journal: StoreJournal, options: StoreSyncOptions): Promise<StoreSyncResult> {
+async function syncChanges(
+  source: RdfRecordSource,
+  client: SparqlStoreClient,
+  journal: StoreJournal,
+  options: StoreSyncOptions,
+): Promise<StoreSyncResult> {
   const graph = client.graphIri;
   const iris = new KbIris(source.baseIri);
   const requestOptions = options.signal ? { signal: options.signal } : {};
@@ -122,12 +152,26 @@ async function syncChanges(source: RdfRecordSource, client: SparqlStoreClient, j
     throwIfAborted(options.signal);
     const ids = documents.slice(i, i + docStep);
     const linked = new Set<number>();
-    const before = await client.select(entityIdsOfDocumentsQuery(ids.map((id) => iris.document(id).value), graph), Number.MAX_SAFE_INTEGER, requestOptions);
+    const before = await client.select(
+      entityIdsOfDocumentsQuery(
+        ids.map((id) => iris.document(id).value),
+        graph,
+      ),
+      Number.MAX_SAFE_INTEGER,
+      requestOptions,
+    );
     for (const row of before.rows) linked.add(Number(row.id));
-    for (const id of ids) for await (const t of source.triples({ documentId: id })) linked.add(t.sourceId).add(t.targetId);
+    for (const id of ids)
+      for await (const t of source.triples({ documentId: id })) linked.add(t.sourceId).add(t.targetId);
     // The entities come next from the journal, so they are noted before the documents are let go.
     journal.note('entity', [...linked]);
-    await client.update(updateRequest(ids.flatMap((id) => deleteDocument(iris.document(id).value)), graph), requestOptions);
+    await client.update(
+      updateRequest(
+        ids.flatMap((id) => deleteDocument(iris.document(id).value)),
+        graph,
+      ),
+      requestOptions,
+    );
     const kq = new KbQuads(iris);
     const out: RdfQuad[] = [];
     for await (const doc of source.documents(ids)) {
@@ -138,7 +182,12 @@ async function syncChanges(source: RdfRecordSource, client: SparqlStoreClient, j
     }
     await send(out);
     journal.acknowledge('document', ids, docsUpTo);
-    options.onProgress?.({ stage: 'documents', done: Math.min(i + docStep, documents.length), total: documents.length, quads });
+    options.onProgress?.({
+      stage: 'documents',
+      done: Math.min(i + docStep, documents.length),
+      total: documents.length,
+      quads,
+    });
   }
 
   const entitiesUpTo = journal.watermark();
@@ -159,13 +208,21 @@ async function syncChanges(source: RdfRecordSource, client: SparqlStoreClient, j
     for (const t of triples.values()) out.push(...kq.triple(t, chunkDocs));
     await send(out);
     journal.acknowledge('entity', ids, entitiesUpTo);
-    options.onProgress?.({ stage: 'entities', done: Math.min(i + entityStep, entities.length), total: entities.length, quads });
+    options.onProgress?.({
+      stage: 'entities',
+      done: Math.min(i + entityStep, entities.length),
+      total: entities.length,
+      quads,
+    });
   }
 
   // Also after a sync that failed: it may have stopped between the entities and this step.
   if (documents.length + entities.length > 0 || hadError) {
     options.onProgress?.({ stage: 'tidy', done: 0, total: 1, quads });
-    await client.update(updateRequest([...deleteOrphanRelationships(), ...deleteStaleDocumentRelationships()], graph), requestOptions);
+    await client.update(
+      updateRequest([...deleteOrphanRelationships(), ...deleteStaleDocumentRelationships()], graph),
+      requestOptions,
+    );
     options.onProgress?.({ stage: 'tidy', done: 1, total: 1, quads });
   }
   journal.markSynced();

@@ -39,7 +39,8 @@ export class BinaryIndex {
     this.generation = generation;
     this.#restWords = Math.max(0, this.words - PREFIX_WORDS);
     this.#memory = new WebAssembly.Memory({ initial: 1 });
-    this.#scan = new WebAssembly.Instance(scanModule(), { env: { memory: this.#memory } }).exports as unknown as ScanExports;
+    this.#scan = new WebAssembly.Instance(scanModule(), { env: { memory: this.#memory } })
+      .exports as unknown as ScanExports;
     this.#rest = new Uint32Array(this.#ids.length * this.#restWords);
     this.#reserve(this.#ids.length);
   }
@@ -73,7 +74,9 @@ export class BinaryIndex {
    */
   append(ids: readonly number[], codes: Uint8Array): void {
     if (codes.length !== ids.length * this.words * 4) {
-      throw new BugIndicatingError(`BinaryIndex.append: ${ids.length} ids need ${ids.length * this.words * 4} code bytes, got ${codes.length}`);
+      throw new BugIndicatingError(
+        `BinaryIndex.append: ${ids.length} ids need ${ids.length * this.words * 4} code bytes, got ${codes.length}`,
+      );
     }
     while (this.#size + ids.length > this.#ids.length) this.#grow();
     const words = wordsOf(codes, ids.length * this.words);
@@ -121,7 +124,11 @@ export class BinaryIndex {
         else {
           const keep = n > FIRST_STAGE_MIN ? Math.min(n, Math.max(Math.ceil(n / 100), count * 16)) : n;
           const among = keep < n ? this.#collect(prefix, keep) : null;
-          slots = nearest(this.#fullDistances(query, among?.dist ?? prefix.dist, among?.slots ?? null), count, among?.slots ?? null);
+          slots = nearest(
+            this.#fullDistances(query, among?.dist ?? prefix.dist, among?.slots ?? null),
+            count,
+            among?.slots ?? null,
+          );
         }
         found.push(Array.from(slots, (slot) => this.#ids[slot] as number));
       });
@@ -137,16 +144,21 @@ export class BinaryIndex {
     queries.forEach((query, i) => packed.set(query.subarray(0, PREFIX_WORDS), i * PREFIX_WORDS));
     new Uint32Array(buffer, HIST_OFFSET, BATCH_QUERIES * HIST_COUNTERS).fill(0);
     const { dist, stride } = this.#scratch();
-    if (queries.length === 1) this.#scan.prefixDistances(PREFIXES_OFFSET, n, QUERY_OFFSET, 1, dist, stride, HIST_OFFSET);
+    if (queries.length === 1)
+      this.#scan.prefixDistances(PREFIXES_OFFSET, n, QUERY_OFFSET, 1, dist, stride, HIST_OFFSET);
     else {
       // The 4-query scan, its unused slots given the last query (their distances are not read).
-      for (let i = queries.length; i < BATCH_QUERIES; i++) packed.copyWithin(i * PREFIX_WORDS, (queries.length - 1) * PREFIX_WORDS, queries.length * PREFIX_WORDS);
+      for (let i = queries.length; i < BATCH_QUERIES; i++)
+        packed.copyWithin(i * PREFIX_WORDS, (queries.length - 1) * PREFIX_WORDS, queries.length * PREFIX_WORDS);
       this.#scan.prefixDistances4(PREFIXES_OFFSET, n, QUERY_OFFSET, dist, stride, HIST_OFFSET);
     }
     return queries.map((_, i) => {
       // collect reads whole blocks of 8 (the stride, a multiple of 16 bytes, has room).
       new Uint16Array(buffer, dist + i * stride + n * 2, (8 - (n % 8)) % 8).fill(0xffff);
-      return { dist: new Uint16Array(buffer, dist + i * stride, n), hist: new Uint32Array(buffer, HIST_OFFSET + i * HIST_COUNTERS * 4, HIST_COUNTERS) };
+      return {
+        dist: new Uint16Array(buffer, dist + i * stride, n),
+        hist: new Uint32Array(buffer, HIST_OFFSET + i * HIST_COUNTERS * 4, HIST_COUNTERS),
+      };
     });
   }
 
@@ -155,7 +167,10 @@ export class BinaryIndex {
     const { threshold, ties } = cutoff(prefix.hist, count);
     const { out, outDist } = this.#scratch();
     const written = this.#scan.collect(prefix.dist.byteOffset, prefix.dist.length, threshold, ties, out, outDist);
-    return { slots: new Int32Array(this.#memory.buffer, out, written), dist: new Uint16Array(this.#memory.buffer, outDist, written) };
+    return {
+      slots: new Int32Array(this.#memory.buffer, out, written),
+      dist: new Uint16Array(this.#memory.buffer, outDist, written),
+    };
   }
 
   /** Full distances of the slots `among` (or of all): their prefix distance (`prefixDist`, in the same order) plus the rest's. */
@@ -181,7 +196,8 @@ export class BinaryIndex {
     const prefixes = this.#prefixes;
     const base = slot * PREFIX_WORDS;
     for (let w = 0; w < PREFIX_WORDS; w++) prefixes[base + w] = w < this.words ? (words[from + w] as number) : 0;
-    if (this.#restWords > 0) this.#rest.set(words.subarray(from + PREFIX_WORDS, from + this.words), slot * this.#restWords);
+    if (this.#restWords > 0)
+      this.#rest.set(words.subarray(from + PREFIX_WORDS, from + this.words), slot * this.#restWords);
   }
 
   #slots(): Map<number, number> {
@@ -239,7 +255,15 @@ const PREFIXES_OFFSET = 4096;
 const WASM_PAGE_BYTES = 65_536;
 
 interface ScanExports {
-  prefixDistances(prefixes: number, n: number, queries: number, m: number, dist: number, stride: number, hist: number): void;
+  prefixDistances(
+    prefixes: number,
+    n: number,
+    queries: number,
+    m: number,
+    dist: number,
+    stride: number,
+    hist: number,
+  ): void;
   prefixDistances4(prefixes: number, n: number, queries: number, dist: number, stride: number, hist: number): void;
   collect(dist: number, n: number, threshold: number, ties: number, out: number, outDist: number): number;
 }
@@ -289,7 +313,9 @@ function nearest({ dist, hist }: Distances, count: number, among: Int32Array | n
 
 /** The first `length` little-endian 32-bit words of `bytes` (a view when aligned, else a copy). */
 function wordsOf(bytes: Uint8Array, length: number): Uint32Array {
-  return bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, length) : new Uint32Array(bytes.slice(0, length * 4).buffer);
+  return bytes.byteOffset % 4 === 0
+    ? new Uint32Array(bytes.buffer, bytes.byteOffset, length)
+    : new Uint32Array(bytes.slice(0, length * 4).buffer);
 }
 
 function popcount(x: number): number {

@@ -6,7 +6,10 @@ import { PolyhopError } from '../../base/errors.js';
  */
 export function checkBaseIri(iri: string): string {
   const why = baseIriProblem(iri);
-  if (why) throw new PolyhopError('BAD_INPUT', `Base IRI "${iri.slice(0, 200)}" is not usable: ${why}`, { details: { baseIri: iri } });
+  if (why)
+    throw new PolyhopError('BAD_INPUT', `Base IRI "${iri.slice(0, 200)}" is not usable: ${why}`, {
+      details: { baseIri: iri },
+    });
   return iri;
 }
 

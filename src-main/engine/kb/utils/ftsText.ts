@@ -47,7 +47,9 @@ export function queryTerms(text: string): string[] {
  * `prefix` makes every term a prefix query.
  */
 export function matchAny(terms: readonly string[], options: { prefix?: boolean } = {}): string | null {
-  return terms.length > 0 ? terms.map((t) => `"${t.replaceAll('"', '""')}"${options.prefix ? '*' : ''}`).join(' OR ') : null;
+  return terms.length > 0
+    ? terms.map((t) => `"${t.replaceAll('"', '""')}"${options.prefix ? '*' : ''}`).join(' OR ')
+    : null;
 }
 
 /**

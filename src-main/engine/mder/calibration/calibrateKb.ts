@@ -12,10 +12,19 @@ const SAMPLE_SENTENCES = 100;
  * the KB has doubled since): a sample of its entity names and of its English sentences, spread
  * evenly by id, is compared with the reference texts.
  */
-export async function calibrateKb(kb: KnowledgeBase, embedder: Embedder, options: { percentile?: number; signal?: AbortSignal } = {}): Promise<SimilarityCalibration> {
+export async function calibrateKb(
+  kb: KnowledgeBase,
+  embedder: Embedder,
+  options: { percentile?: number; signal?: AbortSignal } = {},
+): Promise<SimilarityCalibration> {
   const current = kb.similarityCalibration();
   const { entities, chunks } = kb.stats();
-  if (current && !needsCalibration(current, entities) && (options.percentile === undefined || options.percentile === current.percentile)) return current;
+  if (
+    current &&
+    !needsCalibration(current, entities) &&
+    (options.percentile === undefined || options.percentile === current.percentile)
+  )
+    return current;
   const names = everyNth(kb.iterateEntities(), entities, SAMPLE_NAMES).map((e) => e.name);
   const sentences = everyNth(kb.iterateChunks(), chunks, SAMPLE_SENTENCES).flatMap((chunk) => {
     const text = chunk.englishText ?? chunk.text;

@@ -50,11 +50,20 @@ export interface CalibrateSimilarityOptions {
  * names above it per entity, capped by the sample's maximum), so the LLM cost stays linear in
  * the KB.
  */
-export async function calibrateSimilarity(embedder: Embedder, options: CalibrateSimilarityOptions): Promise<SimilarityCalibration> {
+export async function calibrateSimilarity(
+  embedder: Embedder,
+  options: CalibrateSimilarityOptions,
+): Promise<SimilarityCalibration> {
   const percentile = options.percentile ?? 0.99;
   const mergeLevel = Math.max(percentile, 1 - (options.candidatesPerEntity ?? 0.1) / Math.max(1, options.entityCount));
   const names = await unrelatedPairs(embedder, dedupe(options.names), REFERENCE_NAMES, 'passage', options.signal);
-  const sentences = await unrelatedPairs(embedder, dedupe(options.sentences), REFERENCE_QUESTIONS, 'query', options.signal);
+  const sentences = await unrelatedPairs(
+    embedder,
+    dedupe(options.sentences),
+    REFERENCE_QUESTIONS,
+    'query',
+    options.signal,
+  );
   const names_ = distribution(names);
   const sentences_ = distribution(sentences);
   return {
@@ -76,7 +85,13 @@ export function needsCalibration(current: SimilarityCalibration | null, entityCo
 }
 
 /** Sorted cosines of every own × reference pair and every reference × reference pair whose texts differ. */
-async function unrelatedPairs(embedder: Embedder, own: readonly string[], references: readonly string[], purpose: EmbedPurpose, signal?: AbortSignal): Promise<Float64Array> {
+async function unrelatedPairs(
+  embedder: Embedder,
+  own: readonly string[],
+  references: readonly string[],
+  purpose: EmbedPurpose,
+  signal?: AbortSignal,
+): Promise<Float64Array> {
   throwIfAborted(signal);
   const referenceKeys = new Set(references.map(nameKey));
   const kept = own.filter((t) => !referenceKeys.has(nameKey(t)));
@@ -92,7 +107,13 @@ async function unrelatedPairs(embedder: Embedder, own: readonly string[], refere
 }
 
 function distribution(sorted: Float64Array): SimilarityDistribution {
-  return { pairs: sorted.length, p50: round(quantile(sorted, 0.5)), p90: round(quantile(sorted, 0.9)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1) ?? Number.NaN) };
+  return {
+    pairs: sorted.length,
+    p50: round(quantile(sorted, 0.5)),
+    p90: round(quantile(sorted, 0.9)),
+    p99: round(quantile(sorted, 0.99)),
+    max: round(sorted.at(-1) ?? Number.NaN),
+  };
 }
 
 function dedupe(texts: readonly string[]): string[] {

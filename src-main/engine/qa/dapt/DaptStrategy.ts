@@ -6,7 +6,13 @@ import { isEnglish, languageName } from '../language.js';
 import { isInvalidOutput, type QaRun, type StepScope } from '../QaRun.js';
 import { answerWith, fitEvidence, formatEvidence } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
-import { fuseGraphs, topologicalOrder, validateSubQuestions, type FusedNode, type SubQuestion } from './SubQuestionGraph.js';
+import {
+  fuseGraphs,
+  topologicalOrder,
+  validateSubQuestions,
+  type FusedNode,
+  type SubQuestion,
+} from './SubQuestionGraph.js';
 
 export const SubQuestionsSchema = z.object({
   subQuestions: z.array(z.object({ id: z.string(), question: z.string(), dependsOn: z.array(z.string()) })).max(16),
@@ -47,7 +53,9 @@ export const daptStrategy: Strategy = {
     const solved: Solved[] = [];
     const answers = new Map<string, string>();
     for (const node of order) {
-      const result = await run.step(`solve ${node.id}`, (s) => solveNode(run, s, node, { answers, alias, solved, pool, k: retrievalK }));
+      const result = await run.step(`solve ${node.id}`, (s) =>
+        solveNode(run, s, node, { answers, alias, solved, pool, k: retrievalK }),
+      );
       solved.push(result);
       answers.set(node.id, result.answer);
     }
@@ -58,8 +66,13 @@ export const daptStrategy: Strategy = {
       const final = await passages(run, run.question, finalK, corpusOf(run.questionLanguage));
       s.detail.finalRetrieval = final.map(evidenceBrief);
       s.detail.subQuestionPassages = pool.size;
-      const chain = solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
-      return answerWith(s, run, 'qa/dapt-final', final, (shown) => ({ question: fence(run.question), chain: fence(chain), evidence: formatEvidence(shown) }));
+      const chain =
+        solved.map((x, i) => `${i + 1}. ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none)';
+      return answerWith(s, run, 'qa/dapt-final', final, (shown) => ({
+        question: fence(run.question),
+        chain: fence(chain),
+        evidence: formatEvidence(shown),
+      }));
     });
   },
 };
@@ -84,7 +97,9 @@ async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; 
     const texts = [...source, ...target].map((n) => n.question);
     await run.retriever.prepare(texts);
     const vectors = await Promise.all(texts.map((t) => run.retriever.embed(t)));
-    const similarity = source.map((_, i) => target.map((__, j) => cosine(vectors[i] as Float32Array, vectors[source.length + j] as Float32Array)));
+    const similarity = source.map((_, i) =>
+      target.map((__, j) => cosine(vectors[i] as Float32Array, vectors[source.length + j] as Float32Array)),
+    );
     const { nodes, fusions } = fuseGraphs(source, target, similarity, tau);
     const order = topologicalOrder(nodes);
     s.detail.tau = tau;
@@ -96,8 +111,18 @@ async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; 
 }
 
 /** One decomposition; an invalid or cyclic graph degrades to the whole question as one node (the paper's "w/o decomposition"). */
-async function decompose(s: StepScope, question: string, language: string, maxNodes: number, label: string): Promise<SubQuestion[]> {
-  const value = await s.tryJson('qa/dapt-decompose', { question: fence(question), language: languageName(language) }, SubQuestionsSchema);
+async function decompose(
+  s: StepScope,
+  question: string,
+  language: string,
+  maxNodes: number,
+  label: string,
+): Promise<SubQuestion[]> {
+  const value = await s.tryJson(
+    'qa/dapt-decompose',
+    { question: fence(question), language: languageName(language) },
+    SubQuestionsSchema,
+  );
   try {
     if (value) {
       const nodes = validateSubQuestions(value.subQuestions, maxNodes);
@@ -118,7 +143,13 @@ async function solveNode(
   run: QaRun,
   s: StepScope,
   node: FusedNode,
-  state: { answers: ReadonlyMap<string, string>; alias: ReadonlyMap<string, string>; solved: readonly Solved[]; pool: EvidencePool; k: number },
+  state: {
+    answers: ReadonlyMap<string, string>;
+    alias: ReadonlyMap<string, string>;
+    solved: readonly Solved[];
+    pool: EvidencePool;
+    k: number;
+  },
 ): Promise<Solved> {
   const { answers, alias, solved, pool, k } = state;
   const path = solved.map((x) => `- ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none yet)';
@@ -131,8 +162,14 @@ async function solveNode(
       const corpus = corpusOf(side === 'source' ? run.questionLanguage : 'en');
       const retrieved = await passages(run, question, k, corpus);
       // The prompt carries the path too: the passages get what the context leaves after it.
-      const { kept: evidence, dropped } = fitEvidence(retrieved, run.evidenceTokens - run.llm.countTokens(path), (t) => run.llm.countTokens(t));
-      const value = await s.tryJson('qa/dapt-subanswer', { path: fence(path), subQuestion: fence(question), passages: formatEvidence(evidence) }, SubAnswerSchema);
+      const { kept: evidence, dropped } = fitEvidence(retrieved, run.evidenceTokens - run.llm.countTokens(path), (t) =>
+        run.llm.countTokens(t),
+      );
+      const value = await s.tryJson(
+        'qa/dapt-subanswer',
+        { path: fence(path), subQuestion: fence(question), passages: formatEvidence(evidence) },
+        SubAnswerSchema,
+      );
       return { side, corpus, question, evidence, dropped, ...subAnswer(value) };
     }),
   );
@@ -153,7 +190,11 @@ async function solveNode(
   if (!second) return { node, question: first.question, answer: first.answer, found: first.found };
 
   // An unusable verdict counts as disagreement: the answer is regenerated from both paths.
-  const agreement = await s.tryJson('qa/dapt-judge', { subQuestion: fence(first.question), answerSource: fence(first.answer), answerEnglish: fence(second.answer) }, AgreementSchema);
+  const agreement = await s.tryJson(
+    'qa/dapt-judge',
+    { subQuestion: fence(first.question), answerSource: fence(first.answer), answerEnglish: fence(second.answer) },
+    AgreementSchema,
+  );
   s.detail.judge = agreement;
   if (agreement?.consistent && agreement.sufficient && (first.found || second.found)) {
     const chosen = first.found ? first : second; // the source language is preferred when both are valid
@@ -168,14 +209,28 @@ async function solveNode(
   const regenerations: { answer: string; found: boolean; accepted: boolean }[] = [];
   s.detail.regenerations = regenerations;
   const subQuestion = fence(`${first.question} / ${second.question}`);
-  const both = fitEvidence(interleave(first.evidence, second.evidence), run.evidenceTokens - run.llm.countTokens(path), (t) => run.llm.countTokens(t));
+  const both = fitEvidence(
+    interleave(first.evidence, second.evidence),
+    run.evidenceTokens - run.llm.countTokens(path),
+    (t) => run.llm.countTokens(t),
+  );
   if (both.dropped.length > 0) s.detail.regenerationDroppedForBudget = both.dropped.map(evidenceBrief);
   const shown = formatEvidence(both.kept);
   let latest: { answer: string; found: boolean } | null = null;
   for (let i = 0; i < run.settings.dapt.maxRegenerations; i++) {
-    const value = await s.tryJson('qa/dapt-regenerate', { path: fence(path), subQuestion, candidates: fence(rejected.join(' | ')), passages: shown }, SubAnswerSchema);
+    const value = await s.tryJson(
+      'qa/dapt-regenerate',
+      { path: fence(path), subQuestion, candidates: fence(rejected.join(' | ')), passages: shown },
+      SubAnswerSchema,
+    );
     const attempt = subAnswer(value);
-    const verdict = attempt.found ? await s.tryJson('qa/dapt-verify', { subQuestion, answer: fence(attempt.answer), passages: shown }, VerificationSchema) : null;
+    const verdict = attempt.found
+      ? await s.tryJson(
+          'qa/dapt-verify',
+          { subQuestion, answer: fence(attempt.answer), passages: shown },
+          VerificationSchema,
+        )
+      : null;
     const accepted = verdict?.supported === true && verdict.sufficient;
     regenerations.push({ ...attempt, accepted });
     if (attempt.found) latest = attempt;
@@ -185,13 +240,20 @@ async function solveNode(
   // None accepted: the last regeneration that found something stands; one that found nothing never
   // replaces an answer a path found (the source language's first, as Select prefers it).
   const fallback = latest ?? (first.found ? first : second.found ? second : null);
-  s.detail.unaccepted = fallback === latest ? 'the last regeneration that found an answer stands' : fallback ? `no regeneration found an answer: the ${fallback === first ? first.side : second.side} path's stands` : 'no answer found';
+  s.detail.unaccepted =
+    fallback === latest
+      ? 'the last regeneration that found an answer stands'
+      : fallback
+        ? `no regeneration found an answer: the ${fallback === first ? first.side : second.side} path's stands`
+        : 'no answer found';
   return { node, question: first.question, answer: fallback?.answer ?? '', found: fallback !== null };
 }
 
 /** a1, b1, a2, b2, …: both paths' best passages first when the budget cuts the list. */
 function interleave<T>(a: readonly T[], b: readonly T[]): T[] {
-  return Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]]).flat().filter((x): x is T => x !== undefined);
+  return Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]])
+    .flat()
+    .filter((x): x is T => x !== undefined);
 }
 
 /** A sub-answer reply, or not found when the reply was unusable or empty. */
@@ -241,6 +303,9 @@ function corpusOf(language: string): Corpus {
 async function passages(run: QaRun, query: string, k: number, corpus: Corpus): Promise<EvidenceItem[]> {
   const ranking = await run.retriever.hybrid(corpus === 'original' ? 'chunk_original' : 'chunk', query, k);
   const chunks = run.retriever.chunks(ranking.fused);
-  if (chunks.length > 0) return chunks.map(({ chunk, score }) => run.retriever.chunkEvidence(chunk, score, corpus === 'english'));
-  return run.retriever.triples((await run.retriever.hybrid('triple', query, k)).fused).map(({ triple, score }) => run.retriever.tripleEvidence(triple, score));
+  if (chunks.length > 0)
+    return chunks.map(({ chunk, score }) => run.retriever.chunkEvidence(chunk, score, corpus === 'english'));
+  return run.retriever
+    .triples((await run.retriever.hybrid('triple', query, k)).fused)
+    .map(({ triple, score }) => run.retriever.tripleEvidence(triple, score));
 }

@@ -27,7 +27,9 @@ export interface Fusion {
  */
 export function validateSubQuestions(nodes: readonly SubQuestion[], maxNodes: number): SubQuestion[] {
   const fail = (reason: string, details: Record<string, unknown> = {}): never => {
-    throw new PolyhopError('LLM_OUTPUT_INVALID', `qa/dapt: sub-question graph rejected: ${reason}`, { details: { ...details, nodes } });
+    throw new PolyhopError('LLM_OUTPUT_INVALID', `qa/dapt: sub-question graph rejected: ${reason}`, {
+      details: { ...details, nodes },
+    });
   };
   if (nodes.length === 0) fail('no sub-questions');
   if (nodes.length > maxNodes) fail(`${nodes.length} sub-questions, more than ${maxNodes}`);
@@ -62,11 +64,24 @@ export function fuseGraphs(
   tau: number,
 ): { nodes: FusedNode[]; fusions: Fusion[] } {
   const nodes = new Map<string, FusedNode>();
-  for (const n of source) nodes.set(`s:${n.id}`, { id: `s:${n.id}`, source: n.question, english: null, dependsOn: n.dependsOn.map((d) => `s:${d}`) });
-  for (const n of english) nodes.set(`e:${n.id}`, { id: `e:${n.id}`, source: null, english: n.question, dependsOn: n.dependsOn.map((d) => `e:${d}`) });
+  for (const n of source)
+    nodes.set(`s:${n.id}`, {
+      id: `s:${n.id}`,
+      source: n.question,
+      english: null,
+      dependsOn: n.dependsOn.map((d) => `s:${d}`),
+    });
+  for (const n of english)
+    nodes.set(`e:${n.id}`, {
+      id: `e:${n.id}`,
+      source: null,
+      english: n.question,
+      dependsOn: n.dependsOn.map((d) => `e:${d}`),
+    });
 
   const pairs: { i: number; j: number; sim: number }[] = [];
-  for (const [i, row] of similarity.entries()) for (const [j, sim] of row.entries()) if (sim >= tau) pairs.push({ i, j, sim });
+  for (const [i, row] of similarity.entries())
+    for (const [j, sim] of row.entries()) if (sim >= tau) pairs.push({ i, j, sim });
   pairs.sort((a, b) => b.sim - a.sim || a.i - b.i || a.j - b.j);
 
   const fusions: Fusion[] = [];
@@ -108,11 +123,16 @@ function redirect(nodes: ReadonlyMap<string, FusedNode>, keepId: string, removeI
 /** Kahn's algorithm; among ready nodes the earliest in input order goes first, so the order is deterministic. */
 export function topologicalOrder<N extends { id: string; dependsOn: readonly string[] }>(nodes: readonly N[]): N[] {
   const result = tryTopologicalOrder(nodes);
-  if (!result.ok) throw new PolyhopError('LLM_OUTPUT_INVALID', `qa/dapt: cycle among ${result.cyclic.join(', ')}`, { details: { cyclic: result.cyclic } });
+  if (!result.ok)
+    throw new PolyhopError('LLM_OUTPUT_INVALID', `qa/dapt: cycle among ${result.cyclic.join(', ')}`, {
+      details: { cyclic: result.cyclic },
+    });
   return result.order;
 }
 
-function tryTopologicalOrder<N extends { id: string; dependsOn: readonly string[] }>(nodes: readonly N[]): { ok: true; order: N[] } | { ok: false; cyclic: string[] } {
+function tryTopologicalOrder<N extends { id: string; dependsOn: readonly string[] }>(
+  nodes: readonly N[],
+): { ok: true; order: N[] } | { ok: false; cyclic: string[] } {
   const ids = new Set(nodes.map((n) => n.id));
   const pending = new Map(nodes.map((n) => [n.id, new Set(n.dependsOn.filter((d) => ids.has(d)))]));
   const order: N[] = [];

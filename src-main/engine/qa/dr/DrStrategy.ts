@@ -65,12 +65,16 @@ export const drStrategy: Strategy = {
       const topUp: EvidenceItem[] = [];
       for (const h of await run.retriever.entitiesBySummary(english, similarityTopUp + pool.size)) {
         if (topUp.length >= similarityTopUp) break;
-        if (!pool.has({ kind: 'summary', id: h.entity.id })) topUp.push(run.retriever.summaryEvidence(h.entity, h.score));
+        if (!pool.has({ kind: 'summary', id: h.entity.id }))
+          topUp.push(run.retriever.summaryEvidence(h.entity, h.score));
       }
       s.detail.resolved = resolved;
       s.detail.unresolved = openPlaceholders(triples);
       // Triples never tried, each waiting for a placeholder no triple resolved (failed resolutions say why in their own step).
-      s.detail.skipped = skippedTriples(triples, attempted).map(({ triple, waitingFor }) => ({ triple: formatTriple(triple), waitingFor }));
+      s.detail.skipped = skippedTriples(triples, attempted).map(({ triple, waitingFor }) => ({
+        triple: formatTriple(triple),
+        waitingFor,
+      }));
       s.detail.kept = pool.items.map(evidenceBrief);
       s.detail.droppedByCap = pool.dropped.map(evidenceBrief);
       s.detail.added = topUp.map(evidenceBrief);
@@ -87,7 +91,13 @@ export const drStrategy: Strategy = {
  * anchor being the first candidate) is asked once more, told so. Returns the value to propagate,
  * or null with `detail.unresolved` saying why.
  */
-async function resolveStep(run: QaRun, english: string, triples: readonly QueryTriple[], step: ResolutionStep, pool: EvidencePool): Promise<string | null> {
+async function resolveStep(
+  run: QaRun,
+  english: string,
+  triples: readonly QueryTriple[],
+  step: ResolutionStep,
+  pool: EvidencePool,
+): Promise<string | null> {
   const { candidatesK } = run.settings.dr;
   return run.step('resolve', async (s) => {
     const unresolved = (reason: string, supporting: EvidenceItem[] = []): null => {
@@ -104,7 +114,9 @@ async function resolveStep(run: QaRun, english: string, triples: readonly QueryT
     s.detail.placeholder = step.placeholder;
     s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
     // Candidates with a summary, best first, as many as the evidence budget holds.
-    const summarised = candidates.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+    const summarised = candidates
+      .filter((c) => c.entity.summary)
+      .map((c) => run.retriever.summaryEvidence(c.entity, c.score));
     const fitted = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t));
     const withSummary = fitted.kept;
     if (fitted.dropped.length > 0) s.detail.droppedForBudget = fitted.dropped.map(evidenceBrief);
@@ -120,14 +132,24 @@ async function resolveStep(run: QaRun, english: string, triples: readonly QueryT
     let r = await s.tryJson('qa/dr-resolve', { ...variables, retry: '' }, ResolutionSchema);
     if (r && namesAnchor(run, cleanResolvedValue(r.value), step.anchor)) {
       s.detail.rejected = [r.value];
-      r = await s.tryJson('qa/dr-resolve', { ...variables, retry: fence(`Your previous value "${r.value}" is the anchor itself; give the value of ${step.placeholder}, or null.`) }, ResolutionSchema);
+      r = await s.tryJson(
+        'qa/dr-resolve',
+        {
+          ...variables,
+          retry: fence(
+            `Your previous value "${r.value}" is the anchor itself; give the value of ${step.placeholder}, or null.`,
+          ),
+        },
+        ResolutionSchema,
+      );
     }
     if (!r) return unresolved('the reply did not match the schema');
     s.detail.reasoning = r.reasoning;
     const cited = r.supporting.map((n) => withSummary[n - 1]).filter((c) => c !== undefined);
     const value = cleanResolvedValue(r.value);
     if (!value) return unresolved('the summaries do not say', cited);
-    if (namesAnchor(run, value, step.anchor)) return unresolved(`the model named the anchor "${step.anchor}" itself`, cited);
+    if (namesAnchor(run, value, step.anchor))
+      return unresolved(`the model named the anchor "${step.anchor}" itself`, cited);
     // Small models often cite nothing: the summaries that state the value (else the anchor's, the
     // best candidate) are what the answer needs for this hop, so they are kept all the same.
     const supporting = cited.length > 0 ? cited : statingValue(withSummary, value);
@@ -137,7 +159,9 @@ async function resolveStep(run: QaRun, english: string, triples: readonly QueryT
     if (groundedEntity[0] && groundedEntity[0].entity.id === candidates[0]?.entity.id && candidates[0].score === 1) {
       return unresolved(`the model named the anchor "${step.anchor}" itself (as "${value}")`, cited);
     }
-    const grounded = groundedEntity.filter((c) => c.entity.summary).map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+    const grounded = groundedEntity
+      .filter((c) => c.entity.summary)
+      .map((c) => run.retriever.summaryEvidence(c.entity, c.score));
     const added = [...supporting, ...grounded].filter((item) => pool.add(item));
     // The next hop reads the KB's name ("Odysseas", "Ulysses" → Odysseus), not the model's spelling.
     const bare = withoutParenthetical(value) ?? value;
@@ -153,7 +177,11 @@ async function resolveStep(run: QaRun, english: string, triples: readonly QueryT
 /** The candidates whose summary names the value (spelled as written or close), else the first one. */
 function statingValue(candidates: readonly EvidenceItem[], value: string): EvidenceItem[] {
   const name = (withoutParenthetical(value) ?? value).toLocaleLowerCase();
-  const stating = candidates.filter((c) => c.text.toLocaleLowerCase().includes(name) || c.text.split(/[^\p{L}\p{N}]+/u).some((w) => spellingSimilarity(w, name) >= 0.6));
+  const stating = candidates.filter(
+    (c) =>
+      c.text.toLocaleLowerCase().includes(name) ||
+      c.text.split(/[^\p{L}\p{N}]+/u).some((w) => spellingSimilarity(w, name) >= 0.6),
+  );
   return stating.length > 0 ? stating : candidates.slice(0, 1);
 }
 
@@ -164,7 +192,11 @@ async function anchorKnown(run: QaRun, known: readonly QueryTriple[], pool: Evid
     const found: { term: string; entity: string | null; added: boolean }[] = [];
     for (const term of terms) {
       const [hit] = (await run.retriever.namedEntities(term, 1)).filter((c) => c.entity.summary);
-      found.push({ term, entity: hit?.entity.name ?? null, added: hit ? pool.add(run.retriever.summaryEvidence(hit.entity, hit.score)) : false });
+      found.push({
+        term,
+        entity: hit?.entity.name ?? null,
+        added: hit ? pool.add(run.retriever.summaryEvidence(hit.entity, hit.score)) : false,
+      });
     }
     s.detail.triples = known.map(formatTriple);
     s.detail.terms = found;

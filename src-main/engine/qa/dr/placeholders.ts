@@ -47,12 +47,18 @@ export interface ResolutionStep {
  * known term and one placeholder. `null` when none is left: what remains either waits for a
  * placeholder no triple could resolve or has two unknowns.
  */
-export function nextResolution(triples: readonly QueryTriple[], attempted: ReadonlySet<number> = new Set()): ResolutionStep | null {
+export function nextResolution(
+  triples: readonly QueryTriple[],
+  attempted: ReadonlySet<number> = new Set(),
+): ResolutionStep | null {
   for (const [index, t] of triples.entries()) {
     if (attempted.has(index)) continue;
     const s = isPlaceholder(t.subject);
     const o = isPlaceholder(t.object);
-    if (s !== o) return s ? { index, anchor: t.object.trim(), placeholder: t.subject.trim() } : { index, anchor: t.subject.trim(), placeholder: t.object.trim() };
+    if (s !== o)
+      return s
+        ? { index, anchor: t.object.trim(), placeholder: t.subject.trim() }
+        : { index, anchor: t.subject.trim(), placeholder: t.object.trim() };
   }
   return null;
 }
@@ -93,7 +99,8 @@ const FRESH_NAMES = ['X', 'Y', 'Z', 'W', 'V', 'U', 'T', 'S'];
  */
 export function cleanDecomposition(triples: readonly QueryTriple[]): QueryTriple[] {
   const used = new Set<string>();
-  for (const t of triples) for (const term of [t.subject, t.object]) if (placeholderName(term)) used.add(placeholderName(term) as string);
+  for (const t of triples)
+    for (const term of [t.subject, t.object]) if (placeholderName(term)) used.add(placeholderName(term) as string);
   let fresh = 0;
   const freshName = (): string => {
     for (;;) {

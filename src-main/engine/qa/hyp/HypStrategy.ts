@@ -11,7 +11,9 @@ import type { QaKb, Strategy, StrategyResult } from '../types.js';
 
 const PathTripleSchema = z.object({ subject: z.string(), relation: z.string(), object: z.string() });
 export const PathsSchema = z.object({
-  paths: z.array(z.object({ direction: z.enum(['forward', 'backward']), triples: z.array(PathTripleSchema).max(8) })).max(6),
+  paths: z
+    .array(z.object({ direction: z.enum(['forward', 'backward']), triples: z.array(PathTripleSchema).max(8) }))
+    .max(6),
 });
 const score = z.number().int().min(0).max(2);
 /**
@@ -21,8 +23,14 @@ const score = z.number().int().min(0).max(2);
 const JUDGE_BATCH_MAX = 64;
 /** The judge's reply for a batch of `size` candidates: each score names its candidate by number, 1..size. */
 export function judgeSchema(size: number) {
-  const id = z.number().int().min(1).max(Math.max(1, Math.min(size, JUDGE_BATCH_MAX)));
-  return z.object({ scores: z.array(z.object({ id, directness: score, entityClarity: score, contextRelevance: score })) });
+  const id = z
+    .number()
+    .int()
+    .min(1)
+    .max(Math.max(1, Math.min(size, JUDGE_BATCH_MAX)));
+  return z.object({
+    scores: z.array(z.object({ id, directness: score, entityClarity: score, contextRelevance: score })),
+  });
 }
 /** Rounds of asking again for the candidates a reply left unscored. */
 const JUDGE_RETRIES = 2;
@@ -68,10 +76,17 @@ export const hypStrategy: Strategy = {
       const perQuery: unknown[] = [];
       for (const [i, r] of (await run.retriever.hybridOfEach('triple', queries, perTripleK)).entries()) {
         lists.push(r.dense, r.sparse);
-        perQuery.push({ query: queries[i], dense: r.dense.length, sparse: r.sparse.length, top: r.fused.slice(0, 5).map((x) => x.id) });
+        perQuery.push({
+          query: queries[i],
+          dense: r.dense.length,
+          sparse: r.sparse.length,
+          top: r.fused.slice(0, 5).map((x) => x.id),
+        });
       }
       const fused = reciprocalRankFusion(lists, run.settings.shared.rrfK);
-      const kept = run.retriever.triples(fused.slice(0, maxCandidates)).map(({ triple, score: sc }) => run.retriever.tripleEvidence(triple, sc));
+      const kept = run.retriever
+        .triples(fused.slice(0, maxCandidates))
+        .map(({ triple, score: sc }) => run.retriever.tripleEvidence(triple, sc));
       s.detail.queries = perQuery;
       s.detail.unique = fused.length;
       s.detail.candidates = kept.map((c) => ({ id: c.id, triple: c.label, score: roundScore(c.score) }));
@@ -89,7 +104,13 @@ async function hypotheticalPaths(run: QaRun, english: string, maxPathTriples: nu
     const value = await s.tryJson('qa/hyp-paths', { question: fence(english), ...vocabulary(run.ctx.kb) }, PathsSchema);
     if (value) {
       s.detail.paths = value.paths;
-      const texts = [...new Set(value.paths.flatMap((p) => p.triples.map((t) => verbaliseTriple(t.subject, t.relation, t.object))).filter((t) => t.length > 0))].slice(0, maxPathTriples);
+      const texts = [
+        ...new Set(
+          value.paths
+            .flatMap((p) => p.triples.map((t) => verbaliseTriple(t.subject, t.relation, t.object)))
+            .filter((t) => t.length > 0),
+        ),
+      ].slice(0, maxPathTriples);
       s.detail.verbalised = texts;
       if (texts.length > 0) return texts;
     }
@@ -115,7 +136,14 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
       rounds.push(pending.length);
       const results = await mapConcurrent(judgeBatches(run, pending), run.llm.parallelism, async (batch) => {
         const candidatesText = batch.map((c, i) => `[${i + 1}] ${fence(c.text)}`).join('\n');
-        return { batch, value: await s.tryJson('qa/hyp-judge', { question: fence(english), candidates: candidatesText }, judgeSchema(batch.length)) };
+        return {
+          batch,
+          value: await s.tryJson(
+            'qa/hyp-judge',
+            { question: fence(english), candidates: candidatesText },
+            judgeSchema(batch.length),
+          ),
+        };
       });
       const skipped: EvidenceItem[] = [];
       invalid = [];
@@ -136,7 +164,12 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
     }
     const all = candidates.map((item) => {
       const sc = scored.get(item) ?? null;
-      return { item, scores: sc, total: sc ? sc.directness + sc.entityClarity + sc.contextRelevance : null, unjudged: sc === null };
+      return {
+        item,
+        scores: sc,
+        total: sc ? sc.directness + sc.entityClarity + sc.contextRelevance : null,
+        unjudged: sc === null,
+      };
     });
     const keep = all.filter((j) => j.unjudged || judgeKeeps(j.scores as Scores, judgeThreshold));
     keep.sort((a, b) => (b.total ?? -1) - (a.total ?? -1) || b.item.score - a.item.score);
@@ -149,7 +182,11 @@ async function judge(run: QaRun, english: string, candidates: readonly EvidenceI
       entityClarity: j.scores?.entityClarity ?? null,
       contextRelevance: j.scores?.contextRelevance ?? null,
       total: j.total,
-      unjudged: j.unjudged ? (invalid.includes(j.item) ? 'reply failed its schema' : `not scored after ${rounds.length} asks`) : false,
+      unjudged: j.unjudged
+        ? invalid.includes(j.item)
+          ? 'reply failed its schema'
+          : `not scored after ${rounds.length} asks`
+        : false,
       kept: keep.includes(j),
     }));
     s.detail.kept = keep.length;
@@ -167,14 +204,17 @@ type Scores = { directness: number; entityClarity: number; contextRelevance: num
  */
 export function judgeKeeps(scores: Scores, threshold: number): boolean {
   const { directness, entityClarity, contextRelevance } = scores;
-  return Math.min(directness, entityClarity, contextRelevance) > 0 && directness + entityClarity + contextRelevance >= threshold;
+  return (
+    Math.min(directness, entityClarity, contextRelevance) > 0 &&
+    directness + entityClarity + contextRelevance >= threshold
+  );
 }
 
 /** Batches of at most `hyp.judgeBatchSize` candidates, each also cut to the evidence budget so long triples cannot push a judge prompt past the context. */
 function judgeBatches(run: QaRun, candidates: readonly EvidenceItem[]): EvidenceItem[][] {
   const size = Math.min(Math.max(1, run.settings.hyp.judgeBatchSize), JUDGE_BATCH_MAX);
   const batches: EvidenceItem[][] = [];
-  for (let rest = candidates; rest.length > 0; ) {
+  for (let rest = candidates; rest.length > 0;) {
     const { kept } = fitEvidence(rest.slice(0, size), run.evidenceTokens, (t) => run.llm.countTokens(t));
     batches.push(kept);
     rest = rest.slice(kept.length);

@@ -8,7 +8,9 @@ export const llmOnlyStrategy: Strategy = {
   name: 'llm-only',
   usesRetrieval: false,
   async answer(run: QaRun): Promise<StrategyResult> {
-    const reply = await run.step('answer', (s) => finalAnswer(s, run, 'qa/llm-only', { question: fence(run.question) }));
+    const reply = await run.step('answer', (s) =>
+      finalAnswer(s, run, 'qa/llm-only', { question: fence(run.question) }),
+    );
     return { ...reply, evidence: [] };
   },
 };

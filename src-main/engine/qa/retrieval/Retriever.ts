@@ -75,7 +75,12 @@ export class Retriever {
     const missing = [...new Set(texts)].filter((t) => !this.#vectors.has(t));
     if (missing.length === 0) return;
     const batch = raceAbort(this.#embedder.embed(missing, { purpose: 'query', signal: this.#signal }), this.#signal);
-    missing.forEach((t, i) => this.#vectors.set(t, batch.then((v) => v[i] as Float32Array)));
+    missing.forEach((t, i) =>
+      this.#vectors.set(
+        t,
+        batch.then((v) => v[i] as Float32Array),
+      ),
+    );
     await batch;
   }
 
@@ -111,7 +116,11 @@ export class Retriever {
   }
 
   /** {@link hybrid} of each text, their dense searches done together (see {@link knnOfEach}). */
-  async hybridOfEach(kind: Exclude<TextIndexKind, 'chunk_original'>, texts: readonly string[], k: number): Promise<HybridRanking[]> {
+  async hybridOfEach(
+    kind: Exclude<TextIndexKind, 'chunk_original'>,
+    texts: readonly string[],
+    k: number,
+  ): Promise<HybridRanking[]> {
     const dense = await this.knnOfEach(kind, texts, k);
     return texts.map((text, i) => this.#fused(dense[i] as ScoredId[], this.bm25(kind, text, k), k));
   }
@@ -130,7 +139,10 @@ export class Retriever {
     if (k <= 0) return [];
     const vector = await this.embed(text);
     if (this.missingOriginalVectors() > 0) return this.#kb.knn('chunk', vector, k);
-    const merged = [...this.#kb.knn('chunk_original', vector, k), ...this.#kb.knn('chunk', vector, k, { englishChunksOnly: true })];
+    const merged = [
+      ...this.#kb.knn('chunk_original', vector, k),
+      ...this.#kb.knn('chunk', vector, k, { englishChunksOnly: true }),
+    ];
     return merged.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
   }
 
@@ -140,7 +152,9 @@ export class Retriever {
   }
 
   async entitiesByName(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
-    return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.getEntities(ids)).map(({ row, score }) => ({ entity: row, score }));
+    return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.getEntities(ids)).map(
+      ({ row, score }) => ({ entity: row, score }),
+    );
   }
 
   /** The entity a name or alias names exactly (an index lookup). */
@@ -155,7 +169,9 @@ export class Retriever {
    */
   async namedEntities(name: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
     const exact = this.#exact(name);
-    const near = (await this.entitiesByName(withoutParenthetical(name) ?? name, k)).filter((c) => c.entity.id !== exact?.id);
+    const near = (await this.entitiesByName(withoutParenthetical(name) ?? name, k)).filter(
+      (c) => c.entity.id !== exact?.id,
+    );
     return [...(exact ? [{ entity: exact, score: 1 }] : []), ...near].slice(0, k);
   }
 
@@ -169,7 +185,10 @@ export class Retriever {
     const exact = this.#exact(name);
     if (exact) return [{ entity: exact, score: 1 }];
     const value = withoutParenthetical(name) ?? name;
-    const near = (await this.entitiesByName(value, GROUNDING_NEIGHBOURS)).map((c) => ({ ...c, spelling: spellingSimilarity(value, c.entity.name) }));
+    const near = (await this.entitiesByName(value, GROUNDING_NEIGHBOURS)).map((c) => ({
+      ...c,
+      spelling: spellingSimilarity(value, c.entity.name),
+    }));
     const best = near.filter((c) => c.spelling >= CLOSE_SPELLING).sort((a, b) => b.spelling - a.spelling)[0];
     return best ? [{ entity: best.entity, score: best.score }] : [];
   }
@@ -197,8 +216,16 @@ export class Retriever {
   /** An entity's MDER summary; cited by the chunks its triples were read from. */
   summaryEvidence(entity: EntityRecord, score: number): EvidenceItem {
     const chunkIds = new Set<number>();
-    for (const t of this.#kb.triplesOfEntity(entity.id, 'both', ENTITY_PROVENANCE_TRIPLES)) for (const c of t.chunkIds) chunkIds.add(c);
-    return { kind: 'summary', id: entity.id, label: `${entity.name} (${entity.type})`, text: entity.summary ?? '', score, chunkIds: [...chunkIds] };
+    for (const t of this.#kb.triplesOfEntity(entity.id, 'both', ENTITY_PROVENANCE_TRIPLES))
+      for (const c of t.chunkIds) chunkIds.add(c);
+    return {
+      kind: 'summary',
+      id: entity.id,
+      label: `${entity.name} (${entity.type})`,
+      text: entity.summary ?? '',
+      score,
+      chunkIds: [...chunkIds],
+    };
   }
 
   /** A KB triple as linear verbalisation plus its MDER description when it has one. */
@@ -211,7 +238,14 @@ export class Retriever {
   /** A chunk's text as written, or in English (`english`: see kb/chunkCorpora.ts), labelled "title #ord". */
   chunkEvidence(chunk: ChunkRecord, score: number, english = false): EvidenceItem {
     const text = english ? englishTextOf(chunk) : chunk.text;
-    return { kind: 'chunk', id: chunk.id, label: `${this.documentTitle(chunk.documentId)} #${chunk.ord + 1}`, text, score, chunkIds: [chunk.id] };
+    return {
+      kind: 'chunk',
+      id: chunk.id,
+      label: `${this.documentTitle(chunk.documentId)} #${chunk.ord + 1}`,
+      text,
+      score,
+      chunkIds: [chunk.id],
+    };
   }
 
   documentTitle(documentId: number): string {
@@ -224,7 +258,10 @@ export class Retriever {
   }
 
   /** Rows of a ranking, in ranking order; ids whose row is gone are skipped. */
-  #withRows<R extends { id: number }>(ranking: readonly ScoredId[], load: (ids: number[]) => R[]): { row: R; score: number }[] {
+  #withRows<R extends { id: number }>(
+    ranking: readonly ScoredId[],
+    load: (ids: number[]) => R[],
+  ): { row: R; score: number }[] {
     const rows = new Map(load(ranking.map((r) => r.id)).map((r) => [r.id, r]));
     const out: { row: R; score: number }[] = [];
     for (const { id, score } of ranking) {

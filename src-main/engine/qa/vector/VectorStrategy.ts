@@ -4,7 +4,6 @@ import type { QaRun } from '../QaRun.js';
 import { synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
 
-
 /**
  * Vector-RAG baseline (seed 000, 4.3): the question's top-k fixed-size passages (1,000 tokens,
  * 200 overlap, cut and embedded at ingest) by embedding similarity, then the grounded answer
@@ -36,7 +35,8 @@ export const vectorStrategy: Strategy = {
       } else {
         const hits = run.retriever.chunks(await run.retriever.knn('chunk', run.question, k));
         items = hits.map(({ chunk, score }) => run.retriever.chunkEvidence(chunk, score));
-        s.detail.family = 'chunk (semantic chunks: no passage vectors; the knowledge base was indexed before fixed-size passages existed, or they are not embedded yet)';
+        s.detail.family =
+          'chunk (semantic chunks: no passage vectors; the knowledge base was indexed before fixed-size passages existed, or they are not embedded yet)';
       }
       s.detail.retrieved = items.map(evidenceBrief);
       return items;

@@ -11,7 +11,14 @@ import { useJobs } from '../../store/jobs.js';
 function CitationLink({ citation, onOpen }: { citation: Citation; onOpen: (c: Citation) => void }) {
   const { t } = useTranslation();
   return (
-    <button type="button" className="citation" onClick={() => onOpen(citation)} data-testid="citation-link" data-document-id={citation.documentId} data-chunk-id={citation.chunkId}>
+    <button
+      type="button"
+      className="citation"
+      onClick={() => onOpen(citation)}
+      data-testid="citation-link"
+      data-document-id={citation.documentId}
+      data-chunk-id={citation.chunkId}
+    >
       {citation.documentTitle}
       {citation.page !== null && `, ${t('ask.page', { page: citation.page })}`}
     </button>
@@ -26,7 +33,8 @@ function EvidencePanel({ evidence, onOpen }: { evidence: Evidence[]; onOpen: (c:
       {evidence.map((e, i) => (
         <li key={i} className={`evidence-item kind-${e.kind}`} data-testid="evidence-item" data-kind={e.kind}>
           <p className="small muted">
-            <span className="badge">{t(`ask.evidenceKind.${e.kind}`)}</span> {e.label} · {t('ask.score', { score: formatNumber(e.score, 3) })}
+            <span className="badge">{t(`ask.evidenceKind.${e.kind}`)}</span> {e.label} ·{' '}
+            {t('ask.score', { score: formatNumber(e.score, 3) })}
           </p>
           <p>{e.text}</p>
           {e.citations.length > 0 && (
@@ -54,7 +62,12 @@ function TraceView({ trace }: { trace: TraceStep[] }) {
             <summary>
               <strong>{s.step}</strong>{' '}
               <span className="muted small">
-                {t('ask.stepStats', { calls: s.llmCalls, prompt: formatNumber(s.promptTokens), completion: formatNumber(s.completionTokens), ms: formatNumber(s.ms) })}
+                {t('ask.stepStats', {
+                  calls: s.llmCalls,
+                  prompt: formatNumber(s.promptTokens),
+                  completion: formatNumber(s.completionTokens),
+                  ms: formatNumber(s.ms),
+                })}
               </span>
             </summary>
             <JsonTree value={s.detail} />
@@ -116,7 +129,12 @@ export function RunView({ kb, run }: { kb: string; run: AskRun }) {
   const answer = run.answer ?? (job?.status === 'done' ? (job.result as Answer | null) : null);
   const status = run.answer ? 'done' : (job?.status ?? 'running');
   return (
-    <article className="panel run" data-testid={`ask-run-${run.strategy}`} data-status={status} aria-labelledby={`${run.key}-title`}>
+    <article
+      className="panel run"
+      data-testid={`ask-run-${run.strategy}`}
+      data-status={status}
+      aria-labelledby={`${run.key}-title`}
+    >
       <header className="row between">
         <h3 id={`${run.key}-title`}>{t(`strategies.${run.strategy}`)}</h3>
         <span className={`badge status-${status}`}>{t(`jobStatus.${status}`)}</span>
@@ -128,7 +146,8 @@ export function RunView({ kb, run }: { kb: string; run: AskRun }) {
           </div>
           {job?.latest && (
             <p className="muted small">
-              {t(`stages.${job.latest.stage}`, { defaultValue: job.latest.stage })} · {t('job.llmCalls')}: {job.latest.llmCalls}
+              {t(`stages.${job.latest.stage}`, { defaultValue: job.latest.stage })} · {t('job.llmCalls')}:{' '}
+              {job.latest.llmCalls}
             </p>
           )}
         </>

@@ -26,7 +26,9 @@ export function AskScreen({ kb }: { kb: string }) {
     if (!running && runs.some((r) => r.jobId)) setHistoryKey((n) => n + 1);
   }, [running, runs]);
 
-  const ask = useAction((q: string, strategies: StrategyName[]) => useAsk.getState().ask(kb, q, strategies, answerLanguage || null, retrievalOnly));
+  const ask = useAction((q: string, strategies: StrategyName[]) =>
+    useAsk.getState().ask(kb, q, strategies, answerLanguage || null, retrievalOnly),
+  );
   const cancel = useAction(() => useAsk.getState().cancel());
   const strategies = compare ? compared : [strategy];
   const canAsk = question.trim().length > 0 && strategies.length > 0 && !running && !ask.pending;
@@ -46,13 +48,25 @@ export function AskScreen({ kb }: { kb: string }) {
           <h2 id="ask-heading">{t('ask.title', { kb })}</h2>
           <label>
             <span>{t('ask.question')}</span>
-            <textarea rows={3} value={question} onChange={(e) => setQuestion(e.target.value)} onKeyDown={onKeyDown} placeholder={t('ask.questionPlaceholder')} maxLength={4000} data-testid="ask-question" />
+            <textarea
+              rows={3}
+              value={question}
+              onChange={(e) => setQuestion(e.target.value)}
+              onKeyDown={onKeyDown}
+              placeholder={t('ask.questionPlaceholder')}
+              maxLength={4000}
+              data-testid="ask-question"
+            />
           </label>
           <div className="row wrap">
             {!compare && (
               <label className="inline">
                 <span>{t('ask.strategy')}</span>
-                <select value={strategy} onChange={(e) => setStrategy(e.target.value as StrategyName)} data-testid="ask-strategy">
+                <select
+                  value={strategy}
+                  onChange={(e) => setStrategy(e.target.value as StrategyName)}
+                  data-testid="ask-strategy"
+                >
                   {STRATEGIES.map((s) => (
                     <option key={s} value={s}>
                       {t(`strategies.${s}`)}
@@ -66,11 +80,21 @@ export function AskScreen({ kb }: { kb: string }) {
               <AnswerLanguageSelect value={answerLanguage} onChange={setAnswerLanguage} testId="ask-language" />
             </label>
             <label className="check">
-              <input type="checkbox" checked={compare} onChange={(e) => setCompare(e.target.checked)} data-testid="ask-compare-toggle" />
+              <input
+                type="checkbox"
+                checked={compare}
+                onChange={(e) => setCompare(e.target.checked)}
+                data-testid="ask-compare-toggle"
+              />
               <span>{t('ask.compare')}</span>
             </label>
             <label className="check">
-              <input type="checkbox" checked={retrievalOnly} onChange={(e) => setRetrievalOnly(e.target.checked)} data-testid="ask-retrieval-only" />
+              <input
+                type="checkbox"
+                checked={retrievalOnly}
+                onChange={(e) => setRetrievalOnly(e.target.checked)}
+                data-testid="ask-retrieval-only"
+              />
               <span>{t('ask.retrievalOnly')}</span>
             </label>
           </div>
@@ -82,7 +106,9 @@ export function AskScreen({ kb }: { kb: string }) {
                   <input
                     type="checkbox"
                     checked={compared.includes(s)}
-                    onChange={(e) => setCompared((list) => (e.target.checked ? [...list, s] : list.filter((x) => x !== s)))}
+                    onChange={(e) =>
+                      setCompared((list) => (e.target.checked ? [...list, s] : list.filter((x) => x !== s)))
+                    }
                     data-testid={`ask-compare-${s}`}
                   />
                   <span>{t(`strategies.${s}`)}</span>
@@ -94,7 +120,12 @@ export function AskScreen({ kb }: { kb: string }) {
             <button type="submit" className="primary" disabled={!canAsk} data-testid="ask-submit">
               {t('ask.ask')}
             </button>
-            <button type="button" onClick={() => void cancel.run()} disabled={!running || cancel.pending} data-testid="ask-cancel">
+            <button
+              type="button"
+              onClick={() => void cancel.run()}
+              disabled={!running || cancel.pending}
+              data-testid="ask-cancel"
+            >
               {t('common.cancel')}
             </button>
             <span className="muted small">{t('ask.shortcut')}</span>

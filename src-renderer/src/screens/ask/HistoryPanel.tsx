@@ -9,16 +9,38 @@ import { useApi } from '../../lib/useApi.js';
 export function historyMarkdown(kb: string, entries: HistoryEntry[], heading: string): string {
   const out = [`# ${heading}: ${kb}`, ''];
   for (const { askedAt, answer } of entries) {
-    out.push(`## ${answer.question}`, '', `*${askedAt} · ${answer.strategy} · ${answer.questionLanguage} → ${answer.answerLanguage}*`, '', answer.text, '');
+    out.push(
+      `## ${answer.question}`,
+      '',
+      `*${askedAt} · ${answer.strategy} · ${answer.questionLanguage} → ${answer.answerLanguage}*`,
+      '',
+      answer.text,
+      '',
+    );
     const cited = new Map<string, string>();
-    for (const e of answer.evidence) for (const c of e.citations) cited.set(`${c.documentId}:${c.chunkId}`, `${c.documentTitle}${c.page !== null ? `, p. ${c.page}` : ''} [${c.startOffset}–${c.endOffset}]`);
+    for (const e of answer.evidence)
+      for (const c of e.citations)
+        cited.set(
+          `${c.documentId}:${c.chunkId}`,
+          `${c.documentTitle}${c.page !== null ? `, p. ${c.page}` : ''} [${c.startOffset}–${c.endOffset}]`,
+        );
     for (const source of cited.values()) out.push(`- ${source}`);
     out.push('');
   }
   return out.join('\n');
 }
 
-export function HistoryPanel({ kb, refreshKey, onShow, onReask }: { kb: string; refreshKey: number; onShow: (e: HistoryEntry) => void; onReask: (e: HistoryEntry) => void }) {
+export function HistoryPanel({
+  kb,
+  refreshKey,
+  onShow,
+  onReask,
+}: {
+  kb: string;
+  refreshKey: number;
+  onShow: (e: HistoryEntry) => void;
+  onReask: (e: HistoryEntry) => void;
+}) {
   const { t } = useTranslation();
   const [input, setInput] = useState('');
   const [search, setSearch] = useState('');
@@ -36,7 +58,12 @@ export function HistoryPanel({ kb, refreshKey, onShow, onReask }: { kb: string; 
     <section className="panel history" aria-labelledby="history-heading">
       <div className="row between wrap">
         <h3 id="history-heading">{t('ask.history')}</h3>
-        <button type="button" disabled={!entries.length} onClick={() => downloadText(`polyhop-${kb}-history.md`, historyMarkdown(kb, entries, t('ask.history')))} data-testid="history-export">
+        <button
+          type="button"
+          disabled={!entries.length}
+          onClick={() => downloadText(`polyhop-${kb}-history.md`, historyMarkdown(kb, entries, t('ask.history')))}
+          data-testid="history-export"
+        >
           {t('ask.exportMarkdown')}
         </button>
       </div>
@@ -46,7 +73,13 @@ export function HistoryPanel({ kb, refreshKey, onShow, onReask }: { kb: string; 
       </label>
       {history.status === 'loading' && !history.data && <Loading />}
       {history.status === 'error' && <ErrorView error={history.error} onRetry={reload} compact />}
-      {history.status === 'ready' && entries.length === 0 && <Empty title={search ? t('ask.historyNoMatch') : t('ask.historyEmpty')} hint={search ? undefined : t('ask.historyEmptyHint')} testId="history-empty" />}
+      {history.status === 'ready' && entries.length === 0 && (
+        <Empty
+          title={search ? t('ask.historyNoMatch') : t('ask.historyEmpty')}
+          hint={search ? undefined : t('ask.historyEmptyHint')}
+          testId="history-empty"
+        />
+      )}
       <ul className="history-list" data-testid="history-list">
         {entries.map((entry) => (
           <li key={entry.id} data-testid="history-item">
@@ -57,7 +90,13 @@ export function HistoryPanel({ kb, refreshKey, onShow, onReask }: { kb: string; 
               {' '}
               {formatDate(entry.askedAt)} · {entry.answer.strategy}
             </span>
-            <button type="button" className="small-button" onClick={() => onReask(entry)} aria-label={t('ask.reaskLabel', { question: entry.answer.question })} data-testid="history-reask">
+            <button
+              type="button"
+              className="small-button"
+              onClick={() => onReask(entry)}
+              aria-label={t('ask.reaskLabel', { question: entry.answer.question })}
+              data-testid="history-reask"
+            >
               {t('ask.reask')}
             </button>
           </li>

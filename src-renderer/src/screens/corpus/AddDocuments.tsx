@@ -8,7 +8,14 @@ import { useApp } from '../../store/app.js';
 
 /** One absolute path per line (files or folders); the engine walks folders. */
 export function parsePaths(text: string): string[] {
-  return [...new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/^["']|["']$/g, '')).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/\r?\n/)
+        .map((line) => line.trim().replace(/^["']|["']$/g, ''))
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void }) {
@@ -21,12 +28,15 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
     const res = await api().call('docs:add', { kb, paths });
     setResult(res);
     setText('');
-    announce(t('corpus.addedSummary', { added: res.added.length, unchanged: res.unchanged, errors: res.errors.length }));
+    announce(
+      t('corpus.addedSummary', { added: res.added.length, unchanged: res.unchanged, errors: res.errors.length }),
+    );
     void useApp.getState().refreshKbs();
     onAdded();
   });
   const [dropNote, setDropNote] = useState('');
-  const append = (more: readonly string[]) => setText((current) => [...new Set([...parsePaths(current), ...more])].join('\n'));
+  const append = (more: readonly string[]) =>
+    setText((current) => [...new Set([...parsePaths(current), ...more])].join('\n'));
   // Dropped files give their paths only in the desktop window (preload's webUtils); a browser hides them.
   const drop = (e: DragEvent) => {
     e.preventDefault();
@@ -48,18 +58,42 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
     if (paths.length) void add.run();
   };
   return (
-    <form className="form panel" onSubmit={submit} onDragOver={(e) => e.preventDefault()} onDrop={drop} aria-labelledby="add-docs-heading">
+    <form
+      className="form panel"
+      onSubmit={submit}
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={drop}
+      aria-labelledby="add-docs-heading"
+    >
       <h3 id="add-docs-heading">{t('corpus.addDocuments')}</h3>
       <label>
         <span>{t('corpus.pathsLabel')}</span>
-        <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={t('corpus.pathsPlaceholder')} aria-describedby="add-docs-hint" spellCheck={false} data-testid="docs-add-paths" />
+        <textarea
+          rows={3}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder={t('corpus.pathsPlaceholder')}
+          aria-describedby="add-docs-hint"
+          spellCheck={false}
+          data-testid="docs-add-paths"
+        />
       </label>
       {dialogs && (
         <div className="row wrap">
-          <button type="button" onClick={() => void choose.run('files')} disabled={choose.pending} data-testid="docs-add-choose-files">
+          <button
+            type="button"
+            onClick={() => void choose.run('files')}
+            disabled={choose.pending}
+            data-testid="docs-add-choose-files"
+          >
             {t('corpus.chooseFiles')}
           </button>
-          <button type="button" onClick={() => void choose.run('folder')} disabled={choose.pending} data-testid="docs-add-choose-folder">
+          <button
+            type="button"
+            onClick={() => void choose.run('folder')}
+            disabled={choose.pending}
+            data-testid="docs-add-choose-folder"
+          >
             {t('corpus.chooseFolder')}
           </button>
         </div>
@@ -68,18 +102,43 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
       <p id="add-docs-hint" className="muted small" data-testid="docs-add-hint">
         {t('corpus.pathsHint')} {dialogs ? t('corpus.dropHint') : t('corpus.pickersNeedDesktop')}
       </p>
-      {dropNote && <p className="muted small" role="status">{dropNote}</p>}
+      {dropNote && (
+        <p className="muted small" role="status">
+          {dropNote}
+        </p>
+      )}
       <button type="submit" disabled={!paths.length || add.pending} data-testid="docs-add-submit">
         {add.pending ? t('common.working') : t('corpus.addCount', { count: paths.length })}
       </button>
       {add.error && <ErrorView error={add.error} compact />}
       {result && (
-        <div className="result" data-testid="docs-add-result" data-added={result.added.length} data-unchanged={result.unchanged} data-errors={result.errors.length}>
-          <p>{t('corpus.addedSummary', { added: formatNumber(result.added.length), unchanged: formatNumber(result.unchanged), errors: formatNumber(result.errors.length) })}</p>
+        <div
+          className="result"
+          data-testid="docs-add-result"
+          data-added={result.added.length}
+          data-unchanged={result.unchanged}
+          data-errors={result.errors.length}
+        >
+          <p>
+            {t('corpus.addedSummary', {
+              added: formatNumber(result.added.length),
+              unchanged: formatNumber(result.unchanged),
+              errors: formatNumber(result.errors.length),
+            })}
+          </p>
           {result.estimate && (
             <p className="muted small" data-testid="docs-add-estimate">
-              {t('corpus.indexEstimate', { duration: formatSeconds(result.estimate.rounded.hours * 3600 + result.estimate.rounded.minutes * 60 + result.estimate.rounded.seconds), gpu: result.estimate.gpu, model: result.estimate.model })}
-              {result.estimate.uncounted > 0 && ` ${t('corpus.indexEstimateUncounted', { count: result.estimate.uncounted })}`}
+              {t('corpus.indexEstimate', {
+                duration: formatSeconds(
+                  result.estimate.rounded.hours * 3600 +
+                    result.estimate.rounded.minutes * 60 +
+                    result.estimate.rounded.seconds,
+                ),
+                gpu: result.estimate.gpu,
+                model: result.estimate.model,
+              })}
+              {result.estimate.uncounted > 0 &&
+                ` ${t('corpus.indexEstimateUncounted', { count: result.estimate.uncounted })}`}
             </p>
           )}
           {result.errors.length > 0 && (

@@ -41,7 +41,13 @@ export function CorpusScreen() {
             <IndexPanel kb={kb} refreshKey={refreshKey} />
           </div>
           <div className={open ? 'table-and-detail' : ''}>
-            <DocumentTable key={kb} kb={kb} selectedId={open?.id ?? null} refreshKey={refreshKey} onOpen={(row) => setOpen({ id: row.id, title: row.title })} />
+            <DocumentTable
+              key={kb}
+              kb={kb}
+              selectedId={open?.id ?? null}
+              refreshKey={refreshKey}
+              onOpen={(row) => setOpen({ id: row.id, title: row.title })}
+            />
             {open && (
               <DocumentDetail
                 key={open.id}

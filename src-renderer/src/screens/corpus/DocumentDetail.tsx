@@ -11,7 +11,17 @@ import { TableScroll } from '../../components/TableScroll.js';
 const CHUNKS_SHOWN = 100;
 
 /** One document: metadata, its error, chunks (text, summary, English text) and extracted triples. */
-export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id: number; onClose: () => void; onRemoved: () => void }) {
+export function DocumentDetail({
+  kb,
+  id,
+  onClose,
+  onRemoved,
+}: {
+  kb: string;
+  id: number;
+  onClose: () => void;
+  onRemoved: () => void;
+}) {
   const { t } = useTranslation();
   const detail = useApi('docs:get', { kb, id });
   const [confirming, setConfirming] = useState(false);
@@ -34,7 +44,13 @@ export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id:
     <section className="panel doc-detail" aria-labelledby="doc-detail-title" data-testid="doc-detail" data-doc-id={id}>
       <header className="row between">
         <h3 id="doc-detail-title">{detail.data?.document.title ?? t('corpus.document')}</h3>
-        <button type="button" className="ghost" onClick={onClose} aria-label={t('common.close')} data-testid="doc-detail-close">
+        <button
+          type="button"
+          className="ghost"
+          onClick={onClose}
+          aria-label={t('common.close')}
+          data-testid="doc-detail-close"
+        >
           ×
         </button>
       </header>
@@ -60,7 +76,12 @@ export function DocumentDetail({ kb, id, onClose, onRemoved }: { kb: string; id:
             </p>
           )}
           <div className="row">
-            <button type="button" onClick={() => void reindex.run()} disabled={reindex.pending} data-testid="doc-reindex">
+            <button
+              type="button"
+              onClick={() => void reindex.run()}
+              disabled={reindex.pending}
+              data-testid="doc-reindex"
+            >
               {t('corpus.reindexDocument')}
             </button>
             <button type="button" className="danger" onClick={() => setConfirming(true)} data-testid="doc-remove">

@@ -23,7 +23,17 @@ const COLUMNS: { key: DocSort; label: string; className: string }[] = [
  * Virtualised document table: fixed-height rows, only the visible window is in the DOM and only
  * its pages are fetched. Sortable headers (aria-sort), a filter box, a row button opens details.
  */
-export function DocumentTable({ kb, selectedId, onOpen, refreshKey }: { kb: string; selectedId: number | null; onOpen: (row: DocumentRow) => void; refreshKey: number }) {
+export function DocumentTable({
+  kb,
+  selectedId,
+  onOpen,
+  refreshKey,
+}: {
+  kb: string;
+  selectedId: number | null;
+  onOpen: (row: DocumentRow) => void;
+  refreshKey: number;
+}) {
   const { t } = useTranslation();
   const [sort, setSort] = useState<DocSort>('addedAt');
   const [descending, setDescending] = useState(true);
@@ -89,22 +99,40 @@ export function DocumentTable({ kb, selectedId, onOpen, refreshKey }: { kb: stri
         {row ? (
           <>
             <div role="cell" className="c-title">
-              <button type="button" className="link" onClick={() => onOpen(row)} title={row.path} data-testid="docs-open">
+              <button
+                type="button"
+                className="link"
+                onClick={() => onOpen(row)}
+                title={row.path}
+                data-testid="docs-open"
+              >
                 {row.title || row.path}
               </button>
             </div>
-            <div role="cell" className="c-type">{row.mime}</div>
-            <div role="cell" className="c-lang">{row.language ?? '—'}</div>
-            <div role="cell" className="c-num">{formatBytes(row.size)}</div>
-            <div role="cell" className="c-num">{formatNumber(row.chunkCount)}</div>
-            <div role="cell" className="c-num">{formatNumber(row.tripleCount)}</div>
+            <div role="cell" className="c-type">
+              {row.mime}
+            </div>
+            <div role="cell" className="c-lang">
+              {row.language ?? '—'}
+            </div>
+            <div role="cell" className="c-num">
+              {formatBytes(row.size)}
+            </div>
+            <div role="cell" className="c-num">
+              {formatNumber(row.chunkCount)}
+            </div>
+            <div role="cell" className="c-num">
+              {formatNumber(row.tripleCount)}
+            </div>
             <div role="cell" className="c-status">
               <span className={`badge status-${row.status}`} title={row.error ?? undefined}>
                 {t(`docStatus.${row.status}`)}
               </span>
               {row.error && <span className="visually-hidden">{row.error}</span>}
             </div>
-            <div role="cell" className="c-date">{formatDate(row.addedAt)}</div>
+            <div role="cell" className="c-date">
+              {formatDate(row.addedAt)}
+            </div>
           </>
         ) : (
           <div role="cell" className="c-title muted">
@@ -119,23 +147,55 @@ export function DocumentTable({ kb, selectedId, onOpen, refreshKey }: { kb: stri
     <section className="doc-table-section" aria-labelledby="docs-heading">
       <div className="row between wrap">
         <h3 id="docs-heading">
-          {t('corpus.documents')} {total !== null && <span className="muted" data-testid="docs-total">({formatNumber(total)})</span>}
+          {t('corpus.documents')}{' '}
+          {total !== null && (
+            <span className="muted" data-testid="docs-total">
+              ({formatNumber(total)})
+            </span>
+          )}
         </h3>
         <label className="inline">
           <span>{t('corpus.filter')}</span>
-          <input type="search" value={filterInput} onChange={(e) => setFilterInput(e.target.value)} placeholder={t('corpus.filterPlaceholder')} data-testid="docs-filter" />
+          <input
+            type="search"
+            value={filterInput}
+            onChange={(e) => setFilterInput(e.target.value)}
+            placeholder={t('corpus.filterPlaceholder')}
+            data-testid="docs-filter"
+          />
         </label>
       </div>
       {error && <ErrorView error={error} onRetry={refresh} compact />}
       {total === null && !error && <Loading />}
-      {total === 0 && (filter ? <Empty title={t('corpus.noMatch')} hint={t('corpus.noMatchHint')} /> : <Empty title={t('corpus.noDocuments')} hint={t('corpus.noDocumentsHint')} testId="docs-empty" />)}
+      {total === 0 &&
+        (filter ? (
+          <Empty title={t('corpus.noMatch')} hint={t('corpus.noMatchHint')} />
+        ) : (
+          <Empty title={t('corpus.noDocuments')} hint={t('corpus.noDocumentsHint')} testId="docs-empty" />
+        ))}
       {total !== null && total > 0 && (
-        <div role="table" className="doc-table" aria-label={t('corpus.documents')} aria-rowcount={total + 1} data-testid="docs-table">
+        <div
+          role="table"
+          className="doc-table"
+          aria-label={t('corpus.documents')}
+          aria-rowcount={total + 1}
+          data-testid="docs-table"
+        >
           <div role="rowgroup">
             <div role="row" aria-rowindex={1} className="doc-row head">
               {COLUMNS.map((c) => (
-                <div key={c.key} role="columnheader" className={c.className} aria-sort={c.key === sort ? (descending ? 'descending' : 'ascending') : 'none'}>
-                  <button type="button" className="sort" onClick={() => onSort(c.key)} data-testid={`docs-sort-${c.key}`}>
+                <div
+                  key={c.key}
+                  role="columnheader"
+                  className={c.className}
+                  aria-sort={c.key === sort ? (descending ? 'descending' : 'ascending') : 'none'}
+                >
+                  <button
+                    type="button"
+                    className="sort"
+                    onClick={() => onSort(c.key)}
+                    data-testid={`docs-sort-${c.key}`}
+                  >
                     {t(c.label)}
                     <span aria-hidden="true">{c.key === sort ? (descending ? ' ▼' : ' ▲') : ''}</span>
                   </button>

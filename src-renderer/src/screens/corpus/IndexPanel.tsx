@@ -32,7 +32,13 @@ export function IndexPanel({ kb, refreshKey }: { kb: string; refreshKey: number 
       <h3 id="index-heading">{t('corpus.indexing')}</h3>
       <div className="row wrap">
         {!running && !paused && (
-          <button type="button" className="primary" onClick={() => void start.run()} disabled={start.pending} data-testid="index-start">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => void start.run()}
+            disabled={start.pending}
+            data-testid="index-start"
+          >
             {t('corpus.indexStart')}
           </button>
         )}
@@ -42,12 +48,24 @@ export function IndexPanel({ kb, refreshKey }: { kb: string; refreshKey: number 
           </button>
         )}
         {paused && (
-          <button type="button" className="primary" onClick={() => void start.run()} disabled={start.pending} data-testid="index-resume">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => void start.run()}
+            disabled={start.pending}
+            data-testid="index-resume"
+          >
             {t('corpus.indexResume')}
           </button>
         )}
         {(running || paused) && (
-          <button type="button" className="danger" onClick={() => void cancel.run()} disabled={cancel.pending} data-testid="index-cancel">
+          <button
+            type="button"
+            className="danger"
+            onClick={() => void cancel.run()}
+            disabled={cancel.pending}
+            data-testid="index-cancel"
+          >
             {t('corpus.indexCancel')}
           </button>
         )}

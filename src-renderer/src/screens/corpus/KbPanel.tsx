@@ -25,7 +25,11 @@ export function CreateKbForm({ onCreated }: { onCreated?: (kb: KbSummary) => voi
   const problem = useNameProblem(name);
   const { refreshKbs, setKb, announce } = useApp.getState();
   const create = useAction(async () => {
-    const kb = await api().call('kb:create', { name, ...(description ? { description } : {}), ...(baseIri ? { baseIri } : {}) });
+    const kb = await api().call('kb:create', {
+      name,
+      ...(description ? { description } : {}),
+      ...(baseIri ? { baseIri } : {}),
+    });
     await refreshKbs();
     setKb(kb.name);
     announce(t('corpus.kbCreated', { name: kb.name }));
@@ -43,18 +47,36 @@ export function CreateKbForm({ onCreated }: { onCreated?: (kb: KbSummary) => voi
       <h3 id="kb-create-heading">{t('corpus.createKb')}</h3>
       <label>
         <span>{t('corpus.kbName')}</span>
-        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} aria-invalid={problem ? true : undefined} aria-describedby="kb-name-rule" data-testid="kb-create-name" />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={64}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby="kb-name-rule"
+          data-testid="kb-create-name"
+        />
       </label>
       <p id="kb-name-rule" className={problem ? 'error-text small' : 'muted small'}>
         {problem ?? t('corpus.kbNameRule')}
       </p>
       <label>
         <span>{t('corpus.kbDescription')}</span>
-        <input value={description} onChange={(e) => setDescription(e.target.value)} data-testid="kb-create-description" />
+        <input
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          data-testid="kb-create-description"
+        />
       </label>
       <label>
         <span>{t('corpus.kbBaseIri')}</span>
-        <input type="url" value={baseIri} onChange={(e) => setBaseIri(e.target.value)} placeholder="https://example.org/kb/" data-testid="kb-create-baseiri" />
+        <input
+          type="url"
+          value={baseIri}
+          onChange={(e) => setBaseIri(e.target.value)}
+          placeholder="https://example.org/kb/"
+          data-testid="kb-create-baseiri"
+        />
       </label>
       <button type="submit" disabled={!name || !!problem || create.pending} data-testid="kb-create-submit">
         {create.pending ? t('common.working') : t('corpus.create')}
@@ -97,7 +119,11 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
     announce(t('corpus.kbDeleted', { name: kb.name }));
   });
   return (
-    <li className={current ? 'kb-item current' : 'kb-item'} data-testid={`kb-row-${kb.name}`} aria-current={current ? 'true' : undefined}>
+    <li
+      className={current ? 'kb-item current' : 'kb-item'}
+      data-testid={`kb-row-${kb.name}`}
+      aria-current={current ? 'true' : undefined}
+    >
       {renaming ? (
         <form
           className="row wrap"
@@ -108,7 +134,13 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
         >
           <label className="inline">
             <span>{t('corpus.newName')}</span>
-            <input value={newName} onChange={(e) => setNewName(e.target.value)} autoFocus aria-invalid={problem ? true : undefined} data-testid="kb-rename-input" />
+            <input
+              value={newName}
+              onChange={(e) => setNewName(e.target.value)}
+              autoFocus
+              aria-invalid={problem ? true : undefined}
+              data-testid="kb-rename-input"
+            />
           </label>
           <button type="submit" disabled={!!problem || rename.pending} data-testid="kb-rename-submit">
             {t('corpus.rename')}
@@ -125,11 +157,17 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
             {current && <span className="badge">{t('corpus.current')}</span>}
             {kb.description && <p className="muted">{kb.description}</p>}
             <p className="small muted">
-              {t('corpus.kbCounts', { documents: formatNumber(kb.documentCount), entities: formatNumber(kb.entityCount), triples: formatNumber(kb.tripleCount) })}
+              {t('corpus.kbCounts', {
+                documents: formatNumber(kb.documentCount),
+                entities: formatNumber(kb.entityCount),
+                triples: formatNumber(kb.tripleCount),
+              })}
             </p>
             {unembedded && (
               <p className="small warning-text" role="status" data-testid={`kb-vectors-missing-${kb.name}`}>
-                {t(kb.embedder ? 'corpus.originalVectorsMissing' : 'corpus.vectorsMissing', { count: kb.missingVectors })}
+                {t(kb.embedder ? 'corpus.originalVectorsMissing' : 'corpus.vectorsMissing', {
+                  count: kb.missingVectors,
+                })}
               </p>
             )}
           </div>
@@ -142,10 +180,21 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
             <button type="button" onClick={() => setRenaming(true)} data-testid={`kb-rename-${kb.name}`}>
               {t('corpus.rename')}
             </button>
-            <button type="button" onClick={() => void reembed.run()} disabled={reembed.pending} title={t('corpus.reembedHint')} data-testid={`kb-reembed-${kb.name}`}>
+            <button
+              type="button"
+              onClick={() => void reembed.run()}
+              disabled={reembed.pending}
+              title={t('corpus.reembedHint')}
+              data-testid={`kb-reembed-${kb.name}`}
+            >
               {unembedded ? t('corpus.embed') : t('corpus.reembed')}
             </button>
-            <button type="button" className="danger" onClick={() => setDeleting(true)} data-testid={`kb-delete-${kb.name}`}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => setDeleting(true)}
+              data-testid={`kb-delete-${kb.name}`}
+            >
               {t('common.delete')}
             </button>
           </div>
@@ -158,7 +207,13 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
           title={t('corpus.deleteKb', { name: kb.name })}
           message={
             <>
-              <p>{t('corpus.deleteKbLoss', { documents: formatNumber(kb.documentCount), entities: formatNumber(kb.entityCount), triples: formatNumber(kb.tripleCount) })}</p>
+              <p>
+                {t('corpus.deleteKbLoss', {
+                  documents: formatNumber(kb.documentCount),
+                  entities: formatNumber(kb.entityCount),
+                  triples: formatNumber(kb.tripleCount),
+                })}
+              </p>
               <p>{t('corpus.deleteKbKeeps')}</p>
               {remove.error && <ErrorView error={remove.error} compact />}
             </>
@@ -185,7 +240,9 @@ export function KbPanel() {
       <h2 id="kb-heading">{t('corpus.knowledgeBases')}</h2>
       {status === 'loading' && <Loading />}
       {error && <ErrorView error={error} onRetry={() => void useApp.getState().refreshKbs()} />}
-      {status === 'ready' && kbs.length === 0 && <Empty title={t('corpus.noKb')} hint={t('corpus.noKbHint')} testId="kb-empty" />}
+      {status === 'ready' && kbs.length === 0 && (
+        <Empty title={t('corpus.noKb')} hint={t('corpus.noKbHint')} testId="kb-empty" />
+      )}
       {kbs.length > 0 && (
         <ul className="kb-list" data-testid="kb-list">
           {kbs.map((kb) => (

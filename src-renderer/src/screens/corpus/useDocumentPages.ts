@@ -76,6 +76,7 @@ export function useDocumentPages(kb: string, sort: DocSort, descending: boolean,
     ensure(0, PAGE_SIZE);
   }, [query, ensure]);
 
-  const rowAt = (i: number): DocumentRow | undefined => pages.current.get(Math.floor(i / PAGE_SIZE))?.rows[i % PAGE_SIZE];
+  const rowAt = (i: number): DocumentRow | undefined =>
+    pages.current.get(Math.floor(i / PAGE_SIZE))?.rows[i % PAGE_SIZE];
   return { total, error, rowAt, ensure, refresh };
 }

@@ -103,7 +103,14 @@ export function EvaluateScreen() {
         <p className="muted small">{t('evaluate.hint')}</p>
         <label>
           <span>{t('evaluate.dataset')}</span>
-          <input value={datasetPath} onChange={(e) => setDatasetPath(e.target.value)} spellCheck={false} required placeholder="/data/hotpot_dev_distractor_v1.json" data-testid="eval-dataset" />
+          <input
+            value={datasetPath}
+            onChange={(e) => setDatasetPath(e.target.value)}
+            spellCheck={false}
+            required
+            placeholder="/data/hotpot_dev_distractor_v1.json"
+            data-testid="eval-dataset"
+          />
         </label>
         <label>
           <span>{t('evaluate.format')}</span>
@@ -122,7 +129,9 @@ export function EvaluateScreen() {
               <input
                 type="checkbox"
                 checked={strategies.includes(s)}
-                onChange={(e) => setStrategies((list) => (e.target.checked ? [...list, s] : list.filter((x) => x !== s)))}
+                onChange={(e) =>
+                  setStrategies((list) => (e.target.checked ? [...list, s] : list.filter((x) => x !== s)))
+                }
                 data-testid={`eval-strategy-${s}`}
               />
               <span>{t(`strategies.${s}`)}</span>
@@ -132,11 +141,24 @@ export function EvaluateScreen() {
         <div className="row wrap">
           <label className="inline">
             <span>{t('evaluate.languages')}</span>
-            <input value={languages} onChange={(e) => setLanguages(e.target.value)} aria-invalid={langsOk ? undefined : true} aria-describedby="eval-lang-hint" data-testid="eval-languages" />
+            <input
+              value={languages}
+              onChange={(e) => setLanguages(e.target.value)}
+              aria-invalid={langsOk ? undefined : true}
+              aria-describedby="eval-lang-hint"
+              data-testid="eval-languages"
+            />
           </label>
           <label className="inline">
             <span>{t('evaluate.limit')}</span>
-            <input type="number" min={1} max={100000} value={limit} onChange={(e) => setLimit(Math.max(1, Number(e.target.value) || 1))} data-testid="eval-limit" />
+            <input
+              type="number"
+              min={1}
+              max={100000}
+              value={limit}
+              onChange={(e) => setLimit(Math.max(1, Number(e.target.value) || 1))}
+              data-testid="eval-limit"
+            />
           </label>
         </div>
         <p id="eval-lang-hint" className={langsOk ? 'muted small' : 'error-text small'}>
@@ -144,33 +166,71 @@ export function EvaluateScreen() {
         </p>
         <label>
           <span>{t('evaluate.judgeModel')}</span>
-          <input value={judgeModel} onChange={(e) => setJudgeModel(e.target.value)} spellCheck={false} placeholder="/models/judge.gguf" data-testid="eval-judge-model" />
+          <input
+            value={judgeModel}
+            onChange={(e) => setJudgeModel(e.target.value)}
+            spellCheck={false}
+            placeholder="/models/judge.gguf"
+            data-testid="eval-judge-model"
+          />
         </label>
         <label>
           <span>{t('evaluate.similarityModel')}</span>
-          <input value={similarityModel} onChange={(e) => setSimilarityModel(e.target.value)} spellCheck={false} placeholder="/models/all-MiniLM-L6-v2" data-testid="eval-similarity-model" />
+          <input
+            value={similarityModel}
+            onChange={(e) => setSimilarityModel(e.target.value)}
+            spellCheck={false}
+            placeholder="/models/all-MiniLM-L6-v2"
+            data-testid="eval-similarity-model"
+          />
         </label>
         <label>
           <span>{t('evaluate.outDir')}</span>
-          <input value={outDir} onChange={(e) => setOutDir(e.target.value)} spellCheck={false} required placeholder="/home/me/polyhop-eval" data-testid="eval-outdir" />
+          <input
+            value={outDir}
+            onChange={(e) => setOutDir(e.target.value)}
+            spellCheck={false}
+            required
+            placeholder="/home/me/polyhop-eval"
+            data-testid="eval-outdir"
+          />
         </label>
         <div className="row">
-          <button type="submit" className="primary" disabled={!valid || run.pending || job?.status === 'running'} data-testid="eval-run">
+          <button
+            type="submit"
+            className="primary"
+            disabled={!valid || run.pending || job?.status === 'running'}
+            data-testid="eval-run"
+          >
             {t('evaluate.start')}
           </button>
           {job?.status === 'running' && (
-            <button type="button" className="danger" onClick={() => void api().call('jobs:cancel', { jobId: job.jobId })} data-testid="eval-cancel">
+            <button
+              type="button"
+              className="danger"
+              onClick={() => void api().call('jobs:cancel', { jobId: job.jobId })}
+              data-testid="eval-cancel"
+            >
               {t('common.cancel')}
             </button>
           )}
-          <button type="button" onClick={() => void loadReport.run()} disabled={!outDir.trim() || loadReport.pending} data-testid="eval-load-report">
+          <button
+            type="button"
+            onClick={() => void loadReport.run()}
+            disabled={!outDir.trim() || loadReport.pending}
+            data-testid="eval-load-report"
+          >
             {t('evaluate.loadReport')}
           </button>
         </div>
         {(run.error ?? loadReport.error) && <ErrorView error={(run.error ?? loadReport.error)!} compact />}
       </form>
       {job && <JobPanel job={job} />}
-      {report ? <Report report={report} /> : !job && <Empty title={t('evaluate.empty')} hint={t('evaluate.emptyHint')} testId="eval-empty" />}
+      {report ? (
+        <Report report={report} />
+      ) : (
+        !job && <Empty title={t('evaluate.empty')} hint={t('evaluate.emptyHint')} testId="eval-empty" />
+      )}
     </div>
   );
 }

@@ -11,7 +11,17 @@ import { drawnEdges } from './graphShape.js';
 
 const SigmaGraph = lazy(() => import('./SigmaGraph.js'));
 
-function TripleTable({ triples, direction, onEntity, testId }: { triples: TripleView[]; direction: 'in' | 'out'; onEntity: (id: number) => void; testId: string }) {
+function TripleTable({
+  triples,
+  direction,
+  onEntity,
+  testId,
+}: {
+  triples: TripleView[];
+  direction: 'in' | 'out';
+  onEntity: (id: number) => void;
+  testId: string;
+}) {
   const { t } = useTranslation();
   if (triples.length === 0) return <p className="muted">{t('graph.noTriples')}</p>;
   return (
@@ -26,7 +36,8 @@ function TripleTable({ triples, direction, onEntity, testId }: { triples: Triple
         </thead>
         <tbody>
           {triples.map((tr) => {
-            const other = direction === 'out' ? { id: tr.targetId, name: tr.target } : { id: tr.sourceId, name: tr.source };
+            const other =
+              direction === 'out' ? { id: tr.targetId, name: tr.target } : { id: tr.sourceId, name: tr.source };
             const link = (
               <button type="button" className="link" onClick={() => onEntity(other.id)}>
                 {other.name}
@@ -46,7 +57,17 @@ function TripleTable({ triples, direction, onEntity, testId }: { triples: Triple
   );
 }
 
-function Neighbourhood({ kb, id, name, onEntity }: { kb: string; id: number; name: string; onEntity: (id: number) => void }) {
+function Neighbourhood({
+  kb,
+  id,
+  name,
+  onEntity,
+}: {
+  kb: string;
+  id: number;
+  name: string;
+  onEntity: (id: number) => void;
+}) {
   const { t } = useTranslation();
   const [hops, setHops] = useState(1);
   const [unavailable, setUnavailable] = useState<string | null>(null);
@@ -73,15 +94,26 @@ function Neighbourhood({ kb, id, name, onEntity }: { kb: string; id: number; nam
       {view.status === 'ready' && view.data && (
         <>
           <p className="muted small" data-testid="graph-counts">
-            {t('graph.counts', { nodes: formatNumber(view.data.nodes.length), edges: formatNumber(view.data.edges.length) })}
+            {t('graph.counts', {
+              nodes: formatNumber(view.data.nodes.length),
+              edges: formatNumber(view.data.edges.length),
+            })}
             {view.data.truncated && ` ${t('graph.truncated')}`}
-            {edges.length < view.data.edges.length && ` ${t('graph.treeEdges', { drawn: formatNumber(edges.length), edges: formatNumber(view.data.edges.length) })}`}
+            {edges.length < view.data.edges.length &&
+              ` ${t('graph.treeEdges', { drawn: formatNumber(edges.length), edges: formatNumber(view.data.edges.length) })}`}
           </p>
           {unavailable ? (
             <p className="muted">{t('graph.noWebgl', { reason: unavailable })}</p>
           ) : (
             <Suspense fallback={<Loading />}>
-              <SigmaGraph view={view.data} edges={edges} centerId={id} onSelect={onEntity} label={t('graph.canvasLabel', { name, nodes: view.data.nodes.length })} onUnavailable={onUnavailable} />
+              <SigmaGraph
+                view={view.data}
+                edges={edges}
+                centerId={id}
+                onSelect={onEntity}
+                label={t('graph.canvasLabel', { name, nodes: view.data.nodes.length })}
+                onUnavailable={onUnavailable}
+              />
             </Suspense>
           )}
           <details>
@@ -89,7 +121,12 @@ function Neighbourhood({ kb, id, name, onEntity }: { kb: string; id: number; nam
             <ul className="node-list">
               {view.data.nodes.slice(0, 500).map((n) => (
                 <li key={n.id}>
-                  <button type="button" className="link" onClick={() => onEntity(n.id)} data-testid={`graph-node-${n.id}`}>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => onEntity(n.id)}
+                    data-testid={`graph-node-${n.id}`}
+                  >
                     {n.name}
                   </button>{' '}
                   <span className="muted small">
@@ -111,14 +148,20 @@ function EntityCardView({ kb, id, onEntity }: { kb: string; id: number; onEntity
   const [citation, setCitation] = useState<Citation | null>(null);
   const loadedName = card.data?.id === id ? card.data.name : null;
   useEffect(() => {
-    if (loadedName !== null && useApp.getState().openEntity?.name !== loadedName) useApp.getState().setOpenEntity({ id, name: loadedName });
+    if (loadedName !== null && useApp.getState().openEntity?.name !== loadedName)
+      useApp.getState().setOpenEntity({ id, name: loadedName });
   }, [id, loadedName]);
   if (card.status === 'error') return <ErrorView error={card.error} onRetry={card.reload} />;
   if (!card.data || card.data.id !== id) return <Loading />;
   const e = card.data;
   return (
     <>
-      <article className="panel entity-card" data-testid="entity-card" data-entity-id={e.id} aria-labelledby="entity-name">
+      <article
+        className="panel entity-card"
+        data-testid="entity-card"
+        data-entity-id={e.id}
+        aria-labelledby="entity-name"
+      >
         <h3 id="entity-name" data-testid="entity-name">
           {e.name} <span className="badge">{e.type}</span>
         </h3>
@@ -142,7 +185,16 @@ function EntityCardView({ kb, id, onEntity }: { kb: string; id: number; onEntity
                 <button
                   type="button"
                   className="citation"
-                  onClick={() => setCitation({ documentId: c.documentId, documentTitle: c.documentTitle, chunkId: c.chunkId, page: c.page, startOffset: 0, endOffset: 0 })}
+                  onClick={() =>
+                    setCitation({
+                      documentId: c.documentId,
+                      documentTitle: c.documentTitle,
+                      chunkId: c.chunkId,
+                      page: c.page,
+                      startOffset: 0,
+                      endOffset: 0,
+                    })
+                  }
                   data-testid="entity-source"
                 >
                   {c.documentTitle}
@@ -168,7 +220,10 @@ export function EntityExplorer({ kb }: { kb: string }) {
   const [submitted, setSubmitted] = useState<{ query: string; type: string } | null>(null);
   const open = useApp((s) => s.openEntity);
   const setOpen = useApp((s) => s.setOpenEntity);
-  const results = useApi('graph:search', submitted ? { kb, query: submitted.query, limit: 50, ...(submitted.type ? { type: submitted.type } : {}) } : null);
+  const results = useApi(
+    'graph:search',
+    submitted ? { kb, query: submitted.query, limit: 50, ...(submitted.type ? { type: submitted.type } : {}) } : null,
+  );
   const types = [...new Set((results.data ?? []).map((r) => r.type))].sort();
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -183,11 +238,23 @@ export function EntityExplorer({ kb }: { kb: string }) {
         <form className="form" onSubmit={submit} role="search">
           <label>
             <span>{t('graph.searchLabel')}</span>
-            <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder={t('graph.searchPlaceholder')} data-testid="graph-search-input" />
+            <input
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder={t('graph.searchPlaceholder')}
+              data-testid="graph-search-input"
+            />
           </label>
           <label>
             <span>{t('graph.typeFilter')}</span>
-            <input value={type} onChange={(e) => setType(e.target.value)} list="entity-types" placeholder={t('graph.anyType')} data-testid="graph-type-filter" />
+            <input
+              value={type}
+              onChange={(e) => setType(e.target.value)}
+              list="entity-types"
+              placeholder={t('graph.anyType')}
+              data-testid="graph-type-filter"
+            />
             <datalist id="entity-types">
               {types.map((ty) => (
                 <option key={ty} value={ty} />
@@ -201,12 +268,20 @@ export function EntityExplorer({ kb }: { kb: string }) {
         {!submitted && <Empty title={t('graph.searchEmpty')} hint={t('graph.searchEmptyHint')} />}
         {results.status === 'loading' && <Loading />}
         {results.status === 'error' && <ErrorView error={results.error} onRetry={results.reload} compact />}
-        {results.status === 'ready' && results.data.length === 0 && <Empty title={t('graph.noResults')} hint={t('graph.noResultsHint')} testId="graph-no-results" />}
+        {results.status === 'ready' && results.data.length === 0 && (
+          <Empty title={t('graph.noResults')} hint={t('graph.noResultsHint')} testId="graph-no-results" />
+        )}
         {results.data && results.data.length > 0 && (
           <ul className="entity-results" data-testid="graph-results">
             {results.data.map((r) => (
               <li key={r.id} className={open?.id === r.id ? 'selected' : undefined}>
-                <button type="button" className="link" onClick={() => openId(r.id)} data-testid={`graph-result-${r.id}`} data-name={r.name}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => openId(r.id)}
+                  data-testid={`graph-result-${r.id}`}
+                  data-name={r.name}
+                >
                   {r.name}
                 </button>{' '}
                 <span className="badge">{r.type}</span>
@@ -216,7 +291,13 @@ export function EntityExplorer({ kb }: { kb: string }) {
           </ul>
         )}
       </section>
-      <div className="stack">{open ? <EntityCardView key={open.id} kb={kb} id={open.id} onEntity={(id) => setOpen({ id, name: String(id) })} /> : <Empty title={t('graph.noEntity')} hint={t('graph.noEntityHint')} />}</div>
+      <div className="stack">
+        {open ? (
+          <EntityCardView key={open.id} kb={kb} id={open.id} onEntity={(id) => setOpen({ id, name: String(id) })} />
+        ) : (
+          <Empty title={t('graph.noEntity')} hint={t('graph.noEntityHint')} />
+        )}
+      </div>
     </div>
   );
 }

@@ -19,7 +19,13 @@ export function GraphScreen({ kb }: { kb: string }) {
       <h2>{t('graph.title', { kb })}</h2>
       <nav className="subnav" aria-label={t('graph.views')}>
         {VIEWS.map((v) => (
-          <button key={v} type="button" aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)} data-testid={`graph-view-${v}`}>
+          <button
+            key={v}
+            type="button"
+            aria-current={v === view ? 'page' : undefined}
+            onClick={() => setView(v)}
+            data-testid={`graph-view-${v}`}
+          >
             {t(`graph.view.${v}`)}
           </button>
         ))}

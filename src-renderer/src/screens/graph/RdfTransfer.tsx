@@ -11,7 +11,14 @@ const EXTENSIONS: Record<RdfFormat, string> = { turtle: 'ttl', ntriples: 'nt', n
 
 /** A title as a file name the save dialog can propose: no folder separators or control characters. */
 function fileName(title: string): string {
-  return title.replace(/[/\\\p{Cc}]+/gu, ' ').replace(/\.[^.\s]{1,8}$/, '').replace(/^[.\s]+/, '').trim().slice(0, 100) || 'export';
+  return (
+    title
+      .replace(/[/\\\p{Cc}]+/gu, ' ')
+      .replace(/\.[^.\s]{1,8}$/, '')
+      .replace(/^[.\s]+/, '')
+      .trim()
+      .slice(0, 100) || 'export'
+  );
 }
 
 function useJob(jobId: string | null) {
@@ -30,7 +37,15 @@ export function ExportPanel({ kb }: { kb: string }) {
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   const scopeValue: Request<'rdf:export'>['scope'] | null =
-    scope === 'all' || scope === 'original' ? { kind: scope } : scope === 'document' ? (doc ? { kind: 'document', documentId: doc.id } : null) : entity ? { kind: 'entity', entityId: entity.id, hops } : null;
+    scope === 'all' || scope === 'original'
+      ? { kind: scope }
+      : scope === 'document'
+        ? doc
+          ? { kind: 'document', documentId: doc.id }
+          : null
+        : entity
+          ? { kind: 'entity', entityId: entity.id, hops }
+          : null;
   const run = useAction(async () => {
     if (!scopeValue) return;
     const ref = await api().call('rdf:export', { kb, format, scope: scopeValue, outputPath });
@@ -54,19 +69,45 @@ export function ExportPanel({ kb }: { kb: string }) {
       <fieldset>
         <legend>{t('rdf.scope')}</legend>
         <label className="check">
-          <input type="radio" name="export-scope" checked={scope === 'all'} onChange={() => setScope('all')} data-testid="export-scope-all" />
+          <input
+            type="radio"
+            name="export-scope"
+            checked={scope === 'all'}
+            onChange={() => setScope('all')}
+            data-testid="export-scope-all"
+          />
           <span>{t('rdf.scopeAll', { kb })}</span>
         </label>
         <label className="check">
-          <input type="radio" name="export-scope" checked={scope === 'original'} onChange={() => setScope('original')} data-testid="export-scope-original" />
+          <input
+            type="radio"
+            name="export-scope"
+            checked={scope === 'original'}
+            onChange={() => setScope('original')}
+            data-testid="export-scope-original"
+          />
           <span>{t('rdf.scopeOriginal')}</span>
         </label>
         <label className="check">
-          <input type="radio" name="export-scope" checked={scope === 'document'} onChange={() => setScope('document')} disabled={!doc} data-testid="export-scope-document" />
+          <input
+            type="radio"
+            name="export-scope"
+            checked={scope === 'document'}
+            onChange={() => setScope('document')}
+            disabled={!doc}
+            data-testid="export-scope-document"
+          />
           <span>{doc ? t('rdf.scopeDocument', { title: doc.title }) : t('rdf.scopeDocumentNone')}</span>
         </label>
         <label className="check">
-          <input type="radio" name="export-scope" checked={scope === 'entity'} onChange={() => setScope('entity')} disabled={!entity} data-testid="export-scope-entity" />
+          <input
+            type="radio"
+            name="export-scope"
+            checked={scope === 'entity'}
+            onChange={() => setScope('entity')}
+            disabled={!entity}
+            data-testid="export-scope-entity"
+          />
           <span>{entity ? t('rdf.scopeEntity', { name: entity.name }) : t('rdf.scopeEntityNone')}</span>
         </label>
         {scope === 'entity' && (
@@ -92,7 +133,14 @@ export function ExportPanel({ kb }: { kb: string }) {
       </label>
       <label>
         <span>{t('rdf.outputPath')}</span>
-        <input value={outputPath} onChange={(e) => setOutputPath(e.target.value)} placeholder={`/home/me/${kb}.${EXTENSIONS[format]}`} spellCheck={false} required data-testid="export-path" />
+        <input
+          value={outputPath}
+          onChange={(e) => setOutputPath(e.target.value)}
+          placeholder={`/home/me/${kb}.${EXTENSIONS[format]}`}
+          spellCheck={false}
+          required
+          data-testid="export-path"
+        />
       </label>
       {dialogs && (
         <button type="button" onClick={() => void saveAs.run()} disabled={saveAs.pending} data-testid="export-save-as">
@@ -104,7 +152,12 @@ export function ExportPanel({ kb }: { kb: string }) {
         {t('rdf.outputHint')}
         {!dialogs && ` ${t('rdf.saveAsNeedsDesktop')}`}
       </p>
-      <button type="submit" className="primary" disabled={!scopeValue || !outputPath.trim() || run.pending || job?.status === 'running'} data-testid="export-submit">
+      <button
+        type="submit"
+        className="primary"
+        disabled={!scopeValue || !outputPath.trim() || run.pending || job?.status === 'running'}
+        data-testid="export-submit"
+      >
         {t('rdf.exportButton')}
       </button>
       {run.error && <ErrorView error={run.error} compact />}
@@ -134,7 +187,12 @@ export function ImportPanel() {
   const baseOk = baseIri.trim() === '' || baseIriSchema.safeParse(baseIri.trim()).success;
   const run = useAction(async () => {
     const kb = await api().call('kb:create', { name, description: t('rdf.importedFrom', { path: inputPath }) });
-    const ref = await api().call('rdf:import', { kb: kb.name, inputPath, ...(format ? { format } : {}), ...(baseIri.trim() ? { baseIri: baseIri.trim() } : {}) });
+    const ref = await api().call('rdf:import', {
+      kb: kb.name,
+      inputPath,
+      ...(format ? { format } : {}),
+      ...(baseIri.trim() ? { baseIri: baseIri.trim() } : {}),
+    });
     useJobs.getState().track(ref.jobId, 'import', kb.name);
     setJobId(ref.jobId);
     await useApp.getState().refreshKbs();
@@ -148,16 +206,33 @@ export function ImportPanel() {
       <h3 id="import-heading">{t('rdf.import')}</h3>
       <label>
         <span>{t('rdf.newKbName')}</span>
-        <input value={name} onChange={(e) => setName(e.target.value)} aria-invalid={name && !nameOk ? true : undefined} required data-testid="import-kb-name" />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          aria-invalid={name && !nameOk ? true : undefined}
+          required
+          data-testid="import-kb-name"
+        />
       </label>
       {name && !nameOk && <p className="error-text small">{t('corpus.kbNameRule')}</p>}
       <label>
         <span>{t('rdf.inputPath')}</span>
-        <input value={inputPath} onChange={(e) => setInputPath(e.target.value)} placeholder="/home/me/graph.ttl" spellCheck={false} required data-testid="import-path" />
+        <input
+          value={inputPath}
+          onChange={(e) => setInputPath(e.target.value)}
+          placeholder="/home/me/graph.ttl"
+          spellCheck={false}
+          required
+          data-testid="import-path"
+        />
       </label>
       <label>
         <span>{t('rdf.format')}</span>
-        <select value={format} onChange={(e) => setFormat(e.target.value as RdfFormat | '')} data-testid="import-format">
+        <select
+          value={format}
+          onChange={(e) => setFormat(e.target.value as RdfFormat | '')}
+          data-testid="import-format"
+        >
           <option value="">{t('rdf.formatAuto')}</option>
           {RDF_FORMATS.map((f) => (
             <option key={f} value={f}>
@@ -168,10 +243,22 @@ export function ImportPanel() {
       </label>
       <label>
         <span>{t('rdf.baseIri')}</span>
-        <input value={baseIri} onChange={(e) => setBaseIri(e.target.value)} placeholder="https://example.org/graph/" spellCheck={false} aria-invalid={baseOk ? undefined : true} data-testid="import-base" />
+        <input
+          value={baseIri}
+          onChange={(e) => setBaseIri(e.target.value)}
+          placeholder="https://example.org/graph/"
+          spellCheck={false}
+          aria-invalid={baseOk ? undefined : true}
+          data-testid="import-base"
+        />
       </label>
       <p className="muted small">{t('rdf.baseIriHint')}</p>
-      <button type="submit" className="primary" disabled={!nameOk || !baseOk || !inputPath.trim() || run.pending || job?.status === 'running'} data-testid="import-submit">
+      <button
+        type="submit"
+        className="primary"
+        disabled={!nameOk || !baseOk || !inputPath.trim() || run.pending || job?.status === 'running'}
+        data-testid="import-submit"
+      >
         {t('rdf.importButton')}
       </button>
       {run.error && <ErrorView error={run.error} compact />}

@@ -7,7 +7,18 @@ import { EdgeLineProgram, NodePointProgram } from 'sigma/rendering';
 import type { GraphView } from '../../../api/index.js';
 import { concentricPositions, RICH_EDGE_LIMIT } from './graphShape.js';
 
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+];
 
 function colourOf(type: string): string {
   let h = 0;
@@ -34,7 +45,12 @@ function settingsFor(nodes: number, edges: number, style: CSSStyleDeclaration): 
     edgeLabelColor: { color: style.getPropertyValue('--muted').trim() || '#666' },
     defaultEdgeColor: style.getPropertyValue('--border').trim() || '#bbb',
     ...(large
-      ? { defaultNodeType: 'point', nodeProgramClasses: { point: NodePointProgram }, defaultEdgeType: 'thin', edgeProgramClasses: { thin: EdgeLineProgram } }
+      ? {
+          defaultNodeType: 'point',
+          nodeProgramClasses: { point: NodePointProgram },
+          defaultEdgeType: 'thin',
+          edgeProgramClasses: { thin: EdgeLineProgram },
+        }
       : { defaultEdgeType: 'arrow' }),
     hideEdgesOnMove: large,
     hideLabelsOnMove: large,
@@ -52,7 +68,8 @@ function settingsFor(nodes: number, edges: number, style: CSSStyleDeclaration): 
  */
 function limitPicking(renderer: Sigma): () => void {
   const captor = renderer.getMouseCaptor();
-  for (const unused of ['wheel', 'mousedown', 'mouseup', 'rightClick', 'doubleClick'] as const) captor.removeAllListeners(unused);
+  for (const unused of ['wheel', 'mousedown', 'mouseup', 'rightClick', 'doubleClick'] as const)
+    captor.removeAllListeners(unused);
   const lookups = captor.listeners('mousemove');
   captor.removeAllListeners('mousemove');
   let latest: MouseCoords | null = null;
@@ -61,7 +78,8 @@ function limitPicking(renderer: Sigma): () => void {
     frame = 0;
     const coords = latest;
     latest = null;
-    const moving = captor.isMouseDown || captor.isMoving || captor.currentWheelDirection !== 0 || renderer.getCamera().isAnimated();
+    const moving =
+      captor.isMouseDown || captor.isMoving || captor.currentWheelDirection !== 0 || renderer.getCamera().isAnimated();
     if (coords && !moving) for (const lookup of lookups) lookup(coords);
   };
   captor.on('mousemove', (coords) => {
@@ -73,7 +91,21 @@ function limitPicking(renderer: Sigma): () => void {
 
 /** The neighbourhood drawn with sigma (WebGL); clicking a node selects that entity. */
 /** `edges` are those to draw (graphShape's drawnEdges), a subset of `view.edges`. */
-export default function SigmaGraph({ view, edges, centerId, onSelect, label, onUnavailable }: { view: GraphView; edges: GraphView['edges']; centerId: number; onSelect: (id: number) => void; label: string; onUnavailable: (reason: string) => void }) {
+export default function SigmaGraph({
+  view,
+  edges,
+  centerId,
+  onSelect,
+  label,
+  onUnavailable,
+}: {
+  view: GraphView;
+  edges: GraphView['edges'];
+  centerId: number;
+  onSelect: (id: number) => void;
+  label: string;
+  onUnavailable: (reason: string) => void;
+}) {
   const container = useRef<HTMLDivElement>(null);
   const select = useRef(onSelect);
   select.current = onSelect;
@@ -121,5 +153,16 @@ export default function SigmaGraph({ view, edges, centerId, onSelect, label, onU
     };
   }, [view, edges, centerId, onUnavailable]);
 
-  return <div ref={container} className="sigma-container" role="img" aria-label={label} data-testid="graph-canvas" data-ready={drawn !== null} data-nodes={drawn?.nodes} data-edges={drawn?.edges} />;
+  return (
+    <div
+      ref={container}
+      className="sigma-container"
+      role="img"
+      aria-label={label}
+      data-testid="graph-canvas"
+      data-ready={drawn !== null}
+      data-nodes={drawn?.nodes}
+      data-edges={drawn?.edges}
+    />
+  );
 }

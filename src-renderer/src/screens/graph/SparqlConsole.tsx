@@ -13,12 +13,18 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 
 /** Example queries over the MDER ontology (resources/ontology.ttl). */
 const EXAMPLES: { id: string; query: string }[] = [
-  { id: 'entities', query: `${PREFIXES}\nSELECT ?entity ?name WHERE {\n  ?entity a ph:Entity ;\n          ph:hasName ?name .\n}\nLIMIT 50` },
+  {
+    id: 'entities',
+    query: `${PREFIXES}\nSELECT ?entity ?name WHERE {\n  ?entity a ph:Entity ;\n          ph:hasName ?name .\n}\nLIMIT 50`,
+  },
   {
     id: 'triples',
     query: `${PREFIXES}\nSELECT ?source ?relation ?target WHERE {\n  ?t a ph:Triple ;\n     ph:hasSource/ph:hasName ?source ;\n     ph:hasRelationship/ph:hasName ?relation ;\n     ph:hasTarget/ph:hasName ?target .\n}\nLIMIT 50`,
   },
-  { id: 'documents', query: `${PREFIXES}\nSELECT ?document (COUNT(?chunk) AS ?chunks) WHERE {\n  ?document ph:hasChunk ?chunk .\n}\nGROUP BY ?document` },
+  {
+    id: 'documents',
+    query: `${PREFIXES}\nSELECT ?document (COUNT(?chunk) AS ?chunks) WHERE {\n  ?document ph:hasChunk ?chunk .\n}\nGROUP BY ?document`,
+  },
   { id: 'describe', query: `${PREFIXES}\nCONSTRUCT { ?s ?p ?o } WHERE {\n  ?s a ph:Entity ; ?p ?o .\n}\nLIMIT 30` },
 ];
 
@@ -130,23 +136,46 @@ export function SparqlConsole({ kb, storeConfigured = false }: { kb: string; sto
         {storeConfigured && (
           <label className="inline">
             <span>{t('sparql.target')}</span>
-            <select value={target} onChange={(e) => setTarget(e.target.value as 'view' | 'store')} data-testid="sparql-target">
+            <select
+              value={target}
+              onChange={(e) => setTarget(e.target.value as 'view' | 'store')}
+              data-testid="sparql-target"
+            >
               <option value="view">{t('sparql.targetView')}</option>
               <option value="store">{t('sparql.targetStore')}</option>
             </select>
           </label>
         )}
         <label className="check">
-          <input type="checkbox" checked={allowUpdate} onChange={(e) => setAllowUpdate(e.target.checked)} data-testid="sparql-allow-update" />
+          <input
+            type="checkbox"
+            checked={allowUpdate}
+            onChange={(e) => setAllowUpdate(e.target.checked)}
+            data-testid="sparql-allow-update"
+          />
           <span>{t('sparql.allowUpdate')}</span>
         </label>
       </div>
       <label>
         <span>{t('sparql.query')}</span>
-        <textarea className="code" rows={12} value={query} onChange={(e) => setQuery(e.target.value)} onKeyDown={onKeyDown} spellCheck={false} data-testid="sparql-editor" />
+        <textarea
+          className="code"
+          rows={12}
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={onKeyDown}
+          spellCheck={false}
+          data-testid="sparql-editor"
+        />
       </label>
       <div className="row">
-        <button type="button" className="primary" onClick={() => void run.run()} disabled={run.pending || !query.trim()} data-testid="sparql-run">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void run.run()}
+          disabled={run.pending || !query.trim()}
+          data-testid="sparql-run"
+        >
           {run.pending ? t('common.working') : t('sparql.run')}
         </button>
         <span className="muted small">{t('ask.shortcut')}</span>

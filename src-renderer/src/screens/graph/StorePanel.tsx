@@ -52,7 +52,10 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
   useEffect(() => {
     void api()
       .call('store:show', { kb, probe: false })
-      .then((s) => show(s, true), () => undefined);
+      .then(
+        (s) => show(s, true),
+        () => undefined,
+      );
   }, [kb, show]);
   // A finished publish or sync changes the state shown.
   useEffect(() => {
@@ -61,7 +64,8 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
   }, [job?.status]);
 
   const save = useAction(async () => {
-    const auth: Request<'store:set'>['auth'] = authKind === 'none' ? { kind: 'none' } : { kind: authKind, username, ...(password ? { password } : {}) };
+    const auth: Request<'store:set'>['auth'] =
+      authKind === 'none' ? { kind: 'none' } : { kind: authKind, username, ...(password ? { password } : {}) };
     const next = await api().call('store:set', {
       kb,
       queryUrl: queryUrl.trim(),
@@ -100,19 +104,44 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
       <form className="stack" onSubmit={submit}>
         <label>
           <span>{t('store.queryUrl')}</span>
-          <input value={queryUrl} onChange={(e) => setQueryUrl(e.target.value)} placeholder="http://localhost:8890/sparql" spellCheck={false} required data-testid="store-query-url" />
+          <input
+            value={queryUrl}
+            onChange={(e) => setQueryUrl(e.target.value)}
+            placeholder="http://localhost:8890/sparql"
+            spellCheck={false}
+            required
+            data-testid="store-query-url"
+          />
         </label>
         <label>
           <span>{t('store.updateUrl')}</span>
-          <input value={updateUrl} onChange={(e) => setUpdateUrl(e.target.value)} placeholder={t('store.sameAsQuery')} spellCheck={false} data-testid="store-update-url" />
+          <input
+            value={updateUrl}
+            onChange={(e) => setUpdateUrl(e.target.value)}
+            placeholder={t('store.sameAsQuery')}
+            spellCheck={false}
+            data-testid="store-update-url"
+          />
         </label>
         <label>
           <span>{t('store.graphStoreUrl')}</span>
-          <input value={graphStoreUrl} onChange={(e) => setGraphStoreUrl(e.target.value)} placeholder={t('store.sameAsQuery')} spellCheck={false} data-testid="store-gsp-url" />
+          <input
+            value={graphStoreUrl}
+            onChange={(e) => setGraphStoreUrl(e.target.value)}
+            placeholder={t('store.sameAsQuery')}
+            spellCheck={false}
+            data-testid="store-gsp-url"
+          />
         </label>
         <label>
           <span>{t('store.graphIri')}</span>
-          <input value={graphIri} onChange={(e) => setGraphIri(e.target.value)} placeholder={t('store.graphDefault')} spellCheck={false} data-testid="store-graph" />
+          <input
+            value={graphIri}
+            onChange={(e) => setGraphIri(e.target.value)}
+            placeholder={t('store.graphDefault')}
+            spellCheck={false}
+            data-testid="store-graph"
+          />
         </label>
         <div className="row wrap">
           <label className="inline">
@@ -129,7 +158,13 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
             <>
               <label className="inline">
                 <span>{t('store.user')}</span>
-                <input value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" required data-testid="store-user" />
+                <input
+                  value={username}
+                  onChange={(e) => setUsername(e.target.value)}
+                  autoComplete="off"
+                  required
+                  data-testid="store-user"
+                />
               </label>
               <label className="inline">
                 <span>{t('store.password')}</span>
@@ -146,15 +181,30 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
           )}
         </div>
         <label className="check">
-          <input type="checkbox" checked={autoSync} onChange={(e) => setAutoSync(e.target.checked)} data-testid="store-auto-sync" />
+          <input
+            type="checkbox"
+            checked={autoSync}
+            onChange={(e) => setAutoSync(e.target.checked)}
+            data-testid="store-auto-sync"
+          />
           <span>{t('store.autoSync')}</span>
         </label>
         <div className="row wrap">
-          <button type="submit" className="primary" disabled={save.pending || !queryUrl.trim()} data-testid="store-save">
+          <button
+            type="submit"
+            className="primary"
+            disabled={save.pending || !queryUrl.trim()}
+            data-testid="store-save"
+          >
             {t('store.save')}
           </button>
           {status?.config && (
-            <button type="button" onClick={() => void remove.run()} disabled={remove.pending || running} data-testid="store-remove">
+            <button
+              type="button"
+              onClick={() => void remove.run()}
+              disabled={remove.pending || running}
+              data-testid="store-remove"
+            >
               {t('store.remove')}
             </button>
           )}
@@ -168,7 +218,12 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
           <dl className="stage-stats">
             <dt>{t('store.state')}</dt>
             <dd data-testid="store-state">
-              {sync.fullNeeded ? t('store.fullDue') : t('store.pending', { documents: formatNumber(sync.pendingDocuments), entities: formatNumber(sync.pendingEntities) })}
+              {sync.fullNeeded
+                ? t('store.fullDue')
+                : t('store.pending', {
+                    documents: formatNumber(sync.pendingDocuments),
+                    entities: formatNumber(sync.pendingEntities),
+                  })}
             </dd>
             <dt>{t('store.lastSync')}</dt>
             <dd>{sync.syncedAt ? new Date(sync.syncedAt).toLocaleString() : t('store.never')}</dd>
@@ -186,17 +241,33 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
           )}
           {status.probeError && <p className="error small">{status.probeError}</p>}
           <div className="row wrap">
-            <button type="button" className="primary" onClick={() => void start.run('store:sync')} disabled={running || start.pending} data-testid="store-sync">
+            <button
+              type="button"
+              className="primary"
+              onClick={() => void start.run('store:sync')}
+              disabled={running || start.pending}
+              data-testid="store-sync"
+            >
               {t('store.sync')}
             </button>
-            <button type="button" onClick={() => void start.run('store:publish')} disabled={running || start.pending} data-testid="store-publish">
+            <button
+              type="button"
+              onClick={() => void start.run('store:publish')}
+              disabled={running || start.pending}
+              data-testid="store-publish"
+            >
               {t('store.publish')}
             </button>
             <button type="button" onClick={() => void load.run(true)} disabled={load.pending} data-testid="store-probe">
               {t('store.probe')}
             </button>
             {running && (
-              <button type="button" onClick={() => void cancel.run()} disabled={cancel.pending} data-testid="store-cancel">
+              <button
+                type="button"
+                onClick={() => void cancel.run()}
+                disabled={cancel.pending}
+                data-testid="store-cancel"
+              >
                 {t('store.cancel')}
               </button>
             )}

@@ -37,12 +37,16 @@ export function CalibrationPanel({ mode }: { mode: Settings['thresholds'] }) {
           </tr>
           <tr>
             <th scope="row">{t('settings.calibration.merge')}</th>
-            <td data-testid="settings-calibration-merge">{calibrated && c ? `${f(c.mergeThreshold)} (p${(c.mergePercentile * 100).toFixed(2)})` : f(PAPER.merge)}</td>
+            <td data-testid="settings-calibration-merge">
+              {calibrated && c ? `${f(c.mergeThreshold)} (p${(c.mergePercentile * 100).toFixed(2)})` : f(PAPER.merge)}
+            </td>
             <td>{f(PAPER.merge)}</td>
           </tr>
           <tr>
             <th scope="row">{t('settings.calibration.fusion')}</th>
-            <td data-testid="settings-calibration-fusion">{calibrated && c ? f(c.fusionThreshold) : f(PAPER.fusion)}</td>
+            <td data-testid="settings-calibration-fusion">
+              {calibrated && c ? f(c.fusionThreshold) : f(PAPER.fusion)}
+            </td>
             <td>{f(PAPER.fusion)}</td>
           </tr>
         </tbody>

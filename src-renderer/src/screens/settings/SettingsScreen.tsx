@@ -28,7 +28,9 @@ export function SettingsScreen() {
     setParams(Object.entries(settings.strategyParams).map(([key, value]) => ({ key, value: String(value) })));
   }, [settings]);
 
-  const paramsOk = params.every((p) => PARAM_KEY.test(p.key) && p.value.trim() !== '' && Number.isFinite(Number(p.value)));
+  const paramsOk = params.every(
+    (p) => PARAM_KEY.test(p.key) && p.value.trim() !== '' && Number.isFinite(Number(p.value)),
+  );
   const save = useAction(async () => {
     if (!draft) return;
     const strategyParams = Object.fromEntries(params.map((p) => [p.key, Number(p.value)]));
@@ -96,7 +98,11 @@ export function SettingsScreen() {
           <h3 id="engine-settings-heading">{t('settings.answering')}</h3>
           <label>
             <span>{t('settings.defaultStrategy')}</span>
-            <select value={draft.defaultStrategy} onChange={(e) => update({ defaultStrategy: e.target.value as StrategyName })} data-testid="settings-strategy">
+            <select
+              value={draft.defaultStrategy}
+              onChange={(e) => update({ defaultStrategy: e.target.value as StrategyName })}
+              data-testid="settings-strategy"
+            >
               {STRATEGIES.map((s) => (
                 <option key={s} value={s}>
                   {t(`strategies.${s}`)}
@@ -106,15 +112,31 @@ export function SettingsScreen() {
           </label>
           <label>
             <span>{t('settings.answerLanguage')}</span>
-            <AnswerLanguageSelect value={draft.answerLanguage ?? ''} onChange={(l) => update({ answerLanguage: l || null })} testId="settings-answer-language" />
+            <AnswerLanguageSelect
+              value={draft.answerLanguage ?? ''}
+              onChange={(l) => update({ answerLanguage: l || null })}
+              testId="settings-answer-language"
+            />
           </label>
           <label>
             <span>{t('settings.concurrency')}</span>
-            <input type="number" min={1} max={64} value={draft.concurrency} onChange={(e) => update({ concurrency: Math.max(1, Number(e.target.value) || 1) })} data-testid="settings-concurrency" />
+            <input
+              type="number"
+              min={1}
+              max={64}
+              value={draft.concurrency}
+              onChange={(e) => update({ concurrency: Math.max(1, Number(e.target.value) || 1) })}
+              data-testid="settings-concurrency"
+            />
           </label>
           <fieldset>
             <legend>{t('settings.thresholds')}</legend>
-            <select value={draft.thresholds} onChange={(e) => update({ thresholds: e.target.value as Settings['thresholds'] })} aria-label={t('settings.thresholds')} data-testid="settings-thresholds">
+            <select
+              value={draft.thresholds}
+              onChange={(e) => update({ thresholds: e.target.value as Settings['thresholds'] })}
+              aria-label={t('settings.thresholds')}
+              data-testid="settings-thresholds"
+            >
               <option value="calibrated">{t('settings.thresholdModes.calibrated')}</option>
               <option value="paper">{t('settings.thresholdModes.paper')}</option>
             </select>
@@ -149,12 +171,20 @@ export function SettingsScreen() {
                     }}
                   />
                 </label>
-                <button type="button" onClick={() => setParams((list) => list.filter((_, j) => j !== i))} aria-label={t('settings.removeParam', { name: p.key })}>
+                <button
+                  type="button"
+                  onClick={() => setParams((list) => list.filter((_, j) => j !== i))}
+                  aria-label={t('settings.removeParam', { name: p.key })}
+                >
                   {t('common.remove')}
                 </button>
               </div>
             ))}
-            <button type="button" onClick={() => setParams((list) => [...list, { key: '', value: '' }])} data-testid="settings-add-param">
+            <button
+              type="button"
+              onClick={() => setParams((list) => [...list, { key: '', value: '' }])}
+              data-testid="settings-add-param"
+            >
               {t('settings.addParam')}
             </button>
           </fieldset>

@@ -20,7 +20,8 @@ function handOvers() {
       if (next) next(paths);
       else batches.push(paths);
     },
-    next: () => new Promise<string[]>((resolve) => (batches.length > 0 ? resolve(batches.shift()!) : waiting.push(resolve))),
+    next: () =>
+      new Promise<string[]>((resolve) => (batches.length > 0 ? resolve(batches.shift()!) : waiting.push(resolve))),
   };
 }
 
@@ -28,9 +29,22 @@ describe('IgnoreRules', () => {
   it('leaves out lock, temporary, VCS, dependency and hidden entries, and the user patterns, at any depth', () => {
     const rules = new IgnoreRules('/r', { patterns: ['drafts', '*.bak', 'a/b/**'] });
     const reasons = Object.fromEntries(
-      ['~$x.docx', '.~lock.x.odt#', 'x.tmp', 'sub/.DS_Store', '.git', 'sub/node_modules', 'x~', '.hidden', 'sub/drafts', 'y.bak', 'a/b/c.md', 'a/c.md', 'notes.md', 'tmp.md'].map(
-        (p) => [p, rules.reason(`/r/${p}`) ?? null],
-      ),
+      [
+        '~$x.docx',
+        '.~lock.x.odt#',
+        'x.tmp',
+        'sub/.DS_Store',
+        '.git',
+        'sub/node_modules',
+        'x~',
+        '.hidden',
+        'sub/drafts',
+        'y.bak',
+        'a/b/c.md',
+        'a/c.md',
+        'notes.md',
+        'tmp.md',
+      ].map((p) => [p, rules.reason(`/r/${p}`) ?? null]),
     );
     expect(reasons).toEqual({
       '~$x.docx': 'system',
@@ -59,7 +73,13 @@ describe('FolderWatcher', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'old.txt'), 'old');
     const changes = handOvers();
-    await using watcher = await FolderWatcher.create(dir, { debounceMs: 100, writeFinishMs: 50, ignore: ['*.bak'], onChanges: changes.onChanges, onRescan: async () => {} });
+    await using watcher = await FolderWatcher.create(dir, {
+      debounceMs: 100,
+      writeFinishMs: 50,
+      ignore: ['*.bak'],
+      onChanges: changes.onChanges,
+      onRescan: async () => {},
+    });
     expect(watcher.mode).toBe('events');
     writeFileSync(join(dir, 'a.txt'), 'one');
     writeFileSync(join(dir, 'a.txt'), 'two');
@@ -84,7 +104,12 @@ describe('FolderWatcher', () => {
       pollIntervalMs: 20,
       watchFn: () => {
         // inotify_add_watch fails with ENOSPC past fs.inotify.max_user_watches; chokidar reports it as an error event.
-        setImmediate(() => fake.emit('error', Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' })));
+        setImmediate(() =>
+          fake.emit(
+            'error',
+            Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' }),
+          ),
+        );
         return fake as unknown as FSWatcher;
       },
       onChanges: async () => {},

@@ -1,8 +1,23 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentPage, EntitySummaryView, Events, SparqlResult, WatchedFolderView } from '../../../../src-main/engine/api/contract.js';
+import type {
+  DocumentPage,
+  EntitySummaryView,
+  Events,
+  SparqlResult,
+  WatchedFolderView,
+} from '../../../../src-main/engine/api/contract.js';
 import { Engine } from '../../../../src-main/engine/api/Engine.js';
 import { appPaths } from '../../../../src-main/engine/api/paths.js';
 import { CORPUS_DIR, CorpusEmbedder, corpusRules } from '../../../support/corpusScript.js';
@@ -40,7 +55,8 @@ async function documents(engine: Engine): Promise<Map<string, DocumentPage['rows
 async function rdfDocumentPaths(engine: Engine): Promise<string[]> {
   const result = await call<SparqlResult>(engine, 'sparql:query', {
     kb: 'odyssey',
-    query: 'PREFIX ph: <https://polyhop.app/ontology#> SELECT ?uri WHERE { ?d a ph:Document ; ph:hasUri ?uri } ORDER BY ?uri',
+    query:
+      'PREFIX ph: <https://polyhop.app/ontology#> SELECT ?uri WHERE { ?d a ph:Document ; ph:hasUri ?uri } ORDER BY ?uri',
   });
   return result.rows.map((r) => r.uri!);
 }
@@ -87,7 +103,11 @@ describe('a watched folder', () => {
   it('is caught up and indexed when watching starts, leaving lock, temporary, dependency and ignored files out', async () => {
     await engine.watches.start();
     const synced = nextSync(engine);
-    const view = await call<WatchedFolderView>(engine, 'watch:add', { kb: 'odyssey', path: folder, ignore: ['drafts'] });
+    const view = await call<WatchedFolderView>(engine, 'watch:add', {
+      kb: 'odyssey',
+      path: folder,
+      ignore: ['drafts'],
+    });
     expect(view).toMatchObject({ kb: 'odyssey', path: folder, ignore: ['drafts'], mode: 'events' });
     expect(await synced).toMatchObject({ added: 2, removed: 0 });
     await jobsSettled(engine);
@@ -132,7 +152,12 @@ describe('a watched folder', () => {
     await jobsSettled(engine);
     const docs = await documents(engine);
     expect(docs.has(path('penelope.fr.txt'))).toBe(false);
-    expect(docs.get(path('letters/penelope.txt'))).toMatchObject({ id: before.id, status: 'indexed', tripleCount: before.tripleCount, title: 'penelope' });
+    expect(docs.get(path('letters/penelope.txt'))).toMatchObject({
+      id: before.id,
+      status: 'indexed',
+      tripleCount: before.tripleCount,
+      title: 'penelope',
+    });
     expect(llm.calls.length).toBe(calls);
     expect(await rdfDocumentPaths(engine)).toContain(path('letters/penelope.txt'));
     expect(await rdfDocumentPaths(engine)).not.toContain(path('penelope.fr.txt'));
@@ -153,7 +178,9 @@ describe('a watched folder', () => {
     unlinkSync(path('ulisse.it.txt'));
     copyFileSync(join(CORPUS_DIR, 'odysseus.en.md'), path('odysseus.again.md'));
     engine = await open();
-    expect((await call<WatchedFolderView[]>(engine, 'watch:list', { kb: 'odyssey' })).map((w) => [w.path, w.mode])).toEqual([[folder, 'stopped']]);
+    expect(
+      (await call<WatchedFolderView[]>(engine, 'watch:list', { kb: 'odyssey' })).map((w) => [w.path, w.mode]),
+    ).toEqual([[folder, 'stopped']]);
     const synced = nextSync(engine);
     await engine.watches.start();
     expect(await synced).toMatchObject({ added: 1, removed: 1 });

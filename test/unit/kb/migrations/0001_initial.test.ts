@@ -1,6 +1,11 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import {
+  LATEST_SCHEMA_VERSION,
+  MIGRATIONS,
+  migrate,
+  schemaVersion,
+} from '../../../../src-main/engine/kb/migrations/migrate.js';
 
 describe('migration 0001_initial', () => {
   let db: Database.Database;
@@ -18,14 +23,45 @@ describe('migration 0001_initial', () => {
   it('creates the schema on an empty database and records version 1', () => {
     migrate(db, ':memory:', 1);
     expect(schemaVersion(db)).toBe(1);
-    const names = (db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'trigger')").pluck().all() as string[]).sort();
+    const names = (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'trigger')").pluck().all() as string[]
+    ).sort();
     for (const table of [
-      'meta', 'settings', 'documents', 'chunks', 'entities', 'entity_aliases', 'triples', 'triple_chunks', 'vector_state',
-      'fts_chunk', 'fts_triple', 'fts_entity', 'checkpoints', 'llm_cache', 'qa_history',
-      'vec_chunk', 'vcode_chunk', 'vec_entity_name', 'vcode_entity_name', 'vec_entity_summary', 'vcode_entity_summary', 'vec_triple', 'vcode_triple',
-      'triple_chunks_count_ins', 'triple_chunks_count_del', 'chunks_count_ins', 'chunks_count_del',
-    ]) expect(names).toContain(table);
-    expect(db.prepare('SELECT kind FROM vector_state ORDER BY kind').pluck().all()).toEqual(['chunk', 'entity_name', 'entity_summary', 'triple']);
+      'meta',
+      'settings',
+      'documents',
+      'chunks',
+      'entities',
+      'entity_aliases',
+      'triples',
+      'triple_chunks',
+      'vector_state',
+      'fts_chunk',
+      'fts_triple',
+      'fts_entity',
+      'checkpoints',
+      'llm_cache',
+      'qa_history',
+      'vec_chunk',
+      'vcode_chunk',
+      'vec_entity_name',
+      'vcode_entity_name',
+      'vec_entity_summary',
+      'vcode_entity_summary',
+      'vec_triple',
+      'vcode_triple',
+      'triple_chunks_count_ins',
+      'triple_chunks_count_del',
+      'chunks_count_ins',
+      'chunks_count_del',
+    ])
+      expect(names).toContain(table);
+    expect(db.prepare('SELECT kind FROM vector_state ORDER BY kind').pluck().all()).toEqual([
+      'chunk',
+      'entity_name',
+      'entity_summary',
+      'triple',
+    ]);
     expect(db.pragma('foreign_key_check')).toEqual([]);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   });

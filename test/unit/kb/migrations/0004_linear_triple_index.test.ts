@@ -22,7 +22,8 @@ describe('migration 0004_linear_triple_index', () => {
     `);
     migrate(db, ':memory:', 4);
     expect(schemaVersion(db)).toBe(4);
-    const match = (q: string): number[] => db.prepare('SELECT rowid FROM fts_triple WHERE fts_triple MATCH ?').pluck().all(q) as number[];
+    const match = (q: string): number[] =>
+      db.prepare('SELECT rowid FROM fts_triple WHERE fts_triple MATCH ?').pluck().all(q) as number[];
     expect(match('king')).toEqual([5]);
     expect(match('rocky')).toEqual([]);
     expect(db.prepare('SELECT description FROM triples WHERE id = 5').pluck().get()).toMatch(/rocky island/);

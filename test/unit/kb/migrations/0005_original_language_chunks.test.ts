@@ -11,7 +11,8 @@ describe('migration 0005_original_language_chunks', () => {
   });
   afterEach(() => db.close());
 
-  const match = (table: string, q: string): number[] => db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(q) as number[];
+  const match = (table: string, q: string): number[] =>
+    db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(q) as number[];
 
   it('splits the chunk text index into the English corpus and the text as written, and adds the original-language vector family', () => {
     migrate(db, ':memory:', 4);
@@ -51,7 +52,9 @@ Telemachus travels by ship to Pylos.');
   it('lets the count of missing original-language vectors read only the non-English chunks', () => {
     migrate(db, ':memory:', 5);
     const plan = db
-      .prepare(`EXPLAIN QUERY PLAN SELECT COUNT(*) FROM chunks o WHERE ${sqlNotEnglish('o.language')} AND NOT EXISTS (SELECT 1 FROM vec_chunk_original v WHERE v.id = o.id)`)
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM chunks o WHERE ${sqlNotEnglish('o.language')} AND NOT EXISTS (SELECT 1 FROM vec_chunk_original v WHERE v.id = o.id)`,
+      )
       .all() as { detail: string }[];
     expect(plan.map((p) => p.detail).join('\n')).toMatch(/chunks_not_english/);
   });

@@ -12,8 +12,18 @@ describe('migration 0006_store_journal', () => {
   afterEach(() => db.close());
 
   const addDocument = (path: string): number =>
-    Number(db.prepare(`INSERT INTO documents (path, title, hash, mime, size, status, added_at) VALUES (?, ?, 'h', 'text/plain', 1, 'pending', 'now')`).run(path, path).lastInsertRowid);
-  const addEntity = (name: string): number => Number(db.prepare(`INSERT INTO entities (name, name_key, type) VALUES (?, ?, 'Person')`).run(name, name.toLowerCase()).lastInsertRowid);
+    Number(
+      db
+        .prepare(
+          `INSERT INTO documents (path, title, hash, mime, size, status, added_at) VALUES (?, ?, 'h', 'text/plain', 1, 'pending', 'now')`,
+        )
+        .run(path, path).lastInsertRowid,
+    );
+  const addEntity = (name: string): number =>
+    Number(
+      db.prepare(`INSERT INTO entities (name, name_key, type) VALUES (?, ?, 'Person')`).run(name, name.toLowerCase())
+        .lastInsertRowid,
+    );
 
   it('upgrades a version-5 database, keeps its rows, and notes nothing while no store is configured', () => {
     migrate(db, ':memory:', 5);
@@ -34,9 +44,16 @@ describe('migration 0006_store_journal', () => {
     journal.track('store-a');
     journal.markPublished('store-a', journal.watermark());
     const doc = addDocument('/a.txt');
-    const chunk = Number(db.prepare(`INSERT INTO chunks (document_id, ord, text, start_offset, end_offset) VALUES (?, 0, 'x', 0, 1)`).run(doc).lastInsertRowid);
+    const chunk = Number(
+      db
+        .prepare(`INSERT INTO chunks (document_id, ord, text, start_offset, end_offset) VALUES (?, 0, 'x', 0, 1)`)
+        .run(doc).lastInsertRowid,
+    );
     const [a, b, c] = [addEntity('A'), addEntity('B'), addEntity('C')];
-    const triple = Number(db.prepare(`INSERT INTO triples (source_id, relation, target_id) VALUES (?, 'KNOWS', ?)`).run(a, b).lastInsertRowid);
+    const triple = Number(
+      db.prepare(`INSERT INTO triples (source_id, relation, target_id) VALUES (?, 'KNOWS', ?)`).run(a, b)
+        .lastInsertRowid,
+    );
     db.prepare('INSERT INTO triple_chunks (triple_id, chunk_id) VALUES (?, ?)').run(triple, chunk);
     expect(journal.state()).toMatchObject({ fullNeeded: false, pendingDocuments: 1, pendingEntities: 3 });
 

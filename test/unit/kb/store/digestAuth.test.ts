@@ -4,7 +4,12 @@ import { digestAuthorization, parseDigestChallenge } from '../../../../src-main/
 // RFC 7616 §3.9.1: the worked example, for MD5 and SHA-256.
 const CHALLENGE = (algorithm: string): string =>
   `Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=${algorithm}, nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"`;
-const REQUEST = { method: 'GET', uri: '/dir/index.html', nc: 1, cnonce: 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ' };
+const REQUEST = {
+  method: 'GET',
+  uri: '/dir/index.html',
+  nc: 1,
+  cnonce: 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ',
+};
 const MUFASA = { username: 'Mufasa', password: 'Circle of Life' };
 
 describe('HTTP Digest authentication (RFC 7616)', () => {
@@ -13,18 +18,29 @@ describe('HTTP Digest authentication (RFC 7616)', () => {
     expect(md5).toContain('response="8ca523f5e9506fed4657c9700eebdbec"');
     const sha = digestAuthorization(parseDigestChallenge(CHALLENGE('SHA-256'))!, MUFASA, REQUEST);
     expect(sha).toContain('response="753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"');
-    expect(sha).toMatch(/^Digest username="Mufasa", realm="http-auth@example\.org", uri="\/dir\/index\.html", algorithm=SHA-256, nonce="7ypf[^"]+", nc=00000001, cnonce="f2\/wE4q[^"]+", qop=auth, response="[0-9a-f]{64}", opaque="FQhe[^"]+"$/);
+    expect(sha).toMatch(
+      /^Digest username="Mufasa", realm="http-auth@example\.org", uri="\/dir\/index\.html", algorithm=SHA-256, nonce="7ypf[^"]+", nc=00000001, cnonce="f2\/wE4q[^"]+", qop=auth, response="[0-9a-f]{64}", opaque="FQhe[^"]+"$/,
+    );
   });
 
   it("reads Virtuoso's challenge, quoted commas and a second scheme", () => {
-    expect(parseDigestChallenge('Digest realm="SPARQL", domain="/sparql-auth", nonce="67fe", opaque="5ebe", stale="false", qop="auth", algorithm="MD5"')).toEqual({
+    expect(
+      parseDigestChallenge(
+        'Digest realm="SPARQL", domain="/sparql-auth", nonce="67fe", opaque="5ebe", stale="false", qop="auth", algorithm="MD5"',
+      ),
+    ).toEqual({
       realm: 'SPARQL',
       nonce: '67fe',
       opaque: '5ebe',
       algorithm: 'MD5',
       qop: 'auth',
     });
-    expect(parseDigestChallenge('Basic realm="x", Digest realm="a, b", nonce="n"')).toMatchObject({ realm: 'a, b', nonce: 'n', qop: null, algorithm: 'MD5' });
+    expect(parseDigestChallenge('Basic realm="x", Digest realm="a, b", nonce="n"')).toMatchObject({
+      realm: 'a, b',
+      nonce: 'n',
+      qop: null,
+      algorithm: 'MD5',
+    });
   });
 
   it('refuses challenges it cannot answer rather than sending a wrong one', () => {

@@ -20,7 +20,12 @@ interface Recorded {
  * A store double that records every request and speaks just enough of the protocols: a Digest
  * challenge for requests without Authorization, 201 for Graph Store writes, SPARQL JSON for queries.
  */
-async function recordingStore(): Promise<{ server: Server; base: string; requests: Recorded[]; drop: { next: number } }> {
+async function recordingStore(): Promise<{
+  server: Server;
+  base: string;
+  requests: Recorded[];
+  drop: { next: number };
+}> {
   const requests: Recorded[] = [];
   /** How many of the next requests get their connection closed without an answer. */
   const drop = { next: 0 };
@@ -36,13 +41,19 @@ async function recordingStore(): Promise<{ server: Server; base: string; request
         return;
       }
       if (!req.headers.authorization) {
-        res.writeHead(401, { 'www-authenticate': 'Digest realm="test", nonce="abc", qop="auth", algorithm="MD5"' }).end();
+        res
+          .writeHead(401, { 'www-authenticate': 'Digest realm="test", nonce="abc", qop="auth", algorithm="MD5"' })
+          .end();
         return;
       }
       if (url.pathname === '/gsp') return void res.writeHead(201).end();
       const form = new URLSearchParams(body);
       if (form.has('update')) return void res.writeHead(200).end();
-      res.writeHead(200, { 'content-type': 'application/sparql-results+json' }).end(JSON.stringify({ head: { vars: ['n'] }, results: { bindings: [{ n: { type: 'literal', value: '7' } }] } }));
+      res
+        .writeHead(200, { 'content-type': 'application/sparql-results+json' })
+        .end(
+          JSON.stringify({ head: { vars: ['n'] }, results: { bindings: [{ n: { type: 'literal', value: '7' } }] } }),
+        );
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -79,13 +90,25 @@ describe('external store protocol', () => {
   });
 
   it('sends nothing to any store for a KB without one: imports, queries, removals and asks for a sync', async () => {
-    const result = await call<SparqlResult>(engine, 'sparql:query', { kb: 'unconfigured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }' });
+    const result = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'unconfigured',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+    });
     expect(Number(result.rows[0]?.n)).toBeGreaterThan(0);
     for (const method of ['store:publish', 'store:sync']) {
-      expect(await engine.call(method, { kb: 'unconfigured' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringMatching(/no external SPARQL store; configure one/) } });
+      expect(await engine.call(method, { kb: 'unconfigured' })).toMatchObject({
+        ok: false,
+        error: { code: 'NOT_FOUND', message: expect.stringMatching(/no external SPARQL store; configure one/) },
+      });
     }
-    expect(await engine.call('sparql:query', { kb: 'unconfigured', query: 'ASK {}', target: 'store' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await call<StoreStatus>(engine, 'store:show', { kb: 'unconfigured', probe: true })).toMatchObject({ config: null, sync: null });
+    expect(await engine.call('sparql:query', { kb: 'unconfigured', query: 'ASK {}', target: 'store' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(await call<StoreStatus>(engine, 'store:show', { kb: 'unconfigured', probe: true })).toMatchObject({
+      config: null,
+      sync: null,
+    });
     expect(store.requests).toEqual([]);
   });
 
@@ -111,12 +134,18 @@ describe('external store protocol', () => {
     for (const w of writes) {
       expect(w.url.searchParams.get('graph')).toBe('http://example.org/graphs/cities');
       expect(w.headers['content-type']).toMatch(/^text\/turtle/);
-      expect(w.headers.authorization).toMatch(/^Digest username="me", realm="test", uri="\/gsp\?graph=http%3A%2F%2Fexample\.org%2Fgraphs%2Fcities"/);
+      expect(w.headers.authorization).toMatch(
+        /^Digest username="me", realm="test", uri="\/gsp\?graph=http%3A%2F%2Fexample\.org%2Fgraphs%2Fcities"/,
+      );
     }
     expect(writes.reduce((n, w) => n + w.body.split('\n').filter((l) => l.endsWith(' .')).length, 0)).toBe(quads);
     // One challenge, asked for with a bodiless HEAD; then the nonce is reused with a rising count.
-    expect(store.requests.filter((r) => !r.headers.authorization).map((r) => [r.method, r.body])).toEqual([['HEAD', '']]);
-    expect(writes.map((w) => /nc=(\w+)/.exec(w.headers.authorization!)![1])).toEqual(writes.map((_, i) => (i + 1).toString(16).padStart(8, '0')));
+    expect(store.requests.filter((r) => !r.headers.authorization).map((r) => [r.method, r.body])).toEqual([
+      ['HEAD', ''],
+    ]);
+    expect(writes.map((w) => /nc=(\w+)/.exec(w.headers.authorization!)![1])).toEqual(
+      writes.map((_, i) => (i + 1).toString(16).padStart(8, '0')),
+    );
     // The password never travels, nor appears in what the Api or the KB file hold.
     for (const r of store.requests) expect(JSON.stringify(r.headers) + r.body).not.toContain('s3cret-pw');
     expect(JSON.stringify(await call(engine, 'store:show', { kb: 'configured' }))).not.toContain('s3cret-pw');
@@ -126,17 +155,33 @@ describe('external store protocol', () => {
 
   it('queries the store with the KB graph as default graph, and keeps the password when only other fields change', async () => {
     const before = store.requests.length;
-    const r = await call<SparqlResult>(engine, 'sparql:query', { kb: 'configured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', target: 'store' });
+    const r = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'configured',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      target: 'store',
+    });
     expect(r.rows).toEqual([{ n: '7' }]);
     const sent = store.requests.slice(before).filter((q) => q.headers.authorization);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.url.pathname).toBe('/query');
-    expect(Object.fromEntries(new URLSearchParams(sent[0]!.body))).toEqual({ query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', 'default-graph-uri': 'http://example.org/graphs/cities' });
+    expect(Object.fromEntries(new URLSearchParams(sent[0]!.body))).toEqual({
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      'default-graph-uri': 'http://example.org/graphs/cities',
+    });
     expect(sent[0]!.headers.accept).toBe('application/sparql-results+json');
 
-    await call(engine, 'store:set', { kb: 'configured', queryUrl: `${store.base}/query`, updateUrl: `${store.base}/update`, graphStoreUrl: `${store.base}/gsp`, graphIri: 'http://example.org/graphs/cities', auth: { kind: 'basic', username: 'me' } });
+    await call(engine, 'store:set', {
+      kb: 'configured',
+      queryUrl: `${store.base}/query`,
+      updateUrl: `${store.base}/update`,
+      graphStoreUrl: `${store.base}/gsp`,
+      graphIri: 'http://example.org/graphs/cities',
+      auth: { kind: 'basic', username: 'me' },
+    });
     await call(engine, 'sparql:query', { kb: 'configured', query: 'ASK {}', target: 'store' }).catch(() => undefined);
-    expect(store.requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from('me:s3cret-pw').toString('base64')}`);
+    expect(store.requests.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from('me:s3cret-pw').toString('base64')}`,
+    );
   });
 
   it('an import job ending starts a sync only for a KB with a store: another KB sends nothing', async () => {
@@ -152,9 +197,15 @@ describe('external store protocol', () => {
     expect((await runJobToEnd(engine, 'kb:backup', { kb: 'configured', outputPath: backup })).error).toBeNull();
     expect((await runJobToEnd(engine, 'kb:restore', { inputPath: backup, name: 'restored' })).error).toBeNull();
     const before = store.requests.length;
-    expect(await call<StoreStatus>(engine, 'store:show', { kb: 'restored' })).toMatchObject({ config: null, sync: null });
+    expect(await call<StoreStatus>(engine, 'store:show', { kb: 'restored' })).toMatchObject({
+      config: null,
+      sync: null,
+    });
     expect(engine.kbs.get('restored').kb.storeJournal().state().tracking).toBe(false);
-    expect(await engine.call('store:sync', { kb: 'restored' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await engine.call('store:sync', { kb: 'restored' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
     expect(store.requests.length).toBe(before);
 
     await call(engine, 'kb:delete', { kb: 'restored' });
@@ -163,17 +214,32 @@ describe('external store protocol', () => {
     expect(Object.keys(JSON.parse(readFileSync(join(dataDir, 'stores.json'), 'utf8')) as object)).toHaveLength(1);
   });
 
-  it('sends a request again once when the connection drops before the answer, except a user\'s update', async () => {
+  it("sends a request again once when the connection drops before the answer, except a user's update", async () => {
     store.drop.next = 1;
     const before = store.requests.length;
-    const r = await call<SparqlResult>(engine, 'sparql:query', { kb: 'configured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', target: 'store' });
+    const r = await call<SparqlResult>(engine, 'sparql:query', {
+      kb: 'configured',
+      query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      target: 'store',
+    });
     expect(r.rows).toEqual([{ n: '7' }]);
     expect(store.requests.length - before).toBe(2);
     store.drop.next = 1;
-    const update = await engine.call('sparql:query', { kb: 'configured', query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }', target: 'store', allowUpdate: true });
-    expect(update).toMatchObject({ ok: false, error: { code: 'STORE_ERROR', message: expect.stringMatching(/could not be reached/) } });
+    const update = await engine.call('sparql:query', {
+      kb: 'configured',
+      query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }',
+      target: 'store',
+      allowUpdate: true,
+    });
+    expect(update).toMatchObject({
+      ok: false,
+      error: { code: 'STORE_ERROR', message: expect.stringMatching(/could not be reached/) },
+    });
     store.drop.next = 2;
-    expect(await engine.call('sparql:query', { kb: 'configured', query: 'ASK {}', target: 'store' })).toMatchObject({ ok: false, error: { code: 'STORE_ERROR' } });
+    expect(await engine.call('sparql:query', { kb: 'configured', query: 'ASK {}', target: 'store' })).toMatchObject({
+      ok: false,
+      error: { code: 'STORE_ERROR' },
+    });
   });
 
   it('refuses URLs that carry credentials', async () => {

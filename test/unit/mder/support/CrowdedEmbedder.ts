@@ -45,7 +45,8 @@ export class CrowdedEmbedder implements Embedder {
     const own = await this.#ngrams.embed(texts, options);
     return texts.map((text, i) => {
       const meaning = Float32Array.from(own[i]!);
-      for (const c of this.#concepts) if (c.words.test(text)) meaning.forEach((_, j) => (meaning[j]! += this.#weight * c.direction[j]!));
+      for (const c of this.#concepts)
+        if (c.words.test(text)) meaning.forEach((_, j) => (meaning[j]! += this.#weight * c.direction[j]!));
       const m = unit(meaning);
       const a = Math.sqrt(this.#crowding);
       const b = Math.sqrt(1 - this.#crowding);

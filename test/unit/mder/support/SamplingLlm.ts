@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../../../src-main/engine/models/Llm.js';
 import { LLM_CALL_DEFAULTS } from '../../../../src-main/engine/models/Llm.js';
 import { zodJsonSchema } from '../../../../src-main/engine/models/grammarSchema.js';
 import { generateStructured, type Sampling } from '../../../../src-main/engine/models/structuredReply.js';
@@ -46,11 +52,20 @@ export class SamplingLlm implements Llm {
   }
 
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
-    return this.#generate(prompt, options, { temperature: options.temperature ?? 0, ...(options.seed !== undefined ? { seed: options.seed } : {}) });
+    return this.#generate(prompt, options, {
+      temperature: options.temperature ?? 0,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    });
   }
 
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
-    return generateStructured(prompt, schema, zodJsonSchema(schema).json, options, (sampling) => this.#generate(prompt, options, sampling));
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
+    return generateStructured(prompt, schema, zodJsonSchema(schema).json, options, (sampling) =>
+      this.#generate(prompt, options, sampling),
+    );
   }
 
   async dispose(): Promise<void> {}
@@ -64,9 +79,20 @@ export class SamplingLlm implements Llm {
     // Words stand for tokens: cut after the maxTokens-th word, as generation stops mid-string.
     const words = [...whole.matchAll(/\S+\s*/g)];
     const cut = words.length > maxTokens;
-    const text = cut ? words.slice(0, maxTokens).map((m) => m[0]).join('').trimEnd() : whole;
+    const text = cut
+      ? words
+          .slice(0, maxTokens)
+          .map((m) => m[0])
+          .join('')
+          .trimEnd()
+      : whole;
     this.calls.push({ prompt, temperature: sampling.temperature, seed: sampling.seed, maxTokens, output: text });
-    const usage = { promptTokens: this.countTokens(`${prompt.system}\n${prompt.user}`), completionTokens: this.countTokens(text), durationMs: 0, cached: false };
+    const usage = {
+      promptTokens: this.countTokens(`${prompt.system}\n${prompt.user}`),
+      completionTokens: this.countTokens(text),
+      durationMs: 0,
+      cached: false,
+    };
     return { text, stopReason: cut ? 'maxTokens' : 'eos', usage };
   }
 }

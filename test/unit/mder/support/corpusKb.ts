@@ -15,13 +15,29 @@ export function snapshot(kb: KnowledgeBase) {
   const chunks = [...kb.iterateChunks()];
   const label = new Map(chunks.map((c) => [c.id, `${title.get(c.documentId)}#${c.ord}`]));
   return {
-    documents: docs.map((d) => ({ title: d.title, status: d.status, error: d.error })).sort((a, b) => a.title.localeCompare(b.title)),
-    chunks: chunks.map((c) => ({ chunk: label.get(c.id), text: c.text, englishText: c.englishText, summary: c.summary })).sort((a, b) => a.chunk!.localeCompare(b.chunk!)),
+    documents: docs
+      .map((d) => ({ title: d.title, status: d.status, error: d.error }))
+      .sort((a, b) => a.title.localeCompare(b.title)),
+    chunks: chunks
+      .map((c) => ({ chunk: label.get(c.id), text: c.text, englishText: c.englishText, summary: c.summary }))
+      .sort((a, b) => a.chunk!.localeCompare(b.chunk!)),
     entities: [...kb.iterateEntities()]
-      .map((e) => ({ name: e.name, type: e.type, summary: e.summary, stale: e.summaryStale, aliases: [...e.aliases].sort() }))
+      .map((e) => ({
+        name: e.name,
+        type: e.type,
+        summary: e.summary,
+        stale: e.summaryStale,
+        aliases: [...e.aliases].sort(),
+      }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     triples: [...kb.iterateTriples()]
-      .map((t) => `${t.sourceName} | ${t.relation} | ${t.targetName} | ${t.description} | ${t.chunkIds.map((id) => label.get(id)).sort().join(',')}`)
+      .map(
+        (t) =>
+          `${t.sourceName} | ${t.relation} | ${t.targetName} | ${t.description} | ${t.chunkIds
+            .map((id) => label.get(id))
+            .sort()
+            .join(',')}`,
+      )
       .sort(),
     vectors: kb.stats().vectors,
   };

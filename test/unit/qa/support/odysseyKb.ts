@@ -13,9 +13,14 @@ export const prompts = new PromptLibrary(join(import.meta.dirname, '../../../../
 /** The Odysseus corpus indexed by the real MDER pipeline (scripted model), as the app would; `close` removes it. */
 export async function indexOdyssey(): Promise<{ kb: KnowledgeBase; close: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-qa-'));
-  const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' } });
+  const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
+    create: { name: 'odyssey', baseIri: 'https://example.org/odyssey/' },
+  });
   for (const file of CORPUS_FILES) addCorpusDocument(kb, file);
-  const result = await new IndexingJob(kb, new ScriptedLlm(corpusRules()), { prompts, embedder: new CorpusEmbedder() }).run();
+  const result = await new IndexingJob(kb, new ScriptedLlm(corpusRules()), {
+    prompts,
+    embedder: new CorpusEmbedder(),
+  }).run();
   expect(result.failures).toEqual([]);
   return {
     kb,

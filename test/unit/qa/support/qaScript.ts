@@ -37,11 +37,16 @@ const SUB_QUESTIONS: Record<string, [string, string]> = {
 };
 
 /** One person under the names the corpus' languages give them. */
-const SAME_PERSON = [['Odysseus', 'Ulysses', 'Ulises', 'Ulisse', 'Ulysse'], ['Penelope', 'Pénélope']];
-const samePerson = (a: string, b: string): boolean => a === b || SAME_PERSON.some((g) => g.includes(a) && g.includes(b));
+const SAME_PERSON = [
+  ['Odysseus', 'Ulysses', 'Ulises', 'Ulisse', 'Ulysse'],
+  ['Penelope', 'Pénélope'],
+];
+const samePerson = (a: string, b: string): boolean =>
+  a === b || SAME_PERSON.some((g) => g.includes(a) && g.includes(b));
 
 const KING = /(\p{Lu}\p{L}+)(?: was the king of Ithaca|, (?:king of Ithaca|re di Itaca))/u;
-const WIFE = /(?:(\p{Lu}\p{L}+) was the wife of (?:Odysseus|Ulysses)|(?:Odysseus|Ulysses) was the husband of (\p{Lu}\p{L}+)|husband of (\p{Lu}\p{L}+)|(\p{Lu}\p{L}+), (?:the wife of|la moglie di) (?:Ulysses|Ulisse|Odysseus))/u;
+const WIFE =
+  /(?:(\p{Lu}\p{L}+) was the wife of (?:Odysseus|Ulysses)|(?:Odysseus|Ulysses) was the husband of (\p{Lu}\p{L}+)|husband of (\p{Lu}\p{L}+)|(\p{Lu}\p{L}+), (?:the wife of|la moglie di) (?:Ulysses|Ulisse|Odysseus))/u;
 
 /** What a fact pattern yields in a text, if anything. */
 function find(pattern: RegExp, text: string): string | null {
@@ -63,13 +68,23 @@ const NOT_FOUND: Record<string, string> = {
   French: 'La base de connaissances ne contient pas la réponse à cette question.',
   Spanish: 'La base de conocimiento no contiene la respuesta a esta pregunta.',
 };
-const ANSWER_PREFIX: Record<string, string> = { English: 'The wife of the king of Ithaca was', Italian: 'La moglie del re di Itaca era', French: "L'épouse du roi d'Ithaque était", Spanish: 'La esposa del rey de Ítaca era' };
+const ANSWER_PREFIX: Record<string, string> = {
+  English: 'The wife of the king of Ithaca was',
+  Italian: 'La moglie del re di Itaca era',
+  French: "L'épouse du roi d'Ithaque était",
+  Spanish: 'La esposa del rey de Ítaca era',
+};
 
 /**
  * The grounded answer: Penelope when the evidence has both hops (who was king, whose wife), citing
  * the numbers of the blocks that say so; otherwise the "not in the knowledge base" sentence.
  */
-function groundedAnswer(question: string, evidence: string, language: string, chain = ''): { answer: string; short: string } {
+function groundedAnswer(
+  question: string,
+  evidence: string,
+  language: string,
+  chain = '',
+): { answer: string; short: string } {
   const items = blocks(evidence);
   const kingAt = items.find((b) => find(KING, b.text));
   const wifeAt = items.find((b) => find(WIFE, b.text));
@@ -112,7 +127,12 @@ export function qaRules(): ScriptRule[] {
       prompt: 'qa/dr-decompose',
       reply: (v) =>
         v.question === WIFE_OF_KING.en
-          ? { triples: [{ subject: 'Ithaca', relation: 'HAS_KING', object: '?X' }, { subject: '?X', relation: 'HAS_WIFE', object: '?Y' }] }
+          ? {
+              triples: [
+                { subject: 'Ithaca', relation: 'HAS_KING', object: '?X' },
+                { subject: '?X', relation: 'HAS_WIFE', object: '?Y' },
+              ],
+            }
           : v.question === NOT_IN_KB
             ? { triples: [{ subject: 'Penelope', relation: 'HAS_MOTHER', object: '?X' }] }
             : { triples: [] },
@@ -134,18 +154,40 @@ export function qaRules(): ScriptRule[] {
         v.question === WIFE_OF_KING.en
           ? {
               paths: [
-                { direction: 'forward', triples: [{ subject: 'Ithaca', relation: 'has king', object: 'Person' }, { subject: 'Person', relation: 'married to', object: 'Person' }] },
-                { direction: 'backward', triples: [{ subject: 'Person', relation: 'married to', object: 'Person' }, { subject: 'Person', relation: 'king of', object: 'Ithaca' }] },
+                {
+                  direction: 'forward',
+                  triples: [
+                    { subject: 'Ithaca', relation: 'has king', object: 'Person' },
+                    { subject: 'Person', relation: 'married to', object: 'Person' },
+                  ],
+                },
+                {
+                  direction: 'backward',
+                  triples: [
+                    { subject: 'Person', relation: 'married to', object: 'Person' },
+                    { subject: 'Person', relation: 'king of', object: 'Ithaca' },
+                  ],
+                },
               ],
             }
-          : { paths: [{ direction: 'forward', triples: [{ subject: 'Penelope', relation: 'daughter of', object: 'Person' }] }, { direction: 'backward', triples: [{ subject: 'Person', relation: 'mother of', object: 'Penelope' }] }] },
+          : {
+              paths: [
+                { direction: 'forward', triples: [{ subject: 'Penelope', relation: 'daughter of', object: 'Person' }] },
+                { direction: 'backward', triples: [{ subject: 'Person', relation: 'mother of', object: 'Penelope' }] },
+              ],
+            },
     },
     {
       prompt: 'qa/hyp-judge',
       reply: (v) => ({
         scores: blocks(v.candidates!).map((b) => {
-          const relevant = v.question === WIFE_OF_KING.en ? /king of ithaca|married to|husband of|wife of/i.test(b.text) : /mother of penelope/i.test(b.text);
-          return relevant ? { id: b.n, directness: 2, entityClarity: 2, contextRelevance: 2 } : { id: b.n, directness: 0, entityClarity: 2, contextRelevance: 0 };
+          const relevant =
+            v.question === WIFE_OF_KING.en
+              ? /king of ithaca|married to|husband of|wife of/i.test(b.text)
+              : /mother of penelope/i.test(b.text);
+          return relevant
+            ? { id: b.n, directness: 2, entityClarity: 2, contextRelevance: 2 }
+            : { id: b.n, directness: 0, entityClarity: 2, contextRelevance: 0 };
         }),
       }),
     },
@@ -153,7 +195,14 @@ export function qaRules(): ScriptRule[] {
       prompt: 'qa/dapt-decompose',
       reply: (v) => {
         const pair = SUB_QUESTIONS[v.question!];
-        return { subQuestions: pair ? [{ id: '1', question: pair[0], dependsOn: [] }, { id: '2', question: pair[1], dependsOn: ['1'] }] : [{ id: '1', question: v.question, dependsOn: [] }] };
+        return {
+          subQuestions: pair
+            ? [
+                { id: '1', question: pair[0], dependsOn: [] },
+                { id: '2', question: pair[1], dependsOn: ['1'] },
+              ]
+            : [{ id: '1', question: v.question, dependsOn: [] }],
+        };
       },
     },
     {
@@ -165,7 +214,13 @@ export function qaRules(): ScriptRule[] {
         return { answer: answer ?? '', found: answer !== null };
       },
     },
-    { prompt: 'qa/dapt-judge', reply: (v) => ({ consistent: samePerson(v.answerSource!, v.answerEnglish!), sufficient: v.answerSource !== '(none)' || v.answerEnglish !== '(none)' }) },
+    {
+      prompt: 'qa/dapt-judge',
+      reply: (v) => ({
+        consistent: samePerson(v.answerSource!, v.answerEnglish!),
+        sufficient: v.answerSource !== '(none)' || v.answerEnglish !== '(none)',
+      }),
+    },
     {
       prompt: 'qa/dapt-regenerate',
       reply: (v) => {
@@ -184,7 +239,10 @@ export function qaRules(): ScriptRule[] {
     },
     { prompt: 'qa/answer', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!) },
     { prompt: 'qa/dapt-final', reply: (v) => groundedAnswer(v.question!, v.evidence!, v.language!, v.chain!) },
-    { prompt: 'qa/llm-only', reply: (v) => ({ answer: `(${v.language}) I believe it was Penelope.`, short: 'Penelope' }) },
+    {
+      prompt: 'qa/llm-only',
+      reply: (v) => ({ answer: `(${v.language}) I believe it was Penelope.`, short: 'Penelope' }),
+    },
   ];
 }
 
@@ -199,7 +257,10 @@ export class QaEmbedder implements Embedder {
   readonly dimension = this.#inner.dimension;
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
-    return this.#inner.embed(texts.map((t) => TO_ENGLISH[t] ?? t), options);
+    return this.#inner.embed(
+      texts.map((t) => TO_ENGLISH[t] ?? t),
+      options,
+    );
   }
 
   async dispose(): Promise<void> {}

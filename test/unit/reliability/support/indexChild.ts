@@ -19,11 +19,23 @@ import { MemoryCallCacheStore } from '../../../../src-main/engine/models/CallCac
 import { CachingLlm } from '../../../../src-main/engine/models/CachingLlm.js';
 import { zodJsonSchema } from '../../../../src-main/engine/models/grammarSchema.js';
 import type { EmbedOptions, Embedder } from '../../../../src-main/engine/models/Embedder.js';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../../../../src-main/engine/models/Llm.js';
+import type {
+  Llm,
+  LlmCallOptions,
+  LlmJsonResult,
+  LlmTextResult,
+  RenderedPrompt,
+} from '../../../../src-main/engine/models/Llm.js';
 import { ScriptedLlm } from '../../../support/ScriptedLlm.js';
 import { SyntheticEmbedder, syntheticRules } from './syntheticCorpus.js';
 
-const [dataDir, corpusDir, latency, KB_NAME, holdAt] = process.argv.slice(2) as [string, string, string, string, string | undefined];
+const [dataDir, corpusDir, latency, KB_NAME, holdAt] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+];
 const [holdStage, holdCall] = holdAt?.split(':') ?? [];
 let stage = '';
 let holding = false;
@@ -70,8 +82,14 @@ class ReportingLlm implements Llm {
     return holdIf(prompt.name) ?? this.#inner.generateText(prompt, options);
   }
 
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options?: LlmCallOptions): Promise<LlmJsonResult<z.infer<S>>> {
-    process.stdout.write(`ask ${prompt.name} ${this.#keys.keyFor('json', prompt, options, zodJsonSchema(schema).text)}\n`);
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options?: LlmCallOptions,
+  ): Promise<LlmJsonResult<z.infer<S>>> {
+    process.stdout.write(
+      `ask ${prompt.name} ${this.#keys.keyFor('json', prompt, options, zodJsonSchema(schema).text)}\n`,
+    );
     return holdIf(prompt.name) ?? this.#inner.generateJson(prompt, schema, options);
   }
 
@@ -93,7 +111,10 @@ async function call<T>(method: string, payload: unknown): Promise<T> {
 
 const repoRoot = resolve(import.meta.dirname, '../../../..');
 const inner = new ScriptedLlm(syntheticRules(), { latencyMs: Number(latency), parallelism: 4 });
-const engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')), models: { llm: new ReportingLlm(inner), embedder: new HoldingEmbedder() } });
+const engine = await Engine.create({
+  paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+  models: { llm: new ReportingLlm(inner), embedder: new HoldingEmbedder() },
+});
 const kbs = await call<KbSummary[]>('kb:list', {});
 if (!kbs.some((k) => k.name === KB_NAME)) await call('kb:create', { name: KB_NAME });
 process.stdout.write('adding\n');
@@ -107,5 +128,7 @@ process.stdout.write('ready\n');
 const { jobId } = await call<{ jobId: string }>('index:start', { kb: KB_NAME });
 const job = (await engine.jobs.settled(jobId))!;
 await engine.dispose();
-process.stdout.write(`done ${job.status} ${inner.calls.length}${job.error ? ` ${job.error.code}: ${job.error.message}` : ''}\n`);
+process.stdout.write(
+  `done ${job.status} ${inner.calls.length}${job.error ? ` ${job.error.code}: ${job.error.message}` : ''}\n`,
+);
 process.exitCode = job.status === 'done' ? 0 : 1;

@@ -34,14 +34,24 @@ const PREFIX = 'PREFIX ph: <https://polyhop.app/ontology#>\n';
  * What the RDF view holds, through the Api's `sparql:query`, next to what SQLite holds: counts of
  * documents, chunks, entities and triples, and every triple by names with its description.
  */
-export async function rdfAgainstSqlite(engine: Engine, kbName: string, kb: KnowledgeBase): Promise<{ view: RdfFigures; sqlite: RdfFigures }> {
+export async function rdfAgainstSqlite(
+  engine: Engine,
+  kbName: string,
+  kb: KnowledgeBase,
+): Promise<{ view: RdfFigures; sqlite: RdfFigures }> {
   const query = async (sparql: string): Promise<SparqlResult> => {
-    const reply = await engine.call('sparql:query', { kb: kbName, query: PREFIX + sparql, maxRows: 100_000, timeoutMs: 60_000 });
+    const reply = await engine.call('sparql:query', {
+      kb: kbName,
+      query: PREFIX + sparql,
+      maxRows: 100_000,
+      timeoutMs: 60_000,
+    });
     if (!reply.ok) throw new Error(`sparql:query: ${reply.error.code}: ${reply.error.message}`);
     return reply.value as SparqlResult;
   };
   const types = await query('SELECT ?type (COUNT(?x) AS ?n) WHERE { ?x a ?type } GROUP BY ?type');
-  const count = (type: string): number => Number(types.rows.find((r) => r.type === `https://polyhop.app/ontology#${type}`)?.n ?? 0);
+  const count = (type: string): number =>
+    Number(types.rows.find((r) => r.type === `https://polyhop.app/ontology#${type}`)?.n ?? 0);
   const facts = await query(
     'SELECT ?s ?r ?o ?d WHERE { ?t a ph:Triple ; ph:hasSource/ph:hasName ?s ; ph:hasRelationship/ph:hasName ?r ; ph:hasTarget/ph:hasName ?o . OPTIONAL { ?t ph:hasDescription ?d } }',
   );
@@ -59,7 +69,9 @@ export async function rdfAgainstSqlite(engine: Engine, kbName: string, kb: Knowl
       chunks: stats.chunks,
       entities: stats.entities,
       triples: stats.triples,
-      facts: [...kb.iterateTriples()].map((t) => `${t.sourceName} | ${t.relation} | ${t.targetName} | ${t.description ?? ''}`).sort(),
+      facts: [...kb.iterateTriples()]
+        .map((t) => `${t.sourceName} | ${t.relation} | ${t.targetName} | ${t.description ?? ''}`)
+        .sort(),
     },
   };
 }

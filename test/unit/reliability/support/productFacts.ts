@@ -24,7 +24,14 @@ export interface KbFacts {
 
 /** The facts of each corpus file as the script states them (what a perfect model yields). */
 export function scriptedFacts(): Map<string, Set<string>> {
-  return new Map(CORPUS_FILES.map((f) => [f, new Set(CHUNK_SCRIPT[f].flatMap((c) => c.triples.map(([s, , r, o]) => `${canonicalName(s)}|${r}|${canonicalName(o)}`)))]));
+  return new Map(
+    CORPUS_FILES.map((f) => [
+      f,
+      new Set(
+        CHUNK_SCRIPT[f].flatMap((c) => c.triples.map(([s, , r, o]) => `${canonicalName(s)}|${r}|${canonicalName(o)}`)),
+      ),
+    ]),
+  );
 }
 
 /** Reads a KB's facts; `resolve` reads a name the model wrote ("Ulisse (Person)") as the corpus name it stands for. */
@@ -34,7 +41,8 @@ export function kbFacts(kb: KnowledgeBase, index: IndexingResult, resolve: (name
   const fileOf = new Map([...kb.iterateChunks()].map((c) => [c.id, basename(docs.get(c.documentId)!.path)]));
   const triplesByFile = new Map<string, Set<string>>(CORPUS_FILES.map((f) => [f, new Set()]));
   const chunksOf = new Map<string, { text: string; englishText: string }[]>(CORPUS_FILES.map((f) => [f, []]));
-  for (const c of kb.iterateChunks()) chunksOf.get(fileOf.get(c.id)!)!.push({ text: c.text, englishText: c.englishText ?? '' });
+  for (const c of kb.iterateChunks())
+    chunksOf.get(fileOf.get(c.id)!)!.push({ text: c.text, englishText: c.englishText ?? '' });
   for (const t of kb.iterateTriples()) {
     const fact = `${who(t.sourceName)}|${t.relation}|${who(t.targetName)}`;
     for (const id of t.chunkIds) triplesByFile.get(fileOf.get(id)!)!.add(fact);
@@ -50,11 +58,21 @@ export function kbFacts(kb: KnowledgeBase, index: IndexingResult, resolve: (name
     ...[...docs.values()].filter((d) => d.error !== null).map((d) => d.id),
     ...index.failures.map((f) => f.details.documentId).filter((id): id is number => typeof id === 'number'),
   ]);
-  return { triplesByFile, entitiesOf, wrongMerges, failedFiles: new Set([...failedIds].map((id) => basename(docs.get(id)!.path))), chunksOf };
+  return {
+    triplesByFile,
+    entitiesOf,
+    wrongMerges,
+    failedFiles: new Set([...failedIds].map((id) => basename(docs.get(id)!.path))),
+    chunksOf,
+  };
 }
 
 /** Whitespace collapsed and citation marks dropped: how texts are compared across runs. */
-const flat = (s: string): string => s.replace(/\[\d+\]/g, '').replace(/\s+/g, ' ').trim();
+const flat = (s: string): string =>
+  s
+    .replace(/\[\d+\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** Whether a prompt variable is (part of) a text, or holds it: a Map prompt gets a chunk's English text or a half of it. */
 export function overlaps(variable: string | undefined, text: string): boolean {
@@ -65,7 +83,20 @@ export function overlaps(variable: string | undefined, text: string): boolean {
 }
 
 /** Kinds that remove a batch item, or change a reply so that what it said is lost. */
-const LOSING: ReadonlySet<string> = new Set(['dropItem', 'repeatItem', 'emptyString', 'cutAtMaxTokens', 'contextOverflow', 'idDrift', 'skipItem', 'fixedKey', 'untranslated', 'repetitionLoop', 'emptyReply', 'runtimeError']);
+const LOSING: ReadonlySet<string> = new Set([
+  'dropItem',
+  'repeatItem',
+  'emptyString',
+  'cutAtMaxTokens',
+  'contextOverflow',
+  'idDrift',
+  'skipItem',
+  'fixedKey',
+  'untranslated',
+  'repetitionLoop',
+  'emptyReply',
+  'runtimeError',
+]);
 
 /** The canonical key of a `mder/map` batch item. */
 function itemKey(item: unknown, resolve: (name: string) => string): string | null {
@@ -81,7 +112,13 @@ function itemKey(item: unknown, resolve: (name: string) => string): string | nul
  * one of the file's chunks (its preprocessing or Map reply lost the fact), a recorded failure of
  * the document, or a wrong merge the model made in Disambiguate that renamed one of the fact's entities.
  */
-export function explainLoss(file: string, fact: string, facts: KbFacts, degradations: readonly Degradation[], resolve: (name: string) => string): string | null {
+export function explainLoss(
+  file: string,
+  fact: string,
+  facts: KbFacts,
+  degradations: readonly Degradation[],
+  resolve: (name: string) => string,
+): string | null {
   if (facts.failedFiles.has(file)) return 'document failure recorded';
   const chunks = facts.chunksOf.get(file) ?? [];
   for (const d of degradations) {

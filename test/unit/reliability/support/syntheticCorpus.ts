@@ -14,9 +14,72 @@ import { reduceBlocks, scriptedSummary } from '../../../support/corpusScript.js'
  * puts next to the plain name and the model confirms, so disambiguation merges something.
  */
 
-const FIRST = ['Ada', 'Bruno', 'Cleo', 'Dario', 'Elsa', 'Farid', 'Greta', 'Hugo', 'Ilse', 'Jonas', 'Kira', 'Leon', 'Mira', 'Nils', 'Olga', 'Piet', 'Rosa', 'Sven', 'Tove', 'Uma'];
-const SYLLABLE_A = ['Kes', 'Raven', 'Thorn', 'Ash', 'Brook', 'Holm', 'Marl', 'Wex', 'Fen', 'Lind', 'Stor', 'Vale', 'Grim', 'Oak', 'Pell', 'Quill', 'Rook', 'Sand', 'Tarn', 'Wyn'];
-const SYLLABLE_B = ['trel', 'worth', 'ley', 'field', 'ridge', 'bury', 'ston', 'more', 'wick', 'dale', 'croft', 'hurst', 'ford', 'gate', 'low', 'mere', 'shaw', 'thorpe', 'ton', 'wood'];
+const FIRST = [
+  'Ada',
+  'Bruno',
+  'Cleo',
+  'Dario',
+  'Elsa',
+  'Farid',
+  'Greta',
+  'Hugo',
+  'Ilse',
+  'Jonas',
+  'Kira',
+  'Leon',
+  'Mira',
+  'Nils',
+  'Olga',
+  'Piet',
+  'Rosa',
+  'Sven',
+  'Tove',
+  'Uma',
+];
+const SYLLABLE_A = [
+  'Kes',
+  'Raven',
+  'Thorn',
+  'Ash',
+  'Brook',
+  'Holm',
+  'Marl',
+  'Wex',
+  'Fen',
+  'Lind',
+  'Stor',
+  'Vale',
+  'Grim',
+  'Oak',
+  'Pell',
+  'Quill',
+  'Rook',
+  'Sand',
+  'Tarn',
+  'Wyn',
+];
+const SYLLABLE_B = [
+  'trel',
+  'worth',
+  'ley',
+  'field',
+  'ridge',
+  'bury',
+  'ston',
+  'more',
+  'wick',
+  'dale',
+  'croft',
+  'hurst',
+  'ford',
+  'gate',
+  'low',
+  'mere',
+  'shaw',
+  'thorpe',
+  'ton',
+  'wood',
+];
 const PLACE_A = ['Ost', 'Nor', 'Sud', 'West', 'Alt', 'Neu', 'Hoch', 'Tief', 'Lang', 'Kurz'];
 const PLACE_B = ['haven', 'burg', 'mark', 'stad', 'port', 'heim', 'vik', 'fjord', 'holm', 'wald'];
 const ORG_A = ['Amber', 'Cobalt', 'Crimson', 'Golden', 'Iron', 'Ivory', 'Jade', 'Silver', 'Copper', 'Onyx'];
@@ -33,12 +96,25 @@ const FILLER = [
 
 const NAME = String.raw`\p{Lu}[\p{L}]*(?: \p{Lu}[\p{L}]*)*`;
 /** The sentence forms the generator writes and the scripted model reads, with the triple each states. */
-const FACT_FORMS: readonly { re: RegExp; triple: (m: RegExpMatchArray) => [string, string, string, string, string] }[] = [
-  { re: new RegExp(`(${NAME}) is the (\\p{Ll}+) of (${NAME})\\.`, 'gu'), triple: (m) => [m[1]!, 'Person', `${m[2]!.toUpperCase()}_OF`, m[3]!, 'Person'] },
-  { re: new RegExp(`(${NAME}) lives in (${NAME})\\.`, 'gu'), triple: (m) => [m[1]!, 'Person', 'LIVES_IN', m[2]!, 'Place'] },
-  { re: new RegExp(`(${NAME}) works for the (${NAME})\\.`, 'gu'), triple: (m) => [m[1]!, 'Person', 'WORKS_FOR', m[2]!, 'Organization'] },
-  { re: new RegExp(`The (${NAME}) is based in (${NAME})\\.`, 'gu'), triple: (m) => [m[1]!, 'Organization', 'BASED_IN', m[2]!, 'Place'] },
-];
+const FACT_FORMS: readonly { re: RegExp; triple: (m: RegExpMatchArray) => [string, string, string, string, string] }[] =
+  [
+    {
+      re: new RegExp(`(${NAME}) is the (\\p{Ll}+) of (${NAME})\\.`, 'gu'),
+      triple: (m) => [m[1]!, 'Person', `${m[2]!.toUpperCase()}_OF`, m[3]!, 'Person'],
+    },
+    {
+      re: new RegExp(`(${NAME}) lives in (${NAME})\\.`, 'gu'),
+      triple: (m) => [m[1]!, 'Person', 'LIVES_IN', m[2]!, 'Place'],
+    },
+    {
+      re: new RegExp(`(${NAME}) works for the (${NAME})\\.`, 'gu'),
+      triple: (m) => [m[1]!, 'Person', 'WORKS_FOR', m[2]!, 'Organization'],
+    },
+    {
+      re: new RegExp(`The (${NAME}) is based in (${NAME})\\.`, 'gu'),
+      triple: (m) => [m[1]!, 'Organization', 'BASED_IN', m[2]!, 'Place'],
+    },
+  ];
 
 /** The person a titled name refers to ("Captain Ada Kestrel" → "Ada Kestrel"); other names are themselves. */
 export function syntheticCanonical(name: string): string {
@@ -61,9 +137,21 @@ export interface SyntheticCorpusOptions {
 export function writeSyntheticCorpus(dir: string, count: number, options: SyntheticCorpusOptions = {}): string[] {
   mkdirSync(dir, { recursive: true });
   const seed = options.seed ?? 1;
-  const people = pool(Math.max(12, Math.round(count * 1.5)), (i) => `${FIRST[i % FIRST.length]} ${SYLLABLE_A[Math.floor(i / FIRST.length) % SYLLABLE_A.length]}${SYLLABLE_B[Math.floor(i / (FIRST.length * SYLLABLE_A.length)) % SYLLABLE_B.length]}`);
-  const places = pool(Math.max(4, Math.round(count / 4)), (i) => `${PLACE_A[i % PLACE_A.length]}${PLACE_B[Math.floor(i / PLACE_A.length) % PLACE_B.length]}${qualifier(Math.floor(i / 100))}`);
-  const orgs = pool(Math.max(3, Math.round(count / 8)), (i) => `${ORG_A[i % ORG_A.length]} ${ORG_B[Math.floor(i / ORG_A.length) % ORG_B.length]}${qualifier(Math.floor(i / 80))}`);
+  const people = pool(
+    Math.max(12, Math.round(count * 1.5)),
+    (i) =>
+      `${FIRST[i % FIRST.length]} ${SYLLABLE_A[Math.floor(i / FIRST.length) % SYLLABLE_A.length]}${SYLLABLE_B[Math.floor(i / (FIRST.length * SYLLABLE_A.length)) % SYLLABLE_B.length]}`,
+  );
+  const places = pool(
+    Math.max(4, Math.round(count / 4)),
+    (i) =>
+      `${PLACE_A[i % PLACE_A.length]}${PLACE_B[Math.floor(i / PLACE_A.length) % PLACE_B.length]}${qualifier(Math.floor(i / 100))}`,
+  );
+  const orgs = pool(
+    Math.max(3, Math.round(count / 8)),
+    (i) =>
+      `${ORG_A[i % ORG_A.length]} ${ORG_B[Math.floor(i / ORG_A.length) % ORG_B.length]}${qualifier(Math.floor(i / 80))}`,
+  );
   const paths: string[] = [];
   for (let d = 0; d < count; d++) {
     const rng = new Prng(seed * 1_000_003 + d);
@@ -101,14 +189,26 @@ function pool(size: number, name: (i: number) => string): string[] {
 
 /** A second word that keeps large pools' names distinct (none for the first block). */
 function qualifier(block: number): string {
-  return block === 0 ? '' : ` ${SYLLABLE_A[(block - 1) % SYLLABLE_A.length]}${SYLLABLE_B[Math.floor((block - 1) / SYLLABLE_A.length) % SYLLABLE_B.length]}`;
+  return block === 0
+    ? ''
+    : ` ${SYLLABLE_A[(block - 1) % SYLLABLE_A.length]}${SYLLABLE_B[Math.floor((block - 1) / SYLLABLE_A.length) % SYLLABLE_B.length]}`;
 }
 
 /** Triples the text states, in order, as the scripted model extracts them. */
-export function syntheticTriples(text: string): { subject: string; subjectType: string; relation: string; object: string; objectType: string }[] {
+export function syntheticTriples(
+  text: string,
+): { subject: string; subjectType: string; relation: string; object: string; objectType: string }[] {
   const found: { at: number; t: [string, string, string, string, string] }[] = [];
   for (const form of FACT_FORMS) for (const m of text.matchAll(form.re)) found.push({ at: m.index, t: form.triple(m) });
-  return found.sort((a, b) => a.at - b.at).map(({ t: [subject, subjectType, relation, object, objectType] }) => ({ subject, subjectType, relation, object, objectType }));
+  return found
+    .sort((a, b) => a.at - b.at)
+    .map(({ t: [subject, subjectType, relation, object, objectType] }) => ({
+      subject,
+      subjectType,
+      relation,
+      object,
+      objectType,
+    }));
 }
 
 /** The description the scripted model writes for a triple. */
@@ -126,20 +226,32 @@ export function syntheticRules(): ScriptRule[] {
     {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(([, pair, a, b]) => {
-          const same = syntheticCanonical(a!) === syntheticCanonical(b!);
-          return { pair, a, b, same, canonical: same ? syntheticCanonical(a!) : '' };
-        }),
+        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
+          ([, pair, a, b]) => {
+            const same = syntheticCanonical(a!) === syntheticCanonical(b!);
+            return { pair, a, b, same, canonical: same ? syntheticCanonical(a!) : '' };
+          },
+        ),
       }),
     },
     {
       prompt: 'mder/enrich',
-      reply: (v) => ({ descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({ id: Number(id), object: t!, description: syntheticDescription(s!, r!, t!) })) }),
+      reply: (v) => ({
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
+          id: Number(id),
+          object: t!,
+          description: syntheticDescription(s!, r!, t!),
+        })),
+      }),
     },
     {
       prompt: 'mder/reduce',
       reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({ id: b.id, name: b.name, summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts) })),
+        summaries: reduceBlocks(v.entities!).map((b) => ({
+          id: b.id,
+          name: b.name,
+          summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts),
+        })),
       }),
     },
   ];

@@ -1,6 +1,12 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STRATEGIES, type Answer, type JobState, type SparqlResult, type StrategyName } from '../../../../src-main/engine/api/contract.js';
+import {
+  STRATEGIES,
+  type Answer,
+  type JobState,
+  type SparqlResult,
+  type StrategyName,
+} from '../../../../src-main/engine/api/contract.js';
 import { Engine } from '../../../../src-main/engine/api/Engine.js';
 import { appPaths } from '../../../../src-main/engine/api/paths.js';
 import { CORPUS_DIR, CORPUS_FILES, corpusRules } from '../../../support/corpusScript.js';
@@ -41,7 +47,10 @@ export function corpusLlm(extra: ScriptRule[] = []): ScriptedLlm {
 }
 
 export async function engineAt(dataDir: string, llm: ScriptedLlm): Promise<Engine> {
-  return Engine.create({ paths: appPaths(REPO_ROOT, dataDir, join(dataDir, 'models')), models: { llm, embedder: new QaEmbedder() } });
+  return Engine.create({
+    paths: appPaths(REPO_ROOT, dataDir, join(dataDir, 'models')),
+    models: { llm, embedder: new QaEmbedder() },
+  });
 }
 
 async function value<T>(engine: Engine, method: string, payload: unknown): Promise<T> {
@@ -58,7 +67,8 @@ async function job(engine: Engine, method: string, payload: unknown): Promise<{ 
   });
   const state = (await engine.jobs.settled(jobId)) as JobState;
   off();
-  if (state.status !== 'done') throw new Error(`${method}: job ${state.status}: ${state.error?.code}: ${state.error?.message}`);
+  if (state.status !== 'done')
+    throw new Error(`${method}: job ${state.status}: ${state.error?.code}: ${state.error?.message}`);
   return { state, result };
 }
 
@@ -70,7 +80,9 @@ export async function fullRun(engine: Engine, llm: ScriptedLlm, workDir: string)
   await value(engine, 'kb:create', { name: 'odyssey' });
   await value(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
   await job(engine, 'index:start', { kb: 'odyssey' });
-  const page = await value<{ rows: { path: string; status: string; language: string | null }[] }>(engine, 'docs:list', { kb: 'odyssey' });
+  const page = await value<{ rows: { path: string; status: string; language: string | null }[] }>(engine, 'docs:list', {
+    kb: 'odyssey',
+  });
 
   const answers: FullRunSummary['answers'] = {};
   for (const strategy of STRATEGIES) {
@@ -80,10 +92,19 @@ export async function fullRun(engine: Engine, llm: ScriptedLlm, workDir: string)
   }
 
   const turtle = join(workDir, 'odyssey.ttl');
-  const exported = await job(engine, 'rdf:export', { kb: 'odyssey', format: 'turtle', scope: { kind: 'all' }, outputPath: turtle });
+  const exported = await job(engine, 'rdf:export', {
+    kb: 'odyssey',
+    format: 'turtle',
+    scope: { kind: 'all' },
+    outputPath: turtle,
+  });
   await value(engine, 'kb:create', { name: 'reimported' });
   const imported = await job(engine, 'rdf:import', { kb: 'reimported', inputPath: turtle });
-  const sparql = await value<SparqlResult>(engine, 'sparql:query', { kb: 'odyssey', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', timeoutMs: 60_000 });
+  const sparql = await value<SparqlResult>(engine, 'sparql:query', {
+    kb: 'odyssey',
+    query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+    timeoutMs: 60_000,
+  });
 
   return {
     doctorOk: doctor.ok,

@@ -47,14 +47,17 @@ const bare = (host: string): string => host.replace(/^\[|\]$/g, '').toLowerCase(
 
 export function installNetworkGuard({ allowHosts = [] }: NetworkGuardOptions = {}): NetworkGuard {
   const allowList = new Set(allowHosts.map(bare));
-  const mayReach = (host: string | undefined | null): boolean => isLoopbackHost(host) || allowList.has(bare(host ?? ''));
+  const mayReach = (host: string | undefined | null): boolean =>
+    isLoopbackHost(host) || allowList.has(bare(host ?? ''));
   const violations: NetworkViolation[] = [];
   const allowed: string[] = [];
   const restore: (() => void)[] = [];
 
   const refuse = (api: string, destination: string): Error => {
     violations.push({ api, destination, stack: new Error().stack ?? '' });
-    return Object.assign(new Error(`networkGuard: ${api} to ${destination} refused (tests run offline)`), { code: 'ENETUNREACH' });
+    return Object.assign(new Error(`networkGuard: ${api} to ${destination} refused (tests run offline)`), {
+      code: 'ENETUNREACH',
+    });
   };
   const patch = <T extends object>(target: T, key: string, make: (original: AnyFn) => AnyFn): void => {
     const original = (target as Record<string, AnyFn>)[key];
@@ -98,7 +101,9 @@ export function installNetworkGuard({ allowHosts = [] }: NetworkGuardOptions = {
 
   // UDP: send(msg, [offset, length,] port, [address,] cb) and connect(port, [address,] cb).
   const udpAddress = (args: unknown[]): string | undefined => {
-    const portAt = args.findIndex((a, i) => i > 0 && typeof a === 'number' && (typeof args[i + 1] === 'string' || typeof args[i + 1] !== 'number'));
+    const portAt = args.findIndex(
+      (a, i) => i > 0 && typeof a === 'number' && (typeof args[i + 1] === 'string' || typeof args[i + 1] !== 'number'),
+    );
     const after = portAt >= 0 ? args[portAt + 1] : undefined;
     return typeof after === 'string' ? after : undefined;
   };
@@ -114,7 +119,11 @@ export function installNetworkGuard({ allowHosts = [] }: NetworkGuardOptions = {
         throw refuse(api, host ?? '?');
       };
   patch(dgram.Socket.prototype, 'send', guardUdp('dgram.send', udpAddress));
-  patch(dgram.Socket.prototype, 'connect', guardUdp('dgram.connect', (args) => (typeof args[1] === 'string' ? args[1] : undefined)));
+  patch(
+    dgram.Socket.prototype,
+    'connect',
+    guardUdp('dgram.connect', (args) => (typeof args[1] === 'string' ? args[1] : undefined)),
+  );
 
   // DNS: a lookup of a remote name already leaks what the app wants to reach.
   const guardLookup =
@@ -132,7 +141,23 @@ export function installNetworkGuard({ allowHosts = [] }: NetworkGuardOptions = {
         if (callback) process.nextTick(() => callback(error));
         return undefined;
       };
-  const RESOLVERS = ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCname', 'resolveMx', 'resolveNs', 'resolveTxt', 'resolveSrv', 'resolvePtr', 'resolveNaptr', 'resolveSoa', 'reverse'];
+  const RESOLVERS = [
+    'lookup',
+    'lookupService',
+    'resolve',
+    'resolve4',
+    'resolve6',
+    'resolveAny',
+    'resolveCname',
+    'resolveMx',
+    'resolveNs',
+    'resolveTxt',
+    'resolveSrv',
+    'resolvePtr',
+    'resolveNaptr',
+    'resolveSoa',
+    'reverse',
+  ];
   for (const name of RESOLVERS) {
     patch(dns, name, guardLookup(`dns.${name}`, false));
     patch(dns.promises, name, guardLookup(`dns.promises.${name}`, true));

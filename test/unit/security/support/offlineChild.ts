@@ -56,17 +56,30 @@ mkdirSync(workDir, { recursive: true });
 const guard = installNetworkGuard({ allowHosts });
 const llm = corpusLlm();
 const engine = await engineAt(join(workDir, 'data'), llm);
-const server = endpointHost ? await startModelListServer({ host: endpointHost, models: ['qwen3-8b'], apiKey: 'sk-offline-child' }) : null;
+const server = endpointHost
+  ? await startModelListServer({ host: endpointHost, models: ['qwen3-8b'], apiKey: 'sk-offline-child' })
+  : null;
 try {
   if (server) {
-    const added = await engine.call('endpoints:add', { id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', apiKey: 'sk-offline-child' });
+    const added = await engine.call('endpoints:add', {
+      id: 'gpu1',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'qwen3-8b',
+      apiKey: 'sk-offline-child',
+    });
     if (!added.ok) throw new Error(`endpoints:add: ${added.error.message}`);
     // The guard must allow what the engine's own allow-list names, no more.
-    if (JSON.stringify(networkAllowList(engine.settings.get())) !== JSON.stringify(allowHosts)) throw new Error(`networkAllowList ${JSON.stringify(networkAllowList(engine.settings.get()))} ≠ ${JSON.stringify(allowHosts)}`);
+    if (JSON.stringify(networkAllowList(engine.settings.get())) !== JSON.stringify(allowHosts))
+      throw new Error(
+        `networkAllowList ${JSON.stringify(networkAllowList(engine.settings.get()))} ≠ ${JSON.stringify(allowHosts)}`,
+      );
   }
   const summary = await fullRun(engine, llm, workDir);
   const probe = server ? await engine.call('endpoints:test', { id: 'gpu1' }) : null;
-  process.stdout.write(`${JSON.stringify({ selfCheck: checked, summary, violations: guard.violations, allowed: guard.allowed, allowHosts, probe })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ selfCheck: checked, summary, violations: guard.violations, allowed: guard.allowed, allowHosts, probe })}\n`,
+  );
 } finally {
   await server?.close();
   await engine.dispose();
