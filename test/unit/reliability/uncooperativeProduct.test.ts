@@ -308,6 +308,9 @@ describe('the whole product with an uncooperative model', () => {
       for (const s of STRATEGIES) expect(answers[s], s).toBeGreaterThanOrEqual(MIN_YIELD.answers);
 
       const made = new Set(all.flatMap((r) => r.llm.degradations.map((d) => `${d.prompt} ${d.kind}`)));
+      // Enrich's and Disambiguate's reply schemas ask for exactly one entry per item (as the grammar
+      // holds a real model to it), so a dropped entry is no longer schema-valid; the content keys
+      // those entries repeat catch the entry that moved onto the wrong item instead (swapItems).
       const expected = [
         'ingest/summarise reasoningPrefix',
         'mder/map dropItem',
@@ -316,13 +319,11 @@ describe('the whole product with an uncooperative model', () => {
         'mder/map typeSuffix',
         'mder/enrich swapItems',
         'mder/enrich repeatItem',
-        'mder/enrich dropItem',
         'mder/enrich longString',
         'mder/enrich cutAtMaxTokens',
         'mder/reduce swapItems',
         'mder/disambiguate typeSuffix',
         'mder/disambiguate swapItems',
-        'mder/disambiguate dropItem',
         'qa/dr-decompose placeholder',
         'qa/answer gluedCitation',
         'qa/answer emptyString',
