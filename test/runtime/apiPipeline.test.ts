@@ -97,11 +97,14 @@ describe('the user path on the fixture models', () => {
     const result = job.result as IndexingResult & { ingestFailures: unknown[] };
     expect(result.ingestFailures).toEqual([]);
     // A unit may fail (recorded with stage, unit and reason, never a crash), but under the JSON
-    // grammar a reply is only invalid when it ran out of tokens.
+    // grammar a reply is only invalid when it ran out of tokens, or when its entry's content key
+    // names another item than the one it answers (the random-weight model writes any names), so a
+    // Disambiguate pair is left undecided, to be asked again by the next run.
     for (const f of result.failures) {
       expect(f.code, `${f.stage} ${f.unit}: ${f.message}`).toMatch(/^(LLM_OUTPUT_INVALID|MODEL_ERROR)$/);
       expect(f.unit).toMatch(/\S/);
-      if (f.code === 'LLM_OUTPUT_INVALID') expect(f.message).toMatch(/stopped at maxTokens/);
+      if (f.code === 'LLM_OUTPUT_INVALID')
+        expect(f.message).toMatch(/stopped at maxTokens|named another item|no decision for this pair/);
     }
     for (const stage of ['preprocess', 'map'] as const) expect(result.stages[stage]!.calls, stage).toBeGreaterThan(0);
 

@@ -36,8 +36,9 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
     },
     'kb:delete': async ({ kb: name }) => {
       engine.stores.forget(name);
-      await engine.watches.forget(name);
-      await kbs.delete(name);
+      // Both start now: the watch list reads the KB's id before the registry forgets it, and no
+      // await comes before the delete, so a call racing it cannot reopen the KB that goes.
+      await Promise.all([engine.watches.forget(name), kbs.delete(name)]);
       return { deleted: true as const };
     },
   };
