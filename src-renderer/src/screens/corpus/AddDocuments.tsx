@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { api, type AddDocumentsResult } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { formatNumber, formatSeconds } from '../../lib/format.js';
+import { toApiError } from '../../lib/errors.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 
@@ -18,15 +19,31 @@ export function parsePaths(text: string): string[] {
   ];
 }
 
+/** Keeps each path in sync with the KB; returns the ones that cannot be watched (files, gone) and why. */
+async function watchFolders(kb: string, paths: readonly string[]): Promise<{ path: string; reason: string }[]> {
+  const failed: { path: string; reason: string }[] = [];
+  for (const path of paths) {
+    await api()
+      .call('watch:add', { kb, path, ignore: [] })
+      .catch((error: unknown) => failed.push({ path, reason: toApiError(error).message }));
+  }
+  return failed;
+}
+
 export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void }) {
   const { t } = useTranslation();
   const [text, setText] = useState('');
+  const [keepInSync, setKeepInSync] = useState(false);
   const [result, setResult] = useState<AddDocumentsResult | null>(null);
+  const [watchErrors, setWatchErrors] = useState<{ path: string; reason: string }[]>([]);
   const announce = useApp((s) => s.announce);
   const paths = parsePaths(text);
   const add = useAction(async () => {
     const res = await api().call('docs:add', { kb, paths });
+    // Folders kept in sync are followed from now on; a file path cannot be watched and says so.
+    const failed = keepInSync ? await watchFolders(kb, paths) : [];
     setResult(res);
+    setWatchErrors(failed);
     setText('');
     announce(
       t('corpus.addedSummary', { added: res.added.length, unchanged: res.unchanged, errors: res.errors.length }),
@@ -107,6 +124,15 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
           {dropNote}
         </p>
       )}
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={keepInSync}
+          onChange={(e) => setKeepInSync(e.target.checked)}
+          data-testid="docs-add-watch"
+        />
+        <span>{t('corpus.watchToggle')}</span>
+      </label>
       <button type="submit" disabled={!paths.length || add.pending} data-testid="docs-add-submit">
         {add.pending ? t('common.working') : t('corpus.addCount', { count: paths.length })}
       </button>
@@ -140,6 +166,13 @@ export function AddDocuments({ kb, onAdded }: { kb: string; onAdded: () => void 
               {result.estimate.uncounted > 0 &&
                 ` ${t('corpus.indexEstimateUncounted', { count: result.estimate.uncounted })}`}
             </p>
+          )}
+          {watchErrors.length > 0 && (
+            <ul className="error-list" data-testid="docs-add-watch-errors">
+              {watchErrors.map((e) => (
+                <li key={e.path}>{t('corpus.watchFailed', { reason: e.reason })}</li>
+              ))}
+            </ul>
           )}
           {result.errors.length > 0 && (
             <ul className="error-list">

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp } from '../../store/app.js';
 import { useJobs, latestJob } from '../../store/jobs.js';
@@ -7,6 +7,7 @@ import { DocumentDetail } from './DocumentDetail.js';
 import { DocumentTable } from './DocumentTable.js';
 import { IndexPanel } from './IndexPanel.js';
 import { KbPanel } from './KbPanel.js';
+import { WatchedFolders } from './WatchedFolders.js';
 
 const REFRESH_WHILE_INDEXING_MS = 3000;
 
@@ -16,7 +17,12 @@ export function CorpusScreen() {
   const open = useApp((s) => s.openDocument);
   const setOpen = useApp((s) => s.setOpenDocument);
   const [refreshKey, setRefreshKey] = useState(0);
-  const bump = () => setRefreshKey((n) => n + 1);
+  const bump = useCallback(() => setRefreshKey((n) => n + 1), []);
+  // A watched folder's sync changes the rows and the KB's counts.
+  const synced = useCallback(() => {
+    bump();
+    void useApp.getState().refreshKbs();
+  }, [bump]);
   const indexStatus = useJobs((s) => latestJob(s.jobs, 'index', kb)?.status);
 
   // Counts and statuses change while indexing: refresh the visible rows now and then, and at the end.
@@ -25,7 +31,7 @@ export function CorpusScreen() {
     if (indexStatus !== 'running') return;
     const id = setInterval(bump, REFRESH_WHILE_INDEXING_MS);
     return () => clearInterval(id);
-  }, [indexStatus]);
+  }, [indexStatus, bump]);
   useEffect(() => {
     if (indexStatus && indexStatus !== 'running') void useApp.getState().refreshKbs();
   }, [indexStatus]);
@@ -40,6 +46,7 @@ export function CorpusScreen() {
             <AddDocuments kb={kb} onAdded={bump} />
             <IndexPanel kb={kb} refreshKey={refreshKey} />
           </div>
+          <WatchedFolders kb={kb} refreshKey={refreshKey} onSynced={synced} />
           <div className={open ? 'table-and-detail' : ''}>
             <DocumentTable
               key={kb}
