@@ -15,12 +15,13 @@
  * its real chat template around every prompt, the context enforced (a prompt that does not fit is
  * refused), a reply over its budget cut and failed, so the split/retry paths run and are counted.
  *
- * Reasoning (Qwen3 thinks before it answers): `--reasoning-steps` (all | none | prompt names,
- * comma-separated; default all: every step may reason, Polyhop's policy until a per-step one
- * lands), `--reasoning-budget` (tokens per call; default the Llm default, 1024) and
- * `--reasoning-used` (share of the budget spent; default 1, an upper bound).
+ * Reasoning (Qwen3 thinks before it answers): `--reasoning-steps` (policy | all | none | prompt
+ * names, comma-separated; default policy: the steps Polyhop's default per-step policy lets reason,
+ * `models/reasoningPolicy.ts`, which in indexing is Disambiguate only), `--reasoning-budget`
+ * (tokens per call; default the Llm default, 1024) and `--reasoning-used` (share of the budget
+ * spent; default 1, an upper bound).
  *
- *   npm run bench indexing -- --n 500 [--context 8192] [--reasoning-steps all] [--reasoning-budget 1024] [--reasoning-used 1]
+ *   npm run bench indexing -- --n 500 [--context 8192] [--reasoning-steps policy] [--reasoning-budget 1024] [--reasoning-used 1]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,7 @@ import { quantileOf } from '../../src-main/engine/base/quantile.js';
 import { estimateIndexing, PAGE_CHARS } from '../../src-main/engine/mder/indexingEstimate.js';
 import { decodeRate, RTX_3090_LLAMA_8B } from '../../src-main/engine/models/gpuThroughput.js';
 import { LLM_CALL_DEFAULTS } from '../../src-main/engine/models/Llm.js';
+import { REASONING_STEPS } from '../../src-main/engine/models/reasoningPolicy.js';
 import { Qwen3ScriptedLlm, type Qwen3Call, type ReasoningPolicy } from '../support/Qwen3ScriptedLlm.js';
 import { ScriptedLlm, type ScriptRule } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
@@ -239,14 +241,22 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 function reasoningPolicy(args: readonly string[]): ReasoningPolicy {
   const i = args.indexOf('--reasoning-steps');
-  const steps = i >= 0 ? (args[i + 1] ?? 'all') : 'all';
+  const steps = i >= 0 ? (args[i + 1] ?? 'policy') : 'policy';
   const budget = args.includes('--reasoning-budget')
     ? Number(args[args.indexOf('--reasoning-budget') + 1])
     : LLM_CALL_DEFAULTS.reasoningTokens;
   const used = args.includes('--reasoning-used') ? Number(args[args.indexOf('--reasoning-used') + 1]) : 1;
   if (!Number.isInteger(budget) || budget < 0) throw new Error('--reasoning-budget must be a whole number ≥ 0');
   if (!(used >= 0 && used <= 1)) throw new Error('--reasoning-used must be between 0 and 1');
+  if (steps === 'policy') return { steps: new Set(promptsThatReasonByDefault()), budget, used };
   return { steps: steps === 'all' ? 'all' : new Set(steps === 'none' ? [] : steps.split(',')), budget, used };
+}
+
+const INDEXING_STEPS = ['preprocess', 'map', 'disambiguate', 'enrich', 'reduce'] as const;
+
+/** The indexing prompts whose steps the product's default policy lets reason (Settings → reasoning). */
+function promptsThatReasonByDefault(): string[] {
+  return INDEXING_STEPS.flatMap((step) => (REASONING_STEPS[step].reasons ? REASONING_STEPS[step].prompts : []));
 }
 
 function describeReasoning(r: ReasoningPolicy): string {
