@@ -62,8 +62,8 @@ describe('models through the Api', () => {
     expect(status.generation.backend).toMatch(/\S/);
     // The fixture has 2 blocks; llama.cpp counts the output layer too.
     expect(status.generation.totalLayers).toBe(3);
-    expect(status.generation.gpuLayers).toBeGreaterThanOrEqual(0);
-    expect(status.generation.gpuLayers).toBeLessThanOrEqual(status.generation.totalLayers);
+    // A CPU build offloads nothing; a GPU build offloads the whole tiny model (it fits any GPU).
+    expect(status.generation.gpuLayers).toBe(status.generation.backend === 'cpu' ? 0 : status.generation.totalLayers);
     expect(status.generation.explanation).toContain('2048 tokens × 2 sequences');
     expect(status.generation.explanation).toContain('1 threads');
 
@@ -83,7 +83,7 @@ describe('models through the Api', () => {
     expect(reply.promptTokens).toBeGreaterThan(0);
     expect(reply.completionTokens).toBeGreaterThan(0);
     expect(reply.completionTokens).toBeLessThanOrEqual(16);
-    expect(reply.ms).toBeGreaterThanOrEqual(0);
+    expect(reply.ms).toBeGreaterThan(0);
   });
 
   it('models:inspect reads the GGUF metadata', async () => {
