@@ -67,9 +67,17 @@ describe('LlamaCppEmbedder on the tiny llama GGUF', () => {
     }
   });
 
-  it('truncates texts longer than the context instead of failing', async () => {
-    const [v] = await embedder.embed(['token '.repeat(2000)]);
-    expect(norm(v!)).toBeCloseTo(1, 5);
+  it('embeds a text longer than the context in windows: its end changes its vector', async () => {
+    const start = 'river stone '.repeat(600);
+    const [long, otherEnd, alone] = await embedder.embed([
+      `${start}${'mountain snow '.repeat(300)}`,
+      `${start}${'city light '.repeat(300)}`,
+      start,
+    ]);
+    expect(norm(long!)).toBeCloseTo(1, 5);
+    // Truncated at the context, all three would be the vector of their shared start.
+    expect(cosine(long!, otherEnd!)).toBeLessThan(0.9999);
+    expect(cosine(long!, alone!)).toBeLessThan(0.9999);
   });
 
   it('applies query/passage prefixes, recognised from an e5 file name or given', async () => {

@@ -85,6 +85,21 @@ describe('TransformersEmbedder on the tiny ONNX BERT', () => {
     expect(fetched).toEqual([]);
   });
 
+  it('embeds a text past the 512-token window in windows and pools them: its end changes its vector', async () => {
+    const start = 'the history of rome and its roads '.repeat(90);
+    const [long, otherEnd, short] = await embedder.embed([
+      `${start}${'software models answer questions '.repeat(60)}`,
+      `${start}${'alpha beta gamma delta '.repeat(60)}`,
+      'alpha beta',
+    ]);
+    for (const v of [long!, otherEnd!]) expect(norm(v)).toBeCloseTo(1, 5);
+    // Truncated at 512 tokens, both would be the vector of their shared start.
+    expect(cosine(long!, otherEnd!)).toBeLessThan(0.9999);
+    // A short text in the same batch is embedded whole, as alone.
+    const [alone] = await embedder.embed(['alpha beta']);
+    expect(cosine(short!, alone!)).toBeCloseTo(1, 5);
+  });
+
   it('gives the same vectors in a padded batch as one text at a time, in input order', async () => {
     const texts = PAIRS.flat().concat([
       'x',

@@ -11,6 +11,7 @@ import { errorMessage } from './embedders/errorMessage.js';
 import { applyPrefix, detectEmbeddingPrefixes, type EmbeddingPrefixes } from './embedders/embeddingPrefixes.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { l2Normalise } from './embedders/l2Normalise.js';
+import { poolWindowVectors, tokenWindows } from './embedders/pooledWindows.js';
 import { getLlamaRuntime, type LlamaGpuChoice } from './llamaRuntime.js';
 
 export interface LlamaCppEmbedderOptions {
@@ -22,7 +23,7 @@ export interface LlamaCppEmbedderOptions {
   gpuLayers?: 'auto' | number;
   /** CPU threads per context. Default: the machine's math cores (node-llama-cpp's own default of 6 is far too many on small machines). */
   threads?: number;
-  /** Tokens per text; longer texts are truncated. Default: the model's training context, at most 4096. */
+  /** Tokens per window; longer texts are embedded in windows and pooled. Default: the model's training context, at most 4096. */
   contextSize?: number;
   /**
    * Embedding contexts evaluated in parallel. A llama.cpp embedding context embeds one text at a
@@ -105,7 +106,7 @@ export class LlamaCppEmbedder implements Embedder {
       // node-llama-cpp adds BOS/EOS (or CLS/SEP) and needs the whole input below the context size.
       const maxTokens = contextSize - 3;
       const init = { identity, dimension: 0, prefixes, model, contexts, maxTokens, batchSize, normalise };
-      const probe = await embedText(init, contexts[0] as LlamaEmbeddingContext, 'dimension probe');
+      const probe = await embedText({ ...init, prefix: '' }, contexts[0] as LlamaEmbeddingContext, 'dimension probe');
       if (probe.length === 0) throw new PolyhopError('MODEL_ERROR', `${modelPath} returned an empty embedding`, { details: { modelPath } });
       return new LlamaCppEmbedder({ ...init, dimension: probe.length });
     } catch (cause) {
@@ -118,7 +119,8 @@ export class LlamaCppEmbedder implements Embedder {
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const prefixed = applyPrefix(texts, this.prefixes, options.purpose);
-    const settings = { model: this.#model, maxTokens: this.#maxTokens, normalise: this.#normalise };
+    const prefix = applyPrefix([''], this.prefixes, options.purpose)[0] as string;
+    const settings = { model: this.#model, maxTokens: this.#maxTokens, normalise: this.#normalise, prefix };
     return embedInBatches(prefixed, this.#batchSize, options.signal, async (batch) => {
       // Each worker owns one context; a context evaluates one text at a time.
       const free = [...this.#contexts];
@@ -156,12 +158,29 @@ async function loadModel(llama: Llama, modelPath: string, options: LlamaCppEmbed
   }
 }
 
-async function embedText(settings: { model: LlamaModel; maxTokens: number; normalise: boolean }, context: LlamaEmbeddingContext, text: string): Promise<Float32Array> {
-  let tokens: Token[] = settings.model.tokenize(text);
-  if (tokens.length > settings.maxTokens) tokens = tokens.slice(0, settings.maxTokens);
+interface EmbedTextSettings {
+  model: LlamaModel;
+  maxTokens: number;
+  normalise: boolean;
+  /** The purpose prefix already on `text`; each window past the first carries it too. */
+  prefix: string;
+}
+
+/** One text's vector; a text past the context is embedded in windows and pooled (see pooledWindows). */
+async function embedText(settings: EmbedTextSettings, context: LlamaEmbeddingContext, text: string): Promise<Float32Array> {
+  const { model, maxTokens, normalise, prefix } = settings;
+  let tokens: Token[] = model.tokenize(text);
   // An empty text has no tokens and node-llama-cpp would return an empty vector; embed BOS alone.
-  if (tokens.length === 0) tokens = settings.model.tokens.bos != null ? [settings.model.tokens.bos] : settings.model.tokenize(' ');
-  const { vector } = await context.getEmbeddingFor(tokens);
-  const v = Float32Array.from(vector);
-  return settings.normalise ? l2Normalise(v) : v;
+  if (tokens.length === 0) tokens = model.tokens.bos != null ? [model.tokens.bos] : model.tokenize(' ');
+  const vectorOf = async (t: readonly Token[]) => {
+    const v = Float32Array.from((await context.getEmbeddingFor([...t])).vector);
+    return normalise ? l2Normalise(v) : v;
+  };
+  if (tokens.length <= maxTokens) return vectorOf(tokens);
+  const prefixTokens = prefix ? model.tokenize(prefix) : [];
+  const body = model.tokenize(text.slice(prefix.length));
+  const windows = tokenWindows(body, Math.max(1, maxTokens - prefixTokens.length));
+  const vectors: Float32Array[] = [];
+  for (const window of windows) vectors.push(await vectorOf([...prefixTokens, ...window]));
+  return poolWindowVectors(vectors, windows.map((w) => w.length), normalise);
 }

@@ -11,6 +11,7 @@ import { errorMessage } from './embedders/errorMessage.js';
 import { applyPrefix, detectEmbeddingPrefixes, type EmbeddingPrefixes } from './embedders/embeddingPrefixes.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { l2Normalise } from './embedders/l2Normalise.js';
+import { poolWindowVectors, tokenWindows } from './embedders/pooledWindows.js';
 
 export type EmbeddingPooling = 'mean' | 'cls';
 export type OnnxDevice = 'cpu' | 'cuda' | 'auto';
@@ -129,7 +130,7 @@ export class TransformersEmbedder implements Embedder {
     const fingerprint = await fileFingerprint(modelFile.path);
     const identity = `transformers:${basename(modelDir)}:${pooling}:${hashParts([fingerprint, basename(modelFile.path), prefixes.query, prefixes.passage, String(normalise)]).slice(0, 12)}`;
 
-    const session: OnnxSession = { tokenizer, model, modelFile: modelFile.path };
+    const session: OnnxSession = { tokenizer, model, modelFile: modelFile.path, window: modelWindow(tokenizer, config) };
     try {
       const [probe] = await encode(session, ['dimension probe'], pooling, normalise);
       return new TransformersEmbedder({ identity, dimension: probe?.length ?? 0, device, pooling, prefixes, session, batchSize, normalise });
@@ -140,14 +141,18 @@ export class TransformersEmbedder implements Embedder {
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
-    const prefixed = applyPrefix(texts, this.prefixes, options.purpose);
+    const prefix = applyPrefix([''], this.prefixes, options.purpose)[0] as string;
+    const pieces = splitToWindow(this.#session, applyPrefix(texts, this.prefixes, options.purpose), prefix);
     // Batching texts of similar length wastes less work on padding; results go back in input order.
-    const order = prefixed.map((_, i) => i).sort((a, b) => (prefixed[a] as string).length - (prefixed[b] as string).length);
-    const sorted = order.map((i) => prefixed[i] as string);
+    const order = pieces.texts.map((_, i) => i).sort((a, b) => (pieces.texts[a] as string).length - (pieces.texts[b] as string).length);
+    const sorted = order.map((i) => pieces.texts[i] as string);
     const vectors = await embedInBatches(sorted, this.#batchSize, options.signal, (batch) => encode(this.#session, batch, this.pooling, this.#normalise));
-    const out = new Array<Float32Array>(texts.length);
-    order.forEach((original, k) => (out[original] = vectors[k] as Float32Array));
-    return out;
+    const byPiece = new Array<Float32Array>(pieces.texts.length);
+    order.forEach((original, k) => (byPiece[original] = vectors[k] as Float32Array));
+    return texts.map((_, i) => {
+      const mine = pieces.owners.flatMap((owner, k) => (owner === i ? [k] : []));
+      return poolWindowVectors(mine.map((k) => byPiece[k] as Float32Array), mine.map((k) => pieces.weights[k] as number), this.#normalise);
+    });
   }
 
   async dispose(): Promise<void> {
@@ -163,6 +168,40 @@ interface OnnxSession {
   tokenizer: PreTrainedTokenizer;
   model: PreTrainedModel;
   modelFile: string;
+  /** Tokens the model takes in one text, special tokens included. */
+  window: number;
+}
+
+/** The model's window: the tokenizer's limit, bounded by the position embeddings (some tokenizers say 1e30). */
+function modelWindow(tokenizer: PreTrainedTokenizer, config: Record<string, unknown>): number {
+  const limits = [Number(tokenizer.model_max_length), Number(config.max_position_embeddings)].filter((n) => Number.isFinite(n) && n > 0 && n < 1e6);
+  return limits.length > 0 ? Math.min(...limits) : 512;
+}
+
+/**
+ * Each text as pieces the model takes whole: itself when it fits, else its token windows decoded
+ * back to text, each with the purpose prefix, weighted by their tokens (see pooledWindows).
+ */
+function splitToWindow(session: OnnxSession, texts: readonly string[], prefix: string): { texts: string[]; owners: number[]; weights: number[] } {
+  const { tokenizer, window } = session;
+  const out = { texts: [] as string[], owners: [] as number[], weights: [] as number[] };
+  // Room for the special tokens, the prefix, and a re-tokenised window a few tokens longer than it was.
+  const room = Math.max(1, window - tokenizer.encode('').length - tokenizer.encode(prefix, { add_special_tokens: false }).length - 8);
+  texts.forEach((text, owner) => {
+    const length = tokenizer.encode(text).length;
+    if (length <= window) {
+      out.texts.push(text);
+      out.owners.push(owner);
+      out.weights.push(length);
+      return;
+    }
+    for (const ids of tokenWindows(tokenizer.encode(text.slice(prefix.length), { add_special_tokens: false }), room)) {
+      out.texts.push(prefix + tokenizer.decode(ids, { skip_special_tokens: true }));
+      out.owners.push(owner);
+      out.weights.push(ids.length);
+    }
+  });
+  return out;
 }
 
 /** Tokenises, runs the model and pools each text's token vectors (padding excluded by the mask). */
