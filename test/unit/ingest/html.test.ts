@@ -47,6 +47,34 @@ describe('HTML main content', () => {
     expect(doc.text).toBe('The ferry runs every half hour while the lock is closed.\n\nTickets are free for walkers.');
   });
 
+  it('a furniture name on a block holding most of the text does not drop it (a share wrapper around the article; ids outlive Readability)', async () => {
+    const html = `<html><body><div class="header">${links('topics', 60)}</div>
+      <main><div id="article-share-wrapper"><h1>Marlow lock</h1>${ARTICLE.map((p) => `<p>${p}</p>`).join('')}
+      <div class="share-bar">${links('share', 4)}</div></div>
+      <section id="sharing-history"><p>The lock was built in 1773 and rebuilt in 1927.</p></section></main></body></html>`;
+    const doc = await loadDocument(put('wrapped.html', html));
+    for (const paragraph of ARTICLE) expect(doc.text).toContain(paragraph);
+    // The small blocks named as furniture still go: the share bar and the short "sharing-" section.
+    expect(doc.text).not.toContain('share section');
+    expect(doc.text).not.toContain('built in 1773');
+  });
+
+  it('paragraphs and list items dense with links are content; only containers of several links are menus', async () => {
+    const linked = (words: string[]) => words.map((w) => `<a href="/wiki/${w}">${w}</a>`).join(' ');
+    const paragraph = `${linked(['Marlow', 'Buckinghamshire', 'Thames', 'Henley'])} lie upstream of the lock.`;
+    const html = `<html><body><div class="nav">${links('portal', 12)}</div><main><h1>Marlow Lock</h1>
+      <p>${paragraph}</p><p>The lock keeper lives beside the gates and opens them from dawn to dusk.</p>
+      <ul><li><a href="/wiki/Hurley_Lock">Hurley Lock</a></li><li>Temple Lock, rebuilt in 1890</li></ul>
+      <p>See <a href="/wiki/Locks">locks on the Thames</a>.</p></main></body></html>`;
+    const doc = await loadDocument(put('wiki.html', html));
+    expect(doc.text).toContain('lie upstream of the lock.');
+    expect(doc.text).toContain('Marlow Buckinghamshire Thames Henley');
+    expect(doc.text).toContain('Hurley Lock');
+    expect(doc.text).toContain('Temple Lock, rebuilt in 1890');
+    expect(doc.text).toContain('See locks on the Thames.');
+    expect(doc.text).not.toContain('portal section');
+  });
+
   it('MathML is text: alttext when given, else its tokens with ^, _ and / for powers, indices and fractions', async () => {
     const html = `<html><body><p>Energy is <math alttext="E = mc^2"><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></math> and the sum is
       <math><msup>
