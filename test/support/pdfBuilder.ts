@@ -171,7 +171,10 @@ export function writeAnnotatedPdf(pages: readonly AnnotatedPageSpec[]): Buffer {
  * text shown as glyph ids in the standard TrueType order, code = character − 29, space = 3), as
  * subset fonts without /ToUnicode leave many real PDFs: a reader can only guess the characters.
  */
-export function writeGlyphIdPdf(pages: readonly ({ text: string } | { glyphText: string })[]): Buffer {
+type GlyphIdLine = { text: string } | { glyphText: string };
+
+/** `lines`: one page of such lines, top to bottom (readable and unmapped lines mixed on a page). */
+export function writeGlyphIdPdf(pages: readonly (GlyphIdLine | { lines: readonly GlyphIdLine[] })[]): Buffer {
   const pdf = new PdfBuilder();
   const helvetica = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
   const descriptor = pdf.add(
@@ -185,12 +188,10 @@ export function writeGlyphIdPdf(pages: readonly ({ text: string } | { glyphText:
   );
   const glyphIds = (text: string) =>
     [...text].map((c) => (c === ' ' ? 3 : c.charCodeAt(0) - 29).toString(16).padStart(4, '0')).join('');
+  const show = (line: GlyphIdLine) =>
+    'text' in line ? `/F1 12 Tf ${pdfString(line.text)} Tj` : `/F2 12 Tf <${glyphIds(line.glyphText)}> Tj`;
   const specs = pages.map((page) => ({
-    content: pdf.stream(
-      'text' in page
-        ? `BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET`
-        : `BT /F2 12 Tf 72 720 Td <${glyphIds(page.glyphText)}> Tj ET`,
-    ),
+    content: pdf.stream(`BT 72 720 Td ${('lines' in page ? page.lines : [page]).map(show).join(' 0 -16 Td ')} ET`),
     resources: `/Font << /F1 ${helvetica} 0 R /F2 ${glyphFont} 0 R >>`,
   }));
   const { pagesId } = pdf.pages(specs);

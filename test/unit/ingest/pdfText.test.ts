@@ -133,6 +133,29 @@ describe('PDF text', () => {
     ]);
   });
 
+  it('a page partly in a font without a Unicode map keeps its readable lines, and says how many it left out', async () => {
+    const doc = await loadDocument(
+      put(
+        'partly.pdf',
+        writeGlyphIdPdf([
+          {
+            lines: [
+              { text: 'Bruno Ravenworth built the boat in the winter of that year.' },
+              { glyphText: 'The second line is in a subset font with no map at all' },
+              { text: 'The boat was called Heron and sailed to Dover.' },
+            ],
+          },
+        ]),
+      ),
+    );
+    expect(doc.text).toContain('Bruno Ravenworth built the boat in the winter of that year.');
+    expect(doc.text).toContain('The boat was called Heron and sailed to Dover.');
+    expect(doc.text).not.toMatch(/[\u0000-\u0008]/);
+    expect(doc.warnings).toEqual([
+      'page 1: 1 of 3 lines unreadable (fonts without a Unicode map?), left out; the rest indexed',
+    ]);
+  });
+
   it('a PDF with no readable page is refused, saying why', async () => {
     const error = await loadDocument(
       put(
@@ -160,5 +183,20 @@ describe('PDF text', () => {
     expect(unreadableReason('\u0003\u0011$HOOR\u0003ZRUOG\u0003\u0011$HOOR\u0003ZRUOG')).toMatch(/control characters/);
     expect(unreadableReason('Th\uFFFD qu\uFFFDck br\uFFFDwn f\uFFFDx j\uFFFDmps')).toMatch(/replacement/);
     expect(unreadableReason('Þαщ ζÐкη łωжς ϑÿφб ÆπЖλ Ωñдξ ψĦбκ')).toMatch(/mojibake/);
+    // Too short to judge, yet nothing but a control character (a page that is one NUL).
+    expect(unreadableReason('\u0000')).toMatch(/only replacement or control/);
+    // Glyphs overprinted for bold, read four times over.
+    expect(unreadableReason('HeronHeronHeronHeron sailedsailedsailedsailed')).toMatch(/repeated/);
+    expect(unreadableReason('TTTThhhheeee  bbbbooooaaaatttt')).toMatch(/repeated/);
+    // Chinese read through a guessed single-byte encoding comes out as Latin-1 letters.
+    expect(unreadableReason('ÖÐ»ªÈËÃñ¹²ºÍ¹ú ÊÇ ¹¤ÈË½×¼¶Áìµ¼µÄ ÒÔ¹¤Å©ÁªÃËÎª»ù´¡µÄ')).toMatch(/Latin-1/);
+    for (const text of [
+      'Þórunn og Ævar fóru til Reykjavíkur í gær með ömmu sinni.',
+      'Les élèves étaient déjà là, à côté de l’église où François était né.',
+      'Contents ........................................ 7',
+      'Mississippi banks had 1000000 visitors in 2020.',
+    ]) {
+      expect(unreadableReason(text), text).toBeUndefined();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import type { LoadedText, PageStart } from '../types.js';
 import { annotationText, type AnnotationLike } from './pdfAnnotationText.js';
-import { unreadableReason } from './textReadability.js';
+import { readableLines, unreadableReason } from './textReadability.js';
 
 export interface LoadPdfOptions {
   /** Extraction stops with BAD_INPUT beyond this many characters. */
@@ -39,6 +39,11 @@ function unreadableWarning(unreadable: readonly { page: number; reason: string }
   const list =
     numbers.length === 1 ? `page ${numbers[0]}` : `pages ${numbers.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
   return `${list}: text unreadable (${unreadable[0]!.reason}; fonts without a Unicode map?), not indexed`;
+}
+
+/** "page 4: 9 of 30 lines unreadable (…), left out; the rest indexed". */
+function partlyReadableWarning({ page, dropped, lines }: { page: number; dropped: number; lines: number }): string {
+  return `page ${page}: ${dropped} of ${lines} lines unreadable (fonts without a Unicode map?), left out; the rest indexed`;
 }
 
 /** Form-field values and annotation contents of a page; a broken annotation must not cost the page its text. */
@@ -79,6 +84,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     const parts: string[] = [];
     const pages: PageStart[] = [];
     const unreadable: { page: number; reason: string }[] = [];
+    const partly: { page: number; dropped: number; lines: number }[] = [];
     let length = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       throwIfAborted(signal);
@@ -89,11 +95,19 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
         text += item.str ?? '';
         if (item.hasEOL) text += '\n';
       }
-      // Unreadable text would index as noise: the page keeps its place (and its annotations), not its text.
+      // Unreadable text would index as noise: the page keeps its place (and its annotations) and
+      // its readable lines when what they say together reads as text; the rest is left out.
+      // Each line is judged too: one line in an unmapped font is a small share of its page.
       const reason = unreadableReason(text);
-      if (reason) {
-        unreadable.push({ page: n, reason });
-        text = '';
+      const salvage = readableLines(text);
+      if (reason || salvage.dropped > 0) {
+        if (salvage.text && unreadableReason(salvage.text) === undefined) {
+          partly.push({ page: n, dropped: salvage.dropped, lines: salvage.dropped + salvage.text.split('\n').length });
+          text = salvage.text;
+        } else {
+          unreadable.push({ page: n, reason: reason ?? unreadableReason(salvage.text) ?? 'no readable line' });
+          text = '';
+        }
       }
       const extra = await pageAnnotationText(page);
       if (extra.length > 0) text += `${text && !text.endsWith('\n') ? '\n' : ''}${extra.join('\n')}`;
@@ -110,6 +124,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     }
     const text = parts.join('');
     const warning = unreadable.length > 0 ? unreadableWarning(unreadable) : undefined;
+    const warnings = [...(warning ? [warning] : []), ...partly.map(partlyReadableWarning)];
     if (!text.trim() && warning)
       throw badInput(path, `no readable text: ${warning}`, {
         details: { unreadablePages: unreadable.map((u) => u.page) },
@@ -128,7 +143,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       mime: 'application/pdf',
       pages,
       ...(title ? { title } : {}),
-      ...(warning ? { warnings: [warning] } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
     };
   } catch (error) {
     if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;

@@ -6,6 +6,17 @@ const MAX_GARBAGE_SHARE = 0.1;
 const MAX_SCRIPT_SWITCH_SHARE = 0.2;
 /** Letter pairs needed before the script-switch share is trusted. */
 const MIN_LETTER_PAIRS = 20;
+/**
+ * Share of Latin letters from Latin-1's accented block (À–ÿ) above which the text is another
+ * script read as Latin-1 (Chinese through a guessed encoding, as poppler also reads it): French or
+ * Icelandic stay far below it.
+ */
+const MAX_LATIN1_LETTER_SHARE = 0.3;
+/** Latin letters needed before that share is trusted. */
+const MIN_LATIN_LETTERS = 20;
+/** Share of the text in letters repeated 4+ times with no space (glyphs overprinted for bold: "TTTThhhheeee", "TheTheTheThe"). */
+const MAX_REPEATED_SHARE = 0.5;
+const REPEATED = /(\p{L}+?)\1{3,}/gu;
 
 // U+FFFD, C0 controls other than tab/newline/CR, DEL and C1 controls, private-use areas: what a
 // reader emits for glyphs it cannot map (PDF.js passes raw glyph ids through as code points).
@@ -39,10 +50,18 @@ function scriptOf(letter: string): string {
 export function unreadableReason(text: string): string | undefined {
   const visible = text.replace(/\s+/g, '');
   const chars = [...visible].length;
-  if (chars < MIN_CHARS) return undefined;
   const garbage = visible.match(GARBAGE)?.length ?? 0;
+  // A short text is not judged, unless it is nothing but such characters (a page of one NUL).
+  if (chars > 0 && garbage === chars) return 'only replacement or control characters';
+  if (chars < MIN_CHARS) return undefined;
   if (garbage / chars > MAX_GARBAGE_SHARE)
     return `${Math.round((100 * garbage) / chars)}% replacement or control characters`;
+  const repeated = [...text.matchAll(REPEATED)].reduce((n, m) => n + [...m[0]].length, 0);
+  if (repeated / chars > MAX_REPEATED_SHARE) return 'text repeated without spaces (overprinted glyphs)';
+  const latin = visible.match(/\p{Script=Latin}/gu)?.length ?? 0;
+  const latin1 = visible.match(/[\u00C0-\u00FF]/gu)?.length ?? 0;
+  if (latin >= MIN_LATIN_LETTERS && latin1 / latin > MAX_LATIN1_LETTER_SHARE)
+    return 'accented Latin-1 letters where another script was meant (mojibake)';
   let pairs = 0;
   let switches = 0;
   for (const word of text.match(/\p{L}{2,}/gu) ?? []) {
@@ -55,4 +74,21 @@ export function unreadableReason(text: string): string | undefined {
   if (pairs >= MIN_LETTER_PAIRS && switches / pairs > MAX_SCRIPT_SWITCH_SHARE)
     return 'letters switch script inside words (mojibake)';
   return undefined;
+}
+
+/**
+ * The readable lines of a page that is unreadable as a whole (a CJK font half of whose glyphs have
+ * no Unicode map): each line judged on its own, a line too short to judge kept only when it holds
+ * no replacement or control character. `dropped` counts the lines left out.
+ */
+export function readableLines(text: string): { text: string; dropped: number } {
+  const kept: string[] = [];
+  let dropped = 0;
+  for (const line of text.split('\n')) {
+    const clean = (line.match(GARBAGE)?.length ?? 0) === 0;
+    if (unreadableReason(line) === undefined && (clean || [...line.replace(/\s+/g, '')].length >= MIN_CHARS))
+      kept.push(line);
+    else dropped++;
+  }
+  return { text: kept.join('\n').trim() ? kept.join('\n') : '', dropped };
 }
