@@ -254,7 +254,10 @@ export class IndexingJob {
             const targetId = upsert(t.target);
             kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
           }
-          kb.setCheckpoint(mapCheckpoint(chunk.id), { triples: result.triples.length });
+          kb.setCheckpoint(mapCheckpoint(chunk.id), {
+            triples: result.triples.length,
+            ...(result.cuts > 0 ? { cut: true } : {}),
+          });
           attempts.succeeded(chunk.id);
         });
       },

@@ -6,6 +6,7 @@ import { nameKey, normaliseName, normaliseRelation, splitName } from './names.js
 import { PolyhopError } from '../base/errors.js';
 import { splitSentences } from '../ingest/segment.js';
 import { addUsage, noUsage } from './askInBatches.js';
+import { salvageArrayEntries } from '../models/structuredReply.js';
 
 /** Reply schema of `mder/map`. */
 export const MapReplySchema = z.object({
@@ -38,6 +39,8 @@ export interface MapResult {
   entities: ExtractedEntity[];
   /** Distinct, normalised triples; self-loops and empty parts are dropped. */
   triples: ExtractedTriple[];
+  /** Replies cut at the completion budget that could not be split further: only their complete triples were kept. */
+  cuts: number;
   usage: LlmUsage;
 }
 
@@ -67,6 +70,7 @@ export async function mapChunk(
 ): Promise<MapResult> {
   const usage = noUsage();
   const extracted: z.infer<typeof MapReplySchema>['triples'] = [];
+  let cuts = 0;
   const extract = async (text: string, splits: number): Promise<void> => {
     const prompt = options.prompts.render('mder/map', {
       title: fence(input.title).replace(/"/g, "'"),
@@ -81,9 +85,18 @@ export async function mapChunk(
       addUsage(usage, result.usage);
       extracted.push(...result.value.triples);
     } catch (error) {
-      const halves = splits > 0 && isCut(error) ? halve(text) : null;
-      if (!halves) throw error;
-      for (const half of halves) await extract(half, splits - 1);
+      if (!isCut(error)) throw error;
+      const halves = splits > 0 ? halve(text) : null;
+      if (halves) {
+        for (const half of halves) await extract(half, splits - 1);
+        return;
+      }
+      // Nothing left to split: keep the triples the model finished before the budget ran out.
+      const salvaged = salvageTriples(error as PolyhopError);
+      if (salvaged.length === 0) throw error;
+      addUsage(usage, spentUsage(error as PolyhopError));
+      extracted.push(...salvaged);
+      cuts++;
     }
   };
   await extract(input.englishText, options.maxSplits ?? 3);
@@ -110,6 +123,7 @@ export async function mapChunk(
   return {
     entities: [...entities.entries()].filter(([k]) => used.has(k)).map(([, e]) => e),
     triples: [...triples.values()],
+    cuts,
     usage,
   };
 }
@@ -121,6 +135,28 @@ function isCut(error: unknown): boolean {
     error.code === 'LLM_OUTPUT_INVALID' &&
     /maxTokens/.test(`${error.message} ${String(error.details.reason ?? '')}`)
   );
+}
+
+const TripleSchema = MapReplySchema.shape.triples.element;
+
+/** The complete triples of a cut reply (its last attempt), each checked against the triple schema. */
+function salvageTriples(error: PolyhopError): z.infer<typeof TripleSchema>[] {
+  const raw = typeof error.details.raw === 'string' ? error.details.raw : '';
+  return salvageArrayEntries(raw, 'triples').flatMap((entry) => {
+    const parsed = TripleSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** The tokens a failed call spent (LLM_OUTPUT_INVALID carries them). */
+function spentUsage(error: PolyhopError): LlmUsage {
+  const spent = error.details.usage as Partial<LlmUsage> | undefined;
+  return {
+    promptTokens: spent?.promptTokens ?? 0,
+    completionTokens: spent?.completionTokens ?? 0,
+    durationMs: spent?.durationMs ?? 0,
+    cached: false,
+  };
 }
 
 /** The text in two at the sentence boundary nearest its middle; null for a single sentence. */

@@ -3,6 +3,7 @@ import { hashParts } from '../base/hash.js';
 import type { CallCacheStore } from './CallCache.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
 import { zodJsonSchema } from './grammarSchema.js';
+import { firstSampling } from './structuredReply.js';
 import { UsageMeter } from './UsageMeter.js';
 import { reasoningTokensFor, type ReasoningPolicy } from './reasoningPolicy.js';
 
@@ -88,8 +89,9 @@ export class CachingLlm implements Llm {
       return { text: hit.text, stopReason: hit.stopReason ?? 'eos', usage: this.#hitUsage(hit) };
     }
     const result = await this.#inner.generateText(prompt, options);
-    this.#save(key, prompt, { text: result.text, stopReason: result.stopReason, ...tokens(result.usage) });
     this.meter.record(result.usage);
+    // An empty reply is a miss, not an answer: kept, a greedy call would return it on every run.
+    if (result.text.trim() !== '') this.#save(key, prompt, { text: result.text, stopReason: result.stopReason, ...tokens(result.usage) });
     return result;
   }
 
@@ -107,9 +109,17 @@ export class CachingLlm implements Llm {
       }
     }
     const result = await this.#inner.generateJson(prompt, schema, options);
-    this.#save(key, prompt, { value: result.value, ...tokens(result.usage) });
     this.meter.record(result.usage);
-    return result;
+    if (!isEmptyReply(result.value)) {
+      this.#save(key, prompt, { value: result.value, ...tokens(result.usage) });
+      return result;
+    }
+    // An empty reply (every field an empty list or text) is not kept: a greedy call would give it
+    // again on every run. Asked once more with other sampling; that reply is kept only when it says something.
+    const again = await this.#inner.generateJson(prompt, schema, { ...options, ...emptyRetrySampling(options) });
+    this.meter.record(again.usage);
+    if (!isEmptyReply(again.value)) this.#save(key, prompt, { value: again.value, ...tokens(again.usage) });
+    return again;
   }
 
   countTokens(text: string): number {
@@ -149,6 +159,27 @@ export class CachingLlm implements Llm {
       completionTokens: call.completionTokens,
     });
   }
+}
+
+/** Sampling of the second ask after an empty reply: not greedy, and a seed neither the first call nor its invalid-reply retry used. */
+function emptyRetrySampling(options: LlmCallOptions): Pick<LlmCallOptions, 'temperature' | 'seed'> {
+  const first = firstSampling(options);
+  return { temperature: Math.max(first.temperature, EMPTY_RETRY_TEMPERATURE), seed: EMPTY_RETRY_SEED + (first.seed ?? 0) };
+}
+
+const EMPTY_RETRY_TEMPERATURE = 0.5;
+const EMPTY_RETRY_SEED = 101;
+
+/** A reply that says nothing: null, an empty text or list, or an object whose every field is one of those. */
+export function isEmptyReply(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value === 'string') return value.trim() === '';
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') {
+    const fields = Object.values(value as Record<string, unknown>);
+    return fields.every((f) => f === null || f === undefined || (typeof f === 'string' && f.trim() === '') || (Array.isArray(f) && f.length === 0));
+  }
+  return false;
 }
 
 function tokens(usage: LlmUsage): Pick<StoredCall, 'promptTokens' | 'completionTokens'> {

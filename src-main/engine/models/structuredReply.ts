@@ -72,3 +72,44 @@ export async function generateStructured<S extends z.ZodType>(
     details: { prompt: prompt.name, promptVersion: prompt.version, raw, reason, usage, ...details },
   });
 }
+
+/**
+ * The complete object (or array) entries of the array under `key` in a JSON reply cut mid-way (generation stopped
+ * at the token limit): each entry whose closing bracket was written is parsed; the entry cut
+ * short and anything after it are left out. The caller checks each entry against its schema.
+ */
+export function salvageArrayEntries(raw: string, key: string): unknown[] {
+  const start = raw.search(new RegExp(`"${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\s*:\\s*\\[`));
+  if (start < 0) return [];
+  const entries: unknown[] = [];
+  let i = raw.indexOf('[', start) + 1;
+  let depth = 0;
+  let entryStart = -1;
+  let inString = false;
+  for (; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+    } else if (c === '{' || c === '[') {
+      if (depth === 0) entryStart = i;
+      depth++;
+    } else if (c === '}' || c === ']') {
+      if (depth === 0) break; // the array's own end: the reply was not cut inside it
+      depth--;
+      if (depth === 0) {
+        try {
+          entries.push(JSON.parse(raw.slice(entryStart, i + 1)));
+        } catch {
+          // a malformed entry is skipped; the next one may be whole
+        }
+        entryStart = -1;
+      }
+    }
+  }
+  return entries;
+}
