@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { QwenChatWrapper, type ChatWrapper } from 'node-llama-cpp';
 import { LlamaCppLlm } from '../../src-main/engine/models/LlamaCppLlm.js';
 import type { RenderedPrompt } from '../../src-main/engine/models/Llm.js';
 import { reasoningTokensFor } from '../../src-main/engine/models/reasoningPolicy.js';
@@ -28,18 +29,33 @@ interface Case {
   reasons: boolean;
   /** Whether the template has a switch that turns reasoning off for a step (QwQ has none). */
   switchable: boolean;
+  /** A chat wrapper given instead of the one resolved from the template. */
+  chatWrapper?: () => ChatWrapper;
 }
 
 const CASES: [string, Case][] = [
   [
     'Qwen3-8B (thinking, enable_thinking switch)',
-    { spec: TEMPLATED_MODELS.qwen3, wrapper: /Qwen/, reasons: true, switchable: true },
+    { spec: TEMPLATED_MODELS.qwen3, wrapper: /^Qwen \(variation 3\)$/, reasons: true, switchable: true },
   ],
   [
     'Qwen3-4B-Instruct-2507 (no thinking)',
-    { spec: TEMPLATED_MODELS.qwen3Instruct, wrapper: /./, reasons: false, switchable: false },
+    { spec: TEMPLATED_MODELS.qwen3Instruct, wrapper: /^Qwen \(variation 3\)$/, reasons: false, switchable: false },
   ],
-  ['gpt-oss-20b (analysis channel)', { spec: TEMPLATED_MODELS.gptOss, wrapper: /./, reasons: true, switchable: true }],
+  [
+    'gpt-oss-20b (analysis channel)',
+    { spec: TEMPLATED_MODELS.gptOss, wrapper: /^Harmony$/, reasons: true, switchable: true },
+  ],
+  [
+    'QwQ-32B under Qwen variation 3.5 (the wrapper opens the thought at response start)',
+    {
+      spec: TEMPLATED_MODELS.qwq,
+      wrapper: /variation 3\.5/,
+      reasons: true,
+      switchable: false,
+      chatWrapper: () => new QwenChatWrapper({ variation: '3.5' }),
+    },
+  ],
 ];
 
 describe.each(CASES)('%s on a tiny GGUF with its real template (threads: 1)', (_label, c) => {
@@ -52,6 +68,7 @@ describe.each(CASES)('%s on a tiny GGUF with its real template (threads: 1)', (_
       sequences: 1,
       contextSize: 1024,
       gpu: false,
+      ...(c.chatWrapper ? { chatWrapper: c.chatWrapper() } : {}),
     });
   }, 120_000);
   afterAll(async () => {
