@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { QwenChatWrapper, type ChatWrapper } from 'node-llama-cpp';
+import { printDoctor } from '../../src-main/cli/format.js';
 import { LlamaCppLlm } from '../../src-main/engine/models/LlamaCppLlm.js';
 import type { RenderedPrompt } from '../../src-main/engine/models/Llm.js';
 import { reasoningTokensFor } from '../../src-main/engine/models/reasoningPolicy.js';
@@ -79,6 +80,35 @@ describe.each(CASES)('%s on a tiny GGUF with its real template (threads: 1)', (_
     expect(llm.chatReasoning.wrapperName).toMatch(c.wrapper);
     expect(llm.reasons).toBe(c.reasons);
     expect(llm.chatReasoning.switchable).toBe(c.switchable);
+  });
+
+  it('polyhop doctor prints the chat wrapper and whether the model reasons', () => {
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      printDoctor({
+        versions: {},
+        llama: { backend: 'cpu', gpu: false, devices: [] },
+        electronBinary: { present: true },
+        models: [],
+        modelsDir: '/models',
+        dataDir: { path: '/data', writable: true },
+        generation: llm.status(),
+        embedding: null,
+        modelErrors: [],
+        remoteHosts: [],
+      });
+    } finally {
+      log.mockRestore();
+    }
+    const line = lines.find((l) => l.includes('chat wrapper:'));
+    expect(line).toContain(llm.chatReasoning.wrapperName);
+    const how = !c.reasons
+      ? 'does not reason'
+      : c.switchable
+        ? 'reasons; steps without reasoning switch it off'
+        : 'always reasons';
+    expect(line).toContain(how);
   });
 
   it('a step whose policy reasons: valid JSON after a thought segment', async () => {
