@@ -19,6 +19,14 @@ export function printTable(rows: readonly Record<string, unknown>[]): void {
   for (const r of rows) console.log(line(columns.map((c) => cell(r[c]))));
 }
 
+/** Whether the model reasons, and whether steps whose policy says "off" can switch it off. */
+export function chatReasoningLine(chat: { reasons: boolean; switchable: boolean }): string {
+  if (!chat.reasons) return 'does not reason';
+  return chat.switchable
+    ? 'reasons; steps without reasoning switch it off with its template'
+    : 'always reasons (its template has no switch to turn it off)';
+}
+
 export function printDoctor(report: DoctorReport): void {
   console.log('Polyhop doctor\n');
   console.log('Versions:');
@@ -43,6 +51,7 @@ export function printDoctor(report: DoctorReport): void {
       console.log(
         `\n${s.role} model: ${s.path}\n  ${s.backend}, ${s.gpuLayers}/${s.totalLayers} layers on GPU — ${s.explanation}`,
       );
+    if (s?.chat) console.log(`  chat wrapper: ${s.chat.wrapper}; ${chatReasoningLine(s.chat)}`);
   }
   for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
   console.log(
