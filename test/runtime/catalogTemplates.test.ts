@@ -48,6 +48,10 @@ const CASES: [string, Case][] = [
     { spec: TEMPLATED_MODELS.gptOss, wrapper: /^Harmony$/, reasons: true, switchable: true },
   ],
   [
+    'QwQ-32B with the wrapper resolved from its template (its generation prompt opens <think>)',
+    { spec: TEMPLATED_MODELS.qwq, wrapper: /^Qwen \(variation 3\.5\)$/, reasons: true, switchable: false },
+  ],
+  [
     'QwQ-32B under Qwen variation 3.5 (the wrapper opens the thought at response start)',
     {
       spec: TEMPLATED_MODELS.qwq,

@@ -2,7 +2,6 @@ import { basename } from 'node:path';
 import type { z } from 'zod';
 import {
   LlamaChat,
-  resolveChatWrapper,
   type ChatHistoryItem,
   type ChatModelResponse,
   type ChatWrapper,
@@ -22,7 +21,7 @@ import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
 import { inspectGguf } from './inspectGguf.js';
 import { SequencePool } from './SequencePool.js';
-import { chatReasoning, type ChatReasoning } from './chatReasoning.js';
+import { chatReasoning, resolveModelChatWrapper, type ChatReasoning } from './chatReasoning.js';
 
 export interface LlamaCppLlmOptions {
   /** The GGUF file. Checked with {@link inspectGguf} first: an unusable file is a BAD_INPUT error, never a native crash. */
@@ -57,7 +56,7 @@ export interface LlamaCppLlmOptions {
   onLoadProgress?: (fraction: number) => void;
   /**
    * The chat wrapper that renders prompts. Default: the one node-llama-cpp resolves from the
-   * model's own Jinja template (`resolveChatWrapper`); whether the model reasons is read from
+   * model's own Jinja template (`resolveModelChatWrapper`); whether the model reasons is read from
    * that template either way ({@link chatReasoning}).
    */
   chatWrapper?: ChatWrapper;
@@ -190,7 +189,7 @@ export class LlamaCppLlm implements Llm {
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');
-        const wrapper = options.chatWrapper ?? resolveChatWrapper(model);
+        const wrapper = options.chatWrapper ?? resolveModelChatWrapper(model);
         const reasoning = chatReasoning(wrapper, model);
         const status: ModelStatus = {
           role: 'generation',

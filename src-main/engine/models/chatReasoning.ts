@@ -3,6 +3,7 @@ import {
   JinjaTemplateChatWrapper,
   LlamaText,
   QwenChatWrapper,
+  resolveChatWrapper,
   type ChatWrapper,
   type LlamaModel,
 } from 'node-llama-cpp';
@@ -45,6 +46,23 @@ export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel): ChatReas
       : `always reasons (${opener || 'thought segment'}; its template has no switch to turn it off)`;
   return { wrapperName: wrapperLabel(wrapper), reasons, switchable: off !== undefined, opensAtStart, off, summary: `chat wrapper ${wrapperLabel(wrapper)}; ${how}` };
 }
+
+/**
+ * The chat wrapper for a model: node-llama-cpp's resolution from its template, except that a Qwen
+ * template whose generation prompt already opens `<think>` (QwQ) gets QwenChatWrapper's "3.5"
+ * variation, which opens the thought segment at response start: under variation 3 the model's
+ * thought came back as answer text, closed by a stray `</think>`, with no reasoning counted.
+ */
+export function resolveModelChatWrapper(model: LlamaModel): ChatWrapper {
+  const wrapper = resolveChatWrapper(model);
+  const template = model.fileInfo.metadata.tokenizer?.chat_template ?? '';
+  if (wrapper instanceof QwenChatWrapper && wrapper.variation === '3' && OPENS_THINK_IN_PROMPT.test(template))
+    return new QwenChatWrapper({ variation: '3.5', keepOnlyLastThought: wrapper.keepOnlyLastThought });
+  return wrapper;
+}
+
+/** The template's generation prompt ends with `<think>` opened: `{{- '<|im_start|>assistant\n<think>\n' }}`. */
+const OPENS_THINK_IN_PROMPT = /add_generation_prompt\s*%\}\s*\{\{-?\s*'<\|im_start\|>assistant\\n<think>\\n'/;
 
 function wrapperLabel(wrapper: ChatWrapper): string {
   return wrapper instanceof QwenChatWrapper ? `${wrapper.wrapperName} (variation ${wrapper.variation})` : wrapper.wrapperName;
