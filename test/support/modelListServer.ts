@@ -16,6 +16,12 @@ export interface ModelListServerOptions {
    * server that refuses every generation request, e.g. a model it does not serve). Absent: 404.
    */
   chatRefusal?: { status: number; body: unknown };
+  /**
+   * A work request naming a model `/v1/models` does not list gets 404, as vLLM answers
+   * ("The model `x` does not exist.", its ErrorResponse with a top-level message) and Ollama does
+   * ({"error": "model \"x\" not found, try pulling it first"}); llama-server ignores the name.
+   */
+  unknownModel404?: boolean;
 }
 
 export interface ModelListServer {
@@ -23,6 +29,8 @@ export interface ModelListServer {
   baseUrl: string;
   /** `METHOD path authorization` of every request it got. */
   requests: string[];
+  /** The `model` each work request (POST) named, in order. */
+  requestedModels: string[];
   close: () => Promise<void>;
 }
 
@@ -33,8 +41,10 @@ export async function startModelListServer({
   host = '127.0.0.1',
   embeddings = false,
   chatRefusal,
+  unknownModel404 = false,
 }: ModelListServerOptions): Promise<ModelListServer> {
   const requests: string[] = [];
+  const requestedModels: string[] = [];
   const embedder = new NgramEmbedder(64);
   const server = createServer((req, res) => {
     const authorization = req.headers.authorization ?? '';
@@ -48,6 +58,16 @@ export async function startModelListServer({
       let raw = '';
       req.on('data', (chunk) => (raw += String(chunk)));
       req.on('end', () => {
+        const model = String((JSON.parse(raw) as { model?: unknown }).model);
+        requestedModels.push(model);
+        if (unknownModel404 && !models.includes(model))
+          return reply(404, {
+            object: 'error',
+            message: `The model \`${model}\` does not exist.`,
+            type: 'NotFoundError',
+            param: null,
+            code: 404,
+          });
         if (req.url === '/v1/chat/completions' && chatRefusal) return reply(chatRefusal.status, chatRefusal.body);
         if (req.url !== '/v1/embeddings' || !embeddings)
           return reply(404, { error: { message: `no route POST ${req.url}`, type: 'not_found' } });
@@ -78,6 +98,7 @@ export async function startModelListServer({
   return {
     baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     requests,
+    requestedModels,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

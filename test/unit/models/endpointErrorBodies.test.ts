@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
+import { OpenAiEmbedder } from '../../../src-main/engine/models/endpoints/OpenAiEmbedder.js';
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import { startModelListServer, type ModelListServer } from '../../support/modelListServer.js';
 
@@ -56,5 +57,27 @@ describe('error bodies of every shape', () => {
     const message = await refusal(status, body);
     expect(message).not.toContain('(no body)');
     expect(message).toMatch(shown);
+  });
+});
+
+describe('the served model id, not the configured alias, goes with each request', () => {
+  it('embeds and generates on a server that answers 404 for a model name it does not list (vLLM, Ollama)', async () => {
+    server = await startModelListServer({
+      models: ['intfloat/multilingual-e5-small'],
+      embeddings: true,
+      unknownModel404: true,
+      chatRefusal: { status: 400, body: { error: { message: 'refused after the model check', type: 'invalid_request_error' } } },
+    });
+    const embedding = endpointConfigSchema.parse({ id: 'emb', role: 'embedding', baseUrl: server.baseUrl, model: 'e5' });
+    const embedder = await OpenAiEmbedder.create(embedding);
+    expect((await embedder.embed(['Odysseus']))[0]!.length).toBe(64);
+    await embedder.dispose();
+    const generation = endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'e5' });
+    const llm = await OpenAiLlm.create(generation);
+    await expect(llm.generateText({ name: 'test/x', version: '1', system: 's', user: 'u', variables: {} })).rejects.toThrow(
+      /refused after the model check/,
+    );
+    await llm.dispose();
+    expect(new Set(server.requestedModels)).toEqual(new Set(['intfloat/multilingual-e5-small']));
   });
 });
