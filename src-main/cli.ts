@@ -17,7 +17,7 @@ import {
 } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { StreamedAnswer } from './cli/StreamedAnswer.js';
-import { missingVectorsHint, printDoctor, printTable } from './cli/format.js';
+import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
 import { registerWatchCommands } from './cli/watchCommands.js';
@@ -227,8 +227,12 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .requiredOption('--kb <name>', 'knowledge base')
     .action(async (opts: { kb: string }) => {
       const result = await job('index:start', { kb: opts.kb }, { pauseOnInterrupt: true });
-      out(result, () => console.log(`Indexing ${result.status}.`));
+      const failures = result.status === 'done' ? indexingFailureMessage(result.result) : null;
+      out(result, () => {
+        if (!failures) console.log(`Indexing ${result.status}.`);
+      });
       if (result.status === 'failed') throw new CliError(result.error?.message ?? 'indexing failed');
+      if (failures) throw new CliError(failures);
     });
 
   program

@@ -72,3 +72,14 @@ export function missingVectorsHint(kb: string, missing: number, embedded = false
   }
   return `Vectors missing: ${missing} rows of "${kb}" are not embedded yet (imported without an embedding model). Browsing, SPARQL and export work now; to ask questions run \`polyhop models use embedding PATH\`, then \`polyhop kb reembed ${kb}\`.`;
 }
+
+/** The failed units of an indexing job's result, as a message grouped by reason; null when none failed. */
+export function indexingFailureMessage(result: unknown): string | null {
+  const r = result as { units?: number; failed?: number; failureReasons?: { reason: string; count: number }[] } | null;
+  if (!r || !r.failed) return null;
+  const reasons = (r.failureReasons ?? []).map((g) => `  ${g.count} × ${g.reason}`);
+  return [
+    `Indexing finished, but ${r.failed} of ${r.units ?? r.failed} units failed (what succeeded is kept; fix the cause and run \`polyhop index\` again):`,
+    ...reasons,
+  ].join('\n');
+}

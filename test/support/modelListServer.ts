@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { NgramEmbedder } from './NgramEmbedder.js';
 
 export interface ModelListServerOptions {
   /** The ids `GET /v1/models` lists. */
@@ -8,6 +9,19 @@ export interface ModelListServerOptions {
   apiKey?: string;
   /** Address to listen on. Default: 127.0.0.1. */
   host?: string;
+  /** Serves `POST /v1/embeddings` with hashed trigram vectors (deterministic, no model). */
+  embeddings?: boolean;
+  /**
+   * How `POST /v1/chat/completions` answers: every call is refused with this status and body (a
+   * server that refuses every generation request, e.g. a model it does not serve). Absent: 404.
+   */
+  chatRefusal?: { status: number; body: unknown };
+  /**
+   * A work request naming a model `/v1/models` does not list gets 404, as vLLM answers
+   * ("The model `x` does not exist.", its ErrorResponse with a top-level message) and Ollama does
+   * ({"error": "model \"x\" not found, try pulling it first"}); llama-server ignores the name.
+   */
+  unknownModel404?: boolean;
 }
 
 export interface ModelListServer {
@@ -15,6 +29,8 @@ export interface ModelListServer {
   baseUrl: string;
   /** `METHOD path authorization` of every request it got. */
   requests: string[];
+  /** The `model` each work request (POST) named, in order. */
+  requestedModels: string[];
   close: () => Promise<void>;
 }
 
@@ -23,14 +39,49 @@ export async function startModelListServer({
   models,
   apiKey,
   host = '127.0.0.1',
+  embeddings = false,
+  chatRefusal,
+  unknownModel404 = false,
 }: ModelListServerOptions): Promise<ModelListServer> {
   const requests: string[] = [];
+  const requestedModels: string[] = [];
+  const embedder = new NgramEmbedder(64);
   const server = createServer((req, res) => {
     const authorization = req.headers.authorization ?? '';
     requests.push(`${req.method} ${req.url} ${authorization}`);
     const reply = (status: number, body: unknown): void => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      res
+        .writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' })
+        .end(typeof body === 'string' ? body : JSON.stringify(body));
     };
+    if (req.method === 'POST' && (req.url === '/v1/embeddings' || req.url === '/v1/chat/completions')) {
+      let raw = '';
+      req.on('data', (chunk) => (raw += String(chunk)));
+      req.on('end', () => {
+        const model = String((JSON.parse(raw) as { model?: unknown }).model);
+        requestedModels.push(model);
+        if (unknownModel404 && !models.includes(model))
+          return reply(404, {
+            object: 'error',
+            message: `The model \`${model}\` does not exist.`,
+            type: 'NotFoundError',
+            param: null,
+            code: 404,
+          });
+        if (req.url === '/v1/chat/completions' && chatRefusal) return reply(chatRefusal.status, chatRefusal.body);
+        if (req.url !== '/v1/embeddings' || !embeddings)
+          return reply(404, { error: { message: `no route POST ${req.url}`, type: 'not_found' } });
+        const input = (JSON.parse(raw) as { input: string | string[] }).input;
+        void embedder.embed(Array.isArray(input) ? input : [input]).then((vectors) =>
+          reply(200, {
+            object: 'list',
+            data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })),
+            usage: { prompt_tokens: 0, total_tokens: 0 },
+          }),
+        );
+      });
+      return;
+    }
     if (req.method !== 'GET' || req.url !== '/v1/models')
       return reply(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
     if (apiKey !== undefined && authorization !== `Bearer ${apiKey}`)
@@ -47,6 +98,7 @@ export async function startModelListServer({
   return {
     baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     requests,
+    requestedModels,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

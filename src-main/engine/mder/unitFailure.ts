@@ -31,6 +31,13 @@ export function describeFailure(f: UnitFailure): string {
   return `${f.stage}: ${f.unit}: ${f.message}`;
 }
 
+/** Failure reasons with how many units each stopped, most frequent first (ties in first-seen order). */
+export function groupFailureReasons(reasons: readonly string[]): { reason: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count);
+}
+
 /** Items of a unit that the model left without a text after their retries (the rest of the unit was written). */
 export function missFailure(stage: MderStage, unit: string, missed: readonly Record<string, unknown>[]): UnitFailure {
   const reasons = [...new Set(missed.map((m) => String(m.reason)))];

@@ -84,6 +84,20 @@ function flush(): void {
   useJobs.setState((s) => ({ jobs: applyJobEvents(s.jobs, batch) }));
 }
 
+/** Failed units of a finished index job (its result's `failed`, `units`, `failureReasons`); null when none failed. */
+export function failedUnits(
+  job: JobView,
+): { failed: number; units: number; reasons: { reason: string; count: number }[] } | null {
+  if (job.kind !== 'index' || job.status !== 'done') return null;
+  const r = job.result as {
+    failed?: number;
+    units?: number;
+    failureReasons?: { reason: string; count: number }[];
+  } | null;
+  if (!r || !r.failed) return null;
+  return { failed: r.failed, units: r.units ?? r.failed, reasons: r.failureReasons ?? [] };
+}
+
 /** The jobs after a batch of engine events, in order (a `reset` token restarts the streamed text). */
 export function applyJobEvents(
   current: Record<string, JobView>,

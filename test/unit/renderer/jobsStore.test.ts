@@ -28,3 +28,17 @@ describe('the Ask screen streaming view (jobs store)', () => {
     expect(jobs.j1).toMatchObject({ status: 'done', result: answer });
   });
 });
+
+describe('the Corpus screen line for failed units (jobs store)', () => {
+  it('reads the failed count and the grouped reasons from a finished index job, and nothing from a clean one', async () => {
+    const { failedUnits } = await import('../../../src-renderer/src/store/jobs.js');
+    const finished = (result: unknown): PolyhopEvent => ({
+      name: 'job:finished',
+      payload: { jobId: 'i1', kind: 'index', status: 'done', result, error: null },
+    });
+    const reasons = [{ reason: 'preprocess: endpoint gen refused the request (HTTP 400): model not loaded', count: 2 }];
+    const jobs = applyJobEvents({}, [finished({ units: 7, failed: 2, failureReasons: reasons })]);
+    expect(failedUnits(jobs.i1!)).toEqual({ failed: 2, units: 7, reasons });
+    expect(failedUnits(applyJobEvents({}, [finished({ units: 7, failed: 0, failureReasons: [] })]).i1!)).toBeNull();
+  });
+});

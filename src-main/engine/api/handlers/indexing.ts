@@ -6,6 +6,7 @@ import type { Settings } from '../contract.js';
 import { planEmbedding } from '../../mder/planEmbedding.js';
 import { calibrateKb } from '../../mder/calibration/index.js';
 import { CachingLlm } from '../../models/CachingLlm.js';
+import { groupFailureReasons } from '../../mder/unitFailure.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import type { ProgressUpdate } from '../JobManager.js';
@@ -77,12 +78,22 @@ function documentLimitOptions({
   return { limits: { memoryMb, timeSeconds }, load: { maxDocxXmlBytes: docxXmlMb * 1024 ** 2 } };
 }
 
+export interface IndexingRunResult extends IndexingResult {
+  ingestFailures: IngestPendingResult['failed'];
+  /** Units this run had to do: documents to ingest plus every stage's units. */
+  units: number;
+  /** Units that failed (ingest and stages); the job still ends `done` and the rest is kept. */
+  failed: number;
+  /** Why they failed (`stage: message`), with how many each, most frequent first. */
+  failureReasons: { reason: string; count: number }[];
+}
+
 /** Indexes everything pending in a KB (also used by benchmarks that build their own KB). */
 export async function runIndexing(
   engine: Engine,
   session: KbSession,
   { signal, progress }: { signal: AbortSignal; progress: (update: ProgressUpdate) => void },
-): Promise<IndexingResult & { ingestFailures: IngestPendingResult['failed'] }> {
+): Promise<IndexingRunResult> {
   if (indexing.has(session)) throw new PolyhopError('CONFLICT', `"${session.name}" is already being indexed`);
   indexing.add(session);
   try {
@@ -112,7 +123,19 @@ export async function runIndexing(
     }).run();
     // Disambiguate calibrates when it has names to compare; a KB with none new (or indexed before calibration existed) is measured here.
     if (thresholds === 'calibrated') await calibrateKb(session.kb, embedder, { signal });
-    return { ingestFailures: ingest.failed, ...result };
+    const units =
+      ingest.ingested + ingest.failed.length + Object.values(result.stages).reduce((n, s) => n + s.units, 0);
+    const failureReasons = groupFailureReasons([
+      ...ingest.failed.map((f) => `ingest: ${f.reason}`),
+      ...result.failures.map((f) => `${f.stage}: ${f.message}`),
+    ]);
+    return {
+      ingestFailures: ingest.failed,
+      ...result,
+      units,
+      failed: ingest.failed.length + result.failures.length,
+      failureReasons,
+    };
   } catch (error) {
     // Failed, paused or cancelled: what the job wrote stays, so the view (which may have loaded
     // mid-job, as the screens show the KB while it is indexed) reloads too; queries wait for it.

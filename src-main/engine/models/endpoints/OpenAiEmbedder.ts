@@ -53,7 +53,7 @@ export class OpenAiEmbedder implements Embedder {
     const { servedModel } = await serverFacts(client, config, options.signal);
     const prefixes = detectEmbeddingPrefixes([config.model, servedModel]);
     const batchSize = options.batchSize ?? 32;
-    const probe = await requestVectors(client, config, ['dimension probe'], stallMs, options.signal);
+    const probe = await requestVectors(client, config, servedModel, ['dimension probe'], stallMs, options.signal);
     const dimension = probe[0]?.length ?? 0;
     if (dimension === 0) throw new PolyhopError('MODEL_ERROR', `Endpoint ${config.id} (${config.baseUrl}) returned an empty embedding for model "${config.model}"`, { details: { endpoint: config.id } });
     return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs });
@@ -62,7 +62,7 @@ export class OpenAiEmbedder implements Embedder {
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const prefixed = applyPrefix(texts, this.prefixes, options.purpose);
     return embedInBatches(prefixed, this.batchSize, options.signal, async (batch) => {
-      const vectors = await requestVectors(this.#client, this.config, batch, this.#stallMs, options.signal);
+      const vectors = await requestVectors(this.#client, this.config, this.servedModel, batch, this.#stallMs, options.signal);
       for (const v of vectors) {
         if (v.length !== this.dimension) {
           throw new PolyhopError('MODEL_ERROR', `Endpoint ${this.config.id} returned a ${v.length}-dimensional vector; the model gave ${this.dimension} before`, { details: { endpoint: this.config.id } });
@@ -78,13 +78,13 @@ export class OpenAiEmbedder implements Embedder {
 }
 
 /** One `/embeddings` request; vectors matched to texts by their `index`, never by position. */
-async function requestVectors(client: OpenAI, config: EndpointConfig, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<Float32Array[]> {
+async function requestVectors(client: OpenAI, config: EndpointConfig, servedModel: string, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<Float32Array[]> {
   throwIfAborted(signal);
   const deadline = AbortSignal.timeout(stallMs);
   let reply: OpenAI.Embeddings.CreateEmbeddingResponse;
   try {
     reply = await withCallSignal(signal, (own) =>
-      client.embeddings.create({ model: config.model, input: [...texts], encoding_format: 'float' }, { signal: own ? AbortSignal.any([own, deadline]) : deadline }),
+      client.embeddings.create({ model: servedModel, input: [...texts], encoding_format: 'float' }, { signal: own ? AbortSignal.any([own, deadline]) : deadline }),
     );
   } catch (error) {
     // The client's timeout ends at the headers; the deadline also covers a body that never comes.

@@ -111,7 +111,8 @@ export class OpenAiLlm implements Llm {
     try {
       const stream = await this.#client.chat.completions.create(
         {
-          model: this.config.model,
+          // The id `/v1/models` listed: vLLM and Ollama answer 404 for an alias it resolved from.
+          model: this.servedModel,
           messages,
           max_tokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
           temperature: sampling.temperature,

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { EndpointConfig } from './EndpointConfig.js';
+import { fetchWithReadableErrors } from './errorBody.js';
 
 /** Time to the response headers, and between two streamed chunks, before a call counts as stalled. Default. */
 export const DEFAULT_STALL_MS = 120_000;
@@ -9,7 +10,7 @@ export const DEFAULT_STALL_MS = 120_000;
  * decides where a failed call goes next. Servers without authentication ignore the placeholder key.
  */
 export function endpointClient(config: EndpointConfig, timeoutMs: number = DEFAULT_STALL_MS): OpenAI {
-  return new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'no-key', maxRetries: 0, timeout: timeoutMs });
+  return new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'no-key', maxRetries: 0, timeout: timeoutMs, fetch: fetchWithReadableErrors });
 }
 
 /**

@@ -4,7 +4,7 @@ import { api } from '../../../api/index.js';
 import { JobPanel } from '../../components/JobPanel.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { useAction, useApi } from '../../lib/useApi.js';
-import { latestJob, useJobs } from '../../store/jobs.js';
+import { failedUnits, latestJob, useJobs } from '../../store/jobs.js';
 
 /** Start / pause / resume / cancel indexing, the per-stage progress, and documents that failed. */
 export function IndexPanel({ kb, refreshKey }: { kb: string; refreshKey: number }) {
@@ -26,6 +26,7 @@ export function IndexPanel({ kb, refreshKey }: { kb: string; refreshKey: number 
   }, [refreshKey, job?.status, reloadFailed]);
   const errors = failed.data?.rows.filter((r) => r.status === 'error') ?? [];
   const actionError = start.error ?? pause.error ?? cancel.error;
+  const unitFailures = job ? failedUnits(job) : null;
 
   return (
     <section className="panel" aria-labelledby="index-heading">
@@ -73,6 +74,18 @@ export function IndexPanel({ kb, refreshKey }: { kb: string; refreshKey: number 
       <p className="muted small">{t('corpus.indexHint')}</p>
       {actionError && <ErrorView error={actionError} compact />}
       {job && <JobPanel job={job} />}
+      {unitFailures && (
+        <div role="alert" data-testid="index-failed-units">
+          <p className="error">{t('corpus.unitsFailed', { failed: unitFailures.failed, units: unitFailures.units })}</p>
+          <ul className="error-list">
+            {unitFailures.reasons.map((g) => (
+              <li key={g.reason}>
+                {g.count} × {g.reason}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {errors.length > 0 && (
         <div data-testid="index-errors">
           <h4>{t('corpus.documentErrors', { count: errors.length })}</h4>
