@@ -13,6 +13,8 @@ const MODULES = {
     'test/unit/eval/metrics.test.ts',
     'test/unit/eval/goldenMetrics.test.ts',
     'test/unit/eval/publishedResults.test.ts',
+    'test/unit/eval/normalise.test.ts',
+    'test/unit/eval/scoreAnswer.test.ts',
   ],
   'kb/rdf': ['test/unit/kb/rdf*.test.ts', 'test/unit/api/sparqlBeyondView.test.ts', 'test/unit/base/iri.test.ts'],
   mder: ['test/unit/mder/**/*.test.ts'],
