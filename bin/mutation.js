@@ -16,6 +16,7 @@ const MODULES = {
     'test/unit/eval/normalise.test.ts',
     'test/unit/eval/scoreAnswer.test.ts',
     'test/unit/eval/bleuBrevity.test.ts',
+    'test/unit/eval/metricEdges.test.ts',
   ],
   'kb/rdf': ['test/unit/kb/rdf*.test.ts', 'test/unit/api/sparqlBeyondView.test.ts', 'test/unit/base/iri.test.ts'],
   mder: ['test/unit/mder/**/*.test.ts'],
