@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'out/', '.cache/', 'models/', 'test/fixtures/', '**/*.wasm'] },
+  { ignores: ['node_modules/', 'out/', '.cache/', 'models/', '.stryker-tmp/', 'test/fixtures/', '**/*.wasm'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
