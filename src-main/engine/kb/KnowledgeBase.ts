@@ -11,7 +11,8 @@ import { missingCase } from '../base/assert.js';
 import type { CallCacheStore } from '../models/CallCache.js';
 import { cleanName, entityKey } from './entityKey.js';
 import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
-import { SqliteCallCache } from './SqliteCallCache.js';
+import { HistoryRepository } from './HistoryRepository.js';
+import { JobStateRepository } from './JobStateRepository.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
@@ -188,13 +189,18 @@ export class KnowledgeBase {
   #derived: { key: string; values: Map<string, unknown> } | undefined;
   /** fts5vocab tables created on this connection (they live in its temp schema). */
   readonly #vocabTables = new Set<TextIndexKind>();
-  #callCache: SqliteCallCache | undefined;
+  /** Checkpoints and the LLM-call cache (JobStateRepository.ts). */
+  readonly jobState: JobStateRepository;
+  /** Questions asked and their answers (HistoryRepository.ts). */
+  readonly history: HistoryRepository;
   #storeJournal: StoreJournal | undefined;
 
   private constructor(file: string, db: Db) {
     this.file = file;
     this.#db = db;
     this.#statements = new StatementCache(db);
+    this.jobState = new JobStateRepository(db, this.#statements);
+    this.history = new HistoryRepository(this.#statements);
   }
 
   /**
@@ -1176,49 +1182,35 @@ export class KnowledgeBase {
   // ── checkpoints, LLM-call cache, QA history ─────────────────────────────────
 
   getCheckpoint<T = unknown>(key: string): T | undefined {
-    const value = this.#stmt('SELECT value FROM checkpoints WHERE key = ?').pluck().get(key) as string | undefined;
-    return value === undefined ? undefined : (JSON.parse(value) as T);
+    return this.jobState.getCheckpoint<T>(key);
   }
 
   /** Stores a JSON-serialisable value under `key` (e.g. `index:doc:12:map`). */
   setCheckpoint(key: string, value: unknown): void {
-    this.#stmt('INSERT OR REPLACE INTO checkpoints (key, value, updated_at) VALUES (?, ?, ?)').run(
-      key,
-      JSON.stringify(value),
-      new Date().toISOString(),
-    );
+    this.jobState.setCheckpoint(key, value);
   }
 
   /** Deletes every checkpoint whose key starts with `prefix`. */
   clearCheckpoints(prefix: string): void {
-    this.#stmt('DELETE FROM checkpoints WHERE substr(key, 1, length(:prefix)) = :prefix').run({ prefix });
+    this.jobState.clearCheckpoints(prefix);
   }
 
   /** The LLM-call cache kept in this KB. */
   get callCache(): CallCacheStore {
-    this.#callCache ??= new SqliteCallCache(this.#db);
-    return this.#callCache;
+    return this.jobState.callCache;
   }
 
   cacheStats(): CallCacheStats {
-    this.#callCache ??= new SqliteCallCache(this.#db);
-    return this.#callCache.stats();
+    return this.jobState.cacheStats();
   }
 
   addHistory(question: string, strategy: string, answerJson: string): number {
-    return this.#stmt(
-      'INSERT INTO qa_history (question, question_key, strategy, answer_json, asked_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
-    )
-      .pluck()
-      .get(question, entityKey(question), strategy, answerJson, new Date().toISOString()) as number;
+    return this.history.addHistory(question, strategy, answerJson);
   }
 
   /** Newest first; `search` is a case-insensitive substring of the question ('' for all). */
   listHistory(search = '', limit = 100): HistoryRecord[] {
-    return this.#stmt(
-      `SELECT id, question, strategy, answer_json AS answerJson, asked_at AS askedAt FROM qa_history
-       WHERE :key = '' OR instr(question_key, :key) > 0 ORDER BY id DESC LIMIT :limit`,
-    ).all({ key: entityKey(search), limit }) as HistoryRecord[];
+    return this.history.listHistory(search, limit);
   }
 
   /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
