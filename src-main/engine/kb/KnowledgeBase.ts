@@ -12,6 +12,7 @@ import type { CallCacheStore } from '../models/CallCache.js';
 import { cleanName, entityKey } from './entityKey.js';
 import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
 import { HistoryRepository } from './HistoryRepository.js';
+import { ImportedStatementsRepository } from './ImportedStatementsRepository.js';
 import { JobStateRepository } from './JobStateRepository.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
@@ -193,6 +194,8 @@ export class KnowledgeBase {
   readonly jobState: JobStateRepository;
   /** Questions asked and their answers (HistoryRepository.ts). */
   readonly history: HistoryRepository;
+  /** An imported graph's original N-Quads (ImportedStatementsRepository.ts). */
+  readonly importedStatements: ImportedStatementsRepository;
   #storeJournal: StoreJournal | undefined;
 
   private constructor(file: string, db: Db) {
@@ -201,6 +204,7 @@ export class KnowledgeBase {
     this.#statements = new StatementCache(db);
     this.jobState = new JobStateRepository(db, this.#statements);
     this.history = new HistoryRepository(this.#statements);
+    this.importedStatements = new ImportedStatementsRepository(this.#statements);
   }
 
   /**
@@ -1222,21 +1226,12 @@ export class KnowledgeBase {
 
   /** Keeps a batch of an imported graph's original statements (N-Quads text) for export and the RDF view. */
   addImportedStatements(source: string, nquads: string): void {
-    if (nquads.length > 0)
-      this.#stmt('INSERT INTO imported_statements (source, nquads) VALUES (?, ?)').run(source, nquads);
+    this.importedStatements.addImportedStatements(source, nquads);
   }
 
   /** The imported statements, batch by batch, in import order. */
-  *iterateImportedStatements(): Generator<string> {
-    let after = 0;
-    for (;;) {
-      const rows = this.#stmt('SELECT id, nquads FROM imported_statements WHERE id > ? ORDER BY id LIMIT 64').all(
-        after,
-      ) as { id: number; nquads: string }[];
-      if (rows.length === 0) return;
-      for (const row of rows) yield row.nquads;
-      after = (rows.at(-1) as { id: number }).id;
-    }
+  iterateImportedStatements(): Generator<string> {
+    return this.importedStatements.iterateImportedStatements();
   }
 
   /**
