@@ -11,11 +11,14 @@ import { missingCase } from '../base/assert.js';
 import type { CallCacheStore } from '../models/CallCache.js';
 import { cleanName, entityKey } from './entityKey.js';
 import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
-import { SqliteCallCache } from './SqliteCallCache.js';
+import { HistoryRepository } from './HistoryRepository.js';
+import { ImportedStatementsRepository } from './ImportedStatementsRepository.js';
+import { JobStateRepository } from './JobStateRepository.js';
+import { TextIndexRepository } from './TextIndexRepository.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
-import { ftsDocument, ftsQuery, indexTerms, matchAny, queryTerms } from './utils/ftsText.js';
+import { ftsDocument, ftsQuery } from './utils/ftsText.js';
 import type {
   CallCacheStats,
   ChunkNeighbours,
@@ -108,28 +111,10 @@ const ROW_NAMES: Record<string, string> = {
   triples: 'triple',
   passages: 'passage',
 };
-const TEXT_OWNERS: Record<TextIndexKind, string> = { chunk: 'chunks', chunk_original: 'chunks', triple: 'triples' };
 const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
 
-/**
- * A BM25 query term found in more than this share of a text index's rows is dropped: its IDF is
- * small, yet FTS5 scores every row holding it (measured ~0.4 µs per matching row, so hundreds of ms
- * at a million rows for one common word). A query of only such terms finds nothing; dense retrieval,
- * which every caller fuses with BM25, ranks those queries better anyway.
- */
-const COMMON_TERM_SHARE = 0.1;
-/**
- * Most index rows one BM25 query may score (~0.5 µs each, so ~5 ms): rarer terms are kept first and
- * a term that would pass this is dropped with all commoner ones. A share alone is no bound: at 2M
- * triples a relation word in 10% of them is 200k rows.
- */
-const BM25_ROW_BUDGET = 10_000;
-/** Query terms whose row counts are kept per index state (see #selectiveTerms). */
-const TERM_COUNT_CACHE_MAX = 50_000;
 /** Sign-bit codes read per query when an in-memory index is loaded (a few MB of hex text each). */
 const CODE_PAGE_ROWS = 65_536;
-/** Below this many rows every term is kept: even a word in all of them costs a few ms at most. */
-const COMMON_TERM_MIN_ROWS = 10_000;
 
 const DOCUMENT_SORT: Record<DocumentSortKey, string> = {
   title: 'title COLLATE NOCASE',
@@ -187,14 +172,32 @@ export class KnowledgeBase {
   /** Aggregates that are costly at scale (GROUP BY over a million rows), until the content changes. */
   #derived: { key: string; values: Map<string, unknown> } | undefined;
   /** fts5vocab tables created on this connection (they live in its temp schema). */
-  readonly #vocabTables = new Set<TextIndexKind>();
-  #callCache: SqliteCallCache | undefined;
+  /** Checkpoints and the LLM-call cache (JobStateRepository.ts). */
+  readonly jobState: JobStateRepository;
+  /** Questions asked and their answers (HistoryRepository.ts). */
+  readonly history: HistoryRepository;
+  /** FTS5 indexes and BM25 (TextIndexRepository.ts). */
+  readonly textIndex: TextIndexRepository;
+  /** An imported graph's original N-Quads (ImportedStatementsRepository.ts). */
+  readonly importedStatements: ImportedStatementsRepository;
   #storeJournal: StoreJournal | undefined;
 
   private constructor(file: string, db: Db) {
     this.file = file;
     this.#db = db;
     this.#statements = new StatementCache(db);
+    this.jobState = new JobStateRepository(db, this.#statements);
+    this.history = new HistoryRepository(this.#statements);
+    this.textIndex = new TextIndexRepository(db, this.#statements, {
+      transaction: (fn) => this.transaction(fn),
+      touch: () => {
+        this.#contentGeneration++;
+      },
+      derive: (name, compute) => this.#derive(name, compute),
+      exists: (table, id) => this.#exists(table, id),
+      notFound: (what, id) => this.#notFound(what, id),
+    });
+    this.importedStatements = new ImportedStatementsRepository(this.#statements);
   }
 
   /**
@@ -337,7 +340,7 @@ export class KnowledgeBase {
     this.#statements.clear();
     this.#binary.clear();
     this.#derived = undefined;
-    this.#vocabTables.clear();
+    this.textIndex.clear();
   }
 
   /**
@@ -1123,102 +1126,55 @@ export class KnowledgeBase {
 
   /** Indexes (replaces) texts; they are word-segmented first so zh/ja/th work like spaced languages. */
   indexText(kind: TextIndexKind, items: readonly { id: number; text: string }[]): void {
-    const owner = textOwner(kind);
-    this.#contentGeneration++;
-    this.transaction(() => {
-      const remove = this.#stmt(`DELETE FROM fts_${kind} WHERE rowid = ?`);
-      const insert = this.#stmt(`INSERT INTO fts_${kind} (rowid, text) VALUES (?, ?)`);
-      for (const { id, text } of items) {
-        if (!this.#exists(owner, id)) throw this.#notFound(kind, id);
-        remove.run(id);
-        insert.run(id, ftsDocument(text));
-      }
-    });
+    this.textIndex.indexText(kind, items);
   }
 
   removeText(kind: TextIndexKind, ids: readonly number[]): void {
-    textOwner(kind);
-    if (ids.length === 0) return;
-    this.#contentGeneration++;
-    this.#stmt(`DELETE FROM fts_${kind} WHERE rowid IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+    this.textIndex.removeText(kind, ids);
   }
 
   /** Ids of `kind` rows not in the text index yet, by id. */
   missingText(kind: TextIndexKind, limit = 1000): number[] {
-    const owner = textOwner(kind);
-    return this.#stmt(
-      `SELECT o.id FROM ${owner} o WHERE o.id NOT IN (SELECT rowid FROM fts_${kind}) ORDER BY o.id LIMIT ?`,
-    )
-      .pluck()
-      .all(limit) as number[];
+    return this.textIndex.missingText(kind, limit);
   }
 
-  /**
-   * BM25 over any of the query's words (score = -bm25, higher is better). In a large index, words in
-   * more than 10% of the rows, and the commonest words past a budget of scored rows, are left out, so
-   * a query of only common words finds nothing (see COMMON_TERM_SHARE, BM25_ROW_BUDGET). The query
-   * is data: FTS5 syntax in it is inert.
-   */
+  /** BM25 over any of the query's words (score = -bm25, higher is better); see {@link TextIndexRepository.bm25}. */
   bm25(kind: TextIndexKind, query: string, k: number): ScoredId[] {
-    textOwner(kind);
-    if (k <= 0) return [];
-    const match = matchAny(this.#selectiveTerms(kind, queryTerms(query)));
-    if (match === null) return [];
-    const rows = this.#stmt(
-      `SELECT rowid AS id, bm25(fts_${kind}) AS rank FROM fts_${kind} WHERE fts_${kind} MATCH ? ORDER BY rank LIMIT ?`,
-    ).all(match, k) as {
-      id: number;
-      rank: number;
-    }[];
-    return rows.map((r) => ({ id: r.id, score: -r.rank }));
+    return this.textIndex.bm25(kind, query, k);
   }
 
   // ── checkpoints, LLM-call cache, QA history ─────────────────────────────────
 
   getCheckpoint<T = unknown>(key: string): T | undefined {
-    const value = this.#stmt('SELECT value FROM checkpoints WHERE key = ?').pluck().get(key) as string | undefined;
-    return value === undefined ? undefined : (JSON.parse(value) as T);
+    return this.jobState.getCheckpoint<T>(key);
   }
 
   /** Stores a JSON-serialisable value under `key` (e.g. `index:doc:12:map`). */
   setCheckpoint(key: string, value: unknown): void {
-    this.#stmt('INSERT OR REPLACE INTO checkpoints (key, value, updated_at) VALUES (?, ?, ?)').run(
-      key,
-      JSON.stringify(value),
-      new Date().toISOString(),
-    );
+    this.jobState.setCheckpoint(key, value);
   }
 
   /** Deletes every checkpoint whose key starts with `prefix`. */
   clearCheckpoints(prefix: string): void {
-    this.#stmt('DELETE FROM checkpoints WHERE substr(key, 1, length(:prefix)) = :prefix').run({ prefix });
+    this.jobState.clearCheckpoints(prefix);
   }
 
   /** The LLM-call cache kept in this KB. */
   get callCache(): CallCacheStore {
-    this.#callCache ??= new SqliteCallCache(this.#db);
-    return this.#callCache;
+    return this.jobState.callCache;
   }
 
   cacheStats(): CallCacheStats {
-    this.#callCache ??= new SqliteCallCache(this.#db);
-    return this.#callCache.stats();
+    return this.jobState.cacheStats();
   }
 
   addHistory(question: string, strategy: string, answerJson: string): number {
-    return this.#stmt(
-      'INSERT INTO qa_history (question, question_key, strategy, answer_json, asked_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
-    )
-      .pluck()
-      .get(question, entityKey(question), strategy, answerJson, new Date().toISOString()) as number;
+    return this.history.addHistory(question, strategy, answerJson);
   }
 
   /** Newest first; `search` is a case-insensitive substring of the question ('' for all). */
   listHistory(search = '', limit = 100): HistoryRecord[] {
-    return this.#stmt(
-      `SELECT id, question, strategy, answer_json AS answerJson, asked_at AS askedAt FROM qa_history
-       WHERE :key = '' OR instr(question_key, :key) > 0 ORDER BY id DESC LIMIT :limit`,
-    ).all({ key: entityKey(search), limit }) as HistoryRecord[];
+    return this.history.listHistory(search, limit);
   }
 
   /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
@@ -1230,21 +1186,12 @@ export class KnowledgeBase {
 
   /** Keeps a batch of an imported graph's original statements (N-Quads text) for export and the RDF view. */
   addImportedStatements(source: string, nquads: string): void {
-    if (nquads.length > 0)
-      this.#stmt('INSERT INTO imported_statements (source, nquads) VALUES (?, ?)').run(source, nquads);
+    this.importedStatements.addImportedStatements(source, nquads);
   }
 
   /** The imported statements, batch by batch, in import order. */
-  *iterateImportedStatements(): Generator<string> {
-    let after = 0;
-    for (;;) {
-      const rows = this.#stmt('SELECT id, nquads FROM imported_statements WHERE id > ? ORDER BY id LIMIT 64').all(
-        after,
-      ) as { id: number; nquads: string }[];
-      if (rows.length === 0) return;
-      for (const row of rows) yield row.nquads;
-      after = (rows.at(-1) as { id: number }).id;
-    }
+  iterateImportedStatements(): Generator<string> {
+    return this.importedStatements.iterateImportedStatements();
   }
 
   /**
@@ -1426,52 +1373,6 @@ export class KnowledgeBase {
     const values = this.#derived.values;
     if (!values.has(name)) values.set(name, compute());
     return values.get(name) as T;
-  }
-
-  /**
-   * The terms of a BM25 query without those common in the index. In a large index the query becomes
-   * its index terms (see {@link indexTerms}), rarest first, each in at most COMMON_TERM_SHARE of the
-   * rows and together in at most BM25_ROW_BUDGET; absent ones are dropped too (they match nothing),
-   * so none may be left.
-   */
-  #selectiveTerms(kind: TextIndexKind, terms: string[]): string[] {
-    if (terms.length === 0) return terms;
-    const rows = this.#derive(
-      `rows:${kind}`,
-      () =>
-        this.#stmt(`SELECT COUNT(*) FROM ${textOwner(kind)}`)
-          .pluck()
-          .get() as number,
-    );
-    if (rows < COMMON_TERM_MIN_ROWS) return terms;
-    if (!this.#vocabTables.has(kind)) {
-      this.#db.exec(
-        `CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_${kind}_vocab USING fts5vocab(main, fts_${kind}, row)`,
-      );
-      this.#vocabTables.add(kind);
-    }
-    // Counting a term's rows decodes its whole doclist (milliseconds for a common word at 1M rows),
-    // so counts are kept until the index changes: questions repeat their common words.
-    const lookup = this.#stmt(`SELECT doc FROM temp.fts_${kind}_vocab WHERE term = ?`).pluck();
-    const known = this.#derive(`termRows:${kind}`, () => new Map<string, number>());
-    if (known.size > TERM_COUNT_CACHE_MAX) known.clear();
-    const rowsOf = (term: string): number => {
-      let n = known.get(term);
-      if (n === undefined) known.set(term, (n = (lookup.get(term) as number | undefined) ?? 0));
-      return n;
-    };
-    const counted = [...new Set(terms.flatMap(indexTerms))]
-      .map((term) => ({ term, documents: rowsOf(term) }))
-      .filter((t) => t.documents > 0)
-      .sort((a, b) => a.documents - b.documents);
-    const kept: string[] = [];
-    let scored = 0;
-    for (const { term, documents } of counted) {
-      scored += documents;
-      if (documents > COMMON_TERM_SHARE * rows || scored > BM25_ROW_BUDGET) break;
-      kept.push(term);
-    }
-    return kept;
   }
 
   #metaValue(key: string): string | undefined {
@@ -1729,12 +1630,6 @@ function metaFrom(meta: Map<string, string>, schema: number): KbMeta {
 function vectorOwner(kind: VectorKind): string {
   const owner = VECTOR_OWNERS[kind];
   if (!owner) throw new PolyhopError('BAD_INPUT', `Unknown vector kind "${String(kind)}"`);
-  return owner;
-}
-
-function textOwner(kind: TextIndexKind): string {
-  const owner = TEXT_OWNERS[kind];
-  if (!owner) throw new PolyhopError('BAD_INPUT', `Unknown text index "${String(kind)}"`);
   return owner;
 }
 
