@@ -39,5 +39,30 @@ export function checkedSparqlForm(query: string, allowUpdate: boolean, readOnlyW
       details: { form },
     });
   }
+  if (!allowUpdate) {
+    const vendor = vendorCall(query);
+    if (vendor !== null) {
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `sparql: vendor function ${vendor} may write or execute and is refused unless allowUpdate is set; ${readOnlyWhy}`,
+        { details: { form, vendor } },
+      );
+    }
+  }
   return form;
+}
+
+/**
+ * The first Virtuoso built-in (`bif:`) or SQL (`sql:`) function the query calls, outside string
+ * literals and comments; null when none. Such calls can write or run commands (`bif:exec` runs an
+ * update from inside a SELECT), so a read-only target refuses them all.
+ */
+export function vendorCall(query: string): string | null {
+  // One left-to-right pass, so a quote in a comment or a '#' in an IRI cannot hide code.
+  const code = query.replace(
+    /#[^\n\r]*|'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n\r]|\\.)*'|"(?:[^"\\\n\r]|\\.)*"|<[^<>"{}|^`\\\s]*>/gu,
+    (token) => (token.startsWith('<') && /^<(?:bif|sql):/iu.test(token) ? ` ${token.slice(1, -1)} ` : ' "" '),
+  );
+  const m = /(?:^|[^\w.:-])<?((?:bif|sql):[\w.-]*)/iu.exec(code);
+  return m?.[1] ?? null;
 }
