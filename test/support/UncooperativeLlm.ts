@@ -63,6 +63,15 @@ export type DegradationKind =
   | 'longString'
   | 'emptyString'
   | 'thinking'
+  | 'renumberedIds'
+  | 'textUnderTwoIds'
+  | 'fixedKeyDrift'
+  | 'flippedVerdict'
+  | 'inflatedScore'
+  | 'sourceLanguage'
+  | 'repetitionLoop'
+  | 'emptyReply'
+  | 'runtimeError'
   | 'cutAtMaxTokens'
   | 'contextOverflow';
 
@@ -80,8 +89,33 @@ export const DEFAULT_RATES: DegradationRates = {
   longString: 0.05,
   emptyString: 0.05,
   thinking: 0.1,
+  renumberedIds: 0.1,
+  textUnderTwoIds: 0.05,
+  fixedKeyDrift: 0.05,
+  flippedVerdict: 0.05,
+  inflatedScore: 0.15,
+  sourceLanguage: 0.05,
+  repetitionLoop: 0.03,
+  emptyReply: 0.05,
+  runtimeError: 0.02,
 };
 
+/*
+ * Where the rates come from: none is measured on a real model in this repository. They are set
+ * from the failure modes seen when small (≤ 4B) instruction models answer batched JSON under a
+ * grammar, at an order of magnitude chosen so that 50 seeds of the product test meet every kind
+ * many times (the coverage test checks that) while a cooperative reply stays the most likely one:
+ * - renumberedIds 0.1, textUnderTwoIds 0.05: a model that skips an item usually numbers on from
+ *   the skipped one, then fills the count the grammar enforces with a copy; same order as dropItem;
+ * - fixedKeyDrift 0.05: a copied vocabulary term or id rarely changes (casing, "_" as a space,
+ *   "q2" as "2");
+ * - flippedVerdict 0.05: a wrong yes/no from a small judge, a minority of its verdicts;
+ * - inflatedScore 0.15: judges of this size score leniently far more often than harshly;
+ * - sourceLanguage 0.05: a translation left in its language (the model copies its input);
+ * - repetitionLoop 0.03: greedy decoding that falls into a loop and runs to maxTokens;
+ * - emptyReply 0.05 (a single-item batch answered with an empty text, as emptyString);
+ * - runtimeError 0.02: a call that fails in the runtime (LLM_OUTPUT_INVALID after its retry).
+ */
 /** One degradation made: which prompt, what, and where in the reply (a JSON path). */
 export interface Degradation {
   prompt: string;
@@ -97,6 +131,12 @@ export interface Degradation {
 const NAME_KEY = /^(subject|object|source|target|canonical|name|entity|value)$/i;
 /** Keys whose strings are closed vocabularies or references: a model copies them. */
 const FIXED_KEY = /(type|relation|id|ids|direction|dependsOn|language)$/i;
+/** Booleans that are a model's verdict on its input. */
+const VERDICT_KEY = /^(same|found|consistent|sufficient)$/;
+/** Numbers that are a judge's score. */
+const SCORE_KEY = /(score|directness|clarity|relevance)$/i;
+/** Variables holding the text a translation prompt translates. */
+const SOURCE_VARIABLE = ['chunk', 'question', 'text'] as const;
 const PLACEHOLDER = /^\?[A-Za-z]\w*$/;
 const PLACEHOLDER_SPELLINGS = (p: string): string[] => [
   p.slice(1),
@@ -171,8 +211,12 @@ export class UncooperativeLlm implements Llm {
     this.#variables = prompt.variables;
     let text = degrading ? this.#degradeText(prompt.name, 'text', inner.text, true) : inner.text;
     const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
-    const tokens = encode(text);
     const room = Math.max(0, budget - thinking);
+    if (degrading && this.#chance('repetitionLoop')) {
+      text = loop(text, room);
+      this.#note(prompt.name, 'repetitionLoop', 'text');
+    }
+    const tokens = encode(text);
     const cut = tokens.length > room;
     if (cut) {
       text = decode(tokens.slice(0, room));
@@ -203,11 +247,21 @@ export class UncooperativeLlm implements Llm {
     const degrading = this.#degrading(prompt);
     this.#prompt = prompt.name;
     this.#variables = prompt.variables;
+    if (degrading && this.#chance('runtimeError')) {
+      this.#note(prompt.name, 'runtimeError', '$');
+      throw new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema: invalid JSON`, {
+        details: { prompt: prompt.name, promptVersion: prompt.version, raw: '{"', reason: 'invalid JSON' },
+      });
+    }
     const reply = degrading ? this.#degradeJson(prompt.name, value, schema) : value;
     const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
-    const raw = JSON.stringify(reply);
-    const tokens = encode(raw);
+    let raw = JSON.stringify(reply);
     const room = Math.max(0, budget - thinking);
+    if (degrading && this.#chance('repetitionLoop')) {
+      raw = loop(raw, room);
+      this.#note(prompt.name, 'repetitionLoop', '$');
+    }
+    const tokens = encode(raw);
     if (tokens.length > room) {
       this.#note(prompt.name, 'cutAtMaxTokens', '$');
       const cut = decode(tokens.slice(0, room));
@@ -345,13 +399,64 @@ export class UncooperativeLlm implements Llm {
             [...path, j],
           );
         }
+        if (node.length > 1 && node.every(hasNumericId) && this.#chance('renumberedIds')) {
+          // Skips item i, numbers on from it (each later text under the id before its own), and
+          // fills the count the grammar holds it to with the last text again: one text under two ids.
+          const i = Math.floor(this.#random() * (node.length - 1));
+          attempt(
+            'renumberedIds',
+            path,
+            (r) => {
+              const a = at(r, path) as { id: number }[];
+              const ids = a.map((e) => e.id);
+              a.splice(i, 1);
+              a.forEach((e, k) => k >= i && (e.id = ids[k]!));
+              a.push({ ...structuredClone(a.at(-1)!), id: ids.at(-1)! });
+            },
+            [...path, i],
+          );
+        }
+        if (node.length > 1 && node.every(hasNumericId) && this.#chance('textUnderTwoIds')) {
+          const i = Math.floor(this.#random() * node.length);
+          const j = (i + 1 + Math.floor(this.#random() * (node.length - 1))) % node.length;
+          attempt(
+            'textUnderTwoIds',
+            path,
+            (r) => {
+              const a = at(r, path) as { id: number }[];
+              a[j] = { ...structuredClone(a[i]!), id: a[j]!.id };
+            },
+            [...path, j],
+          );
+        }
         if (node.length > 0 && this.#chance('dropItem')) {
           const i = Math.floor(this.#random() * node.length);
           attempt('dropItem', path, (r) => (at(r, path) as unknown[]).splice(i, 1), [...path, i]);
         }
         continue;
       }
-      if (typeof node !== 'string' || (typeof key === 'string' && FIXED_KEY.test(key))) continue;
+      if (typeof node === 'boolean') {
+        if (typeof key === 'string' && VERDICT_KEY.test(key) && this.#chance('flippedVerdict'))
+          attempt('flippedVerdict', path, (r) => setAt(r, path, !node));
+        continue;
+      }
+      if (typeof node === 'number') {
+        if (typeof key === 'string' && SCORE_KEY.test(key) && this.#chance('inflatedScore'))
+          attempt('inflatedScore', path, (r) => setAt(r, path, node + 1));
+        continue;
+      }
+      if (typeof node !== 'string') continue;
+      if (typeof key === 'string' && FIXED_KEY.test(key)) {
+        const drifted = driftFixed(node);
+        if (drifted !== node && this.#chance('fixedKeyDrift'))
+          attempt('fixedKeyDrift', path, (r) => setAt(r, path, drifted));
+        continue;
+      }
+      const source = this.#sourceText(prompt);
+      if (source !== null && node && this.#chance('sourceLanguage')) {
+        attempt('sourceLanguage', path, (r) => setAt(r, path, source));
+        continue;
+      }
       const set = (kind: DegradationKind, text: string): void => attempt(kind, path, (r) => setAt(r, path, text));
       if (typeof key === 'string' && NAME_KEY.test(key)) {
         if (PLACEHOLDER.test(node)) {
@@ -372,11 +477,38 @@ export class UncooperativeLlm implements Llm {
       const degraded = this.#degradeProse(prompt, node);
       if (degraded) set(degraded.kind, degraded.text);
     }
+    // A reply about one item (no batch of several) that says nothing: every list and text in it empty.
+    if (!all.some((s) => Array.isArray(s.node) && s.node.length > 1) && this.#chance('emptyReply'))
+      attempt('emptyReply', [], (r) => emptied(r), []);
     return reply;
+  }
+
+  /** The text a translation prompt was given, which a model may hand back untranslated; null for other prompts. */
+  #sourceText(prompt: string): string | null {
+    const v = this.#variables;
+    // A summary asked for in English of a chunk in another language translates it too.
+    const translating =
+      prompt.endsWith('/translate') ||
+      (v.outputLanguage === 'English' && v.language !== undefined && v.language !== 'English');
+    if (!translating) return null;
+    for (const v of SOURCE_VARIABLE) {
+      const text = this.#variables[v];
+      if (text !== undefined) return text.replace(/^<\w+>\n?|\n?<\/\w+>$/g, '').trim();
+    }
+    return null;
   }
 
   /** Free text of a text call: reasoning first, glued citations, rambling, or nothing. */
   #degradeText(prompt: string, at: string, text: string, glue: boolean): string {
+    const source = this.#sourceText(prompt);
+    if (source !== null && this.#chance('sourceLanguage')) {
+      this.#note(prompt, 'sourceLanguage', at);
+      return source;
+    }
+    if (this.#chance('emptyReply')) {
+      this.#note(prompt, 'emptyReply', at);
+      return '';
+    }
     let out = text;
     if (glue && /\s\[\d+\]/.test(out) && this.#chance('gluedCitation')) {
       out = out.replace(/\s+(\[\d+\])/g, '$1');
@@ -409,6 +541,17 @@ export class UncooperativeLlm implements Llm {
   }
 }
 
+/**
+ * A repetition loop: the text, then one phrase of it again and again past `room` tokens (greedy
+ * decoding stuck in a cycle until the budget stops it; JSON so cut is unterminated).
+ */
+function loop(text: string, room: number): string {
+  const tail = text.slice(Math.max(0, text.length - 40)) || 'and ';
+  let out = text.slice(0, Math.max(0, text.length - 2));
+  while (countTokens(out) <= room) out += tail.repeat(Math.max(1, Math.ceil(room / 8)));
+  return out;
+}
+
 /** Generated text to `onTextChunk` a few tokens at a time, as a model streams it (a JSON call's raw JSON included). */
 function stream(text: string, options: LlmCallOptions): void {
   if (options.onTextChunk) for (const chunk of modelChunks(text)) options.onTextChunk(chunk);
@@ -421,7 +564,7 @@ interface Site {
   parent: unknown;
 }
 
-/** Every array and string of a JSON value, outermost first. */
+/** Every array, string, boolean and number of a JSON value, outermost first. */
 function* sites(value: unknown, path: Path = [], key?: string | number, parent?: unknown): Generator<Site> {
   if (Array.isArray(value)) {
     yield { path, node: value, key, parent };
@@ -430,8 +573,31 @@ function* sites(value: unknown, path: Path = [], key?: string | number, parent?:
       yield* sites(value[i], [...path, i], typeof value[i] === 'string' ? key : i, value);
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) yield* sites(v, [...path, k], k, value);
-  } else if (typeof value === 'string') {
+  } else if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') {
     yield { path, node: value, key, parent };
+  }
+}
+
+function hasNumericId(item: unknown): item is { id: number } {
+  return !!item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'number';
+}
+
+/** A vocabulary term or reference as a model may miscopy it: "_" as a space, another casing, "q2" as "2". */
+function driftFixed(text: string): string {
+  if (text.includes('_')) return text.replaceAll('_', ' ');
+  if (/^[a-z]+\d+$/i.test(text)) return text.replace(/^[a-z]+/i, '');
+  if (/[A-Z]/.test(text)) return text.toLowerCase();
+  return text.toUpperCase();
+}
+
+/** Every list emptied and every text blanked, in place (an empty reply). */
+function emptied(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  for (const [k, v] of Object.entries(node)) {
+    const o = node as Record<string, unknown>;
+    if (Array.isArray(v)) o[k] = [];
+    else if (typeof v === 'string') o[k] = '';
+    else emptied(v);
   }
 }
 

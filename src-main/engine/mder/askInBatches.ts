@@ -76,7 +76,8 @@ export function sameKey(written: string, expected: string): boolean {
  * each entry carries, never by position, checked by its content key: a model that skips, repeats
  * or reorders items, or numbers on after a skipped one, attaches nothing to the wrong one. Items
  * missing from a reply, named twice with different texts, answered with another item's key, or
- * given the same text as another item without naming their own key are asked again on their own. A call whose prompt and output would not fit the context is split
+ * given the same text as another item without naming their own key are asked again on their own;
+ * items that share a content key are never asked in one call. A call whose prompt and output would not fit the context is split
  * before it is made, and one whose output is cut or invalid is split and asked again, so a
  * dense unit costs more calls instead of losing all its texts. What still fails is in `misses`.
  */
@@ -92,6 +93,13 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     const maxTokens = Math.max(MIN_CALL_TOKENS, request.maxTokens(items));
     const fits = fitsContext(llm, prompt, maxTokens);
     if (indexes.length > 1 && (!fits || indexes.length > request.maxItemsPerCall)) return split(indexes);
+    const twins = sharedKeys(indexes);
+    if (twins.length > 0) {
+      // Two items with one content key in a call: the key cannot tell their entries apart, so a
+      // text moved from one onto the other would pass. Each is asked in another call.
+      await ask(indexes.filter((i) => !twins.includes(i)));
+      return ask(twins);
+    }
     let reply: Record<string, { id: number; [k: string]: unknown }[]>;
     try {
       calls++;
@@ -139,6 +147,16 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
       return;
     }
     for (const index of missing) await ask([index]);
+  };
+  /** The items after the first of those whose content key an earlier item of `indexes` has too. */
+  const sharedKeys = (indexes: readonly number[]): number[] => {
+    const seen = new Set<string>();
+    return indexes.filter((i) => {
+      const key = foldName(splitName(request.keyOf(request.items[i]!)).name);
+      if (seen.has(key)) return true;
+      seen.add(key);
+      return false;
+    });
   };
   const split = async (indexes: readonly number[]): Promise<void> => {
     const half = Math.ceil(indexes.length / 2);

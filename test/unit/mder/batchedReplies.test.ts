@@ -124,6 +124,38 @@ describe('batched replies are matched by id and content key', () => {
     expect(t.misses[0]).toMatchObject({ index: 1, reason: expect.stringMatching(/schema/) });
   });
 
+  it('items that share a content key are asked in separate calls, so a text copied between them cannot pass its key', async () => {
+    const twins = [
+      { source: 'Telemachus', relation: 'SON_OF', target: 'Odysseus' },
+      { source: 'Poseidon', relation: 'ANGRY_WITH', target: 'Odysseus' },
+      { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
+    ];
+    // A model that writes the first triple's entry again under every id whose object it shares.
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/enrich',
+        reply: (v) => {
+          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({
+            object: t!,
+            description: `${s} ${r} ${t}.`,
+          }));
+          return {
+            descriptions: lines.map((l, i) => ({
+              id: i + 1,
+              ...(lines.findIndex((o) => o.object === l.object) < i ? lines.find((o) => o.object === l.object)! : l),
+            })),
+          };
+        },
+      },
+    ]);
+    const r = await enrichChunk(llm, { ...input, triples: twins }, { prompts });
+    expect(r.descriptions).toEqual(twins.map((t) => `${t.source} ${t.relation} ${t.target}.`));
+    expect(llm.callsOf('mder/enrich').map((c) => c.prompt.variables.triples)).toEqual([
+      '1. Telemachus | SON_OF | Odysseus\n2. Penelope | DAUGHTER_OF | Icarius',
+      '1. Poseidon | ANGRY_WITH | Odysseus',
+    ]);
+  });
+
   it('the reply schema allows only the batch ids, and exactly one entry per item (a grammar enum and counts)', async () => {
     const grammar = JSON.stringify(zodJsonSchema(batchReplySchema(3, 'descriptions', 'object', 'description')).grammar);
     expect(grammar).toContain('"enum":[1,2,3]');

@@ -29,11 +29,14 @@ const inner = () =>
     { prompt: 'answer', reply: () => 'Penelope was the wife of Odysseus [1]. '.repeat(40) },
   ]);
 
+/** The degradations that end a call without a reply (errors, loops cut at maxTokens) off: these tests look at replies. */
+const REPLYING = { runtimeError: 0, repetitionLoop: 0 };
+
 describe('UncooperativeLlm', () => {
   it('degrades batches and strings over seeds, every reply passing its schema', async () => {
     const kinds = new Set<string>();
     for (let seed = 1; seed <= 40; seed++) {
-      const llm = new UncooperativeLlm(inner(), { seed, nameVariants: NAME_VARIANTS });
+      const llm = new UncooperativeLlm(inner(), { seed, nameVariants: NAME_VARIANTS, rates: REPLYING });
       const batch = (await llm.generateJson(prompt('batch'), Batch, { maxTokens: 4000 })).value;
       expect(Batch.safeParse(batch).success).toBe(true);
       const fixed = (await llm.generateJson(prompt('fixed'), Fixed, { maxTokens: 4000 })).value;
@@ -61,7 +64,7 @@ describe('UncooperativeLlm', () => {
 
   it('is reproducible per seed', async () => {
     const run = async (seed: number) => {
-      const llm = new UncooperativeLlm(inner(), { seed, nameVariants: NAME_VARIANTS });
+      const llm = new UncooperativeLlm(inner(), { seed, nameVariants: NAME_VARIANTS, rates: REPLYING });
       return JSON.stringify((await llm.generateJson(prompt('batch'), Batch, { maxTokens: 4000 })).value);
     };
     expect(await run(7)).toBe(await run(7));
@@ -69,7 +72,7 @@ describe('UncooperativeLlm', () => {
 
   it('never drops an item the schema requires: a fixed-length batch is only reordered or repeated', async () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const llm = new UncooperativeLlm(inner(), { seed, rates: { dropItem: 1 } });
+      const llm = new UncooperativeLlm(inner(), { seed, rates: { ...REPLYING, dropItem: 1 } });
       expect((await llm.generateJson(prompt('fixed'), Fixed, { maxTokens: 4000 })).value.items).toHaveLength(4);
       expect(llm.count('dropItem')).toBe(0);
     }

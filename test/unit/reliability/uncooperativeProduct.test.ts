@@ -58,17 +58,28 @@ const NO_DEGRADATION: DegradationRates = {
   longString: 0,
   emptyString: 0,
   thinking: 0,
+  renumberedIds: 0,
+  textUnderTwoIds: 0,
+  fixedKeyDrift: 0,
+  flippedVerdict: 0,
+  inflatedScore: 0,
+  sourceLanguage: 0,
+  repetitionLoop: 0,
+  emptyReply: 0,
+  runtimeError: 0,
 };
 
 /**
  * Minimum yields over all seeds, as a share of what a perfect model yields: what the product keeps
  * from a model that degrades at DEFAULT_RATES. Set just under what the product keeps (printed by
- * the yield test: triples 0.953, merged 0.647, answers dr 0.82, hyp 0.88, others 1; merged was
- * 0.693 before merges became cliques of type-compatible, pairwise-confirmed entities, which trades
- * some recall for never chaining a wrong verdict), so a change that loses what the model did not
- * lose fails even where each loss has some excuse.
+ * the yield test: triples 0.852, merged 0.567, answers dr 0.72, hyp 0.74, dapt 0.9, vector 0.94,
+ * llm-only 0.84), so a change that loses what the model did not lose fails even where each loss
+ * has some excuse. They were 0.953 / 0.647 / dr 0.82 with a kinder double; the drop is the
+ * double's new losses (ids renumbered after a skipped item, miscopied relations, untranslated
+ * chunks, repetition loops and runtime errors that fail a whole Map or Preprocess unit, which the
+ * product records as a document failure and does not ask again within the run: open work).
  */
-const MIN_YIELD = { triples: 0.9, merged: 0.62, answers: 0.7 } as const;
+const MIN_YIELD = { triples: 0.83, merged: 0.55, answers: 0.68 } as const;
 
 function model(seed: number, rates?: DegradationRates): UncooperativeLlm {
   // The script reads prompts as written: it understands only the names the corpus uses, not the double's degradations.
@@ -328,6 +339,21 @@ describe('the whole product with an uncooperative model', () => {
         'qa/answer gluedCitation',
         'qa/answer emptyString',
         'qa/hyp-judge swapItems',
+        'ingest/summarise sourceLanguage',
+        'ingest/summarise runtimeError',
+        'mder/map repetitionLoop',
+        'mder/map fixedKeyDrift',
+        'mder/enrich renumberedIds',
+        'mder/enrich textUnderTwoIds',
+        'mder/reduce renumberedIds',
+        'mder/disambiguate flippedVerdict',
+        'qa/translate sourceLanguage',
+        'qa/dapt-subanswer flippedVerdict',
+        'qa/dapt-verify flippedVerdict',
+        'qa/hyp-judge inflatedScore',
+        'qa/hyp-judge renumberedIds',
+        'qa/dr-resolve emptyReply',
+        'qa/answer runtimeError',
       ];
       expect([...made].filter((m) => expected.includes(m)).sort()).toEqual([...expected].sort());
       expect(made.size).toBeGreaterThan(40);
