@@ -1,6 +1,9 @@
 import { extname } from 'node:path';
 
-export type DocumentFormat = 'text' | 'markdown' | 'html' | 'pdf' | 'docx';
+export type DocumentFormat = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods';
+
+/** Formats stored as zip archives (Office Open XML, OpenDocument). */
+export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods']);
 
 /** Extensions loaded as documents (lower case, with dot). Files without an extension are tried as text. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
@@ -15,6 +18,11 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.xhtml': 'html',
   '.pdf': 'pdf',
   '.docx': 'docx',
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
+  '.ods': 'ods',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
@@ -26,7 +34,8 @@ export const UNSUPPORTED_FORMATS: Readonly<Record<string, string>> = {
   '.pages': 'Apple Pages is not supported; export it as DOCX or PDF',
 };
 
-export const TEXT_FORMATS: ReadonlySet<DocumentFormat> = new Set(['text', 'markdown', 'html']);
+/** Formats read as text, under the text-file size limit. */
+export const TEXT_FORMATS: ReadonlySet<DocumentFormat> = new Set(['text', 'markdown', 'html', 'csv']);
 
 export function extensionOf(path: string): string {
   return extname(path).toLowerCase();
@@ -56,4 +65,7 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   html: 'text/html',
   pdf: 'application/pdf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  csv: 'text/csv',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
 };
