@@ -1,9 +1,10 @@
 import { extname } from 'node:path';
 
-export type DocumentFormat = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods';
+export type DocumentFormat =
+  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp';
 
 /** Formats stored as zip archives (Office Open XML, OpenDocument). */
-export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods']);
+export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp']);
 
 /** Extensions loaded as documents (lower case, with dot). Files without an extension are tried as text. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
@@ -23,11 +24,13 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.xlsx': 'xlsx',
   '.xlsm': 'xlsx',
   '.ods': 'ods',
+  '.odt': 'odt',
+  '.pptx': 'pptx',
+  '.odp': 'odp',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
 export const UNSUPPORTED_FORMATS: Readonly<Record<string, string>> = {
-  '.odt': 'OpenDocument text (.odt) is not supported yet; save it as DOCX or PDF',
   '.epub': 'EPUB is not supported yet; convert it to PDF or HTML',
   '.rtf': 'RTF is not supported yet; save it as DOCX or plain text',
   '.doc': 'legacy Word .doc is not supported; save it as DOCX',
@@ -68,4 +71,7 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   csv: 'text/csv',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odt: 'application/vnd.oasis.opendocument.text',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odp: 'application/vnd.oasis.opendocument.presentation',
 };

@@ -18,7 +18,9 @@ import { loadCsv } from './loadCsv.js';
 import { loadDocx } from './loadDocx.js';
 import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
 import { loadOds } from './loadOds.js';
+import { loadOdt } from './loadOdt.js';
 import { loadPdf } from './loadPdf.js';
+import { loadOdp, loadPptx } from './loadSlides.js';
 import { loadXlsx } from './loadXlsx.js';
 import { markdownToText } from './markdownToText.js';
 import { readFileGuarded } from './readFileGuarded.js';
@@ -123,7 +125,10 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
       });
       break;
     case 'docx':
-      loaded = loadDocx(file.bytes, path, {
+    case 'odt':
+    case 'pptx':
+    case 'odp':
+      loaded = { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp }[format](file.bytes, path, {
         ...(options.zip ? { zip: options.zip } : {}),
         ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
       });

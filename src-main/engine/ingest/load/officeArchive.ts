@@ -66,17 +66,31 @@ export function readPart<T>(path: string, kind: string, name: string, parse: () 
   }
 }
 
-/** Relationship targets by id from a `_rels/*.rels` part, resolved against `baseDir` (e.g. `xl/`). */
-export function relationshipTargets(xml: Buffer | undefined, baseDir: string): Map<string, string> {
-  const targets = new Map<string, string>();
-  if (!xml) return targets;
-  const text = xml.toString('utf8');
-  for (const m of text.matchAll(/<(?:\w+:)?Relationship\b([^>]*)>/g)) {
-    const id = /\bId="([^"]*)"/.exec(m[1]!)?.[1];
-    const target = /\bTarget="([^"]*)"/.exec(m[1]!)?.[1];
-    if (id && target) targets.set(id, resolvePartName(baseDir, target));
+export interface Relationship {
+  id: string;
+  /** The relationship type's last segment, e.g. `slide`, `notesSlide`, `worksheet`. */
+  type: string;
+  /** The part it points to, resolved against the base folder. */
+  target: string;
+}
+
+/** The relationships of a `_rels/*.rels` part, targets resolved against `baseDir` (e.g. `xl/`); external ones left out. */
+export function relationships(xml: Buffer | undefined, baseDir: string): Relationship[] {
+  const out: Relationship[] = [];
+  if (!xml) return out;
+  for (const m of xml.toString('utf8').matchAll(/<(?:\w+:)?Relationship\b([^>]*)>/g)) {
+    const attr = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(m[1]!)?.[1];
+    const id = attr('Id');
+    const target = attr('Target');
+    if (!id || !target || attr('TargetMode') === 'External') continue;
+    out.push({ id, type: (attr('Type') ?? '').split('/').pop()!, target: resolvePartName(baseDir, target) });
   }
-  return targets;
+  return out;
+}
+
+/** Relationship targets by id (see {@link relationships}). */
+export function relationshipTargets(xml: Buffer | undefined, baseDir: string): Map<string, string> {
+  return new Map(relationships(xml, baseDir).map((r) => [r.id, r.target]));
 }
 
 /** `xl/` + `worksheets/sheet1.xml` → `xl/worksheets/sheet1.xml`; `/xl/x.xml` → `xl/x.xml`; `..` is resolved. */
