@@ -112,7 +112,9 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
   it('legacy or encrypted Office (OLE) files and unsupported formats', async () => {
     const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(512, 1)]);
     expect((await refusal(put('locked.docx', ole))).details['reason']).toMatch(/Office binary file/);
-    expect((await refusal(put('book.epub', 'x'))).details['reason']).toMatch(/not supported yet/);
+    expect((await refusal(put('book.pages', 'x'))).details['reason']).toMatch(
+      /Apple Pages is not supported; export it/,
+    );
     expect((await refusal(put('pic.png', 'x'))).details['reason']).toBe('unsupported file type .png');
   });
 

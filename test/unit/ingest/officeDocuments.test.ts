@@ -9,7 +9,7 @@ import { refusal } from './refusal.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('office');
-/** Written by LibreOffice from the flat ODT and ODP in generate.sh. */
+/** Written by LibreOffice from the flat ODT and ODP in generate.sh (book.epub by its EPUB export). */
 const fixture = (name: string) => join(import.meta.dirname, '../../fixtures/producers', name);
 
 const CLUB_BODY = [
@@ -86,8 +86,37 @@ describe('presentations: slides in order, each with its notes', () => {
   });
 });
 
+describe('EPUB: chapters in reading order', () => {
+  const CHAPTERS = [
+    'Chapter One: The founding\n\nAda Kestrel founded the club in 1921.',
+    'Chapter Two: The move\n\nBruno Ravenworth moved the club to Henley in 1930.',
+    'Chapter Three: Captains\n\nClara Whitlow was captain from 1932.',
+  ];
+
+  it('book.epub from LibreOffice (its manifest and archive list the chapters backwards): the spine’s order, title and language', async () => {
+    const doc = await loadDocument(fixture('book.epub'));
+    expect(doc.text).toBe(CHAPTERS.join('\n\n'));
+    expect(doc).toMatchObject({ title: 'The Marlow Chronicle', language: 'en', mime: 'application/epub+zip' });
+  });
+
+  it('a spine in another order is read in that order', async () => {
+    const reordered = withPart('book.epub', 'OEBPS/content.opf', (xml) =>
+      xml.replace(/(<itemref idref="section0001"\/>)(<itemref idref="section0002"\/>)/, '$2$1'),
+    );
+    expect((await loadDocument(put('reordered.epub', reordered))).text).toBe(
+      [CHAPTERS[1], CHAPTERS[0], CHAPTERS[2]].join('\n\n'),
+    );
+  });
+
+  it('a container naming no package in the archive is refused saying so', async () => {
+    const broken = withPart('book.epub', 'META-INF/container.xml', (xml) => xml.replace('content.opf', 'missing.opf'));
+    const e = await refusal(put('broken.epub', broken));
+    expect(e.details['reason']).toMatch(/names no package document/);
+  });
+});
+
 describe('hostile office files', () => {
-  it.each(['club.odt', 'talk.pptx', 'talk.odp'])('%s cut short is a corrupt zip, named', async (name) => {
+  it.each(['club.odt', 'talk.pptx', 'talk.odp', 'book.epub'])('%s cut short is a corrupt zip, named', async (name) => {
     const bytes = readFileSync(fixture(name));
     const e = await refusal(put(`cut-${name}`, bytes.subarray(0, Math.floor(bytes.length * 0.6))));
     expect(e.details['reason']).toMatch(/corrupt zip archive/);

@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
 
 export type DocumentFormat =
-  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp';
+  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp' | 'epub';
 
 /** Formats stored as zip archives (Office Open XML, OpenDocument). */
-export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp']);
+export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp', 'epub']);
 
 /** Extensions loaded as documents (lower case, with dot). Files without an extension are tried as text. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
@@ -27,11 +27,11 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.odt': 'odt',
   '.pptx': 'pptx',
   '.odp': 'odp',
+  '.epub': 'epub',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
 export const UNSUPPORTED_FORMATS: Readonly<Record<string, string>> = {
-  '.epub': 'EPUB is not supported yet; convert it to PDF or HTML',
   '.rtf': 'RTF is not supported yet; save it as DOCX or plain text',
   '.doc': 'legacy Word .doc is not supported; save it as DOCX',
   '.pages': 'Apple Pages is not supported; export it as DOCX or PDF',
@@ -74,4 +74,5 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   odt: 'application/vnd.oasis.opendocument.text',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
   odp: 'application/vnd.oasis.opendocument.presentation',
+  epub: 'application/epub+zip',
 };

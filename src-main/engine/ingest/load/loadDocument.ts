@@ -16,6 +16,7 @@ import {
 } from './formats.js';
 import { loadCsv } from './loadCsv.js';
 import { loadDocx } from './loadDocx.js';
+import { loadEpub } from './loadEpub.js';
 import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
 import { loadOds } from './loadOds.js';
 import { loadOdt } from './loadOdt.js';
@@ -128,10 +129,15 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
     case 'odt':
     case 'pptx':
     case 'odp':
-      loaded = { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp }[format](file.bytes, path, {
-        ...(options.zip ? { zip: options.zip } : {}),
-        ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
-      });
+    case 'epub':
+      loaded = { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp, epub: loadEpub }[format](
+        file.bytes,
+        path,
+        {
+          ...(options.zip ? { zip: options.zip } : {}),
+          ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
+        },
+      );
       break;
     case 'xlsx':
     case 'ods': {
