@@ -62,6 +62,36 @@ describe('OpenDocument text', () => {
   });
 });
 
+describe('RTF', () => {
+  it('club.rtf from LibreOffice: the same text as its ODT, footnotes and comments after it', async () => {
+    const doc = await loadDocument(fixture('club.rtf'));
+    expect(doc.text).toBe(
+      [
+        ...CLUB_BODY.slice(0, 4),
+        'Year\tBoats\n1921\t12\nClara Whitlow\tcaptain\nfrom 1932.',
+        'Footnote 1: The club records were lost in 1944.',
+        'Comment (Bruno Ravenworth): Check the year of the move.',
+      ].join('\n\n'),
+    );
+    expect(doc.mime).toBe('application/rtf');
+  });
+
+  it('code-page bytes, \\u characters without their fallbacks, symbols; tables of fonts and pictures left out', async () => {
+    const rtf = String.raw`{\rtf1\ansi\ansicpg1251\uc1{\fonttbl{\f0 Arial;}}{\*\generator Writer;}{\pict\pngblip 89504e47}\'cf\'f0\'e8\'e2\'e5\'f2, \u26481?\u20140?\par caf\u233e\emdash ok\~\{x\}\bin3 {}}\'41}`;
+    expect((await loadDocument(put('mixed.rtf', Buffer.from(rtf, 'latin1')))).text).toBe(
+      'Привет, 東京\n\ncafé—ok {x}A',
+    );
+  });
+
+  it('groups nested beyond the limit are refused; a .rtf that is not RTF is named', async () => {
+    const deep = `{\\rtf1 ${'{'.repeat(5000)}x${'}'.repeat(5000)}}`;
+    expect((await refusal(put('deep.rtf', deep))).details['reason']).toBe('RTF groups nested deeper than 4096');
+    expect((await refusal(put('fake.rtf', 'plain words'))).details['reason']).toBe(
+      'not an RTF file (no {\\rtf header)',
+    );
+  });
+});
+
 describe('presentations: slides in order, each with its notes', () => {
   it.each(['talk.pptx', 'talk.odp'])('%s from LibreOffice', async (name) => {
     expect((await loadDocument(fixture(name))).text).toBe(TALK.join('\n\n'));

@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 
 export type DocumentFormat =
-  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp' | 'epub';
+  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp' | 'epub' | 'rtf';
 
 /** Formats stored as zip archives (Office Open XML, OpenDocument). */
 export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp', 'epub']);
@@ -28,11 +28,11 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.pptx': 'pptx',
   '.odp': 'odp',
   '.epub': 'epub',
+  '.rtf': 'rtf',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
 export const UNSUPPORTED_FORMATS: Readonly<Record<string, string>> = {
-  '.rtf': 'RTF is not supported yet; save it as DOCX or plain text',
   '.doc': 'legacy Word .doc is not supported; save it as DOCX',
   '.pages': 'Apple Pages is not supported; export it as DOCX or PDF',
 };
@@ -75,4 +75,5 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
   odp: 'application/vnd.oasis.opendocument.presentation',
   epub: 'application/epub+zip',
+  rtf: 'application/rtf',
 };

@@ -21,6 +21,7 @@ import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
 import { loadOds } from './loadOds.js';
 import { loadOdt } from './loadOdt.js';
 import { loadPdf } from './loadPdf.js';
+import { loadRtf } from './loadRtf.js';
 import { loadOdp, loadPptx } from './loadSlides.js';
 import { loadXlsx } from './loadXlsx.js';
 import { markdownToText } from './markdownToText.js';
@@ -76,7 +77,7 @@ function chooseFormat(
         'Office binary file (legacy .doc/.xls, or a password-protected Office file): not supported; save it as DOCX without a password',
       );
     case 'rtf':
-      throw badInput(path, UNSUPPORTED_FORMATS['.rtf']!);
+      return 'rtf';
     case undefined:
       break;
     default:
@@ -149,6 +150,9 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
       });
       break;
     }
+    case 'rtf':
+      loaded = loadRtf(file.bytes, path);
+      break;
     case 'csv':
       loaded = loadCsv(file.bytes, path, options.maxSheetCells);
       break;
