@@ -1,26 +1,12 @@
 import { appendFileSync, unlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PolyhopError } from '../../../src-main/engine/base/errors.js';
-import { loadDocument, type LoadDocumentOptions } from '../../../src-main/engine/ingest/index.js';
+import { loadDocument } from '../../../src-main/engine/ingest/index.js';
 import { writePdf } from '../../support/pdfWriter.js';
 import { writeDocx, writeZip } from '../../support/zipWriter.js';
+import { refusal } from './refusal.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('bad');
-
-/** Loads and returns the BAD_INPUT error, checking its shape: `<path>: <reason>`, details {path, reason}. */
-async function refusal(path: string, options?: LoadDocumentOptions): Promise<PolyhopError> {
-  const error = await loadDocument(path, options).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `${path} should be refused`).toBeInstanceOf(PolyhopError);
-  const e = error as PolyhopError;
-  expect(e.code).toBe('BAD_INPUT');
-  expect(e.details['path']).toBe(path);
-  expect(e.message).toBe(`${path}: ${String(e.details['reason'])}`);
-  return e;
-}
 
 describe('bad input: each is a BAD_INPUT naming the file and the reason', () => {
   it('empty file', async () => {
@@ -126,7 +112,9 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
   it('legacy or encrypted Office (OLE) files and unsupported formats', async () => {
     const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(512, 1)]);
     expect((await refusal(put('locked.docx', ole))).details['reason']).toMatch(/Office binary file/);
-    expect((await refusal(put('book.odt', 'x'))).details['reason']).toMatch(/not supported yet/);
+    expect((await refusal(put('book.pages', 'x'))).details['reason']).toMatch(
+      /Apple Pages is not supported; export it/,
+    );
     expect((await refusal(put('pic.png', 'x'))).details['reason']).toBe('unsupported file type .png');
   });
 

@@ -24,7 +24,7 @@ write('.env', 'no');
 write('Thumbs.db', 'no');
 write('sub/~$lock.docx', 'no');
 write('image.png', 'no');
-write('book.odt', 'no');
+write('book.pages', 'no');
 write('README', 'no extension');
 symlinkSync(root, join(root, 'sub', 'loop')); // a folder link back to the root
 symlinkSync(join(root, 'a.txt'), join(root, 'link-to-a.txt'));
@@ -47,14 +47,14 @@ describe('scanFolder', () => {
       'Thumbs.db': 'system',
       'sub/~$lock.docx': 'system',
       'image.png': 'unsupported',
-      'book.odt': 'unsupported',
+      'book.pages': 'unsupported',
       README: 'unsupported',
       'sub/loop': 'symlink',
       'link-to-a.txt': 'symlink',
       out: 'symlink',
     });
-    expect(scan.skipped.find((s) => s.reason === 'unsupported' && s.path.endsWith('odt'))?.detail).toMatch(
-      /not supported yet/,
+    expect(scan.skipped.find((s) => s.reason === 'unsupported' && s.path.endsWith('pages'))?.detail).toMatch(
+      /Apple Pages is not supported; export it/,
     );
   });
 

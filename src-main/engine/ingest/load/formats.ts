@@ -1,6 +1,10 @@
 import { extname } from 'node:path';
 
-export type DocumentFormat = 'text' | 'markdown' | 'html' | 'pdf' | 'docx';
+export type DocumentFormat =
+  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp' | 'epub' | 'rtf';
+
+/** Formats stored as zip archives (Office Open XML, OpenDocument). */
+export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp', 'epub']);
 
 /** Extensions loaded as documents (lower case, with dot). Files without an extension are tried as text. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
@@ -15,18 +19,26 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.xhtml': 'html',
   '.pdf': 'pdf',
   '.docx': 'docx',
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
+  '.ods': 'ods',
+  '.odt': 'odt',
+  '.pptx': 'pptx',
+  '.odp': 'odp',
+  '.epub': 'epub',
+  '.rtf': 'rtf',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
 export const UNSUPPORTED_FORMATS: Readonly<Record<string, string>> = {
-  '.odt': 'OpenDocument text (.odt) is not supported yet; save it as DOCX or PDF',
-  '.epub': 'EPUB is not supported yet; convert it to PDF or HTML',
-  '.rtf': 'RTF is not supported yet; save it as DOCX or plain text',
   '.doc': 'legacy Word .doc is not supported; save it as DOCX',
   '.pages': 'Apple Pages is not supported; export it as DOCX or PDF',
 };
 
-export const TEXT_FORMATS: ReadonlySet<DocumentFormat> = new Set(['text', 'markdown', 'html']);
+/** Formats read as text, under the text-file size limit. */
+export const TEXT_FORMATS: ReadonlySet<DocumentFormat> = new Set(['text', 'markdown', 'html', 'csv']);
 
 export function extensionOf(path: string): string {
   return extname(path).toLowerCase();
@@ -56,4 +68,12 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   html: 'text/html',
   pdf: 'application/pdf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  csv: 'text/csv',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odt: 'application/vnd.oasis.opendocument.text',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odp: 'application/vnd.oasis.opendocument.presentation',
+  epub: 'application/epub+zip',
+  rtf: 'application/rtf',
 };

@@ -11,11 +11,19 @@ import {
   sniffFormat,
   TEXT_FORMATS,
   UNSUPPORTED_FORMATS,
+  ZIP_FORMATS,
   type DocumentFormat,
 } from './formats.js';
+import { loadCsv } from './loadCsv.js';
 import { loadDocx } from './loadDocx.js';
+import { loadEpub } from './loadEpub.js';
 import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
+import { loadOds } from './loadOds.js';
+import { loadOdt } from './loadOdt.js';
 import { loadPdf } from './loadPdf.js';
+import { loadRtf } from './loadRtf.js';
+import { loadOdp, loadPptx } from './loadSlides.js';
+import { loadXlsx } from './loadXlsx.js';
 import { markdownToText } from './markdownToText.js';
 import { readFileGuarded } from './readFileGuarded.js';
 import type { ZipLimits } from './zipArchive.js';
@@ -33,8 +41,13 @@ export interface LoadDocumentOptions {
   /** PDFs with more pages are refused. Default: 50,000. */
   maxPdfPages?: number;
   zip?: ZipLimits;
-  /** A DOCX text part (document, header, footnotes…) above this size, uncompressed, is refused. Default: 128 MiB. */
+  /**
+   * An XML part of a DOCX, XLSX, ODS… (document, header, sheet, shared strings…) above this size,
+   * uncompressed, is refused. Default: 128 MiB.
+   */
   maxDocxXmlBytes?: number;
+  /** Spreadsheets (XLSX, ODS, CSV) with more cells holding values are refused. Default: 2,000,000. */
+  maxSheetCells?: number;
   html?: HtmlToDocumentOptions;
   /** The sha256 the file had when scanned; a different one means it changed since: BAD_INPUT. */
   expectedSha256?: string;
@@ -55,7 +68,8 @@ function chooseFormat(
     case 'pdf':
       return 'pdf';
     case 'zip':
-      if (byExtension === 'docx' || !UNSUPPORTED_FORMATS[ext]) return 'docx'; // loadDocx names what the archive lacks
+      if (byExtension && ZIP_FORMATS.has(byExtension)) return byExtension;
+      if (!UNSUPPORTED_FORMATS[ext]) return 'docx'; // loadDocx names what the archive lacks
       throw badInput(path, UNSUPPORTED_FORMATS[ext]!);
     case 'ole':
       throw badInput(
@@ -63,14 +77,15 @@ function chooseFormat(
         'Office binary file (legacy .doc/.xls, or a password-protected Office file): not supported; save it as DOCX without a password',
       );
     case 'rtf':
-      throw badInput(path, UNSUPPORTED_FORMATS['.rtf']!);
+      return 'rtf';
     case undefined:
       break;
     default:
       throw missingCase(sniffed);
   }
   if (byExtension === 'pdf') throw badInput(path, 'corrupt PDF (no %PDF header)');
-  if (byExtension === 'docx') throw badInput(path, 'not a DOCX file (not a zip archive)');
+  if (byExtension && ZIP_FORMATS.has(byExtension))
+    throw badInput(path, `not a ${byExtension.toUpperCase()} file (not a zip archive)`);
   if (!byExtension) throw badInput(path, UNSUPPORTED_FORMATS[ext] ?? `unsupported file type ${ext}`);
   return byExtension;
 }
@@ -112,10 +127,34 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
       });
       break;
     case 'docx':
-      loaded = loadDocx(file.bytes, path, {
+    case 'odt':
+    case 'pptx':
+    case 'odp':
+    case 'epub':
+      loaded = { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp, epub: loadEpub }[format](
+        file.bytes,
+        path,
+        {
+          ...(options.zip ? { zip: options.zip } : {}),
+          ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
+        },
+      );
+      break;
+    case 'xlsx':
+    case 'ods': {
+      const load = format === 'xlsx' ? loadXlsx : loadOds;
+      loaded = load(file.bytes, path, {
         ...(options.zip ? { zip: options.zip } : {}),
         ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
+        ...(options.maxSheetCells ? { maxCells: options.maxSheetCells } : {}),
       });
+      break;
+    }
+    case 'rtf':
+      loaded = loadRtf(file.bytes, path);
+      break;
+    case 'csv':
+      loaded = loadCsv(file.bytes, path, options.maxSheetCells);
       break;
     case 'text':
     case 'markdown':

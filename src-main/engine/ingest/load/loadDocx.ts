@@ -1,16 +1,10 @@
-import { inflateRawSync } from 'node:zlib';
-import { badInput, formatBytes } from '../badInput.js';
 import type { LoadedText } from '../types.js';
+import { DEFAULT_OFFICE_XML_BYTES, openOfficeArchive, readPart, type OfficeArchiveOptions } from './officeArchive.js';
 import { wordPartText, type WordNote } from './wordprocessingText.js';
-import { checkZipLimits, entryData, readZipDirectory, type ZipEntry, type ZipLimits } from './zipArchive.js';
 
-export interface LoadDocxOptions {
-  zip?: ZipLimits;
-  /** A text part (document, header, footnotes…) larger than this, uncompressed, is refused. Default: 128 MiB. */
-  maxXmlBytes?: number;
-}
+export type LoadDocxOptions = OfficeArchiveOptions;
 
-export const DEFAULT_DOCX_XML_BYTES = 128 * 1024 ** 2;
+export const DEFAULT_DOCX_XML_BYTES = DEFAULT_OFFICE_XML_BYTES;
 
 const HEADER_FOOTER = /^word\/(header|footer)(\d*)\.xml$/;
 const NOTE_PARTS = ['word/footnotes.xml', 'word/endnotes.xml', 'word/comments.xml'];
@@ -27,47 +21,23 @@ const NOTE_LABEL: Readonly<Record<WordNote['kind'], string>> = {
  * parser; a part above `maxXmlBytes` is refused, naming the limit.
  */
 export function loadDocx(bytes: Buffer, path: string, options: LoadDocxOptions = {}): LoadedText {
-  const { maxXmlBytes = DEFAULT_DOCX_XML_BYTES } = options;
-  const entries = readZipDirectory(bytes, path);
-  const byName = new Map(entries.map((e) => [e.name, e]));
-  const document = byName.get('word/document.xml');
-  if (!document) throw badInput(path, 'not a DOCX file (no word/document.xml in the archive)');
-  checkZipLimits(bytes, entries, path, options.zip);
-  const read = (entry: ZipEntry) => {
-    if (entry.uncompressedSize > maxXmlBytes) {
-      throw badInput(
-        path,
-        `${entry.name} is ${formatBytes(entry.uncompressedSize)} of XML, above the ${formatBytes(maxXmlBytes)} limit for a DOCX part`,
-        {
-          details: { limit: 'docxXml', size: entry.uncompressedSize, maxXmlBytes },
-        },
-      );
-    }
-    const data = entryData(bytes, entry, path);
-    try {
-      return wordPartText(
-        entry.method === 0 ? data : inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) }),
-      );
-    } catch (error) {
-      throw badInput(path, `cannot read DOCX part ${entry.name} (${(error as Error).message})`, { cause: error });
-    }
-  };
+  const archive = openOfficeArchive(bytes, path, 'DOCX', 'word/document.xml', options);
+  const read = (name: string) => readPart(path, 'DOCX', name, () => wordPartText(archive.read(name)!));
 
-  const sections = [read(document).text];
+  const sections = [read('word/document.xml').text];
   const seen = new Set<string>();
-  const furniture = entries
-    .filter((e) => HEADER_FOOTER.test(e.name))
-    .sort((a, b) => furnitureOrder(a.name) - furnitureOrder(b.name) || a.name.localeCompare(b.name));
-  for (const entry of furniture) {
-    const { text } = read(entry);
+  const furniture = archive.names
+    .filter((name) => HEADER_FOOTER.test(name))
+    .sort((a, b) => furnitureOrder(a) - furnitureOrder(b) || a.localeCompare(b));
+  for (const name of furniture) {
+    const { text } = read(name);
     if (!text || seen.has(text)) continue;
     seen.add(text);
-    sections.push(`${HEADER_FOOTER.exec(entry.name)![1] === 'header' ? 'Header' : 'Footer'}: ${text}`);
+    sections.push(`${HEADER_FOOTER.exec(name)![1] === 'header' ? 'Header' : 'Footer'}: ${text}`);
   }
   for (const name of NOTE_PARTS) {
-    const entry = byName.get(name);
-    if (!entry) continue;
-    for (const note of read(entry).notes) {
+    if (!archive.has(name)) continue;
+    for (const note of read(name).notes) {
       const label =
         note.kind === 'comment'
           ? `Comment${note.author ? ` (${note.author})` : ''}`

@@ -62,3 +62,13 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
   const text = domToText(main, { whole: true });
   return { text: text || bodyText, ...meta };
 }
+
+/**
+ * All of an HTML or XHTML body's text (a chapter of a book, not a web page: nothing is dropped
+ * as furniture), tags stripped instead past `maxDepth` levels of nesting.
+ */
+export function htmlBodyText(html: string, maxDepth = 500): string {
+  if (htmlNestingDepth(html) > maxDepth) return stripHtml(html);
+  const { document } = parseHTML(html);
+  return document.body ? domToText(document.body, { whole: true }) : stripHtml(html);
+}

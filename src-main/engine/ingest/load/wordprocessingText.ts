@@ -1,5 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
-import { Parser } from 'htmlparser2';
+import { localName as local, parseXml, tidyText as tidy } from './xmlStream.js';
 
 /** A note or comment of a DOCX, from footnotes.xml, endnotes.xml or comments.xml. */
 export interface WordNote {
@@ -26,9 +25,6 @@ const SKIP = new Set([
 /** Footnotes and endnotes Word keeps as separator lines, not notes. */
 const SEPARATORS = new Set(['separator', 'continuationSeparator', 'continuationNotice']);
 const NOTES = new Set(['footnote', 'endnote', 'comment']);
-const FEED_CHARS = 1 << 20;
-
-const local = (name: string) => name.slice(name.indexOf(':') + 1);
 
 /**
  * The text of one WordprocessingML part (document, header, footer, footnotes, endnotes,
@@ -46,91 +42,74 @@ export function wordPartText(xml: Buffer): WordPartText {
   let inText = 0;
   let inCell = 0;
   const emit = (s: string) => (note ? note.parts : out).push(s);
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        const tag = local(name);
-        if (skipping > 0 || SKIP.has(tag) || (NOTES.has(tag) && SEPARATORS.has(attrs['w:type'] ?? ''))) {
-          skipping++;
-          return;
-        }
-        switch (tag) {
-          case 't':
-            inText++;
-            break;
-          case 'tab':
-            emit('\t');
-            break;
-          case 'br':
-          case 'cr':
-            emit('\n');
-            break;
-          case 'noBreakHyphen':
-            emit('-');
-            break;
-          case 'tc':
-            inCell++;
-            break;
-          case 'footnoteReference':
-            emit(`[${attrs['w:id'] ?? ''}]`);
-            break;
-          case 'endnoteReference':
-            emit(`[e${attrs['w:id'] ?? ''}]`);
-            break;
-          case 'sym': {
-            // Symbol-font characters live in the private-use area: no text to keep.
-            const code = parseInt(attrs['w:char'] ?? '', 16);
-            if (code > 0 && code < 0xe000) emit(String.fromCharCode(code));
-            break;
-          }
-          default:
-            if (NOTES.has(tag))
-              note = {
-                kind: tag as WordNote['kind'],
-                id: attrs['w:id'] ?? '',
-                ...(attrs['w:author'] ? { author: attrs['w:author'] } : {}),
-                parts: [],
-              };
-        }
-      },
-      ontext(text) {
-        if (inText > 0 && skipping === 0) emit(text);
-      },
-      onclosetag(name) {
-        if (skipping > 0) {
-          skipping--;
-          return;
-        }
-        const tag = local(name);
-        if (tag === 't') inText--;
-        else if (tag === 'p') emit(inCell > 0 ? ' ' : '\n\n');
-        else if (tag === 'tc') {
-          inCell--;
+  parseXml(xml, {
+    onopentag(name, attrs) {
+      const tag = local(name);
+      if (skipping > 0 || SKIP.has(tag) || (NOTES.has(tag) && SEPARATORS.has(attrs['w:type'] ?? ''))) {
+        skipping++;
+        return;
+      }
+      switch (tag) {
+        case 't':
+          inText++;
+          break;
+        case 'tab':
           emit('\t');
-        } else if (tag === 'tr') emit('\n');
-        else if (tag === 'tbl') emit('\n\n');
-        else if (NOTES.has(tag) && note) {
-          const text = tidy(note.parts.join(''));
-          if (text) notes.push({ kind: note.kind, id: note.id, ...(note.author ? { author: note.author } : {}), text });
-          note = null;
+          break;
+        case 'br':
+        case 'cr':
+          emit('\n');
+          break;
+        case 'noBreakHyphen':
+          emit('-');
+          break;
+        case 'tc':
+          inCell++;
+          break;
+        case 'footnoteReference':
+          emit(`[${attrs['w:id'] ?? ''}]`);
+          break;
+        case 'endnoteReference':
+          emit(`[e${attrs['w:id'] ?? ''}]`);
+          break;
+        case 'sym': {
+          // Symbol-font characters live in the private-use area: no text to keep.
+          const code = parseInt(attrs['w:char'] ?? '', 16);
+          if (code > 0 && code < 0xe000) emit(String.fromCharCode(code));
+          break;
         }
-      },
+        default:
+          if (NOTES.has(tag))
+            note = {
+              kind: tag as WordNote['kind'],
+              id: attrs['w:id'] ?? '',
+              ...(attrs['w:author'] ? { author: attrs['w:author'] } : {}),
+              parts: [],
+            };
+      }
     },
-    { xmlMode: true, decodeEntities: true },
-  );
-  const decoder = new StringDecoder('utf8');
-  for (let i = 0; i < xml.length; i += FEED_CHARS) parser.write(decoder.write(xml.subarray(i, i + FEED_CHARS)));
-  parser.write(decoder.end());
-  parser.end();
+    ontext(text) {
+      if (inText > 0 && skipping === 0) emit(text);
+    },
+    onclosetag(name) {
+      if (skipping > 0) {
+        skipping--;
+        return;
+      }
+      const tag = local(name);
+      if (tag === 't') inText--;
+      else if (tag === 'p') emit(inCell > 0 ? ' ' : '\n\n');
+      else if (tag === 'tc') {
+        inCell--;
+        emit('\t');
+      } else if (tag === 'tr') emit('\n');
+      else if (tag === 'tbl') emit('\n\n');
+      else if (NOTES.has(tag) && note) {
+        const text = tidy(note.parts.join(''));
+        if (text) notes.push({ kind: note.kind, id: note.id, ...(note.author ? { author: note.author } : {}), text });
+        note = null;
+      }
+    },
+  });
   return { text: tidy(out.join('')), notes };
-}
-
-/** No space before a cell's tab, trailing spaces and tabs off lines, at most one blank line, no outer whitespace. */
-function tidy(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/ +\t/g, '\t')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
