@@ -1,7 +1,20 @@
 import { extname } from 'node:path';
 
 export type DocumentFormat =
-  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp' | 'epub' | 'rtf';
+  | 'text'
+  | 'markdown'
+  | 'html'
+  | 'pdf'
+  | 'docx'
+  | 'csv'
+  | 'xlsx'
+  | 'ods'
+  | 'odt'
+  | 'pptx'
+  | 'odp'
+  | 'epub'
+  | 'rtf'
+  | 'eml';
 
 /** Formats stored as zip archives (Office Open XML, OpenDocument). */
 export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp', 'epub']);
@@ -29,6 +42,7 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.odp': 'odp',
   '.epub': 'epub',
   '.rtf': 'rtf',
+  '.eml': 'eml',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
@@ -76,4 +90,5 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   odp: 'application/vnd.oasis.opendocument.presentation',
   epub: 'application/epub+zip',
   rtf: 'application/rtf',
+  eml: 'message/rfc822',
 };

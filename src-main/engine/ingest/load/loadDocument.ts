@@ -16,6 +16,7 @@ import {
 } from './formats.js';
 import { loadCsv } from './loadCsv.js';
 import { loadDocx } from './loadDocx.js';
+import { loadEml } from './loadEml.js';
 import { loadEpub } from './loadEpub.js';
 import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
 import { loadOds } from './loadOds.js';
@@ -152,6 +153,9 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
     }
     case 'rtf':
       loaded = loadRtf(file.bytes, path);
+      break;
+    case 'eml':
+      loaded = await loadEml(file.bytes, path);
       break;
     case 'csv':
       loaded = loadCsv(file.bytes, path, options.maxSheetCells);
