@@ -211,7 +211,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
         for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
         const est = result.estimate;
         if (est) {
-          const rest = est.uncounted > 0 ? `; ${est.uncounted} PDF/DOCX not counted` : '';
+          const rest = est.uncounted > 0 ? `; ${est.uncounted} PDF, office or e-book files not counted` : '';
           console.log(
             `Indexing ${est.documents} text document(s): ${est.text} (estimate${rest}; run \`polyhop index\`).`,
           );

@@ -64,7 +64,7 @@ export async function addDocuments(
     }
   }
   const result = await recordChanges(engine, session, changes);
-  // A text file's size is about its characters (HTML's markup makes it high); a PDF's or DOCX's is not.
+  // A text file's size is about its characters (HTML's markup makes it high); a PDF's, an office file's or an e-book's is not.
   const textual = result.added.filter((d) => d.mime.startsWith('text/'));
   if (textual.length > 0) {
     const estimate = estimateIndexing(textual.reduce((sum, d) => sum + d.size, 0));
