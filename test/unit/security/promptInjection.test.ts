@@ -200,7 +200,7 @@ describe('a document with prompt-injection text', () => {
   it('offers the model no tools and changes no setting, model or knowledge base', async () => {
     expect(
       [...llm.optionKeys].every((k) =>
-        ['signal', 'maxTokens', 'reasoningTokens', 'temperature', 'onTextChunk', 'onTextRestart'].includes(k),
+        ['signal', 'maxTokens', 'reasoningTokens', 'temperature', 'seed', 'onTextChunk', 'onTextRestart'].includes(k),
       ),
     ).toBe(true);
     expect(await call(engine, 'system:getSettings', {})).toEqual(settingsBefore);
