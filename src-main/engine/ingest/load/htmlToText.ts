@@ -1,3 +1,4 @@
+import { decodeHTMLStrict } from 'entities';
 /** Elements whose content is never document text. */
 const SKIP = new Set([
   'script',
@@ -161,30 +162,6 @@ export function domToText(root: DomNode, options: { whole?: boolean } = {}): str
   return tidyText(joined);
 }
 
-const NAMED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-  mdash: '—',
-  ndash: '–',
-  hellip: '…',
-  copy: '©',
-};
-
-/** Decodes numeric and the common named character references (enough for the no-DOM fallback). */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, ref: string) => {
-    if (ref[0] === '#') {
-      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : all;
-    }
-    return NAMED[ref.toLowerCase()] ?? all;
-  });
-}
-
 /**
  * Text of HTML without building a DOM (linear regex passes): used when nesting is too deep for a
  * DOM library to handle in bounded time and stack.
@@ -195,7 +172,7 @@ export function stripHtml(html: string): string {
     .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(/<\/?(p|div|br|li|h[1-6]|tr|section|article|blockquote|pre|table|ul|ol|dd|dt|hr)\b[^>]*>/gi, '\n')
     .replace(/<[^>]*>/g, '');
-  return tidyText(decodeEntities(body));
+  return tidyText(decodeHTMLStrict(body));
 }
 
 const VOID = new Set([

@@ -1,8 +1,8 @@
-import { decodeEntities } from './htmlToText.js';
+import { decodeHTMLStrict } from 'entities';
 
 /** Inline markup → its visible text: images keep their alt text, links their label. */
 function inline(line: string): string {
-  return decodeEntities(
+  return decodeHTMLStrict(
     line
       .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
       .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
