@@ -7,7 +7,8 @@ import { firstSampling, generateStructured, type Sampling } from '../structuredR
 import type { EndpointConfig } from './EndpointConfig.js';
 import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
-import { measureCharsPerToken, serverFacts } from './serverFacts.js';
+import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
+import { measureCharsPerToken, serverFacts, type ServerKind } from './serverFacts.js';
 
 export interface OpenAiLlmOptions {
   /** Time to the response headers, and between streamed chunks, after which the call is an endpoint failure. Default 120 s. */
@@ -29,6 +30,9 @@ interface Completion {
   usage: LlmUsage;
 }
 
+/** A streamed delta as llama-server (`reasoning_content`), vLLM (`reasoning`, formerly `reasoning_content`) and Ollama (`reasoning`) send it. */
+type ReasoningDelta = { content?: string | null; reasoning_content?: string | null; reasoning?: string | null };
+
 /**
  * A generation model served by one OpenAI-compatible server (llama-server, vLLM, Ollama, LM
  * Studio), through the official client. Every call streams, so a server that goes quiet is caught
@@ -43,11 +47,19 @@ export class OpenAiLlm implements Llm {
   readonly contextTokens: number | undefined;
   readonly servedModel: string;
   readonly config: EndpointConfig;
+  /** The server, as far as it says (it decides how reasoning is switched off). */
+  readonly serverKind: ServerKind;
   readonly #client: OpenAI;
   readonly #stallMs: number;
   readonly #charsPerToken: number;
+  /**
+   * Whether the model was seen to reason (a reply carried a thought) or its template has a
+   * thought segment (llama-server's `/props` template): a call that lets it reason then gets its
+   * reasoning budget on top of `max_tokens`, since the server counts the thought against it.
+   */
+  #reasons: boolean;
 
-  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number }) {
+  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number; kind: ServerKind; chatTemplate?: string }) {
     this.config = init.config;
     this.#client = init.client;
     this.servedModel = init.servedModel;
@@ -56,6 +68,8 @@ export class OpenAiLlm implements Llm {
     this.contextTokens = init.contextTokens;
     this.#charsPerToken = init.charsPerToken;
     this.#stallMs = init.stallMs;
+    this.serverKind = init.kind;
+    this.#reasons = init.chatTemplate !== undefined && /<think>|<\|channel\|>/.test(init.chatTemplate);
   }
 
   /** Asks the server what it serves, its context and its tokenizer; an unreachable server is an endpoint failure. */
@@ -63,7 +77,7 @@ export class OpenAiLlm implements Llm {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     const client = endpointClient(config, stallMs);
     const facts = await serverFacts(client, config, options.signal);
-    const charsPerToken = (await measureCharsPerToken(client, config, options.signal)) ?? FALLBACK_CHARS_PER_TOKEN;
+    const charsPerToken = (await measureCharsPerToken(client, config, options.signal, facts.servedModel)) ?? FALLBACK_CHARS_PER_TOKEN;
     return new OpenAiLlm({ config, client, ...facts, charsPerToken, stallMs });
   }
 
@@ -103,7 +117,8 @@ export class OpenAiLlm implements Llm {
       ...(prompt.system ? [{ role: 'system' as const, content: prompt.system }] : []),
       { role: 'user', content: prompt.user },
     ];
-    let text = '';
+    const inline = new InlineThoughtSplitter();
+    let thought = '';
     let finish: string | null = null;
     let reported: OpenAI.Completions.CompletionUsage | undefined;
     let stalled = false;
@@ -114,8 +129,9 @@ export class OpenAiLlm implements Llm {
           // The id `/v1/models` listed: vLLM and Ollama answer 404 for an alias it resolved from.
           model: this.servedModel,
           messages,
-          max_tokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
+          max_tokens: this.#maxTokens(options),
           temperature: sampling.temperature,
+          ...(reasoningOff(options) ? thinkingOffFields(this.serverKind) : {}),
           ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
           ...(format ? { response_format: format } : {}),
           stream: true,
@@ -137,11 +153,10 @@ export class OpenAiLlm implements Llm {
         if (chunk.usage) reported = chunk.usage;
         const choice = chunk.choices[0];
         if (!choice) continue;
-        const piece = choice.delta?.content ?? '';
-        if (piece) {
-          text += piece;
-          options.onTextChunk?.(piece);
-        }
+        const delta = (choice.delta ?? {}) as ReasoningDelta;
+        thought += delta.reasoning_content ?? delta.reasoning ?? '';
+        const piece = delta.content ? inline.push(delta.content) : '';
+        if (piece) options.onTextChunk?.(piece);
         if (choice.finish_reason) finish = choice.finish_reason;
       }
       throwIfAborted(signal);
@@ -152,20 +167,41 @@ export class OpenAiLlm implements Llm {
     } finally {
       clearTimeout(timer);
     }
-    return { text, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, text, started) };
+    const reply = inline.finish();
+    thought = [thought.trim(), reply.thought].filter(Boolean).join('\n');
+    if (thought) this.#reasons = true;
+    return { text: reply.answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, reply.answer, thought, started) };
   }
 
-  /** The server's `usage`; a server that reports none is estimated with {@link countTokens}. */
-  #usage(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt, text: string, started: number): LlmUsage {
-    const reasoningTokens = reported?.completion_tokens_details?.reasoning_tokens ?? undefined;
+  /**
+   * The answer's budget, plus the reasoning budget when the call lets a model that reasons do so:
+   * the server counts the thought against `max_tokens`.
+   */
+  #maxTokens(options: LlmCallOptions): number {
+    const answer = options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens;
+    return this.#reasons && !reasoningOff(options) ? answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens) : answer;
+  }
+
+  /**
+   * The server's `usage`; a server that reports none is estimated with {@link countTokens}. The
+   * thought's tokens are the server's `reasoning_tokens` where it gives them, else estimated from
+   * the thought's text (llama-server, vLLM and Ollama report none).
+   */
+  #usage(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt, text: string, thought: string, started: number): LlmUsage {
+    const reasoningTokens = reported?.completion_tokens_details?.reasoning_tokens ?? (thought ? this.countTokens(thought) : undefined);
     return {
       promptTokens: reported?.prompt_tokens ?? this.countTokens(prompt.system + prompt.user),
-      completionTokens: reported?.completion_tokens ?? this.countTokens(text),
+      completionTokens: reported?.completion_tokens ?? this.countTokens(thought + text),
       ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
       durationMs: performance.now() - started,
       cached: false,
     };
   }
+}
+
+/** Whether the call's step does not reason (the reasoning policy gave it no reasoning budget). */
+function reasoningOff(options: LlmCallOptions): boolean {
+  return options.reasoningTokens === 0;
 }
 
 /** The cache-relevant identity of a served model: the configured name and what the server says it serves. */
