@@ -1,12 +1,14 @@
 import type OpenAI from 'openai';
 import type { z } from 'zod';
 import { throwIfAborted } from '../../base/abort.js';
-import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
+import { PolyhopError } from '../../base/errors.js';
+import { CHAT_TEMPLATE_TOKENS, LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
 import { zodJsonSchema } from '../grammarSchema.js';
 import { firstSampling, generateStructured, type Sampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
+import { DEFAULT_STALL_MS, endpointClient, serverRoot, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
+import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
 import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
 import { measureCharsPerToken, serverFacts, type ServerKind } from './serverFacts.js';
 
@@ -104,12 +106,44 @@ export class OpenAiLlm implements Llm {
     // Nothing is held: the client's sockets close with their requests.
   }
 
-  #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
-    return withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling));
+  /**
+   * One call with `max_tokens` fitted to the context; when vLLM refuses it all the same (our token
+   * count was an estimate) and states the room its own count leaves, asked once more with that.
+   */
+  async #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
+    const wanted = this.#maxTokens(options);
+    const maxTokens = fitMaxTokens({ wanted, contextTokens: this.contextTokens, promptTokens: await this.#promptTokens(prompt, wanted, options.signal), endpoint: this.config.id, prompt: prompt.name });
+    const once = (budget: number) => withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling, budget));
+    try {
+      return await once(maxTokens);
+    } catch (error) {
+      const room = error instanceof PolyhopError && error.code === 'BAD_INPUT' ? roomStatedByRefusal(error.message) : undefined;
+      if (room === undefined || room >= maxTokens || room < minimumRoom(wanted)) throw error;
+      return once(room);
+    }
+  }
+
+  /**
+   * The prompt's tokens with the template's: the estimate, or, when the estimate says the call
+   * is near the context's end, the server's own count (`/tokenize` on llama-server and vLLM).
+   */
+  async #promptTokens(prompt: RenderedPrompt, wanted: number, signal?: AbortSignal): Promise<number> {
+    const text = `${prompt.system}\n${prompt.user}`;
+    const estimate = this.countTokens(text) + CHAT_TEMPLATE_TOKENS;
+    if (this.contextTokens === undefined || estimate + wanted <= 0.8 * this.contextTokens) return estimate;
+    if (this.serverKind !== 'llama-server' && this.serverKind !== 'vllm') return estimate;
+    try {
+      const body = { content: text, prompt: text, model: this.servedModel };
+      const reply = await this.#client.post<{ tokens?: unknown[] }>(`${serverRoot(this.config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
+      return Array.isArray(reply.tokens) ? reply.tokens.length + CHAT_TEMPLATE_TOKENS : estimate;
+    } catch {
+      throwIfAborted(signal);
+      return estimate;
+    }
   }
 
   /** One streamed chat completion; every failure becomes a PolyhopError saying whether the endpoint is at fault. */
-  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
+  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: Sampling, maxTokens: number): Promise<Completion> {
     const { signal } = options;
     throwIfAborted(signal);
     const started = performance.now();
@@ -129,7 +163,7 @@ export class OpenAiLlm implements Llm {
           // The id `/v1/models` listed: vLLM and Ollama answer 404 for an alias it resolved from.
           model: this.servedModel,
           messages,
-          max_tokens: this.#maxTokens(options),
+          max_tokens: maxTokens,
           temperature: sampling.temperature,
           ...(reasoningOff(options) ? thinkingOffFields(this.serverKind) : {}),
           ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
