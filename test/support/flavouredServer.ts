@@ -176,6 +176,17 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const promptTokens = messages.reduce((n, m) => n + toyTokens(String(m.content ?? '')).length, TEMPLATE_TOKENS);
     const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
     const schema = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
+    if (flavour === 'vllm' && asked !== undefined && asked > context) {
+      // renderers/params.py TokenizeParams.__post_init__, with the chat request's parameter names.
+      state.refusals++;
+      return reply(
+        res,
+        400,
+        vllmError(
+          `max_tokens=${asked} cannot be greater than max_model_len=${context}. Please request fewer output tokens.`,
+        ),
+      );
+    }
     if (flavour === 'vllm' && promptTokens + (asked ?? 0) > context) {
       // renderers/params.py _token_len_check: the prompt must fit max_model_len - max_tokens.
       state.refusals++;

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
+import { isEndpointFailure } from '../../../src-main/engine/models/endpoints/endpointErrors.js';
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
+import { startModelListServer } from '../../support/modelListServer.js';
 import { startFlavouredServer, type FlavouredServer, type ServerFlavour } from '../../support/flavouredServer.js';
 
 /**
@@ -64,5 +66,23 @@ describe('max_tokens fitted to the context', () => {
     expect(error.code).toBe('BAD_INPUT');
     expect(error.message).toMatch(/leaves 0 of endpoint gen's 512-token context/);
     expect(server.refusals).toBe(0);
+  });
+});
+
+// vLLM's "You passed N input tokens … context length is only L" and llama-server's "exceeds the
+// available context size" were recognised before (endpointErrorBodies.test.ts covers the latter).
+describe("vLLM's budget-past-the-context wording is 'prompt too long' (BAD_INPUT), not a generic failure", () => {
+  it.each([
+    ['vLLM, a budget past max_model_len (params.py __post_init__)', 'max_tokens=2048 cannot be greater than max_model_len=1024. Please request fewer output tokens.'],
+  ])('%s', async (_name, message) => {
+    const list = await startModelListServer({ models: ['m'], chatRefusal: { status: 400, body: { error: { message, type: 'BadRequestError', code: 400 } } } });
+    try {
+      const model = await OpenAiLlm.create(endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: list.baseUrl, model: 'm' }));
+      const error = (await model.generateText(prompt('x'), { maxTokens: 8 }).catch((e: unknown) => e)) as PolyhopError;
+      expect(error.code).toBe('BAD_INPUT');
+      expect(isEndpointFailure(error)).toBe(false);
+    } finally {
+      await list.close();
+    }
   });
 });
