@@ -219,12 +219,12 @@ describe('EndpointPool failover', () => {
     expect(llm.parallelism).toBe(2);
   });
 
-  it('a request error (HTTP 400: prompt longer than the context) fails the call without trying the other endpoint, as BAD_INPUT like the local model', async () => {
+  it('a prompt longer than the context fails the call without trying the other endpoint, as BAD_INPUT like the local model (caught before the request: the context is known from /props)', async () => {
     const llm = await pool([endpoint('a', a), endpoint('b', b)]);
     const error = await llm.generateText(prompt('word '.repeat(400)), { maxTokens: 4 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PolyhopError);
     expect((error as PolyhopError).code).toBe('BAD_INPUT');
-    expect((error as PolyhopError).message).toMatch(/HTTP 400.*exceeds the context/);
+    expect((error as PolyhopError).message).toMatch(/leaves 0 of endpoint a's \d+-token context/);
     expect(llm.status().map((s) => [s.health, s.calls])).toEqual([
       ['up', 1],
       ['up', 0],

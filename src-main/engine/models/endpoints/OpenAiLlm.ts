@@ -1,13 +1,16 @@
 import type OpenAI from 'openai';
 import type { z } from 'zod';
 import { throwIfAborted } from '../../base/abort.js';
-import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
+import { PolyhopError } from '../../base/errors.js';
+import { CHAT_TEMPLATE_TOKENS, LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
 import { zodJsonSchema } from '../grammarSchema.js';
 import { firstSampling, generateStructured, type Sampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
+import { DEFAULT_STALL_MS, endpointClient, serverRoot, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
-import { measureCharsPerToken, serverFacts } from './serverFacts.js';
+import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
+import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
+import { measureCharsPerToken, serverFacts, type ServerKind } from './serverFacts.js';
 
 export interface OpenAiLlmOptions {
   /** Time to the response headers, and between streamed chunks, after which the call is an endpoint failure. Default 120 s. */
@@ -29,6 +32,9 @@ interface Completion {
   usage: LlmUsage;
 }
 
+/** A streamed delta as llama-server (`reasoning_content`), vLLM (`reasoning`, formerly `reasoning_content`) and Ollama (`reasoning`) send it. */
+type ReasoningDelta = { content?: string | null; reasoning_content?: string | null; reasoning?: string | null };
+
 /**
  * A generation model served by one OpenAI-compatible server (llama-server, vLLM, Ollama, LM
  * Studio), through the official client. Every call streams, so a server that goes quiet is caught
@@ -43,11 +49,19 @@ export class OpenAiLlm implements Llm {
   readonly contextTokens: number | undefined;
   readonly servedModel: string;
   readonly config: EndpointConfig;
+  /** The server, as far as it says (it decides how reasoning is switched off). */
+  readonly serverKind: ServerKind;
   readonly #client: OpenAI;
   readonly #stallMs: number;
   readonly #charsPerToken: number;
+  /**
+   * Whether the model was seen to reason (a reply carried a thought) or its template has a
+   * thought segment (llama-server's `/props` template): a call that lets it reason then gets its
+   * reasoning budget on top of `max_tokens`, since the server counts the thought against it.
+   */
+  #reasons: boolean;
 
-  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number }) {
+  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number; kind: ServerKind; chatTemplate?: string }) {
     this.config = init.config;
     this.#client = init.client;
     this.servedModel = init.servedModel;
@@ -56,6 +70,8 @@ export class OpenAiLlm implements Llm {
     this.contextTokens = init.contextTokens;
     this.#charsPerToken = init.charsPerToken;
     this.#stallMs = init.stallMs;
+    this.serverKind = init.kind;
+    this.#reasons = init.chatTemplate !== undefined && /<think>|<\|channel\|>/.test(init.chatTemplate);
   }
 
   /** Asks the server what it serves, its context and its tokenizer; an unreachable server is an endpoint failure. */
@@ -63,7 +79,7 @@ export class OpenAiLlm implements Llm {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     const client = endpointClient(config, stallMs);
     const facts = await serverFacts(client, config, options.signal);
-    const charsPerToken = (await measureCharsPerToken(client, config, options.signal)) ?? FALLBACK_CHARS_PER_TOKEN;
+    const charsPerToken = (await measureCharsPerToken(client, config, options.signal, facts.servedModel)) ?? FALLBACK_CHARS_PER_TOKEN;
     return new OpenAiLlm({ config, client, ...facts, charsPerToken, stallMs });
   }
 
@@ -90,12 +106,44 @@ export class OpenAiLlm implements Llm {
     // Nothing is held: the client's sockets close with their requests.
   }
 
-  #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
-    return withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling));
+  /**
+   * One call with `max_tokens` fitted to the context; when vLLM refuses it all the same (our token
+   * count was an estimate) and states the room its own count leaves, asked once more with that.
+   */
+  async #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
+    const wanted = this.#maxTokens(options);
+    const maxTokens = fitMaxTokens({ wanted, contextTokens: this.contextTokens, promptTokens: await this.#promptTokens(prompt, wanted, options.signal), endpoint: this.config.id, prompt: prompt.name });
+    const once = (budget: number) => withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling, budget));
+    try {
+      return await once(maxTokens);
+    } catch (error) {
+      const room = error instanceof PolyhopError && error.code === 'BAD_INPUT' ? roomStatedByRefusal(error.message) : undefined;
+      if (room === undefined || room >= maxTokens || room < minimumRoom(wanted)) throw error;
+      return once(room);
+    }
+  }
+
+  /**
+   * The prompt's tokens with the template's: the estimate, or, when the estimate says the call
+   * is near the context's end, the server's own count (`/tokenize` on llama-server and vLLM).
+   */
+  async #promptTokens(prompt: RenderedPrompt, wanted: number, signal?: AbortSignal): Promise<number> {
+    const text = `${prompt.system}\n${prompt.user}`;
+    const estimate = this.countTokens(text) + CHAT_TEMPLATE_TOKENS;
+    if (this.contextTokens === undefined || estimate + wanted <= 0.8 * this.contextTokens) return estimate;
+    if (this.serverKind !== 'llama-server' && this.serverKind !== 'vllm') return estimate;
+    try {
+      const body = { content: text, prompt: text, model: this.servedModel };
+      const reply = await this.#client.post<{ tokens?: unknown[] }>(`${serverRoot(this.config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
+      return Array.isArray(reply.tokens) ? reply.tokens.length + CHAT_TEMPLATE_TOKENS : estimate;
+    } catch {
+      throwIfAborted(signal);
+      return estimate;
+    }
   }
 
   /** One streamed chat completion; every failure becomes a PolyhopError saying whether the endpoint is at fault. */
-  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
+  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: Sampling, maxTokens: number): Promise<Completion> {
     const { signal } = options;
     throwIfAborted(signal);
     const started = performance.now();
@@ -103,7 +151,8 @@ export class OpenAiLlm implements Llm {
       ...(prompt.system ? [{ role: 'system' as const, content: prompt.system }] : []),
       { role: 'user', content: prompt.user },
     ];
-    let text = '';
+    const inline = new InlineThoughtSplitter();
+    let thought = '';
     let finish: string | null = null;
     let reported: OpenAI.Completions.CompletionUsage | undefined;
     let stalled = false;
@@ -114,8 +163,9 @@ export class OpenAiLlm implements Llm {
           // The id `/v1/models` listed: vLLM and Ollama answer 404 for an alias it resolved from.
           model: this.servedModel,
           messages,
-          max_tokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
+          max_tokens: maxTokens,
           temperature: sampling.temperature,
+          ...(reasoningOff(options) ? thinkingOffFields(this.serverKind) : {}),
           ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
           ...(format ? { response_format: format } : {}),
           stream: true,
@@ -137,11 +187,10 @@ export class OpenAiLlm implements Llm {
         if (chunk.usage) reported = chunk.usage;
         const choice = chunk.choices[0];
         if (!choice) continue;
-        const piece = choice.delta?.content ?? '';
-        if (piece) {
-          text += piece;
-          options.onTextChunk?.(piece);
-        }
+        const delta = (choice.delta ?? {}) as ReasoningDelta;
+        thought += delta.reasoning_content ?? delta.reasoning ?? '';
+        const piece = delta.content ? inline.push(delta.content) : '';
+        if (piece) options.onTextChunk?.(piece);
         if (choice.finish_reason) finish = choice.finish_reason;
       }
       throwIfAborted(signal);
@@ -152,20 +201,41 @@ export class OpenAiLlm implements Llm {
     } finally {
       clearTimeout(timer);
     }
-    return { text, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, text, started) };
+    const reply = inline.finish();
+    thought = [thought.trim(), reply.thought].filter(Boolean).join('\n');
+    if (thought) this.#reasons = true;
+    return { text: reply.answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, reply.answer, thought, started) };
   }
 
-  /** The server's `usage`; a server that reports none is estimated with {@link countTokens}. */
-  #usage(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt, text: string, started: number): LlmUsage {
-    const reasoningTokens = reported?.completion_tokens_details?.reasoning_tokens ?? undefined;
+  /**
+   * The answer's budget, plus the reasoning budget when the call lets a model that reasons do so:
+   * the server counts the thought against `max_tokens`.
+   */
+  #maxTokens(options: LlmCallOptions): number {
+    const answer = options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens;
+    return this.#reasons && !reasoningOff(options) ? answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens) : answer;
+  }
+
+  /**
+   * The server's `usage`; a server that reports none is estimated with {@link countTokens}. The
+   * thought's tokens are the server's `reasoning_tokens` where it gives them, else estimated from
+   * the thought's text (llama-server, vLLM and Ollama report none).
+   */
+  #usage(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt, text: string, thought: string, started: number): LlmUsage {
+    const reasoningTokens = reported?.completion_tokens_details?.reasoning_tokens ?? (thought ? this.countTokens(thought) : undefined);
     return {
       promptTokens: reported?.prompt_tokens ?? this.countTokens(prompt.system + prompt.user),
-      completionTokens: reported?.completion_tokens ?? this.countTokens(text),
+      completionTokens: reported?.completion_tokens ?? this.countTokens(thought + text),
       ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
       durationMs: performance.now() - started,
       cached: false,
     };
   }
+}
+
+/** Whether the call's step does not reason (the reasoning policy gave it no reasoning budget). */
+function reasoningOff(options: LlmCallOptions): boolean {
+  return options.reasoningTokens === 0;
 }
 
 /** The cache-relevant identity of a served model: the configured name and what the server says it serves. */

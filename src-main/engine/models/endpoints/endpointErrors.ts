@@ -16,12 +16,14 @@ export class EndpointStall extends Error {
 
 /**
  * Whether an error of a call says the endpoint is unwell: unreachable, connection reset or
- * dropped, timed out, HTTP 5xx, 429 (overloaded) or 408. Any other HTTP status is the request's
- * fault and would fail the same way elsewhere.
+ * dropped, timed out, HTTP 5xx (but llama-server's 500 for an input past its physical batch, see
+ * isPhysicalBatchRefusal), 429 (overloaded) or 408. Any other HTTP status is the request's fault
+ * and would fail the same way elsewhere.
  */
 function endpointIsAtFault(error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
   if (error instanceof APIConnectionError || error instanceof EndpointStall) return true;
+  if (isPhysicalBatchRefusal(error)) return false;
   if (error instanceof APIError) return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
   // A body cut mid-read surfaces from fetch as a TypeError ("terminated") or a socket error.
   return error instanceof TypeError || (error instanceof Error && 'code' in error && typeof error.code === 'string' && /^E[A-Z]+/.test(error.code));
@@ -44,8 +46,35 @@ export function redactedMessage(error: unknown, config: EndpointConfig): string 
  * answer by asking for fewer items at a time.
  */
 function isContextOverflow(error: unknown): boolean {
+  if (isPhysicalBatchRefusal(error)) return true;
   if (!(error instanceof APIError) || error.status !== 400) return false;
-  return error.code === 'context_length_exceeded' || /context (size|length|window)|maximum context/i.test(error.message);
+  return error.code === 'context_length_exceeded' || /context (size|length|window)|maximum context|maximum input length|cannot be greater than/i.test(error.message);
+}
+
+/**
+ * llama-server's refusal of an embedding input longer than its physical batch: HTTP 500 "input (N
+ * tokens) is too large to process. increase the physical batch size (current batch size: M)"
+ * (tools/server/server-context.cpp, update_slots: an embedding cannot be split over ubatches). The
+ * request is at fault, not the server: the same input fails on every endpoint, and a shorter one
+ * succeeds here.
+ */
+function isPhysicalBatchRefusal(error: unknown): boolean {
+  return error instanceof APIError && error.status === 500 && /too large to process/i.test(error.message);
+}
+
+/**
+ * The window (tokens one input may take) a refusal names: llama-server's "current batch size: M"
+ * and "max context size (M tokens)", vLLM's "maximum input length of M tokens" and "context length
+ * is only M tokens", OpenAI's "maximum context length is M tokens". Undefined when it names none.
+ */
+export function refusedWindow(message: string): number | undefined {
+  const found =
+    /current batch size:\s*(\d+)/i.exec(message) ??
+    /max(?:imum)? context size \((\d+) tokens\)/i.exec(message) ??
+    /maximum input length of (\d+) tokens/i.exec(message) ??
+    /context length is (?:only )?(\d+) tokens/i.exec(message);
+  const n = found ? Number(found[1]) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 /**
@@ -57,8 +86,15 @@ export function endpointError(error: unknown, config: EndpointConfig, what: stri
   if (signal?.aborted) return asCancelled(signal.reason);
   if (error instanceof PolyhopError) return error;
   const atFault = endpointIsAtFault(error);
+  const overflow = isContextOverflow(error);
+  const window = error instanceof Error ? refusedWindow(error.message) : undefined;
   const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
-  return new PolyhopError(isContextOverflow(error) ? 'BAD_INPUT' : 'MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
-    details: { endpoint: config.id, ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}), [ENDPOINT_FAILURE]: atFault },
+  return new PolyhopError(overflow ? 'BAD_INPUT' : 'MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
+    details: {
+      endpoint: config.id,
+      ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}),
+      ...(overflow && window !== undefined ? { windowTokens: window } : {}),
+      [ENDPOINT_FAILURE]: atFault,
+    },
   });
 }

@@ -4,12 +4,24 @@ import type { EndpointConfig } from './EndpointConfig.js';
 import { serverRoot } from './endpointClient.js';
 import { endpointError } from './endpointErrors.js';
 
+/**
+ * Which server answers, as far as it says: llama-server has `/props`, vLLM lists `max_model_len`
+ * (and `owned_by: "vllm"`), Ollama answers its native `/api/show`; anything else (LM Studio) is
+ * `other`. It decides how the thinking switch is sent (see thinkingSwitch).
+ */
+export type ServerKind = 'llama-server' | 'vllm' | 'ollama' | 'other';
+
 /** What a server says about itself and the model it serves. */
 export interface ServerFacts {
   /** The `/models` id the configured model resolves to. */
   servedModel: string;
   /** Tokens of one call's context, when the server reports them (vLLM `max_model_len`, llama-server `/props`). */
   contextTokens: number | undefined;
+  kind: ServerKind;
+  /** The model's context as Ollama's `/api/show` reports it (`<arch>.context_length`); Ollama only. */
+  modelContextTokens?: number;
+  /** llama-server's chat template (`/props` `chat_template`), when it reports one. */
+  chatTemplate?: string;
 }
 
 /**
@@ -18,7 +30,7 @@ export interface ServerFacts {
  * none of them configured is a clear error, as is an unreachable server (an endpoint failure).
  */
 export async function serverFacts(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<ServerFacts> {
-  let listed: (OpenAI.Models.Model & { max_model_len?: unknown })[];
+  let listed: (OpenAI.Models.Model & { max_model_len?: unknown; owned_by?: unknown })[];
   try {
     listed = [];
     for await (const model of client.models.list(signal ? { signal } : {})) listed.push(model);
@@ -31,18 +43,44 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
       details: { endpoint: config.id, servedModels: listed.map((m) => m.id) },
     });
   }
-  const fromList = typeof entry.max_model_len === 'number' ? entry.max_model_len : undefined;
-  return { servedModel: entry.id, contextTokens: fromList ?? (await llamaServerContext(client, config, signal)) };
+  if (typeof entry.max_model_len === 'number' || entry.owned_by === 'vllm') {
+    return { servedModel: entry.id, contextTokens: typeof entry.max_model_len === 'number' ? entry.max_model_len : undefined, kind: 'vllm' };
+  }
+  const props = await llamaServerProps(client, config, signal);
+  if (props) return { servedModel: entry.id, contextTokens: props.contextTokens, kind: 'llama-server', ...(props.chatTemplate ? { chatTemplate: props.chatTemplate } : {}) };
+  const ollama = await ollamaContextLength(client, config, entry.id, signal);
+  // Ollama's context_length is the model's; it runs with its own num_ctx and truncates prompts
+  // silently, so generation keeps no context check there (embeddings use it as their window).
+  if (ollama !== null) return { servedModel: entry.id, contextTokens: undefined, kind: 'ollama', ...(ollama !== undefined ? { modelContextTokens: ollama } : {}) };
+  return { servedModel: entry.id, contextTokens: undefined, kind: 'other' };
 }
 
-/** llama-server's per-slot context from `/props`; other servers have no such route (undefined). */
-async function llamaServerContext(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<number | undefined> {
+/** llama-server's per-slot context and chat template from `/props`; null when the server has no such route. */
+async function llamaServerProps(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<{ contextTokens: number | undefined; chatTemplate: string | undefined } | null> {
   try {
-    const props = await client.get<{ n_ctx?: unknown; default_generation_settings?: { n_ctx?: unknown } }>(`${serverRoot(config.baseUrl)}/props`, signal ? { signal } : {});
+    const props = await client.get<{ n_ctx?: unknown; default_generation_settings?: { n_ctx?: unknown }; chat_template?: unknown }>(`${serverRoot(config.baseUrl)}/props`, signal ? { signal } : {});
+    if (!props || typeof props !== 'object') return null;
     const nCtx = props.default_generation_settings?.n_ctx ?? props.n_ctx;
-    return typeof nCtx === 'number' && nCtx > 0 ? nCtx : undefined;
+    return { contextTokens: typeof nCtx === 'number' && nCtx > 0 ? nCtx : undefined, chatTemplate: typeof props.chat_template === 'string' ? props.chat_template : undefined };
   } catch {
-    return undefined;
+    return null;
+  }
+}
+
+/**
+ * Ollama's `POST /api/show` (beside `/v1`): the model's `<arch>.context_length` from `model_info`.
+ * Null when the server has no such route (not Ollama); undefined when it answers without one.
+ */
+async function ollamaContextLength(client: OpenAI, config: EndpointConfig, model: string, signal?: AbortSignal): Promise<number | undefined | null> {
+  try {
+    const shown = await client.post<{ model_info?: Record<string, unknown> }>(`${serverRoot(config.baseUrl)}/api/show`, { body: { model }, ...(signal ? { signal } : {}) });
+    const info = shown?.model_info;
+    if (!info || typeof info !== 'object') return null;
+    const arch = info['general.architecture'];
+    const length = typeof arch === 'string' ? info[`${arch}.context_length`] : Object.entries(info).find(([k]) => k.endsWith('.context_length'))?.[1];
+    return typeof length === 'number' && length > 0 ? length : undefined;
+  } catch {
+    return null;
   }
 }
 
@@ -52,12 +90,14 @@ const CALIBRATION_TEXT =
   'Telémaco buscó a su padre. 1873, 42 km; "quoted" (text) — dash.';
 
 /**
- * Characters per token of the server's tokenizer, measured once with llama-server's
- * `POST /tokenize`; null when the server has no tokenizer route (vLLM's is elsewhere, Ollama has none).
+ * Characters per token of the server's tokenizer, measured once with `POST /tokenize` beside `/v1`
+ * (llama-server reads `content`, vLLM `model` and `prompt`; both answer `tokens`); null when the
+ * server has no tokenizer route (Ollama, LM Studio).
  */
-export async function measureCharsPerToken(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<number | null> {
+export async function measureCharsPerToken(client: OpenAI, config: EndpointConfig, signal?: AbortSignal, model?: string): Promise<number | null> {
   try {
-    const reply = await client.post<{ tokens?: unknown[] }>(`${serverRoot(config.baseUrl)}/tokenize`, { body: { content: CALIBRATION_TEXT }, ...(signal ? { signal } : {}) });
+    const body = { content: CALIBRATION_TEXT, prompt: CALIBRATION_TEXT, ...(model ? { model } : {}) };
+    const reply = await client.post<{ tokens?: unknown[] }>(`${serverRoot(config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
     const count = Array.isArray(reply.tokens) ? reply.tokens.length : 0;
     return count > 0 ? CALIBRATION_TEXT.length / count : null;
   } catch {

@@ -1,0 +1,365 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { NgramEmbedder } from './NgramEmbedder.js';
+
+/**
+ * The protocol of real inference servers around a scripted model: what llama-server, vLLM, Ollama
+ * and LM Studio do with reasoning, the thinking switch, embedding windows and context limits, each
+ * modelled on the server's own source (cited where modelled; line numbers where the source tools
+ * gave them, else the function and the quoted text, which can be searched for):
+ * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
+ * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py;
+ * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go.
+ * The model is a script (a thought and an answer); tokens are words and punctuation marks
+ * ({@link toyTokens}), the same for the server's `/tokenize`, its limits and its `usage`.
+ */
+export type ServerFlavour = 'llama-server' | 'vllm' | 'ollama' | 'lmstudio';
+
+export interface ChatSeen {
+  /** The request body as the server got it. */
+  body: Record<string, unknown>;
+  /** Whether the model was let to reason (its template's switch on, and no grammar from the first token). */
+  thought: boolean;
+}
+
+export interface FlavouredServerOptions {
+  flavour: ServerFlavour;
+  /** The id `/v1/models` lists. */
+  model: string;
+  /**
+   * What the model writes before its answer when its template lets it reason; null for a model
+   * that does not reason. Default null.
+   */
+  thought?: string | null;
+  /** The model's answer to a request (JSON text when the request asks for a schema). */
+  answer?: (body: Record<string, unknown>) => string;
+  /** llama-server `--reasoning-format`: `deepseek` puts the thought in `reasoning_content`, `none` leaves it in `content`. Default deepseek. */
+  reasoningFormat?: 'deepseek' | 'none';
+  /** Tokens of the context: llama-server's per-slot n_ctx, vLLM's max_model_len, Ollama's `<arch>.context_length`. Default 4096. */
+  contextTokens?: number;
+  /** llama-server's physical batch (`--ubatch-size`, default 512): an embedding input must fit it whole. */
+  ubatch?: number;
+  /** Serves `/v1/embeddings` (hashed trigram vectors of what it embedded). */
+  embeddings?: boolean;
+}
+
+export interface FlavouredServer {
+  baseUrl: string;
+  chats: ChatSeen[];
+  /** Token counts of every embedding input the server embedded (after its own truncation). */
+  embedded: number[];
+  /** Inputs Ollama cut to its context without saying so. */
+  truncatedInputs: number;
+  /** Embedding and chat requests refused. */
+  refusals: number;
+  close: () => Promise<void>;
+}
+
+/** The double's tokenizer: words and punctuation marks. */
+export function toyTokens(text: string): string[] {
+  return text.match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) ?? [];
+}
+
+/** Tokens an embedding input takes: its text and the model's two special tokens ([CLS], [SEP]). */
+export const embeddingInputTokens = (text: string): number => toyTokens(text).length + 2;
+
+/** Tokens a chat template adds around the messages. */
+const TEMPLATE_TOKENS = 8;
+
+export async function startFlavouredServer(options: FlavouredServerOptions): Promise<FlavouredServer> {
+  const { flavour, model } = options;
+  const context = options.contextTokens ?? 4096;
+  const ubatch = options.ubatch ?? 512;
+  const vectors = new NgramEmbedder(64);
+  const state: Omit<FlavouredServer, 'baseUrl' | 'close'> = {
+    chats: [],
+    embedded: [],
+    truncatedInputs: 0,
+    refusals: 0,
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const body = req.method === 'POST' ? await readJson(req) : {};
+    if (req.method === 'GET' && path === '/v1/models')
+      return reply(res, 200, { object: 'list', data: [modelCard(flavour, model, context)] });
+    // llama-server answers `/props` with the slot's n_ctx (server-context.cpp, the props handler's
+    // default_generation_settings); the others have no such route.
+    if (req.method === 'GET' && path === '/props' && flavour === 'llama-server')
+      return reply(res, 200, { default_generation_settings: { n_ctx: context }, total_slots: 1 });
+    if (req.method === 'POST' && path === '/tokenize') {
+      // llama-server: {content} → {tokens}; vLLM (entrypoints/serve tokenize): {prompt} → {count, max_model_len, tokens}.
+      if (flavour === 'llama-server')
+        return reply(res, 200, { tokens: toyTokens(String(body.content ?? '')).map((_, i) => i) });
+      if (flavour === 'vllm') {
+        const tokens = toyTokens(String(body.prompt ?? ''));
+        return reply(res, 200, { count: tokens.length, max_model_len: context, tokens: tokens.map((_, i) => i) });
+      }
+    }
+    // Ollama's native `/api/show` (server/routes.go ShowHandler, route at :1888): model_info holds
+    // the GGUF's `<arch>.context_length` (GetModelInfo, :1488 for safetensors, :1581 for kvData).
+    if (req.method === 'POST' && path === '/api/show' && flavour === 'ollama')
+      return reply(res, 200, { model_info: { 'general.architecture': 'bert', 'bert.context_length': context } });
+    if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings) return embed(body, res);
+    if (req.method === 'POST' && path === '/v1/chat/completions') return chat(body, res);
+    reply(res, 404, notFound(flavour, `${req.method} ${path}`));
+  };
+
+  const embed = async (body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
+    const inputs = Array.isArray(body.input) ? body.input.map(String) : [String(body.input)];
+    const embeddedTexts: string[] = [];
+    for (const text of inputs) {
+      const n = embeddingInputTokens(text);
+      if (flavour === 'llama-server' && n > ubatch) {
+        // server-context.cpp update_slots(): an embedding cannot be split over ubatches
+        // (server_slot::can_split() is false for non-causal pooling), so a task over n_ubatch is
+        // refused with ERROR_TYPE_SERVER, which the HTTP layer answers 500.
+        state.refusals++;
+        return reply(res, 500, {
+          error: {
+            code: 500,
+            message: `input (${n} tokens) is too large to process. increase the physical batch size (current batch size: ${ubatch})`,
+            type: 'server_error',
+          },
+        });
+      }
+      if (flavour === 'llama-server' && n > context) {
+        // Same place, next check: ERROR_TYPE_EXCEED_CONTEXT_SIZE (HTTP 400).
+        state.refusals++;
+        return reply(res, 400, {
+          error: {
+            code: 400,
+            message: `input (${n} tokens) is larger than the max context size (${context} tokens). skipping`,
+            type: 'exceed_context_size_error',
+          },
+        });
+      }
+      if (flavour === 'vllm' && n > context) {
+        // vllm/renderers/params.py TokenizeParams._token_len_check (pooling asks 0 output tokens),
+        // a VLLMValidationError answered 400.
+        state.refusals++;
+        return reply(
+          res,
+          400,
+          vllmError(
+            `You passed ${n} input tokens and requested 0 output tokens. However, the model's context length is only ${context} tokens, resulting in a maximum input length of ${context} tokens. Please reduce the length of the input prompt.`,
+          ),
+        );
+      }
+      if (flavour === 'ollama' && n > context) {
+        // The OpenAI layer forwards only model, input and dimensions (middleware/openai.go:427), so
+        // `truncate` is unset and EmbedHandler cuts the input to the context (routes.go:923-947).
+        state.truncatedInputs++;
+        embeddedTexts.push(
+          toyTokens(text)
+            .slice(0, context - 2)
+            .join(' '),
+        );
+        state.embedded.push(context);
+        continue;
+      }
+      embeddedTexts.push(toyTokens(text).join(' '));
+      state.embedded.push(n);
+    }
+    const out = await vectors.embed(embeddedTexts);
+    const tokens = embeddedTexts.reduce((n, t) => n + embeddingInputTokens(t), 0);
+    reply(res, 200, {
+      object: 'list',
+      model,
+      data: out.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })),
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  };
+
+  const chat = (body: Record<string, unknown>, res: ServerResponse): void => {
+    const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
+    const promptTokens = messages.reduce((n, m) => n + toyTokens(String(m.content ?? '')).length, TEMPLATE_TOKENS);
+    const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
+    const schema = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
+    if (flavour === 'vllm' && asked !== undefined && asked > context) {
+      // renderers/params.py TokenizeParams.__post_init__, with the chat request's parameter names.
+      state.refusals++;
+      return reply(
+        res,
+        400,
+        vllmError(
+          `max_tokens=${asked} cannot be greater than max_model_len=${context}. Please request fewer output tokens.`,
+        ),
+      );
+    }
+    if (flavour === 'vllm' && promptTokens + (asked ?? 0) > context) {
+      // renderers/params.py _token_len_check: the prompt must fit max_model_len - max_tokens.
+      state.refusals++;
+      return reply(
+        res,
+        400,
+        vllmError(
+          `You passed ${promptTokens} input tokens and requested ${asked ?? 0} output tokens. However, the model's context length is only ${context} tokens, resulting in a maximum input length of ${context - (asked ?? 0)} tokens. Please reduce the length of the input prompt.`,
+        ),
+      );
+    }
+    if (flavour === 'llama-server' && promptTokens >= context) {
+      // server-context.cpp: a prompt that does not fit the slot is ERROR_TYPE_EXCEED_CONTEXT_SIZE (400).
+      state.refusals++;
+      return reply(res, 400, {
+        error: {
+          code: 400,
+          message: 'the request exceeds the available context size, try increasing it',
+          type: 'exceed_context_size_error',
+          n_prompt_tokens: promptTokens,
+          n_ctx: context,
+        },
+      });
+    }
+    const thought =
+      options.thought != null && templateThinks(flavour, body) && !(flavour === 'llama-server' && schema)
+        ? options.thought
+        : null;
+    // Under a JSON schema llama-server skips the reasoning-aware chat handlers (common/chat.cpp,
+    // common_chat_templates_apply_jinja: DeepSeek R1 and Hermes/Qwen `... && params.json_schema.is_null()`)
+    // and builds the grammar from the schema in common_chat_params_init_without_tools, applied from
+    // the first token: the model cannot open `<think>`. vLLM applies structured output after the
+    // reasoning parser sees the thought end.
+    state.chats.push({ body, thought: thought !== null });
+    const answer = options.answer?.(body) ?? 'An answer.';
+    const raw = thought !== null ? `<think>\n${thought}\n</think>\n\n${answer}` : answer;
+    // llama-server stops at the slot's end; the others at max_tokens.
+    const limit = Math.min(
+      asked ?? Number.POSITIVE_INFINITY,
+      flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
+    );
+    const { text, tokens, cut } = cutAtTokens(raw, limit);
+    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
+    const finish = cut ? 'length' : 'stop';
+    const reasoningField = flavour === 'llama-server' ? 'reasoning_content' : 'reasoning';
+    if (body.stream !== true) {
+      return reply(res, 200, {
+        id: 'c',
+        object: 'chat.completion',
+        created: 0,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: split.content,
+              ...(split.reasoning ? { [reasoningField]: split.reasoning } : {}),
+            },
+            finish_reason: finish,
+          },
+        ],
+        usage,
+      });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const send = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+      res.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+      );
+    send({ role: 'assistant', content: '' });
+    // Small pieces, so a tag can arrive split over two chunks as tokens do.
+    for (const piece of pieces(split.reasoning)) send({ [reasoningField]: piece });
+    for (const piece of pieces(split.content)) send({ content: piece });
+    send({}, finish);
+    res.write(
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`,
+    );
+    res.end('data: [DONE]\n\n');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) =>
+      reply(res, 500, { error: { message: String(error), type: 'server_error' } }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(state, {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  });
+}
+
+/**
+ * Whether the template lets the model reason for this request: llama-server and vLLM pass
+ * `chat_template_kwargs` to the template (vLLM protocol.py `chat_template_kwargs`; llama.cpp
+ * chat.cpp copies them into the template's extra context), so Qwen3's `enable_thinking: false`
+ * renders the empty thought; Ollama's OpenAI layer has no such field and maps
+ * `reasoning_effort: "none"` to `think: false` (openai.go:531-549, used at :697-706); LM Studio is
+ * given no switch here (none documented).
+ */
+function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>): boolean {
+  if (flavour === 'ollama') return body.reasoning_effort !== 'none';
+  if (flavour === 'lmstudio') return true;
+  return (body.chat_template_kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking !== false;
+}
+
+/**
+ * Where the thought goes: llama-server with `--reasoning-format deepseek` and vLLM with a
+ * reasoning parser move it out of `content` (llama.cpp `common_chat_msg::to_json_oaicompat`
+ * writes `reasoning_content`; vLLM's ChatMessage has `reasoning`), as does Ollama (openai.go:35
+ * and :46, `reasoning`); with `--reasoning-format none`, and on LM Studio here, it stays inline.
+ */
+function splitThought(
+  flavour: ServerFlavour,
+  format: 'deepseek' | 'none',
+  text: string,
+): { reasoning: string; content: string } {
+  const inline = flavour === 'lmstudio' || (flavour === 'llama-server' && format === 'none');
+  const match = /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
+  if (inline || !match) return { reasoning: '', content: text };
+  return { reasoning: match[1] ?? '', content: text.slice(match[0].length) };
+}
+
+/** `text` cut after `limit` tokens (whole text when it has fewer). */
+function cutAtTokens(text: string, limit: number): { text: string; tokens: number; cut: boolean } {
+  const re = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+  let count = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (count === limit) return { text: text.slice(0, m.index), tokens: count, cut: true };
+    count++;
+  }
+  return { text, tokens: count, cut: false };
+}
+
+function pieces(text: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += 5) out.push(text.slice(i, i + 5));
+  return out;
+}
+
+function modelCard(flavour: ServerFlavour, id: string, context: number): Record<string, unknown> {
+  if (flavour === 'vllm')
+    return { id, object: 'model', created: 0, owned_by: 'vllm', root: id, max_model_len: context };
+  if (flavour === 'llama-server')
+    return { id, object: 'model', created: 0, owned_by: 'llamacpp', meta: { n_ctx_train: context } };
+  return { id, object: 'model', created: 0, owned_by: flavour === 'ollama' ? 'library' : 'organization_owner' };
+}
+
+function vllmError(message: string): unknown {
+  return { error: { message, type: 'BadRequestError', param: 'input_tokens', code: 400 } };
+}
+
+function notFound(flavour: ServerFlavour, what: string): unknown {
+  return flavour === 'ollama'
+    ? '404 page not found'
+    : { error: { message: `no route ${what}`, type: 'not_found_error', code: 404 } };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res
+    .writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' })
+    .end(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  let raw = '';
+  for await (const chunk of req) raw += String(chunk);
+  return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+}
