@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EvidencePool, evidenceBrief, roundScore, type EvidenceItem } from '../EvidencePool.js';
 import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
-import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
+import { budgetNote, fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
 import { withoutParenthetical, spellingSimilarity } from '../retrieval/Retriever.js';
 import {
@@ -129,6 +129,7 @@ async function resolveStep(
     const fitted = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t));
     const withSummary = fitted.kept;
     if (fitted.dropped.length > 0) s.detail.droppedForBudget = fitted.dropped.map(evidenceBrief);
+    s.detail.budget = budgetNote(fitted.kept, fitted.dropped, run.evidenceTokens, run.llm.contextTokens);
     if (withSummary.length === 0) return unresolved('no candidate entity has a summary');
     const variables = {
       question: fence(english),
