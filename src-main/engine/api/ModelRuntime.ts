@@ -12,6 +12,8 @@ import type { PooledEmbedder } from '../models/endpoints/PooledEmbedder.js';
 import type { PooledLlm } from '../models/endpoints/PooledLlm.js';
 import type { ModelSelection, ModelStatus } from './contract.js';
 import type { SettingsStore } from './SettingsStore.js';
+import { largestContextNeed } from '../qa/contextNeed.js';
+import { resolveQaSettings } from '../qa/settings.js';
 
 export type ModelRole = 'generation' | 'embedding';
 
@@ -214,7 +216,7 @@ export class ModelRuntime {
     const key = JSON.stringify(selection);
     if (this.#llm?.selection === key) return this.#llm.model;
     return this.#once('generation', async () => {
-      const model = await createGeneration(selection);
+      const model = await createGeneration(selection, this.#contextNeed());
       await this.#llm?.model.dispose();
       this.#llm = { selection: key, model };
       return model;
@@ -246,6 +248,16 @@ export class ModelRuntime {
     return role === 'generation' ? createGeneration(selection) : (await createEmbedder(selection)).model;
   }
 
+  /** Context per sequence the answering prompts need for their evidence with the saved strategy parameters (none when they are invalid: answering refuses them anyway). */
+  #contextNeed(): ((reasons: boolean) => number) | undefined {
+    try {
+      const settings = resolveQaSettings(this.#settings.get().strategyParams);
+      return (reasons) => largestContextNeed(settings, reasons);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** One load per role at a time: concurrent callers share it. */
   async #once<T>(role: ModelRole, load: () => Promise<T>): Promise<T> {
     const pending = this.#loading.get(role) as Promise<T> | undefined;
@@ -256,9 +268,12 @@ export class ModelRuntime {
   }
 }
 
-async function createGeneration(selection: ModelSelection): Promise<LlamaCppLlm> {
+async function createGeneration(
+  selection: ModelSelection,
+  contextNeed?: (reasons: boolean) => number,
+): Promise<LlamaCppLlm> {
   const { LlamaCppLlm } = await import('../models/LlamaCppLlm.js');
-  return LlamaCppLlm.create({ ...selection });
+  return LlamaCppLlm.create({ ...selection, ...(contextNeed ? { contextNeed } : {}) });
 }
 
 async function createEmbedder(selection: ModelSelection): Promise<{ model: Embedder; status: ModelStatus }> {

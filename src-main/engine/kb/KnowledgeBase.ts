@@ -14,6 +14,7 @@ import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion }
 import { HistoryRepository } from './HistoryRepository.js';
 import { ImportedStatementsRepository } from './ImportedStatementsRepository.js';
 import { JobStateRepository } from './JobStateRepository.js';
+import { PartialSummaryRepository } from './PartialSummaryRepository.js';
 import { TextIndexRepository } from './TextIndexRepository.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
@@ -101,6 +102,7 @@ const VECTOR_OWNERS: Record<VectorKind, string> = {
   chunk_original: 'chunks',
   entity_name: 'entities',
   entity_summary: 'entities',
+  entity_partial: 'entity_partials',
   triple: 'triples',
   passage: 'passages',
 };
@@ -110,6 +112,7 @@ const ROW_NAMES: Record<string, string> = {
   entities: 'entity',
   triples: 'triple',
   passages: 'passage',
+  entity_partials: 'partial summary',
 };
 const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
 
@@ -180,6 +183,8 @@ export class KnowledgeBase {
   readonly textIndex: TextIndexRepository;
   /** An imported graph's original N-Quads (ImportedStatementsRepository.ts). */
   readonly importedStatements: ImportedStatementsRepository;
+  /** Hub entities' partial summaries (PartialSummaryRepository.ts). */
+  readonly partialSummaries: PartialSummaryRepository;
   #storeJournal: StoreJournal | undefined;
 
   private constructor(file: string, db: Db) {
@@ -198,6 +203,12 @@ export class KnowledgeBase {
       notFound: (what, id) => this.#notFound(what, id),
     });
     this.importedStatements = new ImportedStatementsRepository(this.#statements);
+    this.partialSummaries = new PartialSummaryRepository(this.#statements, {
+      transaction: (fn) => this.transaction(fn),
+      deleteVectors: (ids) => this.#deleteVectorRows('entity_partial', ids),
+      exists: (table, id) => this.#exists(table, id),
+      notFound: (what, id) => this.#notFound(what, id),
+    });
   }
 
   /**
@@ -820,6 +831,7 @@ export class KnowledgeBase {
       ).changes;
       if (changes === 0) throw this.#notFound('entity', id);
       this.#deleteVectorRows('entity_summary', [id]);
+      this.partialSummaries.removeOfEntities([id]);
       this.#indexEntityText(id);
     });
   }
@@ -1203,7 +1215,7 @@ export class KnowledgeBase {
       throw new PolyhopError('CONFLICT', 'clearGraph: the knowledge base holds documents');
     // Whole tables, set-based: an import of millions of statements undoes without listing their ids.
     this.transaction(() => {
-      for (const kind of ['triple', 'entity_name', 'entity_summary'] as const) {
+      for (const kind of ['triple', 'entity_name', 'entity_summary', 'entity_partial'] as const) {
         this.#db.exec(`DELETE FROM vec_${kind}; DELETE FROM vcode_${kind};`);
         this.#bumpGeneration(kind);
         this.#binary.delete(kind);
@@ -1469,6 +1481,7 @@ export class KnowledgeBase {
       .all(JSON.stringify(touched)) as number[];
     this.#deleteEntities(orphans);
     const survivors = touched.filter((id) => !orphans.includes(id)).sort((a, b) => a - b);
+    this.partialSummaries.removeOfEntities(survivors);
     this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (SELECT value FROM json_each(?))').run(
       JSON.stringify(survivors),
     );
@@ -1504,6 +1517,7 @@ export class KnowledgeBase {
     this.#contentGeneration++;
     this.#deleteVectorRows('entity_name', ids);
     this.#deleteVectorRows('entity_summary', ids);
+    this.partialSummaries.removeOfEntities(ids);
     const json = JSON.stringify(ids);
     this.#stmt('DELETE FROM fts_entity WHERE rowid IN (SELECT value FROM json_each(?))').run(json);
     this.#stmt('DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))').run(json);

@@ -55,6 +55,21 @@ export interface EntityRecord {
   aliases: string[];
 }
 
+/** A partial summary Reduce wrote for a hub entity: facts `firstFact`–`lastFact` (1-based) of its `factCount`. */
+export interface NewPartialSummary {
+  text: string;
+  firstFact: number;
+  lastFact: number;
+  factCount: number;
+}
+
+export interface PartialSummaryRecord extends NewPartialSummary {
+  id: number;
+  entityId: number;
+  /** Position among the entity's partial summaries, from 0 (fact order). */
+  ord: number;
+}
+
 export interface TripleRecord {
   id: number;
   sourceId: number;
@@ -89,8 +104,10 @@ export interface PassageRecord {
  * Vector families kept in sqlite-vec, each keyed by the id of the row it embeds. `chunk` is a
  * chunk's English text (every chunk); `chunk_original` its text as written, for non-English chunks
  * only (an English chunk's `chunk` vector stands for it in both: see chunkCorpora.ts).
+ * `entity_partial` is a hub entity's partial summary (PartialSummaryRepository.ts).
  */
-export type VectorKind = 'chunk' | 'chunk_original' | 'entity_name' | 'entity_summary' | 'triple' | 'passage';
+export type VectorKind =
+  'chunk' | 'chunk_original' | 'entity_name' | 'entity_summary' | 'entity_partial' | 'triple' | 'passage';
 
 /** Texts indexed in FTS5 for BM25: `chunk` is the English text of every chunk, `chunk_original` every chunk's text as written. */
 export type TextIndexKind = 'chunk' | 'chunk_original' | 'triple';

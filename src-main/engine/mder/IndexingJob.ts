@@ -485,7 +485,7 @@ export class IndexingJob {
       units,
       async (unit, signal) => {
         const sampling = samplingFor(Math.max(...ids(unit).map((id) => attempts.count(id))));
-        const { summaries, misses } = await reduceUnit(this.#llm, unit, {
+        const { summaries, partials, misses } = await reduceUnit(this.#llm, unit, {
           ...options,
           prompts: this.#options.prompts,
           sampling,
@@ -494,6 +494,8 @@ export class IndexingJob {
         const incomplete = new Set(misses.map((m) => m.id));
         kb.transaction(() => {
           for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
+          // A hub's partial summaries hold what its capped summary could not: kept for answering (after the summary, which drops the old ones).
+          for (const [id, written] of partials) kb.partialSummaries.replace(id, written);
           for (const id of ids(unit))
             if (incomplete.has(id)) attempts.failed(id);
             else attempts.succeeded(id);

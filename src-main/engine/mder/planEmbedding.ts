@@ -13,6 +13,7 @@ const EMBEDDED_KINDS: readonly VectorKind[] = [
   'passage',
   'entity_name',
   'entity_summary',
+  'entity_partial',
   'triple',
 ];
 
@@ -26,7 +27,7 @@ export interface EmbeddingPlan {
 /**
  * Embeds every row that has no vector yet: chunks in English (their English text) and, when not
  * English, as written (their original text; see kb/chunkCorpora.ts: an English chunk is embedded
- * once), with the BM25 text of both corpora; fixed-size passages, entity names, entity summaries and triples by their linear verbalisation
+ * once), with the BM25 text of both corpora; fixed-size passages, entity names, entity summaries, hub entities' partial summaries and triples by their linear verbalisation
  * alone (HyP-KGRAG 3.1; their MDER descriptions go into the evidence, not the index). The
  * indexing job's embed stage, and re-embedding a KB with another embedder, are this.
  */
@@ -105,6 +106,12 @@ export function planEmbedding(
         return put(
           'entity_summary',
           kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : [])),
+          false,
+        );
+      case 'entity_partial':
+        return put(
+          'entity_partial',
+          kb.partialSummaries.get(ids).map((p) => ({ id: p.id, text: p.text })),
           false,
         );
       case 'triple':

@@ -1,3 +1,4 @@
+import type { NewPartialSummary } from '../kb/types.js';
 import type { Llm, LlmCallOptions, LlmUsage } from '../models/Llm.js';
 import type { PromptLibrary } from '../models/PromptLibrary.js';
 import { fence } from '../base/fence.js';
@@ -36,6 +37,11 @@ export type ReduceUnit = { kind: 'batch'; entities: ReduceEntity[] } | { kind: '
 export interface ReduceUnitResult {
   /** Summary by entity id. */
   summaries: Map<number, string>;
+  /**
+   * A hub entity's partial summaries of its facts (the first level, each of a group of facts), by
+   * entity id: kept beside the capped summary, which cannot hold every fact (see kb/PartialSummaryRepository.ts).
+   */
+  partials: Map<number, NewPartialSummary[]>;
   /** Entities (or parts of a hub's facts) whose summary could not be written, and why. */
   misses: { id: number; reason: string }[];
   usage: LlmUsage;
@@ -104,6 +110,7 @@ export function planReduceUnits(
 export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOptions): Promise<ReduceUnitResult> {
   const usage = noUsage();
   const summaries = new Map<number, string>();
+  const partials = new Map<number, NewPartialSummary[]>();
   const misses: { id: number; reason: string }[] = [];
   const ask = async (items: readonly ReduceItem[], maxPerCall: number) => {
     const result = await askInBatches(llm, {
@@ -138,7 +145,7 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
     const result = await ask(items, options.maxEntitiesPerCall ?? 12);
     unit.entities.forEach((e, i) => result.texts[i] && summaries.set(e.id, result.texts[i]));
     for (const miss of result.misses) misses.push({ id: unit.entities[miss.index]!.id, reason: miss.reason });
-    return { summaries, misses, usage };
+    return { summaries, partials, misses, usage };
   }
 
   const { entity } = unit;
@@ -164,7 +171,9 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       };
     });
     const result = await ask(items, 1);
-    const partials: (string | null)[][] = result.texts.map((t) => [t]);
+    const written: { text: string | null; part: NonNullable<ReduceItem['part']> }[][] = result.texts.map((text, i) => [
+      { text, part: items[i]!.part! },
+    ]);
     // A group the model gave no partial summary for is asked again in two halves (another prompt, another answer).
     for (const miss of result.misses) {
       const item = items[miss.index]!;
@@ -188,15 +197,21 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
               1,
             )
           : null;
-      partials[miss.index] = retry ? retry.texts : [null];
+      written[miss.index] = retry ? retry.texts.map((text, h) => ({ text, part: ranges[h]! })) : [{ text: null, part }];
       if (retry && retry.misses.length === 0) continue;
       misses.push({
         id: entity.id,
         reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} (or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}`,
       });
     }
-    lines = partials.flat().filter((t): t is string => t !== null);
-    if (lines.length === 0) return { summaries, misses, usage };
+    const kept = written.flat().filter((w): w is { text: string; part: typeof w.part } => w.text !== null);
+    if (level === 0)
+      partials.set(
+        entity.id,
+        kept.map((w) => ({ text: w.text, firstFact: w.part.first, lastFact: w.part.last, factCount: w.part.of })),
+      );
+    lines = kept.map((w) => w.text);
+    if (lines.length === 0) return { summaries, partials, misses, usage };
   }
   const final: ReduceItem = {
     name: entity.name,
@@ -209,7 +224,7 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
   const result = await ask([final], 1);
   if (result.texts[0]) summaries.set(entity.id, result.texts[0]);
   for (const miss of result.misses) misses.push({ id: entity.id, reason: miss.reason });
-  return { summaries, misses, usage };
+  return { summaries, partials, misses, usage };
 }
 
 function factTokens(lines: readonly string[], countTokens: (text: string) => number): number {

@@ -21,6 +21,7 @@ import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
 import { inspectGguf } from './inspectGguf.js';
 import { SequencePool } from './SequencePool.js';
+import { DEFAULT_SEQUENCES, planContexts } from './contextPlan.js';
 import { chatReasoning, resolveModelChatWrapper, type ChatReasoning } from './chatReasoning.js';
 
 export interface LlamaCppLlmOptions {
@@ -46,8 +47,14 @@ export interface LlamaCppLlmOptions {
   threads?: number;
   /** Tokens per decode batch. Default: node-llama-cpp's (512, or the context size if smaller). */
   batchSize?: number;
-  /** Parallel sequences, i.e. calls that generate at the same time in one batch. Default 4. */
+  /** Parallel sequences, i.e. calls that generate at the same time in one batch. Default 4, or fewer for {@link contextNeed}. */
   sequences?: number;
+  /**
+   * Context tokens one sequence needs for the answering prompts' evidence, given whether the
+   * model reasons (qa/contextNeed.ts). With an automatic context, 4, then 2, then 1 sequence of at
+   * least that many tokens are tried before a smaller context ({@link planContexts}). Default: none.
+   */
+  contextNeed?: (reasons: boolean) => number;
   /** Backend to load. Default 'auto' (CUDA, Vulkan, Metal, else CPU). */
   gpu?: LlamaGpuChoice;
   /** Aborts loading (CancelledError). */
@@ -62,9 +69,7 @@ export interface LlamaCppLlmOptions {
   chatWrapper?: ChatWrapper;
 }
 
-const DEFAULT_SEQUENCES = 4;
-/** Smallest context the automatic size may settle on (or the trained context when that is smaller): DR's prompts need room. */
-export const MIN_AUTO_CONTEXT = 4096;
+export { MIN_AUTO_CONTEXT, autoContextSize } from './contextPlan.js';
 /**
  * Context per sequence the automatic layer offload leaves VRAM for; the automatic context size then
  * takes what is left, up to the trained context. More would push layers off a small GPU.
@@ -154,11 +159,10 @@ export class LlamaCppLlm implements Llm {
     const identity = `llama.cpp:${basename(path)}:${(await fileFingerprint(path)).slice(0, 16)}`;
     const blockCount = info.metadata[`${info.architecture}.block_count`];
     const totalLayers = typeof blockCount === 'number' ? blockCount + 1 : 1;
-    const sequences = options.sequences ?? DEFAULT_SEQUENCES;
+    const layerSequences = options.sequences ?? DEFAULT_SEQUENCES;
     const trained = info.contextLength;
-    const contextSize = options.contextSize ?? autoContextSize(trained);
-    const fitContext = typeof contextSize === 'number' ? contextSize : Math.min(trained ?? LAYER_FIT_CONTEXT, LAYER_FIT_CONTEXT);
-    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, fitContext * sequences);
+    const fitContext = options.contextSize ?? Math.min(trained ?? LAYER_FIT_CONTEXT, LAYER_FIT_CONTEXT);
+    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, fitContext * layerSequences);
     const failures: string[] = [];
 
     for (const attempt of attempts) {
@@ -173,24 +177,44 @@ export class LlamaCppLlm implements Llm {
         });
         const modelLayers = model.fileInsights.totalLayers;
         const threads = options.threads ?? (model.gpuLayers < modelLayers ? llama.cpuMathCores : undefined);
-        const context = await model.createContext({
-          contextSize,
-          sequences,
-          ...(threads !== undefined ? { threads } : {}),
-          ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-          ...(signal ? { createSignal: signal } : {}),
+        const wrapper = options.chatWrapper ?? resolveModelChatWrapper(model);
+        const reasoning = chatReasoning(wrapper, model);
+        const plans = planContexts({
+          ...(options.contextSize !== undefined ? { contextSize: options.contextSize } : {}),
+          ...(options.sequences !== undefined ? { sequences: options.sequences } : {}),
+          ...(trained !== undefined ? { trained } : {}),
+          ...(options.contextNeed ? { needTokens: options.contextNeed(reasoning.reasons) } : {}),
         });
+        // Fewer, larger sequences until one plan fits memory (node-llama-cpp refuses a `min` that does not).
+        let context: LlamaContext | undefined;
+        let plan = plans[0]!;
+        for (const [i, next] of plans.entries()) {
+          plan = next;
+          try {
+            context = await model.createContext({
+              contextSize: plan.contextSize,
+              sequences: plan.sequences,
+              ...(threads !== undefined ? { threads } : {}),
+              ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+              ...(signal ? { createSignal: signal } : {}),
+            });
+            break;
+          } catch (error) {
+            if (signal?.aborted || i === plans.length - 1) throw error;
+            failures.push(`${plan.sequences} × ${JSON.stringify(plan.contextSize)}: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+        if (!context) throw new PolyhopError('MODEL_ERROR', `${basename(path)}: no context could be created`);
+        const sequences = plan.sequences;
         const where =
           model.gpuLayers === 0 ? `all ${modelLayers} layers on the CPU` : `${model.gpuLayers}/${modelLayers} layers on the GPU (${attempt.why})`;
         const explanation = [
           runtime.description,
           where,
-          `context ${context.contextSize} tokens × ${sequences} sequences (${contextWhy(options.contextSize, trained, context.contextSize)})`,
+          `context ${context.contextSize} tokens × ${sequences} sequences (${contextWhy(options.contextSize, trained, context.contextSize)}${plan.why === 'auto' || plan.why === 'as set' ? '' : `; ${plan.why}`})`,
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');
-        const wrapper = options.chatWrapper ?? resolveModelChatWrapper(model);
-        const reasoning = chatReasoning(wrapper, model);
         const status: ModelStatus = {
           role: 'generation',
           path,
@@ -391,10 +415,6 @@ export function generationBudget(o: { answerTokens: number; reasoningTokens: num
   return { maxTokens: Math.min(o.answerTokens + thoughtTokens, o.room), thoughtTokens };
 }
 
-/** node-llama-cpp's automatic context size: up to the trained context, as free memory allows, at least {@link MIN_AUTO_CONTEXT}. */
-export function autoContextSize(trained: number | undefined): { min: number; max?: number } {
-  return trained === undefined ? { min: MIN_AUTO_CONTEXT } : { min: Math.min(MIN_AUTO_CONTEXT, trained), max: trained };
-}
 
 function contextWhy(requested: number | undefined, trained: number | undefined, actual: number): string {
   if (requested !== undefined) return 'as set';

@@ -9,6 +9,8 @@ export interface EvidenceItem {
   score: number;
   /** Provenance chunks, most relevant first; empty for imported RDF. */
   chunkIds: number[];
+  /** A summary that is one of the entity's partial summaries: its id (kb/PartialSummaryRepository.ts). */
+  part?: number;
 }
 
 /**
@@ -38,7 +40,7 @@ export class EvidencePool {
     return true;
   }
 
-  has(item: Pick<EvidenceItem, 'kind' | 'id'>): boolean {
+  has(item: Pick<EvidenceItem, 'kind' | 'id' | 'part'>): boolean {
     return this.#keys.has(evidenceKey(item));
   }
 
@@ -55,8 +57,8 @@ export class EvidencePool {
   }
 }
 
-export function evidenceKey(item: Pick<EvidenceItem, 'kind' | 'id'>): string {
-  return `${item.kind}:${item.id}`;
+export function evidenceKey(item: Pick<EvidenceItem, 'kind' | 'id' | 'part'>): string {
+  return item.part === undefined ? `${item.kind}:${item.id}` : `${item.kind}:${item.id}:part:${item.part}`;
 }
 
 /** Compact form for the trace. */

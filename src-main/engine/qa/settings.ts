@@ -90,7 +90,7 @@ export const QA_DEFAULTS: Readonly<QaSettings> = Object.freeze({
 });
 
 /** Room kept in the context for a prompt's instructions, question and formatting around the evidence. */
-const PROMPT_ROOM_TOKENS = 1024;
+export const PROMPT_ROOM_TOKENS = 1024;
 /** Evidence budget when the model does not say how large its context is. */
 const UNKNOWN_CONTEXT_EVIDENCE_TOKENS = 2500;
 

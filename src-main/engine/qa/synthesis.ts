@@ -44,6 +44,48 @@ export function fitEvidence(
   return { kept: items.slice(0, cut), dropped: items.slice(cut) };
 }
 
+/** What an evidence budget held and left out, for the trace. */
+export interface BudgetNote {
+  /** Tokens of evidence the prompt could carry (see `evidenceBudget`). */
+  evidenceTokens: number;
+  /** Tokens of one sequence of the model's context, when known. */
+  contextTokens: number | null;
+  shown: number;
+  /** Items left out, by kind. */
+  dropped: Record<EvidenceItem['kind'], number>;
+  /** The same in words: "3 summaries and 1 passage did not fit the 1,536-token evidence budget (4,096-token context)". */
+  text: string;
+}
+
+const KIND_WORDS: Record<EvidenceItem['kind'], [string, string]> = {
+  summary: ['summary', 'summaries'],
+  triple: ['triple', 'triples'],
+  chunk: ['passage', 'passages'],
+};
+
+/** The trace's account of a {@link fitEvidence} cut: how much evidence of each kind did not fit, and the budget it did not fit. */
+export function budgetNote(
+  kept: readonly EvidenceItem[],
+  dropped: readonly EvidenceItem[],
+  evidenceTokens: number,
+  contextTokens: number | undefined,
+): BudgetNote {
+  const counts: Record<EvidenceItem['kind'], number> = { summary: 0, triple: 0, chunk: 0 };
+  for (const item of dropped) counts[item.kind]++;
+  const parts = (Object.keys(counts) as EvidenceItem['kind'][])
+    .filter((kind) => counts[kind] > 0)
+    .map((kind) => `${counts[kind]} ${KIND_WORDS[kind][counts[kind] === 1 ? 0 : 1]}`);
+  const listed = parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+  const budget = `the ${evidenceTokens.toLocaleString('en-US')}-token evidence budget${
+    contextTokens === undefined ? '' : ` (${contextTokens.toLocaleString('en-US')}-token context)`
+  }`;
+  const text =
+    dropped.length === 0
+      ? `all ${kept.length} pieces of evidence fit ${budget}`
+      : `${listed} did not fit ${budget}; ${kept.length} shown`;
+  return { evidenceTokens, contextTokens: contextTokens ?? null, shown: kept.length, dropped: counts, text };
+}
+
 /**
  * The final step's reply, one grammar-constrained call: the explained answer with its `[n]`
  * citations, then the bare short answer (the entity, date, number, yes/no or short phrase, no
@@ -91,6 +133,7 @@ export async function answerWith(
   const reply = await finalAnswer(s, run, prompt, variables(kept));
   s.detail.evidence = kept.map(evidenceBrief);
   if (dropped.length > 0) s.detail.droppedForBudget = dropped.map(evidenceBrief);
+  s.detail.budget = budgetNote(kept, dropped, run.evidenceTokens, run.llm.contextTokens);
   s.detail.cited = citedIndexes(reply.text, kept.length);
   return { ...reply, evidence: kept };
 }

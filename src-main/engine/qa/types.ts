@@ -25,6 +25,7 @@ export type QaKb = Pick<
   | 'triplesOfEntity'
   | 'entityTypes'
   | 'relations'
+  | 'partialSummaries'
 >;
 
 /** Everything a question is answered with. One per KB and loaded models; cheap to build per question. */

@@ -156,6 +156,7 @@ ex:paris ex:twinnedWith ex:rome .
         chunk_original: 0,
         entity_name: 0,
         entity_summary: 0,
+        entity_partial: 0,
         triple: 0,
         passage: 0,
       });

@@ -83,11 +83,11 @@ describe('KbRegistry', () => {
     const entry = registry.get('future');
     registry.close();
     const raw = new Database(entry.file);
-    raw.pragma('user_version = 7');
+    raw.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
     raw.close();
     const fresh = new KbRegistry({ dataDir: dir });
     expect(fresh.list()).toMatchObject([
-      { name: 'future', schemaVersion: 7, problem: expect.stringMatching(/newer Polyhop/) },
+      { name: 'future', schemaVersion: LATEST_SCHEMA_VERSION + 1, problem: expect.stringMatching(/newer Polyhop/) },
     ]);
     expect(codeOf(() => fresh.open('future'))).toBe('UNSUPPORTED');
     fresh.close();

@@ -121,6 +121,7 @@ describe('KnowledgeBase deletion', () => {
       chunk_original: 2,
       entity_name: 5,
       entity_summary: 5,
+      entity_partial: 0,
       triple: 4,
       passage: 1,
     });

@@ -167,6 +167,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
       chunk_original: 4,
       entity_name: 14,
       entity_summary: 14,
+      entity_partial: 0,
       triple: 19,
       passage: 0,
     });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EvidencePool, evidenceBrief, roundScore, type EvidenceItem } from '../EvidencePool.js';
 import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
-import { fitEvidence, synthesiseAnswer } from '../synthesis.js';
+import { budgetNote, fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
 import { withoutParenthetical, spellingSimilarity } from '../retrieval/Retriever.js';
 import {
@@ -21,6 +21,8 @@ const TripleSchema = z.object({ subject: z.string(), relation: z.string(), objec
 export const DecompositionSchema = z.object({ triples: z.array(TripleSchema).max(12) });
 /** Characters of the resolve reply's reasoning: "reason briefly"; unbounded, a small model can spend the whole budget there. */
 const REASONING_MAX_CHARS = 300;
+/** Partial summaries of a hub candidate shown beside its summary, nearest the triple first. */
+const PARTIALS_PER_CANDIDATE = 2;
 export const ResolutionSchema = z.object({
   reasoning: z.string().max(REASONING_MAX_CHARS),
   value: z.string().nullable(),
@@ -63,10 +65,10 @@ export const drStrategy: Strategy = {
 
     const evidence = await run.step('similarity top-up', async (s) => {
       const topUp: EvidenceItem[] = [];
-      for (const h of await run.retriever.entitiesBySummary(english, similarityTopUp + pool.size)) {
+      // Entity summaries and hub entities' partial summaries alike (a partial stands for its entity).
+      for (const item of await run.retriever.summariesByText(english, similarityTopUp + pool.size)) {
         if (topUp.length >= similarityTopUp) break;
-        if (!pool.has({ kind: 'summary', id: h.entity.id }))
-          topUp.push(run.retriever.summaryEvidence(h.entity, h.score));
+        if (!pool.has(item)) topUp.push(item);
       }
       s.detail.resolved = resolved;
       s.detail.unresolved = openPlaceholders(triples);
@@ -113,13 +115,21 @@ async function resolveStep(
     s.detail.anchor = step.anchor;
     s.detail.placeholder = step.placeholder;
     s.detail.candidates = candidates.map((c) => ({ id: c.entity.id, name: c.entity.name, score: roundScore(c.score) }));
-    // Candidates with a summary, best first, as many as the evidence budget holds.
-    const summarised = candidates
-      .filter((c) => c.entity.summary)
-      .map((c) => run.retriever.summaryEvidence(c.entity, c.score));
+    // Candidates' summaries, best first, each followed by the partial summaries of a hub candidate
+    // nearest the triple (a fact its capped summary left out is in one), as many as the evidence budget holds.
+    const partials = await run.retriever.partialsOf(
+      candidates.map((c) => c.entity),
+      tripleQuery(triple),
+      PARTIALS_PER_CANDIDATE,
+    );
+    const summarised = candidates.flatMap((c) => [
+      ...(c.entity.summary ? [run.retriever.summaryEvidence(c.entity, c.score)] : []),
+      ...(partials.get(c.entity.id) ?? []).map((p) => run.retriever.partialEvidence(p.partial, c.entity, c.score)),
+    ]);
     const fitted = fitEvidence(summarised, run.evidenceTokens, (t) => run.llm.countTokens(t));
     const withSummary = fitted.kept;
     if (fitted.dropped.length > 0) s.detail.droppedForBudget = fitted.dropped.map(evidenceBrief);
+    s.detail.budget = budgetNote(fitted.kept, fitted.dropped, run.evidenceTokens, run.llm.contextTokens);
     if (withSummary.length === 0) return unresolved('no candidate entity has a summary');
     const variables = {
       question: fence(english),
@@ -189,13 +199,19 @@ function statingValue(candidates: readonly EvidenceItem[], value: string): Evide
 async function anchorKnown(run: QaRun, known: readonly QueryTriple[], pool: EvidencePool): Promise<void> {
   await run.step('anchor', async (s) => {
     const terms = [...new Set(known.flatMap((t) => [t.subject, t.object]))];
-    const found: { term: string; entity: string | null; added: boolean }[] = [];
+    const found: { term: string; entity: string | null; added: boolean; partAdded?: boolean }[] = [];
+    const about = known.map(tripleQuery).join('; ');
     for (const term of terms) {
       const [hit] = (await run.retriever.namedEntities(term, 1)).filter((c) => c.entity.summary);
+      // A hub's partial summary nearest the triples: the fact they ask about may be only there.
+      const [part] = hit ? ((await run.retriever.partialsOf([hit.entity], about, 1)).get(hit.entity.id) ?? []) : [];
       found.push({
         term,
         entity: hit?.entity.name ?? null,
         added: hit ? pool.add(run.retriever.summaryEvidence(hit.entity, hit.score)) : false,
+        ...(hit && part
+          ? { partAdded: pool.add(run.retriever.partialEvidence(part.partial, hit.entity, hit.score)) }
+          : {}),
       });
     }
     s.detail.triples = known.map(formatTriple);
@@ -220,6 +236,12 @@ async function decompose(run: QaRun, english: string): Promise<QueryTriple[]> {
     s.detail.triples = triples;
     return triples;
   });
+}
+
+/** A triple as retrieval text: its known terms and its relation in words, without placeholders. */
+function tripleQuery(t: QueryTriple): string {
+  const relation = t.relation.replace(/_/g, ' ').toLowerCase();
+  return [t.subject, relation, t.object].filter((term) => !isPlaceholder(term)).join(' ');
 }
 
 function formatTriple(t: QueryTriple): string {

@@ -1,5 +1,13 @@
 import { raceAbort } from '../../base/abort.js';
-import type { ChunkRecord, EntityRecord, ScoredId, TextIndexKind, TripleRecord, VectorKind } from '../../kb/types.js';
+import type {
+  ChunkRecord,
+  EntityRecord,
+  PartialSummaryRecord,
+  ScoredId,
+  TextIndexKind,
+  TripleRecord,
+  VectorKind,
+} from '../../kb/types.js';
 import { verbaliseTriple } from '../../kb/verbaliseTriple.js';
 import { entityKey } from '../../kb/entityKey.js';
 import { englishTextOf } from '../../kb/chunkCorpora.js';
@@ -203,6 +211,48 @@ export class Retriever {
     return hits.filter((h) => h.row.summary).map(({ row, score }) => ({ entity: row, score }));
   }
 
+  /**
+   * Partial summaries of these entities nearest the text, at most `perEntity` each, in the
+   * entities' order: a hub entity's facts its capped summary may have left out (see
+   * kb/PartialSummaryRepository.ts).
+   */
+  async partialsOf(
+    entities: readonly EntityRecord[],
+    text: string,
+    perEntity: number,
+  ): Promise<Map<number, { partial: PartialSummaryRecord; score: number }[]>> {
+    const out = new Map<number, { partial: PartialSummaryRecord; score: number }[]>();
+    if (perEntity <= 0 || entities.length === 0) return out;
+    const store = this.#kb.partialSummaries;
+    const ranking = store.nearestOf(
+      entities.map((e) => e.id),
+      await this.embed(text),
+      perEntity * entities.length * 4,
+    );
+    for (const { row, score } of this.#withRows(ranking, (ids) => store.get(ids))) {
+      const list = out.get(row.entityId) ?? [];
+      if (list.length < perEntity) out.set(row.entityId, [...list, { partial: row, score }]);
+    }
+    return out;
+  }
+
+  /**
+   * Summaries nearest the text, entity summaries and hub entities' partial summaries together
+   * (one embedder, so their cosines compare), best first; a partial stands for its entity.
+   */
+  async summariesByText(text: string, k: number): Promise<EvidenceItem[]> {
+    if (k <= 0) return [];
+    const whole = (await this.entitiesBySummary(text, k)).map((h) => this.summaryEvidence(h.entity, h.score));
+    const store = this.#kb.partialSummaries;
+    const partials = this.#withRows(await this.knn('entity_partial', text, k), (ids) => store.get(ids));
+    const owners = new Map(this.#kb.getEntities(partials.map((p) => p.row.entityId)).map((e) => [e.id, e]));
+    const parts = partials.flatMap(({ row, score }) => {
+      const entity = owners.get(row.entityId);
+      return entity ? [this.partialEvidence(row, entity, score)] : [];
+    });
+    return [...whole, ...parts].sort((a, b) => b.score - a.score).slice(0, k);
+  }
+
   chunks(ranking: readonly ScoredId[]): { chunk: ChunkRecord; score: number }[] {
     return this.#withRows(ranking, (ids) => this.#kb.getChunks(ids)).map(({ row, score }) => ({ chunk: row, score }));
   }
@@ -225,6 +275,16 @@ export class Retriever {
       text: entity.summary ?? '',
       score,
       chunkIds: [...chunkIds],
+    };
+  }
+
+  /** A hub entity's partial summary: evidence about the entity, labelled with the facts it covers. */
+  partialEvidence(partial: PartialSummaryRecord, entity: EntityRecord, score: number): EvidenceItem {
+    return {
+      ...this.summaryEvidence(entity, score),
+      part: partial.id,
+      label: `${entity.name} (${entity.type}), facts ${partial.firstFact}–${partial.lastFact} of ${partial.factCount}`,
+      text: partial.text,
     };
   }
 

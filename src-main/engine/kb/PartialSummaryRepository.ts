@@ -1,0 +1,97 @@
+import type { StatementCache } from './utils/StatementCache.js';
+import type { NewPartialSummary, PartialSummaryRecord, ScoredId } from './types.js';
+
+/** What the partial summaries need from the KnowledgeBase facade that owns the connection. */
+export interface PartialSummaryContext {
+  transaction<T>(fn: () => T): T;
+  /** Deletes vector rows of the `entity_partial` family (keeping the in-memory index in step). */
+  deleteVectors(ids: readonly number[]): void;
+  exists(table: string, id: number): boolean;
+  notFound(what: string, id: number): Error;
+}
+
+const COLUMNS = `id, entity_id AS entityId, ord, first_fact AS firstFact, last_fact AS lastFact,
+  fact_count AS factCount, text`;
+
+/**
+ * The partial summaries of hub entities (table `entity_partials`, migration 0007): Reduce cuts the
+ * facts of an entity too large for one call into consecutive groups and summarises each; the final
+ * summary is capped (12 sentences), so a fact may survive only in its group's partial. They are
+ * kept and embedded (vector family `entity_partial`) so that answering finds them like the entity's
+ * summary. They are replaced when the entity is reduced again, and go when its triples change
+ * through a document's removal or when the entity goes.
+ */
+export class PartialSummaryRepository {
+  readonly #statements: StatementCache;
+  readonly #context: PartialSummaryContext;
+
+  constructor(statements: StatementCache, context: PartialSummaryContext) {
+    this.#statements = statements;
+    this.#context = context;
+  }
+
+  /** Replaces the entity's partial summaries (none: the entity fits one call). NOT_FOUND when it does not exist. */
+  replace(entityId: number, partials: readonly NewPartialSummary[]): PartialSummaryRecord[] {
+    return this.#context.transaction(() => {
+      if (!this.#context.exists('entities', entityId)) throw this.#context.notFound('entity', entityId);
+      this.removeOfEntities([entityId]);
+      const insert = this.#statements.get(
+        'INSERT INTO entity_partials (entity_id, ord, first_fact, last_fact, fact_count, text) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      partials.forEach((p, ord) => insert.run(entityId, ord, p.firstFact, p.lastFact, p.factCount, p.text));
+      return this.ofEntity(entityId);
+    });
+  }
+
+  /** Removes the partial summaries of these entities with their vectors. */
+  removeOfEntities(entityIds: readonly number[]): void {
+    if (entityIds.length === 0) return;
+    const ids = this.#statements
+      .get('SELECT id FROM entity_partials WHERE entity_id IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .all(JSON.stringify(entityIds)) as number[];
+    if (ids.length === 0) return;
+    this.#context.deleteVectors(ids);
+    this.#statements
+      .get('DELETE FROM entity_partials WHERE id IN (SELECT value FROM json_each(?))')
+      .run(JSON.stringify(ids));
+  }
+
+  /** The entity's partial summaries in fact order. */
+  ofEntity(entityId: number): PartialSummaryRecord[] {
+    return this.#statements
+      .get(`SELECT ${COLUMNS} FROM entity_partials WHERE entity_id = ? ORDER BY ord`)
+      .all(entityId) as PartialSummaryRecord[];
+  }
+
+  /** Partial summaries in the order of `ids`; unknown ids are skipped. */
+  get(ids: readonly number[]): PartialSummaryRecord[] {
+    const rows = this.#statements
+      .get(`SELECT ${COLUMNS} FROM entity_partials WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as PartialSummaryRecord[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * The `k` embedded partial summaries of these entities nearest `query` (exact cosine: a hub has
+   * a handful of partials, so no index is needed). Score = cosine, higher is better.
+   */
+  nearestOf(entityIds: readonly number[], query: Float32Array, k: number): ScoredId[] {
+    if (entityIds.length === 0 || k <= 0) return [];
+    const rows = this.#statements
+      .get(
+        `SELECT p.id, vec_distance_cosine(v.vector, ?) AS distance FROM entity_partials p JOIN vec_entity_partial v ON v.id = p.id
+         WHERE p.entity_id IN (SELECT value FROM json_each(?)) ORDER BY distance, p.id LIMIT ?`,
+      )
+      .all(Buffer.from(query.buffer, query.byteOffset, query.byteLength), JSON.stringify(entityIds), k) as {
+      id: number;
+      distance: number;
+    }[];
+    return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+  }
+
+  count(): number {
+    return this.#statements.get('SELECT COUNT(*) FROM entity_partials').pluck().get() as number;
+  }
+}
