@@ -1,6 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
+import { DOCUMENT_EXTENSIONS } from '../../../src-main/engine/api/documentExtensions.js';
+import { formatForPath } from '../../../src-main/engine/ingest/load/formats.js';
 import { pageAt } from '../../../src-main/engine/ingest/chunk/chunkRecord.js';
 import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
 import { Ocr, ocrThreadMemoryBytes } from '../../../src-main/engine/ingest/load/ocr/Ocr.js';
@@ -113,6 +115,18 @@ describe('scanned pages are read by OCR, offline', () => {
     }
     const tiff = await loadDocument(put('scan3.tif', tiffOf(scan, 3)), { ocr: { languages: ['eng'] } });
     expect(tiff.warnings).toContain('TIFF has 3 pages; only the first was read');
+  });
+
+  it('scans are documents wherever files are picked: folders (scan, watch) and the file picker filter', () => {
+    for (const [path, format] of [
+      ['a/scan.PNG', 'png'],
+      ['scan.jpg', 'jpeg'],
+      ['scan.jpeg', 'jpeg'],
+      ['fax.tif', 'tiff'],
+      ['fax.tiff', 'tiff'],
+    ])
+      expect(formatForPath(path), path).toBe(format);
+    expect(DOCUMENT_EXTENSIONS).toEqual(expect.arrayContaining(['pdf', 'png', 'jpg', 'jpeg', 'tif', 'tiff']));
   });
 
   it('with OCR turned off a scan is refused as before, and so is an image', async () => {
