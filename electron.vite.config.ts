@@ -16,12 +16,13 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       // The engine's threads are entries of their own, next to main.js, where the engine starts
-      // them from (DocumentLoader: documentWorker.js; RdfView: rdfWorker.js).
+      // them from (DocumentLoader: documentWorker.js; RdfView: rdfWorker.js; Ocr: ocrThread.js).
       rollupOptions: {
         input: {
           main: resolve(__dirname, 'src-main/main.ts'),
           documentWorker: resolve(__dirname, 'src-main/engine/ingest/load/documentWorker.ts'),
           rdfWorker: resolve(__dirname, 'src-main/engine/kb/rdf/rdfWorker.js'),
+          ocrThread: resolve(__dirname, 'src-main/engine/ingest/load/ocr/ocrThread.js'),
         },
       },
     },

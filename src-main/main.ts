@@ -6,6 +6,7 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine } from './engine/api/Engine.js';
 import { appPaths } from './engine/api/paths.js';
+import { DOCUMENT_EXTENSIONS } from './engine/api/documentExtensions.js';
 import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from './engine/api/contract.js';
 import { DIALOG_CHANNELS, parseSavePathOptions } from '../src-renderer/api/bridge.js';
@@ -74,7 +75,14 @@ app
     // engine then reads or writes those paths through the Api like typed ones.
     ipcMain.handle(DIALOG_CHANNELS.chooseFiles, async (event) => {
       if (!fromRenderer(event)) return null;
-      const chosen = await dialog.showOpenDialog(window, { properties: ['openFile', 'multiSelections'] });
+      const chosen = await dialog.showOpenDialog(window, {
+        properties: ['openFile', 'multiSelections'],
+        // Documents first (scans as PNG/JPEG/TIFF among them); any file stays choosable and gets its reason.
+        filters: [
+          { name: 'Documents', extensions: [...DOCUMENT_EXTENSIONS] },
+          { name: 'All files', extensions: ['*'] },
+        ],
+      });
       return chosen.canceled || chosen.filePaths.length === 0 ? null : chosen.filePaths;
     });
     ipcMain.handle(DIALOG_CHANNELS.chooseFolder, async (event) => {

@@ -18,8 +18,24 @@ export interface LoadedText {
   title?: string;
   /** Character encoding the bytes were decoded from (text formats), e.g. `utf-8`, `utf-16le`, `windows-1252`. */
   encoding?: string;
-  /** What of the file could not be used although the rest was, e.g. "page 3: text unreadable (…)". */
+  /** What of the file could not be used although the rest was, e.g. "page 3: text unreadable (…)", and which pages were read by OCR. */
   warnings?: string[];
+  /** The pages whose text was read by OCR (scans, pages whose text layer is unreadable); absent when none. */
+  ocr?: OcrRecord;
+}
+
+/** Which pages of a document were read by OCR, and how sure the OCR was. */
+export interface OcrRecord {
+  /** Tesseract language codes the OCR recognised. */
+  languages: string[];
+  pages: {
+    /** 1-based page number (1 for an image file). */
+    page: number;
+    /** Tesseract's mean word confidence on the page, 0–100. */
+    confidence: number;
+    /** Why the page was OCR'd. */
+    reason: 'no text layer' | 'unreadable text' | 'image';
+  }[];
 }
 
 /** A loaded file: its text plus what the KB records about the file. */

@@ -115,7 +115,8 @@ describe('bad input: each is a BAD_INPUT naming the file and the reason', () => 
     expect((await refusal(put('book.pages', 'x'))).details['reason']).toMatch(
       /Apple Pages is not supported; export it/,
     );
-    expect((await refusal(put('pic.png', 'x'))).details['reason']).toBe('unsupported file type .png');
+    expect((await refusal(put('pic.png', 'x'))).details['reason']).toBe('not a PNG image (unknown header)');
+    expect((await refusal(put('pic.bmp', 'x'))).details['reason']).toBe('unsupported file type .bmp');
   });
 
   it('files above the size limit are refused before reading', async () => {

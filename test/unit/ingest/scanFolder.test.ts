@@ -23,7 +23,7 @@ write('.hidden/secret.txt', 'no');
 write('.env', 'no');
 write('Thumbs.db', 'no');
 write('sub/~$lock.docx', 'no');
-write('image.png', 'no');
+write('image.bmp', 'no');
 write('book.pages', 'no');
 write('README', 'no extension');
 symlinkSync(root, join(root, 'sub', 'loop')); // a folder link back to the root
@@ -46,7 +46,7 @@ describe('scanFolder', () => {
       '.env': 'hidden',
       'Thumbs.db': 'system',
       'sub/~$lock.docx': 'system',
-      'image.png': 'unsupported',
+      'image.bmp': 'unsupported',
       'book.pages': 'unsupported',
       README: 'unsupported',
       'sub/loop': 'symlink',

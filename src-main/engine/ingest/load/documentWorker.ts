@@ -4,6 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import { getResolvedPDFJS } from 'unpdf';
 import { toErrorData } from '../../base/errors.js';
 import { loadDocument } from './loadDocument.js';
+import { ocrThreadMemoryBytes } from './ocr/Ocr.js';
 import type { LoaderReply, LoaderRequest } from './documentLoaderProtocol.js';
 
 // PDF.js loads on first use; loading it now keeps its code out of the first document's memory
@@ -14,12 +15,13 @@ const port = parentPort!;
 /** How often the thread samples its own memory while a document loads. */
 const MEMORY_SAMPLE_MS = 100;
 
-// In a worker, `heapUsed` and `external` (which includes ArrayBuffers) are this thread's isolate's
-// own figures, unlike `rss`: memory another job or a model loading takes elsewhere in the process
-// never counts against this document.
+// In a worker, `heapUsed` and `external` (which includes ArrayBuffers and wasm memory) are this
+// thread's isolate's own figures, unlike `rss`: memory another job or a model loading takes
+// elsewhere in the process never counts against this document. The OCR thread this thread starts
+// for a scan reports the same figures of its own (its wasm heap), and they count.
 const ownMemory = (): number => {
   const { heapUsed, external } = process.memoryUsage();
-  return heapUsed + external;
+  return heapUsed + external + ocrThreadMemoryBytes();
 };
 
 async function handle({ id, path, options, memoryGrowthBytes }: LoaderRequest): Promise<void> {

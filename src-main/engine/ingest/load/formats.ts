@@ -14,7 +14,13 @@ export type DocumentFormat =
   | 'odp'
   | 'epub'
   | 'rtf'
-  | 'eml';
+  | 'eml'
+  | 'png'
+  | 'jpeg'
+  | 'tiff';
+
+/** Image formats: scanned pages, read by OCR. */
+export const IMAGE_FORMATS: ReadonlySet<DocumentFormat> = new Set(['png', 'jpeg', 'tiff']);
 
 /** Formats stored as zip archives (Office Open XML, OpenDocument). */
 export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp', 'epub']);
@@ -43,6 +49,11 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.epub': 'epub',
   '.rtf': 'rtf',
   '.eml': 'eml',
+  '.png': 'png',
+  '.jpg': 'jpeg',
+  '.jpeg': 'jpeg',
+  '.tif': 'tiff',
+  '.tiff': 'tiff',
 };
 
 /** Document formats we recognise but cannot read yet, with what to do instead. */
@@ -64,7 +75,7 @@ export function formatForPath(path: string): DocumentFormat | undefined {
   return ext === '' ? 'text' : FORMAT_BY_EXTENSION[ext];
 }
 
-export type Sniffed = 'pdf' | 'zip' | 'ole' | 'rtf' | undefined;
+export type Sniffed = 'pdf' | 'zip' | 'ole' | 'rtf' | 'png' | 'jpeg' | 'tiff' | undefined;
 
 /** Format from the first bytes (magic numbers), when they name one; the caller falls back to the extension. */
 export function sniffFormat(bytes: Uint8Array): Sniffed {
@@ -72,6 +83,9 @@ export function sniffFormat(bytes: Uint8Array): Sniffed {
   if (head.startsWith('PK\x03\x04')) return 'zip';
   if (head.startsWith('\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1')) return 'ole';
   if (head.startsWith('{\\rtf')) return 'rtf';
+  if (head.startsWith('\x89PNG\r\n\x1a\n')) return 'png';
+  if (head.startsWith('\xff\xd8\xff')) return 'jpeg';
+  if (head.startsWith('II*\0') || head.startsWith('MM\0*')) return 'tiff';
   if (head.includes('%PDF-')) return 'pdf';
   return undefined;
 }
@@ -91,4 +105,7 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   epub: 'application/epub+zip',
   rtf: 'application/rtf',
   eml: 'message/rfc822',
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  tiff: 'image/tiff',
 };

@@ -8,6 +8,8 @@ import { decodeText } from './decodeText.js';
 import {
   extensionOf,
   formatForPath,
+  IMAGE_FORMATS,
+  MIME_BY_FORMAT,
   sniffFormat,
   TEXT_FORMATS,
   UNSUPPORTED_FORMATS,
@@ -18,6 +20,7 @@ import { loadCsv } from './loadCsv.js';
 import { loadDocx } from './loadDocx.js';
 import { loadEml } from './loadEml.js';
 import { loadEpub } from './loadEpub.js';
+import { loadImage } from './loadImage.js';
 import { loadHtml, type HtmlToDocumentOptions } from './loadHtml.js';
 import { loadOds } from './loadOds.js';
 import { loadOdt } from './loadOdt.js';
@@ -26,6 +29,7 @@ import { loadRtf } from './loadRtf.js';
 import { loadOdp, loadPptx } from './loadSlides.js';
 import { loadXlsx } from './loadXlsx.js';
 import { markdownToText } from './markdownToText.js';
+import type { OcrLoadOptions } from './ocr/OcrSession.js';
 import { readFileGuarded } from './readFileGuarded.js';
 import type { ZipLimits } from './zipArchive.js';
 
@@ -50,6 +54,8 @@ export interface LoadDocumentOptions {
   /** Spreadsheets (XLSX, ODS, CSV) with more cells holding values are refused. Default: 2,000,000. */
   maxSheetCells?: number;
   html?: HtmlToDocumentOptions;
+  /** OCR of scanned PDF pages, PDF pages with unreadable text, and image files (PNG, JPEG, TIFF). Default: on, every installed language. */
+  ocr?: OcrLoadOptions;
   /** The sha256 the file had when scanned; a different one means it changed since: BAD_INPUT. */
   expectedSha256?: string;
   /** Bytes per read call. Default: 1 MiB. */
@@ -79,12 +85,18 @@ function chooseFormat(
       );
     case 'rtf':
       return 'rtf';
+    case 'png':
+    case 'jpeg':
+    case 'tiff':
+      return sniffed;
     case undefined:
       break;
     default:
       throw missingCase(sniffed);
   }
   if (byExtension === 'pdf') throw badInput(path, 'corrupt PDF (no %PDF header)');
+  if (byExtension && IMAGE_FORMATS.has(byExtension))
+    throw badInput(path, `not a ${byExtension.toUpperCase()} image (unknown header)`);
   if (byExtension && ZIP_FORMATS.has(byExtension))
     throw badInput(path, `not a ${byExtension.toUpperCase()} file (not a zip archive)`);
   if (!byExtension) throw badInput(path, UNSUPPORTED_FORMATS[ext] ?? `unsupported file type ${ext}`);
@@ -124,6 +136,7 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
       loaded = await loadPdf(file.bytes, path, {
         maxTextChars,
         ...(options.maxPdfPages ? { maxPages: options.maxPdfPages } : {}),
+        ...(options.ocr ? { ocr: options.ocr } : {}),
         ...(signal ? { signal } : {}),
       });
       break;
@@ -156,6 +169,14 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
       break;
     case 'eml':
       loaded = await loadEml(file.bytes, path);
+      break;
+    case 'png':
+    case 'jpeg':
+    case 'tiff':
+      loaded = await loadImage(file.bytes, path, {
+        mime: MIME_BY_FORMAT[format],
+        ...(options.ocr ? { ocr: options.ocr } : {}),
+      });
       break;
     case 'csv':
       loaded = loadCsv(file.bytes, path, options.maxSheetCells);

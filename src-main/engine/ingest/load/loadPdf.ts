@@ -4,6 +4,8 @@ import { getDocumentProxy } from 'unpdf';
 import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import type { LoadedText, PageStart } from '../types.js';
+import { OcrSession, type OcrLoadOptions, type OcrReason } from './ocr/OcrSession.js';
+import { pagePaintsImage, pdfCanvasFactory, renderPdfPage } from './ocr/renderPdfPage.js';
 import { annotationText, type AnnotationLike } from './pdfAnnotationText.js';
 import { readableLines, unreadableReason } from './textReadability.js';
 
@@ -12,6 +14,8 @@ export interface LoadPdfOptions {
   maxTextChars: number;
   /** Documents with more pages are refused before extraction. Default: 50,000. */
   maxPages?: number;
+  /** OCR of pages without a text layer that paint an image, and of pages whose text is unreadable. Default: on. */
+  ocr?: OcrLoadOptions;
   signal?: AbortSignal;
 }
 
@@ -58,11 +62,15 @@ async function pageAnnotationText(page: { getAnnotations(): Promise<unknown[]> }
 /**
  * The text of a PDF, page by page (unpdf's serverless PDF.js): the content stream's text layer,
  * then the page's filled form fields and annotation contents, with each page's start offset kept
- * for citations. Pages are joined by a blank line. Encrypted (password) and corrupt
- * files are BAD_INPUT naming which; a PDF without any text layer (scanned images) too.
+ * for citations. Pages are joined by a blank line. A page without a text layer that paints an
+ * image (a scan), or whose text is unreadable, is rendered (200 dpi) and read by OCR, keeping its
+ * place; the document records those pages and the OCR's confidence. Encrypted (password) and
+ * corrupt files are BAD_INPUT naming which; a PDF with no text even after OCR too.
  */
 export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfOptions): Promise<LoadedText> {
   const { maxTextChars, maxPages = 50_000, signal } = options;
+  const ocr = new OcrSession(options.ocr);
+  const CanvasFactory = ocr.enabled ? await pdfCanvasFactory() : undefined;
   let pdf;
   try {
     // PDF.js takes ownership of the buffer it is given, so it gets a copy.
@@ -71,6 +79,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       isEvalSupported: false,
       stopAtErrors: false,
       ...PDFJS_DATA,
+      ...(CanvasFactory ? { CanvasFactory } : {}),
     });
   } catch (error) {
     const name = (error as Error | undefined)?.name;
@@ -98,9 +107,23 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       // Unreadable text would index as noise: the page keeps its place (and its annotations) and
       // its readable lines when what they say together reads as text; the rest is left out.
       // Each line is judged too: one line in an unmapped font is a small share of its page.
+      // Such a page, and a scan (no text, an image), is read by OCR first, when OCR reads it.
       const reason = unreadableReason(text);
       const salvage = readableLines(text);
-      if (reason || salvage.dropped > 0) {
+      // Only a page that paints an image is OCR'd: PDF.js (5.4) never finishes drawing a page whose
+      // font has no font program once another page used it, and a page with neither text nor an
+      // image has nothing to read.
+      const ocrReason: OcrReason | undefined =
+        (reason || salvage.dropped > 0 || !text.trim()) && CanvasFactory && (await pagePaintsImage(page))
+          ? text.trim()
+            ? 'unreadable text'
+            : 'no text layer'
+          : undefined;
+      const ocrText =
+        ocrReason && CanvasFactory ? await ocr.read(n, () => renderPdfPage(page, CanvasFactory), ocrReason) : undefined;
+      throwIfAborted(signal);
+      if (ocrText !== undefined) text = ocrText;
+      else if (reason || salvage.dropped > 0) {
         if (salvage.text && unreadableReason(salvage.text) === undefined) {
           partly.push({ page: n, dropped: salvage.dropped, lines: salvage.dropped + salvage.text.split('\n').length });
           text = salvage.text;
@@ -124,12 +147,17 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     }
     const text = parts.join('');
     const warning = unreadable.length > 0 ? unreadableWarning(unreadable) : undefined;
-    const warnings = [...(warning ? [warning] : []), ...partly.map(partlyReadableWarning)];
+    const record = await ocr.record();
+    const warnings = [...(warning ? [warning] : []), ...partly.map(partlyReadableWarning), ...(await ocr.notes())];
     if (!text.trim() && warning)
       throw badInput(path, `no readable text: ${warning}`, {
         details: { unreadablePages: unreadable.map((u) => u.page) },
       });
-    if (!text.trim()) throw badInput(path, `PDF has no text layer in ${pdf.numPages} page(s) (scanned images?)`);
+    if (!text.trim()) {
+      const ocrNotes =
+        ocr.tried > 0 ? `; OCR read no text in it${warnings.length ? ` (${warnings.join('; ')})` : ''}` : '';
+      throw badInput(path, `PDF has no text layer in ${pdf.numPages} page(s) (scanned images?)${ocrNotes}`);
+    }
     let title: string | undefined;
     try {
       const meta = await pdf.getMetadata();
@@ -144,11 +172,12 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       pages,
       ...(title ? { title } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
+      ...(record ? { ocr: record } : {}),
     };
   } catch (error) {
     if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;
     throw badInput(path, `corrupt PDF (${(error as Error).message})`, { cause: error });
   } finally {
-    await pdf.destroy();
+    await Promise.all([pdf.destroy(), ocr.dispose()]);
   }
 }

@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
+import { PdfBuilder, pdfString } from './pdfBuilder.js';
+
+/**
+ * Scanned pages for OCR tests: text drawn into a grey image with @napi-rs/canvas (fonts from
+ * packages, not the system: Liberation Sans from pdfjs-dist, Noto Sans SC from
+ * @embedpdf/fonts-sc, so the pixels are the same on every machine), then saved as PNG, JPEG,
+ * TIFF, or wrapped in a PDF page as an image with no text layer.
+ */
+const require = createRequire(import.meta.url);
+GlobalFonts.registerFromPath(
+  join(dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts', 'LiberationSans-Regular.ttf'),
+  'ScanLatin',
+);
+// The package exports only its index (dist/), which lists the files in ../fonts.
+GlobalFonts.registerFromPath(
+  join(dirname(dirname(require.resolve('@embedpdf/fonts-sc'))), 'fonts', 'NotoSansHans-Regular.otf'),
+  'ScanHans',
+);
+
+/** The resolution a scan's pixels stand for when it is placed on a PDF page. */
+export const SCAN_DPI = 200;
+
+export interface Scan {
+  width: number;
+  height: number;
+  /** One byte per pixel, 0 black – 255 white, rows top to bottom. */
+  gray: Buffer;
+  png: Buffer;
+  jpeg: Buffer;
+}
+
+/** Lines of text as a scan: 32 px type (about 11.5 pt at 200 dpi), black on white. */
+export function scanOf(lines: readonly string[], { script = 'latin' }: { script?: 'latin' | 'hans' } = {}): Scan {
+  const width = 1400;
+  const lineHeight = 56;
+  const height = 40 + lineHeight * lines.length;
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = '#000000';
+  context.font = `32px ${script === 'hans' ? 'ScanHans' : 'ScanLatin'}`;
+  lines.forEach((line, i) => context.fillText(line, 40, 60 + i * lineHeight));
+  const rgba = context.getImageData(0, 0, width, height).data;
+  const gray = Buffer.alloc(width * height);
+  for (let i = 0; i < gray.length; i++) gray[i] = Math.round((rgba[4 * i]! + rgba[4 * i + 1]! + rgba[4 * i + 2]!) / 3);
+  return { width, height, gray, png: canvas.toBuffer('image/png'), jpeg: canvas.toBuffer('image/jpeg', 92) };
+}
+
+/** An uncompressed 8-bit greyscale TIFF (little-endian, one strip, 200 dpi); `pages` copies of the scan. */
+export function tiffOf(scan: Scan, pages = 1): Buffer {
+  const entries = (dataOffset: number, resOffset: number): [number, number, number, number][] => [
+    [256, 3, 1, scan.width], // ImageWidth
+    [257, 3, 1, scan.height], // ImageLength
+    [258, 3, 1, 8], // BitsPerSample
+    [259, 3, 1, 1], // Compression: none
+    [262, 3, 1, 1], // PhotometricInterpretation: black is zero
+    [273, 4, 1, dataOffset], // StripOffsets
+    [277, 3, 1, 1], // SamplesPerPixel
+    [278, 3, 1, scan.height], // RowsPerStrip
+    [279, 4, 1, scan.gray.length], // StripByteCounts
+    [282, 5, 1, resOffset], // XResolution
+    [283, 5, 1, resOffset], // YResolution
+    [296, 3, 1, 2], // ResolutionUnit: inch
+  ];
+  const ifdSize = 2 + 12 * 12 + 4;
+  const pageSize = ifdSize + 8 + scan.gray.length;
+  const out = Buffer.alloc(8 + pageSize * pages);
+  out.write('II*\0', 0, 'latin1');
+  out.writeUInt32LE(8, 4);
+  for (let p = 0; p < pages; p++) {
+    const ifd = 8 + p * pageSize;
+    const res = ifd + ifdSize;
+    const data = res + 8;
+    out.writeUInt16LE(12, ifd);
+    entries(data, res).forEach(([tag, type, count, value], i) => {
+      const at = ifd + 2 + 12 * i;
+      out.writeUInt16LE(tag, at);
+      out.writeUInt16LE(type, at + 2);
+      out.writeUInt32LE(count, at + 4);
+      if (type === 3) out.writeUInt16LE(value, at + 8);
+      else out.writeUInt32LE(value, at + 8);
+    });
+    out.writeUInt32LE(p + 1 < pages ? ifd + pageSize : 0, ifd + 2 + 12 * 12);
+    out.writeUInt32LE(SCAN_DPI, res);
+    out.writeUInt32LE(1, res + 4);
+    scan.gray.copy(out, data);
+  }
+  return out;
+}
+
+/** A PDF whose pages are scans (an image, no text layer) or Helvetica text (a text layer). */
+export function writeScanPdf(pages: readonly (Scan | { text: string })[]): Buffer {
+  const pdf = new PdfBuilder();
+  const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const specs = pages.map((page) => {
+    if ('text' in page)
+      return {
+        content: pdf.stream(`BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET`),
+        resources: `/Font << /F1 ${font} 0 R >>`,
+      };
+    const image = pdf.stream(page.gray, {
+      dict: `/Type /XObject /Subtype /Image /Width ${page.width} /Height ${page.height} /ColorSpace /DeviceGray /BitsPerComponent 8`,
+      deflate: true,
+    });
+    const w = (page.width * 72) / SCAN_DPI;
+    const h = (page.height * 72) / SCAN_DPI;
+    return {
+      content: pdf.stream(`q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} 36 ${(792 - 36 - h).toFixed(2)} cm /Im1 Do Q`),
+      resources: `/XObject << /Im1 ${image} 0 R >>`,
+    };
+  });
+  const { pagesId } = pdf.pages(specs);
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}
