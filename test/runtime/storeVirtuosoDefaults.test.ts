@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreStatus } from '../../src-main/engine/api/contract.js';
+import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
+import { StoreProxy } from '../support/storeProxy.js';
+import { repoRoot } from '../support/tempEngine.js';
+import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
+
+const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl');
+
+/**
+ * Virtuoso as Debian packages it: the `[SPARQL]` limits of its /etc/virtuoso-opensource-7/virtuoso.ini
+ * (ResultSetMaxRows 10000), driven the way a user drives Polyhop, from the CLI (issue 24, points 10–14).
+ */
+describe("an external store on Debian's default Virtuoso limits, from the CLI", () => {
+  let virtuoso: VirtuosoInstance;
+  let proxy: StoreProxy;
+  let dir: string;
+  const polyhop = (...args: string[]): Promise<CliRun> => polyhopInProcess(dir, args);
+  const json = async <T>(...args: string[]): Promise<T> => {
+    const run = await polyhop('--json', ...args);
+    expect(run, run.err).toMatchObject({ code: 0 });
+    return JSON.parse(run.out) as T;
+  };
+  const storeSet = (kb: string, base: string, ...more: string[]): Promise<CliRun> =>
+    polyhop(
+      'store',
+      'set',
+      '--kb',
+      kb,
+      '--query-url',
+      `${base}/sparql`,
+      '--update-url',
+      `${base}/sparql-auth`,
+      '--graph-store-url',
+      `${base}/sparql-graph-crud-auth`,
+      '--auth',
+      'digest',
+      '--user',
+      'dba',
+      ...more,
+    );
+
+  beforeAll(async () => {
+    virtuoso = await startVirtuoso({ limits: 'debian' });
+    proxy = await StoreProxy.start(virtuoso.httpPort);
+    dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-defaults-'));
+    process.env.POLYHOP_STORE_PASSWORD = virtuoso.password;
+  });
+  afterAll(async () => {
+    delete process.env.POLYHOP_STORE_PASSWORD;
+    await proxy?.close();
+    await virtuoso?.dispose();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('point 10: `import` finishes the automatic sync before it exits, with progress', async () => {
+    expect(await polyhop('kb', 'create', 'mse')).toMatchObject({ code: 0 });
+    expect(await storeSet('mse', `http://127.0.0.1:${virtuoso.httpPort}`)).toMatchObject({ code: 0, err: '' });
+    const imported = await polyhop('import', MSE_KG, '--kb', 'mse');
+    expect(imported, imported.err).toMatchObject({ code: 0 });
+    const status = await json<StoreStatus>('store', 'show', '--kb', 'mse', '--probe');
+    expect(status.sync).toMatchObject({ fullNeeded: false, lastError: null });
+    expect(status.storeQuads).toBeGreaterThan(70_000);
+    expect(imported.err).toMatch(/Syncing the external store of "mse"/);
+  });
+
+  it('point 10: Ctrl-C during that sync leaves it journalled and says so; `store sync` then completes', async () => {
+    expect(await polyhop('kb', 'create', 'cut')).toMatchObject({ code: 0 });
+    expect(await storeSet('cut', proxy.base, '--graph', 'http://example.org/polyhop/cut')).toMatchObject({ code: 0 });
+    // Ctrl-C as the publish's first Graph Store write reaches the store.
+    proxy.onRequest = (req) => {
+      if (req.method !== 'PUT') return;
+      proxy.onRequest = null;
+      process.emit('SIGINT');
+    };
+    const imported = await polyhop('import', MSE_KG, '--kb', 'cut');
+    proxy.onRequest = null;
+    expect(imported, imported.err).toMatchObject({ code: 0 });
+    expect(imported.err).toMatch(
+      /Store sync cancelled: the changes not yet sent stay journalled; `polyhop store sync --kb "cut"` sends them/,
+    );
+    const cut = await json<StoreStatus>('store', 'show', '--kb', 'cut');
+    expect(cut.sync).toMatchObject({ fullNeeded: true, lastError: 'cancelled before it completed' });
+
+    const synced = await polyhop('store', 'sync', '--kb', 'cut');
+    expect(synced, synced.err).toMatchObject({ code: 0 });
+    expect(synced.out).toMatch(/Published [\d,]+ quads/);
+    const after = await json<StoreStatus>('store', 'show', '--kb', 'cut', '--probe');
+    expect(after.sync).toMatchObject({ fullNeeded: false, lastError: null });
+    expect(after.storeQuads).toBe((await json<StoreStatus>('store', 'show', '--kb', 'mse', '--probe')).storeQuads);
+  });
+});
