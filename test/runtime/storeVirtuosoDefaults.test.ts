@@ -67,6 +67,28 @@ describe("an external store on Debian's default Virtuoso limits, from the CLI", 
     expect(imported.err).toMatch(/Syncing the external store of "mse"/);
   });
 
+  it('point 14: a function call that Virtuoso runs as a SQL procedure is refused, even on the authenticated endpoint', async () => {
+    const base = `http://127.0.0.1:${virtuoso.httpPort}`;
+    // Queries through /sparql-auth: signed in as dba, where a function IRI names a procedure that may write.
+    expect(await storeSet('mse', base, '--query-url', `${base}/sparql-auth`)).toMatchObject({ code: 0 });
+    const graph = (await json<StoreStatus>('store', 'show', '--kb', 'mse')).config!.graphIri;
+    // Virtuoso takes <TTLP> for DB.DBA.TTLP, its Turtle loader: no bif: or sql: in sight.
+    const write = `SELECT (<TTLP>('<urn:a> <urn:b> <urn:planted> .', '', '${graph}') AS ?x) WHERE {}`;
+    const refused = await polyhop('sparql', write, '--kb', 'mse', '--store');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/function <TTLP> is not a SPARQL built-in/);
+    const planted = await polyhop('sparql', 'ASK { <urn:a> <urn:b> <urn:planted> }', '--kb', 'mse', '--store');
+    expect(planted).toMatchObject({ code: 0, out: 'false\n' });
+    const bif = await polyhop(
+      'sparql',
+      "PREFIX b: <bif:> SELECT (b:exec('SPARQL INSERT DATA { <urn:a> <urn:b> <urn:c> }') AS ?x) WHERE {}",
+      '--kb',
+      'mse',
+      '--store',
+    );
+    expect(bif.err).toMatch(/function bif:exec is not a SPARQL built-in/);
+  });
+
   it('point 10: Ctrl-C during that sync leaves it journalled and says so; `store sync` then completes', async () => {
     expect(await polyhop('kb', 'create', 'cut')).toMatchObject({ code: 0 });
     expect(await storeSet('cut', proxy.base, '--graph', 'http://example.org/polyhop/cut')).toMatchObject({ code: 0 });

@@ -14,6 +14,13 @@ export interface StoreRequestOptions {
    * writes are (each deletes before it writes, and graphs are sets); a user's update may not be.
    */
   idempotent?: boolean;
+  /**
+   * `when-asked`: send no credentials until this URL answers 401, so a read runs with the least
+   * rights the endpoint grants (Virtuoso's anonymous /sparql cannot run `bif:exec` updates, its
+   * /sparql-auth can); once asked, the client remembers and signs in at once. Default: `always`
+   * (Polyhop's own publishing and sync).
+   */
+  credentials?: 'always' | 'when-asked';
   signal?: AbortSignal;
 }
 
@@ -42,6 +49,8 @@ export class SparqlStoreClient {
   readonly #fetch: FetchLike;
   #challenge: DigestChallenge | null = null;
   #nonceCount = 0;
+  /** URLs that answered a request without credentials with 401. */
+  readonly #askedForCredentials = new Set<string>();
 
   constructor(config: StoreConfig, options: { fetch?: FetchLike } = {}) {
     this.#config = config;
@@ -145,8 +154,15 @@ export class SparqlStoreClient {
     const timeoutMs = options.timeoutMs ?? this.#config.requestTimeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const attempt = (): Promise<Response> =>
-      this.#fetch(url, { method, headers: { ...headers, ...this.#authHeader(method, url) }, body, signal });
+    const anonymous =
+      options.credentials === 'when-asked' && this.#config.auth.kind !== 'none' && !this.#askedForCredentials.has(url);
+    const attempt = (signIn = !anonymous): Promise<Response> =>
+      this.#fetch(url, {
+        method,
+        headers: { ...headers, ...(signIn ? this.#authHeader(method, url) : {}) },
+        body,
+        signal,
+      });
     let response: Response;
     const retrying = async (send: () => Promise<Response>): Promise<Response> => {
       try {
@@ -160,9 +176,10 @@ export class SparqlStoreClient {
       // A server that wants Digest answers a request without it at once and may close the
       // connection while a large body is still being sent (Virtuoso does): ask for the challenge
       // with a bodiless HEAD first.
-      if (this.#config.auth.kind === 'digest' && !this.#challenge)
+      if (this.#config.auth.kind === 'digest' && !this.#challenge && !anonymous)
         await retrying(() => this.#fetchChallenge(url, signal));
-      response = await retrying(attempt);
+      response = await retrying(() => attempt());
+      if (response.status === 401 && anonymous) this.#askedForCredentials.add(url);
       // No challenge yet, or a stale nonce: answer the new challenge once.
       if (response.status === 401 && this.#config.auth.kind === 'digest') {
         const challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
@@ -170,8 +187,11 @@ export class SparqlStoreClient {
         if (challenge) {
           this.#challenge = challenge;
           this.#nonceCount = 0;
-          response = await attempt();
+          response = await attempt(true);
         }
+      } else if (response.status === 401 && anonymous) {
+        await response.arrayBuffer().catch(() => undefined);
+        response = await attempt(true);
       }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;

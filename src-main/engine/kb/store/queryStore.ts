@@ -23,7 +23,12 @@ export async function queryStore(
     options.allowUpdate ?? false,
     'the store holds a copy published from the database and is read-only from here by default',
   );
-  const request = { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+  // A read goes without credentials unless the endpoint asks for them (least rights).
+  const request = {
+    timeoutMs,
+    credentials: form === 'update' ? ('always' as const) : ('when-asked' as const),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   try {
