@@ -17,7 +17,7 @@ import {
 } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { StreamedAnswer } from './cli/StreamedAnswer.js';
-import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable } from './cli/format.js';
+import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable, truncationNote } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
 import { finishStoreSync } from './cli/finishStoreSync.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
@@ -454,7 +454,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
           if (result.kind === 'select') printTable(result.rows);
           else if (result.kind === 'ask') console.log(String(result.boolean));
           else if (result.turtle !== undefined) process.stdout.write(result.turtle);
-          if (result.truncated) console.log(`(truncated at ${opts.maxRows} rows)`);
+          if (result.truncated) console.log(truncationNote(result, opts.maxRows));
         });
       },
     );

@@ -57,6 +57,20 @@ export function parseSparql(query: string): sparqljs.SparqlQuery {
 }
 
 /**
+ * A parsed request as text again (sparqljs's generator), with what {@link parseSparql} filled in
+ * undone: undeclared prefixes are written as the text wrote them, and relative IRIs stay relative.
+ */
+export function sparqlText(parsed: sparqljs.SparqlQuery): string {
+  return new sparqljs.Generator()
+    .stringify(parsed)
+    .replace(
+      /<urn:polyhop:undeclared-prefix:([^:>]*):([^>]*)>/gu,
+      (_, prefix: string, local: string) => `${decodeURIComponent(prefix)}:${local}`,
+    )
+    .replaceAll(`<${NO_BASE}`, '<');
+}
+
+/**
  * The form of a request the console may run, from its parse: BAD_INPUT for text the parser
  * refuses, for an update, and for a call of any function outside SPARQL's own (built-ins and XSD
  * casts), unless `allowUpdate`. A store may give other function IRIs power: Virtuoso runs a

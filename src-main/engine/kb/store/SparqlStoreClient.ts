@@ -28,6 +28,8 @@ export interface SelectResult {
   columns: string[];
   rows: Record<string, string | null>[];
   truncated: boolean;
+  /** The server cut its answer at this many rows (its `X-SPARQL-MaxRows` header; Virtuoso sends it only then); null if it did not say so. */
+  storeMaxRows: number | null;
 }
 
 interface SparqlJsonTerm {
@@ -62,7 +64,9 @@ export class SparqlStoreClient {
   }
 
   async select(query: string, maxRows: number, options: StoreRequestOptions = {}): Promise<SelectResult> {
-    const json = (await (await this.#query(query, 'application/sparql-results+json', options)).json()) as {
+    const response = await this.#query(query, 'application/sparql-results+json', options);
+    const header = Number.parseInt(response.headers.get('x-sparql-maxrows') ?? '', 10);
+    const json = (await response.json()) as {
       head: { vars?: string[] };
       results?: { bindings: Record<string, SparqlJsonTerm>[] };
     };
@@ -71,7 +75,8 @@ export class SparqlStoreClient {
     const rows = bindings
       .slice(0, maxRows)
       .map((binding) => Object.fromEntries(columns.map((c) => [c, binding[c] ? termText(binding[c]) : null])));
-    return { columns, rows, truncated: bindings.length > maxRows };
+    const storeMaxRows = Number.isSafeInteger(header) && header > 0 ? header : null;
+    return { columns, rows, truncated: bindings.length > maxRows || storeMaxRows !== null, storeMaxRows };
   }
 
   async ask(query: string, options: StoreRequestOptions = {}): Promise<boolean> {

@@ -1,8 +1,9 @@
 import type { SparqlResult } from '../rdf/SparqlResult.js';
 import { PolyhopError } from '../../base/errors.js';
 import { graphResultTurtle } from '../rdf/graphResultTurtle.js';
-import { checkedSparqlForm } from '../rdf/sparqlForm.js';
+import { checkedSparql } from '../rdf/sparqlForm.js';
 import type { SparqlOptions } from '../rdf/RdfView.js';
+import { pagedSelect } from './pagedSelect.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
 
 /**
@@ -18,7 +19,7 @@ export async function queryStore(
 ): Promise<SparqlResult> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 1000;
-  const form = checkedSparqlForm(
+  const { form, parsed } = checkedSparql(
     sparql,
     options.allowUpdate ?? false,
     'the store holds a copy published from the database and is read-only from here by default',
@@ -34,8 +35,9 @@ export async function queryStore(
   try {
     switch (form) {
       case 'select': {
-        const r = await client.select(sparql, maxRows, request);
-        return { kind: 'select', ...r, elapsedMs: elapsed() };
+        const first = await client.select(sparql, maxRows, request);
+        const { storeMaxRows, ...r } = await pagedSelect(client, parsed, first, maxRows, request);
+        return { kind: 'select', ...r, ...(storeMaxRows !== null ? { storeMaxRows } : {}), elapsedMs: elapsed() };
       }
       case 'ask':
         return {
