@@ -17,8 +17,9 @@ import {
 } from './engine/api/contract.js';
 import { runJob, type JobResult } from './cli/runJob.js';
 import { StreamedAnswer } from './cli/StreamedAnswer.js';
-import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable } from './cli/format.js';
+import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable, truncationNote } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
+import { finishStoreSync } from './cli/finishStoreSync.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
 import { registerWatchCommands } from './cli/watchCommands.js';
 
@@ -72,6 +73,18 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     if (json()) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
     else human();
   };
+  const storeSynced = (kbName: string): Promise<void> =>
+    finishStoreSync(
+      {
+        call,
+        getEngine,
+        quiet: json(),
+        fail: (m) => {
+          throw new CliError(m);
+        },
+      },
+      kbName,
+    );
 
   program
     .command('doctor')
@@ -219,6 +232,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
         for (const w of watched)
           console.log(`Watching ${w.path} (run \`polyhop watch --kb ${opts.kb}\` to follow it here).`);
       });
+      await storeSynced(opts.kb);
     });
 
   program
@@ -231,6 +245,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
       out(result, () => {
         if (!failures) console.log(`Indexing ${result.status}.`);
       });
+      await storeSynced(opts.kb);
       if (result.status === 'failed') throw new CliError(result.error?.message ?? 'indexing failed');
       if (failures) throw new CliError(failures);
     });
@@ -266,6 +281,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .action(async (documentId: string, opts: { kb: string }) => {
       await call('docs:remove', { kb: opts.kb, id: Number.parseInt(documentId, 10) });
       out({ removed: documentId }, () => console.log(`Removed document ${documentId}`));
+      await storeSynced(opts.kb);
     });
 
   program
@@ -410,6 +426,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
         const hint = missingVectorsHint(opts.kb, (result.result as { missingVectors: number }).missingVectors);
         if (hint) console.log(hint);
       });
+      await storeSynced(opts.kb);
     });
 
   program
@@ -437,7 +454,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
           if (result.kind === 'select') printTable(result.rows);
           else if (result.kind === 'ask') console.log(String(result.boolean));
           else if (result.turtle !== undefined) process.stdout.write(result.turtle);
-          if (result.truncated) console.log(`(truncated at ${opts.maxRows} rows)`);
+          if (result.truncated) console.log(truncationNote(result, opts.maxRows));
         });
       },
     );

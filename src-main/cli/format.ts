@@ -1,4 +1,4 @@
-import type { DoctorReport } from '../engine/api/contract.js';
+import type { DoctorReport, SparqlResult } from '../engine/api/contract.js';
 
 export function printTable(rows: readonly Record<string, unknown>[]): void {
   if (rows.length === 0) {
@@ -82,4 +82,12 @@ export function indexingFailureMessage(result: unknown): string | null {
     `Indexing finished, but ${r.failed} of ${r.units ?? r.failed} units failed (what succeeded is kept; fix the cause and run \`polyhop index\` again):`,
     ...reasons,
   ].join('\n');
+}
+
+/** Why a SPARQL answer is short: the row cap, or the store's own limit on a query that could not be paged. */
+export function truncationNote(result: SparqlResult, maxRows: number): string {
+  const shown = result.kind === 'graph' ? 'triples' : 'rows';
+  if (result.storeMaxRows !== undefined && result.rows.length < maxRows)
+    return `(truncated: the store answers at most ${result.storeMaxRows.toLocaleString('en')} rows per query and this one could not be fetched in pages; raise the store's limit (Virtuoso: ResultSetMaxRows in virtuoso.ini) or add LIMIT/OFFSET)`;
+  return `(truncated at ${maxRows.toLocaleString('en')} ${shown}; --max-rows raises the cap)`;
 }

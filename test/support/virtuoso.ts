@@ -40,10 +40,21 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `[SPARQL]` limits: `generous` so a test's counts are never capped, or `debian` as Debian's
+ * packaged /etc/virtuoso-opensource-7/virtuoso.ini sets them (what a user running the package gets).
+ */
+export type VirtuosoLimits = 'generous' | 'debian';
+
+const SPARQL_LIMITS: Record<VirtuosoLimits, string> = {
+  generous: 'ResultSetMaxRows = 1000000\nMaxQueryExecutionTime = 600\nMaxQueryCostEstimationTime = 600',
+  debian: 'ResultSetMaxRows = 10000\nMaxQueryCostEstimationTime = 400\nMaxQueryExecutionTime = 60',
+};
+
 /** `buffers`: 8 KiB pages of cache (Virtuoso's guide: about 2/3 of the memory it may use; a bench of millions of quads wants far more than a test). */
-function iniText(dir: string, sqlPort: number, httpPort: number, buffers: number): string {
+function iniText(dir: string, sqlPort: number, httpPort: number, buffers: number, limits: VirtuosoLimits): string {
   // Only what differs from Virtuoso's built-in defaults: every file in `dir`, both ports on
-  // loopback, no plugins, and generous result limits so the tests' counts are never capped.
+  // loopback, no plugins, and the chosen result limits.
   return `[Database]
 DatabaseFile = ${dir}/virtuoso.db
 ErrorLogFile = ${dir}/virtuoso.log
@@ -81,9 +92,7 @@ Charset = UTF-8
 EnabledGzipContent = 0
 
 [SPARQL]
-ResultSetMaxRows = 1000000
-MaxQueryExecutionTime = 600
-MaxQueryCostEstimationTime = 600
+${SPARQL_LIMITS[limits]}
 `;
 }
 
@@ -93,7 +102,7 @@ MaxQueryCostEstimationTime = 600
  * machine and far more on a busy one) until `/sparql` answers.
  */
 export async function startVirtuoso(
-  options: { readyTimeoutMs?: number; buffers?: number } = {},
+  options: { readyTimeoutMs?: number; buffers?: number; limits?: VirtuosoLimits } = {},
 ): Promise<VirtuosoInstance> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 280_000;
   if (!existsSync(VIRTUOSO_BINARY)) {
@@ -104,7 +113,10 @@ export async function startVirtuoso(
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-virtuoso-'));
   const sqlPort = await freePort();
   const httpPort = await freePort();
-  writeFileSync(join(dir, 'virtuoso.ini'), iniText(dir, sqlPort, httpPort, options.buffers ?? 20_000));
+  writeFileSync(
+    join(dir, 'virtuoso.ini'),
+    iniText(dir, sqlPort, httpPort, options.buffers ?? 20_000, options.limits ?? 'generous'),
+  );
   const base = `http://127.0.0.1:${httpPort}`;
   let child: ChildProcess | null = null;
 

@@ -14,6 +14,13 @@ export interface StoreRequestOptions {
    * writes are (each deletes before it writes, and graphs are sets); a user's update may not be.
    */
   idempotent?: boolean;
+  /**
+   * `when-asked`: send no credentials until this URL answers 401, so a read runs with the least
+   * rights the endpoint grants (Virtuoso's anonymous /sparql cannot run `bif:exec` updates, its
+   * /sparql-auth can); once asked, the client remembers and signs in at once. Default: `always`
+   * (Polyhop's own publishing and sync).
+   */
+  credentials?: 'always' | 'when-asked';
   signal?: AbortSignal;
 }
 
@@ -21,6 +28,8 @@ export interface SelectResult {
   columns: string[];
   rows: Record<string, string | null>[];
   truncated: boolean;
+  /** The server cut its answer at this many rows (its `X-SPARQL-MaxRows` header; Virtuoso sends it only then); null if it did not say so. */
+  storeMaxRows: number | null;
 }
 
 interface SparqlJsonTerm {
@@ -42,6 +51,8 @@ export class SparqlStoreClient {
   readonly #fetch: FetchLike;
   #challenge: DigestChallenge | null = null;
   #nonceCount = 0;
+  /** URLs that answered a request without credentials with 401. */
+  readonly #askedForCredentials = new Set<string>();
 
   constructor(config: StoreConfig, options: { fetch?: FetchLike } = {}) {
     this.#config = config;
@@ -53,7 +64,9 @@ export class SparqlStoreClient {
   }
 
   async select(query: string, maxRows: number, options: StoreRequestOptions = {}): Promise<SelectResult> {
-    const json = (await (await this.#query(query, 'application/sparql-results+json', options)).json()) as {
+    const response = await this.#query(query, 'application/sparql-results+json', options);
+    const header = Number.parseInt(response.headers.get('x-sparql-maxrows') ?? '', 10);
+    const json = (await response.json()) as {
       head: { vars?: string[] };
       results?: { bindings: Record<string, SparqlJsonTerm>[] };
     };
@@ -62,7 +75,8 @@ export class SparqlStoreClient {
     const rows = bindings
       .slice(0, maxRows)
       .map((binding) => Object.fromEntries(columns.map((c) => [c, binding[c] ? termText(binding[c]) : null])));
-    return { columns, rows, truncated: bindings.length > maxRows };
+    const storeMaxRows = Number.isSafeInteger(header) && header > 0 ? header : null;
+    return { columns, rows, truncated: bindings.length > maxRows || storeMaxRows !== null, storeMaxRows };
   }
 
   async ask(query: string, options: StoreRequestOptions = {}): Promise<boolean> {
@@ -145,8 +159,15 @@ export class SparqlStoreClient {
     const timeoutMs = options.timeoutMs ?? this.#config.requestTimeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const attempt = (): Promise<Response> =>
-      this.#fetch(url, { method, headers: { ...headers, ...this.#authHeader(method, url) }, body, signal });
+    const anonymous =
+      options.credentials === 'when-asked' && this.#config.auth.kind !== 'none' && !this.#askedForCredentials.has(url);
+    const attempt = (signIn = !anonymous): Promise<Response> =>
+      this.#fetch(url, {
+        method,
+        headers: { ...headers, ...(signIn ? this.#authHeader(method, url) : {}) },
+        body,
+        signal,
+      });
     let response: Response;
     const retrying = async (send: () => Promise<Response>): Promise<Response> => {
       try {
@@ -160,9 +181,10 @@ export class SparqlStoreClient {
       // A server that wants Digest answers a request without it at once and may close the
       // connection while a large body is still being sent (Virtuoso does): ask for the challenge
       // with a bodiless HEAD first.
-      if (this.#config.auth.kind === 'digest' && !this.#challenge)
+      if (this.#config.auth.kind === 'digest' && !this.#challenge && !anonymous)
         await retrying(() => this.#fetchChallenge(url, signal));
-      response = await retrying(attempt);
+      response = await retrying(() => attempt());
+      if (response.status === 401 && anonymous) this.#askedForCredentials.add(url);
       // No challenge yet, or a stale nonce: answer the new challenge once.
       if (response.status === 401 && this.#config.auth.kind === 'digest') {
         const challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
@@ -170,8 +192,11 @@ export class SparqlStoreClient {
         if (challenge) {
           this.#challenge = challenge;
           this.#nonceCount = 0;
-          response = await attempt();
+          response = await attempt(true);
         }
+      } else if (response.status === 401 && anonymous) {
+        await response.arrayBuffer().catch(() => undefined);
+        response = await attempt(true);
       }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;

@@ -1,8 +1,9 @@
 import type { SparqlResult } from '../rdf/SparqlResult.js';
 import { PolyhopError } from '../../base/errors.js';
 import { graphResultTurtle } from '../rdf/graphResultTurtle.js';
-import { checkedSparqlForm } from '../rdf/sparqlForm.js';
+import { checkedSparql } from '../rdf/sparqlForm.js';
 import type { SparqlOptions } from '../rdf/RdfView.js';
+import { pagedSelect } from './pagedSelect.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
 
 /**
@@ -18,19 +19,25 @@ export async function queryStore(
 ): Promise<SparqlResult> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxRows = options.maxRows ?? 1000;
-  const form = checkedSparqlForm(
+  const { form, parsed } = checkedSparql(
     sparql,
     options.allowUpdate ?? false,
     'the store holds a copy published from the database and is read-only from here by default',
   );
-  const request = { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+  // A read goes without credentials unless the endpoint asks for them (least rights).
+  const request = {
+    timeoutMs,
+    credentials: form === 'update' ? ('always' as const) : ('when-asked' as const),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   try {
     switch (form) {
       case 'select': {
-        const r = await client.select(sparql, maxRows, request);
-        return { kind: 'select', ...r, elapsedMs: elapsed() };
+        const first = await client.select(sparql, maxRows, request);
+        const { storeMaxRows, ...r } = await pagedSelect(client, parsed, first, maxRows, request);
+        return { kind: 'select', ...r, ...(storeMaxRows !== null ? { storeMaxRows } : {}), elapsedMs: elapsed() };
       }
       case 'ask':
         return {

@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../../base/abort.js';
-import { isCancellation } from '../../base/errors.js';
+import { PolyhopError, isCancellation } from '../../base/errors.js';
 import { buildQuads } from '../rdf/buildQuads.js';
 import { KbQuads } from '../rdf/KbQuads.js';
 import type { RdfRecordSource } from '../rdf/RdfRecordSource.js';
@@ -15,6 +15,8 @@ import {
 } from '../rdf/rdfUpdates.js';
 import { KbIris, type RdfQuad } from '../rdf/terms.js';
 import type { TripleRecord } from '../types.js';
+import { parseSparql } from '../rdf/sparqlForm.js';
+import { pagedSelect } from './pagedSelect.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
 import type { StoreJournal } from './StoreJournal.js';
 
@@ -152,14 +154,25 @@ async function syncChanges(
     throwIfAborted(options.signal);
     const ids = documents.slice(i, i + docStep);
     const linked = new Set<number>();
-    const before = await client.select(
-      entityIdsOfDocumentsQuery(
-        ids.map((id) => iris.document(id).value),
-        graph,
-      ),
-      Number.MAX_SAFE_INTEGER,
-      requestOptions,
+    const linkedQuery = entityIdsOfDocumentsQuery(
+      ids.map((id) => iris.document(id).value),
+      graph,
     );
+    // Past the store's row limit (Virtuoso: 10,000 by default) the answer comes in pages; one
+    // still short would leave entities unsent, so it fails the step instead.
+    const before = await pagedSelect(
+      client,
+      parseSparql(linkedQuery),
+      await client.select(linkedQuery, Number.MAX_SAFE_INTEGER, requestOptions),
+      Number.MAX_SAFE_INTEGER,
+      { ...requestOptions, timeoutMs: 3_600_000 },
+    );
+    if (before.truncated) {
+      throw new PolyhopError(
+        'STORE_ERROR',
+        `the store answered only ${before.rows.length} of the entities its copy links to these documents (its row limit is ${before.storeMaxRows})`,
+      );
+    }
     for (const row of before.rows) linked.add(Number(row.id));
     for (const id of ids)
       for await (const t of source.triples({ documentId: id })) linked.add(t.sourceId).add(t.targetId);

@@ -40,7 +40,8 @@ async function recordingStore(): Promise<{
         req.socket.destroy();
         return;
       }
-      if (!req.headers.authorization) {
+      // `/open`: a query endpoint that serves anyone, as Virtuoso's /sparql does.
+      if (!req.headers.authorization && url.pathname !== '/open') {
         res
           .writeHead(401, { 'www-authenticate': 'Digest realm="test", nonce="abc", qop="auth", algorithm="MD5"' })
           .end();
@@ -182,6 +183,45 @@ describe('external store protocol', () => {
     expect(store.requests.at(-1)!.headers.authorization).toBe(
       `Basic ${Buffer.from('me:s3cret-pw').toString('base64')}`,
     );
+  });
+
+  it('console reads go without credentials until the query endpoint asks for them (issue 24 point 14)', async () => {
+    await call(engine, 'store:set', {
+      kb: 'configured',
+      queryUrl: `${store.base}/open`,
+      updateUrl: `${store.base}/update`,
+      graphStoreUrl: `${store.base}/gsp`,
+      graphIri: 'http://example.org/graphs/cities',
+      auth: { kind: 'digest', username: 'me' },
+    });
+    const before = store.requests.length;
+    const q = { kb: 'configured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', target: 'store' };
+    expect((await call<SparqlResult>(engine, 'sparql:query', q)).rows).toEqual([{ n: '7' }]);
+    const anonymous = store.requests.slice(before);
+    expect(anonymous.map((r) => [r.method, r.url.pathname, r.headers.authorization ?? null])).toEqual([
+      ['POST', '/open', null],
+    ]);
+    // An endpoint that does ask (401) gets them, and is signed in to at once from then on.
+    await call(engine, 'store:set', {
+      kb: 'configured',
+      queryUrl: `${store.base}/query`,
+      updateUrl: `${store.base}/update`,
+      graphStoreUrl: `${store.base}/gsp`,
+      graphIri: 'http://example.org/graphs/cities',
+      auth: { kind: 'digest', username: 'me' },
+    });
+    const asked = store.requests.length;
+    await call(engine, 'sparql:query', q);
+    await call(engine, 'sparql:query', q);
+    expect(store.requests.slice(asked).map((r) => [r.url.pathname, Boolean(r.headers.authorization)])).toEqual([
+      ['/query', false],
+      ['/query', true],
+      ['/query', true],
+    ]);
+    // An update the user unlocked is sent signed in, as the sync's own requests are.
+    await call(engine, 'sparql:query', { ...q, query: 'INSERT DATA { <urn:a> <urn:b> <urn:c> }', allowUpdate: true });
+    expect(store.requests.at(-1)).toMatchObject({ url: expect.objectContaining({ pathname: '/update' }) });
+    expect(store.requests.at(-1)!.headers.authorization).toMatch(/^Digest /);
   });
 
   it('an import job ending starts a sync only for a KB with a store: another KB sends nothing', async () => {
