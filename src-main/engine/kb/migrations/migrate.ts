@@ -6,6 +6,7 @@ import { migration0003 } from './0003_passages.js';
 import { migration0004 } from './0004_linear_triple_index.js';
 import { migration0005 } from './0005_original_language_chunks.js';
 import { migration0006 } from './0006_store_journal.js';
+import { migration0007 } from './0007_threads.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0004,
   migration0005,
   migration0006,
+  migration0007,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 
