@@ -113,4 +113,5 @@ export interface FollowUpRewrite {
   usage: Answer['usage'];
 }
 
-export type ThreadExportFormat = 'markdown' | 'json';
+export const THREAD_EXPORT_FORMATS = ['markdown', 'json'] as const;
+export type ThreadExportFormat = (typeof THREAD_EXPORT_FORMATS)[number];
