@@ -27,14 +27,16 @@ export interface CliOptions {
   argv: string[];
   /** Starts browser mode (kept out of this file so the CLI does not load the HTTP server unless asked). */
   serve: (engine: Engine, port: number | undefined) => Promise<void>;
+  /** Test hook: the engine to run on instead of one over `--data-dir` (the caller disposes it). */
+  engine?: Engine;
 }
 
 export class CliError extends Error {}
 
-export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<number> {
+export async function runCli({ appRoot, argv, serve, engine: injected }: CliOptions): Promise<number> {
   // Browser mode runs here too: one escaped rejection must not end the server and its jobs.
   logUnhandledRejections();
-  let engine: Engine | undefined;
+  let engine: Engine | undefined = injected;
   const program = new Command('polyhop')
     .description('Offline knowledge-graph question answering over your documents with local models.')
     .option('--data-dir <dir>', 'data directory (default: POLYHOP_DATA_DIR or the per-user data folder)')
@@ -288,6 +290,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--lang <code>', 'answer language (default: the question language)')
     .option('--retrieval-only', 'no generation: ranked evidence with citations')
     .option('--trace', 'print the strategy steps')
+    .option('--thread <id>', 'continue this thread: a follow-up is made standalone from its turns first')
     .action(
       async (
         question: string,
@@ -297,8 +300,12 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
           lang?: string;
           retrievalOnly?: boolean;
           trace?: boolean;
+          thread?: string;
         },
       ) => {
+        const thread = opts.thread === undefined ? 'new' : Number(opts.thread);
+        if (thread !== 'new' && !(Number.isInteger(thread) && thread > 0))
+          throw new CliError(`--thread takes a thread id (a positive integer), not "${opts.thread}"`);
         // On a terminal the answer streams as it is written (the short answer follows it); piped, the short answer comes first.
         const streamed = !json() && process.stdout.isTTY ? new StreamedAnswer(process.stdout) : null;
         const result = await job(
@@ -308,6 +315,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
             question,
             strategy: opts.strategy,
             retrievalOnly: Boolean(opts.retrievalOnly),
+            thread,
             ...(opts.lang ? { answerLanguage: opts.lang } : {}),
           },
           { onToken: streamed?.onToken },
@@ -332,6 +340,11 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
               console.log(
                 `\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`,
               );
+          if (answer.question !== question.trim()) console.log(`\nAsked as: ${answer.question}`);
+          if (answer.thread)
+            console.log(
+              `\nThread ${answer.thread.id}, turn ${answer.thread.position}: continue with --thread ${answer.thread.id}`,
+            );
         });
       },
     );
@@ -616,7 +629,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     console.error(`polyhop: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
-    await engine?.dispose();
+    if (engine !== injected) await engine?.dispose();
   }
 }
 
