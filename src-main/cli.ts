@@ -21,6 +21,7 @@ import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable } f
 import { addEndpointCommands } from './cli/endpointCommands.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
 import { registerWatchCommands } from './cli/watchCommands.js';
+import { registerChatCommand } from './cli/chatCommand.js';
 
 export interface CliOptions {
   appRoot: string;
@@ -29,11 +30,13 @@ export interface CliOptions {
   serve: (engine: Engine, port: number | undefined) => Promise<void>;
   /** Test hook: the engine to run on instead of one over `--data-dir` (the caller disposes it). */
   engine?: Engine;
+  /** Where `polyhop chat` reads its questions. Default: stdin. */
+  input?: NodeJS.ReadableStream;
 }
 
 export class CliError extends Error {}
 
-export async function runCli({ appRoot, argv, serve, engine: injected }: CliOptions): Promise<number> {
+export async function runCli({ appRoot, argv, serve, engine: injected, input }: CliOptions): Promise<number> {
   // Browser mode runs here too: one escaped rejection must not end the server and its jobs.
   logUnhandledRejections();
   let engine: Engine | undefined = injected;
@@ -348,6 +351,11 @@ export async function runCli({ appRoot, argv, serve, engine: injected }: CliOpti
         });
       },
     );
+
+  registerChatCommand(program, () => ({
+    job: (method, request) => job(method, request),
+    input: input ?? process.stdin,
+  }));
 
   program
     .command('export')

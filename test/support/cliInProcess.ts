@@ -18,7 +18,7 @@ export interface CliRun {
 export async function polyhopInProcess(
   dir: string,
   args: readonly string[],
-  options: { engine?: Engine } = {},
+  options: { engine?: Engine; input?: NodeJS.ReadableStream } = {},
 ): Promise<CliRun> {
   let out = '';
   let err = '';
@@ -37,6 +37,7 @@ export async function polyhopInProcess(
       argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args],
       serve: async () => {},
       ...(options.engine ? { engine: options.engine } : {}),
+      ...(options.input ? { input: options.input } : {}),
     });
     return { code, out, err };
   } finally {

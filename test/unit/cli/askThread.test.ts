@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { polyhopInProcess } from '../../support/cliInProcess.js';
@@ -48,5 +49,28 @@ describe('polyhop ask in threads', () => {
     const missing = await polyhop('ask', 'e poi?', '--kb', 'odyssey', '--thread', '999');
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/No thread 999/);
+  });
+
+  it('chats in one thread: a follow-up rewritten from it, /strategy switching, /quit ending', async () => {
+    const input = Readable.from([
+      `${WIFE_OF_KING.it}\n`,
+      '/strategy vector\n',
+      'e dove è nata?\n',
+      '/quit\n',
+      'never asked\n',
+    ]);
+    const chat = await polyhopInProcess(dataDir, ['chat', '--kb', 'odyssey'], { engine, input });
+    expect(chat).toMatchObject({ code: 0, err: '' });
+    expect(chat.out).toContain('Strategy: vector');
+    expect(chat.out).toContain('Asked as: Dove è nata Penelope?');
+    const id = Number(/Thread (\d+): continue with polyhop ask --thread \1/.exec(chat.out)?.[1]);
+    const thread = await call<{ turns: { question: string; answer: { strategy: string } }[] }>(engine, 'threads:get', {
+      kb: 'odyssey',
+      thread: id,
+    });
+    expect(thread.turns.map((t) => [t.question, t.answer.strategy])).toEqual([
+      [WIFE_OF_KING.it, 'dr'],
+      ['e dove è nata?', 'vector'],
+    ]);
   });
 });
