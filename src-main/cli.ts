@@ -22,20 +22,25 @@ import { addEndpointCommands } from './cli/endpointCommands.js';
 import { finishStoreSync } from './cli/finishStoreSync.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
 import { registerWatchCommands } from './cli/watchCommands.js';
+import { registerChatCommand } from './cli/chatCommand.js';
 
 export interface CliOptions {
   appRoot: string;
   argv: string[];
   /** Starts browser mode (kept out of this file so the CLI does not load the HTTP server unless asked). */
   serve: (engine: Engine, port: number | undefined) => Promise<void>;
+  /** Test hook: the engine to run on instead of one over `--data-dir` (the caller disposes it). */
+  engine?: Engine;
+  /** Where `polyhop chat` reads its questions. Default: stdin. */
+  input?: NodeJS.ReadableStream;
 }
 
 export class CliError extends Error {}
 
-export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<number> {
+export async function runCli({ appRoot, argv, serve, engine: injected, input }: CliOptions): Promise<number> {
   // Browser mode runs here too: one escaped rejection must not end the server and its jobs.
   logUnhandledRejections();
-  let engine: Engine | undefined;
+  let engine: Engine | undefined = injected;
   const program = new Command('polyhop')
     .description('Offline knowledge-graph question answering over your documents with local models.')
     .option('--data-dir <dir>', 'data directory (default: POLYHOP_DATA_DIR or the per-user data folder)')
@@ -304,6 +309,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     .option('--lang <code>', 'answer language (default: the question language)')
     .option('--retrieval-only', 'no generation: ranked evidence with citations')
     .option('--trace', 'print the strategy steps')
+    .option('--thread <id>', 'continue this thread: a follow-up is made standalone from its turns first')
     .action(
       async (
         question: string,
@@ -313,8 +319,12 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
           lang?: string;
           retrievalOnly?: boolean;
           trace?: boolean;
+          thread?: string;
         },
       ) => {
+        const thread = opts.thread === undefined ? 'new' : Number(opts.thread);
+        if (thread !== 'new' && !(Number.isInteger(thread) && thread > 0))
+          throw new CliError(`--thread takes a thread id (a positive integer), not "${opts.thread}"`);
         // On a terminal the answer streams as it is written (the short answer follows it); piped, the short answer comes first.
         const streamed = !json() && process.stdout.isTTY ? new StreamedAnswer(process.stdout) : null;
         const result = await job(
@@ -324,6 +334,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
             question,
             strategy: opts.strategy,
             retrievalOnly: Boolean(opts.retrievalOnly),
+            thread,
             ...(opts.lang ? { answerLanguage: opts.lang } : {}),
           },
           { onToken: streamed?.onToken },
@@ -348,9 +359,19 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
               console.log(
                 `\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`,
               );
+          if (answer.question !== question.trim()) console.log(`\nAsked as: ${answer.question}`);
+          if (answer.thread)
+            console.log(
+              `\nThread ${answer.thread.id}, turn ${answer.thread.position}: continue with --thread ${answer.thread.id}`,
+            );
         });
       },
     );
+
+  registerChatCommand(program, () => ({
+    job: (method, request) => job(method, request),
+    input: input ?? process.stdin,
+  }));
 
   program
     .command('export')
@@ -633,7 +654,7 @@ export async function runCli({ appRoot, argv, serve }: CliOptions): Promise<numb
     console.error(`polyhop: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
-    await engine?.dispose();
+    if (engine !== injected) await engine?.dispose();
   }
 }
 

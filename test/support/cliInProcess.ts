@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { vi } from 'vitest';
 import { runCli } from '../../src-main/cli.js';
+import type { Engine } from '../../src-main/engine/api/Engine.js';
 import { repoRoot } from './tempEngine.js';
 
 export interface CliRun {
@@ -11,9 +12,14 @@ export interface CliRun {
 
 /**
  * Runs `polyhop ARGS` in this process with `<dir>/data` as its data folder and `<dir>/models` as
- * its models folder; returns the exit code and what it printed (console and stdout).
+ * its models folder (or on `options.engine`, left open); returns the exit code and what it printed
+ * (console and stdout).
  */
-export async function polyhopInProcess(dir: string, args: readonly string[]): Promise<CliRun> {
+export async function polyhopInProcess(
+  dir: string,
+  args: readonly string[],
+  options: { engine?: Engine; input?: NodeJS.ReadableStream } = {},
+): Promise<CliRun> {
   let out = '';
   let err = '';
   const log = vi
@@ -30,6 +36,8 @@ export async function polyhopInProcess(dir: string, args: readonly string[]): Pr
       appRoot: repoRoot,
       argv: ['--data-dir', join(dir, 'data'), '--models-dir', join(dir, 'models'), ...args],
       serve: async () => {},
+      ...(options.engine ? { engine: options.engine } : {}),
+      ...(options.input ? { input: options.input } : {}),
     });
     return { code, out, err };
   } finally {

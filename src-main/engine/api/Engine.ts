@@ -13,6 +13,7 @@ import { docHandlers } from './handlers/docs.js';
 import { indexingHandlers } from './handlers/indexing.js';
 import { graphHandlers } from './handlers/graph.js';
 import { qaHandlers } from './handlers/qa.js';
+import { threadHandlers } from './handlers/threads.js';
 import { rdfHandlers } from './handlers/rdf.js';
 import { evalHandlers } from './handlers/eval.js';
 import { backupHandlers } from './handlers/backup.js';
@@ -81,6 +82,7 @@ export class Engine {
       ...indexingHandlers(this),
       ...graphHandlers(this),
       ...qaHandlers(this),
+      ...threadHandlers(this),
       ...rdfHandlers(this),
       ...evalHandlers(this),
       ...backupHandlers(this),

@@ -26,7 +26,7 @@ export type { SparqlResult } from '../kb/rdf/SparqlResult.js';
 export type { StoreStatus, StoreSyncView } from '../kb/store/StoreStatus.js';
 export { modelSelectionSchema } from '../models/views.js';
 export type * from '../models/views.js';
-export { STRATEGIES } from '../qa/Answer.js';
+export { STRATEGIES, THREAD_EXPORT_FORMATS } from '../qa/Answer.js';
 export type * from '../qa/Answer.js';
 
 /** The typed surface every front door offers: one promise-returning call per method. */

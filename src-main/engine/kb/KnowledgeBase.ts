@@ -16,6 +16,7 @@ import { ImportedStatementsRepository } from './ImportedStatementsRepository.js'
 import { JobStateRepository } from './JobStateRepository.js';
 import { PartialSummaryRepository } from './PartialSummaryRepository.js';
 import { TextIndexRepository } from './TextIndexRepository.js';
+import { ThreadRepository } from './ThreadRepository.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
@@ -179,6 +180,8 @@ export class KnowledgeBase {
   readonly jobState: JobStateRepository;
   /** Questions asked and their answers (HistoryRepository.ts). */
   readonly history: HistoryRepository;
+  /** Conversations whose turns link to history entries (ThreadRepository.ts). */
+  readonly threads: ThreadRepository;
   /** FTS5 indexes and BM25 (TextIndexRepository.ts). */
   readonly textIndex: TextIndexRepository;
   /** An imported graph's original N-Quads (ImportedStatementsRepository.ts). */
@@ -193,6 +196,7 @@ export class KnowledgeBase {
     this.#statements = new StatementCache(db);
     this.jobState = new JobStateRepository(db, this.#statements);
     this.history = new HistoryRepository(this.#statements);
+    this.threads = new ThreadRepository(this.#statements, (fn) => this.transaction(fn));
     this.textIndex = new TextIndexRepository(db, this.#statements, {
       transaction: (fn) => this.transaction(fn),
       touch: () => {

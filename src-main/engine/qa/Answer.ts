@@ -48,6 +48,8 @@ export interface Answer {
   evidence: Evidence[];
   trace: TraceStep[];
   usage: { llmCalls: number; promptTokens: number; completionTokens: number; cacheHits: number; ms: number };
+  /** The thread and turn it was filed under, when asked in a thread. */
+  thread?: ThreadRef;
 }
 
 export interface HistoryEntry {
@@ -55,3 +57,61 @@ export interface HistoryEntry {
   askedAt: string;
   answer: Answer;
 }
+
+// ── threads: a conversation over one KB, what follow-ups are rewritten from ──
+
+export interface ThreadSummary {
+  id: number;
+  title: string;
+  createdAt: string;
+  /** When its latest turn was asked (its creation while it has none). */
+  updatedAt: string;
+  turnCount: number;
+  /** The latest turn's question as asked; null while it has none. */
+  lastQuestion: string | null;
+}
+
+export interface ThreadTurn {
+  id: number;
+  /** 1 for the first turn. */
+  position: number;
+  /** As the asker wrote it ("and where was she born?"). */
+  question: string;
+  /** What retrieval and the strategy ran on: the first turn's question, or a follow-up rewritten from the thread. */
+  standaloneQuestion: string;
+  historyId: number | null;
+  askedAt: string;
+  /** Null when its history entry is gone. */
+  answer: Answer | null;
+}
+
+export interface Thread extends ThreadSummary {
+  turns: ThreadTurn[];
+}
+
+/** Where an answer was filed in its thread (set by the Api on an answer asked in a thread). */
+export interface ThreadRef {
+  id: number;
+  title: string;
+  turnId: number;
+  position: number;
+}
+
+/**
+ * A follow-up made standalone before it is asked. `how`: `first-turn` (nothing to rewrite from),
+ * `model` (the model's rewrite, accepted), `fallback` (no model, or its rewrite was unusable: the
+ * follow-up with the previous turn appended), `asker` (the asker's own edit of it).
+ */
+export interface FollowUpRewrite {
+  followUp: string;
+  standalone: string;
+  how: 'first-turn' | 'model' | 'fallback' | 'asker';
+  /** ISO 639 code of the follow-up; its answer is written in it unless the asker chose one. */
+  language: string;
+  /** The `rewrite` trace step with its LLM call and tokens; the answer's trace starts with it. */
+  step: TraceStep;
+  usage: Answer['usage'];
+}
+
+export const THREAD_EXPORT_FORMATS = ['markdown', 'json'] as const;
+export type ThreadExportFormat = (typeof THREAD_EXPORT_FORMATS)[number];

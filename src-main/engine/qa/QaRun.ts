@@ -102,6 +102,15 @@ export class QaRun {
     return this.#english;
   }
 
+  /** A step run before this question (a follow-up's rewrite): it heads the trace and its cost counts here. */
+  adopt(step: TraceStep, usage: Usage): void {
+    this.trace.push(step);
+    this.#usage.llmCalls += usage.llmCalls;
+    this.#usage.promptTokens += usage.promptTokens;
+    this.#usage.completionTokens += usage.completionTokens;
+    this.#usage.cacheHits += usage.cacheHits;
+  }
+
   /** @internal */
   count(usage: LlmUsage): void {
     this.#usage.llmCalls++;

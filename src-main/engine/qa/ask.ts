@@ -29,6 +29,7 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
     ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}),
   });
   const run = new QaRun(ctx, settings, trimmed, guess.language, options);
+  if (options.rewrite) run.adopt(options.rewrite.step, options.rewrite.usage);
   const retrievalOnly = options.retrievalOnly === true || ctx.llm === null;
   await run.step('language', async (s) => {
     s.detail.detected = {

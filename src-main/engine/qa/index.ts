@@ -9,3 +9,5 @@ export { guessLanguage, type LanguageGuess, type LanguageHints } from './languag
 export { QaRun, StepScope } from './QaRun.js';
 /** @internal */
 export type { EvidenceItem } from './EvidencePool.js';
+export { rewriteFollowUp, rewriteProblem, type EarlierTurn, type RewriteOptions } from './followUp.js';
+export { threadMarkdown, threadJson } from './threadExport.js';

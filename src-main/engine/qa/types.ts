@@ -6,6 +6,7 @@ import type { PromptLibrary } from '../models/PromptLibrary.js';
 import type { EvidenceItem } from './EvidencePool.js';
 import type { QaRun } from './QaRun.js';
 import type { QaSettings } from './settings.js';
+import type { FollowUpRewrite } from './Answer.js';
 
 /** The read side of a knowledge base that answering uses (a `KnowledgeBase` is one). */
 export type QaKb = Pick<
@@ -58,6 +59,8 @@ export interface AskOptions {
    * trimmed, is the answer's `text`.
    */
   onTextRestart?: () => void;
+  /** The follow-up rewrite this question came from (see `rewriteFollowUp`): its step heads the trace, its tokens count. */
+  rewrite?: Pick<FollowUpRewrite, 'step' | 'usage'>;
 }
 
 /** What a strategy returns; `ask` adds language, usage and the trace to make the contract's `Answer`. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DATASET_FORMATS } from '../../eval/types.js';
 import { RDF_FORMATS } from '../../kb/rdf/RdfFormat.js';
 import { modelSelectionSchema } from '../../models/views.js';
-import { STRATEGIES } from '../../qa/Answer.js';
+import { STRATEGIES, THREAD_EXPORT_FORMATS } from '../../qa/Answer.js';
 import type { Method } from './channels.js';
 
 const kbName = z
@@ -171,7 +171,28 @@ export const requestSchemas = {
         .regex(/^[a-z]{2,3}$/)
         .optional(),
       retrievalOnly: z.boolean().default(false),
+      /** Files the answer as the next turn of this thread ('new': the first turn of a new one). */
+      thread: z.union([id, z.literal('new')]).optional(),
+      /** With `thread`: the standalone question to answer `question` as (from `qa:rewrite`, as the asker left it). Default: rewritten in the job. */
+      standalone: z.string().trim().min(1).max(4000).optional(),
     })
+    .strict(),
+  /** A follow-up made standalone from its thread (one structured call), to review before `qa:ask`. */
+  'qa:rewrite': z.object({ kb: kbName, thread: id, question: z.string().trim().min(1).max(4000) }).strict(),
+  /** The KB's threads, latest continued first; `search` matches titles and questions. */
+  'threads:list': z
+    .object({
+      kb: kbName,
+      search: z.string().max(1000).default(''),
+      limit: z.number().int().positive().max(1000).default(100),
+    })
+    .strict(),
+  'threads:get': z.object({ kb: kbName, thread: id }).strict(),
+  'threads:rename': z.object({ kb: kbName, thread: id, title: z.string().trim().min(1).max(200) }).strict(),
+  /** Deletes the thread and its turns; the history keeps their answers. */
+  'threads:delete': z.object({ kb: kbName, thread: id }).strict(),
+  'threads:export': z
+    .object({ kb: kbName, thread: id, format: z.enum(THREAD_EXPORT_FORMATS).default('markdown') })
     .strict(),
   'qa:history': z
     .object({

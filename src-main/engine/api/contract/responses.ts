@@ -25,7 +25,14 @@ import type {
   ModelSelection,
   ModelStatus,
 } from '../../models/views.js';
-import type { HistoryEntry, StrategyName } from '../../qa/Answer.js';
+import type {
+  FollowUpRewrite,
+  HistoryEntry,
+  StrategyName,
+  Thread,
+  ThreadExportFormat,
+  ThreadSummary,
+} from '../../qa/Answer.js';
 import type { JobState } from './events.js';
 
 export interface ErrorData {
@@ -122,6 +129,13 @@ export interface Responses {
   'store:remove': { removed: boolean };
   'qa:ask': JobRef;
   'qa:history': HistoryEntry[];
+  'qa:rewrite': FollowUpRewrite;
+  'threads:list': ThreadSummary[];
+  'threads:get': Thread;
+  'threads:rename': ThreadSummary;
+  'threads:delete': { deleted: boolean };
+  /** The export as text, with the file name and media type to save it under. */
+  'threads:export': { format: ThreadExportFormat; fileName: string; mime: string; text: string };
   'models:list': ModelFile[];
   'models:catalog': CatalogEntry[];
   'models:status': { generation: ModelStatus | null; embedding: ModelStatus | null };

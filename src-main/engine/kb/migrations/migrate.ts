@@ -7,6 +7,7 @@ import { migration0004 } from './0004_linear_triple_index.js';
 import { migration0005 } from './0005_original_language_chunks.js';
 import { migration0006 } from './0006_store_journal.js';
 import { migration0007 } from './0007_entity_partials.js';
+import { migration0008 } from './0008_threads.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0005,
   migration0006,
   migration0007,
+  migration0008,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 
