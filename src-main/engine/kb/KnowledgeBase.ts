@@ -1,11 +1,8 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { StatementCache } from './utils/StatementCache.js';
-import * as sqliteVec from 'sqlite-vec';
 import { PolyhopError } from '../base/errors.js';
-import { storageError } from '../base/storageError.js';
 import { sqlNotEnglish } from '../base/englishLanguage.js';
 import { missingCase } from '../base/assert.js';
 import type { CallCacheStore } from '../models/CallCache.js';
@@ -15,6 +12,9 @@ import { HistoryRepository } from './HistoryRepository.js';
 import { ImportedStatementsRepository } from './ImportedStatementsRepository.js';
 import { JobStateRepository } from './JobStateRepository.js';
 import { TextIndexRepository } from './TextIndexRepository.js';
+import { MetaRepository } from './MetaRepository.js';
+import type { RepositoryContext } from './RepositoryContext.js';
+import { backupKb, openDatabase, notAKb, readKbMeta, verifyKbFile } from './KbFile.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
@@ -145,9 +145,6 @@ type EntityRow = Omit<EntityRecord, 'summaryStale' | 'aliases'> & { summaryStale
 type TripleRow = Omit<TripleRecord, 'chunkIds'> & { chunkIds: string };
 type PassageRow = Omit<PassageRecord, 'chunkIds'> & { chunkIds: string };
 
-/** A KB file's meta keys; `format` tells a Polyhop KB from any other SQLite file. */
-const FORMAT = 'polyhop-kb';
-
 /**
  * One knowledge base: a SQLite file (WAL) that is the system of record for documents, chunks,
  * entities and triples, with their vectors (float blobs, searched through an in-memory sign-bit
@@ -180,15 +177,18 @@ export class KnowledgeBase {
   readonly textIndex: TextIndexRepository;
   /** An imported graph's original N-Quads (ImportedStatementsRepository.ts). */
   readonly importedStatements: ImportedStatementsRepository;
+  /** Meta and settings (MetaRepository.ts). */
+  readonly metadata: MetaRepository;
   #storeJournal: StoreJournal | undefined;
 
   private constructor(file: string, db: Db) {
     this.file = file;
     this.#db = db;
     this.#statements = new StatementCache(db);
-    this.jobState = new JobStateRepository(db, this.#statements);
-    this.history = new HistoryRepository(this.#statements);
-    this.textIndex = new TextIndexRepository(db, this.#statements, {
+    const context: RepositoryContext = {
+      file,
+      db,
+      statements: this.#statements,
       transaction: (fn) => this.transaction(fn),
       touch: () => {
         this.#contentGeneration++;
@@ -196,7 +196,12 @@ export class KnowledgeBase {
       derive: (name, compute) => this.#derive(name, compute),
       exists: (table, id) => this.#exists(table, id),
       notFound: (what, id) => this.#notFound(what, id),
-    });
+      name: () => this.meta().name,
+    };
+    this.metadata = new MetaRepository(context);
+    this.jobState = new JobStateRepository(db, this.#statements);
+    this.history = new HistoryRepository(this.#statements);
+    this.textIndex = new TextIndexRepository(context);
     this.importedStatements = new ImportedStatementsRepository(this.#statements);
   }
 
@@ -234,20 +239,7 @@ export class KnowledgeBase {
         migrate(db, file);
       }
       const kb = new KnowledgeBase(file, db);
-      if (kb.#metaValue('format') === undefined) {
-        if (version > 0 || !options.create) throw notAKb(file, 'its meta is missing');
-        const { name, description = '', baseIri } = options.create;
-        if (!cleanName(name)) throw new PolyhopError('BAD_INPUT', `${file}: a knowledge base needs a name`);
-        kb.transaction(() => {
-          kb.#setMetaValue('format', FORMAT);
-          kb.#setMetaValue('name', cleanName(name));
-          kb.#setMetaValue('description', description);
-          kb.#setMetaValue('baseIri', baseIri);
-          kb.#setMetaValue('createdAt', new Date().toISOString());
-        });
-      } else if (kb.#metaValue('format') !== FORMAT) {
-        throw notAKb(file, 'its format marker is not polyhop-kb');
-      }
+      kb.metadata.initialise(version, options.create);
       return kb;
     } catch (error) {
       db.close();
@@ -258,65 +250,21 @@ export class KnowledgeBase {
 
   /** Meta of the KB at `file` without migrating it (works for newer schemas too). */
   static readMeta(file: string): KbMeta {
-    if (!existsSync(file))
-      throw new PolyhopError('NOT_FOUND', `${file}: no knowledge base file here`, { details: { file } });
-    const db = openDatabase(file, true, 5000);
-    try {
-      const rows = db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
-      const meta = new Map(rows.map((r) => [r.key, r.value]));
-      if (meta.get('format') !== FORMAT) throw notAKb(file, 'its meta is missing');
-      return metaFrom(meta, schemaVersion(db));
-    } catch (error) {
-      if (error instanceof PolyhopError) throw error;
-      throw notAKb(file, error instanceof Error ? error.message : String(error), error);
-    } finally {
-      db.close();
-    }
+    return readKbMeta(file);
   }
 
   get closed(): boolean {
     return !this.#db.open;
   }
 
-  /**
-   * Writes a consistent copy of the KB to `file` with SQLite's online backup (writers go on
-   * meanwhile), checks the copy's integrity, and only then gives it its name: a failed or
-   * interrupted backup never leaves a broken file under `file`.
-   */
+  /** Writes a consistent, integrity-checked copy of the KB to `file` (see {@link backupKb}). */
   async backup(file: string, onProgress?: (done: number, total: number) => void): Promise<void> {
-    const part = `${file}.part`;
-    try {
-      rmSync(part, { force: true });
-      await this.#db.backup(part, {
-        progress: ({ totalPages, remainingPages }) => (onProgress?.(totalPages - remainingPages, totalPages), 256),
-      });
-      KnowledgeBase.verifyFile(part);
-      renameSync(part, file);
-    } catch (error) {
-      // An unusable path (NUL byte, name too long) cannot be removed either: report the first failure.
-      try {
-        rmSync(part, { force: true });
-      } catch {
-        // nothing could have been written there
-      }
-      throw storageError(error, file, 'back up to');
-    }
+    await backupKb(this.#db, file, onProgress);
   }
 
   /** Checks that `file` is an intact Polyhop KB this version can read (BAD_INPUT / UNSUPPORTED otherwise). */
   static verifyFile(file: string): KbMeta {
-    const meta = KnowledgeBase.readMeta(file);
-    const db = openDatabase(file, true, 5000);
-    try {
-      const result = db.pragma('integrity_check', { simple: true });
-      if (result !== 'ok')
-        throw new PolyhopError('BAD_INPUT', `${file}: the database is damaged (${String(result)})`, {
-          details: { file },
-        });
-    } finally {
-      db.close();
-    }
-    return meta;
+    return verifyKbFile(file);
   }
 
   /**
@@ -360,23 +308,15 @@ export class KnowledgeBase {
   // ── meta ────────────────────────────────────────────────────────────────────
 
   meta(): KbMeta {
-    const rows = this.#stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[];
-    return metaFrom(new Map(rows.map((r) => [r.key, r.value])), schemaVersion(this.#db));
+    return this.metadata.meta();
   }
 
-  /** Renames or re-describes the KB (the base IRI is fixed at creation). */
   setMeta(update: { name?: string; description?: string }): void {
-    this.transaction(() => {
-      if (update.name !== undefined) {
-        if (!cleanName(update.name)) throw new PolyhopError('BAD_INPUT', `${this.file}: a knowledge base needs a name`);
-        this.#setMetaValue('name', cleanName(update.name));
-      }
-      if (update.description !== undefined) this.#setMetaValue('description', update.description);
-    });
+    this.metadata.setMeta(update);
   }
 
   embedder(): EmbedderRecord | null {
-    const value = this.#metaValue('embedder');
+    const value = this.metadata.value('embedder');
     return value === undefined ? null : (JSON.parse(value) as EmbedderRecord);
   }
 
@@ -398,21 +338,21 @@ export class KnowledgeBase {
         this.#db.exec(`DELETE FROM vec_${kind}; DELETE FROM vcode_${kind};`);
         this.#bumpGeneration(kind);
       }
-      this.#setMetaValue('embedder', JSON.stringify({ identity, dimension } satisfies EmbedderRecord));
+      this.metadata.setValue('embedder', JSON.stringify({ identity, dimension } satisfies EmbedderRecord));
     });
     this.#binary.clear();
   }
 
   /** The similarity calibration recorded for the KB's current embedder, or null (none yet, or made with another embedder). */
   similarityCalibration(): SimilarityCalibration | null {
-    const value = this.#metaValue('similarityCalibration');
+    const value = this.metadata.value('similarityCalibration');
     const calibration = value === undefined ? null : (JSON.parse(value) as SimilarityCalibration);
     return calibration && calibration.embedder === this.embedder()?.identity ? calibration : null;
   }
 
   /** Records a calibration (it is given, never computed here: the KB calls no model). */
   setSimilarityCalibration(calibration: SimilarityCalibration): void {
-    this.#setMetaValue('similarityCalibration', JSON.stringify(calibration));
+    this.metadata.setValue('similarityCalibration', JSON.stringify(calibration));
   }
 
   /**
@@ -432,14 +372,12 @@ export class KnowledgeBase {
   }
 
   getSetting<T = unknown>(key: string): T | undefined {
-    const value = this.#stmt('SELECT value FROM settings WHERE key = ?').pluck().get(key) as string | undefined;
-    return value === undefined ? undefined : (JSON.parse(value) as T);
+    return this.metadata.getSetting<T>(key);
   }
 
   /** Stores a JSON-serialisable value; `undefined` deletes the setting. */
   setSetting(key: string, value: unknown): void {
-    if (value === undefined) this.#stmt('DELETE FROM settings WHERE key = ?').run(key);
-    else this.#stmt('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)').run(key, JSON.stringify(value));
+    this.metadata.setSetting(key, value);
   }
 
   // ── documents ───────────────────────────────────────────────────────────────
@@ -1375,14 +1313,6 @@ export class KnowledgeBase {
     return values.get(name) as T;
   }
 
-  #metaValue(key: string): string | undefined {
-    return this.#stmt('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
-  }
-
-  #setMetaValue(key: string, value: string): void {
-    this.#stmt('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
-  }
-
   #exists(table: string, id: number): boolean {
     return this.#stmt(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
   }
@@ -1569,37 +1499,6 @@ export class KnowledgeBase {
   }
 }
 
-/**
- * better-sqlite3 is built for the Node that installed it; the Electron window runs on Electron's
- * ABI, so `npm start` (bin/electronSqlite.js) points this at a binding built for Electron.
- */
-const NATIVE_BINDING = process.env.POLYHOP_SQLITE_BINDING;
-
-/** @internal What every SQLite connection of the engine must be opened with (see NATIVE_BINDING). */
-export const SQLITE_BINDING: { nativeBinding?: string } = NATIVE_BINDING ? { nativeBinding: NATIVE_BINDING } : {};
-
-function openDatabase(file: string, readonly: boolean, busyTimeoutMs: number): Db {
-  let db: Db;
-  try {
-    db = new Database(file, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs, ...SQLITE_BINDING });
-  } catch (error) {
-    throw notAKb(file, error instanceof Error ? error.message : String(error), error);
-  }
-  try {
-    sqliteVec.load(db);
-    db.pragma('foreign_keys = ON');
-    if (!readonly) {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-    }
-    db.pragma('cache_size = -32768');
-    return db;
-  } catch (error) {
-    db.close();
-    throw notAKb(file, error instanceof Error ? error.message : String(error), error);
-  }
-}
-
 /** FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary, original-language ones only for non-English chunks). */
 function missingVectorsFrom(kind: VectorKind): string {
   const extra =
@@ -1609,22 +1508,6 @@ function missingVectorsFrom(kind: VectorKind): string {
         ? `AND ${sqlNotEnglish('o.language')}`
         : '';
   return `FROM ${vectorOwner(kind)} o WHERE NOT EXISTS (SELECT 1 FROM vec_${kind} v WHERE v.id = o.id) ${extra}`;
-}
-
-function notAKb(file: string, why: string, cause?: unknown): PolyhopError {
-  return new PolyhopError('BAD_INPUT', `${file} is not a Polyhop knowledge base: ${why}`, { details: { file }, cause });
-}
-
-function metaFrom(meta: Map<string, string>, schema: number): KbMeta {
-  const embedder = meta.get('embedder');
-  return {
-    name: meta.get('name') ?? '',
-    description: meta.get('description') ?? '',
-    baseIri: meta.get('baseIri') ?? '',
-    createdAt: meta.get('createdAt') ?? '',
-    schemaVersion: schema,
-    embedder: embedder === undefined ? null : (JSON.parse(embedder) as EmbedderRecord),
-  };
 }
 
 function vectorOwner(kind: VectorKind): string {
