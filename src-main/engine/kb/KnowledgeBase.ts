@@ -1,6 +1,6 @@
-// Over 500 lines for now: about 300 of them are one-line delegations that keep the public methods
-// callers use (kb.getEntity, kb.knn, ...); documents, chunks and passages still live here, and are
-// the next repository to move out (their removals cross the graph, vector and text repositories).
+// Over 500 lines on purpose: about 400 of them are one-line delegations that keep the public
+// methods callers use (kb.getEntity, kb.knn, ...) while callers move to kb.graph, kb.vectors, ...;
+// the rest opens the file, composes the repositories and owns the transactions.
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -12,6 +12,7 @@ import { HistoryRepository } from './HistoryRepository.js';
 import { ImportedStatementsRepository } from './ImportedStatementsRepository.js';
 import { JobStateRepository } from './JobStateRepository.js';
 import { TextIndexRepository } from './TextIndexRepository.js';
+import { DocumentRepository } from './DocumentRepository.js';
 import { GraphRepository } from './GraphRepository.js';
 import type { ImportedRecords, ListEntitiesOptions } from './GraphRepository.js';
 import { MetaRepository } from './MetaRepository.js';
@@ -29,7 +30,6 @@ import type {
   ChunkUpdate,
   DocumentList,
   DocumentRecord,
-  DocumentSortKey,
   DocumentStatus,
   DocumentUpdate,
   EmbedderRecord,
@@ -65,26 +65,6 @@ export type { KnnOptions } from './VectorIndexRepository.js';
 export type { ImportedRecords, ListEntitiesOptions } from './GraphRepository.js';
 export type { IterateOptions } from './utils/rows.js';
 
-const DOCUMENT_SORT: Record<DocumentSortKey, string> = {
-  title: 'title COLLATE NOCASE',
-  mime: 'mime',
-  language: 'language',
-  size: 'size',
-  chunkCount: 'chunk_count',
-  tripleCount: 'triple_count',
-  status: 'status',
-  addedAt: 'added_at',
-};
-
-const DOCUMENT_COLUMNS = `id, path, title, hash, mime, size, language, status, error,
-  chunk_count AS chunkCount, triple_count AS tripleCount, added_at AS addedAt`;
-const CHUNK_COLUMNS = `id, document_id AS documentId, ord, text, language, start_offset AS startOffset,
-  end_offset AS endOffset, page, summary, english_text AS englishText`;
-const PASSAGE_COLUMNS = `p.id, p.document_id AS documentId, p.ord, p.text, p.start_offset AS startOffset, p.end_offset AS endOffset, p.page,
-  (SELECT json_group_array(c.id) FROM (SELECT id FROM chunks WHERE document_id = p.document_id AND start_offset < p.end_offset
-     AND end_offset > p.start_offset ORDER BY ord) c) AS chunkIds`;
-type PassageRow = Omit<PassageRecord, 'chunkIds'> & { chunkIds: string };
-
 /**
  * One knowledge base: a SQLite file (WAL) that is the system of record for documents, chunks,
  * entities and triples, with their vectors (float blobs, searched through an in-memory sign-bit
@@ -115,6 +95,8 @@ export class KnowledgeBase {
   readonly textIndex: TextIndexRepository;
   /** An imported graph's original N-Quads (ImportedStatementsRepository.ts). */
   readonly importedStatements: ImportedStatementsRepository;
+  /** Documents, chunks and passages (DocumentRepository.ts). */
+  readonly documents: DocumentRepository;
   /** Entities, aliases, merges and triples (GraphRepository.ts). */
   readonly graph: GraphRepository;
   /** Meta and settings (MetaRepository.ts). */
@@ -147,6 +129,7 @@ export class KnowledgeBase {
     this.textIndex = new TextIndexRepository(context);
     this.importedStatements = new ImportedStatementsRepository(this.#statements);
     this.graph = new GraphRepository(context, this.vectors, this.textIndex);
+    this.documents = new DocumentRepository(context, this.graph, this.vectors, this.textIndex);
   }
 
   /**
@@ -290,206 +273,86 @@ export class KnowledgeBase {
     this.metadata.setSetting(key, value);
   }
 
-  // ── documents ───────────────────────────────────────────────────────────────
+  // ── documents, chunks, passages (DocumentRepository.ts) ─────────────────────
 
-  /** Throws ALREADY_EXISTS when a document has the same path. */
   addDocument(doc: NewDocument): DocumentRecord {
-    if (this.findDocumentByPath(doc.path)) {
-      throw new PolyhopError('ALREADY_EXISTS', `${doc.path} is already in knowledge base "${this.meta().name}"`, {
-        details: { path: doc.path },
-      });
-    }
-    const id = this.#stmt(
-      `INSERT INTO documents (path, title, hash, mime, size, language, status, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    )
-      .pluck()
-      .get(
-        doc.path,
-        doc.title,
-        doc.hash,
-        doc.mime,
-        doc.size,
-        doc.language ?? null,
-        doc.status ?? 'pending',
-        new Date().toISOString(),
-      ) as number;
-    return this.#requireDocument(id);
+    return this.documents.addDocument(doc);
   }
 
   getDocument(id: number): DocumentRecord | undefined {
-    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ?`).get(id) as DocumentRecord | undefined;
+    return this.documents.getDocument(id);
   }
 
   findDocumentByPath(path: string): DocumentRecord | undefined {
-    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE path = ?`).get(path) as
-      DocumentRecord | undefined;
+    return this.documents.findDocumentByPath(path);
   }
 
-  /** One page of documents; `filter` matches title or path (case-insensitive for ASCII letters). */
   listDocuments(options: ListDocumentsOptions = {}): DocumentList {
-    const { offset = 0, limit = 200, sort = 'addedAt', descending = false, filter = '' } = options;
-    const order = DOCUMENT_SORT[sort];
-    if (!order) throw new PolyhopError('BAD_INPUT', `Cannot sort documents by "${String(sort)}"`);
-    const direction = descending ? 'DESC' : 'ASC';
-    const where = filter ? `WHERE title LIKE :pattern ESCAPE '\\' OR path LIKE :pattern ESCAPE '\\'` : '';
-    const params = filter ? { pattern: `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : {};
-    const total = this.#stmt(`SELECT COUNT(*) FROM documents ${where}`).pluck().get(params) as number;
-    const rows = this.#stmt(
-      `SELECT ${DOCUMENT_COLUMNS} FROM documents ${where} ORDER BY ${order} ${direction}, id ${direction} LIMIT :limit OFFSET :offset`,
-    ).all({
-      ...params,
-      limit,
-      offset,
-    }) as DocumentRecord[];
-    return { total, rows };
+    return this.documents.listDocuments(options);
   }
 
   setDocumentStatus(id: number, status: DocumentStatus, error: string | null = null): void {
-    const changes = this.#stmt('UPDATE documents SET status = ?, error = ? WHERE id = ?').run(
-      status,
-      error,
-      id,
-    ).changes;
-    if (changes === 0) throw this.#notFound('document', id);
+    this.documents.setDocumentStatus(id, status, error);
   }
 
   updateDocument(id: number, update: DocumentUpdate): DocumentRecord {
-    const current = this.#requireDocument(id);
-    const next = { ...current, ...update };
-    this.#stmt('UPDATE documents SET path = ?, title = ?, hash = ?, mime = ?, size = ?, language = ? WHERE id = ?').run(
-      next.path,
-      next.title,
-      next.hash,
-      next.mime,
-      next.size,
-      next.language,
-      id,
-    );
-    return this.#requireDocument(id);
+    return this.documents.updateDocument(id, update);
   }
 
-  /**
-   * Removes the document and everything that exists only because of it: chunks and passages and
-   * their vectors and FTS rows, triples whose only provenance was its chunks (with theirs), entities
-   * left without triples (with theirs). Shared entities are marked `summaryStale`. NOT_FOUND when missing.
-   */
   deleteDocument(id: number): RemovalResult {
-    return this.transaction(() => {
-      this.#requireDocument(id);
-      this.#removePassages(id);
-      const result = this.#removeChunks(this.#chunkIdsOf(id));
-      this.#stmt('DELETE FROM documents WHERE id = ?').run(id);
-      return result;
-    });
+    return this.documents.deleteDocument(id);
   }
 
-  /** Languages the documents are written in, most documents first (a hint for short questions' language). */
   documentLanguages(): string[] {
-    return this.#stmt(
-      "SELECT language FROM documents WHERE language IS NOT NULL AND language <> 'und' GROUP BY language ORDER BY COUNT(*) DESC, language",
-    )
-      .pluck()
-      .all() as string[];
+    return this.documents.documentLanguages();
   }
 
-  // ── chunks ──────────────────────────────────────────────────────────────────
-
-  /** Replaces all chunks of a document; what hung off the old ones goes as in {@link deleteDocument}. */
   replaceChunks(documentId: number, chunks: readonly NewChunk[]): ChunkRecord[] {
-    return this.transaction(() => {
-      this.#requireDocument(documentId);
-      this.#contentGeneration++;
-      this.#removeChunks(this.#chunkIdsOf(documentId));
-      const insert = this.#stmt(
-        `INSERT INTO chunks (document_id, ord, text, language, start_offset, end_offset, page) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      ).pluck();
-      for (const c of chunks) insert.get(documentId, c.ord, c.text, c.language, c.startOffset, c.endOffset, c.page);
-      return this.chunksOfDocument(documentId);
-    });
+    return this.documents.replaceChunks(documentId, chunks);
   }
 
   getChunk(id: number): ChunkRecord | undefined {
-    return this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id = ?`).get(id) as ChunkRecord | undefined;
+    return this.documents.getChunk(id);
   }
 
-  /** Chunks in the order of `ids`; unknown ids are skipped. */
   getChunks(ids: readonly number[]): ChunkRecord[] {
-    const rows = this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(ids),
-    ) as ChunkRecord[];
-    return inOrder(ids, rows);
+    return this.documents.getChunks(ids);
   }
 
   chunksOfDocument(documentId: number): ChunkRecord[] {
-    return this.#stmt(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY ord`).all(
-      documentId,
-    ) as ChunkRecord[];
+    return this.documents.chunksOfDocument(documentId);
   }
 
   updateChunk(id: number, update: ChunkUpdate): void {
-    const current = this.getChunk(id);
-    if (!current) throw this.#notFound('chunk', id);
-    this.#stmt('UPDATE chunks SET summary = ?, english_text = ? WHERE id = ?').run(
-      update.summary === undefined ? current.summary : update.summary,
-      update.englishText === undefined ? current.englishText : update.englishText,
-      id,
-    );
+    this.documents.updateChunk(id, update);
   }
 
-  /** The chunks just before and after `chunkId` in its document (MDER's ±1 context). */
   neighbours(chunkId: number): ChunkNeighbours {
-    const chunk = this.getChunk(chunkId);
-    if (!chunk) throw this.#notFound('chunk', chunkId);
-    const previous = this.#stmt(
-      `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord < ? ORDER BY ord DESC LIMIT 1`,
-    ).get(chunk.documentId, chunk.ord);
-    const next = this.#stmt(
-      `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord > ? ORDER BY ord LIMIT 1`,
-    ).get(chunk.documentId, chunk.ord);
-    return { previous: (previous as ChunkRecord | undefined) ?? null, next: (next as ChunkRecord | undefined) ?? null };
+    return this.documents.neighbours(chunkId);
   }
 
-  // ── passages ────────────────────────────────────────────────────────────────
-
-  /** Replaces all passages of a document (their vectors go with them); returns the new ones in order. */
   replacePassages(documentId: number, passages: readonly NewChunk[]): PassageRecord[] {
-    return this.transaction(() => {
-      this.#requireDocument(documentId);
-      this.#removePassages(documentId);
-      const insert = this.#stmt(
-        'INSERT INTO passages (document_id, ord, text, start_offset, end_offset, page) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      for (const p of passages) insert.run(documentId, p.ord, p.text, p.startOffset, p.endOffset, p.page);
-      return this.passagesOfDocument(documentId);
-    });
+    return this.documents.replacePassages(documentId, passages);
   }
 
-  /** Passages in the order of `ids`; unknown ids are skipped. */
   getPassages(ids: readonly number[]): PassageRecord[] {
-    const rows = this.#stmt(
-      `SELECT ${PASSAGE_COLUMNS} FROM passages p WHERE p.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as PassageRow[];
-    return inOrder(ids, rows.map(toPassage));
+    return this.documents.getPassages(ids);
   }
 
   passagesOfDocument(documentId: number): PassageRecord[] {
-    const rows = this.#stmt(`SELECT ${PASSAGE_COLUMNS} FROM passages p WHERE p.document_id = ? ORDER BY p.ord`).all(
-      documentId,
-    ) as PassageRow[];
-    return rows.map(toPassage);
+    return this.documents.passagesOfDocument(documentId);
   }
 
-  /** Documents with chunks but no passages (ingested before passages existed); cached until either changes. */
   countDocumentsWithoutPassages(): number {
-    return this.#derive(
-      'documentsWithoutPassages',
-      () =>
-        this.#stmt(
-          'SELECT COUNT(*) FROM documents d WHERE d.chunk_count > 0 AND NOT EXISTS (SELECT 1 FROM passages p WHERE p.document_id = d.id)',
-        )
-          .pluck()
-          .get() as number,
-    );
+    return this.documents.countDocumentsWithoutPassages();
+  }
+
+  iterateDocuments(options: Omit<IterateOptions, 'documentId'> = {}): Generator<DocumentRecord> {
+    return this.documents.iterateDocuments(options);
+  }
+
+  iterateChunks(options: IterateOptions = {}): Generator<ChunkRecord> {
+    return this.documents.iterateChunks(options);
   }
 
   // ── graph (GraphRepository.ts) ──────────────────────────────────────────────
@@ -706,26 +569,6 @@ export class KnowledgeBase {
 
   // ── streaming and stats ─────────────────────────────────────────────────────
 
-  /** Every document, by id, fetched in batches (other calls may run between two items). */
-  *iterateDocuments(options: Omit<IterateOptions, 'documentId'> = {}): Generator<DocumentRecord> {
-    yield* this.#paged<DocumentRecord>(
-      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id > :after ORDER BY id LIMIT :limit`,
-      {},
-      options.batchSize,
-    );
-  }
-
-  /** Every chunk (or one document's), by id. */
-  *iterateChunks(options: IterateOptions = {}): Generator<ChunkRecord> {
-    const byDocument = options.documentId === undefined ? '' : 'AND document_id = :documentId';
-    const params = options.documentId === undefined ? {} : { documentId: options.documentId };
-    yield* this.#paged<ChunkRecord>(
-      `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id > :after ${byDocument} ORDER BY id LIMIT :limit`,
-      params,
-      options.batchSize,
-    );
-  }
-
   stats(): KbStats {
     const count = (table: string): number => this.#stmt(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
     const vectors = this.vectors.counts();
@@ -749,18 +592,6 @@ export class KnowledgeBase {
     return this.#statements.get(sql);
   }
 
-  *#paged<R extends { id: number }>(sql: string, params: Record<string, unknown>, batchSize = 1000): Generator<R> {
-    // Keyset pages rather than Statement#iterate: an open iterator would lock the connection
-    // against every other call until the consumer finishes.
-    let after = 0;
-    for (;;) {
-      const rows = this.#stmt(sql).all({ ...params, after, limit: batchSize }) as R[];
-      yield* rows;
-      if (rows.length < batchSize) return;
-      after = (rows[rows.length - 1] as R).id;
-    }
-  }
-
   /** `compute()`'s value, kept until this connection writes content or another one commits. */
   #derive<T>(name: string, compute: () => T): T {
     const key = `${this.#stmt('PRAGMA data_version').pluck().get() as number}:${this.#contentGeneration}`;
@@ -774,60 +605,9 @@ export class KnowledgeBase {
     return this.#stmt(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
   }
 
-  #requireDocument(id: number): DocumentRecord {
-    return this.getDocument(id) ?? this.#throwNotFound('document', id);
-  }
-
   #notFound(what: string, id: number): PolyhopError {
     return new PolyhopError('NOT_FOUND', `No ${what} ${id} in knowledge base "${this.meta().name}"`, {
       details: { what, id },
     });
   }
-
-  #throwNotFound(what: string, id: number): never {
-    throw this.#notFound(what, id);
-  }
-
-  #chunkIdsOf(documentId: number): number[] {
-    return this.#stmt('SELECT id FROM chunks WHERE document_id = ?').pluck().all(documentId) as number[];
-  }
-
-  /**
-   * Removes chunks and what exists only because of them (see deleteDocument). Must run inside a
-   * transaction.
-   */
-  #removeChunks(chunkIds: number[]): RemovalResult {
-    const { removedTripleIds, touchedEntityIds: touched } = this.graph.removeTriplesOnlyFrom(chunkIds);
-    this.vectors.deleteRows('chunk', chunkIds);
-    this.vectors.deleteRows('chunk_original', chunkIds);
-    this.removeText('chunk', chunkIds);
-    this.removeText('chunk_original', chunkIds);
-    this.#stmt('DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(chunkIds));
-    const { removedEntityIds, touchedEntityIds } = this.graph.removeOrphans(touched);
-    return {
-      touchedEntityIds,
-      removedEntityIds,
-      removedTripleIds: removedTripleIds.sort((a, b) => a - b),
-      removedChunkIds: chunkIds,
-    };
-  }
-
-  /** Removes a document's passages with their vectors. Must run inside a transaction. */
-  #removePassages(documentId: number): void {
-    this.#contentGeneration++;
-    this.vectors.deleteRows(
-      'passage',
-      this.#stmt('SELECT id FROM passages WHERE document_id = ?').pluck().all(documentId) as number[],
-    );
-    this.#stmt('DELETE FROM passages WHERE document_id = ?').run(documentId);
-  }
-}
-
-function toPassage(row: PassageRow): PassageRecord {
-  return { ...row, chunkIds: JSON.parse(row.chunkIds) as number[] };
-}
-
-function inOrder<R extends { id: number }>(ids: readonly number[], rows: R[]): R[] {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
 }
