@@ -14,6 +14,11 @@ export class ImportedStatementsRepository {
       this.#statements.get('INSERT INTO imported_statements (source, nquads) VALUES (?, ?)').run(source, nquads);
   }
 
+  /** @internal Deletes every imported statement, in the caller's transaction (KnowledgeBase.clearGraph). */
+  clear(): void {
+    this.#statements.get('DELETE FROM imported_statements').run();
+  }
+
   /** The imported statements, batch by batch, in import order. */
   *iterateImportedStatements(): Generator<string> {
     let after = 0;

@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { PolyhopError } from '../base/errors.js';
 import { ftsDocument, indexTerms, matchAny, queryTerms } from './utils/ftsText.js';
 import type { StatementCache } from './utils/StatementCache.js';
+import type { RepositoryContext } from './RepositoryContext.js';
 import type { ScoredId, TextIndexKind } from './types.js';
 
 /**
@@ -31,28 +32,17 @@ export function textOwner(kind: TextIndexKind): string {
   return owner;
 }
 
-/** What the text index needs from the KnowledgeBase facade that owns the connection. */
-export interface TextIndexContext {
-  transaction<T>(fn: () => T): T;
-  /** Marks this connection's content as changed (drops derived aggregates). */
-  touch(): void;
-  /** `compute()`'s value, kept until the content changes. */
-  derive<T>(name: string, compute: () => T): T;
-  exists(table: string, id: number): boolean;
-  notFound(what: string, id: number): PolyhopError;
-}
-
 /** The FTS5 indexes of chunks (as translated and as written) and triples, and BM25 over them. */
 export class TextIndexRepository {
   readonly #db: Db;
   readonly #statements: StatementCache;
-  readonly #context: TextIndexContext;
+  readonly #context: RepositoryContext;
   /** fts5vocab tables created on this connection (they live in its temp schema). */
   readonly #vocabTables = new Set<TextIndexKind>();
 
-  constructor(db: Db, statements: StatementCache, context: TextIndexContext) {
-    this.#db = db;
-    this.#statements = statements;
+  constructor(context: RepositoryContext) {
+    this.#db = context.db;
+    this.#statements = context.statements;
     this.#context = context;
   }
 

@@ -124,7 +124,7 @@ describe('scanned pages are read by OCR, offline', () => {
       ['scan.jpeg', 'jpeg'],
       ['fax.tif', 'tiff'],
       ['fax.tiff', 'tiff'],
-    ])
+    ] as const)
       expect(formatForPath(path), path).toBe(format);
     expect(DOCUMENT_EXTENSIONS).toEqual(expect.arrayContaining(['pdf', 'png', 'jpg', 'jpeg', 'tif', 'tiff']));
   });

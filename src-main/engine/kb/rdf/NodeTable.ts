@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { StatementCache } from '../utils/StatementCache.js';
 import { entityKey } from '../entityKey.js';
-import { SQLITE_BINDING } from '../KnowledgeBase.js';
+import { SQLITE_BINDING } from '../KbFile.js';
 
 /** A named node's further labels (not its name, and not any node's name). */
 export interface NodeAliases {
