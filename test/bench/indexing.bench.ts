@@ -11,7 +11,7 @@
  * Model: scripted replies sized from the passage (a faithful rewrite, ~1 triple per named entity
  * or year of each sentence, the source sentence as each description, an entity's facts as its
  * summary), with no cap of their own: the stage's `maxTokens` is the cap, as for a real model.
- * They are counted and limited as Qwen3-8B's (test/support/Qwen3ScriptedLlm.ts): Qwen3's tokenizer,
+ * They are counted and limited as Qwen3-8B's (test/support/ScriptedLlm.ts): Qwen3's tokenizer,
  * its real chat template around every prompt, the context enforced (a prompt that does not fit is
  * refused), a reply over its budget cut and failed, so the split/retry paths run and are counted.
  *
@@ -38,8 +38,8 @@ import { estimateIndexing, PAGE_CHARS } from '../../src-main/engine/mder/indexin
 import { decodeRate, RTX_3090_LLAMA_8B } from '../../src-main/engine/models/gpuThroughput.js';
 import { LLM_CALL_DEFAULTS } from '../../src-main/engine/models/Llm.js';
 import { REASONING_STEPS } from '../../src-main/engine/models/reasoningPolicy.js';
-import { Qwen3ScriptedLlm, type Qwen3Call, type ReasoningPolicy } from '../support/Qwen3ScriptedLlm.js';
-import { ScriptedLlm, type ScriptRule } from '../support/ScriptedLlm.js';
+import { qwen3PromptTokens } from '../support/qwen3Tokens.js';
+import { ScriptedLlm, type ReasoningPolicy, type ScriptedCall, type ScriptRule } from '../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
@@ -70,11 +70,8 @@ export async function run(args: string[]): Promise<void> {
       create: { name: 'bench', baseIri: 'https://polyhop.invalid/bench/' },
     });
     const passageOf = new Map<string, number>();
-    const qwen = (): Qwen3ScriptedLlm =>
-      new Qwen3ScriptedLlm(new ScriptedLlm(realisticRules(passages, passageOf), { parallelism: 4 }), {
-        contextTokens,
-        reasoning,
-      });
+    const qwen = (): ScriptedLlm =>
+      new ScriptedLlm(realisticRules(passages, passageOf), { parallelism: 4, contextTokens, reasoning });
     const llm = qwen();
 
     const ingestStart = performance.now();
@@ -141,7 +138,7 @@ export async function run(args: string[]): Promise<void> {
         const single = prompts.render('mder/disambiguate', { pairs: pair.replace(/^Pair \S+/, 'Pair P1') });
         add(naiveGlobal, {
           calls: 1,
-          input: llm.promptTokens(single, thinks),
+          input: qwen3PromptTokens(single, thinks),
           output: pairReply + (thinks ? pairReasoning : 0),
         });
       }
@@ -190,8 +187,8 @@ export async function run(args: string[]): Promise<void> {
       'batched per step (whole run; cut = reply over maxTokens, refused = prompt over the context: both cost tokens, then split and retried):',
     );
     for (const [step, calls] of groupBy(batchedLog, (c) => c.prompt.name)) {
-      const sum = (f: (c: Qwen3Call) => number) => calls.reduce((t, c) => t + f(c), 0);
-      const outcome = (o: Qwen3Call['outcome']) => calls.filter((c) => c.outcome === o).length;
+      const sum = (f: (c: ScriptedCall) => number) => calls.reduce((t, c) => t + f(c), 0);
+      const outcome = (o: ScriptedCall['outcome']) => calls.filter((c) => c.outcome === o).length;
       console.log(
         `  ${step.padEnd(17)} calls ${String(calls.length).padStart(5)} (cut ${outcome('cut')}, refused ${outcome('refused')})  ` +
           `in ${String(sum((c) => c.promptTokens)).padStart(8)}  out ${String(sum((c) => c.completionTokens)).padStart(8)}  of which reasoning ${String(sum((c) => c.reasoningTokens)).padStart(8)}`,
@@ -229,7 +226,7 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-function cost(call: Qwen3Call): Cost {
+function cost(call: ScriptedCall): Cost {
   return { calls: 1, input: call.promptTokens, output: call.completionTokens };
 }
 
@@ -307,7 +304,7 @@ function ratio(a: number, b: number): string {
  */
 function printEstimate(
   passages: readonly Passage[],
-  log: readonly Qwen3Call[],
+  log: readonly ScriptedCall[],
   count: (text: string) => number,
   parallel: number,
 ): void {

@@ -1,9 +1,7 @@
 import type { z } from 'zod';
-import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { PolyhopError } from '../../src-main/engine/base/errors.js';
 import { throwIfAborted } from '../../src-main/engine/base/abort.js';
 import {
-  CHAT_TEMPLATE_TOKENS,
   LLM_CALL_DEFAULTS,
   type Llm,
   type LlmCallOptions,
@@ -13,6 +11,12 @@ import {
   type RenderedPrompt,
 } from '../../src-main/engine/models/Llm.js';
 import { modelChunks } from './modelChunks.js';
+import {
+  qwen3CountTokens as countTokens,
+  qwen3Decode as decode,
+  qwen3Encode as encode,
+  qwen3PromptTokens,
+} from './qwen3Tokens.js';
 import { seededRandom } from './seededRandom.js';
 
 /**
@@ -28,7 +32,7 @@ import { seededRandom } from './seededRandom.js';
  * - reasoning tokens spent before the answer (a thinking model), counted against the budget.
  * Every reply still passes the call's schema, as a grammar guarantees: a degradation the schema
  * forbids is not made. Limits are a real model's: tokens are counted with a real tokenizer
- * (o200k_base), a prompt that does not fit the context is refused as LlamaCppLlm refuses it, and
+ * (Qwen3's, as the scripted model counts), a prompt that does not fit the context is refused as LlamaCppLlm refuses it, and
  * output is cut at `maxTokens` (text: `stopReason: 'maxTokens'`; JSON: the cut text fails its
  * schema, LLM_OUTPUT_INVALID, after a retry cut the same way). Text streams to `onTextChunk` a few
  * tokens at a time, a JSON call's raw JSON included. It never throws anything else, so a run with it tests degradation,
@@ -201,7 +205,8 @@ export class UncooperativeLlm implements Llm {
     const { budget, promptTokens } = this.#budget(prompt, options);
     const inner = await this.#inner.generateText(prompt, {
       ...options,
-      maxTokens: undefined,
+      // The reply as the model would write it without a limit; this double applies the limits.
+      maxTokens: Infinity,
       onTextChunk: undefined,
       onTextRestart: undefined,
     });
@@ -239,7 +244,8 @@ export class UncooperativeLlm implements Llm {
     const { budget, promptTokens } = this.#budget(prompt, options);
     const { value } = await this.#inner.generateJson(prompt, schema, {
       ...options,
-      maxTokens: undefined,
+      // The reply as the model would write it without a limit; this double applies the limits.
+      maxTokens: Infinity,
       onTextChunk: undefined,
       onTextRestart: undefined,
     });
@@ -304,7 +310,7 @@ export class UncooperativeLlm implements Llm {
   /** The completion budget left by the prompt, as LlamaCppLlm computes it; a prompt that does not fit is refused. */
   #budget(prompt: RenderedPrompt, options: LlmCallOptions): { budget: number; promptTokens: number } {
     throwIfAborted(options.signal);
-    const promptTokens = countTokens(prompt.system) + countTokens(prompt.user) + CHAT_TEMPLATE_TOKENS;
+    const promptTokens = qwen3PromptTokens(prompt, false);
     const room = this.contextTokens - promptTokens;
     if (room <= 0) {
       this.#variables = prompt.variables;

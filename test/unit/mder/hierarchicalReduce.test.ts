@@ -53,13 +53,22 @@ const hubRules: ScriptRule[] = [
     prompt: 'mder/reduce',
     reply: (v) => ({
       summaries: reduceBlocks(v.entities!).map((b) => {
-        const harbours = [
-          ...new Set(b.facts.flatMap((f) => [...f.matchAll(/(?:Harbour |harbours |, )(\d+)/g)].map((m) => m[1]!))),
-        ];
+        const harbours = b.facts.flatMap((f) =>
+          [...f.matchAll(/(?:Harbour |harbours |, )(\d+)(?! harbours)/g)].map((m) => m[1]!),
+        );
+        const count =
+          b.facts.reduce((n, f) => n + Number(/landed at (\d+) harbours/.exec(f)?.[1] ?? 0), 0) +
+          new Set(harbours).size;
+        // Partials of facts name their places; partials of partials count them (Qwen3 spends a token per digit:
+        // a summary naming 225 harbours would not fit its budget, and a real model compresses).
         const text =
-          b.part || b.name !== 'Odysseus'
+          b.name !== 'Odysseus'
             ? `${b.name} landed at harbours ${harbours.join(', ')}.`
-            : `${b.name} (${b.type}) landed at ${harbours.length} harbours on his voyage home.`;
+            : !b.part
+              ? `${b.name} (${b.type}) landed at ${count} harbours on his voyage home.`
+              : /^Part: facts /m.test(v.entities!)
+                ? `${b.name} landed at harbours ${harbours.join(', ')}.`
+                : `${b.name} landed at ${count} harbours.`;
         return { id: b.id, name: b.name, summary: text };
       }),
     }),

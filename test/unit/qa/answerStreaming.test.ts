@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StrategyName } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
@@ -48,7 +47,7 @@ describe('the final answer streams as the model writes it', () => {
     '%s: the explained answer grows chunk by chunk, with none of the JSON around it',
     async (strategy) => {
       const { seen, options } = watcher();
-      const answer = await askWith(new ScriptedLlm(qaRules(), { countTokens }), strategy, options);
+      const answer = await askWith(new ScriptedLlm(qaRules()), strategy, options);
       expect(answer.text).toMatch(/Penelope/);
       expect(seen.chunks.length).toBeGreaterThan(3);
       expect(seen.view).toBe(answer.text);
@@ -59,7 +58,7 @@ describe('the final answer streams as the model writes it', () => {
   );
 
   it('a reply cut by the budget and retried restarts the stream: the answer is never shown twice', async () => {
-    const llm = new UncooperativeLlm(new ScriptedLlm(qaRules(), { countTokens }), { seed: 3, degrade: () => false });
+    const llm = new UncooperativeLlm(new ScriptedLlm(qaRules()), { seed: 3, degrade: () => false });
     const { seen, options } = watcher();
     const answer = await askWith(llm, 'dr', options, { 'shared.answerMaxTokens': 12 });
     expect(llm.count('cutAtMaxTokens', 'qa/answer')).toBe(1);
@@ -71,7 +70,7 @@ describe('the final answer streams as the model writes it', () => {
   });
 
   it('an answer from the call cache streams decoded, not as raw JSON', async () => {
-    const llm = new CachingLlm(new ScriptedLlm(qaRules(), { countTokens }), { store: new MemoryCallCacheStore() });
+    const llm = new CachingLlm(new ScriptedLlm(qaRules()), { store: new MemoryCallCacheStore() });
     await askWith(llm, 'dr', {});
     const { seen, options } = watcher();
     const answer = await askWith(llm, 'dr', options);

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
@@ -59,7 +58,7 @@ describe('DaPT retrieves from the corpus in each sub-question’s language', () 
   });
 
   it('a bilingual node has two lists, each from its own corpus, shown in its own language', async () => {
-    const llm = new ScriptedLlm(rules(), { countTokens });
+    const llm = new ScriptedLlm(rules());
     const answer = await run(llm);
     const [source, english] = attemptsOf(answer);
     expect(source).toMatchObject({ side: 'source', corpus: 'original', query: QUESTION.it });
@@ -79,7 +78,7 @@ describe('DaPT retrieves from the corpus in each sub-question’s language', () 
   });
 
   it('an English question reads one corpus, the English one', async () => {
-    const llm = new ScriptedLlm(rules(), { countTokens });
+    const llm = new ScriptedLlm(rules());
     const answer = await run(llm, QUESTION.en);
     const attempts = attemptsOf(answer);
     expect(attempts.map((a) => a.corpus)).toEqual(['english']);
@@ -91,7 +90,7 @@ describe('DaPT retrieves from the corpus in each sub-question’s language', () 
     let degraded = 0;
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       // Planning is left intact (an empty sub-question retrieves nothing, a different test); every answering step degrades.
-      const llm = new UncooperativeLlm(new ScriptedLlm(rules(), { countTokens }), {
+      const llm = new UncooperativeLlm(new ScriptedLlm(rules()), {
         seed,
         degrade: (p) => p !== 'qa/dapt-decompose' && p !== 'qa/translate',
       });

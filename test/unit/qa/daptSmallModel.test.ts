@@ -19,7 +19,7 @@ function run(
   rules: ScriptRule[],
   overrides: Record<string, number> = {},
 ): Promise<{ answer: Answer; llm: ScriptedLlm }> {
-  const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
+  const llm = new ScriptedLlm([...rules, ...qaRules()]);
   return ask(
     { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings(overrides) },
     WIFE_OF_KING.it,
@@ -163,7 +163,7 @@ describe('dapt with a small model', () => {
     // A real model's limits (o200k tokens, a prompt over the context refused, output cut at what is left), no degradation.
     const contextTokens = 1200;
     const stepMaxTokens = 512;
-    const llm = new UncooperativeLlm(new ScriptedLlm([wrongWifeAnswers, judge, ...qaRules()], { countTokens }), {
+    const llm = new UncooperativeLlm(new ScriptedLlm([wrongWifeAnswers, judge, ...qaRules()]), {
       seed: 1,
       contextTokens,
       degrade: () => false,

@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js';
 import type { Answer } from '../../../src-main/engine/api/contract.js';
@@ -23,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 function run(rules: ScriptRule[], question: string): Promise<{ answer: Answer; llm: ScriptedLlm }> {
-  const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
+  const llm = new ScriptedLlm([...rules, ...qaRules()]);
   const settings = resolveQaSettings({ 'dr.similarityTopUp': 0 });
   return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings }, question, { strategy: 'dr' }).then(
     (answer) => ({ answer, llm }),

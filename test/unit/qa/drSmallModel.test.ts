@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
@@ -21,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 function run(rules: ScriptRule[], question = WIFE_OF_KING.en): Promise<Answer> {
-  const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
+  const llm = new ScriptedLlm([...rules, ...qaRules()]);
   const ctx: QaContext = { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() };
   return ask(ctx, question, { strategy: 'dr' });
 }

@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
@@ -43,7 +42,7 @@ describe('hyp judge threshold', () => {
         }),
       }),
     };
-    const llm = new ScriptedLlm([uneven, ...qaRules()], { countTokens });
+    const llm = new ScriptedLlm([uneven, ...qaRules()]);
     const answer = await ask(
       { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
       WIFE_OF_KING.en,

@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { verbaliseTriple } from '../../../src-main/engine/kb/verbaliseTriple.js';
@@ -51,7 +50,7 @@ describe('hyp with a small model', () => {
         return { scores };
       },
     };
-    const llm = new ScriptedLlm([sloppy, ...qaRules()], { countTokens });
+    const llm = new ScriptedLlm([sloppy, ...qaRules()]);
     const answer = await ask(
       { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings({ 'hyp.judgeBatchSize': 4 }) },
       WIFE_OF_KING.en,
@@ -73,7 +72,7 @@ describe('hyp with a small model', () => {
 
   it('keeps a candidate the judge never scores, saying why, rather than dropping it', async () => {
     const silent: ScriptRule = { prompt: 'qa/hyp-judge', reply: () => ({ scores: [] }) };
-    const llm = new ScriptedLlm([silent, ...qaRules()], { countTokens });
+    const llm = new ScriptedLlm([silent, ...qaRules()]);
     const answer = await ask(
       { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
       WIFE_OF_KING.en,
@@ -101,7 +100,7 @@ describe('hyp with a small model', () => {
       .filter((w) => w.length > 4 && !fact.toLowerCase().includes(w.toLowerCase()));
     expect(descriptionOnly.length).toBeGreaterThan(0);
     for (const word of descriptionOnly) expect(kb.bm25('triple', word, 50).map((h) => h.id)).not.toContain(triple.id);
-    const llm = new ScriptedLlm(qaRules(), { countTokens });
+    const llm = new ScriptedLlm(qaRules());
     const answer = await ask(
       { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
       WIFE_OF_KING.en,

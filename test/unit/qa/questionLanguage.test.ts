@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer, StrategyName } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
@@ -20,7 +19,7 @@ function run(
   rules: ScriptRule[] = [],
   options: { answerLanguage?: string; uiLanguage?: string } = {},
 ): Promise<{ answer: Answer; llm: ScriptedLlm }> {
-  const llm = new ScriptedLlm([...rules, ...qaRules()], { countTokens });
+  const llm = new ScriptedLlm([...rules, ...qaRules()]);
   return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, question, {
     strategy,
     ...options,

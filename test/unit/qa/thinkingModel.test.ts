@@ -36,7 +36,7 @@ class ThinkingLlm implements Llm {
   readonly parallelism = 2;
   readonly contextTokens = 32_768;
   readonly reasons = true;
-  readonly #inner = new ScriptedLlm(qaRules(), { countTokens });
+  readonly #inner = new ScriptedLlm(qaRules());
   readonly #reasoning: number;
   readonly #answers: boolean;
 
