@@ -76,7 +76,12 @@ describe('dr: a hub entity’s partial summaries', () => {
     });
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
     const hop = answer.trace.filter((s) => s.step === 'resolve')[1]!.detail as { added: string[] };
-    expect(hop.added).toContain('Odysseus (Person), facts 1–3 of 13');
+    // A partial that holds the fact (fact ranges depend on how the tokenizer groups the facts).
+    const holders = kb.partialSummaries
+      .ofEntity(kb.findEntityByName('Odysseus')!.id)
+      .filter((p) => HUSBAND.test(p.text))
+      .map((p) => `Odysseus (Person), facts ${p.firstFact}–${p.lastFact} of ${p.factCount}`);
+    expect(hop.added.some((label) => holders.includes(label))).toBe(true);
   });
 
   it('tops up the evidence with partial summaries by similarity to the question, standing for their entity', async () => {

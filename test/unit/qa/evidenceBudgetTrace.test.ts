@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
@@ -19,7 +18,7 @@ afterAll(() => close?.());
 
 /** DR over the Odysseus KB with a model whose context is `contextTokens` (it refuses prompts that do not fit, as llama.cpp does). */
 async function drWith(contextTokens: number) {
-  const llm = new UncooperativeLlm(new ScriptedLlm(qaRules(), { countTokens }), {
+  const llm = new UncooperativeLlm(new ScriptedLlm(qaRules()), {
     seed: 1,
     contextTokens,
     degrade: () => false,

@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import {
@@ -31,7 +30,7 @@ const context = (llm: Llm | null): QaContext => ({
   settings: resolveQaSettings(),
 });
 
-const scripted = (rules: ScriptRule[] = [rewriteRule]) => new ScriptedLlm([...rules, ...qaRules()], { countTokens });
+const scripted = (rules: ScriptRule[] = [rewriteRule]) => new ScriptedLlm([...rules, ...qaRules()]);
 
 /** The first turn as the pipeline answers it: the wife of the king of Ithaca, asked in Italian. */
 async function italianFirstTurn(): Promise<EarlierTurn> {
