@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,3 +136,27 @@ export function expectNoOrphans(report: Record<string, number>): Record<string, 
 }
 
 export { seededRandom };
+
+/**
+ * A fresh KB for each test of the enclosing describe (created in beforeEach, closed and its folder
+ * removed in afterEach): `t.kb` is the current test's. `setup` runs on each new KB.
+ */
+export function useTempKb(setup?: (kb: KnowledgeBase) => void): { readonly kb: KnowledgeBase } {
+  let current: { kb: KnowledgeBase; cleanup: () => void } | undefined;
+  beforeEach(() => {
+    const { dir, cleanup } = tempDir();
+    current = { kb: createKb(dir), cleanup };
+    setup?.(current.kb);
+  });
+  afterEach(() => {
+    current?.kb.close();
+    current?.cleanup();
+    current = undefined;
+  });
+  return {
+    get kb(): KnowledgeBase {
+      if (!current) throw new Error('useTempKb: no test is running');
+      return current.kb;
+    },
+  };
+}
