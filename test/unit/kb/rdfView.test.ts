@@ -133,6 +133,38 @@ describe('RdfView', () => {
     for (let i = 1; i < seen.length; i++) expect(seen[i], `batch ${i}`).toBeGreaterThan(seen[i - 1]!);
   });
 
+  it('leaves no rejection unhandled when disposed while a batch is with the worker and the load waits for records', async () => {
+    const escaped: unknown[] = [];
+    const onRejection = (reason: unknown): void => void escaped.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      // The load sends the documents' batches, then waits here for the entities: its last batch is
+      // still with the worker, which the dispose terminates meanwhile.
+      const source = fixture();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let waiting!: () => void;
+      const atGate = new Promise<void>((resolve) => (waiting = resolve));
+      const entities = source.entities.bind(source);
+      source.entities = async function* (ids?: readonly number[]) {
+        waiting();
+        await gate;
+        yield* entities(ids);
+      } as unknown as typeof source.entities;
+      const view = RdfView.open(source, { batchSize: 5 });
+      const loaded = view.load();
+      await atGate;
+      await view.dispose();
+      // Two turns: the worker's exit rejects the batch, then Node reports what nobody handled.
+      for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await expect(loaded).rejects.toThrow(/closed while it was loading/);
+      expect(escaped).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
   it('refuses to load a graph larger than its memory limit, saying why, instead of outgrowing the worker', async () => {
     const statuses: RdfViewStatus[] = [];
     const view = RdfView.open(fixture(), { batchSize: 500, maxQuads: 1000, onStatus: (s) => statuses.push(s) });

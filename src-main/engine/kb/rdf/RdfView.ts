@@ -324,6 +324,9 @@ export class RdfView {
         await inFlight;
         if (!current()) break;
         inFlight = worker.call('load', { text });
+        // Awaited below, but the load may be suspended elsewhere (reading records, yielding) when a
+        // dispose or rebuild terminates the worker and rejects it: it is handled from the start.
+        inFlight.catch(() => undefined);
         count += batch.length;
         this.#setStatus({ state: 'loading', triples: count });
         // The records are read synchronously and the worker is often done first, so without this
