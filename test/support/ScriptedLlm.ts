@@ -75,6 +75,8 @@ export interface ScriptedCall {
   reasoningTokens: number;
   /** 'cut': the reply did not fit its budget; 'refused': the prompt did not fit the context. */
   outcome: 'ok' | 'cut' | 'refused';
+  /** The double's own time on the call (tokenizing): the model's time, which benchmarks take out. */
+  durationMs: number;
 }
 
 /** `<think>\n` … `\n</think>\n\n` around a thought: the template's own markers. */
@@ -181,15 +183,10 @@ export class ScriptedLlm implements Llm {
       outcome: ScriptedCall['outcome'],
     ): LlmUsage => {
       this.#callCount++;
+      const durationMs = performance.now() - started;
       if (this.#options.recordCalls !== false)
-        this.calls.push({ prompt, kind, output, promptTokens, completionTokens, reasoningTokens, outcome });
-      return {
-        promptTokens,
-        completionTokens,
-        ...(thinking ? { reasoningTokens } : {}),
-        durationMs: performance.now() - started,
-        cached: false,
-      };
+        this.calls.push({ prompt, kind, output, promptTokens, completionTokens, reasoningTokens, outcome, durationMs });
+      return { promptTokens, completionTokens, ...(thinking ? { reasoningTokens } : {}), durationMs, cached: false };
     };
     if (room <= 0) {
       record('', 0, 0, 'refused');

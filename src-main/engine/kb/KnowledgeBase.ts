@@ -510,8 +510,8 @@ export class KnowledgeBase {
   }
 
   /** BM25 over any of the query's words (score = -bm25, higher is better); see {@link TextIndexRepository.bm25}. */
-  bm25(kind: TextIndexKind, query: string, k: number): ScoredId[] {
-    return this.textIndex.bm25(kind, query, k);
+  bm25(kind: TextIndexKind, query: string, k: number, options: { exact?: boolean } = {}): ScoredId[] {
+    return this.textIndex.bm25(kind, query, k, options);
   }
 
   // ── checkpoints, LLM-call cache, QA history ─────────────────────────────────

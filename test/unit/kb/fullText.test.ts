@@ -110,6 +110,9 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     expect(kb.bm25('chunk', 'common often', 20)).toEqual([]); // all common: dense retrieval ranks such queries
     expect(kb.bm25('chunk', 'common alone', 20)).toEqual([]); // an absent word cannot stand in
     expect(kb.bm25('chunk', 'often', 5)).toEqual([]);
+    // `exact` (the benchmarks' ground truth) scores every word, the common ones too.
+    expect(kb.bm25('chunk', 'often', 5, { exact: true })).toHaveLength(5);
+    expect(kb.bm25('chunk', 'common alone', 3, { exact: true })).toHaveLength(3);
     expect(kb.bm25('chunk', 'ROW7', 5).map((r) => r.id)).toEqual([large[7]!.id]);
     // A word the tokenizer splits counts by its parts: "row5" is rare, "s" absent.
     expect(kb.bm25('chunk', "common row5's", 20).map((r) => r.id)).toEqual([large[5]!.id]);
