@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReportView, KbSummary } from '../../src-main/engine/api/contract.js';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
-import type { EvalRunResult } from '../../src-main/engine/eval/EvalRun.js';
+import type { EvalRunResult } from '../../src-main/engine/eval/EvalRunOptions.js';
 import { tinyBertDir } from '../fixtures/tinyBert.js';
 import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 import { call, runJobToEnd, tempEngine } from '../support/tempEngine.js';

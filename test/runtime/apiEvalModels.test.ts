@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/api/Engine.js';
 import type { EvalManifest } from '../../src-main/engine/eval/EvalManifest.js';
 import type { EvalResultRow } from '../../src-main/engine/eval/EvalResultRow.js';
-import type { EvalRunResult } from '../../src-main/engine/eval/EvalRun.js';
+import type { EvalRunResult } from '../../src-main/engine/eval/EvalRunOptions.js';
 import { tinyBertDir } from '../fixtures/tinyBert.js';
 import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 import { call, runJobToEnd, tempEngine } from '../support/tempEngine.js';

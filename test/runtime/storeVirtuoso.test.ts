@@ -17,6 +17,7 @@ import { CORPUS_DIR, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../suppor
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { call, repoRoot, runJobToEnd, tempEngine } from '../support/tempEngine.js';
 import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
+import { virtuosoStoreSetArgs } from '../support/virtuosoCli.js';
 import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
 
 const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl');
@@ -270,24 +271,7 @@ describe('an external SPARQL store: Virtuoso Open Source', () => {
     try {
       expect(await polyhop('kb', 'create', 'cli')).toMatchObject({ code: 0 });
       expect(await polyhop('import', MSE_KG, '--kb', 'cli')).toMatchObject({ code: 0 });
-      const set = await polyhop(
-        'store',
-        'set',
-        '--kb',
-        'cli',
-        '--query-url',
-        `${base}/sparql`,
-        '--update-url',
-        `${base}/sparql-auth`,
-        '--graph-store-url',
-        `${base}/sparql-graph-crud-auth`,
-        '--graph',
-        'http://example.org/polyhop/cli',
-        '--auth',
-        'digest',
-        '--user',
-        'dba',
-      );
+      const set = await polyhop(...virtuosoStoreSetArgs('cli', base, '--graph', 'http://example.org/polyhop/cli'));
       expect(set).toMatchObject({ code: 0, err: '' });
       expect(set.out).toMatch(/auth: +digest as dba \(password set\)/);
       expect(set.out).toMatch(/full publish due/);

@@ -7,6 +7,7 @@ import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
 import { StoreProxy } from '../support/storeProxy.js';
 import { repoRoot } from '../support/tempEngine.js';
 import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
+import { virtuosoStoreSetArgs } from '../support/virtuosoCli.js';
 
 const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl');
 
@@ -25,23 +26,7 @@ describe("an external store on Debian's default Virtuoso limits, from the CLI", 
     return JSON.parse(run.out) as T;
   };
   const storeSet = (kb: string, base: string, ...more: string[]): Promise<CliRun> =>
-    polyhop(
-      'store',
-      'set',
-      '--kb',
-      kb,
-      '--query-url',
-      `${base}/sparql`,
-      '--update-url',
-      `${base}/sparql-auth`,
-      '--graph-store-url',
-      `${base}/sparql-graph-crud-auth`,
-      '--auth',
-      'digest',
-      '--user',
-      'dba',
-      ...more,
-    );
+    polyhop(...virtuosoStoreSetArgs(kb, base, ...more));
 
   beforeAll(async () => {
     virtuoso = await startVirtuoso({ limits: 'debian' });

@@ -63,7 +63,7 @@ export async function importRdfIntoKb(
       onBatch: (batch) =>
         kb.transaction(() => {
           kb.addImportedRecords(batch);
-          kb.addImportedStatements(source, batch.nquads);
+          kb.importedStatements.addImportedStatements(source, batch.nquads);
         }),
     });
     if (embedder) {

@@ -1,4 +1,5 @@
 import type { StrategyName } from '../qa/Answer.js';
+import type { LlmUsage } from '../models/Llm.js';
 
 /** Cost of producing one answer (from `Answer.usage`) or of the evaluator's own calls. */
 export interface EvalCost {
@@ -58,3 +59,14 @@ export const ZERO_COST: EvalCost = Object.freeze({
   cacheHits: 0,
   ms: 0,
 });
+
+/** Adds one LLM call to `total`: a cache hit counts as a hit, not as a call or tokens. */
+export function addUsage(total: EvalCost, usage: LlmUsage): void {
+  if (usage.cached) total.cacheHits++;
+  else {
+    total.llmCalls++;
+    total.promptTokens += usage.promptTokens;
+    total.completionTokens += usage.completionTokens;
+    total.ms += Math.round(usage.durationMs);
+  }
+}

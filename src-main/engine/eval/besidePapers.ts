@@ -1,7 +1,8 @@
 import type { EvalManifest } from './EvalManifest.js';
 import { metricRank } from './metrics/metricIds.js';
 import { publishedFor, type PublishedFigure } from './publishedResults.js';
-import type { LanguageRow, LoadedRun, ReportRow } from './report.js';
+import type { LoadedRun } from './loadEvalRun.js';
+import type { LanguageRow, ReportRow } from './ReportRows.js';
 import type { BootstrapEstimate } from './stats/bootstrap.js';
 
 /** A published figure beside ours for the same dataset, metric and language (or condition). */

@@ -1,19 +1,14 @@
 /** Evaluation harness: dataset readers, metrics, bootstrap statistics, the benchmark runner and its report. */
 export { EvalRun } from './EvalRun.js';
-export type {
-  EvalRunOptions,
-  EvalRunResult,
-  EvalDependencies,
-  EvalKb,
-  BuiltKb,
-  BuildKbOptions,
-  AskRequest,
-  EvalProgress,
-  EvalStage,
-} from './EvalRun.js';
-export { sourceFingerprint } from './EvalRun.js';
-export { writeEvalReport, loadEvalRun, summariseRuns } from './report.js';
-export type { EvalReport, EvalReportOptions, ReportRow, LanguageRow, CostRow, LoadedRun } from './report.js';
+export type { EvalRunOptions, EvalRunResult, EvalProgress, EvalStage } from './EvalRunOptions.js';
+export type { EvalDependencies, EvalKb, BuiltKb, BuildKbOptions, AskRequest } from './EvalDependencies.js';
+export { sourceFingerprint } from './sourceFingerprint.js';
+export { writeEvalReport } from './report.js';
+export type { EvalReport, EvalReportOptions } from './report.js';
+export { loadEvalRun } from './loadEvalRun.js';
+export type { LoadedRun } from './loadEvalRun.js';
+export { summariseRuns } from './summariseRuns.js';
+export type { ReportRow, LanguageRow, CostRow } from './ReportRows.js';
 export type { BesideRow } from './besidePapers.js';
 export { PUBLISHED_RESULTS, publishedFor } from './publishedResults.js';
 export type { PublishedFigure } from './publishedResults.js';

@@ -37,7 +37,6 @@ import type {
   EmbedderRecord,
   EntityRecord,
   SimilarityCalibration,
-  HistoryRecord,
   KbMeta,
   KbStats,
   ListDocumentsOptions,
@@ -130,17 +129,12 @@ export class KnowledgeBase {
     };
     this.metadata = new MetaRepository(context);
     this.vectors = new VectorIndexRepository(context, this.metadata);
-    this.jobState = new JobStateRepository(db, this.#statements);
-    this.history = new HistoryRepository(this.#statements);
-    this.threads = new ThreadRepository(this.#statements, (fn) => this.transaction(fn));
+    this.jobState = new JobStateRepository(context);
+    this.history = new HistoryRepository(context);
+    this.threads = new ThreadRepository(context);
     this.textIndex = new TextIndexRepository(context);
-    this.importedStatements = new ImportedStatementsRepository(this.#statements);
-    this.partialSummaries = new PartialSummaryRepository(this.#statements, {
-      transaction: (fn) => this.transaction(fn),
-      deleteVectors: (ids) => this.vectors.deleteRows('entity_partial', ids),
-      exists: (table, id) => this.#exists(table, id),
-      notFound: (what, id) => this.#notFound(what, id),
-    });
+    this.importedStatements = new ImportedStatementsRepository(context);
+    this.partialSummaries = new PartialSummaryRepository(context, this.vectors);
     this.graph = new GraphRepository(context, this.vectors, this.textIndex, this.partialSummaries);
     this.documents = new DocumentRepository(context, this.graph, this.vectors, this.textIndex);
   }
@@ -514,7 +508,7 @@ export class KnowledgeBase {
     return this.textIndex.bm25(kind, query, k, options);
   }
 
-  // ── checkpoints, LLM-call cache, QA history ─────────────────────────────────
+  // ── checkpoints, LLM-call cache ─────────────────────────────────────────────
 
   getCheckpoint<T = unknown>(key: string): T | undefined {
     return this.jobState.getCheckpoint<T>(key);
@@ -539,31 +533,12 @@ export class KnowledgeBase {
     return this.jobState.cacheStats();
   }
 
-  addHistory(question: string, strategy: string, answerJson: string): number {
-    return this.history.addHistory(question, strategy, answerJson);
-  }
-
-  /** Newest first; `search` is a case-insensitive substring of the question ('' for all). */
-  listHistory(search = '', limit = 100): HistoryRecord[] {
-    return this.history.listHistory(search, limit);
-  }
-
   /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
   storeJournal(): StoreJournal {
     return (this.#storeJournal ??= new StoreJournal(this.#db));
   }
 
   // ── imported RDF ────────────────────────────────────────────────────────────
-
-  /** Keeps a batch of an imported graph's original statements (N-Quads text) for export and the RDF view. */
-  addImportedStatements(source: string, nquads: string): void {
-    this.importedStatements.addImportedStatements(source, nquads);
-  }
-
-  /** The imported statements, batch by batch, in import order. */
-  iterateImportedStatements(): Generator<string> {
-    return this.importedStatements.iterateImportedStatements();
-  }
 
   /**
    * Removes every entity, triple and imported statement, with their vectors and text index, from a

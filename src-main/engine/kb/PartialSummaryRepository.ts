@@ -1,14 +1,6 @@
-import type { StatementCache } from './utils/StatementCache.js';
+import type { RepositoryContext } from './RepositoryContext.js';
 import type { NewPartialSummary, PartialSummaryRecord, ScoredId } from './types.js';
-
-/** What the partial summaries need from the KnowledgeBase facade that owns the connection. */
-export interface PartialSummaryContext {
-  transaction<T>(fn: () => T): T;
-  /** Deletes vector rows of the `entity_partial` family (keeping the in-memory index in step). */
-  deleteVectors(ids: readonly number[]): void;
-  exists(table: string, id: number): boolean;
-  notFound(what: string, id: number): Error;
-}
+import type { VectorIndexRepository } from './VectorIndexRepository.js';
 
 const COLUMNS = `id, entity_id AS entityId, ord, first_fact AS firstFact, last_fact AS lastFact,
   fact_count AS factCount, text`;
@@ -22,12 +14,12 @@ const COLUMNS = `id, entity_id AS entityId, ord, first_fact AS firstFact, last_f
  * through a document's removal or when the entity goes.
  */
 export class PartialSummaryRepository {
-  readonly #statements: StatementCache;
-  readonly #context: PartialSummaryContext;
+  readonly #context: RepositoryContext;
+  readonly #vectors: VectorIndexRepository;
 
-  constructor(statements: StatementCache, context: PartialSummaryContext) {
-    this.#statements = statements;
+  constructor(context: RepositoryContext, vectors: VectorIndexRepository) {
     this.#context = context;
+    this.#vectors = vectors;
   }
 
   /** Replaces the entity's partial summaries (none: the entity fits one call). NOT_FOUND when it does not exist. */
@@ -35,7 +27,7 @@ export class PartialSummaryRepository {
     return this.#context.transaction(() => {
       if (!this.#context.exists('entities', entityId)) throw this.#context.notFound('entity', entityId);
       this.removeOfEntities([entityId]);
-      const insert = this.#statements.get(
+      const insert = this.#context.statements.get(
         'INSERT INTO entity_partials (entity_id, ord, first_fact, last_fact, fact_count, text) VALUES (?, ?, ?, ?, ?, ?)',
       );
       partials.forEach((p, ord) => insert.run(entityId, ord, p.firstFact, p.lastFact, p.factCount, p.text));
@@ -46,27 +38,27 @@ export class PartialSummaryRepository {
   /** Removes the partial summaries of these entities with their vectors. */
   removeOfEntities(entityIds: readonly number[]): void {
     if (entityIds.length === 0) return;
-    const ids = this.#statements
+    const ids = this.#context.statements
       .get('SELECT id FROM entity_partials WHERE entity_id IN (SELECT value FROM json_each(?))')
       .pluck()
       .all(JSON.stringify(entityIds)) as number[];
     if (ids.length === 0) return;
-    this.#context.deleteVectors(ids);
-    this.#statements
+    this.#vectors.deleteRows('entity_partial', ids);
+    this.#context.statements
       .get('DELETE FROM entity_partials WHERE id IN (SELECT value FROM json_each(?))')
       .run(JSON.stringify(ids));
   }
 
   /** The entity's partial summaries in fact order. */
   ofEntity(entityId: number): PartialSummaryRecord[] {
-    return this.#statements
+    return this.#context.statements
       .get(`SELECT ${COLUMNS} FROM entity_partials WHERE entity_id = ? ORDER BY ord`)
       .all(entityId) as PartialSummaryRecord[];
   }
 
   /** Partial summaries in the order of `ids`; unknown ids are skipped. */
   get(ids: readonly number[]): PartialSummaryRecord[] {
-    const rows = this.#statements
+    const rows = this.#context.statements
       .get(`SELECT ${COLUMNS} FROM entity_partials WHERE id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify(ids)) as PartialSummaryRecord[];
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -79,7 +71,7 @@ export class PartialSummaryRepository {
    */
   nearestOf(entityIds: readonly number[], query: Float32Array, k: number): ScoredId[] {
     if (entityIds.length === 0 || k <= 0) return [];
-    const rows = this.#statements
+    const rows = this.#context.statements
       .get(
         `SELECT p.id, vec_distance_cosine(v.vector, ?) AS distance FROM entity_partials p JOIN vec_entity_partial v ON v.id = p.id
          WHERE p.entity_id IN (SELECT value FROM json_each(?)) ORDER BY distance, p.id LIMIT ?`,
@@ -92,6 +84,6 @@ export class PartialSummaryRepository {
   }
 
   count(): number {
-    return this.#statements.get('SELECT COUNT(*) FROM entity_partials').pluck().get() as number;
+    return this.#context.statements.get('SELECT COUNT(*) FROM entity_partials').pluck().get() as number;
   }
 }

@@ -1,6 +1,6 @@
 import { PolyhopError } from '../base/errors.js';
 import { entityKey } from './entityKey.js';
-import type { StatementCache } from './utils/StatementCache.js';
+import type { RepositoryContext } from './RepositoryContext.js';
 
 /** One conversation of a KB, as listed. */
 export interface ThreadRecord {
@@ -38,19 +38,17 @@ const THREAD_COLUMNS = `t.id, t.title, t.created_at AS createdAt, t.updated_at A
 
 /** The conversations of one KB (qa_threads, qa_thread_turns); answers stay in qa_history. */
 export class ThreadRepository {
-  readonly #statements: StatementCache;
-  readonly #transaction: <T>(fn: () => T) => T;
+  readonly #context: RepositoryContext;
 
-  constructor(statements: StatementCache, transaction: <T>(fn: () => T) => T) {
-    this.#statements = statements;
-    this.#transaction = transaction;
+  constructor(context: RepositoryContext) {
+    this.#context = context;
   }
 
   /** A new, empty thread; a blank title becomes "Untitled". */
   createThread(title: string): ThreadRecord {
     const clean = cleanTitle(title);
     const now = new Date().toISOString();
-    const id = this.#statements
+    const id = this.#context.statements
       .get(
         `INSERT INTO qa_threads (title, title_key, created_at, updated_at, touched)
          VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(touched), 0) + 1 FROM qa_threads)) RETURNING id`,
@@ -62,7 +60,7 @@ export class ThreadRepository {
 
   /** Throws NOT_FOUND for an unknown id. */
   thread(id: number): ThreadRecord {
-    const row = this.#statements.get(`SELECT ${THREAD_COLUMNS} FROM qa_threads t WHERE t.id = ?`).get(id) as
+    const row = this.#context.statements.get(`SELECT ${THREAD_COLUMNS} FROM qa_threads t WHERE t.id = ?`).get(id) as
       ThreadRecord | undefined;
     if (!row)
       throw new PolyhopError('NOT_FOUND', `No thread ${id} in this knowledge base`, { details: { thread: id } });
@@ -74,7 +72,7 @@ export class ThreadRepository {
    * turn's question, as asked or standalone ('' for all).
    */
   listThreads(search = '', limit = 100): ThreadRecord[] {
-    return this.#statements
+    return this.#context.statements
       .get(
         `SELECT ${THREAD_COLUMNS} FROM qa_threads t
          WHERE :key = '' OR instr(t.title_key, :key) > 0 OR EXISTS (
@@ -88,7 +86,7 @@ export class ThreadRepository {
   renameThread(id: number, title: string): ThreadRecord {
     const clean = cleanTitle(title);
     this.thread(id);
-    this.#statements
+    this.#context.statements
       .get('UPDATE qa_threads SET title = ?, title_key = ? WHERE id = ?')
       .run(clean, entityKey(clean), id);
     return this.thread(id);
@@ -96,7 +94,7 @@ export class ThreadRepository {
 
   /** Deletes the thread and its turns (their history entries stay); false when there was none. */
   deleteThread(id: number): boolean {
-    return this.#statements.get('DELETE FROM qa_threads WHERE id = ?').run(id).changes > 0;
+    return this.#context.statements.get('DELETE FROM qa_threads WHERE id = ?').run(id).changes > 0;
   }
 
   /** Appends a turn at the end of the thread. */
@@ -104,10 +102,10 @@ export class ThreadRepository {
     threadId: number,
     turn: { question: string; standaloneQuestion: string; historyId: number },
   ): ThreadTurnRecord {
-    return this.#transaction(() => {
+    return this.#context.transaction(() => {
       this.thread(threadId);
       const now = new Date().toISOString();
-      const id = this.#statements
+      const id = this.#context.statements
         .get(
           `INSERT INTO qa_thread_turns
              (thread_id, position, question, question_key, standalone_question, standalone_key, history_id, asked_at)
@@ -125,7 +123,7 @@ export class ThreadRepository {
           turn.historyId,
           now,
         ) as number;
-      this.#statements
+      this.#context.statements
         .get('UPDATE qa_threads SET updated_at = ?, touched = (SELECT MAX(touched) + 1 FROM qa_threads) WHERE id = ?')
         .run(now, threadId);
       return this.turns(threadId).find((t) => t.id === id)!;
@@ -135,7 +133,7 @@ export class ThreadRepository {
   /** The thread's turns in order, each with its answer from the history. Throws NOT_FOUND for an unknown thread. */
   turns(threadId: number): ThreadTurnRecord[] {
     this.thread(threadId);
-    return this.#statements
+    return this.#context.statements
       .get(
         `SELECT u.id, u.thread_id AS threadId, u.position, u.question, u.standalone_question AS standaloneQuestion,
                 u.history_id AS historyId, h.strategy, h.answer_json AS answerJson, u.asked_at AS askedAt

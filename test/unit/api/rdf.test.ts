@@ -162,7 +162,7 @@ ex:paris ex:twinnedWith ex:rome .
       });
       expect(session.kb.bm25('triple', 'population', 5)).toEqual([]);
       expect(session.kb.searchEntities('Paris')).toEqual([]);
-      expect([...session.kb.iterateImportedStatements()]).toEqual([]);
+      expect([...session.kb.importedStatements.iterateImportedStatements()]).toEqual([]);
     };
     empty();
     const controller = new AbortController();

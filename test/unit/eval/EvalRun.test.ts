@@ -4,13 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Answer, StrategyName } from '../../../src-main/engine/api/contract.js';
 import { CancelledError, PolyhopError } from '../../../src-main/engine/base/errors.js';
-import {
-  EvalRun,
-  type AskRequest,
-  type EvalDependencies,
-  type EvalKb,
-  type EvalProgress,
-} from '../../../src-main/engine/eval/EvalRun.js';
+import type { AskRequest, EvalDependencies, EvalKb } from '../../../src-main/engine/eval/EvalDependencies.js';
+import { EvalRun } from '../../../src-main/engine/eval/EvalRun.js';
+import type { EvalProgress } from '../../../src-main/engine/eval/EvalRunOptions.js';
 import type { EvalResultRow } from '../../../src-main/engine/eval/EvalResultRow.js';
 import { bootstrapMean, pairedBootstrap } from '../../../src-main/engine/eval/stats/bootstrap.js';
 import type { EvalKbSource } from '../../../src-main/engine/eval/types.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EvalManifest } from '../../../src-main/engine/eval/EvalManifest.js';
 import { ZERO_COST, type EvalResultRow } from '../../../src-main/engine/eval/EvalResultRow.js';
-import { summariseRuns, type LoadedRun } from '../../../src-main/engine/eval/report.js';
+import type { LoadedRun } from '../../../src-main/engine/eval/loadEvalRun.js';
+import { summariseRuns } from '../../../src-main/engine/eval/summariseRuns.js';
 
 const manifest: EvalManifest = {
   v: 1,

@@ -155,14 +155,14 @@ describe('KnowledgeBase', () => {
           { promptName: 'mder/reduce', entries: 1, hits: 0 },
         ],
       });
-      const first = kb.addHistory('Who was the wife of the KING of Ithaca?', 'dr', '{"text":"Penelope"}');
-      const second = kb.addHistory('Chi era la moglie del re di Itaca?', 'hyp', '{"text":"Penelope"}');
-      expect(kb.listHistory().map((h) => h.id)).toEqual([second, first]);
-      expect(kb.listHistory('king of')).toMatchObject([
+      const first = kb.history.addHistory('Who was the wife of the KING of Ithaca?', 'dr', '{"text":"Penelope"}');
+      const second = kb.history.addHistory('Chi era la moglie del re di Itaca?', 'hyp', '{"text":"Penelope"}');
+      expect(kb.history.listHistory().map((h) => h.id)).toEqual([second, first]);
+      expect(kb.history.listHistory('king of')).toMatchObject([
         { id: first, strategy: 'dr', answerJson: '{"text":"Penelope"}' },
       ]);
-      expect(kb.listHistory('%')).toEqual([]);
-      expect(kb.listHistory('', 1)).toHaveLength(1);
+      expect(kb.history.listHistory('%')).toEqual([]);
+      expect(kb.history.listHistory('', 1)).toHaveLength(1);
     });
   });
 

@@ -139,13 +139,18 @@ export { seededRandom };
 
 /**
  * A fresh KB for each test of the enclosing describe (created in beforeEach, closed and its folder
- * removed in afterEach): `t.kb` is the current test's. `setup` runs on each new KB.
+ * removed in afterEach): `t.kb` is the current test's, `t.dir` the folder it lies in. `setup` runs
+ * on each new KB.
  */
-export function useTempKb(setup?: (kb: KnowledgeBase) => void): { readonly kb: KnowledgeBase } {
-  let current: { kb: KnowledgeBase; cleanup: () => void } | undefined;
+export function useTempKb(setup?: (kb: KnowledgeBase) => void): { readonly kb: KnowledgeBase; readonly dir: string } {
+  let current: { kb: KnowledgeBase; dir: string; cleanup: () => void } | undefined;
+  const now = (): NonNullable<typeof current> => {
+    if (!current) throw new Error('useTempKb: no test is running');
+    return current;
+  };
   beforeEach(() => {
     const { dir, cleanup } = tempDir();
-    current = { kb: createKb(dir), cleanup };
+    current = { kb: createKb(dir), dir, cleanup };
     setup?.(current.kb);
   });
   afterEach(() => {
@@ -155,8 +160,10 @@ export function useTempKb(setup?: (kb: KnowledgeBase) => void): { readonly kb: K
   });
   return {
     get kb(): KnowledgeBase {
-      if (!current) throw new Error('useTempKb: no test is running');
-      return current.kb;
+      return now().kb;
+    },
+    get dir(): string {
+      return now().dir;
     },
   };
 }

@@ -19,7 +19,11 @@ const turn = (threadId: number, question: string, standaloneQuestion = question)
   kb.threads.addTurn(threadId, {
     question,
     standaloneQuestion,
-    historyId: kb.addHistory(standaloneQuestion, 'dr', JSON.stringify({ text: `answer to ${standaloneQuestion}` })),
+    historyId: kb.history.addHistory(
+      standaloneQuestion,
+      'dr',
+      JSON.stringify({ text: `answer to ${standaloneQuestion}` }),
+    ),
   });
 
 describe('threads of a knowledge base', () => {
@@ -64,7 +68,7 @@ describe('threads of a knowledge base', () => {
     expect(() => kb.threads.addTurn(a.id, { question: 'q', standaloneQuestion: 'q', historyId: 1 })).toThrow(
       /No thread/,
     );
-    expect(kb.listHistory().map((h) => h.question)).toEqual(['Who was the king of Ithaca?']);
+    expect(kb.history.listHistory().map((h) => h.question)).toEqual(['Who was the king of Ithaca?']);
   });
 
   it('keeps threads across reopening the file', () => {

@@ -67,7 +67,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
             onTextRestart: () => emit('qa:token', { jobId, text: '', reset: true }),
           },
         );
-        const historyId = session.kb.addHistory(asked, strategy, JSON.stringify(answer));
+        const historyId = session.kb.history.addHistory(asked, strategy, JSON.stringify(answer));
         if (thread !== undefined) {
           const filed =
             thread === 'new' ? session.kb.threads.createThread(question) : session.kb.threads.thread(thread);
@@ -100,7 +100,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
     'qa:history': ({ kb: name, search, limit }): HistoryEntry[] =>
       engine.kbs
         .get(name)
-        .kb.listHistory(search, limit)
+        .kb.history.listHistory(search, limit)
         .map((h) => ({ id: h.id, askedAt: h.askedAt, answer: JSON.parse(h.answerJson) as Answer })),
   };
 }

@@ -12,7 +12,7 @@ export function knowledgeBaseRdfSource(kb: KnowledgeBase): RdfRecordSource {
     triplesById: (ids) => kb.getTriples(ids),
     triplesOfEntity: (entityId) => kb.triplesOfEntity(entityId, 'both', Number.MAX_SAFE_INTEGER),
     chunkDocuments: (chunkIds) => new Map(kb.getChunks(chunkIds).map((c) => [c.id, c.documentId])),
-    importedNQuads: () => kb.iterateImportedStatements(),
+    importedNQuads: () => kb.importedStatements.iterateImportedStatements(),
     recordCounts: () => kb.stats(),
   };
 }

@@ -90,6 +90,22 @@ describe('external store protocol', () => {
     store.server.close();
   });
 
+  /** Points 'configured' at the recording store: `/<queryPath>` for queries, `/update`, `/gsp`, the cities graph. */
+  const setStore = (
+    auth: Record<string, unknown>,
+    queryPath = 'query',
+    more: Record<string, unknown> = {},
+  ): Promise<StoreStatus> =>
+    call<StoreStatus>(engine, 'store:set', {
+      kb: 'configured',
+      queryUrl: `${store.base}/${queryPath}`,
+      updateUrl: `${store.base}/update`,
+      graphStoreUrl: `${store.base}/gsp`,
+      graphIri: 'http://example.org/graphs/cities',
+      auth,
+      ...more,
+    });
+
   it('sends nothing to any store for a KB without one: imports, queries, removals and asks for a sync', async () => {
     const result = await call<SparqlResult>(engine, 'sparql:query', {
       kb: 'unconfigured',
@@ -114,13 +130,7 @@ describe('external store protocol', () => {
   });
 
   it('publishes over the Graph Store protocol: PUT then POSTs to ?graph=, Turtle bodies, Digest after the challenge', async () => {
-    const status = await call<StoreStatus>(engine, 'store:set', {
-      kb: 'configured',
-      queryUrl: `${store.base}/query`,
-      updateUrl: `${store.base}/update`,
-      graphStoreUrl: `${store.base}/gsp`,
-      graphIri: 'http://example.org/graphs/cities',
-      auth: { kind: 'digest', username: 'me', password: 's3cret-pw' },
+    const status = await setStore({ kind: 'digest', username: 'me', password: 's3cret-pw' }, 'query', {
       batchQuads: 100,
     });
     expect(status.config?.auth).toEqual({ kind: 'digest', username: 'me', hasPassword: true });
@@ -171,14 +181,7 @@ describe('external store protocol', () => {
     });
     expect(sent[0]!.headers.accept).toBe('application/sparql-results+json');
 
-    await call(engine, 'store:set', {
-      kb: 'configured',
-      queryUrl: `${store.base}/query`,
-      updateUrl: `${store.base}/update`,
-      graphStoreUrl: `${store.base}/gsp`,
-      graphIri: 'http://example.org/graphs/cities',
-      auth: { kind: 'basic', username: 'me' },
-    });
+    await setStore({ kind: 'basic', username: 'me' });
     await call(engine, 'sparql:query', { kb: 'configured', query: 'ASK {}', target: 'store' }).catch(() => undefined);
     expect(store.requests.at(-1)!.headers.authorization).toBe(
       `Basic ${Buffer.from('me:s3cret-pw').toString('base64')}`,
@@ -186,14 +189,7 @@ describe('external store protocol', () => {
   });
 
   it('console reads go without credentials until the query endpoint asks for them (issue 24 point 14)', async () => {
-    await call(engine, 'store:set', {
-      kb: 'configured',
-      queryUrl: `${store.base}/open`,
-      updateUrl: `${store.base}/update`,
-      graphStoreUrl: `${store.base}/gsp`,
-      graphIri: 'http://example.org/graphs/cities',
-      auth: { kind: 'digest', username: 'me' },
-    });
+    await setStore({ kind: 'digest', username: 'me' }, 'open');
     const before = store.requests.length;
     const q = { kb: 'configured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', target: 'store' };
     expect((await call<SparqlResult>(engine, 'sparql:query', q)).rows).toEqual([{ n: '7' }]);
@@ -202,14 +198,7 @@ describe('external store protocol', () => {
       ['POST', '/open', null],
     ]);
     // An endpoint that does ask (401) gets them, and is signed in to at once from then on.
-    await call(engine, 'store:set', {
-      kb: 'configured',
-      queryUrl: `${store.base}/query`,
-      updateUrl: `${store.base}/update`,
-      graphStoreUrl: `${store.base}/gsp`,
-      graphIri: 'http://example.org/graphs/cities',
-      auth: { kind: 'digest', username: 'me' },
-    });
+    await setStore({ kind: 'digest', username: 'me' });
     const asked = store.requests.length;
     await call(engine, 'sparql:query', q);
     await call(engine, 'sparql:query', q);
