@@ -15,6 +15,7 @@ export type DocumentFormat =
   | 'epub'
   | 'rtf'
   | 'eml'
+  | 'mbox'
   | 'png'
   | 'jpeg'
   | 'tiff';
@@ -49,6 +50,8 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.epub': 'epub',
   '.rtf': 'rtf',
   '.eml': 'eml',
+  '.mbox': 'mbox',
+  '.mbx': 'mbox',
   '.png': 'png',
   '.jpg': 'jpeg',
   '.jpeg': 'jpeg',
@@ -105,6 +108,7 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   epub: 'application/epub+zip',
   rtf: 'application/rtf',
   eml: 'message/rfc822',
+  mbox: 'application/mbox',
   png: 'image/png',
   jpeg: 'image/jpeg',
   tiff: 'image/tiff',
