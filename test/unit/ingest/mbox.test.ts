@@ -179,6 +179,16 @@ describe('mbox files: one document per message', () => {
     expect(doc.warnings).toEqual(['messages 4–4 not read (more than 3 parts)']);
   });
 
+  it('a mailbox file without an extension (Thunderbird\'s "Inbox") is read as mbox; a named text file stays text', async () => {
+    const mbox = readFileSync(fixture('letters.mbox'));
+    const inbox = await loadDocument(put('Inbox', mbox));
+    expect(inbox.mime).toBe('application/mbox');
+    expect(ids(inbox.parts)).toContain('boathouse-1@marlow.example');
+    const text = await loadDocument(put('letters.txt', mbox));
+    expect(text.mime).toBe('text/plain');
+    expect(text.parts).toBeUndefined();
+  });
+
   it('a file that is no mbox is refused saying so', async () => {
     await expect(loadDocument(put('notes.mbox', 'Dear Ada,\nno mail here.'))).rejects.toThrow(
       /notes\.mbox: not an mbox file \(it does not start with a "From " line\)$/,

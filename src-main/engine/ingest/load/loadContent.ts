@@ -54,6 +54,10 @@ export function chooseFormat(
       );
     case 'rtf':
       return 'rtf';
+    case 'mbox':
+      // Mailbox files often have no extension; a named text file stays text.
+      if (ext === '' || byExtension === 'mbox') return 'mbox';
+      break;
     case 'png':
     case 'jpeg':
     case 'tiff':

@@ -2,6 +2,7 @@ import { toErrorData } from '../../base/errors.js';
 import { badInput, formatBytes } from '../badInput.js';
 import type { LoadedPart, LoadedText } from '../types.js';
 import { finishText } from './finishText.js';
+import { MBOX_FROM_LINE } from './formats.js';
 import {
   attachmentParts,
   DEFAULT_MAIL_LIMITS,
@@ -12,8 +13,6 @@ import {
 } from './mailMessage.js';
 
 const FROM_LINE = Buffer.from('From ', 'latin1');
-/** A From_ line's sender and asctime date ("From ada@x Thu May  1 10:00:00 2024"), as mbox writers put it. */
-const STRICT_FROM_LINE = /^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) +[A-Z][a-z]{2} +\d{1,2} +\d\d:\d\d(?::\d\d)? /;
 
 /**
  * The messages of an mbox file (RFC 4155), each without its From_ line, with body lines that
@@ -27,7 +26,7 @@ export function splitMbox(bytes: Buffer): Buffer[] {
   const starts = [0];
   for (let i = bytes.indexOf('\nFrom ', 0, 'latin1'); i !== -1; i = bytes.indexOf('\nFrom ', i + 1, 'latin1')) {
     const afterBlank = bytes[i - 1] === 0x0a || (bytes[i - 1] === 0x0d && bytes[i - 2] === 0x0a);
-    if (afterBlank || STRICT_FROM_LINE.test(bytes.toString('latin1', i + 1, Math.min(bytes.length, i + 200))))
+    if (afterBlank || MBOX_FROM_LINE.test(bytes.toString('latin1', i + 1, Math.min(bytes.length, i + 200))))
       starts.push(i + 1);
   }
   return starts.map((start, k) => {
