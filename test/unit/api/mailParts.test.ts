@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddDocumentsResult, DocumentPage } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
+import { syncChangedPaths } from '../../../src-main/engine/api/documentChanges.js';
 import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { call, tempEngine } from '../../support/tempEngine.js';
@@ -125,5 +126,21 @@ describe('a file of several documents through the Api (MBOX messages, EML attach
     expect(kb().partsOf(container.id)).toHaveLength(2);
     await call(engine, 'docs:remove', { kb: 'mail', id: container.id });
     expect(await rows()).toEqual([]);
+  });
+
+  it("a watched folder's sync treats the file's documents as a group: a change replaces them, a deletion removes them", async () => {
+    copyFileSync(fixture('letters.mbox'), mbox);
+    await add();
+    await ingestPending(kb(), { embedder });
+    expect(kb().partsOf(kb().findDocumentByPath(mbox)!.id)).toHaveLength(4);
+    writeFileSync(mbox, withoutThirdMessage());
+    const changed = await syncChangedPaths(engine, 'mail', folder, [mbox], []);
+    expect(changed.added.map((d) => d.path)).toEqual([mbox]);
+    expect(kb().partsOf(kb().findDocumentByPath(mbox)!.id)).toEqual([]);
+    await ingestPending(kb(), { embedder });
+    expect(kb().partsOf(kb().findDocumentByPath(mbox)!.id)).toHaveLength(3);
+    unlinkSync(mbox);
+    expect(await syncChangedPaths(engine, 'mail', folder, [mbox], [])).toMatchObject({ removed: 1, added: [] });
+    expect((await rows()).filter((r) => r.path.startsWith('letters.mbox'))).toEqual([]);
   });
 });
