@@ -50,9 +50,13 @@ export function scanOf(lines: readonly string[], { script = 'latin' }: { script?
   return { width, height, gray, png: canvas.toBuffer('image/png'), jpeg: canvas.toBuffer('image/jpeg', 92) };
 }
 
-/** An uncompressed 8-bit greyscale TIFF (little-endian, one strip, 200 dpi); `pages` copies of the scan. */
-export function tiffOf(scan: Scan, pages = 1): Buffer {
-  const entries = (dataOffset: number, resOffset: number): [number, number, number, number][] => [
+/**
+ * An uncompressed 8-bit greyscale TIFF (little-endian, one strip per page, 200 dpi): `pages`
+ * copies of the scan, or one page per scan of a list, in its order.
+ */
+export function tiffOf(scans: Scan | readonly Scan[], pages = 1): Buffer {
+  const list = Array.isArray(scans) ? (scans as readonly Scan[]) : Array.from({ length: pages }, () => scans as Scan);
+  const entries = (scan: Scan, dataOffset: number, resOffset: number): [number, number, number, number][] => [
     [256, 3, 1, scan.width], // ImageWidth
     [257, 3, 1, scan.height], // ImageLength
     [258, 3, 1, 8], // BitsPerSample
@@ -67,16 +71,16 @@ export function tiffOf(scan: Scan, pages = 1): Buffer {
     [296, 3, 1, 2], // ResolutionUnit: inch
   ];
   const ifdSize = 2 + 12 * 12 + 4;
-  const pageSize = ifdSize + 8 + scan.gray.length;
-  const out = Buffer.alloc(8 + pageSize * pages);
+  const pageSize = (scan: Scan) => ifdSize + 8 + scan.gray.length;
+  const out = Buffer.alloc(8 + list.reduce((sum, scan) => sum + pageSize(scan), 0));
   out.write('II*\0', 0, 'latin1');
   out.writeUInt32LE(8, 4);
-  for (let p = 0; p < pages; p++) {
-    const ifd = 8 + p * pageSize;
+  let ifd = 8;
+  for (const [p, scan] of list.entries()) {
     const res = ifd + ifdSize;
     const data = res + 8;
     out.writeUInt16LE(12, ifd);
-    entries(data, res).forEach(([tag, type, count, value], i) => {
+    entries(scan, data, res).forEach(([tag, type, count, value], i) => {
       const at = ifd + 2 + 12 * i;
       out.writeUInt16LE(tag, at);
       out.writeUInt16LE(type, at + 2);
@@ -84,10 +88,11 @@ export function tiffOf(scan: Scan, pages = 1): Buffer {
       if (type === 3) out.writeUInt16LE(value, at + 8);
       else out.writeUInt32LE(value, at + 8);
     });
-    out.writeUInt32LE(p + 1 < pages ? ifd + pageSize : 0, ifd + 2 + 12 * 12);
+    out.writeUInt32LE(p + 1 < list.length ? ifd + pageSize(scan) : 0, ifd + 2 + 12 * 12);
     out.writeUInt32LE(SCAN_DPI, res);
     out.writeUInt32LE(1, res + 4);
     scan.gray.copy(out, data);
+    ifd += pageSize(scan);
   }
   return out;
 }

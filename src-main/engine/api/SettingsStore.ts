@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
 import { DEFAULT_DOCUMENT_LIMIT_SETTINGS } from '../ingest/load/DocumentLoader.js';
+import { ocrLanguageInstalled } from '../ingest/load/ocr/ocrLanguages.js';
 import { endpointConfigSchema } from '../models/endpoints/EndpointConfig.js';
 import { REASONING_STEPS, resolveReasoningPolicy, type ReasoningStep } from '../models/reasoningPolicy.js';
 import { modelSelectionSchema, STRATEGIES, type Settings } from './contract.js';
@@ -42,6 +43,12 @@ const settingsSchema = z.object({
     })
     .strict()
     .default({ ...DEFAULT_DOCUMENT_LIMIT_SETTINGS }),
+  ocrLanguages: z
+    .array(z.string().regex(/^[a-z_]{2,16}$/))
+    .min(1)
+    .max(64)
+    .nullable()
+    .default(null),
 });
 
 /** User settings in `<dataDir>/settings.json`, validated on read and write, written atomically. */
@@ -67,6 +74,13 @@ export class SettingsStore {
       );
     const unknown = Object.keys(patch).filter((k) => !(k in settingsSchema.shape));
     if (unknown.length > 0) throw new PolyhopError('INVALID_REQUEST', `Unknown setting(s): ${unknown.join(', ')}`);
+    // Checked when saved, not when read: a language uninstalled later is skipped by OCR, not a broken settings file.
+    const missing = (merged.data.ocrLanguages ?? []).filter((code) => !ocrLanguageInstalled(code));
+    if (missing.length > 0)
+      throw new PolyhopError(
+        'INVALID_REQUEST',
+        `Invalid settings: ocrLanguages: not installed: ${missing.join(', ')} (npm i -E @tesseract.js-data/<code>)`,
+      );
     this.#settings = merged.data;
     mkdirSync(dirname(this.#file), { recursive: true });
     const tmp = `${this.#file}.${process.pid}.tmp`;

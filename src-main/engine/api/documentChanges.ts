@@ -21,12 +21,17 @@ interface FoundChanges {
 /** Files recorded per transaction by {@link recordChanges}. */
 const FILES_PER_TRANSACTION = 256;
 
-/** The KB's documents under a folder (its path, or anything below it). */
+/** The KB's file documents under a folder (its path, or anything below it); parts follow their container. */
 function documentsUnder(session: KbSession, folder: string): DocumentRecord[] {
   const under: DocumentRecord[] = [];
   for (const doc of session.kb.iterateDocuments())
-    if (doc.path === folder || doc.path.startsWith(folder + sep)) under.push(doc);
+    if (doc.containerId === null && (doc.path === folder || doc.path.startsWith(folder + sep))) under.push(doc);
   return under;
+}
+
+/** A document's id and its parts' (an MBOX's messages…), which are added, moved and removed with it. */
+export function withParts(session: KbSession, id: number): number[] {
+  return [id, ...session.kb.partsOf(id).map((part) => part.id)];
 }
 
 /**
@@ -147,14 +152,14 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
         }
         const from = existing ? undefined : goneByHash.get(file.sha256)?.shift();
         if (from) {
+          moved.push(...withParts(session, from.id));
           kb.updateDocument(from.id, { path: file.path, title: movedTitle(from, file.path) });
-          moved.push(from.id);
           result.renamed++;
           continue;
         }
         if (existing) {
+          replaced.push(...withParts(session, existing.id));
           kb.deleteDocument(existing.id);
-          replaced.push(existing.id);
         }
         const format = formatForPath(file.path);
         const added = kb.addDocument({
@@ -173,9 +178,10 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
   const removed = changes.gone.filter((doc) => !movedIds.has(doc.id));
   for (const doc of removed) {
     if (!kb.getDocument(doc.id)) continue;
+    const ids = withParts(session, doc.id);
     kb.deleteDocument(doc.id);
     result.removed++;
-    await updateView(session.rdf.documentRemoved(doc.id));
+    for (const id of ids) await updateView(session.rdf.documentRemoved(id));
   }
   for (const id of replaced) await updateView(session.rdf.documentRemoved(id));
   for (const id of moved) await updateView(session.rdf.documentAdded(id));

@@ -47,7 +47,25 @@ export interface LoadedDocument extends LoadedText {
   size: number;
   /** sha256 of the exact bytes that were read. */
   sha256: string;
+  /**
+   * The documents this file holds besides its own text, in file order: an MBOX's messages (the
+   * MBOX's own text is then empty), an e-mail's attachments of formats we read. Absent for most files.
+   */
+  parts?: LoadedPart[];
 }
+
+/** One document of several in a file: read, or refused on its own (the file's other parts still count). */
+export type LoadedPart = {
+  /**
+   * Stable within the file, so re-reading the file names the same parts alike: an MBOX message's
+   * Message-ID (`message/<n>` without one, or for a repeated one), `attachment/<n>` (1-based, in the
+   * message's order), `<message>/attachment/<n>` for an MBOX message's attachment. The part's
+   * document path is the file's path, `#`, then this.
+   */
+  partId: string;
+  /** Bytes of the part (the message, or the decoded attachment). */
+  size: number;
+} & ({ loaded: LoadedText & { title: string; language: string }; error?: never } | { loaded?: never; error: string });
 
 /** A half-open character range `[start, end)` into a text. */
 export interface Span {

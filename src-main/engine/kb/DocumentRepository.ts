@@ -33,7 +33,7 @@ const DOCUMENT_SORT: Record<DocumentSortKey, string> = {
 };
 
 const DOCUMENT_COLUMNS = `id, path, title, hash, mime, size, language, status, error,
-  chunk_count AS chunkCount, triple_count AS tripleCount, added_at AS addedAt`;
+  chunk_count AS chunkCount, triple_count AS tripleCount, added_at AS addedAt, container_id AS containerId`;
 const CHUNK_COLUMNS = `id, document_id AS documentId, ord, text, language, start_offset AS startOffset,
   end_offset AS endOffset, page, summary, english_text AS englishText`;
 const PASSAGE_COLUMNS = `p.id, p.document_id AS documentId, p.ord, p.text, p.start_offset AS startOffset, p.end_offset AS endOffset, p.page,
@@ -72,7 +72,7 @@ export class DocumentRepository {
       });
     }
     const id = this.#stmt(
-      `INSERT INTO documents (path, title, hash, mime, size, language, status, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO documents (path, title, hash, mime, size, language, status, added_at, container_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     )
       .pluck()
       .get(
@@ -84,6 +84,7 @@ export class DocumentRepository {
         doc.language ?? null,
         doc.status ?? 'pending',
         new Date().toISOString(),
+        doc.containerId ?? null,
       ) as number;
     return this.#requireDocument(id);
   }
@@ -125,9 +126,16 @@ export class DocumentRepository {
     if (changes === 0) throw this.#context.notFound('document', id);
   }
 
+  /** A new path moves the document's parts with it (`old#part` becomes `new#part`). */
   updateDocument(id: number, update: DocumentUpdate): DocumentRecord {
     const current = this.#requireDocument(id);
     const next = { ...current, ...update };
+    if (next.path !== current.path)
+      this.#stmt('UPDATE documents SET path = ? || substr(path, ?) WHERE container_id = ?').run(
+        next.path,
+        current.path.length + 1,
+        id,
+      );
     this.#stmt('UPDATE documents SET path = ?, title = ?, hash = ?, mime = ?, size = ?, language = ? WHERE id = ?').run(
       next.path,
       next.title,
@@ -148,11 +156,19 @@ export class DocumentRepository {
   deleteDocument(id: number): RemovalResult {
     return this.#context.transaction(() => {
       this.#requireDocument(id);
-      this.#removePassages(id);
-      const result = this.#removeChunks(this.#chunkIdsOf(id));
-      this.#stmt('DELETE FROM documents WHERE id = ?').run(id);
+      const ids = [...this.partsOf(id).map((part) => part.id), id];
+      for (const documentId of ids) this.#removePassages(documentId);
+      const result = this.#removeChunks(ids.flatMap((documentId) => this.#chunkIdsOf(documentId)));
+      for (const documentId of ids) this.#stmt('DELETE FROM documents WHERE id = ?').run(documentId);
       return result;
     });
+  }
+
+  /** The parts of a container document (an MBOX's messages, an e-mail's attachments), by id; none for most documents. */
+  partsOf(containerId: number): DocumentRecord[] {
+    return this.#stmt(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE container_id = ? ORDER BY id`).all(
+      containerId,
+    ) as DocumentRecord[];
   }
 
   /** Languages the documents are written in, most documents first (a hint for short questions' language). */

@@ -310,6 +310,10 @@ export class KnowledgeBase {
     return this.documents.deleteDocument(id);
   }
 
+  partsOf(containerId: number): DocumentRecord[] {
+    return this.documents.partsOf(containerId);
+  }
+
   documentLanguages(): string[] {
     return this.documents.documentLanguages();
   }

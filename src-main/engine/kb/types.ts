@@ -22,6 +22,12 @@ export interface DocumentRecord {
   chunkCount: number;
   tripleCount: number;
   addedAt: string;
+  /**
+   * The document of the file this one is a part of (an MBOX's message, an e-mail's attachment),
+   * whose path is this one's up to `#`; null for a file's own document. Parts are added, moved and
+   * removed with their container.
+   */
+  containerId: number | null;
 }
 
 export interface NewChunk {
@@ -129,6 +135,8 @@ export interface NewDocument {
   language?: string | null;
   /** Default: 'pending'. */
   status?: DocumentStatus;
+  /** The container document of a part (see {@link DocumentRecord.containerId}). Default: null. */
+  containerId?: number | null;
 }
 
 /** Fields of a document that change when its file changes or its language is detected. */

@@ -7,6 +7,7 @@ import { fixedSizeChunk, type FixedSizeChunkOptions } from '../ingest/chunk/fixe
 import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semanticChunk.js';
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
 import type { DocumentRecord } from '../kb/types.js';
+import type { LoadedPart, LoadedText } from '../ingest/types.js';
 import type { Embedder } from '../models/Embedder.js';
 import { PAPER_THRESHOLDS, type ThresholdMode } from './calibration/index.js';
 
@@ -52,7 +53,10 @@ export interface IngestPendingResult {
  */
 export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOptions): Promise<IngestPendingResult> {
   kb.assertEmbedder(options.embedder.identity, options.embedder.dimension);
-  const pending = [...kb.iterateDocuments()].filter((d) => d.status === 'pending' && d.chunkCount === 0);
+  // A part (an MBOX's message…) is read with its container, never from a path of its own.
+  const pending = [...kb.iterateDocuments()].filter(
+    (d) => d.status === 'pending' && d.chunkCount === 0 && d.containerId === null,
+  );
   const result: IngestPendingResult = { ingested: 0, failed: [] };
   options.onProgress?.({ done: 0, total: pending.length, message: '' });
   const loader = new DocumentLoader(options.limits);
@@ -75,7 +79,7 @@ async function ingestOne(
   result: IngestPendingResult,
   options: IngestPendingOptions,
 ): Promise<void> {
-  const { embedder, signal } = options;
+  const { signal } = options;
   throwIfAborted(signal);
   try {
     const loaded = await loader.load(doc.path, {
@@ -83,31 +87,29 @@ async function ingestOne(
       expectedSha256: doc.hash,
       ...(signal ? { signal } : {}),
     });
-    const chunks = await semanticChunk(loaded.text, {
-      ...(options.thresholds === 'paper' ? { threshold: PAPER_THRESHOLDS.chunking } : {}),
-      ...options.chunking,
-      embedder,
-      language: loaded.language,
-      ...(loaded.pages ? { pages: loaded.pages } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    if (chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
-    const passages = fixedSizeChunk(loaded.text, {
-      ...options.passages,
-      language: loaded.language,
-      ...(loaded.pages ? { pages: loaded.pages } : {}),
-      ...(signal ? { signal } : {}),
-    });
+    const own = loaded.text.trim() ? await chunkText(loaded, options) : undefined;
+    if (own && own.chunks.length === 0) throw new Error(`${doc.path}: no text to index`);
+    const parts: { part: LoadedPart; chunked?: Chunked }[] = [];
+    for (const part of loaded.parts ?? []) {
+      const chunked = part.loaded ? await chunkText(part.loaded, options) : undefined;
+      parts.push({ part, ...(chunked ? { chunked } : {}) });
+    }
+    const note = loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null;
     kb.transaction(() => {
       kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
-      kb.replaceChunks(doc.id, chunks);
-      kb.replacePassages(doc.id, passages);
-      // What of the file was left out (unreadable pages…) stays on the document as its note.
-      kb.setDocumentStatus(
-        doc.id,
-        'pending',
-        loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null,
-      );
+      // A container read again gets its parts anew (their chunks and triples go with the old ones).
+      for (const old of kb.partsOf(doc.id)) kb.deleteDocument(old.id);
+      if (own) {
+        kb.replaceChunks(doc.id, own.chunks);
+        kb.replacePassages(doc.id, own.passages);
+      }
+      // What of the file was left out (unreadable pages…) stays on the document as its note; a
+      // container without text of its own (an MBOX) has nothing more to index.
+      kb.setDocumentStatus(doc.id, own ? 'pending' : 'indexed', note);
+      for (const { part, chunked } of parts) {
+        const refused = storePart(kb, doc, part, chunked);
+        if (refused) result.failed.push(refused);
+      }
     });
     result.ingested++;
   } catch (error) {
@@ -117,4 +119,65 @@ async function ingestOne(
     kb.setDocumentStatus(doc.id, 'error', `${INGEST_NOTE}${reason}`);
     result.failed.push({ documentId: doc.id, path: doc.path, reason });
   }
+}
+
+interface Chunked {
+  chunks: Awaited<ReturnType<typeof semanticChunk>>;
+  passages: ReturnType<typeof fixedSizeChunk>;
+}
+
+/** Semantic chunks (MDER's units) and fixed-size passages (the vector baseline's) of one loaded text. */
+async function chunkText(
+  loaded: Pick<LoadedText, 'text' | 'pages'> & { language: string },
+  options: IngestPendingOptions,
+): Promise<Chunked> {
+  const { embedder, signal } = options;
+  const chunks = await semanticChunk(loaded.text, {
+    ...(options.thresholds === 'paper' ? { threshold: PAPER_THRESHOLDS.chunking } : {}),
+    ...options.chunking,
+    embedder,
+    language: loaded.language,
+    ...(loaded.pages ? { pages: loaded.pages } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  const passages = fixedSizeChunk(loaded.text, {
+    ...options.passages,
+    language: loaded.language,
+    ...(loaded.pages ? { pages: loaded.pages } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  return { chunks, passages };
+}
+
+/**
+ * Adds one part of a container as its own document, `<container path>#<part id>`: pending with
+ * its chunks, or `error` with the reason it was refused (or had nothing to index). Runs inside
+ * the container's transaction.
+ */
+function storePart(
+  kb: KnowledgeBase,
+  container: DocumentRecord,
+  part: LoadedPart,
+  chunked: Chunked | undefined,
+): IngestPendingResult['failed'][number] | undefined {
+  const path = `${container.path}#${part.partId}`;
+  const record = kb.addDocument({
+    path,
+    title: part.loaded?.title ?? part.partId,
+    hash: container.hash,
+    mime: part.loaded?.mime ?? 'application/octet-stream',
+    size: part.size,
+    language: part.loaded?.language ?? null,
+    containerId: container.id,
+  });
+  if (!chunked || chunked.chunks.length === 0) {
+    const reason = part.error ?? `${path}: no text to index`;
+    kb.setDocumentStatus(record.id, 'error', `${INGEST_NOTE}${reason}`);
+    return { documentId: record.id, path, reason };
+  }
+  kb.replaceChunks(record.id, chunked.chunks);
+  kb.replacePassages(record.id, chunked.passages);
+  const warnings = part.loaded?.warnings ?? [];
+  kb.setDocumentStatus(record.id, 'pending', warnings.length ? `${INGEST_NOTE}${warnings.join('; ')}` : null);
+  return undefined;
 }

@@ -99,12 +99,12 @@ describe('scanned pages are read by OCR, offline', () => {
     expect(pageAt(pages, doc.text.indexOf('three'))).toBe(3);
   });
 
-  it('PNG, JPEG and TIFF scans are documents: read as page 1; a TIFF with more pages says only the first was read', async () => {
+  it('PNG, JPEG and TIFF scans are documents: read as page 1', async () => {
     const scan = scanOf(english);
     const files = {
       'scan.png': [scan.png, 'image/png'],
       'scan.jpg': [scan.jpeg, 'image/jpeg'],
-      'scan.tiff': [tiffOf(scan, 3), 'image/tiff'],
+      'scan.tiff': [tiffOf(scan), 'image/tiff'],
     } as const;
     for (const [name, [bytes, mime]] of Object.entries(files)) {
       const doc = await loadDocument(put(name, bytes), { ocr: { languages: ['eng'] } });
@@ -113,8 +113,21 @@ describe('scanned pages are read by OCR, offline', () => {
       expect(doc.pages).toEqual([{ page: 1, startOffset: 0 }]);
       expectOcrPage(doc, 1, 'image');
     }
-    const tiff = await loadDocument(put('scan3.tif', tiffOf(scan, 3)), { ocr: { languages: ['eng'] } });
-    expect(tiff.warnings).toContain('TIFF has 3 pages; only the first was read');
+  });
+
+  it('a multi-page TIFF is read page by page, each with its page number; a blank page is left out with a note', async () => {
+    const third = ['The third page lists the crew of the lifeboat', 'and the names of the rescued sailors.'];
+    const blank = scanOf(['']);
+    const tiff = tiffOf([scanOf(english), scanOf(italian), blank, scanOf(third)]);
+    const doc = await loadDocument(put('fax.tif', tiff), { ocr: { languages: ['eng', 'ita'] } });
+    expect(doc.pages!.map((p) => p.page)).toEqual([1, 2, 4]);
+    const pageText = (i: number) => doc.text.slice(doc.pages![i]!.startOffset, doc.pages![i + 1]?.startOffset);
+    expect(wordRecall(english.join(' '), pageText(0))).toBeGreaterThanOrEqual(0.8);
+    expect(wordRecall(italian.join(' '), pageText(1))).toBeGreaterThanOrEqual(0.8);
+    expect(wordRecall(third.join(' '), pageText(2))).toBeGreaterThanOrEqual(0.8);
+    for (const page of [1, 2, 4]) expectOcrPage(doc, page, 'image');
+    expect(doc.ocr!.pages.map((p) => p.page)).toEqual([1, 2, 4]);
+    expect(doc.warnings).toContain('page 3: OCR read no text, left out');
   });
 
   it('scans are documents wherever files are picked: folders (scan, watch) and the file picker filter', () => {

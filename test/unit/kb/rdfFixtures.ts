@@ -59,6 +59,7 @@ export function syntheticSource(options: {
       chunkCount: options.chunksPerDocument,
       tripleCount: 0,
       addedAt: '2026-01-01T00:00:00Z',
+      containerId: null,
     });
     for (let c = 0; c < options.chunksPerDocument; c++) {
       source.chunkList.push({

@@ -59,6 +59,8 @@ export interface DoctorReport {
   modelErrors: string[];
   /** The only hosts beyond loopback the engine connects to (configured inference servers and SPARQL stores); empty: nothing leaves this machine. */
   remoteHosts: string[];
+  /** OCR languages installed (`@tesseract.js-data/<code>`): Tesseract code and, where known, the BCP 47 tag that names it. */
+  ocrLanguages: { code: string; tag: string | null }[];
 }
 
 export interface Settings {
@@ -83,6 +85,12 @@ export interface Settings {
   endpoints: EndpointSetting[];
   /** What one document may take to load (its own thread is stopped past memory or time), and the largest DOCX text part. */
   documentLimits: { memoryMb: number; timeSeconds: number; docxXmlMb: number };
+  /**
+   * The languages OCR recognises in scans (Tesseract codes of installed `@tesseract.js-data`
+   * packages), all together; null: every installed language. Fewer languages read faster and
+   * confuse less (a Latin-script page read as Chinese).
+   */
+  ocrLanguages: string[] | null;
   /**
    * Which indexing and answering steps let a thinking model reason ('on') or switch its reasoning
    * off ('off'), every step listed; saved without a step, it takes its default (`REASONING_STEPS`

@@ -2,7 +2,7 @@ import { PolyhopError } from '../../base/errors.js';
 import type { DocumentRecord } from '../../kb/types.js';
 import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
 import type { ChunkView, TripleView } from '../contract.js';
-import { addDocuments, toRow, updateView } from '../documentChanges.js';
+import { addDocuments, toRow, updateView, withParts } from '../documentChanges.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 
@@ -29,17 +29,21 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
     'docs:remove': async ({ kb: name, id }) => {
       const session = kbs.get(name);
       requireDocument(session.kb, id);
+      const ids = withParts(session, id);
       session.kb.deleteDocument(id);
-      await updateView(session.rdf.documentRemoved(id));
+      for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
       engine.stores.changed(session.name);
       return { removed: true as const };
     },
     'docs:reindex': async ({ kb: name, id }) => {
       const session = kbs.get(name);
-      const { path } = requireDocument(session.kb, id);
-      session.kb.deleteDocument(id);
-      await updateView(session.rdf.documentRemoved(id));
-      return addDocuments(engine, name, [path]);
+      // A part (an MBOX's message…) is read again with its file.
+      const document = requireDocument(session.kb, id);
+      const file = document.containerId === null ? document : requireDocument(session.kb, document.containerId);
+      const ids = withParts(session, file.id);
+      session.kb.deleteDocument(file.id);
+      for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
+      return addDocuments(engine, name, [file.path]);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { ocrLanguageInstalled } from '../../ingest/load/ocr/ocrLanguages.js';
 import { PolyhopError } from '../../base/errors.js';
 import { isStorageFull, storageError } from '../../base/storageError.js';
 import { IndexingJob, type IndexingResult } from '../../mder/IndexingJob.js';
@@ -69,13 +70,19 @@ async function reembed(
 
 const indexing = new WeakSet<KbSession>();
 
-/** The `documentLimits` setting as ingest options: the loader thread's limits and the DOCX part limit. */
-function documentLimitOptions({
-  memoryMb,
-  timeSeconds,
-  docxXmlMb,
-}: Settings['documentLimits']): Pick<IngestPendingOptions, 'limits' | 'load'> {
-  return { limits: { memoryMb, timeSeconds }, load: { maxDocxXmlBytes: docxXmlMb * 1024 ** 2 } };
+/**
+ * The `documentLimits` and `ocrLanguages` settings as ingest options: the loader thread's limits,
+ * the DOCX part limit, and the languages OCR recognises (those still installed; none left: all).
+ */
+export function documentLimitOptions(
+  { memoryMb, timeSeconds, docxXmlMb }: Settings['documentLimits'],
+  ocrLanguages: Settings['ocrLanguages'],
+): Pick<IngestPendingOptions, 'limits' | 'load'> {
+  const languages = (ocrLanguages ?? []).filter(ocrLanguageInstalled);
+  return {
+    limits: { memoryMb, timeSeconds },
+    load: { maxDocxXmlBytes: docxXmlMb * 1024 ** 2, ...(languages.length ? { ocr: { languages } } : {}) },
+  };
 }
 
 export interface IndexingRunResult extends IndexingResult {
@@ -103,12 +110,12 @@ export async function runIndexing(
       store: session.kb.callCache,
       reasoning: engine.settings.get().reasoning,
     });
-    const { thresholds, concurrency, documentLimits } = engine.settings.get();
+    const { thresholds, concurrency, documentLimits, ocrLanguages } = engine.settings.get();
     const ingest = await ingestPending(session.kb, {
       embedder,
       thresholds,
       signal,
-      ...documentLimitOptions(documentLimits),
+      ...documentLimitOptions(documentLimits, ocrLanguages),
       onProgress: (p) => progress({ stage: 'ingest', ...p }),
     });
     const result = await new IndexingJob(session.kb, llm, {

@@ -1,3 +1,4 @@
+import { installedOcrLanguages } from '../../ingest/load/ocr/ocrLanguages.js';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findElectronBinary } from '../../base/electronBinary.js';
@@ -44,6 +45,7 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     ...engine.models.status(),
     modelErrors,
     remoteHosts: networkAllowList(engine.settings.get(), engine.stores.urls()),
+    ocrLanguages: installedOcrLanguages(),
   };
 }
 

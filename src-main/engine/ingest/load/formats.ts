@@ -15,6 +15,7 @@ export type DocumentFormat =
   | 'epub'
   | 'rtf'
   | 'eml'
+  | 'mbox'
   | 'png'
   | 'jpeg'
   | 'tiff';
@@ -49,6 +50,8 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {
   '.epub': 'epub',
   '.rtf': 'rtf',
   '.eml': 'eml',
+  '.mbox': 'mbox',
+  '.mbx': 'mbox',
   '.png': 'png',
   '.jpg': 'jpeg',
   '.jpeg': 'jpeg',
@@ -75,7 +78,11 @@ export function formatForPath(path: string): DocumentFormat | undefined {
   return ext === '' ? 'text' : FORMAT_BY_EXTENSION[ext];
 }
 
-export type Sniffed = 'pdf' | 'zip' | 'ole' | 'rtf' | 'png' | 'jpeg' | 'tiff' | undefined;
+export type Sniffed = 'pdf' | 'zip' | 'ole' | 'rtf' | 'png' | 'jpeg' | 'tiff' | 'mbox' | undefined;
+
+/** A From_ line's sender and asctime date ("From ada@x Thu May  1 10:00:00 2024"), as mbox writers put it. */
+export const MBOX_FROM_LINE =
+  /^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) +[A-Z][a-z]{2} +\d{1,2} +\d\d:\d\d(?::\d\d)? /;
 
 /** Format from the first bytes (magic numbers), when they name one; the caller falls back to the extension. */
 export function sniffFormat(bytes: Uint8Array): Sniffed {
@@ -87,6 +94,8 @@ export function sniffFormat(bytes: Uint8Array): Sniffed {
   if (head.startsWith('\xff\xd8\xff')) return 'jpeg';
   if (head.startsWith('II*\0') || head.startsWith('MM\0*')) return 'tiff';
   if (head.includes('%PDF-')) return 'pdf';
+  // A mail client's mailbox file (Thunderbird's "Inbox" has no extension): a From_ line, then a header.
+  if (MBOX_FROM_LINE.test(head) && /^[^\n]*\r?\n[\w-]+:/.test(head)) return 'mbox';
   return undefined;
 }
 
@@ -105,6 +114,7 @@ export const MIME_BY_FORMAT: Readonly<Record<DocumentFormat, string>> = {
   epub: 'application/epub+zip',
   rtf: 'application/rtf',
   eml: 'message/rfc822',
+  mbox: 'application/mbox',
   png: 'image/png',
   jpeg: 'image/jpeg',
   tiff: 'image/tiff',

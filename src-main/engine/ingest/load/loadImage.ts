@@ -1,5 +1,5 @@
 import { badInput } from '../badInput.js';
-import type { LoadedText } from '../types.js';
+import type { LoadedText, PageStart } from '../types.js';
 import { OcrSession, type OcrLoadOptions } from './ocr/OcrSession.js';
 
 export interface LoadImageOptions {
@@ -10,44 +10,73 @@ export interface LoadImageOptions {
 /** Most IFDs followed in a TIFF's chain when counting its pages (a loop in a hostile file ends there). */
 const MAX_TIFF_IFDS = 10_000;
 
-/** Pages (image file directories) of a TIFF; 1 when the chain cannot be followed. */
-export function tiffPageCount(bytes: Uint8Array): number {
+/** Offsets of a TIFF's pages (image file directories), in order; empty when the chain cannot be followed. */
+export function tiffPageOffsets(bytes: Uint8Array): number[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < 8) return 1;
+  if (bytes.byteLength < 8) return [];
   const little = bytes[0] === 0x49; // "II" little-endian, "MM" big-endian
   let offset = view.getUint32(4, little);
   const seen = new Set<number>();
-  let pages = 0;
-  while (offset > 0 && offset + 2 <= bytes.byteLength && !seen.has(offset) && pages < MAX_TIFF_IFDS) {
+  const pages: number[] = [];
+  while (offset > 0 && offset + 2 <= bytes.byteLength && !seen.has(offset) && pages.length < MAX_TIFF_IFDS) {
     seen.add(offset);
-    pages++;
     const entries = view.getUint16(offset, little);
     const next = offset + 2 + entries * 12;
     if (next + 4 > bytes.byteLength) break;
+    pages.push(offset);
     offset = view.getUint32(next, little);
   }
-  return Math.max(1, pages);
+  return pages;
 }
 
 /**
- * A scanned page as an image file (PNG, JPEG, TIFF): its text read by OCR, as page 1. A TIFF's
- * first page is read; more pages are named in a note. An image OCR reads no text in is BAD_INPUT.
+ * Page `ifd` of a TIFF as a TIFF of its own: a copy whose header points at that page's directory
+ * and whose directory ends the chain. A TIFF's data offsets are absolute, so nothing else moves;
+ * the OCR's image reader (Leptonica) reads only a file's first page.
+ */
+export function tiffPage(bytes: Uint8Array, ifd: number): Uint8Array {
+  const copy = new Uint8Array(bytes);
+  const view = new DataView(copy.buffer);
+  const little = copy[0] === 0x49;
+  view.setUint32(4, ifd, little);
+  view.setUint32(ifd + 2 + view.getUint16(ifd, little) * 12, 0, little);
+  return copy;
+}
+
+/**
+ * A scanned page as an image file (PNG, JPEG, TIFF): its text read by OCR, as page 1; each page
+ * of a multi-page TIFF (a fax, a scanner's batch) is read in turn as its page, and a page OCR reads
+ * nothing in is left out with a note. An image OCR reads no text in is BAD_INPUT.
  */
 export async function loadImage(bytes: Uint8Array, path: string, options: LoadImageOptions): Promise<LoadedText> {
   const ocr = new OcrSession(options.ocr);
   if (!ocr.enabled) throw badInput(path, 'an image is read by OCR, which is turned off');
   try {
-    const text = await ocr.read(1, async () => bytes, 'image');
+    const offsets = options.mime === 'image/tiff' ? tiffPageOffsets(bytes) : [];
+    const images = offsets.length > 1 ? offsets.map((ifd) => async () => tiffPage(bytes, ifd)) : [async () => bytes];
+    let text = '';
+    const pages: PageStart[] = [];
+    const unread: number[] = [];
+    for (const [index, image] of images.entries()) {
+      const page = index + 1;
+      const read = await ocr.read(page, image, 'image');
+      if (read === undefined) {
+        unread.push(page);
+        continue;
+      }
+      if (text) text += '\n\n';
+      pages.push({ page, startOffset: text.length });
+      text += read;
+    }
     const notes = await ocr.notes();
-    if (text === undefined)
-      throw badInput(path, `OCR read no text in the image${notes.length ? ` (${notes.join('; ')})` : ''}`);
-    const pages = options.mime === 'image/tiff' ? tiffPageCount(bytes) : 1;
-    if (pages > 1) notes.push(`TIFF has ${pages} pages; only the first was read`);
+    if (!text) throw badInput(path, `OCR read no text in the image${notes.length ? ` (${notes.join('; ')})` : ''}`);
+    if (images.length > 1 && unread.length > 0)
+      notes.push(`${unread.length === 1 ? 'page' : 'pages'} ${unread.join(', ')}: OCR read no text, left out`);
     const record = await ocr.record();
     return {
       text,
       mime: options.mime,
-      pages: [{ page: 1, startOffset: 0 }],
+      pages,
       warnings: notes,
       ...(record ? { ocr: record } : {}),
     };

@@ -1,4 +1,4 @@
-import { inflateRawSync } from 'node:zlib';
+import { crc32, inflateRawSync } from 'node:zlib';
 import { badInput, formatBytes } from '../badInput.js';
 
 export interface ZipEntry {
@@ -9,6 +9,8 @@ export interface ZipEntry {
   compressedSize: number;
   uncompressedSize: number;
   localHeaderOffset: number;
+  /** CRC-32 of the uncompressed bytes, from the central directory. */
+  crc32: number;
 }
 
 export interface ZipLimits {
@@ -57,6 +59,7 @@ export function readZipDirectory(bytes: Buffer, path: string): ZipEntry[] {
       compressedSize: bytes.readUInt32LE(p + 20),
       uncompressedSize: bytes.readUInt32LE(p + 24),
       localHeaderOffset: bytes.readUInt32LE(p + 42),
+      crc32: bytes.readUInt32LE(p + 16),
     };
     if (entry.compressedSize === 0xffffffff || entry.uncompressedSize === 0xffffffff)
       throw badInput(path, 'ZIP64 archives are not supported');
@@ -69,8 +72,9 @@ export function readZipDirectory(bytes: Buffer, path: string): ZipEntry[] {
 /**
  * Refuses archives that would inflate beyond the limits (zip bombs), first from the declared
  * sizes, then by inflating each entry with an output cap equal to its declared size, since a
- * crafted archive can declare small sizes and inflate to gigabytes. Memory stays within the
- * largest declared entry.
+ * crafted archive can declare small sizes and inflate to gigabytes; and corrupt archives: each
+ * entry's bytes must match the CRC-32 the archive records for it (a flipped byte in a deflated
+ * entry often still inflates, to wrong text). Memory stays within the largest declared entry.
  */
 export function checkZipLimits(
   bytes: Buffer,
@@ -98,6 +102,7 @@ export function checkZipLimits(
     if (e.method === 0) {
       if (data.length !== e.uncompressedSize)
         throw badInput(path, `corrupt zip archive (entry ${e.name} size mismatch)`);
+      checkCrc(data, e, path);
       continue;
     }
     if (e.method !== 8) throw badInput(path, `archive entry ${e.name} uses unsupported compression method ${e.method}`);
@@ -111,7 +116,21 @@ export function checkZipLimits(
     }
     if (inflated.length !== e.uncompressedSize)
       throw badInput(path, `corrupt zip archive (entry ${e.name} size mismatch)`);
+    checkCrc(inflated, e, path);
   }
+}
+
+const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
+
+/** BAD_INPUT naming the file and the entry when the entry's bytes are not the ones the archive recorded. */
+function checkCrc(data: Buffer, e: ZipEntry, path: string): void {
+  const actual = crc32(data);
+  if (actual !== e.crc32)
+    throw badInput(
+      path,
+      `corrupt zip archive (entry ${e.name} fails its CRC-32 check: recorded ${hex(e.crc32)}, read ${hex(actual)})`,
+      { details: { entry: e.name } },
+    );
 }
 
 /** The compressed bytes of an entry, located through its local header. */

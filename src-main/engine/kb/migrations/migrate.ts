@@ -8,6 +8,7 @@ import { migration0005 } from './0005_original_language_chunks.js';
 import { migration0006 } from './0006_store_journal.js';
 import { migration0007 } from './0007_entity_partials.js';
 import { migration0008 } from './0008_threads.js';
+import { migration0009 } from './0009_document_parts.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0006,
   migration0007,
   migration0008,
+  migration0009,
 ];
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -8,6 +8,7 @@ import { useAction, useApi } from '../../lib/useApi.js';
 import { useApp, type Theme } from '../../store/app.js';
 import { AnswerLanguageSelect } from '../../components/AnswerLanguageSelect.js';
 import { CalibrationPanel } from './CalibrationPanel.js';
+import { OcrLanguagesPanel } from './OcrLanguagesPanel.js';
 import { ReasoningPanel } from './ReasoningPanel.js';
 
 const PARAM_KEY = /^[A-Za-z][\w.-]{0,99}$/;
@@ -144,6 +145,13 @@ export function SettingsScreen() {
             <CalibrationPanel mode={draft.thresholds} />
           </fieldset>
           <ReasoningPanel policy={draft.reasoning} onChange={(reasoning) => update({ reasoning })} />
+          {doctor.data && (
+            <OcrLanguagesPanel
+              installed={doctor.data.ocrLanguages}
+              value={draft.ocrLanguages}
+              onChange={(ocrLanguages) => update({ ocrLanguages })}
+            />
+          )}
           <fieldset>
             <legend>{t('settings.strategyParams')}</legend>
             <p className="muted small">{t('settings.strategyParamsHint')}</p>

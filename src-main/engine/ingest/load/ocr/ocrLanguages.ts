@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -26,4 +26,29 @@ export function ocrLanguageFile(code: string): string {
 /** Whether a language's data package is installed (a code is letters and underscores only). */
 export function ocrLanguageInstalled(code: string): boolean {
   return /^[a-z_]+$/.test(code) && existsSync(ocrLanguageFile(code));
+}
+
+/** BCP 47 tags of the Tesseract codes whose name the UI shows (`Intl.DisplayNames`); others are shown as their code. */
+const OCR_LANGUAGE_TAGS: Readonly<Record<string, string>> = {
+  eng: 'en',
+  deu: 'de',
+  fra: 'fr',
+  ita: 'it',
+  spa: 'es',
+  por: 'pt',
+  nld: 'nl',
+  jpn: 'ja',
+  kor: 'ko',
+  rus: 'ru',
+  ara: 'ar',
+  chi_sim: 'zh-Hans',
+  chi_tra: 'zh-Hant',
+};
+
+/** The OCR languages whose data is installed now (every `@tesseract.js-data/<code>` package), by code, with the tag that names each. */
+export function installedOcrLanguages(): { code: string; tag: string | null }[] {
+  return readdirSync(OCR_LANGUAGE_DIR)
+    .filter(ocrLanguageInstalled)
+    .sort()
+    .map((code) => ({ code, tag: OCR_LANGUAGE_TAGS[code] ?? null }));
 }
