@@ -455,22 +455,32 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
     .description('run a SPARQL query (read-only unless --allow-update)')
     .requiredOption('--kb <name>', 'knowledge base')
     .option('--allow-update', 'permit SPARQL UPDATE')
+    .option('--allow-service', 'permit SERVICE clauses (a federated query reaches another server)')
     .option('--timeout <ms>', 'time limit', (v) => Number.parseInt(v, 10), 10_000)
     .option('--max-rows <n>', 'row cap', (v) => Number.parseInt(v, 10), 1000)
     .option('--store', "query the KB's external SPARQL store instead of the in-memory view (see `polyhop store`)")
     .action(
       async (
         query: string,
-        opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number; store?: boolean },
+        opts: {
+          kb: string;
+          allowUpdate?: boolean;
+          allowService?: boolean;
+          timeout: number;
+          maxRows: number;
+          store?: boolean;
+        },
       ) => {
         const result = await call('sparql:query', {
           kb: opts.kb,
           query,
           allowUpdate: Boolean(opts.allowUpdate),
+          allowService: Boolean(opts.allowService),
           timeoutMs: opts.timeout,
           maxRows: opts.maxRows,
           target: opts.store ? 'store' : 'view',
         });
+        if (result.storeCopy) console.error(`Warning: ${result.storeCopy.message}`);
         out(result, () => {
           if (result.kind === 'select') printTable(result.rows);
           else if (result.kind === 'ask') console.log(String(result.boolean));

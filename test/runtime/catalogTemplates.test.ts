@@ -101,6 +101,7 @@ describe.each(CASES)('%s on a tiny GGUF with its real template (threads: 1)', (_
         embedding: null,
         modelErrors: [],
         remoteHosts: [],
+        storeOrigins: [],
       });
     } finally {
       log.mockRestore();

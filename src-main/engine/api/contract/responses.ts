@@ -59,6 +59,8 @@ export interface DoctorReport {
   modelErrors: string[];
   /** The only hosts beyond loopback the engine connects to (configured inference servers and SPARQL stores); empty: nothing leaves this machine. */
   remoteHosts: string[];
+  /** The configured SPARQL stores (scheme, host and port of each endpoint), which the network line names beside the inference servers. */
+  storeOrigins: string[];
 }
 
 export interface Settings {

@@ -44,6 +44,7 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     ...engine.models.status(),
     modelErrors,
     remoteHosts: networkAllowList(engine.settings.get(), engine.stores.urls()),
+    storeOrigins: [...new Set(engine.stores.urls().map((u) => new URL(u).origin))].sort(),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { SparqlResult } from '../rdf/SparqlResult.js';
 import { PolyhopError } from '../../base/errors.js';
-import { graphResultTurtle } from '../rdf/graphResultTurtle.js';
+import { graphResultTurtleCapped } from '../rdf/graphResultTurtle.js';
 import { checkedSparql } from '../rdf/sparqlForm.js';
 import type { SparqlOptions } from '../rdf/RdfView.js';
 import { pagedSelect } from './pagedSelect.js';
@@ -23,6 +23,7 @@ export async function queryStore(
     sparql,
     options.allowUpdate ?? false,
     'the store holds a copy published from the database and is read-only from here by default',
+    options.allowService ?? false,
   );
   // A read goes without credentials unless the endpoint asks for them (least rights).
   const request = {
@@ -51,14 +52,15 @@ export async function queryStore(
       case 'construct':
       case 'describe': {
         const r = await client.graph(sparql, request);
-        const lines = r.format === 'application/n-triples' ? r.text.split('\n').filter((l) => l.trim() !== '') : null;
-        const text = lines ? lines.slice(0, maxRows).join('\n') : r.text;
+        const { turtle, triples } = graphResultTurtleCapped(r.text, baseIri, r.format, maxRows);
+        // A graph answer cannot be paged like a SELECT: one the store cut stays cut, and says so.
         return {
           kind: 'graph',
           columns: [],
           rows: [],
-          turtle: graphResultTurtle(text, baseIri, r.format),
-          truncated: lines !== null && lines.length > maxRows,
+          turtle,
+          truncated: triples > maxRows || r.storeMaxRows !== null,
+          ...(r.storeMaxRows !== null ? { storeMaxRows: r.storeMaxRows } : {}),
           elapsedMs: elapsed(),
         };
       }
