@@ -21,6 +21,7 @@ import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable, tr
 import { addEndpointCommands } from './cli/endpointCommands.js';
 import { finishStoreSync } from './cli/finishStoreSync.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
+import { waitForView } from './cli/waitForView.js';
 import { registerWatchCommands } from './cli/watchCommands.js';
 import { registerChatCommand } from './cli/chatCommand.js';
 
@@ -457,6 +458,12 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
     .option('--allow-update', 'permit SPARQL UPDATE')
     .option('--allow-service', 'permit SERVICE clauses (a federated query reaches another server)')
     .option('--timeout <ms>', 'time limit', (v) => Number.parseInt(v, 10), 10_000)
+    .option(
+      '--load-timeout <ms>',
+      'how long to wait for the in-memory view to load first',
+      (v) => Number.parseInt(v, 10),
+      1_800_000,
+    )
     .option('--max-rows <n>', 'row cap', (v) => Number.parseInt(v, 10), 1000)
     .option('--store', "query the KB's external SPARQL store instead of the in-memory view (see `polyhop store`)")
     .action(
@@ -467,10 +474,12 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
           allowUpdate?: boolean;
           allowService?: boolean;
           timeout: number;
+          loadTimeout: number;
           maxRows: number;
           store?: boolean;
         },
       ) => {
+        if (!opts.store) await waitForView(opts.kb, { call, fail, timeoutMs: opts.loadTimeout });
         const result = await call('sparql:query', {
           kb: opts.kb,
           query,
