@@ -144,4 +144,52 @@ describe('an external store says how far its copy can be trusted, and whose grap
     expect(back.err).toMatch(/belongs to the knowledge base "copy"/);
     expect((await json<StoreStatus>('store', 'show', '--kb', 'original')).sync?.lastError).toMatch(/belongs to/);
   });
+
+  it('point 15: `store show --probe` checks the credentials with an authenticated no-op, where a count alone passes anonymously', async () => {
+    const right = process.env.POLYHOP_STORE_PASSWORD;
+    process.env.POLYHOP_STORE_PASSWORD = 'not-the-password';
+    try {
+      expect(await storeSet('cut', proxy.base)).toMatchObject({ code: 0 });
+      const wrong = await json<StoreStatus>('store', 'show', '--kb', 'cut', '--probe');
+      expect(wrong.storeQuads).toBeGreaterThan(0);
+      expect(wrong.updateProbe).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/refused the credentials \(HTTP 401\)/),
+      });
+      expect(JSON.stringify(wrong)).not.toContain('not-the-password');
+    } finally {
+      process.env.POLYHOP_STORE_PASSWORD = right;
+    }
+    expect(await storeSet('cut', proxy.base)).toMatchObject({ code: 0 });
+    const ok = await json<StoreStatus>('store', 'show', '--kb', 'cut', '--probe');
+    expect(ok.updateProbe).toEqual({ ok: true });
+    expect(ok.graphOwner).toMatchObject({ name: 'cut', thisKb: true });
+    const text = await polyhop('store', 'show', '--kb', 'cut', '--probe');
+    expect(text.out).toMatch(/^owner: {3}this knowledge base$/m);
+    expect(text.out).toMatch(/^signin: {2}the update endpoint accepted the credentials/m);
+  });
+
+  it('a CONSTRUCT that Virtuoso cuts at its ResultSetMaxRows (10,000) is flagged truncated', async () => {
+    const file = join(dir, 'big.ttl');
+    const lines = ['@prefix ex: <https://example.org/big/> .'];
+    for (let i = 0; i < 4000; i++) lines.push(`ex:e${i} ex:n ${i} ; ex:next ex:e${i + 1} ; ex:tag "t${i % 7}" .`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect(await polyhop('kb', 'create', 'big')).toMatchObject({ code: 0 });
+    expect(await storeSet('big', `http://127.0.0.1:${virtuoso.httpPort}`)).toMatchObject({ code: 0 });
+    expect(await polyhop('import', file, '--kb', 'big')).toMatchObject({ code: 0 });
+    expect(await stored('big')).toBeGreaterThan(12_000);
+    const all = 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }';
+    const r = await json<SparqlResult>(
+      'sparql',
+      all,
+      '--kb',
+      'big',
+      '--store',
+      '--max-rows',
+      '100000',
+      '--timeout',
+      '120000',
+    );
+    expect(r).toMatchObject({ kind: 'graph', truncated: true, storeMaxRows: 10_000 });
+  });
 });

@@ -62,6 +62,7 @@ export class SparqlStoreClient {
    * not silent until its timeout. The publish job sets it for its run.
    */
   onWaiting: ((waitedMs: number, timeoutMs: number) => void) | null = null;
+  #knownMaxRows: number | null = null;
 
   constructor(config: StoreConfig, options: { fetch?: FetchLike; waitTickMs?: number } = {}) {
     this.#config = config;
@@ -71,6 +72,15 @@ export class SparqlStoreClient {
 
   get graphIri(): string {
     return this.#config.graphIri;
+  }
+
+  /**
+   * The store's row limit, once a SELECT answer was cut and said so (`X-SPARQL-MaxRows`). Virtuoso
+   * cuts CONSTRUCT/DESCRIBE answers at the same limit without saying so (Virtuoso 7.2, Debian's
+   * ResultSetMaxRows 10000: 10,000 triples, no header; test/runtime/storeVirtuosoTrust.test.ts).
+   */
+  get knownMaxRows(): number | null {
+    return this.#knownMaxRows;
   }
 
   async select(query: string, maxRows: number, options: StoreRequestOptions = {}): Promise<SelectResult> {
@@ -86,6 +96,7 @@ export class SparqlStoreClient {
       .slice(0, maxRows)
       .map((binding) => Object.fromEntries(columns.map((c) => [c, binding[c] ? termText(binding[c]) : null])));
     const storeMaxRows = Number.isSafeInteger(header) && header > 0 ? header : null;
+    if (storeMaxRows !== null) this.#knownMaxRows = storeMaxRows;
     return { columns, rows, truncated: bindings.length > maxRows || storeMaxRows !== null, storeMaxRows };
   }
 

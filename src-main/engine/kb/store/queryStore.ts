@@ -4,7 +4,7 @@ import { graphResultTurtleCapped } from '../rdf/graphResultTurtle.js';
 import { checkedSparql } from '../rdf/sparqlForm.js';
 import type { SparqlOptions } from '../rdf/RdfView.js';
 import { pagedSelect } from './pagedSelect.js';
-import type { SparqlStoreClient } from './SparqlStoreClient.js';
+import type { SparqlStoreClient, StoreRequestOptions } from './SparqlStoreClient.js';
 
 /**
  * Runs a console query on the KB's graph in an external store, on the in-memory view's terms: the
@@ -54,13 +54,15 @@ export async function queryStore(
         const r = await client.graph(sparql, request);
         const { turtle, triples } = graphResultTurtleCapped(r.text, baseIri, r.format, maxRows);
         // A graph answer cannot be paged like a SELECT: one the store cut stays cut, and says so.
+        const limit = r.storeMaxRows ?? (await storeRowLimit(client, triples, request));
+        const cut = limit !== null && triples >= limit;
         return {
           kind: 'graph',
           columns: [],
           rows: [],
           turtle,
-          truncated: triples > maxRows || r.storeMaxRows !== null,
-          ...(r.storeMaxRows !== null ? { storeMaxRows: r.storeMaxRows } : {}),
+          truncated: triples > maxRows || cut,
+          ...(cut ? { storeMaxRows: limit } : {}),
           elapsedMs: elapsed(),
         };
       }
@@ -76,4 +78,20 @@ export async function queryStore(
     }
     throw error;
   }
+}
+
+/**
+ * The store's row limit, if `triples` may have reached it: learned from a SELECT answer earlier,
+ * else asked once with a SELECT of one row more (a store that cuts it says so in
+ * `X-SPARQL-MaxRows`). Small answers (under 100 triples) are taken as whole.
+ */
+async function storeRowLimit(
+  client: SparqlStoreClient,
+  triples: number,
+  request: StoreRequestOptions,
+): Promise<number | null> {
+  if (triples < 100) return null;
+  if (client.knownMaxRows !== null) return client.knownMaxRows;
+  const probe = await client.select(`SELECT ?s WHERE { ?s ?p ?o } LIMIT ${triples + 1}`, 0, request);
+  return probe.storeMaxRows;
 }
