@@ -54,10 +54,16 @@ export function printDoctor(report: DoctorReport): void {
     if (s?.chat) console.log(`  chat wrapper: ${s.chat.wrapper}; ${chatReasoningLine(s.chat)}`);
   }
   for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
-  console.log(
-    `\nNetwork: ${report.remoteHosts.length === 0 ? 'nothing leaves this machine (no inference server configured)' : `loopback and the configured inference servers only: ${report.remoteHosts.join(', ')}`}`,
-  );
+  console.log(`\nNetwork: ${networkLine(report)}`);
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
+}
+
+/** Where the engine may connect beyond loopback: every configured inference server and SPARQL store, named. */
+export function networkLine(report: Pick<DoctorReport, 'remoteHosts' | 'storeOrigins'>): string {
+  if (report.remoteHosts.length === 0)
+    return 'nothing leaves this machine (no inference server or SPARQL store configured)';
+  const stores = report.storeOrigins.length === 0 ? 'none' : report.storeOrigins.join(', ');
+  return `loopback and the configured inference servers and SPARQL stores only: ${report.remoteHosts.join(', ')} (SPARQL stores: ${stores})`;
 }
 
 /**

@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { RDF_FORMATS, type Request } from '../engine/api/contract.js';
 import { CliError, type CliContext } from './CliContext.js';
 import { missingVectorsHint, printTable, truncationNote } from './format.js';
+import { waitForView } from './waitForView.js';
 
 /** `polyhop export`, `import` and `sparql`: a KB's RDF view. */
-export function registerRdfCommands(program: Command, { call, job, out, storeSynced }: CliContext): void {
+export function registerRdfCommands(program: Command, { call, job, out, fail, storeSynced }: CliContext): void {
   program
     .command('export')
     .description(
@@ -88,22 +89,40 @@ export function registerRdfCommands(program: Command, { call, job, out, storeSyn
     .description('run a SPARQL query (read-only unless --allow-update)')
     .requiredOption('--kb <name>', 'knowledge base')
     .option('--allow-update', 'permit SPARQL UPDATE')
+    .option('--allow-service', 'permit SERVICE clauses (a federated query reaches another server)')
     .option('--timeout <ms>', 'time limit', (v) => Number.parseInt(v, 10), 10_000)
+    .option(
+      '--load-timeout <ms>',
+      'how long to wait for the in-memory view to load first',
+      (v) => Number.parseInt(v, 10),
+      1_800_000,
+    )
     .option('--max-rows <n>', 'row cap', (v) => Number.parseInt(v, 10), 1000)
     .option('--store', "query the KB's external SPARQL store instead of the in-memory view (see `polyhop store`)")
     .action(
       async (
         query: string,
-        opts: { kb: string; allowUpdate?: boolean; timeout: number; maxRows: number; store?: boolean },
+        opts: {
+          kb: string;
+          allowUpdate?: boolean;
+          allowService?: boolean;
+          timeout: number;
+          loadTimeout: number;
+          maxRows: number;
+          store?: boolean;
+        },
       ) => {
+        if (!opts.store) await waitForView(opts.kb, { call, fail, timeoutMs: opts.loadTimeout });
         const result = await call('sparql:query', {
           kb: opts.kb,
           query,
           allowUpdate: Boolean(opts.allowUpdate),
+          allowService: Boolean(opts.allowService),
           timeoutMs: opts.timeout,
           maxRows: opts.maxRows,
           target: opts.store ? 'store' : 'view',
         });
+        if (result.storeCopy) console.error(`Warning: ${result.storeCopy.message}`);
         out(result, () => {
           if (result.kind === 'select') printTable(result.rows);
           else if (result.kind === 'ask') console.log(String(result.boolean));

@@ -34,6 +34,11 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
     .option('--user <name>', 'user name for basic or digest auth')
     .option('--password-stdin', 'read the password from the first line of standard input')
     .option('--batch <quads>', 'quads per publishing request', (v) => Number.parseInt(v, 10))
+    .option(
+      '--timeout <ms>',
+      'limit for one request to the store (a publishing batch, an update; default 300000)',
+      (v) => Number.parseInt(v, 10),
+    )
     .option('--no-auto-sync', 'sync only when asked (default: after every indexing run, import and removal)')
     .action(
       async (opts: {
@@ -46,6 +51,7 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
         user?: string;
         passwordStdin?: boolean;
         batch?: number;
+        timeout?: number;
         autoSync: boolean;
       }) => {
         let auth: Request<'store:set'>['auth'] = { kind: 'none' };
@@ -62,6 +68,7 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
           ...(opts.graph ? { graphIri: opts.graph } : {}),
           auth,
           ...(opts.batch ? { batchQuads: opts.batch } : {}),
+          ...(opts.timeout !== undefined ? { requestTimeoutMs: opts.timeout } : {}),
           autoSync: opts.autoSync,
         });
         out(status, () => printStatus(status));
@@ -75,7 +82,10 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
         name === 'show' ? "the KB's store and sync state (last sync, pending changes, last error)" : 'same as show',
       )
       .requiredOption('--kb <name>', 'knowledge base')
-      .option('--probe', "also count the statements in the store's graph")
+      .option(
+        '--probe',
+        "also count the statements in the store's graph, show its owner and check the credentials (an empty update)",
+      )
       .action(async (opts: { kb: string; probe?: boolean }) => {
         const status = await call('store:show', { kb: opts.kb, probe: Boolean(opts.probe) });
         out(status, () => printStatus(status));
@@ -86,23 +96,28 @@ export function registerStoreCommands(program: Command, { call, job, out, fail }
     ['publish', 'store:publish', "replace the store's graph with the whole knowledge base (full resync)"],
     ['sync', 'store:sync', 'send what changed since the last sync (resumes one cut short)'],
   ] as const) {
-    store
-      .command(name)
-      .description(what)
-      .requiredOption('--kb <name>', 'knowledge base')
-      .action(async (opts: { kb: string }) => {
-        const result = await job(method, { kb: opts.kb });
-        if (result.status !== 'done')
-          fail(result.error ? `${result.error.code}: ${result.error.message}` : `${name} ${result.status}`);
-        out(result.result, () => {
-          const r = result.result as { mode: string; quads: number; documents: number; entities: number };
-          console.log(
-            r.mode === 'full'
-              ? `Published ${r.quads.toLocaleString('en')} quads`
-              : `Synced ${r.documents} documents and ${r.entities} entities (${r.quads.toLocaleString('en')} quads)`,
-          );
-        });
+    const command = store.command(name).description(what).requiredOption('--kb <name>', 'knowledge base');
+    if (method === 'store:publish')
+      command.option(
+        '--take-over',
+        'publish even into a graph that another knowledge base owns, and own it from now on',
+      );
+    command.action(async (opts: { kb: string; takeOver?: boolean }) => {
+      const result = await job(
+        method,
+        method === 'store:publish' ? { kb: opts.kb, takeOver: Boolean(opts.takeOver) } : { kb: opts.kb },
+      );
+      if (result.status !== 'done')
+        fail(result.error ? `${result.error.code}: ${result.error.message}` : `${name} ${result.status}`);
+      out(result.result, () => {
+        const r = result.result as { mode: string; quads: number; documents: number; entities: number };
+        console.log(
+          r.mode === 'full'
+            ? `Published ${r.quads.toLocaleString('en')} quads`
+            : `Synced ${r.documents} documents and ${r.entities} entities (${r.quads.toLocaleString('en')} quads)`,
+        );
       });
+    });
   }
 
   store
@@ -134,6 +149,7 @@ function printStatus(status: StoreStatus): void {
     `graph:   <${c.graphIri}>`,
     `auth:    ${auth}`,
     `auto:    ${c.autoSync ? 'sync after each change' : 'only when asked'}`,
+    `timeout: ${c.requestTimeoutMs.toLocaleString('en')} ms per request`,
   ];
   const s = status.sync;
   if (s) {
@@ -146,6 +162,14 @@ function printStatus(status: StoreStatus): void {
   if (status.storeQuads !== undefined)
     lines.push(`store:   ${status.storeQuads.toLocaleString('en')} statements in the graph`);
   if (status.probeError) lines.push(`store:   ${status.probeError}`);
+  if (status.graphOwner)
+    lines.push(
+      `owner:   ${status.graphOwner.thisKb ? 'this knowledge base' : `the knowledge base "${status.graphOwner.name}" (id ${status.graphOwner.id}); publishing here needs --take-over`}`,
+    );
+  if (status.updateProbe)
+    lines.push(
+      `signin:  ${status.updateProbe.ok ? 'the update endpoint accepted the credentials (an empty INSERT DATA)' : status.updateProbe.error}`,
+    );
   console.log(lines.join('\n'));
 }
 

@@ -102,6 +102,7 @@ describe.each(CASES)('%s on a tiny GGUF with its real template (threads: 1)', (_
         modelErrors: [],
         remoteHosts: [],
         ocrLanguages: [],
+        storeOrigins: [],
       });
     } finally {
       log.mockRestore();

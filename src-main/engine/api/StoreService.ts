@@ -4,6 +4,7 @@ import { knowledgeBaseRdfSource } from '../kb/rdf/knowledgeBaseRdfSource.js';
 import { SparqlStoreClient } from '../kb/store/SparqlStoreClient.js';
 import { type StoreConfig, redactStoreConfig, storeConfigSchema, storeTarget } from '../kb/store/StoreConfig.js';
 import { StoreConfigFile } from '../kb/store/StoreConfigFile.js';
+import { graphOwner } from '../kb/store/graphOwner.js';
 import { syncStore } from '../kb/store/syncStore.js';
 import type { ParsedRequest, StoreStatus } from './contract.js';
 import type { Engine } from './Engine.js';
@@ -21,6 +22,8 @@ export class StoreService {
   readonly #clients = new Map<string, { config: StoreConfig; client: SparqlStoreClient }>();
   readonly #running = new Map<string, string>();
   readonly #again = new Set<string>();
+  /** KBs whose next publish may write into a graph another KB owns (asked for with `takeOver`). */
+  readonly #takeOver = new Set<string>();
 
   constructor(engine: Engine) {
     this.#engine = engine;
@@ -65,7 +68,7 @@ export class StoreService {
       graphIri: request.graphIri ?? `${session.kb.meta().baseIri}graph`,
       auth,
       batchQuads: request.batchQuads ?? previous?.batchQuads ?? 50_000,
-      requestTimeoutMs: previous?.requestTimeoutMs ?? 300_000,
+      requestTimeoutMs: request.requestTimeoutMs ?? previous?.requestTimeoutMs ?? 300_000,
       autoSync: request.autoSync ?? previous?.autoSync ?? true,
     });
     if (!parsed.success) {
@@ -111,14 +114,31 @@ export class StoreService {
     };
   }
 
-  /** {@link status}, with the statements in the store's graph counted (or why the store could not say). */
+  /**
+   * {@link status}, with the statements in the store's graph counted (or why the store could not
+   * say), the graph's recorded owner, and the credentials checked: an empty `INSERT DATA {}`
+   * signed in on the update endpoint, which changes nothing (a count may run anonymously and
+   * succeed with a wrong password).
+   */
   async probe(name: string): Promise<StoreStatus> {
     const status = this.status(name);
     if (!status.config) return status;
+    const session = this.#engine.kbs.get(name);
+    const client = this.client(session);
+    const request = { timeoutMs: Math.min(30_000, status.config.requestTimeoutMs) };
+    let probed: StoreStatus = status;
     try {
-      return { ...status, storeQuads: await this.client(this.#engine.kbs.get(name)).countGraph({ timeoutMs: 30_000 }) };
+      probed = { ...probed, storeQuads: await client.countGraph(request) };
+      const owner = await graphOwner(client, request);
+      if (owner) probed = { ...probed, graphOwner: { ...owner, thisKb: owner.id === this.#kbId(session) } };
     } catch (error) {
-      return { ...status, probeError: toErrorData(error).message };
+      probed = { ...probed, probeError: toErrorData(error).message };
+    }
+    try {
+      await client.update('INSERT DATA { }', { ...request, credentials: 'always' });
+      return { ...probed, updateProbe: { ok: true } };
+    } catch (error) {
+      return { ...probed, updateProbe: { ok: false, error: toErrorData(error).message } };
     }
   }
 
@@ -150,11 +170,12 @@ export class StoreService {
    * Starts a publish (`full`) or sync job for the KB, or returns the one running. A full publish
    * asked for while a sync runs is noted in the journal and done by the next sync.
    */
-  start(name: string, full: boolean): string {
+  start(name: string, full: boolean, takeOver = false): string {
     const session = this.#engine.kbs.get(name);
     const client = this.client(session);
     const id = this.#kbId(session);
     if (full) session.kb.storeJournal().requestFull();
+    if (takeOver) this.#takeOver.add(id);
     const running = this.#running.get(id);
     if (running) {
       this.#again.add(id);
@@ -162,9 +183,18 @@ export class StoreService {
     }
     const config = this.#configs.get(id) as StoreConfig;
     const jobId = this.#engine.jobs.start('store', session.name, async ({ signal, progress }) => {
+      client.onWaiting = (waitedMs, timeoutMs) =>
+        progress({
+          stage: 'waiting',
+          done: Math.round(waitedMs / 1000),
+          total: Math.round(timeoutMs / 1000),
+          message: `waiting for the store's answer: ${Math.round(waitedMs / 1000)} s of the ${Math.round(timeoutMs / 1000)} s limit (\`polyhop store set --timeout\`)`,
+        });
       try {
         return await syncStore(knowledgeBaseRdfSource(session.kb), client, session.kb.storeJournal(), {
           target: storeTarget(config),
+          owner: { id, name: session.name },
+          takeOver: this.#takeOver.delete(id),
           batchQuads: config.batchQuads,
           signal,
           onProgress: (p) =>
@@ -176,6 +206,7 @@ export class StoreService {
             }),
         });
       } finally {
+        client.onWaiting = null;
         this.#running.delete(id);
         if (this.#again.delete(id) && !signal.aborted) setImmediate(() => this.#startQuietly(session.name));
       }

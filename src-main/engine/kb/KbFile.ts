@@ -104,17 +104,31 @@ export async function backupKb(
   onProgress?: (done: number, total: number) => void,
 ): Promise<void> {
   const part = `${file}.part`;
+  // SQLite's sidecars of the copy: a WAL-mode file opened read-only leaves both behind (issue 24 point 16).
+  const removePart = (): void => {
+    for (const f of [part, `${part}-wal`, `${part}-shm`]) rmSync(f, { force: true });
+  };
   try {
-    rmSync(part, { force: true });
+    removePart();
     await db.backup(part, {
       progress: ({ totalPages, remainingPages }) => (onProgress?.(totalPages - remainingPages, totalPages), 256),
     });
+    // The copy inherits the KB's WAL mode; a backup is one self-contained file, so it gets the
+    // rollback journal (closing a writable connection folds any WAL back in and removes it).
+    const copy = new Database(part, { fileMustExist: true, ...SQLITE_BINDING });
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
     verifyKbFile(part);
     renameSync(part, file);
+    rmSync(`${part}-wal`, { force: true });
+    rmSync(`${part}-shm`, { force: true });
   } catch (error) {
     // An unusable path (NUL byte, name too long) cannot be removed either: report the first failure.
     try {
-      rmSync(part, { force: true });
+      removePart();
     } catch {
       // nothing could have been written there
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ describe('backup and restore', () => {
     const backup = await runJobToEnd(engine, 'kb:backup', { kb: 'odyssey', outputPath: file });
     expect(backup.error).toBeNull();
     expect((await indexing).status).toBe('done');
+    // One file: no `.part`, `.part-wal` or `.part-shm` beside it (issue 24 point 16).
+    expect(readdirSync(dir).filter((f) => f.startsWith('odyssey.polyhop'))).toEqual(['odyssey.polyhop']);
 
     const restored = await runJobToEnd(engine, 'kb:restore', { inputPath: file, name: 'odyssey copy' });
     expect(restored.error).toBeNull();

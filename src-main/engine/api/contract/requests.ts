@@ -112,6 +112,8 @@ export const requestSchemas = {
       kb: kbName,
       query: z.string().min(1).max(100_000),
       allowUpdate: z.boolean().default(false),
+      /** Allow SERVICE clauses: a federated query reaches another server. */
+      allowService: z.boolean().default(false),
       timeoutMs: z.number().int().positive().max(600_000).default(10_000),
       maxRows: z.number().int().positive().max(100_000).default(1000),
       /** The in-memory RDF view, or the KB's external store (see `store:set`). */
@@ -148,6 +150,8 @@ export const requestSchemas = {
         ])
         .default({ kind: 'none' }),
       batchQuads: z.number().int().min(100).max(1_000_000).optional(),
+      /** Limit for one request to the store (a publishing batch, an update), in ms. Default: the previous setting, else 300,000. */
+      requestTimeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
       /** Sync after every indexing run, import and document removal. Default: true. */
       autoSync: z.boolean().optional(),
     })
@@ -155,7 +159,13 @@ export const requestSchemas = {
   /** The KB's store and sync state; `probe` also counts the statements in the store's graph. */
   'store:show': z.object({ kb: kbName, probe: z.boolean().default(false) }).strict(),
   /** Replaces the store's graph with the whole KB (a full resync). */
-  'store:publish': z.object({ kb: kbName }).strict(),
+  'store:publish': z
+    .object({
+      kb: kbName,
+      /** Publish into a graph another KB owns (refused otherwise), and own it from then on. */
+      takeOver: z.boolean().default(false),
+    })
+    .strict(),
   /** Sends what changed since the last sync (in full when a full publish is due). */
   'store:sync': z.object({ kb: kbName }).strict(),
   /** Forgets the KB's store (the store's graph is left as it is). */

@@ -61,6 +61,8 @@ export interface DoctorReport {
   remoteHosts: string[];
   /** OCR languages installed (`@tesseract.js-data/<code>`): Tesseract code and, where known, the BCP 47 tag that names it. */
   ocrLanguages: { code: string; tag: string | null }[];
+  /** The configured SPARQL stores (scheme, host and port of each endpoint), which the network line names beside the inference servers. */
+  storeOrigins: string[];
 }
 
 export interface Settings {

@@ -2,6 +2,7 @@ import { exportRdf } from '../../kb/rdf/exportRdf.js';
 import { knowledgeBaseRdfSource } from '../../kb/rdf/knowledgeBaseRdfSource.js';
 import { PolyhopError } from '../../base/errors.js';
 import { queryStore } from '../../kb/store/queryStore.js';
+import { storeCopyWarning } from '../../kb/store/storeCopyWarning.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import { importRdfIntoKb } from '../importRdfIntoKb.js';
@@ -43,16 +44,22 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
       });
       return { jobId };
     },
-    'sparql:query': async ({ kb: name, query, allowUpdate, timeoutMs, maxRows, target }) => {
+    'sparql:query': async ({ kb: name, query, allowUpdate, allowService, timeoutMs, maxRows, target }) => {
       const session = kbs.get(name);
-      if (target === 'store')
-        return queryStore(engine.stores.client(session), session.kb.meta().baseIri, query, {
+      if (target === 'store') {
+        const result = await queryStore(engine.stores.client(session), session.kb.meta().baseIri, query, {
           allowUpdate,
+          allowService,
           timeoutMs,
           maxRows,
         });
+        // Read after the answer: a sync that failed or started meanwhile is part of the warning.
+        const status = engine.stores.status(session.name);
+        const warning = status.sync ? storeCopyWarning(session.name, status.sync, status.jobId !== null) : null;
+        return warning ? { ...result, storeCopy: warning } : result;
+      }
       try {
-        return await session.rdf.query(query, { allowUpdate, timeoutMs, maxRows });
+        return await session.rdf.query(query, { allowUpdate, allowService, timeoutMs, maxRows });
       } catch (error) {
         throw beyondViewLimit(error, session.name, engine.stores.configured(session.name));
       }

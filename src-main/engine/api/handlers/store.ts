@@ -8,7 +8,7 @@ export function storeHandlers(engine: Engine): Pick<Handlers, StoreMethods> {
   return {
     'store:set': (request) => stores.set(request),
     'store:show': ({ kb, probe }) => (probe ? stores.probe(kb) : stores.status(kb)),
-    'store:publish': ({ kb }) => ({ jobId: stores.start(kb, true) }),
+    'store:publish': ({ kb, takeOver }) => ({ jobId: stores.start(kb, true, takeOver) }),
     'store:sync': ({ kb }) => ({ jobId: stores.start(kb, false) }),
     'store:remove': ({ kb }) => ({ removed: stores.remove(kb) }),
   };

@@ -46,6 +46,7 @@ async function doctor(engine: Engine): Promise<DoctorReport> {
     modelErrors,
     remoteHosts: networkAllowList(engine.settings.get(), engine.stores.urls()),
     ocrLanguages: installedOcrLanguages(),
+    storeOrigins: [...new Set(engine.stores.urls().map((u) => new URL(u).origin))].sort(),
   };
 }
 

@@ -52,6 +52,8 @@ export interface SparqlOptions {
   maxRows?: number;
   /** Allow SPARQL UPDATE. Changes only the in-memory view (lost at the next rebuild). Default: false. */
   allowUpdate?: boolean;
+  /** Allow SERVICE clauses (a federated query sends part of itself to another server). Default: false. */
+  allowService?: boolean;
   signal?: AbortSignal;
 }
 
@@ -185,6 +187,7 @@ export class RdfView {
       sparql,
       options.allowUpdate ?? false,
       'the RDF view is derived from the database and read-only by default',
+      options.allowService ?? false,
     );
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;

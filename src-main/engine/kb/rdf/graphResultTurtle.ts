@@ -9,6 +9,20 @@ export function graphResultTurtle(
   baseIri: string,
   format: 'application/n-triples' | 'text/turtle' = 'application/n-triples',
 ): string {
+  return graphResultTurtleCapped(text, baseIri, format, Number.MAX_SAFE_INTEGER).turtle;
+}
+
+/** {@link graphResultTurtle} of the first `maxTriples` triples; `triples` counts all the text holds. */
+export function graphResultTurtleCapped(
+  text: string,
+  baseIri: string,
+  format: 'application/n-triples' | 'text/turtle',
+  maxTriples: number,
+): { turtle: string; triples: number } {
   const serializer = new RdfSerializer('turtle', { ...STANDARD_PREFIXES, ...new KbIris(baseIri).prefixes() });
-  return serializer.header() + serializer.write(parse(text, { format }).map(fromOxigraph)) + serializer.end();
+  const quads = parse(text, { format });
+  return {
+    turtle: serializer.header() + serializer.write(quads.slice(0, maxTriples).map(fromOxigraph)) + serializer.end(),
+    triples: quads.length,
+  };
 }

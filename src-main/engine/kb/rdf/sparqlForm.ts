@@ -78,7 +78,12 @@ export function sparqlText(parsed: sparqljs.SparqlQuery): string {
  * name of a SQL procedure (`bif:exec` runs an update from inside a SELECT), so a read-only target
  * refuses them all. `readOnlyWhy` ends the refusal: why this target is read-only.
  */
-export function checkedSparql(query: string, allowUpdate: boolean, readOnlyWhy: string): CheckedSparql {
+export function checkedSparql(
+  query: string,
+  allowUpdate: boolean,
+  readOnlyWhy: string,
+  allowService = false,
+): CheckedSparql {
   let parsed: sparqljs.SparqlQuery;
   try {
     parsed = parseSparql(query);
@@ -87,11 +92,13 @@ export function checkedSparql(query: string, allowUpdate: boolean, readOnlyWhy: 
     if (allowUpdate) {
       // Unlocked: the target's own parser has the last word (and may know syntax sparqljs does not).
       const form = keywordForm(query);
+      if (form && !allowService && /\bservice\b/iu.test(query)) throw serviceRefused(form);
       if (form) return { form, parsed: null };
     }
     throw new PolyhopError('BAD_INPUT', `sparql: ${message}`, { details: { reason: message }, cause: error });
   }
   const form: SparqlForm = parsed.type === 'update' ? 'update' : (parsed.queryType.toLowerCase() as SparqlForm);
+  if (!allowService && callsService(parsed)) throw serviceRefused(form);
   if (allowUpdate) return { form, parsed };
   if (form === 'update') {
     throw new PolyhopError('BAD_INPUT', `sparql: updates are refused unless allowUpdate is set; ${readOnlyWhy}`, {
@@ -110,8 +117,40 @@ export function checkedSparql(query: string, allowUpdate: boolean, readOnlyWhy: 
 }
 
 /** {@link checkedSparql}'s form alone. */
-export function checkedSparqlForm(query: string, allowUpdate: boolean, readOnlyWhy: string): SparqlForm {
-  return checkedSparql(query, allowUpdate, readOnlyWhy).form;
+export function checkedSparqlForm(
+  query: string,
+  allowUpdate: boolean,
+  readOnlyWhy: string,
+  allowService = false,
+): SparqlForm {
+  return checkedSparql(query, allowUpdate, readOnlyWhy, allowService).form;
+}
+
+/**
+ * A federated query's `SERVICE <url>` makes the engine (the view's Oxigraph, or the store) fetch
+ * from that URL: data leaves the machine, so it needs the user's explicit allowService, like any
+ * other network use (README, Guarantees: Offline).
+ */
+function serviceRefused(form: SparqlForm): PolyhopError {
+  return new PolyhopError(
+    'NETWORK_BLOCKED',
+    'sparql: SERVICE sends part of the query to another server, so it is refused unless allowService is set (Api: allowService; CLI: --allow-service)',
+    { details: { form } },
+  );
+}
+
+function callsService(parsed: sparqljs.SparqlQuery): boolean {
+  const stack: unknown[] = [parsed];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) stack.push(...(node as unknown[]));
+    else if ((node as { type?: unknown }).type === 'service') return true;
+    else
+      for (const value of Object.values(node as Record<string, unknown>))
+        if (typeof value === 'object') stack.push(value);
+  }
+  return false;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface StoreRequestOptions {
    * (Polyhop's own publishing and sync).
    */
   credentials?: 'always' | 'when-asked';
+  /** Queries: the default graph (`default-graph-uri`). Default: the KB's graph. */
+  defaultGraph?: string;
   signal?: AbortSignal;
 }
 
@@ -53,14 +55,32 @@ export class SparqlStoreClient {
   #nonceCount = 0;
   /** URLs that answered a request without credentials with 401. */
   readonly #askedForCredentials = new Set<string>();
+  readonly #waitTickMs: number;
+  /**
+   * Told every `waitTickMs` while a request waits for the store's answer (how long so far, and the
+   * request's limit), so a publish against a store that accepts connections and never answers is
+   * not silent until its timeout. The publish job sets it for its run.
+   */
+  onWaiting: ((waitedMs: number, timeoutMs: number) => void) | null = null;
+  #knownMaxRows: number | null = null;
 
-  constructor(config: StoreConfig, options: { fetch?: FetchLike } = {}) {
+  constructor(config: StoreConfig, options: { fetch?: FetchLike; waitTickMs?: number } = {}) {
     this.#config = config;
     this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
+    this.#waitTickMs = options.waitTickMs ?? 5000;
   }
 
   get graphIri(): string {
     return this.#config.graphIri;
+  }
+
+  /**
+   * The store's row limit, once a SELECT answer was cut and said so (`X-SPARQL-MaxRows`). Virtuoso
+   * cuts CONSTRUCT/DESCRIBE answers at the same limit without saying so (Virtuoso 7.2, Debian's
+   * ResultSetMaxRows 10000: 10,000 triples, no header; test/runtime/storeVirtuosoTrust.test.ts).
+   */
+  get knownMaxRows(): number | null {
+    return this.#knownMaxRows;
   }
 
   async select(query: string, maxRows: number, options: StoreRequestOptions = {}): Promise<SelectResult> {
@@ -76,6 +96,7 @@ export class SparqlStoreClient {
       .slice(0, maxRows)
       .map((binding) => Object.fromEntries(columns.map((c) => [c, binding[c] ? termText(binding[c]) : null])));
     const storeMaxRows = Number.isSafeInteger(header) && header > 0 ? header : null;
+    if (storeMaxRows !== null) this.#knownMaxRows = storeMaxRows;
     return { columns, rows, truncated: bindings.length > maxRows || storeMaxRows !== null, storeMaxRows };
   }
 
@@ -95,10 +116,14 @@ export class SparqlStoreClient {
   async graph(
     query: string,
     options: StoreRequestOptions = {},
-  ): Promise<{ text: string; format: 'application/n-triples' | 'text/turtle' }> {
+  ): Promise<{ text: string; format: 'application/n-triples' | 'text/turtle'; storeMaxRows: number | null }> {
     const response = await this.#query(query, 'application/n-triples, text/turtle;q=0.9', options);
     const type = (response.headers.get('content-type') ?? '').toLowerCase();
-    return { text: await response.text(), format: type.includes('turtle') ? 'text/turtle' : 'application/n-triples' };
+    return {
+      text: await response.text(),
+      format: type.includes('turtle') ? 'text/turtle' : 'application/n-triples',
+      storeMaxRows: maxRowsHeader(response),
+    };
   }
 
   async update(sparql: string, options: StoreRequestOptions = {}): Promise<void> {
@@ -139,7 +164,7 @@ export class SparqlStoreClient {
   }
 
   #query(query: string, accept: string, options: StoreRequestOptions): Promise<Response> {
-    const body = new URLSearchParams({ query, 'default-graph-uri': this.#config.graphIri });
+    const body = new URLSearchParams({ query, 'default-graph-uri': options.defaultGraph ?? this.#config.graphIri });
     return this.#send(
       'POST',
       this.#config.queryUrl,
@@ -157,6 +182,23 @@ export class SparqlStoreClient {
     options: StoreRequestOptions,
   ): Promise<Response> {
     const timeoutMs = options.timeoutMs ?? this.#config.requestTimeoutMs;
+    const started = Date.now();
+    const ticker = setInterval(() => this.onWaiting?.(Date.now() - started, timeoutMs), this.#waitTickMs);
+    try {
+      return await this.#sendOnce(method, url, headers, body, options, timeoutMs);
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+
+  async #sendOnce(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    options: StoreRequestOptions,
+    timeoutMs: number,
+  ): Promise<Response> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const anonymous =
@@ -262,6 +304,12 @@ export class SparqlStoreClient {
       }
     }
   }
+}
+
+/** The server cut its answer at this many rows (`X-SPARQL-MaxRows`; Virtuoso sends it only then). */
+function maxRowsHeader(response: Response): number | null {
+  const header = Number.parseInt(response.headers.get('x-sparql-maxrows') ?? '', 10);
+  return Number.isSafeInteger(header) && header > 0 ? header : null;
 }
 
 function termText(term: SparqlJsonTerm): string {

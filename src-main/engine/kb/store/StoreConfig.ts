@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Query parameters that carry a credential (`?password=`, `?pwd=`, `?api_key=`, `?access_token=`…). */
+const SECRET_PARAM = /^(?:pass(?:word|wd)?|pwd|secret|token|access[_-]?token|api[_-]?key|key|auth)$/iu;
+
 const httpUrl = z
   .string()
   .max(2000)
@@ -9,6 +12,11 @@ const httpUrl = z
   .refine(
     (u) => URL.canParse(u) && new URL(u).username === '' && new URL(u).password === '',
     'no user or password in the URL (use auth)',
+  )
+  // …nor in its query string, where it would show in stores.json, `store show` and logs as well.
+  .refine(
+    (u) => !URL.canParse(u) || ![...new URL(u).searchParams.keys()].some((k) => SECRET_PARAM.test(k)),
+    'no password, token or key in the URL (use auth)',
   );
 
 /** How Polyhop signs in to a store. The password never leaves the engine (see {@link redactStoreConfig}). */
@@ -41,7 +49,7 @@ export const storeConfigSchema = z
     batchQuads: z.number().int().min(100).max(1_000_000).default(50_000),
     /** Sync after every indexing run, RDF import and document removal. Default: true. */
     autoSync: z.boolean().default(true),
-    /** Limit for one publishing or update request, in ms. Default: 300,000. */
+    /** Limit for one request (query, publishing batch, update), in ms: past it the request fails with TIMEOUT. Default: 300,000. */
     requestTimeoutMs: z.number().int().min(1000).max(3_600_000).default(300_000),
   })
   .strict();

@@ -30,4 +30,8 @@ export interface StoreStatus {
   /** With `probe`: statements in the store's graph, or why it could not be asked. */
   storeQuads?: number;
   probeError?: string;
+  /** With `probe`: the KB recorded as owning the graph (see graphOwner), if any; `thisKb` when it is this one. */
+  graphOwner?: { id: string; name: string; thisKb: boolean };
+  /** With `probe`: whether the update endpoint took an authenticated no-op (`INSERT DATA {}`), i.e. the credentials work for writing. */
+  updateProbe?: { ok: boolean; error?: string };
 }

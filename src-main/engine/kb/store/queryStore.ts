@@ -1,10 +1,10 @@
 import type { SparqlResult } from '../rdf/SparqlResult.js';
 import { PolyhopError } from '../../base/errors.js';
-import { graphResultTurtle } from '../rdf/graphResultTurtle.js';
+import { graphResultTurtleCapped } from '../rdf/graphResultTurtle.js';
 import { checkedSparql } from '../rdf/sparqlForm.js';
 import type { SparqlOptions } from '../rdf/RdfView.js';
 import { pagedSelect } from './pagedSelect.js';
-import type { SparqlStoreClient } from './SparqlStoreClient.js';
+import type { SparqlStoreClient, StoreRequestOptions } from './SparqlStoreClient.js';
 
 /**
  * Runs a console query on the KB's graph in an external store, on the in-memory view's terms: the
@@ -23,6 +23,7 @@ export async function queryStore(
     sparql,
     options.allowUpdate ?? false,
     'the store holds a copy published from the database and is read-only from here by default',
+    options.allowService ?? false,
   );
   // A read goes without credentials unless the endpoint asks for them (least rights).
   const request = {
@@ -51,14 +52,17 @@ export async function queryStore(
       case 'construct':
       case 'describe': {
         const r = await client.graph(sparql, request);
-        const lines = r.format === 'application/n-triples' ? r.text.split('\n').filter((l) => l.trim() !== '') : null;
-        const text = lines ? lines.slice(0, maxRows).join('\n') : r.text;
+        const { turtle, triples } = graphResultTurtleCapped(r.text, baseIri, r.format, maxRows);
+        // A graph answer cannot be paged like a SELECT: one the store cut stays cut, and says so.
+        const limit = r.storeMaxRows ?? (await storeRowLimit(client, triples, request));
+        const cut = limit !== null && triples >= limit;
         return {
           kind: 'graph',
           columns: [],
           rows: [],
-          turtle: graphResultTurtle(text, baseIri, r.format),
-          truncated: lines !== null && lines.length > maxRows,
+          turtle,
+          truncated: triples > maxRows || cut,
+          ...(cut ? { storeMaxRows: limit } : {}),
           elapsedMs: elapsed(),
         };
       }
@@ -74,4 +78,20 @@ export async function queryStore(
     }
     throw error;
   }
+}
+
+/**
+ * The store's row limit, if `triples` may have reached it: learned from a SELECT answer earlier,
+ * else asked once with a SELECT of one row more (a store that cuts it says so in
+ * `X-SPARQL-MaxRows`). Small answers (under 100 triples) are taken as whole.
+ */
+async function storeRowLimit(
+  client: SparqlStoreClient,
+  triples: number,
+  request: StoreRequestOptions,
+): Promise<number | null> {
+  if (triples < 100) return null;
+  if (client.knownMaxRows !== null) return client.knownMaxRows;
+  const probe = await client.select(`SELECT ?s WHERE { ?s ?p ?o } LIMIT ${triples + 1}`, 0, request);
+  return probe.storeMaxRows;
 }

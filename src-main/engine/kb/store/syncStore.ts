@@ -16,6 +16,7 @@ import {
 import { KbIris, type RdfQuad } from '../rdf/terms.js';
 import type { TripleRecord } from '../types.js';
 import { parseSparql } from '../rdf/sparqlForm.js';
+import { type GraphOwner, claimGraph } from './graphOwner.js';
 import { pagedSelect } from './pagedSelect.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
 import type { StoreJournal } from './StoreJournal.js';
@@ -35,6 +36,10 @@ export interface StoreSyncOptions {
   batchQuads?: number;
   /** Documents (or entities) whose old statements one update request deletes. Default: 50 (entities: 200). */
   recordsPerUpdate?: number;
+  /** The KB writing: recorded as the graph's owner, and a graph another KB owns is refused (see claimGraph). */
+  owner?: GraphOwner;
+  /** Write into a graph another KB owns, and own it from now on. Default: false. */
+  takeOver?: boolean;
   onProgress?: (progress: StoreSyncProgress) => void;
   signal?: AbortSignal;
 }
@@ -61,6 +66,15 @@ export async function syncStore(
   options: StoreSyncOptions,
 ): Promise<StoreSyncResult> {
   try {
+    if (options.owner)
+      await claimGraph(
+        client,
+        options.owner,
+        options.takeOver ?? false,
+        options.signal ? { signal: options.signal } : {},
+      );
+    // Another KB's statements may be in the graph: taking it over replaces them all.
+    if (options.takeOver) journal.requestFull();
     const state = journal.state();
     return state.fullNeeded || state.target !== options.target
       ? await publishAll(source, client, journal, options)

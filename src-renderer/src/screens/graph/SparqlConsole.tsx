@@ -34,6 +34,15 @@ function Results({ result }: { result: SparqlResult }) {
     <p className="muted small" data-testid="sparql-meta">
       {t('sparql.elapsed', { ms: formatNumber(result.elapsedMs, 1), rows: formatNumber(result.rows.length) })}
       {result.truncated && ` ${t('sparql.truncated')}`}
+      {result.storeCopy && (
+        <span className="error-text" role="note" data-testid="sparql-store-copy" data-state={result.storeCopy.state}>
+          {' '}
+          {t(`sparql.storeCopy.${result.storeCopy.state}`, {
+            documents: formatNumber(result.storeCopy.pendingDocuments),
+            entities: formatNumber(result.storeCopy.pendingEntities),
+          })}
+        </span>
+      )}
     </p>
   );
   if (result.kind === 'ask') {

@@ -25,6 +25,7 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [autoSync, setAutoSync] = useState(true);
+  const [timeoutS, setTimeoutS] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJobs((s) => (jobId ? s.jobs[jobId] : undefined));
 
@@ -44,6 +45,7 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
         setAuthKind(next.config.auth.kind);
         setUsername(next.config.auth.username ?? '');
         setAutoSync(next.config.autoSync);
+        setTimeoutS(String(next.config.requestTimeoutMs / 1000));
       }
     },
     [kb, onChanged],
@@ -74,6 +76,7 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
       ...(graphIri.trim() ? { graphIri: graphIri.trim() } : {}),
       auth,
       autoSync,
+      ...(Number(timeoutS) >= 1 ? { requestTimeoutMs: Math.round(Number(timeoutS) * 1000) } : {}),
     });
     setPassword('');
     show(next, true);
@@ -180,6 +183,18 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
             </>
           )}
         </div>
+        <label className="inline">
+          <span>{t('store.timeout')}</span>
+          <input
+            type="number"
+            min={1}
+            max={3600}
+            value={timeoutS}
+            onChange={(e) => setTimeoutS(e.target.value)}
+            placeholder="300"
+            data-testid="store-timeout"
+          />
+        </label>
         <label className="check">
           <input
             type="checkbox"
@@ -240,6 +255,16 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
             </p>
           )}
           {status.probeError && <p className="error small">{status.probeError}</p>}
+          {status.updateProbe && !status.updateProbe.ok && (
+            <p className="error small" data-testid="store-signin-error">
+              {status.updateProbe.error}
+            </p>
+          )}
+          {status.graphOwner && !status.graphOwner.thisKb && (
+            <p className="error small" data-testid="store-other-owner">
+              {t('store.otherOwner', { name: status.graphOwner.name })}
+            </p>
+          )}
           <div className="row wrap">
             <button
               type="button"

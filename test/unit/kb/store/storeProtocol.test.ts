@@ -154,8 +154,11 @@ describe('external store protocol', () => {
     expect(store.requests.filter((r) => !r.headers.authorization).map((r) => [r.method, r.body])).toEqual([
       ['HEAD', ''],
     ]);
-    expect(writes.map((w) => /nc=(\w+)/.exec(w.headers.authorization!)![1])).toEqual(
-      writes.map((_, i) => (i + 1).toString(16).padStart(8, '0')),
+    // (Before the writes, the graph's owner is read and recorded: see graphOwner.)
+    const signed = store.requests.filter((r) => r.headers.authorization);
+    expect(signed.slice(0, 2).map((r) => r.url.pathname)).toEqual(['/query', '/update']);
+    expect(signed.map((w) => /nc=(\w+)/.exec(w.headers.authorization!)![1])).toEqual(
+      signed.map((_, i) => (i + 1).toString(16).padStart(8, '0')),
     );
     // The password never travels, nor appears in what the Api or the KB file hold.
     for (const r of store.requests) expect(JSON.stringify(r.headers) + r.body).not.toContain('s3cret-pw');
@@ -274,5 +277,22 @@ describe('external store protocol', () => {
   it('refuses URLs that carry credentials', async () => {
     const reply = await engine.call('store:set', { kb: 'configured', queryUrl: 'http://me:pw@127.0.0.1:1/sparql' });
     expect(reply).toMatchObject({ ok: false });
+    // …in the query string too (issue 24 point 15), whichever endpoint it is on.
+    for (const [field, url] of [
+      ['queryUrl', 'http://127.0.0.1:1/sparql?password=pw'],
+      ['updateUrl', 'http://127.0.0.1:1/sparql-auth?user=dba&PWD=pw'],
+      ['graphStoreUrl', 'http://127.0.0.1:1/gsp?api_key=k'],
+    ]) {
+      const refused = await engine.call('store:set', {
+        kb: 'configured',
+        queryUrl: 'http://127.0.0.1:1/sparql',
+        [field!]: url,
+      });
+      expect(refused).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/no password, token or key in the URL/) },
+      });
+      expect(JSON.stringify(refused)).not.toContain('pw&');
+    }
   });
 });
