@@ -70,7 +70,7 @@ async function reembed(
 const indexing = new WeakSet<KbSession>();
 
 /** The `documentLimits` setting as ingest options: the loader thread's limits and the DOCX part limit. */
-function documentLimitOptions({
+export function documentLimitOptions({
   memoryMb,
   timeSeconds,
   docxXmlMb,
