@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Thread, ThreadSummary } from '../../src-main/engine/api/contract.js';
+import type { DocumentSource, Thread, ThreadSummary } from '../../src-main/engine/api/contract.js';
 import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { e2eRules, E2E_CORPUS_PATHS } from '../support/e2eCorpus.js';
@@ -128,6 +128,49 @@ describeInBrowser('the Ask screen as a conversation', () => {
       await byId('thread-empty').waitFor();
       expect(await byId('conversation').count()).toBe(0);
       expect(await threadsOf()).toEqual([]);
+      expect(appConsoleErrors(consoleErrors)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('opens a citation on the document text with the cited passage marked and scrolled into view', async () => {
+    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    const byId = (id: string) => page.getByTestId(id);
+    try {
+      await page.setViewportSize({ width: 1200, height: 700 });
+      await byId('nav-ask').click();
+      await byId('ask-question').fill(WIFE_OF_KING.en);
+      await byId('ask-strategy').selectOption('vector');
+      await byId('ask-submit').click();
+      await runEnds(page, 'vector');
+      const link = byId('citation-link').first();
+      const documentId = Number(await link.getAttribute('data-document-id'));
+      await link.click();
+      await byId('source-text').waitFor();
+      const source = await call<DocumentSource>(server.engine, 'docs:source', { kb: 'odyssey', id: documentId });
+      // The whole document is shown, not the chunk alone, and the mark sits at the citation's offsets.
+      expect(await byId('source-text').textContent()).toBe(source.text);
+      const mark = byId('passage-highlight');
+      const [start, end] = [Number(await mark.getAttribute('data-start')), Number(await mark.getAttribute('data-end'))];
+      expect(end).toBeGreaterThan(start);
+      expect(await mark.textContent()).toBe(source.text.slice(start, end));
+      const { chunks } = await call<{ chunks: { id: number; text: string }[] }>(server.engine, 'docs:get', {
+        kb: 'odyssey',
+        id: documentId,
+      });
+      const chunkId = Number(await link.getAttribute('data-chunk-id'));
+      const chunk = chunks.find((c) => c.id === chunkId)!;
+      expect(await mark.textContent()).toBe(chunk.text);
+      expect(source.text.length).toBeGreaterThan(chunk.text.length); // more than the chunk is shown
+      expect(await mark.isVisible()).toBe(true);
+      expect(
+        await mark.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return r.bottom > 0 && r.top < window.innerHeight;
+        }),
+      ).toBe(true);
+      await screenshot(page, 'ask-citation-source');
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();

@@ -9,7 +9,12 @@ import { repoRoot } from '../../support/tempEngine.js';
  * follow-up reviewed in Italian or Chinese reads in that language, not as a key or in English.
  */
 const LOCALES = join(repoRoot, 'src-renderer', 'locales');
-const ASK = join(repoRoot, 'src-renderer', 'src', 'screens', 'ask');
+const SRC = join(repoRoot, 'src-renderer', 'src');
+const FILES = [
+  ...readdirSync(join(SRC, 'screens', 'ask')).map((f) => join(SRC, 'screens', 'ask', f)),
+  join(SRC, 'components', 'PassageDialog.tsx'),
+  join(SRC, 'components', 'SourceText.tsx'),
+];
 const HOWS: FollowUpRewrite['how'][] = ['first-turn', 'model', 'fallback', 'asker'];
 
 const lookup = (tree: unknown, key: string): unknown =>
@@ -17,8 +22,8 @@ const lookup = (tree: unknown, key: string): unknown =>
 
 const usedKeys = (): string[] => {
   const keys = new Set<string>();
-  for (const file of readdirSync(ASK)) {
-    const source = readFileSync(join(ASK, file), 'utf8');
+  for (const file of FILES) {
+    const source = readFileSync(file, 'utf8');
     for (const m of source.matchAll(/\bt\('((?:threads|ask)\.[\w.]+)'/g)) keys.add(m[1]!);
   }
   for (const how of HOWS) keys.add(`threads.how.${how}`);
@@ -30,6 +35,7 @@ describe('Ask screen strings', () => {
   it('uses the conversation strings', () => {
     expect(keys).toContain('threads.standalone');
     expect(keys).toContain('threads.askedAs');
+    expect(keys).toContain('threads.sourceUnavailable');
   });
   for (const file of readdirSync(LOCALES).filter((f) => f.endsWith('.json'))) {
     it(`${file} has every key the Ask screen uses`, () => {
