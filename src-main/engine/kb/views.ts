@@ -100,6 +100,14 @@ export interface TripleView {
   chunkIds: number[];
 }
 
+/** A document's extracted text, which chunk and citation offsets (`[start, end)`) point into. */
+export interface DocumentSource {
+  document: DocumentRow;
+  text: string;
+  /** Where each page starts in `text` (1-based pages, ascending) for paged formats (PDF); null otherwise. */
+  pages: { page: number; startOffset: number }[] | null;
+}
+
 export interface DocumentDetail {
   document: DocumentRow;
   chunks: ChunkView[];

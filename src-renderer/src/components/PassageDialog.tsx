@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { ChunkView, Citation } from '../../api/index.js';
 import { useApi } from '../lib/useApi.js';
 import { Dialog } from './Dialog.js';
+import { SourceText } from './SourceText.js';
 import { ErrorView, Loading } from './StateViews.js';
 
 /**
@@ -28,11 +29,13 @@ export function HighlightedChunk({ chunk, start, end }: { chunk: ChunkView; star
   );
 }
 
-/** Opens the source passage of a citation: document, page, the chunk with its offsets marked. */
+/** Opens a citation at its source: the document's text (a PDF's page) with the passage marked, else the chunk alone. */
 export function PassageDialog({ kb, citation, onClose }: { kb: string; citation: Citation; onClose: () => void }) {
   const { t } = useTranslation();
   const detail = useApi('docs:get', { kb, id: citation.documentId });
   const chunk = detail.data?.chunks.find((c) => c.id === citation.chunkId);
+  // The document's own text, read again; only while its chunk is still there (offsets of a re-indexed document may differ).
+  const source = useApi('docs:source', chunk ? { kb, id: citation.documentId } : null);
   return (
     <Dialog title={citation.documentTitle} onClose={onClose} testId="passage-dialog" wide>
       {detail.status === 'loading' && <Loading />}
@@ -44,18 +47,29 @@ export function PassageDialog({ kb, citation, onClose }: { kb: string; citation:
             {citation.page !== null && ` · ${t('ask.page', { page: citation.page })}`}
             {` · ${t('ask.offsets', { start: citation.startOffset, end: citation.endOffset })}`}
           </p>
-          {chunk ? (
+          {source.data ? (
+            <SourceText source={source.data} citation={citation} />
+          ) : source.status === 'error' || !chunk ? (
             <>
-              <HighlightedChunk chunk={chunk} start={citation.startOffset} end={citation.endOffset} />
-              {chunk.englishText && chunk.englishText !== chunk.text && (
-                <details>
-                  <summary>{t('corpus.englishText')}</summary>
-                  <p>{chunk.englishText}</p>
-                </details>
+              {source.status === 'error' && (
+                <p className="muted small" data-testid="source-unavailable">
+                  {t('threads.sourceUnavailable', { reason: source.error.message })}
+                </p>
+              )}
+              {chunk ? (
+                <HighlightedChunk chunk={chunk} start={citation.startOffset} end={citation.endOffset} />
+              ) : (
+                <p data-testid="passage-missing">{t('ask.chunkGone')}</p>
               )}
             </>
           ) : (
-            <p data-testid="passage-missing">{t('ask.chunkGone')}</p>
+            <Loading />
+          )}
+          {chunk?.englishText && chunk.englishText !== chunk.text && (
+            <details>
+              <summary>{t('corpus.englishText')}</summary>
+              <p>{chunk.englishText}</p>
+            </details>
           )}
         </>
       )}

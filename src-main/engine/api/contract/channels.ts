@@ -22,6 +22,7 @@ export const METHODS = [
   'docs:get',
   'docs:remove',
   'docs:reindex',
+  'docs:source',
   'watch:add',
   'watch:remove',
   'watch:list',

@@ -56,6 +56,8 @@ export const requestSchemas = {
   'docs:remove': z.object({ kb: kbName, id }).strict(),
   /** Drops what was extracted from a document and queues it again (the next indexing run redoes it). */
   'docs:reindex': z.object({ kb: kbName, id }).strict(),
+  /** The document's text as loaded for indexing (the file read again), which citations' offsets point into. */
+  'docs:source': z.object({ kb: kbName, id }).strict(),
   /** Keeps a folder in sync with the KB (added, changed, moved and deleted files follow); `ignore`: glob patterns. */
   'watch:add': z
     .object({ kb: kbName, path, ignore: z.array(z.string().min(1).max(500)).max(200).default([]) })

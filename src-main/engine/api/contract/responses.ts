@@ -5,6 +5,7 @@ import type {
   WatchedFolderView,
   AddDocumentsResult,
   DocumentDetail,
+  DocumentSource,
   DocumentPage,
   EntityCard,
   EntitySummaryView,
@@ -119,6 +120,7 @@ export interface Responses {
   'docs:get': DocumentDetail;
   'docs:remove': { removed: true };
   'docs:reindex': AddDocumentsResult;
+  'docs:source': DocumentSource;
   'watch:add': WatchedFolderView;
   'watch:remove': { removed: boolean };
   'watch:list': WatchedFolderView[];

@@ -78,8 +78,8 @@ function TraceView({ trace }: { trace: TraceStep[] }) {
   );
 }
 
-/** A finished answer: text, usage, evidence with citations, and the strategy's trace. */
-export function AnswerBody({ kb, answer }: { kb: string; answer: Answer }) {
+/** A finished answer: text, usage, evidence with citations, and the strategy's trace (`folded`: evidence closed too). */
+export function AnswerBody({ kb, answer, folded = false }: { kb: string; answer: Answer; folded?: boolean }) {
   const { t } = useTranslation();
   const [citation, setCitation] = useState<Citation | null>(null);
   return (
@@ -105,7 +105,7 @@ export function AnswerBody({ kb, answer }: { kb: string; answer: Answer }) {
           to: answer.answerLanguage,
         })}
       </p>
-      <details open className="evidence-panel">
+      <details open={!folded} className="evidence-panel">
         <summary>
           <span className="summary-title">{t('ask.evidence', { count: answer.evidence.length })}</span>
         </summary>

@@ -1,19 +1,22 @@
-import { useEffect, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { STRATEGIES, type StrategyName } from '../../../api/index.js';
+import { useShallow } from 'zustand/react/shallow';
+import { STRATEGIES, type Answer, type StrategyName } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
-import { useAsk } from '../../store/ask.js';
+import { rememberedThread, useAsk, type AskOptions } from '../../store/ask.js';
 import { useJobs } from '../../store/jobs.js';
 import { RunView } from './AnswerView.js';
+import { Conversation, FollowUpReview } from './Conversation.js';
 import { HistoryPanel } from './HistoryPanel.js';
+import { ThreadsPanel } from './ThreadsPanel.js';
 import { AnswerLanguageSelect } from '../../components/AnswerLanguageSelect.js';
 
 export function AskScreen({ kb }: { kb: string }) {
   const { t } = useTranslation();
   const settings = useApp((s) => s.settings);
-  const { question, runs, setQuestion } = useAsk();
+  const { question, runs, setQuestion, threadId, threadKb, pending } = useAsk();
   const [strategy, setStrategy] = useState<StrategyName>(settings?.defaultStrategy ?? 'dr');
   const [answerLanguage, setAnswerLanguage] = useState(settings?.answerLanguage ?? '');
   const [compare, setCompare] = useState(false);
@@ -21,17 +24,47 @@ export function AskScreen({ kb }: { kb: string }) {
   const [retrievalOnly, setRetrievalOnly] = useState(false);
   const running = useJobs((s) => runs.some((r) => r.jobId && s.jobs[r.jobId]?.status === 'running'));
   const [historyKey, setHistoryKey] = useState(0);
+  const [threadsKey, setThreadsKey] = useState(0);
+  const finished = useJobs(
+    useShallow((s) =>
+      runs.map((r) => {
+        const job = r.jobId ? s.jobs[r.jobId] : undefined;
+        return job?.status === 'done' ? (job.result as Answer | null) : null;
+      }),
+    ),
+  );
+  const shownTurns = useMemo(
+    () => new Set([...finished, ...runs.map((r) => r.answer)].flatMap((a) => (a?.thread ? [a.thread.turnId] : []))),
+    [finished, runs],
+  );
+
+  // The thread this KB was last continued in, kept across reloads.
+  useEffect(() => {
+    if (useAsk.getState().threadKb !== kb) useAsk.getState().selectThread(kb, rememberedThread(kb));
+  }, [kb]);
 
   useEffect(() => {
-    if (!running && runs.some((r) => r.jobId)) setHistoryKey((n) => n + 1);
+    if (running || !runs.some((r) => r.jobId)) return;
+    setHistoryKey((n) => n + 1);
+    for (const answer of finished) if (answer?.thread) useAsk.getState().filed(kb, answer);
+    setThreadsKey((n) => n + 1);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per finished set of runs
   }, [running, runs]);
 
+  const options: AskOptions = { answerLanguage: answerLanguage || null, retrievalOnly };
   const ask = useAction((q: string, strategies: StrategyName[]) =>
-    useAsk.getState().ask(kb, q, strategies, answerLanguage || null, retrievalOnly),
+    strategies.length === 1 && !compare
+      ? useAsk.getState().askInThread(kb, q, strategies[0]!, options)
+      : useAsk.getState().ask(kb, q, strategies, options),
   );
+  // Asking again from the history runs the question on its own, outside the conversation.
+  const reask = useAction((q: string, strategies: StrategyName[]) => useAsk.getState().ask(kb, q, strategies, options));
+  const askPending = useAction((standalone: string, o: AskOptions) => useAsk.getState().askPending(standalone, o));
+  const selectThread = useCallback((thread: number | null) => useAsk.getState().selectThread(kb, thread), [kb]);
+  const inThread = threadKb === kb ? threadId : null;
   const cancel = useAction(() => useAsk.getState().cancel());
   const strategies = compare ? compared : [strategy];
-  const canAsk = question.trim().length > 0 && strategies.length > 0 && !running && !ask.pending;
+  const canAsk = question.trim().length > 0 && strategies.length > 0 && !running && !ask.pending && !pending;
 
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
@@ -46,6 +79,9 @@ export function AskScreen({ kb }: { kb: string }) {
       <div className="stack">
         <form className="panel form" onSubmit={submit} aria-labelledby="ask-heading">
           <h2 id="ask-heading">{t('ask.title', { kb })}</h2>
+          <p className="muted small" data-testid="ask-thread-note">
+            {compare ? t('threads.compareNote') : inThread === null ? t('threads.newNote') : t('threads.followUpNote')}
+          </p>
           <label>
             <span>{t('ask.question')}</span>
             <textarea
@@ -132,6 +168,26 @@ export function AskScreen({ kb }: { kb: string }) {
           </div>
           {(ask.error ?? cancel.error) && <ErrorView error={(ask.error ?? cancel.error)!} compact />}
         </form>
+        {pending && pending.kb === kb && (
+          <FollowUpReview
+            key={`${pending.thread}:${pending.rewrite.followUp}`}
+            pending={pending}
+            options={options}
+            busy={askPending.pending || running}
+            onAsk={(standalone, o) => void askPending.run(standalone, o)}
+            onDiscard={() => useAsk.getState().discardPending()}
+          />
+        )}
+        {askPending.error && <ErrorView error={askPending.error} compact />}
+        {inThread !== null && (
+          <Conversation
+            kb={kb}
+            thread={inThread}
+            refreshKey={threadsKey}
+            hiddenTurns={shownTurns}
+            onMissing={() => selectThread(null)}
+          />
+        )}
         {runs.length === 0 ? (
           <p className="muted state-hint" data-testid="ask-empty">
             {t('ask.emptyHint')}
@@ -144,17 +200,29 @@ export function AskScreen({ kb }: { kb: string }) {
           </div>
         )}
       </div>
-      <HistoryPanel
-        kb={kb}
-        refreshKey={historyKey}
-        onShow={(entry) => useAsk.getState().show(entry.answer)}
-        onReask={(entry) => {
-          setQuestion(entry.answer.question);
-          setCompare(false);
-          setStrategy(entry.answer.strategy);
-          void ask.run(entry.answer.question, [entry.answer.strategy]);
-        }}
-      />
+      <div className="stack">
+        <ThreadsPanel
+          kb={kb}
+          selected={inThread}
+          refreshKey={threadsKey}
+          onSelect={selectThread}
+          onChanged={(deleted) => {
+            if (deleted) selectThread(null);
+            else setThreadsKey((n) => n + 1);
+          }}
+        />
+        <HistoryPanel
+          kb={kb}
+          refreshKey={historyKey}
+          onShow={(entry) => useAsk.getState().show(entry.answer)}
+          onReask={(entry) => {
+            setQuestion(entry.answer.question);
+            setCompare(false);
+            setStrategy(entry.answer.strategy);
+            void reask.run(entry.answer.question, [entry.answer.strategy]);
+          }}
+        />
+      </div>
     </div>
   );
 }

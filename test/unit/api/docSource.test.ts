@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  Answer,
+  Citation,
+  DocumentDetail,
+  DocumentSource,
+  StrategyName,
+} from '../../../src-main/engine/api/contract.js';
+import type { Engine } from '../../../src-main/engine/api/Engine.js';
+import { CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
+import { writePdf } from '../../support/pdfWriter.js';
+import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+import { corpusLlm } from '../security/support/fullRun.js';
+import { QaEmbedder, WIFE_OF_KING } from '../qa/support/qaScript.js';
+
+/** `docs:source`: the document's text, which every cited passage's offsets point into (and, for a PDF, its pages). */
+let engine: Engine;
+let dispose: () => Promise<void>;
+const dir = mkdtempSync(join(tmpdir(), 'polyhop-source-'));
+const pdfPath = join(dir, 'ithaca.pdf');
+const PDF_PAGES = [
+  'Ithaca is an island in the Ionian Sea. Odysseus was its king.',
+  'Penelope waited twenty years for Odysseus. She wove a shroud by day and undid it by night.',
+];
+
+beforeAll(async () => {
+  writeFileSync(pdfPath, writePdf({ pages: PDF_PAGES }));
+  ({ engine, dispose } = await tempEngine({ llm: corpusLlm(), embedder: new QaEmbedder() }));
+  await call(engine, 'kb:create', { name: 'odyssey' });
+  await call(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
+  expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+});
+afterAll(async () => {
+  await dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const source = (id: number) => call<DocumentSource>(engine, 'docs:source', { kb: 'odyssey', id });
+
+describe('docs:source', () => {
+  it('finds every cited passage of a run at its offsets in the document text', async () => {
+    const citations: Citation[] = [];
+    const runs: [string, StrategyName][] = [
+      [WIFE_OF_KING.en, 'dr'],
+      [WIFE_OF_KING.it, 'vector'],
+      [WIFE_OF_KING.fr, 'hyp'],
+    ];
+    for (const [question, strategy] of runs) {
+      const job = await runJobToEnd(engine, 'qa:ask', { kb: 'odyssey', question, strategy });
+      expect(job.error).toBeNull();
+      citations.push(...(job.result as Answer).evidence.flatMap((e) => e.citations));
+    }
+    expect(citations.length).toBeGreaterThan(3);
+    const documents = new Set(citations.map((c) => c.documentId));
+    expect(documents.size).toBeGreaterThan(1);
+    for (const documentId of documents) {
+      const { text, pages, document } = await source(documentId);
+      expect(pages).toBeNull(); // Markdown and text files
+      const { chunks } = await call<DocumentDetail>(engine, 'docs:get', { kb: 'odyssey', id: documentId });
+      for (const c of citations.filter((x) => x.documentId === documentId)) {
+        const chunk = chunks.find((k) => k.id === c.chunkId)!;
+        expect(text.slice(c.startOffset, c.endOffset), `${document.title} [${c.startOffset}, ${c.endOffset})`).toBe(
+          chunk.text,
+        );
+      }
+    }
+  });
+
+  it("gives a PDF's page starts, and each chunk's text lies at its offsets on its page", async () => {
+    await call(engine, 'docs:add', { kb: 'odyssey', paths: [pdfPath] });
+    await runJobToEnd(engine, 'index:start', { kb: 'odyssey' }); // the script knows no PDF facts: chunks suffice
+    const rows = await call<{ rows: { id: number; path: string }[] }>(engine, 'docs:list', { kb: 'odyssey' });
+    const id = rows.rows.find((r) => r.path === pdfPath)!.id;
+    const { text, pages } = await source(id);
+    expect(pages?.map((p) => p.page)).toEqual([1, 2]);
+    const pageOf = (offset: number) => pages!.filter((p) => p.startOffset <= offset).at(-1)!.page;
+    expect(text.slice(pages![1]!.startOffset)).toContain('Penelope waited');
+    const { chunks } = await call<DocumentDetail>(engine, 'docs:get', { kb: 'odyssey', id });
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) {
+      expect(text.slice(chunk.startOffset, chunk.endOffset)).toBe(chunk.text);
+      expect(chunk.page).toBe(pageOf(chunk.startOffset));
+    }
+  });
+
+  it('refuses a file that changed since it was indexed', async () => {
+    const rows = await call<{ rows: { id: number; path: string }[] }>(engine, 'docs:list', { kb: 'odyssey' });
+    const id = rows.rows.find((r) => r.path === pdfPath)!.id;
+    writeFileSync(pdfPath, writePdf({ pages: ['Something else entirely.'] }));
+    const reply = await engine.call('docs:source', { kb: 'odyssey', id });
+    expect(reply.ok).toBe(false);
+    expect(!reply.ok && reply.error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/changed/) });
+  });
+});
