@@ -10,6 +10,7 @@ import {
   type LlmUsage,
   type RenderedPrompt,
 } from '../../src-main/engine/models/Llm.js';
+import { generationBudget } from '../../src-main/engine/models/LlamaCppLlm.js';
 import { modelChunks } from './modelChunks.js';
 import {
   qwen3CountTokens as countTokens,
@@ -29,7 +30,8 @@ import { seededRandom } from './seededRandom.js';
  * - placeholders spelled `X`, `[X]`, `<X>`, `?` or "unknown" instead of `?X`;
  * - citations glued to words ("Penelope[1]."), a sentence of reasoning before the answer, empty
  *   strings and very long (rambling) strings;
- * - reasoning tokens spent before the answer (a thinking model), counted against the budget.
+ * - reasoning tokens spent before the answer (a thinking model), budgeted as node-llama-cpp
+ *   budgets them under LlamaCppLlm (their own thought budget, not the answer's: `#thinkingTokens`).
  * Every reply still passes the call's schema, as a grammar guarantees: a degradation the schema
  * forbids is not made. Limits are a real model's: tokens are counted with a real tokenizer
  * (Qwen3's, as the scripted model counts), a prompt that does not fit the context is refused as LlamaCppLlm refuses it, and
@@ -202,7 +204,7 @@ export class UncooperativeLlm implements Llm {
 
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
     const started = performance.now();
-    const { budget, promptTokens } = this.#budget(prompt, options);
+    const { budget, promptTokens, context } = this.#budget(prompt, options);
     const inner = await this.#inner.generateText(prompt, {
       ...options,
       // The reply as the model would write it without a limit; this double applies the limits.
@@ -215,8 +217,8 @@ export class UncooperativeLlm implements Llm {
     this.#prompt = prompt.name;
     this.#variables = prompt.variables;
     let text = degrading ? this.#degradeText(prompt.name, 'text', inner.text, true) : inner.text;
-    const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
-    const room = Math.max(0, budget - thinking);
+    const thinking = degrading ? this.#thinkingTokens(prompt.name, options, context) : null;
+    const room = thinking ? thinking.answerRoom.text : budget;
     if (degrading && this.#chance('repetitionLoop')) {
       text = loop(text, room);
       this.#note(prompt.name, 'repetitionLoop', 'text');
@@ -231,7 +233,7 @@ export class UncooperativeLlm implements Llm {
     return {
       text,
       stopReason: cut ? 'maxTokens' : 'eos',
-      usage: this.#usage(promptTokens, Math.min(budget, thinking + tokens.length), started),
+      usage: this.#usage(promptTokens, (thinking?.tokens ?? 0) + Math.min(room, tokens.length), started),
     };
   }
 
@@ -241,7 +243,7 @@ export class UncooperativeLlm implements Llm {
     options: LlmCallOptions = {},
   ): Promise<LlmJsonResult<z.infer<S>>> {
     const started = performance.now();
-    const { budget, promptTokens } = this.#budget(prompt, options);
+    const { budget, promptTokens, context } = this.#budget(prompt, options);
     const { value } = await this.#inner.generateJson(prompt, schema, {
       ...options,
       // The reply as the model would write it without a limit; this double applies the limits.
@@ -260,9 +262,9 @@ export class UncooperativeLlm implements Llm {
       });
     }
     const reply = degrading ? this.#degradeJson(prompt.name, value, schema) : value;
-    const thinking = degrading ? this.#thinkingTokens(prompt.name) : 0;
+    const thinking = degrading ? this.#thinkingTokens(prompt.name, options, context) : null;
     let raw = JSON.stringify(reply);
-    const room = Math.max(0, budget - thinking);
+    const room = thinking ? thinking.answerRoom.json : budget;
     if (degrading && this.#chance('repetitionLoop')) {
       raw = loop(raw, room);
       this.#note(prompt.name, 'repetitionLoop', '$');
@@ -292,7 +294,7 @@ export class UncooperativeLlm implements Llm {
     stream(raw, options);
     return {
       value: schema.parse(reply) as z.infer<S>,
-      usage: this.#usage(promptTokens, thinking + tokens.length, started),
+      usage: this.#usage(promptTokens, (thinking?.tokens ?? 0) + tokens.length, started),
     };
   }
 
@@ -308,7 +310,7 @@ export class UncooperativeLlm implements Llm {
   // ── limits ────────────────────────────────────────────────────────────────────
 
   /** The completion budget left by the prompt, as LlamaCppLlm computes it; a prompt that does not fit is refused. */
-  #budget(prompt: RenderedPrompt, options: LlmCallOptions): { budget: number; promptTokens: number } {
+  #budget(prompt: RenderedPrompt, options: LlmCallOptions): { budget: number; promptTokens: number; context: number } {
     throwIfAborted(options.signal);
     const promptTokens = qwen3PromptTokens(prompt, false);
     const room = this.contextTokens - promptTokens;
@@ -323,7 +325,7 @@ export class UncooperativeLlm implements Llm {
         },
       );
     }
-    return { budget: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room), promptTokens };
+    return { budget: Math.min(options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens, room), promptTokens, context: room };
   }
 
   #usage(promptTokens: number, completionTokens: number, started: number): LlmUsage {
@@ -350,10 +352,48 @@ export class UncooperativeLlm implements Llm {
     this.degradations.push({ prompt, kind, at, variables: this.#variables, ...(item === undefined ? {} : { item }) });
   }
 
-  #thinkingTokens(prompt: string): number {
-    if (!this.#chance('thinking')) return 0;
+  /**
+   * A thinking model's reasoning before the answer, and the room it leaves the answer, as
+   * LlamaCppLlm runs node-llama-cpp 3.21.1 (the double's own draw of 40–400 tokens, capped by the
+   * thought budget `generationBudget` gives: LlamaCppLlm.ts:328-333, 412-416):
+   * - JSON (under a grammar, which allows no thought segment from the first token): the thought
+   *   is generated first without the grammar, then the answer under the grammar with `maxTokens`
+   *   of its own, within what the context has left (LlamaCppLlm.ts:340-344). generationBudget
+   *   reserves the answer's room first, so reasoning never takes from it; with no room beside
+   *   the answer there is no thought.
+   * - Text: one generation of `maxTokens` = answer + thought budget (generationBudget), whose
+   *   thought segment node-llama-cpp closes when its budget is spent (LlamaChat.js:2200-2216,
+   *   `handleBudgetTriggers`), while `maxTokens` counts every generated token, thought included
+   *   (LlamaChat.js:1988 and 2159-2161, `generatedTokens`); so the answer keeps its own
+   *   `maxTokens` whatever the thought spent, within the context.
+   * The thought budget is the call's `reasoningTokens`, or LLM_CALL_DEFAULTS' when the step asks
+   * for none (a template without a switch reasons anyway: LlamaCppLlm.ts:314, 330).
+   */
+  #thinkingTokens(
+    prompt: string,
+    options: LlmCallOptions,
+    context: number,
+  ): { tokens: number; answerRoom: { json: number; text: number } } | null {
+    if (!this.#chance('thinking')) return null;
+    const drawn = 40 + Math.floor(this.#random() * 360);
+    const maxTokens = options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens;
+    const asked = options.reasoningTokens ?? 0;
+    const budget = generationBudget({
+      answerTokens: maxTokens,
+      reasoningTokens: asked > 0 ? asked : LLM_CALL_DEFAULTS.reasoningTokens,
+      room: context,
+      reasons: true,
+    });
+    const tokens = Math.min(drawn, budget.thoughtTokens ?? 0);
+    if (tokens === 0) return null; // no room beside the answer: LlamaCppLlm skips the thought (LlamaCppLlm.ts:340)
     this.#note(prompt, 'thinking', '$');
-    return 40 + Math.floor(this.#random() * 360);
+    return {
+      tokens,
+      answerRoom: {
+        json: Math.max(1, Math.min(maxTokens, context - tokens)),
+        text: Math.max(0, budget.maxTokens - tokens),
+      },
+    };
   }
 
   /**

@@ -6,13 +6,7 @@ import { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
-import {
-  addCorpusDocument,
-  CORPUS_FILES,
-  CorpusEmbedder,
-  corpusRules,
-  reduceBlocks,
-} from '../../support/corpusScript.js';
+import { addCorpusDocument, CORPUS_FILES, corpusRules, reduceBlocks } from '../../support/corpusScript.js';
 import { prompts } from './support/odysseyKb.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from './support/qaScript.js';
 
@@ -46,7 +40,7 @@ beforeAll(async () => {
   for (const file of CORPUS_FILES) addCorpusDocument(kb, file);
   const result = await new IndexingJob(kb, new ScriptedLlm([gistReduce, ...corpusRules()]), {
     prompts,
-    embedder: new CorpusEmbedder(),
+    embedder: new QaEmbedder(),
     reduce: { maxInputTokens: 40 },
   }).run();
   expect(result.failures).toEqual([]);

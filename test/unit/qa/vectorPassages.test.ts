@@ -10,7 +10,7 @@ import { cosine } from '../../../src-main/engine/models/Embedder.js';
 import { PromptLibrary } from '../../../src-main/engine/models/PromptLibrary.js';
 import { ask, resolveQaSettings, type QaContext } from '../../../src-main/engine/qa/index.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { addCorpusDocument, CORPUS_DIR, CORPUS_FILES, CorpusEmbedder } from '../../support/corpusScript.js';
+import { addCorpusDocument, CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from './support/qaScript.js';
 
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
@@ -35,7 +35,7 @@ beforeAll(async () => {
       size: bytes.length,
     });
   }
-  const embedder = new CorpusEmbedder();
+  const embedder = new QaEmbedder();
   const result = await ingestPending(kb, { embedder, passages: PASSAGES });
   expect(result.failed).toEqual([]);
   await planEmbedding(kb, embedder).run(() => undefined);
@@ -99,7 +99,7 @@ describe('vector baseline', () => {
     // Exact ranking of every passage, computed here from the stored texts.
     const all = [...kb.iterateDocuments()].flatMap((d) => kb.passagesOfDocument(d.id));
     const [q] = await new QaEmbedder().embed([WIFE_OF_KING.en], { purpose: 'query' });
-    const vectors = await new CorpusEmbedder().embed(all.map((p) => p.text));
+    const vectors = await new QaEmbedder().embed(all.map((p) => p.text));
     const exact = all.map((p, i) => ({ id: p.id, score: cosine(q!, vectors[i]!) })).sort((a, b) => b.score - a.score);
     expect(step.retrieved.map((r) => r.id)).toEqual(exact.slice(0, k).map((r) => r.id));
     expect(answer.evidence.map((e) => e.text)).toEqual(
@@ -135,7 +135,7 @@ describe('vector baseline', () => {
       create: { name: 'old', baseIri: 'https://example.org/old/' },
     });
     try {
-      const embedder = new CorpusEmbedder();
+      const embedder = new QaEmbedder();
       old.setEmbedder(embedder.identity, embedder.dimension);
       for (const file of CORPUS_FILES) addCorpusDocument(old, file);
       const chunks = [...old.iterateChunks()];

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
-import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
+import { DEFAULT_RATES, UncooperativeLlm } from '../../support/UncooperativeLlm.js';
+import { qwen3CountTokens } from '../../support/qwen3Tokens.js';
 import { NAME_VARIANTS } from '../../support/corpusScript.js';
 
 const prompt = (name: string, user = 'question'): RenderedPrompt => ({
@@ -99,6 +100,39 @@ describe('UncooperativeLlm', () => {
     const near = await llm.generateText(prompt('answer', 'word '.repeat(250)), { maxTokens: 1000 });
     expect(near.stopReason).toBe('maxTokens');
     expect(countTokens(near.text)).toBeLessThanOrEqual(300 - 250);
+  });
+
+  it('reasons as node-llama-cpp does under LlamaCppLlm: the thought has its own budget, the answer keeps maxTokens', async () => {
+    // Only a thinking model's reasoning, on every call (the other degradations off).
+    const onlyThinking = Object.fromEntries(Object.keys(DEFAULT_RATES).map((k) => [k, k === 'thinking' ? 1 : 0]));
+    const exact = qwen3CountTokens(JSON.stringify({ items }));
+    for (let seed = 1; seed <= 10; seed++) {
+      const llm = new UncooperativeLlm(inner(), { seed, rates: onlyThinking });
+      // JSON: the thought runs before the grammar, the answer under it with maxTokens of its own.
+      const json = await llm.generateJson(prompt('batch'), Batch, { maxTokens: exact });
+      expect(json.value.items, `seed ${seed}`).toEqual(items);
+      const thought = json.usage.completionTokens - exact;
+      expect(thought, `seed ${seed}`).toBeGreaterThanOrEqual(40);
+      // The thought is capped by the call's reasoning budget.
+      const capped = await llm.generateJson(prompt('batch'), Batch, { maxTokens: exact, reasoningTokens: 30 });
+      expect(capped.usage.completionTokens, `seed ${seed}`).toBe(exact + 30);
+      // Text: one generation of maxTokens = answer + thought budget, the thought closed at its
+      // budget: the answer gets what the thought left of that budget, never less than maxTokens.
+      const text = await llm.generateText(prompt('answer'), { maxTokens: 25 });
+      expect(qwen3CountTokens(text.text), `seed ${seed}`).toBeGreaterThan(25);
+      const short = await llm.generateText(prompt('answer'), { maxTokens: 25, reasoningTokens: 30 });
+      expect(short.stopReason, `seed ${seed}`).toBe('maxTokens');
+      expect(qwen3CountTokens(short.text), `seed ${seed}`).toBe(25);
+      expect(short.usage.completionTokens, `seed ${seed}`).toBe(25 + 30);
+    }
+    // With no room beside the answer, there is no thought: the answer has all the context left.
+    const tight = new UncooperativeLlm(inner(), { seed: 1, rates: onlyThinking, contextTokens: 300 });
+    const full = await tight.generateJson(prompt('batch', 'word '.repeat(300 - exact - 20)), Batch, {
+      maxTokens: 4000,
+    });
+    expect(full.value.items).toEqual(items);
+    expect(full.usage.completionTokens).toBe(exact);
+    expect(tight.count('thinking')).toBe(0);
   });
 
   it('reads degraded names back as the name they stand for', () => {

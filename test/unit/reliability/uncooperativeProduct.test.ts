@@ -352,7 +352,10 @@ describe('the whole product with an uncooperative model', () => {
         'qa/dapt-verify flippedVerdict',
         'qa/hyp-judge inflatedScore',
         'qa/hyp-judge renumberedIds',
-        'qa/dr-resolve emptyReply',
+        // DR resolves only where the decomposition survived the translation (about one seed in three on
+        // QaEmbedder: some 25 resolve calls at emptyReply 0.05, missed by 50 seeds one time in four), so
+        // the empty single-item reply is required where every seed makes it: the final answer.
+        'qa/answer emptyReply',
         'qa/answer runtimeError',
       ];
       expect([...made].filter((m) => expected.includes(m)).sort()).toEqual([...expected].sort());

@@ -172,13 +172,62 @@ describe('the allow-list beyond loopback', () => {
   });
 });
 
-/** A non-loopback IPv4 address of this machine, for a server that stands in for an inference server on the network. */
+/**
+ * A non-loopback IPv4 address of this machine, for a server that stands in for an inference server
+ * on the network. A machine with none (air-gapped, only `lo`) gets one made for these tests:
+ * {@link standInHost}.
+ */
 function machineAddress(): string {
   const address = Object.values(networkInterfaces())
     .flat()
     .find((a) => a?.family === 'IPv4' && !a.internal)?.address;
-  expect(address, 'this machine has no non-loopback IPv4 address to stand in for a remote host').toBeDefined();
-  return address as string;
+  return address ?? standInHost();
+}
+
+let standIn: { address: string; remove: () => void } | undefined;
+afterAll(() => standIn?.remove());
+
+/**
+ * The stand-in remote host of an air-gapped machine: a veth pair whose near end (here) carries
+ * 10.98.<n>.1/30 and whose far end sits in a network namespace of its own with 10.98.<n>.2, as a
+ * host on a point-to-point link would. The near end is a real interface, not loopback, so the
+ * address is what an inference server on the LAN would be; nothing is routed beyond the pair.
+ * Needs root, like the namespace tests below; removed after the file's tests.
+ */
+function standInHost(): string {
+  if (standIn) return standIn.address;
+  const n = process.pid % 250; // one pair per test process: two test runs on one machine do not collide
+  const near = `phnear${process.pid}`.slice(0, 15);
+  const far = `phfar${process.pid}`.slice(0, 15);
+  const namespace = `polyhop-remote-${process.pid}`;
+  const ip = (...args: string[]): void => {
+    const r = spawnSync('ip', args, { encoding: 'utf8' });
+    expect(r.status, `ip ${args.join(' ')}: ${r.error?.message ?? r.stderr}`).toBe(0);
+  };
+  const remove = (): void => {
+    spawnSync('ip', ['link', 'del', near]); // deletes both ends
+    spawnSync('ip', ['netns', 'del', namespace]);
+  };
+  remove();
+  try {
+    ip('netns', 'add', namespace);
+    ip('link', 'add', near, 'type', 'veth', 'peer', 'name', far);
+    ip('link', 'set', far, 'netns', namespace);
+    ip('-n', namespace, 'addr', 'add', `10.98.${n}.2/30`, 'dev', far);
+    ip('-n', namespace, 'link', 'set', far, 'up');
+    ip('-n', namespace, 'link', 'set', 'lo', 'up');
+    ip('addr', 'add', `10.98.${n}.1/30`, 'dev', near);
+    ip('link', 'set', near, 'up');
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  standIn = { address: `10.98.${n}.1`, remove };
+  const seen = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a?.family === 'IPv4' && !a.internal)?.address;
+  expect(seen, 'the stand-in interface is a non-loopback IPv4 address of this machine').toBe(standIn.address);
+  return standIn.address;
 }
 
 describe('a full run makes no network connection but loopback', () => {

@@ -80,9 +80,16 @@ export const daptStrategy: Strategy = {
 /** Parallel planning, node fusion and topological order (steps `plan`, `fuse`). */
 async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; alias: Map<string, string> }> {
   const { tau, maxNodes } = run.settings.dapt;
-  const bilingual = !isEnglish(run.questionLanguage);
+  // A translation that failed or came back in the question's language (a small model copies its
+  // input) would plan an "English" graph in the source language and search the English corpus with
+  // source-language words: the source-language graph answers alone, and the trace says why.
+  const untranslated = !isEnglish(run.questionLanguage) && english.trim() === run.question.trim();
+  const bilingual = !isEnglish(run.questionLanguage) && !untranslated;
   const [source, target] = await run.step('plan', (s) => {
-    const missing = bilingual ? run.retriever.missingOriginalVectors() : 0;
+    if (untranslated)
+      s.detail.untranslated =
+        'the translation failed or kept the question as asked: no English graph is planned, the source-language graph answers alone';
+    const missing = !isEnglish(run.questionLanguage) ? run.retriever.missingOriginalVectors() : 0;
     if (missing > 0) {
       s.detail.originalCorpus =
         `${missing} non-English chunks have no original-language vectors yet (indexed before they existed): the source-language corpus is ranked by BM25 over the text as written ` +

@@ -6,7 +6,8 @@ import { KnowledgeBase } from '../../../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../../../src-main/engine/mder/IndexingJob.js';
 import { PromptLibrary } from '../../../../src-main/engine/models/PromptLibrary.js';
 import { ScriptedLlm } from '../../../support/ScriptedLlm.js';
-import { addCorpusDocument, CORPUS_FILES, CorpusEmbedder, corpusRules } from '../../../support/corpusScript.js';
+import { addCorpusDocument, CORPUS_FILES, corpusRules } from '../../../support/corpusScript.js';
+import { QaEmbedder } from './qaScript.js';
 
 export const prompts = new PromptLibrary(join(import.meta.dirname, '../../../../prompts'));
 
@@ -19,7 +20,7 @@ export async function indexOdyssey(): Promise<{ kb: KnowledgeBase; close: () => 
   for (const file of CORPUS_FILES) addCorpusDocument(kb, file);
   const result = await new IndexingJob(kb, new ScriptedLlm(corpusRules()), {
     prompts,
-    embedder: new CorpusEmbedder(),
+    embedder: new QaEmbedder(),
   }).run();
   expect(result.failures).toEqual([]);
   return {
