@@ -18,6 +18,7 @@ import {
 import { runJob, type JobResult } from './cli/runJob.js';
 import { StreamedAnswer } from './cli/StreamedAnswer.js';
 import { indexingFailureMessage, missingVectorsHint, printDoctor, printTable, truncationNote } from './cli/format.js';
+import { chatReasoningLine } from './cli/format.js';
 import { addEndpointCommands } from './cli/endpointCommands.js';
 import { finishStoreSync } from './cli/finishStoreSync.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
@@ -513,7 +514,10 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
     .description('architecture, parameters, quantisation, context length and chat template of a model file')
     .action(async (path: string) => {
       const info = await call('models:inspect', { path: resolve(path) });
-      out(info, () => console.log(JSON.stringify(info, null, 2)));
+      out(info, () => {
+        console.log(JSON.stringify(info, null, 2));
+        if (info.chat) console.log(`chat wrapper: ${info.chat.wrapper}; ${chatReasoningLine(info.chat)}`);
+      });
     });
   models
     .command('import <path>')
