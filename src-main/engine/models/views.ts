@@ -116,6 +116,8 @@ export interface EndpointStatusView {
   calls: number;
   failures: number;
   lastError: string | null;
+  /** A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need (models/contextPlan.ts `serverContextPlan`), once connected. */
+  context?: string;
 }
 
 /** One round trip to an endpoint (`GET /models`): what it serves and whether the configured model is among them. */
