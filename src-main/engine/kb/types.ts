@@ -61,9 +61,13 @@ export interface NewPartialSummary {
   firstFact: number;
   lastFact: number;
   factCount: number;
+  /** The triples of facts `firstFact`–`lastFact`, whose chunks the partial cites. Default: unknown (it cites the entity's chunks). */
+  tripleIds?: readonly number[];
 }
 
-export interface PartialSummaryRecord extends NewPartialSummary {
+export interface PartialSummaryRecord extends Omit<NewPartialSummary, 'tripleIds'> {
+  /** The triples it summarises; null for a partial written before they were kept (migration 0013). */
+  tripleIds: number[] | null;
   id: number;
   entityId: number;
   /** Position among the entity's partial summaries, from 0 (fact order). */
