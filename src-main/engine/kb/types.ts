@@ -283,4 +283,10 @@ export interface SimilarityCalibration {
   mergePercentile: number;
   /** Sub-question cosine from which DaPT fuses two nodes (paper: τ = 0.8). */
   fusionThreshold: number;
+  /**
+   * What τ was fitted on: reference sub-questions and their translations, against pairs of
+   * different questions about the same topic; `separated` when the embedder puts the first above
+   * the second (absent in calibrations made before).
+   */
+  fusion?: { translations: SimilarityDistribution; sameTopic: SimilarityDistribution; separated: boolean };
 }
