@@ -69,7 +69,7 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
     .description('inference servers with their health, served model and calls in flight')
     .action(async () => {
       const list = await call('endpoints:list', {});
-      out(list, () =>
+      out(list, () => {
         printTable(
           list.map((e) => ({
             id: e.id,
@@ -81,8 +81,9 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
             concurrency: e.concurrency,
             'in flight': e.inFlight,
           })),
-        ),
-      );
+        );
+        for (const e of list) if (e.context) console.log(`${e.id} context: ${e.context}`);
+      });
     });
   endpoint
     .command('remove <id>')

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { CliError, type CliContext } from './CliContext.js';
 import { addEndpointCommands } from './endpointCommands.js';
-import { printTable } from './format.js';
+import { chatReasoningLine, printTable } from './format.js';
 
 /** `polyhop models list|info|import|download|remove|use` and `models endpoint …`. */
 export function registerModelCommands(program: Command, ctx: CliContext): void {
@@ -34,7 +34,10 @@ export function registerModelCommands(program: Command, ctx: CliContext): void {
     .description('architecture, parameters, quantisation, context length and chat template of a model file')
     .action(async (path: string) => {
       const info = await call('models:inspect', { path: resolve(path) });
-      out(info, () => console.log(JSON.stringify(info, null, 2)));
+      out(info, () => {
+        console.log(JSON.stringify(info, null, 2));
+        if (info.chat) console.log(`chat wrapper: ${info.chat.wrapper}; ${chatReasoningLine(info.chat)}`);
+      });
     });
   models
     .command('import <path>')

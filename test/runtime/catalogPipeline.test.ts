@@ -32,6 +32,8 @@ import { TEMPLATED_MODELS, templatedLlamaPath, type TemplatedModelSpec } from '.
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
 const TEXT = 'Odysseus was the king of Ithaca. He married Penelope, the daughter of Icarius.';
 const QUESTION = 'Who was the wife of the king of Ithaca?';
+/** Asked in Italian of the English document, DaPT takes both paths: a fused node is judged and, when the judge does not accept, regenerated. */
+const QUESTION_IT = 'Chi era la moglie del re di Itaca?';
 /** The product's default policy: the Api passes Settings.reasoning, which defaults to it. */
 const POLICY = {};
 
@@ -198,4 +200,31 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
     },
     300_000,
   );
+
+  // One template is enough to reach DaPT's judge and regeneration (runtime tests are slow): the
+  // thinking one with a switch, whose policy reasons there.
+  if (spec === TEMPLATED_MODELS.qwen3)
+    it('dapt on a question in another language judges and regenerates a fused node, reasoning where the policy says', async () => {
+      const ctx: QaContext = {
+        kb,
+        llm: new CachingLlm(recorder, { store: kb.callCache, reasoning: POLICY }),
+        embedder,
+        prompts,
+        settings: resolveQaSettings({
+          'shared.stepMaxTokens': 96,
+          'shared.answerMaxTokens': 48,
+          'shared.reasoningMaxTokens': 64,
+          'shared.evidenceMaxTokens': 600,
+        }),
+      };
+      const before = recorder.calls.length;
+      const answer = await ask(ctx, QUESTION_IT, { strategy: 'dapt', answerLanguage: 'en' });
+      const calls = recorder.calls.slice(before);
+      const asked = calls.map((c) => c.prompt);
+      expect(asked).toContain('qa/dapt-judge');
+      expect(asked).toContain('qa/dapt-regenerate');
+      checkCalls(calls);
+      for (const step of answer.trace)
+        expect((step.detail as { invalid?: unknown[] } | null)?.invalid, step.step).toBeUndefined();
+    }, 300_000);
 });

@@ -5,6 +5,7 @@ import { printDoctor } from '../../src-main/cli/format.js';
 import { LlamaCppLlm } from '../../src-main/engine/models/LlamaCppLlm.js';
 import type { RenderedPrompt } from '../../src-main/engine/models/Llm.js';
 import { reasoningTokensFor } from '../../src-main/engine/models/reasoningPolicy.js';
+import { inspectGguf } from '../../src-main/engine/models/inspectGguf.js';
 import { TEMPLATED_MODELS, templatedLlamaPath, type TemplatedModelSpec } from '../fixtures/templatedLlama.js';
 
 /**
@@ -85,6 +86,12 @@ describe.each(CASES)('%s on a tiny GGUF with its real template (threads: 1)', (_
     expect(llm.reasons).toBe(c.reasons);
     expect(llm.chatReasoning.switchable).toBe(c.switchable);
   });
+
+  // A wrapper given by the caller is not the file's: only resolved wrappers are compared.
+  if (!c.chatWrapper)
+    it('models info resolves the same wrapper from the file without loading it', async () => {
+      expect((await inspectGguf(await templatedLlamaPath(c.spec))).chat).toEqual(llm.status().chat);
+    });
 
   it('polyhop doctor prints the chat wrapper and whether the model reasons', () => {
     const lines: string[] = [];

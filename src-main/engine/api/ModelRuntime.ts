@@ -177,7 +177,8 @@ export class ModelRuntime {
     if (this.#llmPool?.key === key) return this.#llmPool.pool;
     return this.#oncePool(`generation ${key}`, async () => {
       const { PooledLlm } = await import('../models/endpoints/PooledLlm.js');
-      const pool = await PooledLlm.create(endpoints);
+      const contextNeed = this.#contextNeed();
+      const pool = await PooledLlm.create(endpoints, contextNeed ? { contextNeed } : {});
       await this.#closePool('generation');
       this.#llmPool = { key, pool };
       return pool;

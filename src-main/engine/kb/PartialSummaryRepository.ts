@@ -3,14 +3,20 @@ import type { NewPartialSummary, PartialSummaryRecord, ScoredId } from './types.
 import type { VectorIndexRepository } from './VectorIndexRepository.js';
 
 const COLUMNS = `id, entity_id AS entityId, ord, first_fact AS firstFact, last_fact AS lastFact,
-  fact_count AS factCount, text`;
+  fact_count AS factCount, text, triple_ids AS tripleIds`;
+
+type PartialRow = Omit<PartialSummaryRecord, 'tripleIds'> & { tripleIds: string | null };
+const fromRow = (row: PartialRow): PartialSummaryRecord => ({
+  ...row,
+  tripleIds: row.tripleIds === null ? null : (JSON.parse(row.tripleIds) as number[]),
+});
 
 /**
- * The partial summaries of hub entities (table `entity_partials`, migration 0007): Reduce cuts the
+ * The partial summaries of hub entities (table `entity_partials`, migrations 0007 and 0013): Reduce cuts the
  * facts of an entity too large for one call into consecutive groups and summarises each; the final
  * summary is capped (12 sentences), so a fact may survive only in its group's partial. They are
  * kept and embedded (vector family `entity_partial`) so that answering finds them like the entity's
- * summary. They are replaced when the entity is reduced again, and go when its triples change
+ * summary, citing the chunks of the triples they summarise. They are replaced when the entity is reduced again, and go when its triples change
  * through a document's removal or when the entity goes.
  */
 export class PartialSummaryRepository {
@@ -28,9 +34,19 @@ export class PartialSummaryRepository {
       if (!this.#context.exists('entities', entityId)) throw this.#context.notFound('entity', entityId);
       this.removeOfEntities([entityId]);
       const insert = this.#context.statements.get(
-        'INSERT INTO entity_partials (entity_id, ord, first_fact, last_fact, fact_count, text) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO entity_partials (entity_id, ord, first_fact, last_fact, fact_count, text, triple_ids) VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
-      partials.forEach((p, ord) => insert.run(entityId, ord, p.firstFact, p.lastFact, p.factCount, p.text));
+      partials.forEach((p, ord) =>
+        insert.run(
+          entityId,
+          ord,
+          p.firstFact,
+          p.lastFact,
+          p.factCount,
+          p.text,
+          p.tripleIds ? JSON.stringify(p.tripleIds) : null,
+        ),
+      );
       return this.ofEntity(entityId);
     });
   }
@@ -53,14 +69,16 @@ export class PartialSummaryRepository {
   ofEntity(entityId: number): PartialSummaryRecord[] {
     return this.#context.statements
       .get(`SELECT ${COLUMNS} FROM entity_partials WHERE entity_id = ? ORDER BY ord`)
-      .all(entityId) as PartialSummaryRecord[];
+      .all(entityId)
+      .map((row) => fromRow(row as PartialRow));
   }
 
   /** Partial summaries in the order of `ids`; unknown ids are skipped. */
   get(ids: readonly number[]): PartialSummaryRecord[] {
     const rows = this.#context.statements
       .get(`SELECT ${COLUMNS} FROM entity_partials WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids)) as PartialSummaryRecord[];
+      .all(JSON.stringify(ids))
+      .map((row) => fromRow(row as PartialRow));
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

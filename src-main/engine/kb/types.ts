@@ -67,9 +67,13 @@ export interface NewPartialSummary {
   firstFact: number;
   lastFact: number;
   factCount: number;
+  /** The triples of facts `firstFact`–`lastFact`, whose chunks the partial cites. Default: unknown (it cites the entity's chunks). */
+  tripleIds?: readonly number[];
 }
 
-export interface PartialSummaryRecord extends NewPartialSummary {
+export interface PartialSummaryRecord extends Omit<NewPartialSummary, 'tripleIds'> {
+  /** The triples it summarises; null for a partial written before they were kept (migration 0013). */
+  tripleIds: number[] | null;
   id: number;
   entityId: number;
   /** Position among the entity's partial summaries, from 0 (fact order). */
@@ -287,4 +291,10 @@ export interface SimilarityCalibration {
   mergePercentile: number;
   /** Sub-question cosine from which DaPT fuses two nodes (paper: τ = 0.8). */
   fusionThreshold: number;
+  /**
+   * What τ was fitted on: reference sub-questions and their translations, against pairs of
+   * different questions about the same topic; `separated` when the embedder puts the first above
+   * the second (absent in calibrations made before).
+   */
+  fusion?: { translations: SimilarityDistribution; sameTopic: SimilarityDistribution; separated: boolean };
 }

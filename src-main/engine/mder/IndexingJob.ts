@@ -471,6 +471,7 @@ export class IndexingJob {
         name: entity.name,
         type: entity.type,
         facts: triples.map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null)),
+        factTripleIds: triples.map((t) => t.id),
       }));
     const units = planReduceUnits(entities, (t) => this.#llm.countTokens(t), options);
     const ids = (unit: ReduceUnit): number[] =>

@@ -10,6 +10,8 @@ export interface ReduceEntity {
   type: string;
   /** One line per triple the entity takes part in: its description, or the verbalised triple. */
   facts: readonly string[];
+  /** The triple of each fact, in the same order: a hub's partial summaries cite the chunks of theirs. Default: unknown. */
+  factTripleIds?: readonly number[];
 }
 
 export interface ReduceBatchingOptions {
@@ -208,7 +210,13 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
     if (level === 0)
       partials.set(
         entity.id,
-        kept.map((w) => ({ text: w.text, firstFact: w.part.first, lastFact: w.part.last, factCount: w.part.of })),
+        kept.map((w) => ({
+          text: w.text,
+          firstFact: w.part.first,
+          lastFact: w.part.last,
+          factCount: w.part.of,
+          ...(entity.factTripleIds ? { tripleIds: entity.factTripleIds.slice(w.part.first - 1, w.part.last) } : {}),
+        })),
       );
     lines = kept.map((w) => w.text);
     if (lines.length === 0) return { summaries, partials, misses, usage };

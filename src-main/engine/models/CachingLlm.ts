@@ -41,7 +41,6 @@ interface StoredCall {
 export class CachingLlm implements Llm {
   readonly identity: string;
   readonly contextTokens: number | undefined;
-  readonly reasons: boolean | undefined;
   readonly meter: UsageMeter;
   readonly #inner: Llm;
   readonly #store: CallCacheStore;
@@ -54,7 +53,11 @@ export class CachingLlm implements Llm {
     this.meter = options.meter ?? new UsageMeter();
     this.identity = inner.identity;
     this.contextTokens = inner.contextTokens;
-    this.reasons = inner.reasons;
+  }
+
+  /** Read through: an inference server's model is known to reason only once a reply shows it. */
+  get reasons(): boolean | undefined {
+    return this.#inner.reasons;
   }
 
   /** Read through: an endpoint pool's parallelism follows which endpoints are up. */

@@ -1,11 +1,14 @@
 import {
+  GeneralChatWrapper,
   HarmonyChatWrapper,
   JinjaTemplateChatWrapper,
   LlamaText,
   QwenChatWrapper,
   resolveChatWrapper,
   type ChatWrapper,
+  type GgufFileInfo,
   type LlamaModel,
+  type Tokenizer,
 } from 'node-llama-cpp';
 
 /**
@@ -31,7 +34,12 @@ export interface ChatReasoning {
   readonly summary: string;
 }
 
-export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel): ChatReasoning {
+/**
+ * The facts above for `wrapper` and a model's template. `model` is a loaded model, or, for a file
+ * that is not loaded, its GGUF header (`readGgufFileInfo`): the verdict only reads the template;
+ * the tokenizer is only needed by the switch-off wrapper a loaded model's calls use.
+ */
+export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel | { fileInfo: GgufFileInfo; tokenizer?: Tokenizer }): ChatReasoning {
   const template = model.fileInfo.metadata.tokenizer?.chat_template ?? '';
   const thought = wrapper.settings.segments?.thought;
   const opener = thought && LlamaText.isLlamaText(thought.prefix) ? thought.prefix.toString().trim() : '';
@@ -54,8 +62,26 @@ export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel): ChatReas
  * thought came back as answer text, closed by a stray `</think>`, with no reasoning counted.
  */
 export function resolveModelChatWrapper(model: LlamaModel): ChatWrapper {
-  const wrapper = resolveChatWrapper(model);
-  const template = model.fileInfo.metadata.tokenizer?.chat_template ?? '';
+  return withThoughtAtStart(resolveChatWrapper(model), model.fileInfo);
+}
+
+/**
+ * The chat wrapper {@link resolveModelChatWrapper} gives a model file that is not loaded, from its
+ * GGUF header alone (`readGgufFileInfo` reads no weights): the same resolution without the
+ * tokenizer, which node-llama-cpp only uses to tokenize the rendered test chats it compares
+ * (`test/unit/models/fileChatWrapper.test.ts` checks it agrees with the loaded model's for every
+ * catalog template).
+ */
+export function resolveFileChatWrapper(fileInfo: GgufFileInfo, filename: string): ChatWrapper {
+  const tokens = fileInfo.metadata.tokenizer?.ggml?.tokens;
+  const bosId = fileInfo.metadata.tokenizer?.ggml?.bos_token_id;
+  const bosString = Array.isArray(tokens) && typeof bosId === 'number' ? tokens[bosId] : undefined;
+  const resolved = resolveChatWrapper({ fileInfo, filename, ...(typeof bosString === 'string' ? { bosString } : {}), warningLogs: false });
+  return withThoughtAtStart(resolved ?? new GeneralChatWrapper(), fileInfo);
+}
+
+function withThoughtAtStart(wrapper: ChatWrapper, fileInfo: GgufFileInfo): ChatWrapper {
+  const template = fileInfo.metadata.tokenizer?.chat_template ?? '';
   if (wrapper instanceof QwenChatWrapper && wrapper.variation === '3' && OPENS_THINK_IN_PROMPT.test(template))
     return new QwenChatWrapper({ variation: '3.5', keepOnlyLastThought: wrapper.keepOnlyLastThought });
   return wrapper;
@@ -74,7 +100,7 @@ function wrapperLabel(wrapper: ChatWrapper): string {
  * QwenChatWrapper's `thoughts: "discourage"` writes and the Jinja wrapper gets from the template;
  * gpt-oss's is `Reasoning: low` (the grammar's response prefix then opens the final channel).
  */
-function thinkingOff(wrapper: ChatWrapper, template: string, model: LlamaModel): ChatWrapper | undefined {
+function thinkingOff(wrapper: ChatWrapper, template: string, model: { tokenizer?: Tokenizer }): ChatWrapper | undefined {
   if (wrapper instanceof HarmonyChatWrapper) {
     if (!template.includes('reasoning_effort')) return undefined;
     return new HarmonyChatWrapper({
@@ -87,6 +113,6 @@ function thinkingOff(wrapper: ChatWrapper, template: string, model: LlamaModel):
   }
   if (!template.includes('enable_thinking')) return undefined;
   if (wrapper instanceof QwenChatWrapper) return new QwenChatWrapper({ variation: wrapper.variation, keepOnlyLastThought: wrapper.keepOnlyLastThought, thoughts: 'discourage' });
-  if (wrapper instanceof JinjaTemplateChatWrapper) return new JinjaTemplateChatWrapper({ template: wrapper.template, tokenizer: model.tokenizer, reasoning: false });
+  if (wrapper instanceof JinjaTemplateChatWrapper) return new JinjaTemplateChatWrapper({ template: wrapper.template, ...(model.tokenizer ? { tokenizer: model.tokenizer } : {}), reasoning: false });
   return undefined;
 }

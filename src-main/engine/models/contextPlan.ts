@@ -63,3 +63,31 @@ export function planContexts(input: ContextPlanInput): ContextAttempt[] {
     });
   return attempts;
 }
+
+export interface ServerContextInput {
+  /** Tokens of one call's context as the server reports them (llama-server's per-slot `n_ctx`, vLLM's `max_model_len`); undefined when it does not say. */
+  contextTokens: number | undefined;
+  /** Context tokens one call needs for the evidence the strategies want (qa/contextNeed.ts, with the reasoning budget when the model reasons). */
+  needTokens: number;
+  /** The endpoint's parallel slots: llama-server splits `-c` over `--parallel` slots. */
+  slots: number;
+}
+
+/**
+ * The plan of an inference server's context: the server sets it (llama-server `-c` over its
+ * `--parallel` slots, vLLM `--max-model-len`), so nothing is chosen here; the evidence budget
+ * follows the context the server reports, the reasoning budget kept out of it once the model is
+ * seen to reason (qa/settings.ts `evidenceBudget`), and this line says whether that context holds
+ * the evidence the strategies need, and what to start the server with when it does not.
+ */
+export function serverContextPlan(input: ServerContextInput): string {
+  const { contextTokens, needTokens, slots } = input;
+  const n = (x: number): string => x.toLocaleString('en-US');
+  if (contextTokens === undefined)
+    return `the server reports no context size: the evidence budget is the default (the strategies' evidence wants ${n(needTokens)} tokens a call)`;
+  if (contextTokens >= needTokens) return `${n(contextTokens)} tokens a call as the server reports it: holds the ${n(needTokens)} the strategies' evidence needs`;
+  return (
+    `${n(contextTokens)} tokens a call as the server reports it, less than the ${n(needTokens)} the strategies' evidence needs: evidence is cut to what fits ` +
+    `(llama-server: -c ${n(needTokens * slots)} for ${slots} slot${slots === 1 ? '' : 's'}; vLLM: --max-model-len ${n(needTokens)})`
+  );
+}

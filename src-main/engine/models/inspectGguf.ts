@@ -3,6 +3,7 @@ import { GgufFileType, GgufInsights, readGgufFileInfo, type Llama } from 'node-l
 import { PolyhopError } from '../base/errors.js';
 import type { ModelInfo } from './views.js';
 import { ggufPreflight } from './ggufPreflight.js';
+import { chatReasoning, resolveFileChatWrapper } from './chatReasoning.js';
 
 /**
  * Reads what a GGUF file says about itself (architecture, size, quantisation, context and
@@ -42,6 +43,7 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<ModelInf
 
   const fileType = info.metadata.general.file_type;
   const chatTemplate = info.metadata.tokenizer?.chat_template;
+  const chat = typeof chatTemplate === 'string' && chatTemplate.trim() !== '' ? chatReasoning(resolveFileChatWrapper(info, name), { fileInfo: info }) : undefined;
   return {
     path,
     architecture,
@@ -50,6 +52,7 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<ModelInf
     ...(insights.trainContextSize !== undefined ? { contextLength: insights.trainContextSize } : {}),
     ...(insights.embeddingVectorSize !== undefined ? { embeddingLength: insights.embeddingVectorSize } : {}),
     ...(typeof chatTemplate === 'string' ? { chatTemplate } : {}),
+    ...(chat ? { chat: { wrapper: chat.wrapperName, reasons: chat.reasons, switchable: chat.switchable } } : {}),
     metadata: flattenScalars(info.metadata as unknown as Record<string, unknown>),
   };
 }

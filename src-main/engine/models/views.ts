@@ -35,7 +35,21 @@ export interface ModelInfo {
   contextLength?: number;
   embeddingLength?: number;
   chatTemplate?: string;
+  /**
+   * A GGUF generation model's chat wrapper and reasoning, resolved from its header as loading it
+   * would (models/chatReasoning.ts); absent for embedding models and ONNX folders.
+   */
+  chat?: ChatView;
   metadata: Record<string, string | number | boolean>;
+}
+
+/** A chat wrapper (node-llama-cpp's name) and what the model's own template says about reasoning. */
+export interface ChatView {
+  wrapper: string;
+  /** The template has a thought segment the model writes. */
+  reasons: boolean;
+  /** Steps whose policy does not reason can switch it off with the template's own switch. */
+  switchable: boolean;
 }
 
 export interface ModelStatus {
@@ -55,7 +69,7 @@ export interface ModelStatus {
    * A local generation model's chat wrapper (node-llama-cpp's name) and what its own template says
    * about reasoning: whether it reasons, and whether steps can switch that off.
    */
-  chat?: { wrapper: string; reasons: boolean; switchable: boolean };
+  chat?: ChatView;
 }
 
 export interface CatalogEntry {
@@ -102,6 +116,8 @@ export interface EndpointStatusView {
   calls: number;
   failures: number;
   lastError: string | null;
+  /** A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need (models/contextPlan.ts `serverContextPlan`), once connected. */
+  context?: string;
 }
 
 /** One round trip to an endpoint (`GET /models`): what it serves and whether the configured model is among them. */

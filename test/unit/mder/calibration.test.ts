@@ -8,6 +8,7 @@ import { fuseGraphs, type SubQuestion } from '../../../src-main/engine/qa/dapt/S
 import { cosine } from '../../../src-main/engine/models/Embedder.js';
 import { CHUNK_SCRIPT, CORPUS_FILES } from '../../support/corpusScript.js';
 import { CrowdedEmbedder } from './support/CrowdedEmbedder.js';
+import { LEXICON } from './support/lexicon.js';
 
 /** Word-for-word translations (it/en) as one meaning each, plus the people of the corpus in four languages. */
 const CONCEPTS = [
@@ -67,7 +68,8 @@ describe('similarity calibration on an e5-like crowded scale', () => {
 
   it('DaPT fuses a sub-question with its translation but not unrelated ones, which τ = 0.8 does', async () => {
     // Questions crowd higher than names on e5 (0.75–0.85 for unrelated ones).
-    const embedder = new CrowdedEmbedder({ concepts: CONCEPTS, crowding: 0.8 });
+    // A multilingual embedder knows the calibration's reference sub-questions' words too.
+    const embedder = new CrowdedEmbedder({ concepts: LEXICON, crowding: 0.8 });
     const calibration = await calibrateSimilarity(embedder, {
       names: corpusNames,
       sentences: corpusSentences,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
+import { Retriever } from '../../../src-main/engine/qa/retrieval/Retriever.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { addCorpusDocument, CORPUS_FILES, corpusRules, reduceBlocks } from '../../support/corpusScript.js';
 import { prompts } from './support/odysseyKb.js';
@@ -90,5 +91,22 @@ describe('dr: a hub entity’s partial summaries', () => {
     const partial = topUp.added.find((a) => a.label.startsWith('Odysseus (Person), facts '));
     expect(partial).toBeDefined();
     expect(answer.evidence.find((e) => e.label === partial!.label)!.text).toMatch(HUSBAND);
+  });
+
+  it('each partial summary cites the chunks of the facts it summarises, not every chunk of its entity', () => {
+    const odysseus = kb.findEntityByName('Odysseus')!;
+    const triples = kb.triplesOfEntity(odysseus.id, 'both', 10_000);
+    const retriever = new Retriever(kb, new QaEmbedder(), resolveQaSettings().shared.rrfK);
+    const entityChunks = new Set(retriever.summaryEvidence(odysseus, 1).chunkIds);
+    let narrower = 0;
+    for (const partial of kb.partialSummaries.ofEntity(odysseus.id)) {
+      const cited = retriever.partialEvidence(partial, odysseus, 1).chunkIds;
+      // The script's partials keep each fact's first sentence: the facts a partial holds are the triples whose description it repeats.
+      const held = triples.filter((t) => t.description !== null && partial.text.includes(firstSentence(t.description)));
+      expect(held.length, partial.text).toBeGreaterThan(0);
+      expect(new Set(cited)).toEqual(new Set(held.flatMap((t) => t.chunkIds)));
+      if (cited.length < entityChunks.size) narrower++;
+    }
+    expect(narrower).toBeGreaterThan(0);
   });
 });

@@ -16,15 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => close?.());
 
-/** DR over the Odysseus KB with a model whose context is `contextTokens` (it refuses prompts that do not fit, as llama.cpp does). */
-async function drWith(contextTokens: number) {
+/** A strategy over the Odysseus KB with a model whose context is `contextTokens` (it refuses prompts that do not fit, as llama.cpp does). */
+async function drWith(contextTokens: number, strategy: 'dr' | 'dapt' = 'dr') {
   const llm = new UncooperativeLlm(new ScriptedLlm(qaRules()), {
     seed: 1,
     contextTokens,
     degrade: () => false,
   });
   return ask({ kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() }, WIFE_OF_KING.en, {
-    strategy: 'dr',
+    strategy,
   });
 }
 
@@ -58,5 +58,30 @@ describe('evidence budget in the trace', () => {
     expect(step.budget.text).toMatch(
       /^all \d+ pieces of evidence fit the 14,848-token evidence budget \(16,384-token context\)$/,
     );
+  });
+});
+
+describe('DaPT sub-answers in the trace', () => {
+  it('every solve step says what its sub-answer prompts held and left out, after the reasoning path', async () => {
+    const answer = await drWith(2048, 'dapt');
+    const solves = answer.trace.filter((s) => s.step.startsWith('solve '));
+    expect(solves.length).toBeGreaterThan(0);
+    for (const solve of solves) {
+      const detail = solve.detail as {
+        budget?: BudgetNote;
+        attempts: { passages: unknown[]; droppedForBudget?: unknown[] }[];
+      };
+      expect(detail.budget, solve.step).toBeDefined();
+      const shown = detail.attempts.reduce((n, a) => n + a.passages.length, 0);
+      const dropped = detail.attempts.reduce((n, a) => n + (a.droppedForBudget?.length ?? 0), 0);
+      expect(detail.budget!.shown).toBe(shown);
+      expect(detail.budget!.dropped.chunk + detail.budget!.dropped.triple + detail.budget!.dropped.summary).toBe(
+        dropped,
+      );
+      expect(detail.budget!.contextTokens).toBe(2048);
+      // The path of earlier answers is in the prompt too: the passages get at most the 512 tokens the context leaves.
+      expect(detail.budget!.evidenceTokens).toBeLessThanOrEqual(512);
+      expect(detail.budget!.text).toContain('(2,048-token context)');
+    }
   });
 });

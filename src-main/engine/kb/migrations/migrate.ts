@@ -9,6 +9,7 @@ import { migration0006 } from './0006_store_journal.js';
 import { migration0007 } from './0007_entity_partials.js';
 import { migration0008 } from './0008_threads.js';
 import { migration0009 } from './0009_document_parts.js';
+import { migration0013 } from './0013_partial_triples.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -22,8 +23,10 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0007,
   migration0008,
   migration0009,
+  migration0013,
 ];
-export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+/** The highest version (numbers are given out per branch, so the list may have gaps until they merge). */
+export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 export function schemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;

@@ -3,7 +3,7 @@ import { quantile } from '../../base/quantile.js';
 import { cosine, type Embedder, type EmbedPurpose } from '../../models/Embedder.js';
 import type { SimilarityCalibration, SimilarityDistribution } from '../../kb/types.js';
 import { nameKey } from '../names.js';
-import { REFERENCE_NAMES, REFERENCE_QUESTIONS } from './referenceTexts.js';
+import { REFERENCE_FUSION_TOPICS, REFERENCE_NAMES, REFERENCE_QUESTIONS } from './referenceTexts.js';
 
 /** How thresholds are chosen: fitted to the KB's embedder, or the papers' absolute values. */
 export type ThresholdMode = 'calibrated' | 'paper';
@@ -44,7 +44,9 @@ export interface CalibrateSimilarityOptions {
  * pairs known to be unrelated, measured with this embedder on this KB's kind of text: each of
  * the KB's names against a fixed list of unrelated reference names (and the references among
  * themselves), each of its sentences against reference questions. Pairing with references keeps
- * the KB's real duplicates (what Disambiguate looks for) out of the sample. The LLM still
+ * the KB's real duplicates (what Disambiguate looks for) out of the sample. DaPT's τ is fitted on
+ * what it must tell apart: reference sub-questions and their translations against different
+ * questions about the same topic (see {@link fusionThreshold}). The LLM still
  * confirms every merge; the threshold only decides what it is asked. As a share of all pairs
  * grows with the KB, the merge threshold rises with it (about `candidatesPerEntity` unrelated
  * names above it per entity, capped by the sample's maximum), so the LLM cost stays linear in
@@ -66,6 +68,7 @@ export async function calibrateSimilarity(
   );
   const names_ = distribution(names);
   const sentences_ = distribution(sentences);
+  const fusion = await fusionPairs(embedder, options.signal);
   return {
     embedder: embedder.identity,
     calibratedAt: new Date().toISOString(),
@@ -75,8 +78,60 @@ export async function calibrateSimilarity(
     sentences: sentences_,
     mergeThreshold: round(Math.min(0.99, quantile(names, mergeLevel))),
     mergePercentile: mergeLevel,
-    fusionThreshold: round(Math.min(0.99, quantile(sentences, percentile))),
+    fusionThreshold: fusionThreshold(fusion, quantile(sentences, percentile)),
+    fusion: {
+      translations: distribution(fusion.translations),
+      sameTopic: distribution(fusion.sameTopic),
+      separated: separated(fusion),
+    },
   };
+}
+
+/**
+ * Cosines of the reference sub-questions with their translations, and of different questions
+ * about one topic (across the two languages, as DaPT compares its graphs' nodes, and within each).
+ */
+async function fusionPairs(
+  embedder: Embedder,
+  signal?: AbortSignal,
+): Promise<{ translations: Float64Array; sameTopic: Float64Array }> {
+  throwIfAborted(signal);
+  const texts = REFERENCE_FUSION_TOPICS.flatMap((t) => [...t.english, ...t.translated]);
+  const vectors = await embedder.embed(texts, { purpose: 'query', ...(signal ? { signal } : {}) });
+  const translations: number[] = [];
+  const sameTopic: number[] = [];
+  REFERENCE_FUSION_TOPICS.forEach((_, i) => {
+    const [en1, en2, tr1, tr2] = vectors.slice(4 * i, 4 * i + 4) as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
+    translations.push(cosine(en1, tr1), cosine(en2, tr2));
+    sameTopic.push(cosine(en1, tr2), cosine(en2, tr1), cosine(en1, en2), cosine(tr1, tr2));
+  });
+  const sorted = (xs: number[]) => Float64Array.from(xs).sort();
+  return { translations: sorted(translations), sameTopic: sorted(sameTopic) };
+}
+
+/** Most translations above most same-topic pairs (their 10th and 90th percentiles). */
+function separated(pairs: { translations: Float64Array; sameTopic: Float64Array }): boolean {
+  return quantile(pairs.translations, 0.1) > quantile(pairs.sameTopic, 0.9);
+}
+
+/**
+ * DaPT's τ (seed 002 §2.2 fuses "semantically equivalent" sub-questions at 0.8 on its embedder):
+ * midway between the translations' 10th and the same-topic pairs' 90th percentile when the
+ * embedder separates them; when it does not (an embedder that is not multilingual puts two
+ * questions sharing a name above a question and its translation), above every same-topic pair,
+ * so that a wrong fusion, which would give two questions one answer, does not happen and each
+ * graph's nodes are solved apart. Never below the unrelated sentences' percentile.
+ */
+function fusionThreshold(pairs: { translations: Float64Array; sameTopic: Float64Array }, unrelated: number): number {
+  const between = separated(pairs)
+    ? (quantile(pairs.translations, 0.1) + quantile(pairs.sameTopic, 0.9)) / 2
+    : (pairs.sameTopic.at(-1) ?? 0) + 0.01;
+  return round(Math.min(0.99, Math.max(unrelated, between)));
 }
 
 /** Whether a KB's calibration should be redone: none yet, or the KB has since doubled. */

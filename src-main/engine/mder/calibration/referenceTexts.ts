@@ -89,3 +89,40 @@ export const REFERENCE_QUESTIONS: readonly string[] = [
   'Who was the architect of the Sagrada Família?',
   'What does a seismograph measure?',
 ];
+
+/**
+ * Sub-questions as DaPT's two decompositions write them, for calibrating its fusion threshold τ:
+ * per topic, two different questions, each in English and translated into another language. A
+ * question and its translation should fuse; two questions about the same topic (the same names,
+ * across the languages) should not, since a fused node gets one answer. Keep each topic's two
+ * questions different in what they ask, and each translation literal.
+ */
+export const REFERENCE_FUSION_TOPICS: readonly {
+  english: readonly [string, string];
+  translated: readonly [string, string];
+}[] = [
+  {
+    english: ['When was the Eiffel Tower completed?', 'Who designed the Eiffel Tower?'],
+    translated: ['Quand la tour Eiffel a-t-elle été achevée ?', 'Qui a conçu la tour Eiffel ?'],
+  },
+  {
+    english: ['Who wrote the Divine Comedy?', 'In which city was the author of the Divine Comedy born?'],
+    translated: ['Chi ha scritto la Divina Commedia?', "In quale città è nato l'autore della Divina Commedia?"],
+  },
+  {
+    english: ['Which river flows through Budapest?', 'How many bridges does Budapest have?'],
+    translated: ['Welcher Fluss fließt durch Budapest?', 'Wie viele Brücken hat Budapest?'],
+  },
+  {
+    english: ['Who discovered penicillin?', 'In which year was penicillin discovered?'],
+    translated: ['¿Quién descubrió la penicilina?', '¿En qué año se descubrió la penicilina?'],
+  },
+  {
+    english: ['Who was the first president of Brazil?', 'What is the capital of Brazil?'],
+    translated: ['Quem foi o primeiro presidente do Brasil?', 'Qual é a capital do Brasil?'],
+  },
+  {
+    english: ['How long did the Hundred Years War last?', 'Who won the Hundred Years War?'],
+    translated: ['Сколько лет длилась Столетняя война?', 'Кто победил в Столетней войне?'],
+  },
+];

@@ -74,6 +74,15 @@ export class OpenAiLlm implements Llm {
     this.#reasons = init.chatTemplate !== undefined && /<think>|<\|channel\|>/.test(init.chatTemplate);
   }
 
+  /**
+   * Whether the model reasons, as far as seen (see `#reasons`): the evidence budget then keeps the
+   * reasoning budget out of the context, as for a local thinking model. Read it when needed: it
+   * turns true with the first reply that carries a thought.
+   */
+  get reasons(): boolean {
+    return this.#reasons;
+  }
+
   /** Asks the server what it serves, its context and its tokenizer; an unreachable server is an endpoint failure. */
   static async create(config: EndpointConfig, options: OpenAiLlmOptions = {}): Promise<OpenAiLlm> {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;

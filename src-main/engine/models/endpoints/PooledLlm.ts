@@ -3,17 +3,24 @@ import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt 
 import type { EndpointConfig, EndpointStatus } from './EndpointConfig.js';
 import { EndpointPool, type EndpointPoolOptions } from './EndpointPool.js';
 import { OpenAiLlm, type OpenAiLlmOptions } from './OpenAiLlm.js';
+import { serverContextPlan } from '../contextPlan.js';
 
-export type PooledLlmOptions = Omit<EndpointPoolOptions<OpenAiLlm>, 'connect'> & Omit<OpenAiLlmOptions, 'signal'>;
+export type PooledLlmOptions = Omit<EndpointPoolOptions<OpenAiLlm>, 'connect'> &
+  Omit<OpenAiLlmOptions, 'signal'> & {
+    /** Context tokens one call needs for the strategies' evidence (qa/contextNeed.ts), for each endpoint's `context` status line. Default: none. */
+    contextNeed?: (reasons: boolean) => number;
+  };
 
 /** The generation model served by a pool of endpoints (see {@link EndpointPool}); one Llm to the rest of Polyhop. */
 export class PooledLlm implements Llm {
   readonly identity: string;
   readonly contextTokens: number | undefined;
   readonly #pool: EndpointPool<OpenAiLlm>;
+  readonly #contextNeed: ((reasons: boolean) => number) | undefined;
 
-  private constructor(pool: EndpointPool<OpenAiLlm>) {
+  private constructor(pool: EndpointPool<OpenAiLlm>, contextNeed: ((reasons: boolean) => number) | undefined) {
     this.#pool = pool;
+    this.#contextNeed = contextNeed;
     this.identity = pool.identity;
     // The smallest context any of them reported, so a prompt that fits fits everywhere.
     const contexts = pool.models.map((m) => m.contextTokens).filter((n): n is number => n !== undefined);
@@ -21,13 +28,18 @@ export class PooledLlm implements Llm {
   }
 
   static async create(configs: readonly EndpointConfig[], options: PooledLlmOptions = {}, signal?: AbortSignal): Promise<PooledLlm> {
-    const { stallMs, ...poolOptions } = options;
+    const { stallMs, contextNeed, ...poolOptions } = options;
     const pool = await EndpointPool.create<OpenAiLlm>(
       configs,
       { ...poolOptions, connect: (config, s) => OpenAiLlm.create(config, { ...(stallMs !== undefined ? { stallMs } : {}), ...(s ? { signal: s } : {}) }) },
       signal,
     );
-    return new PooledLlm(pool);
+    return new PooledLlm(pool, contextNeed);
+  }
+
+  /** Whether the model reasons: any endpoint has seen it reason (they all serve the same model). */
+  get reasons(): boolean {
+    return this.#pool.models.some((m) => m.reasons);
   }
 
   get parallelism(): number {
@@ -35,7 +47,13 @@ export class PooledLlm implements Llm {
   }
 
   status(): EndpointStatus[] {
-    return this.#pool.status();
+    const need = this.#contextNeed?.(this.reasons);
+    if (need === undefined) return this.#pool.status();
+    const models = new Map(this.#pool.models.map((m) => [m.config.id, m]));
+    return this.#pool.status().map((s) => {
+      const model = models.get(s.id);
+      return model ? { ...s, context: serverContextPlan({ contextTokens: model.contextTokens, needTokens: need, slots: s.concurrency }) } : s;
+    });
   }
 
   countTokens(text: string): number {

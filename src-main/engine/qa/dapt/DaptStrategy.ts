@@ -4,7 +4,7 @@ import { EvidencePool, evidenceBrief, type EvidenceItem } from '../EvidencePool.
 import { fence } from '../../base/fence.js';
 import { isEnglish, languageName } from '../language.js';
 import { isInvalidOutput, type QaRun, type StepScope } from '../QaRun.js';
-import { answerWith, fitEvidence, formatEvidence } from '../synthesis.js';
+import { answerWith, budgetNote, fitEvidence, formatEvidence } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
 import {
   fuseGraphs,
@@ -161,6 +161,7 @@ async function solveNode(
   const { answers, alias, solved, pool, k } = state;
   const path = solved.map((x) => `- ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none yet)';
   const sides = (['source', 'english'] as const).filter((side) => node[side] !== null);
+  const budget = run.evidenceTokens - run.llm.countTokens(path);
   const attempts = await Promise.all(
     sides.map(async (side) => {
       // "#id" in a sub-question names a node of its own graph; English nodes may have been fused into source ones.
@@ -169,9 +170,7 @@ async function solveNode(
       const corpus = corpusOf(side === 'source' ? run.questionLanguage : 'en');
       const retrieved = await passages(run, question, k, corpus);
       // The prompt carries the path too: the passages get what the context leaves after it.
-      const { kept: evidence, dropped } = fitEvidence(retrieved, run.evidenceTokens - run.llm.countTokens(path), (t) =>
-        run.llm.countTokens(t),
-      );
+      const { kept: evidence, dropped } = fitEvidence(retrieved, budget, (t) => run.llm.countTokens(t));
       const value = await s.tryJson(
         'qa/dapt-subanswer',
         { path: fence(path), subQuestion: fence(question), passages: formatEvidence(evidence) },
@@ -182,6 +181,13 @@ async function solveNode(
   );
   for (const a of attempts) for (const e of a.evidence) pool.add(e);
   s.detail.node = node;
+  // As every answer step: what the sub-answer prompts held and left out (both paths together).
+  s.detail.budget = budgetNote(
+    attempts.flatMap((a) => a.evidence),
+    attempts.flatMap((a) => a.dropped),
+    budget,
+    run.llm.contextTokens,
+  );
   s.detail.attempts = attempts.map((a) => ({
     side: a.side,
     corpus: a.corpus,
@@ -216,12 +222,9 @@ async function solveNode(
   const regenerations: { answer: string; found: boolean; accepted: boolean }[] = [];
   s.detail.regenerations = regenerations;
   const subQuestion = fence(`${first.question} / ${second.question}`);
-  const both = fitEvidence(
-    interleave(first.evidence, second.evidence),
-    run.evidenceTokens - run.llm.countTokens(path),
-    (t) => run.llm.countTokens(t),
-  );
+  const both = fitEvidence(interleave(first.evidence, second.evidence), budget, (t) => run.llm.countTokens(t));
   if (both.dropped.length > 0) s.detail.regenerationDroppedForBudget = both.dropped.map(evidenceBrief);
+  s.detail.regenerationBudget = budgetNote(both.kept, both.dropped, budget, run.llm.contextTokens);
   const shown = formatEvidence(both.kept);
   let latest: { answer: string; found: boolean } | null = null;
   for (let i = 0; i < run.settings.dapt.maxRegenerations; i++) {

@@ -278,10 +278,18 @@ export class Retriever {
     };
   }
 
-  /** A hub entity's partial summary: evidence about the entity, labelled with the facts it covers. */
+  /**
+   * A hub entity's partial summary: evidence about the entity, labelled with the facts it covers
+   * and cited by the chunks of those facts' triples (the entity's, for a partial written before
+   * they were kept).
+   */
   partialEvidence(partial: PartialSummaryRecord, entity: EntityRecord, score: number): EvidenceItem {
+    const chunkIds = partial.tripleIds && [
+      ...new Set(this.#kb.getTriples(partial.tripleIds).flatMap((t) => t.chunkIds)),
+    ];
     return {
       ...this.summaryEvidence(entity, score),
+      ...(chunkIds ? { chunkIds } : {}),
       part: partial.id,
       label: `${entity.name} (${entity.type}), facts ${partial.firstFact}–${partial.lastFact} of ${partial.factCount}`,
       text: partial.text,

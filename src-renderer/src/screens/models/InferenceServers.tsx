@@ -108,6 +108,11 @@ function ServerRow({ server, onRemoved }: { server: EndpointStatusView; onRemove
         </td>
         <td className="break" data-testid="endpoint-served-model">
           {server.servedModel ?? '—'}
+          {server.context && (
+            <p className="muted small" data-testid="endpoint-context">
+              {server.context}
+            </p>
+          )}
         </td>
         <td>{server.concurrency}</td>
         <td data-testid="endpoint-in-flight">{server.inFlight}</td>

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, type CatalogEntry, type ModelStatus } from '../../../api/index.js';
+import { api, type CatalogEntry, type ChatView, type ModelInfo, type ModelStatus } from '../../../api/index.js';
 import { JobPanel } from '../../components/JobPanel.js';
 import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatBytes, formatNumber } from '../../lib/format.js';
@@ -9,6 +9,41 @@ import { useJobs } from '../../store/jobs.js';
 import { InferenceServers } from './InferenceServers.js';
 
 type Role = ModelStatus['role'];
+
+/** The chat wrapper and whether the model reasons, as a `<dt>`/`<dd>` pair of a `meta` list. */
+function ChatLine({ chat, testId }: { chat: ChatView; testId: string }) {
+  const { t } = useTranslation();
+  const how = !chat.reasons ? 'no' : chat.switchable ? 'switchable' : 'always';
+  return (
+    <>
+      <dt>{t('models.chatWrapper')}</dt>
+      <dd data-testid={testId} data-reasons={chat.reasons ? 'true' : 'false'}>
+        {chat.wrapper}: {t(`models.chatReasoning.${how}`)}
+      </dd>
+    </>
+  );
+}
+
+/** What a model file says about itself, read from its header without loading it (models:inspect). */
+function FileInfo({ info }: { info: ModelInfo }) {
+  const { t } = useTranslation();
+  return (
+    <dl className="meta" data-testid="model-inspect-result">
+      <dt>{t('models.architecture')}</dt>
+      <dd>
+        {info.architecture}
+        {info.quantisation && ` · ${info.quantisation}`}
+      </dd>
+      {info.contextLength !== undefined && (
+        <>
+          <dt>{t('models.contextSize')}</dt>
+          <dd>{formatNumber(info.contextLength)}</dd>
+        </>
+      )}
+      {info.chat && <ChatLine chat={info.chat} testId="model-inspect-chat" />}
+    </dl>
+  );
+}
 
 function StatusCard({ role, status, onUnloaded }: { role: Role; status: ModelStatus | null; onUnloaded: () => void }) {
   const { t } = useTranslation();
@@ -57,6 +92,7 @@ function StatusCard({ role, status, onUnloaded }: { role: Role; status: ModelSta
                 <dd>{status.dimension}</dd>
               </>
             )}
+            {status.chat && <ChatLine chat={status.chat} testId={`model-chat-${role}`} />}
           </dl>
           <p className="explanation" data-testid={`model-explanation-${role}`}>
             {status.explanation}
@@ -82,6 +118,8 @@ function LoadForm({ path, setPath, onLoaded }: { path: string; setPath: (p: stri
   const [threads, setThreads] = useState('');
   const [sequences, setSequences] = useState('');
   const [loaded, setLoaded] = useState<ModelStatus | null>(null);
+  const [inspected, setInspected] = useState<ModelInfo | null>(null);
+  const inspect = useAction(async () => setInspected(await api().call('models:inspect', { path })));
   const num = (s: string) => (s.trim() ? Number(s) : undefined);
   const load = useAction(async () => {
     const status = await api().call('models:load', {
@@ -139,9 +177,17 @@ function LoadForm({ path, setPath, onLoaded }: { path: string; setPath: (p: stri
           <input type="number" min={1} max={64} value={sequences} onChange={(e) => setSequences(e.target.value)} placeholder={t('models.auto')} data-testid="model-load-sequences" />
         </label>
       </div>
-      <button type="submit" className="primary" disabled={!path.trim() || load.pending} data-testid="model-load-submit">
-        {load.pending ? t('models.loading') : t('models.loadButton')}
-      </button>
+      <div className="row wrap">
+        <button type="submit" className="primary" disabled={!path.trim() || load.pending} data-testid="model-load-submit">
+          {load.pending ? t('models.loading') : t('models.loadButton')}
+        </button>
+        <button type="button" onClick={() => void inspect.run()} disabled={!path.trim() || inspect.pending} data-testid="model-inspect">
+          {t('models.inspect')}
+        </button>
+      </div>
+      {inspect.error && <ErrorView error={inspect.error} compact />}
+      {/* The answer for the path in the field only: a new path voids the last inspection. */}
+      {inspected && inspected.path === path && <FileInfo info={inspected} />}
       {load.error && <ErrorView error={load.error} compact />}
       {loaded && (
         <p className="explanation" role="status" data-testid="model-load-result">
