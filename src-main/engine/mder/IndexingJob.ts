@@ -99,9 +99,10 @@ export class IndexingJob {
     await this.#runner.units(
       'preprocess',
       pending,
-      async (ref, signal) => {
+      async (ref, signal, retry) => {
         const chunk = work.load(ref);
-        const { previous, next } = work.neighbours(ref);
+        // Asked again after a failure for length: without the neighbours' text, the prompt's largest optional part.
+        const { previous, next } = retry?.forLength ? { previous: null, next: null } : work.neighbours(ref);
         const input = {
           text: chunk.text,
           language: chunk.language,
@@ -119,6 +120,7 @@ export class IndexingJob {
       },
       (ref) => work.unitName(ref),
       (ref) => ref.documentId,
+      { retryFailed: true },
     );
   }
 
@@ -130,11 +132,13 @@ export class IndexingJob {
     await this.#runner.units(
       'map',
       pending,
-      async (ref, signal) => {
+      async (ref, signal, retry) => {
         const chunk = work.load(ref);
         const input = { title: work.document(ref).title, englishText: chunk.englishText! };
+        // Asked again after a failure for length: the text is halved before the first call.
+        const splitFirst = retry?.forLength === true;
         const result = await retried(attempts, chunk.id, (sampling) =>
-          mapChunk(this.#llm, input, { ...options, sampling, signal }),
+          mapChunk(this.#llm, input, { ...options, sampling, signal, splitFirst }),
         );
         const entities = new Map(result.entities.map((e) => [nameKey(e.name), e]));
         kb.transaction(() => {
@@ -158,6 +162,7 @@ export class IndexingJob {
       },
       (ref) => work.unitName(ref),
       (ref) => ref.documentId,
+      { retryFailed: true },
     );
   }
 

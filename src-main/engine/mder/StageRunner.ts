@@ -3,6 +3,7 @@ import { mapConcurrent } from '../base/concurrency.js';
 import { UsageMeter } from '../models/UsageMeter.js';
 import type { MeteredLlm } from './MeteredLlm.js';
 import type { IndexingJobOptions, StageStats } from './indexingTypes.js';
+import { PolyhopError } from '../base/errors.js';
 import { asUnitFailure, type MderStage, type UnitFailure } from './unitFailure.js';
 
 /** What a {@link StageRunner} reads of the job's options. */
@@ -44,7 +45,10 @@ export class StageRunner {
 
   /**
    * Runs the units of one stage concurrently; a unit whose model output stays invalid is
-   * recorded (and attributed to its document when it has one) and the stage goes on.
+   * recorded (and attributed to its document when it has one) and the stage goes on. With
+   * `retryFailed`, such a unit is asked once more at the end of the stage (`run` gets its first
+   * failure, to sample another way and to shrink its input where it failed for length), and only
+   * a second failure is recorded: a unit does not wait for the next run to be asked again.
    *
    * Anything else (a cancel, a crashed backend, a bug) stops the stage: `run` gets a signal that
    * then aborts, so sibling calls in flight stop too, and the stage rejects only after every unit
@@ -54,27 +58,31 @@ export class StageRunner {
   async units<T>(
     stage: MderStage,
     units: readonly T[],
-    run: (unit: T, signal: AbortSignal) => Promise<void>,
+    run: (unit: T, signal: AbortSignal, retry: UnitRetry | null) => Promise<void>,
     name: (unit: T) => string,
     documentOf?: (unit: T) => number,
+    options: { retryFailed?: boolean } = {},
   ): Promise<void> {
     await this.stage(stage, units.length, async (tick) => {
-      const options = this.#options.signal ? { signal: this.#options.signal } : {};
-      await mapConcurrent(
-        units,
-        this.#options.concurrency ?? this.#llm.parallelism,
-        async (unit, _index, signal) => {
-          throwIfAborted(signal);
-          try {
-            await run(unit, signal);
-          } catch (error) {
-            const failure = asUnitFailure(error, stage, name(unit));
-            this.fail(stage, failure, documentOf?.(unit));
+      const stopping = this.#options.signal ? { signal: this.#options.signal } : {};
+      const parallel = this.#options.concurrency ?? this.#llm.parallelism;
+      const again: { unit: T; retry: UnitRetry }[] = [];
+      const attempt = async (unit: T, signal: AbortSignal, retry: UnitRetry | null): Promise<void> => {
+        throwIfAborted(signal);
+        try {
+          await run(unit, signal, retry);
+        } catch (error) {
+          const failure = asUnitFailure(error, stage, name(unit));
+          if (options.retryFailed && retry === null && retryable(error)) {
+            again.push({ unit, retry: { error: error as PolyhopError, forLength: failedForLength(error) } });
+            return;
           }
-          tick();
-        },
-        options,
-      );
+          this.fail(stage, failure, documentOf?.(unit));
+        }
+        tick();
+      };
+      await mapConcurrent(units, parallel, (unit, _index, signal) => attempt(unit, signal, null), stopping);
+      await mapConcurrent(again, parallel, (a, _index, signal) => attempt(a.unit, signal, a.retry), stopping);
     });
   }
 
@@ -133,4 +141,32 @@ export class StageRunner {
     Object.assign(stats, meter.snapshot(), { wallMs: performance.now() - started });
     emit(true);
   }
+}
+
+/** A unit asked again at the end of its stage: why its first attempt failed. */
+export interface UnitRetry {
+  error: PolyhopError;
+  /**
+   * It failed for length: its prompt did not fit the context, or its reply was cut at its
+   * budget. The stage asks again with less input.
+   */
+  forLength: boolean;
+}
+
+/**
+ * A failure another sample or a smaller input may not repeat: an invalid reply, or BAD_INPUT, which
+ * a model says of a prompt its context refused (LlamaCppLlm's "does not fit the N-token context",
+ * an inference server's context overflow, see models/endpoints/endpointErrors.ts).
+ */
+function retryable(error: unknown): boolean {
+  return error instanceof PolyhopError && (error.code === 'LLM_OUTPUT_INVALID' || error.code === 'BAD_INPUT');
+}
+
+/** The prompt did not fit the context (BAD_INPUT), or the reply stopped at `maxTokens`. */
+export function failedForLength(error: unknown): boolean {
+  if (!(error instanceof PolyhopError)) return false;
+  if (error.code === 'BAD_INPUT') return true;
+  return (
+    error.code === 'LLM_OUTPUT_INVALID' && /maxTokens/.test(`${error.message} ${String(error.details.reason ?? '')}`)
+  );
 }
