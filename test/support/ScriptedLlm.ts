@@ -33,8 +33,15 @@ export interface ScriptRule {
   prompt: string;
   /** Optional extra condition on the prompt's variables. */
   when?: (variables: Readonly<Record<string, string>>) => boolean;
-  /** The reply: a string for text calls, a JSON value (validated by the call's schema) for JSON calls. */
-  reply: (variables: Readonly<Record<string, string>>, prompt: RenderedPrompt) => unknown;
+  /**
+   * The reply: a string for text calls, a JSON value (validated by the call's schema) for JSON calls.
+   * `sampling` is the call's (empty for greedy decoding), for a reply that depends on it as a model's does.
+   */
+  reply: (
+    variables: Readonly<Record<string, string>>,
+    prompt: RenderedPrompt,
+    sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>,
+  ) => unknown;
 }
 
 /** Which steps a thinking model reasons in, and how much of their budget it spends. */
@@ -209,7 +216,7 @@ export class ScriptedLlm implements Llm {
       kind === 'json' && thinking
         ? Math.max(1, Math.min(maxTokens, room - thought))
         : Math.max(0, budget.maxTokens - thought);
-    const reply = this.#reply(prompt);
+    const reply = this.#reply(prompt, { temperature: options.temperature, seed: options.seed });
     const full = typeof reply === 'string' ? reply : JSON.stringify(reply);
     const tokens = qwen3Encode(full);
     // The answer ends with <|im_end|>, one more token, unless generation stopped first.
@@ -222,10 +229,10 @@ export class ScriptedLlm implements Llm {
     return { text, usage, stopReason: cut ? 'maxTokens' : 'eos' };
   }
 
-  #reply(prompt: RenderedPrompt): unknown {
+  #reply(prompt: RenderedPrompt, sampling: Pick<LlmCallOptions, 'temperature' | 'seed'>): unknown {
     const rule = this.#rules.find((r) => r.prompt === prompt.name && (!r.when || r.when(prompt.variables)));
-    if (rule) return rule.reply(prompt.variables, prompt);
-    if (this.#options.fallback) return this.#options.fallback(prompt.variables, prompt);
+    if (rule) return rule.reply(prompt.variables, prompt, sampling);
+    if (this.#options.fallback) return this.#options.fallback(prompt.variables, prompt, sampling);
     throw new Error(
       `ScriptedLlm: no rule for prompt ${prompt.name} with variables ${JSON.stringify(prompt.variables).slice(0, 500)}`,
     );

@@ -5,7 +5,7 @@ export type {
   IndexingResult,
   IndexingChanges,
   StageStats,
-} from './IndexingJob.js';
+} from './indexingTypes.js';
 export { mapChunk, MapReplySchema } from './mapChunk.js';
 export type { MapResult, MapOptions, ExtractedEntity, ExtractedTriple } from './mapChunk.js';
 export { disambiguate, planMerges } from './disambiguate.js';
@@ -15,7 +15,7 @@ export type {
   DisambiguationStore,
   DisambiguationEntity,
   MergeGroup,
-} from './disambiguate.js';
+} from './disambiguationTypes.js';
 export { enrichChunk } from './enrichChunk.js';
 export type { EnrichInput, EnrichOptions, EnrichResult } from './enrichChunk.js';
 export { planReduceUnits, reduceUnit } from './reduceEntities.js';

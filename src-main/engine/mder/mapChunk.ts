@@ -52,6 +52,11 @@ export interface MapOptions {
   maxSplits?: number;
   /** Sampling of the calls (another seed for a chunk asked again after a failed run). Default: the Llm's. */
   sampling?: Pick<LlmCallOptions, 'temperature' | 'seed'>;
+  /**
+   * Halve the text (at a sentence boundary) before the first call: for a chunk asked again after
+   * it failed for length (its prompt refused by the context, or its reply cut). Default: false.
+   */
+  splitFirst?: boolean;
   signal?: AbortSignal;
 }
 
@@ -99,7 +104,10 @@ export async function mapChunk(
       cuts++;
     }
   };
-  await extract(input.englishText, options.maxSplits ?? 3);
+  const splits = options.maxSplits ?? 3;
+  const halves = options.splitFirst ? halve(input.englishText) : null;
+  if (halves) for (const half of halves) await extract(half, Math.max(0, splits - 1));
+  else await extract(input.englishText, splits);
   const entities = new Map<string, ExtractedEntity>();
   const triples = new Map<string, ExtractedTriple>();
   const entity = (rawName: string, rawType: string): string | null => {

@@ -52,3 +52,29 @@ describe('Map reply cut at the token limit', () => {
     expect(result.usage.completionTokens).toBeGreaterThan(0);
   });
 });
+
+describe('Map asked again after a failure for length', () => {
+  it('with splitFirst, halves the text at a sentence boundary before the first call and keeps the triples of both halves', async () => {
+    const sentences = ['Penelope wove a shroud in Ithaca.', 'Telemachus sailed to Pylos.'];
+    const llm = new SamplingLlm([
+      {
+        prompt: 'mder/map',
+        reply: (v) => ({
+          triples: sentences
+            .filter((s) => v.chunk!.includes(s))
+            .map((s) => {
+              const [subject, , , object] = s.replace(/\.$/, '').split(' ');
+              return { subject, subjectType: 'Person', relation: 'acted in', object, objectType: 'Thing' };
+            }),
+        }),
+      },
+    ]);
+    const result = await mapChunk(
+      llm,
+      { title: 'odyssey', englishText: sentences.join(' ') },
+      { prompts, splitFirst: true },
+    );
+    expect(llm.callsOf('mder/map').map((c) => c.prompt.variables.chunk)).toEqual(sentences);
+    expect(result.triples.map((t) => t.source)).toEqual(['Penelope', 'Telemachus']);
+  });
+});
