@@ -159,6 +159,33 @@ describe('dapt with a small model', () => {
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
   });
 
+  it('survives a verifier that rejects a supported regeneration: the last answer found still stands', async () => {
+    // A small verifier flips its verdict (the uncooperative double at rate 1, on this step only): every
+    // regeneration naming Penelope from the passages is called unsupported, so none is accepted.
+    const readsPassages: ScriptRule = {
+      prompt: 'qa/dapt-regenerate',
+      reply: (v) => ({ answer: /Penelope/.test(v.passages!) ? 'Penelope' : '', found: /Penelope/.test(v.passages!) }),
+    };
+    const llm = new UncooperativeLlm(new ScriptedLlm([wrongWifeAnswers, judge, readsPassages, ...qaRules()]), {
+      seed: 1,
+      degrade: (name) => name === 'qa/dapt-verify',
+      promptRates: { 'qa/dapt-verify': { flippedVerdict: 1 } },
+    });
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings({ 'dapt.maxRegenerations': 2 }) },
+      WIFE_OF_KING.it,
+      { strategy: 'dapt' },
+    );
+    const wife = solves(answer).find((s) => s.regenerations)! as SolveDetail & { unaccepted?: string };
+    expect(llm.count('flippedVerdict', 'qa/dapt-verify')).toBeGreaterThanOrEqual(2);
+    expect(wife.regenerations).toEqual([
+      { answer: 'Penelope', found: true, accepted: false },
+      { answer: 'Penelope', found: true, accepted: false },
+    ]);
+    expect(wife.unaccepted).toBe('the last regeneration that found an answer stands');
+    expect(answer.text).toMatch(/Penelope \[\d+\]/);
+  });
+
   it("fits sub-answer and regeneration prompts to a small context, counted with the model's tokenizer", async () => {
     // A real model's limits (o200k tokens, a prompt over the context refused, output cut at what is left), no degradation.
     const contextTokens = 1200;
