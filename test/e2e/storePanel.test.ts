@@ -8,10 +8,14 @@ import { launchChromium, openApp } from '../support/chromium.js';
 import { appConsoleErrors, settled } from '../support/e2ePage.js';
 import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
 import { smallGraphTurtle } from '../support/smallGraph.js';
+import { startConformingStore } from '../support/conformingStore.js';
 import { call, runJobToEnd } from '../support/tempEngine.js';
 import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
 
-/** Issue 16 part 2 on the SPARQL screen: configure a Virtuoso store, publish with progress, query it. */
+/**
+ * Issue 16 part 2 on the SPARQL screen: configure a Virtuoso store, publish with progress, query it;
+ * and (issue 24) a graph that holds statements no KB claims is taken over only when confirmed.
+ */
 let server: E2eServer;
 let browser: Browser;
 let virtuoso: VirtuosoInstance;
@@ -87,6 +91,61 @@ describe('the External SPARQL store panel', () => {
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it("refuses a graph holding another tool's statements, and takes it over after asking", async () => {
+    const foreign = await startConformingStore();
+    const graph = 'http://example.org/graphs/foreign';
+    const oxigraph = (await import('oxigraph')).default;
+    foreign.store.load('<urn:a> <urn:b> "kept by another tool" .', {
+      format: 'text/turtle',
+      to_graph_name: oxigraph.namedNode(graph),
+    });
+    const inGraph = (): number => foreign.store.match(null, null, null, oxigraph.namedNode(graph)).length;
+    await call(server.engine, 'store:set', {
+      kb: 'mse',
+      queryUrl: foreign.url,
+      updateUrl: foreign.url,
+      graphStoreUrl: foreign.url,
+      graphIri: graph,
+      auth: { kind: 'none' },
+      autoSync: false,
+    });
+    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    const byId = (id: string) => page.getByTestId(id);
+    try {
+      await byId('nav-graph').click();
+      await byId('graph-view-sparql').click();
+      await settled(page);
+      await byId('store-publish').click();
+      await byId('store-take-over').waitFor({ timeout: 60_000 });
+      expect(await page.getByTestId('store-panel').textContent()).toMatch(/no knowledge base claims/);
+      expect(inGraph()).toBe(1);
+
+      // Cancelled: nothing is sent.
+      await byId('store-take-over').click();
+      await byId('confirm-dialog').waitFor();
+      expect(await byId('confirm-dialog').textContent()).toContain(graph);
+      await byId('confirm-cancel').click();
+      expect(inGraph()).toBe(1);
+
+      await byId('store-take-over').click();
+      await byId('confirm-ok').click();
+      await page.locator('[data-testid="job-progress"][data-status="done"]').waitFor({ timeout: 120_000 });
+      const view = await call<SparqlResult>(server.engine, 'sparql:query', {
+        kb: 'mse',
+        query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
+      });
+      expect(inGraph()).toBe(Number(view.rows[0]!.n));
+      expect(await call<StoreStatus>(server.engine, 'store:show', { kb: 'mse', probe: true })).toMatchObject({
+        graphOwner: { thisKb: true },
+        sync: { lastError: null },
+      });
+      expect(appConsoleErrors(consoleErrors)).toEqual([]);
+    } finally {
+      await context.close();
+      await foreign.close();
     }
   });
 });

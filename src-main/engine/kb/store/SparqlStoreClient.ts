@@ -147,13 +147,16 @@ export class SparqlStoreClient {
     await this.#send('POST', this.#graphUrl(), { 'content-type': 'text/turtle; charset=utf-8' }, ntriples, options);
   }
 
-  /** Statements in the KB's graph. */
+  /**
+   * Statements in the KB's graph: the query's default graph (`default-graph-uri`). A `GRAPH <g>`
+   * pattern would find nothing on a store that follows the protocol, whose dataset then has no
+   * named graphs (Virtuoso is lenient there).
+   */
   async countGraph(options: StoreRequestOptions = {}): Promise<number> {
-    const r = await this.select(
-      `SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${this.#config.graphIri}> { ?s ?p ?o } }`,
-      1,
-      options,
-    );
+    const r = await this.select('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', 1, {
+      ...options,
+      defaultGraph: this.#config.graphIri,
+    });
     return Number(r.rows[0]?.n ?? 0);
   }
 

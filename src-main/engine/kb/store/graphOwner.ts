@@ -34,24 +34,36 @@ export async function graphOwner(
 }
 
 /**
- * Records `owner` as the graph's owner, unless another KB owns it: then CONFLICT, saying which
- * and how to take it over (`takeOver` replaces the record; the publish that follows replaces
- * the other KB's statements).
+ * Records `owner` as the graph's owner, unless another KB owns it, or no KB does and the graph
+ * already holds statements this KB never published (another tool's, or a KB's from before owners
+ * were recorded): then CONFLICT, saying whose and how to take it over (`takeOver` replaces the
+ * record; the publish that follows replaces the statements). `publishedHereBefore`: this KB's
+ * journal records a completed publish into this graph, so unowned statements there are its own.
  */
 export async function claimGraph(
   client: SparqlStoreClient,
   owner: GraphOwner,
-  takeOver: boolean,
+  { takeOver, publishedHereBefore }: { takeOver: boolean; publishedHereBefore: boolean },
   options: StoreRequestOptions = {},
 ): Promise<void> {
   const current = await graphOwner(client, options);
   if (current?.id === owner.id && current.name === owner.name) return;
+  const takeOverHint = `Give "${owner.name}" a graph of its own (\`polyhop store set --kb "${owner.name}" --graph IRI …\`), or take the graph over deliberately (\`polyhop store publish --kb "${owner.name}" --take-over\`, or Take over in the Graph screen's store panel)`;
   if (current && current.id !== owner.id && !takeOver) {
     throw new PolyhopError(
       'CONFLICT',
-      `store: graph <${client.graphIri}> belongs to the knowledge base "${current.name}" (id ${current.id}), not to "${owner.name}"; writing into it would replace that knowledge base's statements. Give "${owner.name}" a graph of its own (\`polyhop store set --kb "${owner.name}" --graph IRI …\`), or take the graph over deliberately (\`polyhop store publish --kb "${owner.name}" --take-over\`)`,
+      `store: graph <${client.graphIri}> belongs to the knowledge base "${current.name}" (id ${current.id}), not to "${owner.name}"; writing into it would replace that knowledge base's statements. ${takeOverHint}`,
       { details: { graphIri: client.graphIri, ownerId: current.id, ownerName: current.name } },
     );
+  }
+  if (!current && !takeOver && !publishedHereBefore) {
+    const statements = await client.countGraph(options);
+    if (statements > 0)
+      throw new PolyhopError(
+        'CONFLICT',
+        `store: graph <${client.graphIri}> already holds ${statements} statements that no knowledge base claims (written by another tool, or by a Polyhop that did not record owners) and "${owner.name}" never published there; writing into it would replace them. ${takeOverHint}`,
+        { details: { graphIri: client.graphIri, statements } },
+      );
   }
   const g = `<${client.graphIri}>`;
   await client.update(

@@ -66,11 +66,15 @@ export async function syncStore(
   options: StoreSyncOptions,
 ): Promise<StoreSyncResult> {
   try {
+    const before = journal.state();
     if (options.owner)
       await claimGraph(
         client,
         options.owner,
-        options.takeOver ?? false,
+        {
+          takeOver: options.takeOver ?? false,
+          publishedHereBefore: before.publishedAt !== null && before.target === options.target,
+        },
         options.signal ? { signal: options.signal } : {},
       );
     // Another KB's statements may be in the graph: taking it over replaces them all.

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type Request, type StoreStatus } from '../../../api/index.js';
 import { JobPanel } from '../../components/JobPanel.js';
+import { ConfirmDialog } from '../../components/Dialog.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
 import { useAction } from '../../lib/useApi.js';
@@ -27,6 +28,7 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
   const [autoSync, setAutoSync] = useState(true);
   const [timeoutS, setTimeoutS] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
+  const [confirmTakeOver, setConfirmTakeOver] = useState(false);
   const job = useJobs((s) => (jobId ? s.jobs[jobId] : undefined));
 
   const show = useCallback(
@@ -81,8 +83,9 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
     setPassword('');
     show(next, true);
   });
-  const start = useAction(async (method: 'store:publish' | 'store:sync') => {
-    const { jobId: id } = await api().call(method, { kb });
+  const start = useAction(async (method: 'store:publish' | 'store:sync', takeOver: boolean = false) => {
+    setConfirmTakeOver(false);
+    const { jobId: id } = await api().call(method, method === 'store:publish' ? { kb, takeOver } : { kb });
     useJobs.getState().track(id, 'store', kb);
     setJobId(id);
   });
@@ -99,6 +102,11 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
   };
   const running = job?.status === 'running';
   const sync = status?.sync;
+  // Another KB owns the graph (seen by a probe), or a publish was refused for it (another KB's, or
+  // statements no KB claims): taking it over is offered, and confirmed before anything is replaced.
+  const foreignGraph =
+    (status?.graphOwner !== undefined && !status.graphOwner.thisKb) ||
+    (job?.status === 'failed' && job.error?.code === 'CONFLICT');
 
   return (
     <section className="panel form" aria-labelledby="store-heading" data-testid="store-panel">
@@ -286,6 +294,17 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
             <button type="button" onClick={() => void load.run(true)} disabled={load.pending} data-testid="store-probe">
               {t('store.probe')}
             </button>
+            {foreignGraph && !confirmTakeOver && (
+              <button
+                type="button"
+                className="danger"
+                onClick={() => setConfirmTakeOver(true)}
+                disabled={running || start.pending}
+                data-testid="store-take-over"
+              >
+                {t('store.takeOver')}
+              </button>
+            )}
             {running && (
               <button
                 type="button"
@@ -297,6 +316,16 @@ export function StorePanel({ kb, onChanged }: { kb: string; onChanged?: (status:
               </button>
             )}
           </div>
+          {confirmTakeOver && (
+            <ConfirmDialog
+              title={t('store.takeOver')}
+              message={t('store.takeOverWarning', { graph: status?.config?.graphIri ?? '' })}
+              confirmLabel={t('store.takeOverConfirm')}
+              onConfirm={() => void start.run('store:publish', true)}
+              onCancel={() => setConfirmTakeOver(false)}
+              pending={start.pending}
+            />
+          )}
           {start.error && <ErrorView error={start.error} compact />}
           {load.error && <ErrorView error={load.error} compact />}
           {job && <JobPanel job={job} />}

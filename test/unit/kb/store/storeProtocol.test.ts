@@ -18,17 +18,20 @@ interface Recorded {
 
 /**
  * A store double that records every request and speaks just enough of the protocols: a Digest
- * challenge for requests without Authorization, 201 for Graph Store writes, SPARQL JSON for queries.
+ * challenge for requests without Authorization, 201 for Graph Store writes (it counts the
+ * statements they leave in the graph), and to every query that count as `?n`.
  */
 async function recordingStore(): Promise<{
   server: Server;
   base: string;
   requests: Recorded[];
   drop: { next: number };
+  held: () => number;
 }> {
   const requests: Recorded[] = [];
   /** How many of the next requests get their connection closed without an answer. */
   const drop = { next: 0 };
+  let held = 0;
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -47,18 +50,29 @@ async function recordingStore(): Promise<{
           .end();
         return;
       }
-      if (url.pathname === '/gsp') return void res.writeHead(201).end();
+      if (url.pathname === '/gsp') {
+        const statements = body.split('\n').filter((l) => l.endsWith(' .')).length;
+        held = req.method === 'PUT' ? statements : held + statements;
+        return void res.writeHead(201).end();
+      }
       const form = new URLSearchParams(body);
       if (form.has('update')) return void res.writeHead(200).end();
-      res
-        .writeHead(200, { 'content-type': 'application/sparql-results+json' })
-        .end(
-          JSON.stringify({ head: { vars: ['n'] }, results: { bindings: [{ n: { type: 'literal', value: '7' } }] } }),
-        );
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' }).end(
+        JSON.stringify({
+          head: { vars: ['n'] },
+          results: { bindings: [{ n: { type: 'literal', value: String(held) } }] },
+        }),
+      );
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, drop };
+  return {
+    server,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    drop,
+    held: () => held,
+  };
 }
 
 const CITIES = `@prefix ex: <http://example.org/> .
@@ -154,9 +168,9 @@ describe('external store protocol', () => {
     expect(store.requests.filter((r) => !r.headers.authorization).map((r) => [r.method, r.body])).toEqual([
       ['HEAD', ''],
     ]);
-    // (Before the writes, the graph's owner is read and recorded: see graphOwner.)
+    // (Before the writes, the graph's owner is read, the unowned graph found empty, and the owner recorded: see claimGraph.)
     const signed = store.requests.filter((r) => r.headers.authorization);
-    expect(signed.slice(0, 2).map((r) => r.url.pathname)).toEqual(['/query', '/update']);
+    expect(signed.slice(0, 3).map((r) => r.url.pathname)).toEqual(['/query', '/query', '/update']);
     expect(signed.map((w) => /nc=(\w+)/.exec(w.headers.authorization!)![1])).toEqual(
       signed.map((_, i) => (i + 1).toString(16).padStart(8, '0')),
     );
@@ -174,7 +188,7 @@ describe('external store protocol', () => {
       query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
       target: 'store',
     });
-    expect(r.rows).toEqual([{ n: '7' }]);
+    expect(r.rows).toEqual([{ n: String(store.held()) }]);
     const sent = store.requests.slice(before).filter((q) => q.headers.authorization);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.url.pathname).toBe('/query');
@@ -195,7 +209,7 @@ describe('external store protocol', () => {
     await setStore({ kind: 'digest', username: 'me' }, 'open');
     const before = store.requests.length;
     const q = { kb: 'configured', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', target: 'store' };
-    expect((await call<SparqlResult>(engine, 'sparql:query', q)).rows).toEqual([{ n: '7' }]);
+    expect((await call<SparqlResult>(engine, 'sparql:query', q)).rows).toEqual([{ n: String(store.held()) }]);
     const anonymous = store.requests.slice(before);
     expect(anonymous.map((r) => [r.method, r.url.pathname, r.headers.authorization ?? null])).toEqual([
       ['POST', '/open', null],
@@ -254,7 +268,7 @@ describe('external store protocol', () => {
       query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
       target: 'store',
     });
-    expect(r.rows).toEqual([{ n: '7' }]);
+    expect(r.rows).toEqual([{ n: String(store.held()) }]);
     expect(store.requests.length - before).toBe(2);
     store.drop.next = 1;
     const update = await engine.call('sparql:query', {
