@@ -41,7 +41,19 @@ export interface FlavouredServerOptions {
   ubatch?: number;
   /** Serves `/v1/embeddings` (hashed trigram vectors of what it embedded). */
   embeddings?: boolean;
+  /**
+   * The model's chat template: llama-server reports it in `/props`, Ollama derives its `thinking`
+   * capability from it. Default: ChatML, with Qwen3's `<think>`…`</think>` when `thought` is set.
+   */
+  chatTemplate?: string;
 }
+
+const CHATML =
+  '{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}';
+const CHATML_THINKING = CHATML.replace(
+  'assistant\n{% endif %}',
+  'assistant\n{% if enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}',
+);
 
 export interface FlavouredServer {
   baseUrl: string;
@@ -71,6 +83,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   const context = options.contextTokens ?? 4096;
   const ubatch = options.ubatch ?? 512;
   const vectors = new NgramEmbedder(64);
+  const template = options.chatTemplate ?? (options.thought != null ? CHATML_THINKING : CHATML);
   const state: Omit<FlavouredServer, 'baseUrl' | 'close'> = {
     chats: [],
     embedded: [],
@@ -83,10 +96,15 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const body = req.method === 'POST' ? await readJson(req) : {};
     if (req.method === 'GET' && path === '/v1/models')
       return reply(res, 200, { object: 'list', data: [modelCard(flavour, model, context)] });
-    // llama-server answers `/props` with the slot's n_ctx (server-context.cpp, the props handler's
-    // default_generation_settings); the others have no such route.
+    // llama-server answers `/props` with the slot's n_ctx and the model's chat template
+    // (server-context.cpp, the props handler: `{ "default_generation_settings", … }`,
+    // `{ "chat_template", common_chat_templates_source(…) }`); the others have no such route.
     if (req.method === 'GET' && path === '/props' && flavour === 'llama-server')
-      return reply(res, 200, { default_generation_settings: { n_ctx: context }, total_slots: 1 });
+      return reply(res, 200, {
+        default_generation_settings: { n_ctx: context },
+        total_slots: 1,
+        chat_template: template,
+      });
     if (req.method === 'POST' && path === '/tokenize') {
       // llama-server: {content} → {tokens}; vLLM (entrypoints/serve tokenize): {prompt} → {count, max_model_len, tokens}.
       if (flavour === 'llama-server')
@@ -97,9 +115,16 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       }
     }
     // Ollama's native `/api/show` (server/routes.go ShowHandler, route at :1888): model_info holds
-    // the GGUF's `<arch>.context_length` (GetModelInfo, :1488 for safetensors, :1581 for kvData).
-    if (req.method === 'POST' && path === '/api/show' && flavour === 'ollama')
-      return reply(res, 200, { model_info: { 'general.architecture': 'bert', 'bert.context_length': context } });
+    // the GGUF's `<arch>.context_length` (GetModelInfo, :1488 for safetensors, :1581 for kvData);
+    // `template` and `capabilities` come from the model (routes.go:1463-1467, api/types.go:752).
+    if (req.method === 'POST' && path === '/api/show' && flavour === 'ollama') {
+      const arch = options.embeddings ? 'bert' : 'qwen3';
+      return reply(res, 200, {
+        template,
+        capabilities: ollamaCapabilities(template, options.embeddings === true),
+        model_info: { 'general.architecture': arch, [`${arch}.context_length`]: context },
+      });
+    }
     if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings) return embed(body, res);
     if (req.method === 'POST' && path === '/v1/chat/completions') return chat(body, res);
     reply(res, 404, notFound(flavour, `${req.method} ${path}`));
@@ -298,6 +323,18 @@ function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>): 
   if (flavour === 'ollama') return body.reasoning_effort !== 'none';
   if (flavour === 'lmstudio') return true;
   return (body.chat_template_kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking !== false;
+}
+
+/**
+ * Ollama's capabilities of a model (server/images.go Capabilities): `embedding` for an embedding
+ * model, else `completion`, and `thinking` when the chat template has both think tags
+ * (chatTemplateHasThinkingSupport, :223) or the model is gpt-oss (modelFamilyCapabilities, :451;
+ * here: its template's channels).
+ */
+function ollamaCapabilities(template: string, embeddings: boolean): string[] {
+  if (embeddings) return ['embedding'];
+  const thinking = (template.includes('<think>') && template.includes('</think>')) || template.includes('<|channel|>');
+  return ['completion', ...(thinking ? ['thinking'] : [])];
 }
 
 /**

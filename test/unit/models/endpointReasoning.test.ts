@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
@@ -64,6 +66,35 @@ describe('the thought is read where each server puts it, and counted as reasonin
     const again = await llm.generateJson(PROMPT, schema, { maxTokens: 12, reasoningTokens: 64 });
     expect(again.value).toEqual({ answer: 'Penelope' });
     expect(server.chats.at(-1)?.body.max_tokens).toBe(76);
+  });
+});
+
+/** A catalog model's own chat template (`../shared/data/chat-templates/`, see its SOURCE.md). */
+const template = (file: string): string => readFileSync(join(import.meta.dirname, '../../../../shared/data/chat-templates', file), 'utf8');
+
+describe('whether a server model reasons is learnt before its first reply, where the server says', () => {
+  // The first call's max_tokens: the answer budget (12), plus the reasoning budget (64) when the
+  // model is known to reason. Learnt only from a reply, the first reply is cut in its thought.
+  it.each([
+    ["llama-server, Qwen3-8B's template in /props (<think>)", { flavour: 'llama-server', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') }, true],
+    ["llama-server, gpt-oss's template in /props (analysis channel)", { flavour: 'llama-server', chatTemplate: template('openai-gpt-oss-120b.jinja') }, true],
+    ["llama-server, Qwen3-4B-Instruct-2507's template in /props (no thought)", { flavour: 'llama-server', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null }, false],
+    ["Ollama, /api/show's capabilities list 'thinking' (Qwen3-8B's template)", { flavour: 'ollama', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') }, true],
+    ["Ollama, no 'thinking' capability (Qwen3-4B-Instruct-2507's template)", { flavour: 'ollama', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null }, false],
+  ] as const)('%s', async (_name, options, reasons) => {
+    const { llm, server } = await connect(options);
+    expect(llm.reasons).toBe(reasons);
+    const result = await llm.generateText(PROMPT, { maxTokens: 12, reasoningTokens: 64 });
+    expect(server.chats[0]?.body.max_tokens).toBe(reasons ? 76 : 12);
+    expect(result.stopReason).toBe('eos');
+    expect(result.text).toBe('Penelope.');
+  });
+
+  it("vLLM does not say (its reasoning parser is a launch flag no route reports): the first reply tells", async () => {
+    const { llm } = await connect({ flavour: 'vllm', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') });
+    expect(llm.reasons).toBe(false);
+    await llm.generateText(PROMPT, { maxTokens: 64, reasoningTokens: 64 });
+    expect(llm.reasons).toBe(true);
   });
 });
 
