@@ -46,6 +46,12 @@ export interface FlavouredServerOptions {
    * capability from it. Default: ChatML, with Qwen3's `<think>`…`</think>` when `thought` is set.
    */
   chatTemplate?: string;
+  /**
+   * The template opens the thought in the prompt (QwQ, Qwen3.5: the generation prompt ends in
+   * `<think>\n`): the model writes its thought and `</think>` only, and the servers' reasoning
+   * parsers take everything before `</think>` as reasoning (llama.cpp's "thinking forced open").
+   */
+  opensThoughtInPrompt?: boolean;
 }
 
 const CHATML =
@@ -247,14 +253,15 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     // reasoning parser sees the thought end.
     state.chats.push({ body, thought: thought !== null });
     const answer = options.answer?.(body) ?? 'An answer.';
-    const raw = thought !== null ? `<think>\n${thought}\n</think>\n\n${answer}` : answer;
+    const opened = options.opensThoughtInPrompt === true && templateThinks(flavour, body);
+    const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
     // llama-server stops at the slot's end; the others at max_tokens.
     const limit = Math.min(
       asked ?? Number.POSITIVE_INFINITY,
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
-    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text);
+    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, opened);
     const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
     const finish = cut ? 'length' : 'stop';
     const reasoningField = flavour === 'llama-server' ? 'reasoning_content' : 'reasoning';
@@ -347,9 +354,14 @@ function splitThought(
   flavour: ServerFlavour,
   format: 'deepseek' | 'none',
   text: string,
+  opened: boolean,
 ): { reasoning: string; content: string } {
   const inline = flavour === 'lmstudio' || (flavour === 'llama-server' && format === 'none');
-  const match = /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
+  // A thought the prompt opened runs to `</think>`, or to the end when the model never closed it
+  // (a schema applied from the first token: the JSON reply itself is filed as reasoning).
+  const match = opened
+    ? /^([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text)
+    : /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
   if (inline || !match) return { reasoning: '', content: text };
   return { reasoning: match[1] ?? '', content: text.slice(match[0].length) };
 }

@@ -17,6 +17,9 @@ import { startFlavouredServer, type FlavouredServer, type FlavouredServerOptions
 const THOUGHT = 'Penelope is the wife of Odysseus , the king of Ithaca ; the question asks for her .';
 const PROMPT: RenderedPrompt = { name: 'qa/answer', version: '1', system: 'Answer in JSON.', user: 'Who was the wife of the king of Ithaca?', variables: {} };
 const schema = z.object({ answer: z.string() });
+/** A catalog model's own chat template (`../shared/data/chat-templates/`, see its SOURCE.md). */
+const template = (file: string): string => readFileSync(join(import.meta.dirname, '../../../../shared/data/chat-templates', file), 'utf8');
+
 
 let server: FlavouredServer | undefined;
 let llm: OpenAiLlm | undefined;
@@ -56,6 +59,18 @@ describe('the thought is read where each server puts it, and counted as reasonin
     expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
   });
 
+  it("a template that opens the thought in the prompt (QwQ) on llama-server: the JSON its schema forced from the first token arrives as reasoning_content, and is the answer", async () => {
+    const { llm, server } = await connect({ flavour: 'llama-server', chatTemplate: template('Qwen-QwQ-32B.jinja'), opensThoughtInPrompt: true });
+    const result = await llm.generateJson(PROMPT, schema);
+    expect(server.chats[0]?.thought).toBe(false);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+    expect(result.usage.reasoningTokens).toBeUndefined();
+    // Free text reasons as the template has it: the thought up to </think>, then the answer.
+    const text = await llm.generateText(PROMPT);
+    expect(text.text).toBe('Penelope.');
+    expect(text.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+  });
+
   it('vLLM reasons before the schema applies; its thought gets the reasoning budget on top of the answer budget', async () => {
     const { llm, server } = await connect({ flavour: 'vllm' });
     // The answer budget alone (12 tokens) is less than the thought: the first reply is cut in its
@@ -68,9 +83,6 @@ describe('the thought is read where each server puts it, and counted as reasonin
     expect(server.chats.at(-1)?.body.max_tokens).toBe(76);
   });
 });
-
-/** A catalog model's own chat template (`../shared/data/chat-templates/`, see its SOURCE.md). */
-const template = (file: string): string => readFileSync(join(import.meta.dirname, '../../../../shared/data/chat-templates', file), 'utf8');
 
 describe('whether a server model reasons is learnt before its first reply, where the server says', () => {
   // The first call's max_tokens: the answer budget (12), plus the reasoning budget (64) when the

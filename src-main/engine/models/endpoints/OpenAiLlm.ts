@@ -213,8 +213,17 @@ export class OpenAiLlm implements Llm {
     }
     const reply = inline.finish();
     thought = [thought.trim(), reply.thought].filter(Boolean).join('\n');
+    let answer = reply.answer;
+    if (format && answer.trim() === '' && /^\s*[{[]/.test(thought)) {
+      // A template that opens the thought in the prompt (QwQ, Qwen3.5) under a schema the server
+      // applies from the first token: the model could never close the thought, so the server's
+      // parser files the whole JSON reply as reasoning and sends no content (llama.cpp issues
+      // #20345 and #22537, LM Studio #1773). That JSON is the answer, and no reasoning happened.
+      answer = thought;
+      thought = '';
+    }
     if (thought) this.#reasons = true;
-    return { text: reply.answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, reply.answer, thought, started) };
+    return { text: answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, answer, thought, started) };
   }
 
   /**
