@@ -197,6 +197,17 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
       for (const step of answer.trace)
         expect((step.detail as { invalid?: unknown[] } | null)?.invalid, step.step).toBeUndefined();
       expect(answer.text.trim()).not.toBe('');
+      if (strategy === 'dr') {
+        // The decomposition prompt steers the tiny model to a placeholder ("Yes YES ?X", see
+        // DECOMPOSE_MARKERS): DR resolves it under the real template, reasoning as the policy says
+        // (checkCalls), and grounds the value in the entity Map wrote.
+        const detail = (name: string) =>
+          answer.trace.find((t) => t.step === name)?.detail as Record<string, unknown> | undefined;
+        expect(detail('decompose')?.triples).toEqual([{ subject: 'Yes', relation: 'Yes', object: '?X' }]);
+        expect(calls.map((c) => c.prompt)).toContain('qa/dr-resolve');
+        expect(detail('resolve')).toMatchObject({ placeholder: '?X', anchor: 'Yes', value: 'No' });
+        expect(detail('similarity top-up')?.resolved).toEqual({ '?X': 'No' });
+      }
     },
     300_000,
   );

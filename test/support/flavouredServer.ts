@@ -41,7 +41,25 @@ export interface FlavouredServerOptions {
   ubatch?: number;
   /** Serves `/v1/embeddings` (hashed trigram vectors of what it embedded). */
   embeddings?: boolean;
+  /**
+   * The model's chat template: llama-server reports it in `/props`, Ollama derives its `thinking`
+   * capability from it. Default: ChatML, with Qwen3's `<think>`…`</think>` when `thought` is set.
+   */
+  chatTemplate?: string;
+  /**
+   * The template opens the thought in the prompt (QwQ, Qwen3.5: the generation prompt ends in
+   * `<think>\n`): the model writes its thought and `</think>` only, and the servers' reasoning
+   * parsers take everything before `</think>` as reasoning (llama.cpp's "thinking forced open").
+   */
+  opensThoughtInPrompt?: boolean;
 }
+
+const CHATML =
+  '{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}';
+const CHATML_THINKING = CHATML.replace(
+  'assistant\n{% endif %}',
+  'assistant\n{% if enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}',
+);
 
 export interface FlavouredServer {
   baseUrl: string;
@@ -71,6 +89,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   const context = options.contextTokens ?? 4096;
   const ubatch = options.ubatch ?? 512;
   const vectors = new NgramEmbedder(64);
+  const template = options.chatTemplate ?? (options.thought != null ? CHATML_THINKING : CHATML);
   const state: Omit<FlavouredServer, 'baseUrl' | 'close'> = {
     chats: [],
     embedded: [],
@@ -83,10 +102,15 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const body = req.method === 'POST' ? await readJson(req) : {};
     if (req.method === 'GET' && path === '/v1/models')
       return reply(res, 200, { object: 'list', data: [modelCard(flavour, model, context)] });
-    // llama-server answers `/props` with the slot's n_ctx (server-context.cpp, the props handler's
-    // default_generation_settings); the others have no such route.
+    // llama-server answers `/props` with the slot's n_ctx and the model's chat template
+    // (server-context.cpp, the props handler: `{ "default_generation_settings", … }`,
+    // `{ "chat_template", common_chat_templates_source(…) }`); the others have no such route.
     if (req.method === 'GET' && path === '/props' && flavour === 'llama-server')
-      return reply(res, 200, { default_generation_settings: { n_ctx: context }, total_slots: 1 });
+      return reply(res, 200, {
+        default_generation_settings: { n_ctx: context },
+        total_slots: 1,
+        chat_template: template,
+      });
     if (req.method === 'POST' && path === '/tokenize') {
       // llama-server: {content} → {tokens}; vLLM (entrypoints/serve tokenize): {prompt} → {count, max_model_len, tokens}.
       if (flavour === 'llama-server')
@@ -97,9 +121,16 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       }
     }
     // Ollama's native `/api/show` (server/routes.go ShowHandler, route at :1888): model_info holds
-    // the GGUF's `<arch>.context_length` (GetModelInfo, :1488 for safetensors, :1581 for kvData).
-    if (req.method === 'POST' && path === '/api/show' && flavour === 'ollama')
-      return reply(res, 200, { model_info: { 'general.architecture': 'bert', 'bert.context_length': context } });
+    // the GGUF's `<arch>.context_length` (GetModelInfo, :1488 for safetensors, :1581 for kvData);
+    // `template` and `capabilities` come from the model (routes.go:1463-1467, api/types.go:752).
+    if (req.method === 'POST' && path === '/api/show' && flavour === 'ollama') {
+      const arch = options.embeddings ? 'bert' : 'qwen3';
+      return reply(res, 200, {
+        template,
+        capabilities: ollamaCapabilities(template, options.embeddings === true),
+        model_info: { 'general.architecture': arch, [`${arch}.context_length`]: context },
+      });
+    }
     if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings) return embed(body, res);
     if (req.method === 'POST' && path === '/v1/chat/completions') return chat(body, res);
     reply(res, 404, notFound(flavour, `${req.method} ${path}`));
@@ -222,14 +253,15 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     // reasoning parser sees the thought end.
     state.chats.push({ body, thought: thought !== null });
     const answer = options.answer?.(body) ?? 'An answer.';
-    const raw = thought !== null ? `<think>\n${thought}\n</think>\n\n${answer}` : answer;
+    const opened = options.opensThoughtInPrompt === true && templateThinks(flavour, body);
+    const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
     // llama-server stops at the slot's end; the others at max_tokens.
     const limit = Math.min(
       asked ?? Number.POSITIVE_INFINITY,
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
-    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text);
+    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, opened);
     const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
     const finish = cut ? 'length' : 'stop';
     const reasoningField = flavour === 'llama-server' ? 'reasoning_content' : 'reasoning';
@@ -301,6 +333,18 @@ function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>): 
 }
 
 /**
+ * Ollama's capabilities of a model (server/images.go Capabilities): `embedding` for an embedding
+ * model, else `completion`, and `thinking` when the chat template has both think tags
+ * (chatTemplateHasThinkingSupport, :223) or the model is gpt-oss (modelFamilyCapabilities, :451;
+ * here: its template's channels).
+ */
+function ollamaCapabilities(template: string, embeddings: boolean): string[] {
+  if (embeddings) return ['embedding'];
+  const thinking = (template.includes('<think>') && template.includes('</think>')) || template.includes('<|channel|>');
+  return ['completion', ...(thinking ? ['thinking'] : [])];
+}
+
+/**
  * Where the thought goes: llama-server with `--reasoning-format deepseek` and vLLM with a
  * reasoning parser move it out of `content` (llama.cpp `common_chat_msg::to_json_oaicompat`
  * writes `reasoning_content`; vLLM's ChatMessage has `reasoning`), as does Ollama (openai.go:35
@@ -310,9 +354,14 @@ function splitThought(
   flavour: ServerFlavour,
   format: 'deepseek' | 'none',
   text: string,
+  opened: boolean,
 ): { reasoning: string; content: string } {
   const inline = flavour === 'lmstudio' || (flavour === 'llama-server' && format === 'none');
-  const match = /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
+  // A thought the prompt opened runs to `</think>`, or to the end when the model never closed it
+  // (a schema applied from the first token: the JSON reply itself is filed as reasoning).
+  const match = opened
+    ? /^([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text)
+    : /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
   if (inline || !match) return { reasoning: '', content: text };
   return { reasoning: match[1] ?? '', content: text.slice(match[0].length) };
 }

@@ -18,22 +18,32 @@ const names = [
   ...new Set(CORPUS_FILES.flatMap((f) => CHUNK_SCRIPT[f].flatMap((c) => c.triples.flatMap(([s, , , o]) => [s, o])))),
 ];
 
-/** Held-out sub-question pairs: translations, and different questions about the same people. */
+/** Held-out sub-questions: Italian ones, their translations, and other English questions about the same people. */
 const TRANSLATIONS = [
   ['Chi era la moglie di Ulisse?', 'Who was the wife of Odysseus?'],
   ['Quanti anni ha aspettato Penelope?', 'How many years did Penelope wait?'],
   ['Chi era il padre di Telemaco?', 'Who was the father of Telemachus?'],
 ] as const;
-const SAME_TOPIC = [
-  ['Chi era la moglie di Ulisse?', 'How many years did Odysseus wait?'],
-  ['Quanti anni ha aspettato Penelope?', 'Who was the husband of Penelope?'],
-  ['Chi era il padre di Telemaco?', 'How many years did Telemachus wait?'],
-  // The same question about someone else: above the unrelated sentences' 99th percentile (τ before this calibration).
-  ['Chi era la moglie di Ulisse?', 'Who was the wife of Telemachus?'],
-  ['Quanti anni ha aspettato Penelope?', 'How many years did Odysseus wait?'],
-  ['Chi era il padre di Telemaco?', 'Who was the father of Odysseus?'],
-  ['Chi era la moglie di Ulisse?', 'Who was the husband of Penelope?'],
+const OTHER_ENGLISH = [
+  'How many years did Odysseus wait?',
+  'Who was the husband of Penelope?',
+  'How many years did Telemachus wait?',
+  // The same question about someone else, or another relation of the same person: the hardest
+  // pairs (one word apart), "Chi era il padre di Telemaco?" and "Who was the wife of Telemachus?"
+  // the closest of all.
+  'Who was the wife of Telemachus?',
+  'Who was the father of Odysseus?',
+  'Who was the mother of Telemachus?',
+  'Who was the son of Odysseus?',
+  'Who was the king of Ithaca?',
+  'Who was the wife of the king of Ithaca?',
 ] as const;
+/** Every Italian question against every English one that is not its translation: no pair left out. */
+const SAME_TOPIC = TRANSLATIONS.flatMap(([italian], i) =>
+  [...TRANSLATIONS.filter((_, j) => j !== i).map(([, english]) => english), ...OTHER_ENGLISH].map(
+    (english) => [italian, english] as const,
+  ),
+);
 
 async function sims(embedder: Embedder, pairs: readonly (readonly [string, string])[]): Promise<number[]> {
   const vectors = await embedder.embed(pairs.flat(), { purpose: 'query' });
@@ -46,10 +56,13 @@ describe('DaPT fusion threshold', () => {
     const calibration = await calibrateSimilarity(embedder, { names, sentences, entityCount: names.length });
     const translations = await sims(embedder, TRANSLATIONS);
     const sameTopic = await sims(embedder, SAME_TOPIC);
-    expect(calibration.fusion?.separated).toBe(true);
+    // The references' questions one relation apart come as close as their Russian translations:
+    // no cut separates them all, so τ is the cut with the fewest errors, a wrong fusion counting double.
+    expect(calibration.fusion?.separated).toBe(false);
     for (const s of translations) expect(s).toBeGreaterThanOrEqual(calibration.fusionThreshold);
     for (const s of sameTopic) expect(s).toBeLessThan(calibration.fusionThreshold);
-    expect(Math.min(...sameTopic)).toBeGreaterThan(PAPER_THRESHOLDS.fusion);
+    // The paper's absolute 0.8 would fuse most of them.
+    expect(sameTopic.filter((s) => s >= PAPER_THRESHOLDS.fusion).length).toBeGreaterThan(0.75 * sameTopic.length);
   });
 
   it('an embedder that is not multilingual (character n-grams): τ above every same-topic pair, so nothing fuses wrongly', async () => {

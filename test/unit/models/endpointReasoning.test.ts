@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
@@ -15,6 +17,9 @@ import { startFlavouredServer, type FlavouredServer, type FlavouredServerOptions
 const THOUGHT = 'Penelope is the wife of Odysseus , the king of Ithaca ; the question asks for her .';
 const PROMPT: RenderedPrompt = { name: 'qa/answer', version: '1', system: 'Answer in JSON.', user: 'Who was the wife of the king of Ithaca?', variables: {} };
 const schema = z.object({ answer: z.string() });
+/** A catalog model's own chat template (`../shared/data/chat-templates/`, see its SOURCE.md). */
+const template = (file: string): string => readFileSync(join(import.meta.dirname, '../../../../shared/data/chat-templates', file), 'utf8');
+
 
 let server: FlavouredServer | undefined;
 let llm: OpenAiLlm | undefined;
@@ -54,6 +59,18 @@ describe('the thought is read where each server puts it, and counted as reasonin
     expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
   });
 
+  it("a template that opens the thought in the prompt (QwQ) on llama-server: the JSON its schema forced from the first token arrives as reasoning_content, and is the answer", async () => {
+    const { llm, server } = await connect({ flavour: 'llama-server', chatTemplate: template('Qwen-QwQ-32B.jinja'), opensThoughtInPrompt: true });
+    const result = await llm.generateJson(PROMPT, schema);
+    expect(server.chats[0]?.thought).toBe(false);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+    expect(result.usage.reasoningTokens).toBeUndefined();
+    // Free text reasons as the template has it: the thought up to </think>, then the answer.
+    const text = await llm.generateText(PROMPT);
+    expect(text.text).toBe('Penelope.');
+    expect(text.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+  });
+
   it('vLLM reasons before the schema applies; its thought gets the reasoning budget on top of the answer budget', async () => {
     const { llm, server } = await connect({ flavour: 'vllm' });
     // The answer budget alone (12 tokens) is less than the thought: the first reply is cut in its
@@ -64,6 +81,32 @@ describe('the thought is read where each server puts it, and counted as reasonin
     const again = await llm.generateJson(PROMPT, schema, { maxTokens: 12, reasoningTokens: 64 });
     expect(again.value).toEqual({ answer: 'Penelope' });
     expect(server.chats.at(-1)?.body.max_tokens).toBe(76);
+  });
+});
+
+describe('whether a server model reasons is learnt before its first reply, where the server says', () => {
+  // The first call's max_tokens: the answer budget (12), plus the reasoning budget (64) when the
+  // model is known to reason. Learnt only from a reply, the first reply is cut in its thought.
+  it.each([
+    ["llama-server, Qwen3-8B's template in /props (<think>)", { flavour: 'llama-server', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') }, true],
+    ["llama-server, gpt-oss's template in /props (analysis channel)", { flavour: 'llama-server', chatTemplate: template('openai-gpt-oss-120b.jinja') }, true],
+    ["llama-server, Qwen3-4B-Instruct-2507's template in /props (no thought)", { flavour: 'llama-server', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null }, false],
+    ["Ollama, /api/show's capabilities list 'thinking' (Qwen3-8B's template)", { flavour: 'ollama', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') }, true],
+    ["Ollama, no 'thinking' capability (Qwen3-4B-Instruct-2507's template)", { flavour: 'ollama', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null }, false],
+  ] as const)('%s', async (_name, options, reasons) => {
+    const { llm, server } = await connect(options);
+    expect(llm.reasons).toBe(reasons);
+    const result = await llm.generateText(PROMPT, { maxTokens: 12, reasoningTokens: 64 });
+    expect(server.chats[0]?.body.max_tokens).toBe(reasons ? 76 : 12);
+    expect(result.stopReason).toBe('eos');
+    expect(result.text).toBe('Penelope.');
+  });
+
+  it("vLLM does not say (its reasoning parser is a launch flag no route reports): the first reply tells", async () => {
+    const { llm } = await connect({ flavour: 'vllm', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') });
+    expect(llm.reasons).toBe(false);
+    await llm.generateText(PROMPT, { maxTokens: 64, reasoningTokens: 64 });
+    expect(llm.reasons).toBe(true);
   });
 });
 

@@ -48,6 +48,12 @@ describe('evidence budget on an inference server', () => {
     expect(before - after).toBe(settings.shared.reasoningMaxTokens);
   });
 
+  it("llama-server's template says the model reasons: the first question's evidence budget already keeps the reasoning budget out", async () => {
+    const { llm } = await connect('llama-server', 'Penelope married Odysseus , king of Ithaca .', 16_384);
+    expect(llm.reasons).toBe(true);
+    expect(evidenceBudget(settings, llm.contextTokens, llm.reasons === true)).toBe(16_384 - Math.max(settings.shared.answerMaxTokens, settings.shared.stepMaxTokens) - PROMPT_ROOM_TOKENS - settings.shared.reasoningMaxTokens);
+  });
+
   it('a model that does not reason keeps the whole context for evidence', async () => {
     const { llm } = await connect('vllm', null, 16_384);
     await llm.generateJson(PROMPT, schema, { reasoningTokens: 256 });

@@ -89,7 +89,9 @@ export async function calibrateSimilarity(
 
 /**
  * Cosines of the reference sub-questions with their translations, and of different questions
- * about one topic (across the two languages, as DaPT compares its graphs' nodes, and within each).
+ * about one topic across the two languages: fusion compares a node of the question-language graph
+ * with a node of the English one (the decomposition prompt writes the source graph in the
+ * question's language), never two nodes of one language.
  */
 async function fusionPairs(
   embedder: Embedder,
@@ -108,7 +110,7 @@ async function fusionPairs(
       Float32Array,
     ];
     translations.push(cosine(en1, tr1), cosine(en2, tr2));
-    sameTopic.push(cosine(en1, tr2), cosine(en2, tr1), cosine(en1, en2), cosine(tr1, tr2));
+    sameTopic.push(cosine(en1, tr2), cosine(en2, tr1));
   });
   const sorted = (xs: number[]) => Float64Array.from(xs).sort();
   return { translations: sorted(translations), sameTopic: sorted(sameTopic) };
@@ -119,19 +121,28 @@ function separated(pairs: { translations: Float64Array; sameTopic: Float64Array 
   return quantile(pairs.translations, 0.1) > quantile(pairs.sameTopic, 0.9);
 }
 
+/** A wrong fusion gives two questions one answer; a missed one only solves both graphs' nodes apart. */
+const WRONG_FUSION_COST = 2;
+
 /**
  * DaPT's τ (seed 002 §2.2 fuses "semantically equivalent" sub-questions at 0.8 on its embedder):
- * midway between the translations' 10th and the same-topic pairs' 90th percentile when the
- * embedder separates them; when it does not (an embedder that is not multilingual puts two
- * questions sharing a name above a question and its translation), above every same-topic pair,
- * so that a wrong fusion, which would give two questions one answer, does not happen and each
- * graph's nodes are solved apart. Never below the unrelated sentences' percentile.
+ * the cut that makes the fewest errors on the reference pairs, a wrong fusion (a same-topic pair
+ * at or above τ) counting {@link WRONG_FUSION_COST} missed ones (a translation below τ), the
+ * highest such cut on a tie. An embedder that separates the two puts τ midway in the gap; one that
+ * does not (questions one relation apart, "the mother of X" and "the son of X", come as close as a
+ * translation on e5-like embedders; one that is not multilingual puts two questions sharing a name
+ * above a question and its translation) gets τ where wrong fusions stop paying for the fusions
+ * they allow. Never below the unrelated sentences' percentile.
  */
 function fusionThreshold(pairs: { translations: Float64Array; sameTopic: Float64Array }, unrelated: number): number {
-  const between = separated(pairs)
-    ? (quantile(pairs.translations, 0.1) + quantile(pairs.sameTopic, 0.9)) / 2
-    : (pairs.sameTopic.at(-1) ?? 0) + 0.01;
-  return round(Math.min(0.99, Math.max(unrelated, between)));
+  const values = [...new Set([...pairs.translations, ...pairs.sameTopic])].sort((a, b) => a - b);
+  const cuts = [values[0]! - 0.01, ...values.slice(1).map((v, i) => (values[i]! + v) / 2), values.at(-1)! + 0.01];
+  const cost = (tau: number): number =>
+    WRONG_FUSION_COST * pairs.sameTopic.filter((s) => s >= tau).length +
+    pairs.translations.filter((t) => t < tau).length;
+  let best = cuts[0]!;
+  for (const cut of cuts) if (cost(cut) <= cost(best)) best = cut;
+  return round(Math.min(0.99, Math.max(unrelated, best)));
 }
 
 /** Whether a KB's calibration should be redone: none yet, or the KB has since doubled. */

@@ -125,4 +125,14 @@ export const REFERENCE_FUSION_TOPICS: readonly {
     english: ['How long did the Hundred Years War last?', 'Who won the Hundred Years War?'],
     translated: ['Сколько лет длилась Столетняя война?', 'Кто победил в Столетней войне?'],
   },
+  // The hardest pairs fusion meets: one relation apart about one person ("the wife of X" and
+  // "the father of X" come out of one question's two decompositions), every other word shared.
+  {
+    english: ['Who was the mother of Napoleon?', 'Who was the son of Napoleon?'],
+    translated: ['Chi era la madre di Napoleone?', 'Chi era il figlio di Napoleone?'],
+  },
+  {
+    english: ['Who was the teacher of Alexander the Great?', 'Who was the father of Alexander the Great?'],
+    translated: ["Qui était le professeur d'Alexandre le Grand ?", "Qui était le père d'Alexandre le Grand ?"],
+  },
 ];

@@ -55,13 +55,14 @@ export class OpenAiLlm implements Llm {
   readonly #stallMs: number;
   readonly #charsPerToken: number;
   /**
-   * Whether the model was seen to reason (a reply carried a thought) or its template has a
-   * thought segment (llama-server's `/props` template): a call that lets it reason then gets its
-   * reasoning budget on top of `max_tokens`, since the server counts the thought against it.
+   * Whether the model reasons: as the server says at connect time (llama-server's `/props`
+   * template, Ollama's `thinking` capability: see ServerFacts.reasons), else once a reply carried
+   * a thought (vLLM, LM Studio). A call that lets it reason gets its reasoning budget on top of
+   * `max_tokens`, since the server counts the thought against it.
    */
   #reasons: boolean;
 
-  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number; kind: ServerKind; chatTemplate?: string }) {
+  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number; kind: ServerKind; reasons?: boolean }) {
     this.config = init.config;
     this.#client = init.client;
     this.servedModel = init.servedModel;
@@ -71,7 +72,7 @@ export class OpenAiLlm implements Llm {
     this.#charsPerToken = init.charsPerToken;
     this.#stallMs = init.stallMs;
     this.serverKind = init.kind;
-    this.#reasons = init.chatTemplate !== undefined && /<think>|<\|channel\|>/.test(init.chatTemplate);
+    this.#reasons = init.reasons === true;
   }
 
   /**
@@ -212,8 +213,17 @@ export class OpenAiLlm implements Llm {
     }
     const reply = inline.finish();
     thought = [thought.trim(), reply.thought].filter(Boolean).join('\n');
+    let answer = reply.answer;
+    if (format && answer.trim() === '' && /^\s*[{[]/.test(thought)) {
+      // A template that opens the thought in the prompt (QwQ, Qwen3.5) under a schema the server
+      // applies from the first token: the model could never close the thought, so the server's
+      // parser files the whole JSON reply as reasoning and sends no content (llama.cpp issues
+      // #20345 and #22537, LM Studio #1773). That JSON is the answer, and no reasoning happened.
+      answer = thought;
+      thought = '';
+    }
     if (thought) this.#reasons = true;
-    return { text: reply.answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, reply.answer, thought, started) };
+    return { text: answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, answer, thought, started) };
   }
 
   /**

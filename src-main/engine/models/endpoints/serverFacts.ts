@@ -22,6 +22,22 @@ export interface ServerFacts {
   modelContextTokens?: number;
   /** llama-server's chat template (`/props` `chat_template`), when it reports one. */
   chatTemplate?: string;
+  /**
+   * Whether the served model reasons, where the server tells before any reply: llama-server's
+   * `/props` template has a thought segment, Ollama's `/api/show` lists the `thinking` capability.
+   * Undefined where the server does not say (vLLM: its reasoning parser is a launch flag no route
+   * reports; LM Studio): then only a reply with a thought tells.
+   */
+  reasons?: boolean;
+}
+
+/**
+ * Whether a chat template has a thought segment: Qwen3's and QwQ's `<think>`…`</think>` (Ollama's
+ * own test, server/images.go chatTemplateHasThinkingSupport), gpt-oss's analysis channel.
+ * Qwen3-4B-Instruct-2507's template has neither.
+ */
+export function templateHasThought(template: string): boolean {
+  return (template.includes('<think>') && template.includes('</think>')) || template.includes('<|channel|>analysis');
 }
 
 /**
@@ -47,11 +63,24 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
     return { servedModel: entry.id, contextTokens: typeof entry.max_model_len === 'number' ? entry.max_model_len : undefined, kind: 'vllm' };
   }
   const props = await llamaServerProps(client, config, signal);
-  if (props) return { servedModel: entry.id, contextTokens: props.contextTokens, kind: 'llama-server', ...(props.chatTemplate ? { chatTemplate: props.chatTemplate } : {}) };
-  const ollama = await ollamaContextLength(client, config, entry.id, signal);
+  if (props)
+    return {
+      servedModel: entry.id,
+      contextTokens: props.contextTokens,
+      kind: 'llama-server',
+      ...(props.chatTemplate ? { chatTemplate: props.chatTemplate, reasons: templateHasThought(props.chatTemplate) } : {}),
+    };
+  const ollama = await ollamaShow(client, config, entry.id, signal);
   // Ollama's context_length is the model's; it runs with its own num_ctx and truncates prompts
   // silently, so generation keeps no context check there (embeddings use it as their window).
-  if (ollama !== null) return { servedModel: entry.id, contextTokens: undefined, kind: 'ollama', ...(ollama !== undefined ? { modelContextTokens: ollama } : {}) };
+  if (ollama !== null)
+    return {
+      servedModel: entry.id,
+      contextTokens: undefined,
+      kind: 'ollama',
+      ...(ollama.contextLength !== undefined ? { modelContextTokens: ollama.contextLength } : {}),
+      ...(ollama.capabilities ? { reasons: ollama.capabilities.includes('thinking') } : {}),
+    };
   return { servedModel: entry.id, contextTokens: undefined, kind: 'other' };
 }
 
@@ -68,17 +97,19 @@ async function llamaServerProps(client: OpenAI, config: EndpointConfig, signal?:
 }
 
 /**
- * Ollama's `POST /api/show` (beside `/v1`): the model's `<arch>.context_length` from `model_info`.
- * Null when the server has no such route (not Ollama); undefined when it answers without one.
+ * Ollama's `POST /api/show` (beside `/v1`): the model's `<arch>.context_length` from `model_info`
+ * and its `capabilities` (server/routes.go GetModelInfo, `Capabilities: m.Capabilities()`; older
+ * Ollama sends none). Null when the server has no such route (not Ollama).
  */
-async function ollamaContextLength(client: OpenAI, config: EndpointConfig, model: string, signal?: AbortSignal): Promise<number | undefined | null> {
+async function ollamaShow(client: OpenAI, config: EndpointConfig, model: string, signal?: AbortSignal): Promise<{ contextLength: number | undefined; capabilities: string[] | undefined } | null> {
   try {
-    const shown = await client.post<{ model_info?: Record<string, unknown> }>(`${serverRoot(config.baseUrl)}/api/show`, { body: { model }, ...(signal ? { signal } : {}) });
+    const shown = await client.post<{ model_info?: Record<string, unknown>; capabilities?: unknown }>(`${serverRoot(config.baseUrl)}/api/show`, { body: { model }, ...(signal ? { signal } : {}) });
     const info = shown?.model_info;
     if (!info || typeof info !== 'object') return null;
     const arch = info['general.architecture'];
     const length = typeof arch === 'string' ? info[`${arch}.context_length`] : Object.entries(info).find(([k]) => k.endsWith('.context_length'))?.[1];
-    return typeof length === 'number' && length > 0 ? length : undefined;
+    const capabilities = Array.isArray(shown.capabilities) ? shown.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
+    return { contextLength: typeof length === 'number' && length > 0 ? length : undefined, capabilities };
   } catch {
     return null;
   }
