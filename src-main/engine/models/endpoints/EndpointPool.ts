@@ -101,16 +101,21 @@ export class EndpointPool<M extends EndpointModel> {
     if (configs.length === 0) throw new PolyhopError('BAD_INPUT', 'An endpoint pool needs at least one endpoint');
     let settled = await Promise.allSettled(configs.map((c) => options.connect(c, signal)));
     const deadline = Date.now() + (options.allDownWaitMs ?? 120_000);
+    let told = 0;
     for (let pause = BUSY_FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, 5_000)) {
       const starting = settled.every((s) => s.status === 'rejected' && (isEndpointFailure(s.reason) || isEndpointBusy(s.reason)));
       const left = deadline - Date.now();
       if (!starting || left <= 0 || signal?.aborted) break;
       const first = settled[0] as PromiseRejectedResult;
-      options.onNotice?.({
+      // Said at once, then every 15 s while it lasts.
+      if (Date.now() - told >= 15_000) {
+        told = Date.now();
+        options.onNotice?.({
         endpoint: configs[0]?.id ?? '',
         role: configs[0]?.role ?? 'generation',
-        message: `No ${configs[0]?.role} endpoint answers yet (${configs[0]?.id}: ${errorText(first.reason)}); waiting up to ${Math.ceil(left / 1000)} s more for one to start`,
-      });
+          message: `No ${configs[0]?.role} endpoint answers yet (${configs[0]?.id}: ${errorText(first.reason)}); waiting up to ${Math.ceil(left / 1000)} s more for one to start`,
+        });
+      }
       await sleep(Math.min(pause, left), signal);
       settled = await Promise.allSettled(configs.map((c) => options.connect(c, signal)));
     }
