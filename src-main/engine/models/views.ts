@@ -136,7 +136,7 @@ export interface EndpointProbeView {
   latencyMs: number;
   error: string | null;
   /** The call made for the endpoint's role (a one-token completion, a one-input embedding); null when the model list already failed. */
-  roleCall: { role: 'generation' | 'embedding'; ok: boolean; what: string; error: string | null } | null;
+  roleCall: { role: 'generation' | 'embedding'; ok: boolean; what: string; error: string | null; dimension?: number } | null;
 }
 
 /** The pipeline steps a reasoning policy names (models/reasoningPolicy.ts: which prompts each covers, its default). */

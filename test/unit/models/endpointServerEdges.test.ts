@@ -58,7 +58,7 @@ describe('models endpoint test makes one authenticated call per role', () => {
     const embeds = await serve({ flavour: 'vllm', embeddings: true });
     expect(await probeEndpoint(config(embeds, { role: 'embedding' }))).toMatchObject({
       ok: true,
-      roleCall: { ok: true, what: 'a one-input embedding answered with 64 dimensions' },
+      roleCall: { ok: true, what: 'a one-input embedding answered with 64 dimensions', dimension: 64 },
     });
   });
 
