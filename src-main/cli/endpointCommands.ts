@@ -83,6 +83,10 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
           })),
         );
         for (const e of list) if (e.context) console.log(`${e.id} context: ${e.context}`);
+        for (const e of list)
+          if (e.slots !== undefined && e.slots < e.concurrency)
+            console.log(`${e.id} runs ${e.slots} calls at once (its server's slots), not ${e.concurrency}`);
+        for (const e of list) if (e.notice) console.log(`${e.id} last waited: ${e.notice}`);
       });
     });
   endpoint
@@ -95,7 +99,7 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
   endpoint
     .command('test <id>')
     .description(
-      'one round trip to the server: the models it serves, the latency, whether the configured model is among them',
+      'tests the server: the models it serves, then one authenticated call of its role (a one-token completion, a one-input embedding)',
     )
     .action(async (id: string) => {
       const [probe, config] = await Promise.all([
@@ -103,18 +107,23 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
         call('endpoints:list', {}).then((list) => list.find((e) => e.id === id)),
       ]);
       out(probe, () => {
-        if (!probe.ok)
+        if (probe.roleCall === null)
           return console.log(`"${id}" did not answer (${probe.latencyMs} ms): ${probe.error ?? 'unknown error'}`);
-        console.log(
-          `"${id}" answered in ${probe.latencyMs} ms, serving: ${probe.servedModels.join(', ') || '(no models)'}`,
-        );
+        console.log(`"${id}" lists: ${probe.servedModels.join(', ') || '(no models)'}`);
         console.log(
           probe.modelServed
             ? `The configured model "${config?.model}" is served.`
             : `The configured model "${config?.model}" is NOT among them: fix it with remove and add.`,
         );
+        console.log(
+          probe.roleCall.ok
+            ? `As a ${probe.roleCall.role} server: ${probe.roleCall.what} (${probe.latencyMs} ms in all).`
+            : `As a ${probe.roleCall.role} server it FAILED ${probe.roleCall.what}: ${probe.roleCall.error ?? 'unknown error'}`,
+        );
       });
-      if (!probe.ok) fail(`inference server "${id}" did not answer`);
+      if (probe.roleCall === null) fail(`inference server "${id}" did not answer`);
+      if (!probe.ok)
+        fail(`inference server "${id}" failed ${probe.roleCall?.what ?? 'its call'}: ${probe.error ?? ''}`);
       if (!probe.modelServed) fail(`inference server "${id}" does not serve "${config?.model}"`);
     });
 }

@@ -45,6 +45,14 @@ export function runJob(engine: Engine, jobId: string, options: RunJobOptions = {
     };
     process.on('SIGINT', onSigint);
     const unsubscribe = engine.onEvent((event) => {
+      // A server that makes the job wait (busy, loading) says so, above the bars.
+      if (event.name === 'endpoint:notice') {
+        const line = `Inference server: ${event.payload.message}\n`;
+        if (options.quiet) return;
+        if (process.stderr.isTTY) bars.log(line);
+        else process.stderr.write(line);
+        return;
+      }
       if (event.payload.jobId !== jobId) return;
       if (event.name === 'qa:token' && options.onToken) {
         if (!streaming) bars.stop();

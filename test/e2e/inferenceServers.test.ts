@@ -69,9 +69,13 @@ describeInBrowser('inference servers on the Models screen', () => {
       expect(await probe.getAttribute('data-ok')).toBe('true');
       expect(await probe.getAttribute('data-model-served')).toBe('true');
       expect(await probe.textContent()).toMatch(
-        /Answered in \d+ ms, serving: qwen3-8b, bge-m3\. The model "qwen3-8b" is served\./,
+        /Answered in \d+ ms, serving: qwen3-8b, bge-m3\. The model "qwen3-8b" is served\. A one-token completion answered\./,
       );
-      expect(models.requests.at(-1)).toBe(`GET /v1/models Bearer ${KEY}`);
+      // The model list, then one authenticated call of the endpoint's role.
+      expect(models.requests.slice(-2)).toEqual([
+        `GET /v1/models Bearer ${KEY}`,
+        `POST /v1/chat/completions Bearer ${KEY}`,
+      ]);
 
       // Added through another front door (the CLI, say): the open screen shows it on its own.
       await call(server.engine, 'endpoints:add', {

@@ -141,15 +141,23 @@ describe('OpenAiLlm over one server', () => {
 });
 
 describe('EndpointPool failover', () => {
-  it('spreads calls by concurrency: parallelism is the sum of the healthy endpoints’ slots', async () => {
-    const llm = await pool([endpoint('a', a, { concurrency: 3 }), endpoint('b', b, { concurrency: 1 })]);
-    expect(llm.parallelism).toBe(4);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => llm.generateText(prompt(`spread ${i}`), { maxTokens: 4 })));
-    expect(statusOf(llm, 'a').calls).toBeGreaterThan(statusOf(llm, 'b').calls);
-    expect(statusOf(llm, 'b').calls).toBeGreaterThan(0);
-    a.inject('http500');
-    await llm.generateText(prompt('spread x'), { maxTokens: 4 });
-    expect(llm.parallelism).toBe(1);
+  it('spreads calls by concurrency: parallelism is the sum of the healthy endpoints’ slots, each capped to the slots its server reports', async () => {
+    // A server of three slots (its /props says total_slots 3): a's concurrency 3 stands.
+    const three = await OpenAiTestServer.start({ modelPath, contextSize: 1024, slots: 3 });
+    try {
+      const llm = await pool([endpoint('a', three, { concurrency: 3 }), endpoint('b', b, { concurrency: 1 })]);
+      expect(llm.parallelism).toBe(4);
+      await Promise.all(Array.from({ length: 8 }, (_, i) => llm.generateText(prompt(`spread ${i}`), { maxTokens: 4 })));
+      expect(statusOf(llm, 'a').calls).toBeGreaterThan(statusOf(llm, 'b').calls);
+      expect(statusOf(llm, 'b').calls).toBeGreaterThan(0);
+      three.inject('http500');
+      await llm.generateText(prompt('spread x'), { maxTokens: 4 });
+      expect(llm.parallelism).toBe(1);
+      // a's one-slot server caps concurrency 3 to 1.
+      expect((await pool([endpoint('a', a, { concurrency: 3 })])).parallelism).toBe(1);
+    } finally {
+      await three.close();
+    }
   });
 
   it.each(['http500', 'dropStream', 'kill'] as const)(

@@ -9,7 +9,8 @@ import { NgramEmbedder } from './NgramEmbedder.js';
  * gave them, else the function and the quoted text, which can be searched for):
  * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
  * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py;
- * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go.
+ * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
+ * - LM Studio (closed source): its refusals as users report them (lmstudio-ai/lmstudio-bug-tracker #237, #546).
  * The model is a script (a thought and an answer); tokens are words and punctuation marks
  * ({@link toyTokens}), the same for the server's `/tokenize`, its limits and its `usage`.
  */
@@ -52,6 +53,29 @@ export interface FlavouredServerOptions {
    * parsers take everything before `</think>` as reasoning (llama.cpp's "thinking forced open").
    */
   opensThoughtInPrompt?: boolean;
+  /**
+   * The key it was started with (`--api-key`). llama-server checks it on every route but
+   * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp,
+   * `get_public_endpoints` and `middleware_validate_api_key`: 401 "Invalid API Key",
+   * `authentication_error`); vLLM on every route under `/v1` (its API server's auth middleware).
+   */
+  apiKey?: string;
+  /**
+   * llama-server's `total_slots` in `/props` (`--parallel`). Default 4: `-np` defaults to auto,
+   * which the server turns into 4 slots with a unified KV cache (tools/server/server.cpp,
+   * "n_parallel is set to auto, using n_parallel = 4").
+   */
+  slots?: number;
+  /** Port to listen on. Default: any free one. */
+  port?: number;
+  /**
+   * Ollama's `num_ctx` (its default context, OLLAMA_CONTEXT_LENGTH, 4096): a chat prompt longer is
+   * cut to it without an error, keeping the first 4 tokens and the end (runner: "truncating input
+   * prompt" with keep=4), and `usage.prompt_tokens` counts what was kept. Default 4096.
+   */
+  numCtx?: number;
+  /** Time from the request to the reply's first chunk (a queue, a long prompt): llama-server sends nothing before it; vLLM sends its headers at once. Default 0. */
+  firstByteDelayMs?: number;
 }
 
 const CHATML =
@@ -70,6 +94,21 @@ export interface FlavouredServer {
   truncatedInputs: number;
   /** Embedding and chat requests refused. */
   refusals: number;
+  /**
+   * The next `times` work requests are answered busy: Ollama's 503 when its queue is full
+   * (server/sched.go ErrMaxQueue "server busy, please try again.  maximum pending requests
+   * exceeded", answered 503 by routes.go handleScheduleError), or a 429 with `Retry-After`
+   * (seconds or an HTTP date) as a rate-limiting proxy in front of any of them sends.
+   */
+  busy: (times: number, reply?: { status: 429 | 503; retryAfter?: string }) => void;
+  /**
+   * Until `ready()`, llama-server answers every route 503 "Loading model" (`unavailable_error`),
+   * before any key check (server-http.cpp `middleware_server_state`), as it does while it loads.
+   */
+  loading: () => void;
+  ready: () => void;
+  /** Authorization headers of every request, by path (`POST /v1/chat/completions Bearer …`). */
+  requests: string[];
   close: () => Promise<void>;
 }
 
@@ -90,16 +129,48 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   const ubatch = options.ubatch ?? 512;
   const vectors = new NgramEmbedder(64);
   const template = options.chatTemplate ?? (options.thought != null ? CHATML_THINKING : CHATML);
+  const busyReplies: { status: 429 | 503; retryAfter?: string }[] = [];
+  let loading = false;
   const state: Omit<FlavouredServer, 'baseUrl' | 'close'> = {
     chats: [],
     embedded: [],
     truncatedInputs: 0,
     refusals: 0,
+    requests: [],
+    busy: (times, busyReply = { status: 503 }) => {
+      for (let i = 0; i < times; i++) busyReplies.push(busyReply);
+    },
+    loading: () => void (loading = true),
+    ready: () => void (loading = false),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const body = req.method === 'POST' ? await readJson(req) : {};
+    const authorization = req.headers.authorization ?? '';
+    state.requests.push(`${req.method} ${path} ${authorization}`);
+    if (loading && flavour === 'llama-server')
+      return reply(res, 503, { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } });
+    if (options.apiKey !== undefined && needsKey(flavour, path) && authorization !== `Bearer ${options.apiKey}`)
+      return reply(res, 401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
+    const work = req.method === 'POST' && (path === '/v1/chat/completions' || path === '/v1/embeddings');
+    const busyReply = work ? busyReplies.shift() : undefined;
+    if (busyReply) {
+      res.setHeader('content-type', 'application/json');
+      if (busyReply.retryAfter !== undefined) res.setHeader('retry-after', busyReply.retryAfter);
+      return reply(
+        res,
+        busyReply.status,
+        busyReply.status === 503
+          ? {
+              error: {
+                message: 'server busy, please try again.  maximum pending requests exceeded',
+                type: 'api_error',
+              },
+            }
+          : { error: { message: 'Too Many Requests', type: 'rate_limit_error', code: 429 } },
+      );
+    }
     if (req.method === 'GET' && path === '/v1/models')
       return reply(res, 200, { object: 'list', data: [modelCard(flavour, model, context)] });
     // llama-server answers `/props` with the slot's n_ctx and the model's chat template
@@ -108,7 +179,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     if (req.method === 'GET' && path === '/props' && flavour === 'llama-server')
       return reply(res, 200, {
         default_generation_settings: { n_ctx: context },
-        total_slots: 1,
+        total_slots: options.slots ?? 4,
         chat_template: template,
       });
     if (req.method === 'POST' && path === '/tokenize') {
@@ -202,7 +273,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     });
   };
 
-  const chat = (body: Record<string, unknown>, res: ServerResponse): void => {
+  const chat = async (body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
     const promptTokens = messages.reduce((n, m) => n + toyTokens(String(m.content ?? '')).length, TEMPLATE_TOKENS);
     const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
@@ -242,6 +313,18 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
         },
       });
     }
+    if (flavour === 'lmstudio' && promptTokens + (asked ?? 0) > context) {
+      // As users report LM Studio's refusal (bug tracker #237: "BadRequestError 400").
+      state.refusals++;
+      return reply(res, 400, {
+        error: {
+          message: `Trying to keep the first ${promptTokens} tokens when context the overflows. However, the model is loaded with context length of only ${context} tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input`,
+        },
+      });
+    }
+    const numCtx = options.numCtx ?? 4096;
+    const counted = flavour === 'ollama' && promptTokens > numCtx ? numCtx : promptTokens;
+    if (counted < promptTokens) state.truncatedInputs++;
     const thought =
       options.thought != null && templateThinks(flavour, body) && !(flavour === 'llama-server' && schema)
         ? options.thought
@@ -262,9 +345,13 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
     const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, opened);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
+    const usage = { prompt_tokens: counted, completion_tokens: tokens, total_tokens: counted + tokens };
+    const delay = options.firstByteDelayMs ?? 0;
     const finish = cut ? 'length' : 'stop';
     const reasoningField = flavour === 'llama-server' ? 'reasoning_content' : 'reasoning';
+    if (flavour === 'vllm' && body.stream === true)
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     if (body.stream !== true) {
       return reply(res, 200, {
         id: 'c',
@@ -285,7 +372,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
         usage,
       });
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream' });
     const send = (delta: Record<string, unknown>, finishReason: string | null = null) =>
       res.write(
         `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
@@ -306,7 +393,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       reply(res, 500, { error: { message: String(error), type: 'server_error' } }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(state, {
     baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -326,6 +413,13 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
  * `reasoning_effort: "none"` to `think: false` (openai.go:531-549, used at :697-706); LM Studio is
  * given no switch here (none documented).
  */
+/** Whether a route needs the key (see {@link FlavouredServerOptions.apiKey}). */
+function needsKey(flavour: ServerFlavour, path: string): boolean {
+  if (flavour === 'llama-server') return !['/health', '/v1/health', '/models', '/v1/models'].includes(path);
+  if (flavour === 'vllm') return path.startsWith('/v1');
+  return false;
+}
+
 function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>): boolean {
   if (flavour === 'ollama') return body.reasoning_effort !== 'none';
   if (flavour === 'lmstudio') return true;

@@ -13,7 +13,8 @@ export interface ModelListServerOptions {
   embeddings?: boolean;
   /**
    * How `POST /v1/chat/completions` answers: every call is refused with this status and body (a
-   * server that refuses every generation request, e.g. a model it does not serve). Absent: 404.
+   * server that refuses every generation request, e.g. a model it does not serve). Absent: a
+   * one-word completion (what `models endpoint test` asks for).
    */
   chatRefusal?: { status: number; body: unknown };
   /**
@@ -34,7 +35,10 @@ export interface ModelListServer {
   close: () => Promise<void>;
 }
 
-/** The one route of an OpenAI-compatible server that `models endpoint test` reaches: `GET /v1/models`. */
+/**
+ * The routes of an OpenAI-compatible server that `models endpoint test` reaches: `GET /v1/models`,
+ * then a one-token completion or a one-input embedding; the key is checked on every route.
+ */
 export async function startModelListServer({
   models,
   apiKey,
@@ -54,7 +58,10 @@ export async function startModelListServer({
         .writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' })
         .end(typeof body === 'string' ? body : JSON.stringify(body));
     };
+    const refusedKey = apiKey !== undefined && authorization !== `Bearer ${apiKey}`;
     if (req.method === 'POST' && (req.url === '/v1/embeddings' || req.url === '/v1/chat/completions')) {
+      if (refusedKey)
+        return reply(401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
       let raw = '';
       req.on('data', (chunk) => (raw += String(chunk)));
       req.on('end', () => {
@@ -69,6 +76,15 @@ export async function startModelListServer({
             code: 404,
           });
         if (req.url === '/v1/chat/completions' && chatRefusal) return reply(chatRefusal.status, chatRefusal.body);
+        if (req.url === '/v1/chat/completions')
+          return reply(200, {
+            id: 'c',
+            object: 'chat.completion',
+            created: 0,
+            model,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }],
+            usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+          });
         if (req.url !== '/v1/embeddings' || !embeddings)
           return reply(404, { error: { message: `no route POST ${req.url}`, type: 'not_found' } });
         const input = (JSON.parse(raw) as { input: string | string[] }).input;
@@ -84,7 +100,7 @@ export async function startModelListServer({
     }
     if (req.method !== 'GET' || req.url !== '/v1/models')
       return reply(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
-    if (apiKey !== undefined && authorization !== `Bearer ${apiKey}`)
+    if (refusedKey)
       return reply(401, {
         error: {
           message: `Incorrect API key provided: ${authorization.replace(/^Bearer /, '')}`,

@@ -67,7 +67,7 @@ export class Engine {
     this.kbs = new KbSessions(this.paths.dataDir);
     this.stores = new StoreService(this);
     this.watches = new WatchService(this, (name, payload) => this.#emit(name, payload), options.watchTimings);
-    this.models = new ModelRuntime(this.settings, options.models);
+    this.models = new ModelRuntime(this.settings, options.models, (notice) => this.#emit('endpoint:notice', notice));
     this.modelFiles = new ModelManager({
       modelsDir: this.paths.modelsDir,
       catalogPath: join(this.paths.appRoot, 'models', 'catalog.json'),

@@ -10,6 +10,7 @@ import type { TransformersEmbedder } from '../models/TransformersEmbedder.js';
 import type { EndpointConfig, EndpointRole, EndpointStatus } from '../models/endpoints/EndpointConfig.js';
 import type { PooledEmbedder } from '../models/endpoints/PooledEmbedder.js';
 import type { PooledLlm } from '../models/endpoints/PooledLlm.js';
+import type { EndpointNotice } from '../models/endpoints/EndpointPool.js';
 import type { ModelSelection, ModelStatus } from './contract.js';
 import type { SettingsStore } from './SettingsStore.js';
 import { largestContextNeed } from '../qa/contextNeed.js';
@@ -45,10 +46,13 @@ export class ModelRuntime {
   #llmPool: PoolEntry<PooledLlm> | null = null;
   #embedderPool: PoolEntry<PooledEmbedder> | null = null;
   #poolLoading = new Map<string, Promise<unknown>>();
+  readonly #onNotice: ((notice: EndpointNotice) => void) | undefined;
 
-  constructor(settings: SettingsStore, injected: InjectedModels = {}) {
+  /** `onNotice`: told when an endpoint makes calls wait (busy, loading), for the front doors to show. */
+  constructor(settings: SettingsStore, injected: InjectedModels = {}, onNotice?: (notice: EndpointNotice) => void) {
     this.#settings = settings;
     this.#injected = injected;
+    this.#onNotice = onNotice;
   }
 
   /** The generation model, or null when none is selected (retrieval-only answers still work). */
@@ -178,7 +182,10 @@ export class ModelRuntime {
     return this.#oncePool(`generation ${key}`, async () => {
       const { PooledLlm } = await import('../models/endpoints/PooledLlm.js');
       const contextNeed = this.#contextNeed();
-      const pool = await PooledLlm.create(endpoints, contextNeed ? { contextNeed } : {});
+      const pool = await PooledLlm.create(endpoints, {
+        ...(contextNeed ? { contextNeed } : {}),
+        ...this.#noticeOption(),
+      });
       await this.#closePool('generation');
       this.#llmPool = { key, pool };
       return pool;
@@ -190,11 +197,15 @@ export class ModelRuntime {
     if (this.#embedderPool?.key === key) return this.#embedderPool.pool;
     return this.#oncePool(`embedding ${key}`, async () => {
       const { PooledEmbedder } = await import('../models/endpoints/PooledEmbedder.js');
-      const pool = await PooledEmbedder.create(endpoints);
+      const pool = await PooledEmbedder.create(endpoints, this.#noticeOption());
       await this.#closePool('embedding');
       this.#embedderPool = { key, pool };
       return pool;
     });
+  }
+
+  #noticeOption(): { onNotice?: (notice: EndpointNotice) => void } {
+    return this.#onNotice ? { onNotice: this.#onNotice } : {};
   }
 
   async #closePool(role: EndpointRole): Promise<void> {

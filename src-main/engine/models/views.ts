@@ -116,17 +116,27 @@ export interface EndpointStatusView {
   calls: number;
   failures: number;
   lastError: string | null;
+  /** Requests the server says it runs at once (llama-server `/props` `total_slots`), once connected; calls in flight are capped to it. */
+  slots?: number;
+  /** The latest wait the endpoint caused (busy, loading), with when it was; null when none. */
+  notice?: string | null;
   /** A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need (models/contextPlan.ts `serverContextPlan`), once connected. */
   context?: string;
 }
 
-/** One round trip to an endpoint (`GET /models`): what it serves and whether the configured model is among them. */
+/**
+ * A test of an endpoint: `GET /models` (what it serves, whether the configured model is among
+ * them), then one authenticated call of its role. `ok`: every call answered; `error`: the first
+ * that did not.
+ */
 export interface EndpointProbeView {
   ok: boolean;
   servedModels: string[];
   modelServed: boolean;
   latencyMs: number;
   error: string | null;
+  /** The call made for the endpoint's role (a one-token completion, a one-input embedding); null when the model list already failed. */
+  roleCall: { role: 'generation' | 'embedding'; ok: boolean; what: string; error: string | null; dimension?: number } | null;
 }
 
 /** The pipeline steps a reasoning policy names (models/reasoningPolicy.ts: which prompts each covers, its default). */

@@ -32,6 +32,8 @@ export class QaRun {
   readonly #usage = { llmCalls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0 };
   readonly #started = performance.now();
   #english: Promise<string> | undefined;
+  /** Share of the evidence budget in use: 1, halved once when the server refuses the prompt as too long. */
+  #evidenceShare = 1;
 
   constructor(ctx: QaContext, settings: QaSettings, question: string, questionLanguage: string, options: AskOptions) {
     this.ctx = ctx;
@@ -56,7 +58,16 @@ export class QaRun {
 
   /** Tokens of evidence one prompt may carry (see {@link evidenceBudget}). */
   get evidenceTokens(): number {
-    return evidenceBudget(this.settings, this.llm.contextTokens, this.llm.reasons === true);
+    return Math.floor(
+      this.#evidenceShare * evidenceBudget(this.settings, this.llm.contextTokens, this.llm.reasons === true),
+    );
+  }
+
+  /** Halves the evidence budget (after a context refusal: see ask.ts); false when it was halved already. */
+  shrinkEvidence(): boolean {
+    if (this.#evidenceShare < 1) return false;
+    this.#evidenceShare = 0.5;
+    return true;
   }
 
   /**

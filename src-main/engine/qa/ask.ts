@@ -9,7 +9,7 @@ import { QaRun, type StepScope } from './QaRun.js';
 import { retrievalOnlyAnswer } from './retrievalOnly.js';
 import { QA_DEFAULTS } from './settings.js';
 import { STRATEGY_REGISTRY } from './strategies.js';
-import type { AskOptions, QaContext } from './types.js';
+import type { AskOptions, QaContext, Strategy, StrategyResult } from './types.js';
 
 /**
  * Answers one question with the chosen strategy: detects the question's language, runs the
@@ -49,7 +49,7 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
       : strategy.name;
   });
 
-  const result = retrievalOnly ? await retrievalOnlyAnswer(run) : await strategy.answer(run);
+  const result = retrievalOnly ? await retrievalOnlyAnswer(run) : await answerWithinContext(run, strategy);
   const evidence = citeEvidence(ctx.kb, run.retriever, result.evidence, settings.shared.maxCitationsPerEvidence);
   // An empty answer always says why (the step that produced it recorded the reason).
   const text = retrievalOnly || result.text.trim() ? result.text : `(${emptyReason(run.trace)}.)`;
@@ -67,6 +67,29 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
     trace: run.trace,
     usage: run.usage(),
   };
+}
+
+/**
+ * The strategy's answer; when the model refuses a prompt as longer than its context (BAD_INPUT: a
+ * server's overflow refusal, LM Studio's among them, or a prompt a server was seen to cut), asked
+ * once more with half the evidence budget, a `context-retry` step saying so. Servers that report
+ * no context size (Ollama, LM Studio) are where the budget can be wrong.
+ */
+async function answerWithinContext(run: QaRun, strategy: Strategy): Promise<StrategyResult> {
+  try {
+    return await strategy.answer(run);
+  } catch (error) {
+    if (!(error instanceof PolyhopError) || error.code !== 'BAD_INPUT' || run.signal?.aborted) throw error;
+    const before = run.evidenceTokens;
+    if (!run.shrinkEvidence()) throw error;
+    await run.step('context-retry', async (s) => {
+      s.detail.refused = error.message;
+      s.detail.evidenceTokens = { before, after: run.evidenceTokens };
+      s.detail.note =
+        'the model refused the prompt as longer than its context: asked again with half the evidence budget';
+    });
+    return strategy.answer(run);
+  }
 }
 
 /** The reason the latest step that gave no text recorded (`detail.empty`, see StepScope.text). */

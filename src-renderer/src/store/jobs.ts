@@ -105,7 +105,8 @@ export function applyJobEvents(
 ): Record<string, JobView> {
   const jobs = { ...current };
   for (const event of batch) {
-    if (event.name === 'watch:synced') continue; // not a job's own event (the Corpus screen follows it)
+    // Not a job's own event (the Corpus screen follows watches; endpoint notices show in the Models screen's status).
+    if (event.name === 'watch:synced' || event.name === 'endpoint:notice') continue;
     const id = event.payload.jobId;
     if (event.name === 'job:progress') {
       const p = event.payload;

@@ -117,11 +117,20 @@ describe('endpoints through the Api', () => {
     expect((await api<EndpointStatusView[]>('endpoints:list', {})).map((e) => e.id)).toEqual(['gpu1']);
   });
 
-  it('tests an endpoint with one real round trip, sending its key', async () => {
+  it('tests an endpoint with its model list and one authenticated call of its role, sending its key', async () => {
     const before = server.requests.length;
     const probe = await api<EndpointProbeView>('endpoints:test', { id: 'gpu1' });
-    expect(probe).toMatchObject({ ok: true, servedModels: ['qwen3-8b', 'bge-m3'], modelServed: true, error: null });
-    expect(server.requests.slice(before)).toEqual([`GET /v1/models Bearer ${KEY}`]);
+    expect(probe).toMatchObject({
+      ok: true,
+      servedModels: ['qwen3-8b', 'bge-m3'],
+      modelServed: true,
+      error: null,
+      roleCall: { role: 'generation', ok: true, what: 'a one-token completion answered' },
+    });
+    expect(server.requests.slice(before)).toEqual([
+      `GET /v1/models Bearer ${KEY}`,
+      `POST /v1/chat/completions Bearer ${KEY}`,
+    ]);
 
     await api('endpoints:add', {
       id: 'other-model',

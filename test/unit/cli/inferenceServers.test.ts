@@ -141,11 +141,12 @@ describe('polyhop models endpoint', () => {
     );
   });
 
-  it('test prints the served models, the latency and whether the model is served; exit code 1 when not ok', async () => {
+  it('test prints the served models, whether the model is served and the call of its role; exit code 1 when not ok', async () => {
     const ok = await polyhop('models', 'endpoint', 'test', 'gpu1');
     expect(ok).toMatchObject({ code: 0, err: '' });
-    expect(ok.out).toMatch(/"gpu1" answered in \d+ ms, serving: qwen3-8b/);
+    expect(ok.out).toMatch(/"gpu1" lists: qwen3-8b/);
     expect(ok.out).toMatch(/The configured model "qwen3-8b" is served/);
+    expect(ok.out).toMatch(/As a generation server: a one-token completion answered \(\d+ ms in all\)/);
 
     const unserved = await polyhop('models', 'endpoint', 'test', 'emb'); // no key: the server refuses it
     expect(unserved.code).toBe(1);
@@ -167,7 +168,7 @@ describe('polyhop models endpoint', () => {
     );
     const missing = await polyhop('models', 'endpoint', 'test', 'other');
     expect(missing.code).toBe(1);
-    expect(missing.out).toMatch(/serving: qwen3-8b[\s\S]*"llama-70b" is NOT among them/);
+    expect(missing.out).toMatch(/lists: qwen3-8b[\s\S]*"llama-70b" is NOT among them/);
 
     await polyhop(
       'models',

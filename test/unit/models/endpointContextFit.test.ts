@@ -37,7 +37,7 @@ describe('max_tokens fitted to the context', () => {
     const result = await llm.generateText(prompt(words(300, 'Ithaca')), { maxTokens: 2048 });
     expect(result.text).toBe('Some triples.');
     expect(server.refusals).toBe(0);
-    const sent = Number(server.chats[0]?.body.max_tokens);
+    const sent = Number(server.chats[0]?.body.max_completion_tokens);
     expect(sent).toBeGreaterThan(600);
     expect(sent).toBeLessThanOrEqual(1024 - 300);
   });
@@ -49,7 +49,7 @@ describe('max_tokens fitted to the context', () => {
     const result = await llm.generateText(prompt(words(480, 'a')), { maxTokens: 2048 });
     expect(result.text).toBe('Some triples.');
     expect(server.refusals).toBe(0);
-    expect(Number(server.chats[0]?.body.max_tokens)).toBe(1024 - (3 + 480 + 16)); // its tokens and the template's allowance (CHAT_TEMPLATE_TOKENS)
+    expect(Number(server.chats[0]?.body.max_completion_tokens)).toBe(1024 - (3 + 480 + 16)); // its tokens and the template's allowance (CHAT_TEMPLATE_TOKENS)
   });
 
   it('vLLM: when the estimate was short and vLLM refuses, the call is asked again with the room its refusal states', async () => {
@@ -57,7 +57,7 @@ describe('max_tokens fitted to the context', () => {
     const result = await llm.generateText(prompt(words(900, 'a')), { maxTokens: 256 });
     expect(result.text).toBe('Some triples.');
     expect(server.refusals).toBe(1);
-    expect(server.chats.map((c) => c.body.max_tokens)).toEqual([1024 - (3 + 900 + 8)]);
+    expect(server.chats.map((c) => c.body.max_completion_tokens)).toEqual([1024 - (3 + 900 + 8)]);
   });
 
   it.each(['vllm', 'llama-server'] as const)('%s: a prompt that leaves no room is BAD_INPUT (prompt too long), before any request', async (flavour) => {

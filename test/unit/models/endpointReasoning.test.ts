@@ -77,10 +77,10 @@ describe('the thought is read where each server puts it, and counted as reasonin
     // thought and fails; once the model is seen to reason, calls ask for both budgets.
     const result = await llm.generateJson(PROMPT, schema, { maxTokens: 12, reasoningTokens: 64 });
     expect(result.value).toEqual({ answer: 'Penelope' });
-    expect(server.chats.map((c) => c.body.max_tokens)).toEqual([12, 76]);
+    expect(server.chats.map((c) => c.body.max_completion_tokens)).toEqual([12, 76]);
     const again = await llm.generateJson(PROMPT, schema, { maxTokens: 12, reasoningTokens: 64 });
     expect(again.value).toEqual({ answer: 'Penelope' });
-    expect(server.chats.at(-1)?.body.max_tokens).toBe(76);
+    expect(server.chats.at(-1)?.body.max_completion_tokens).toBe(76);
   });
 });
 

@@ -68,7 +68,7 @@ export const METHODS = [
 ] as const;
 export type Method = (typeof METHODS)[number];
 
-export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token', 'watch:synced'];
+export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token', 'watch:synced', 'endpoint:notice'];
 
 /** Channel names on the Electron IPC bridge. */
 export const IPC_INVOKE_CHANNEL = 'polyhop:invoke';

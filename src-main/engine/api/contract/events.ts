@@ -39,6 +39,8 @@ export interface Events {
   'qa:token': { jobId: string; text: string; reset?: boolean };
   /** A watched folder's changes were recorded; `jobId`: the index job that takes them (null when nothing new is pending). */
   'watch:synced': WatchSync & { kb: string; path: string; jobId: string | null };
+  /** An inference server made calls wait (busy, still loading): what is waited for, and how long. No job's own event: every job using the role waits. */
+  'endpoint:notice': { endpoint: string; role: 'generation' | 'embedding'; message: string };
 }
 export type EventName = keyof Events;
 /** One event as it travels (IPC, WebSocket, in-process): narrow on `name`. */

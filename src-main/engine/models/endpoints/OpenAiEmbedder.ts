@@ -51,6 +51,8 @@ export class OpenAiEmbedder implements Embedder {
   readonly prefixes: Readonly<EmbeddingPrefixes>;
   /** Texts per request. */
   readonly batchSize: number;
+  /** Requests the server says it runs at once (llama-server `total_slots`), when it says. */
+  readonly slots: number | undefined;
   readonly #client: OpenAI;
   readonly #stallMs: number;
   /** Tokens one input may take, when known (learned from the server, or from its refusals). */
@@ -67,6 +69,7 @@ export class OpenAiEmbedder implements Embedder {
     stallMs: number;
     windowTokens: number | undefined;
     charsPerToken: number;
+    slots: number | undefined;
   }) {
     this.config = init.config;
     this.#client = init.client;
@@ -77,6 +80,7 @@ export class OpenAiEmbedder implements Embedder {
     this.#stallMs = init.stallMs;
     this.#windowTokens = init.windowTokens;
     this.#charsPerToken = init.charsPerToken;
+    this.slots = init.slots;
     this.identity = openAiEmbedderIdentity(init.config.model, init.servedModel, init.prefixes);
   }
 
@@ -96,7 +100,7 @@ export class OpenAiEmbedder implements Embedder {
     const dimension = probe[0]?.length ?? 0;
     if (dimension === 0) throw new PolyhopError('MODEL_ERROR', `Endpoint ${config.id} (${config.baseUrl}) returned an empty embedding for model "${config.model}"`, { details: { endpoint: config.id } });
     const charsPerToken = (await measureCharsPerToken(client, config, options.signal, servedModel)) ?? FALLBACK_CHARS_PER_TOKEN;
-    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs, windowTokens: embeddingWindow(facts), charsPerToken });
+    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs, windowTokens: embeddingWindow(facts), charsPerToken, slots: facts.slots });
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {

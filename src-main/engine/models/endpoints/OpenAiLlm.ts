@@ -13,10 +13,27 @@ import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
 import { measureCharsPerToken, serverFacts, type ServerKind } from './serverFacts.js';
 
 export interface OpenAiLlmOptions {
-  /** Time to the response headers, and between streamed chunks, after which the call is an endpoint failure. Default 120 s. */
+  /** Silence between two streamed chunks after which the call is an endpoint failure (stalled). Default 120 s. */
   stallMs?: number;
+  /**
+   * Time to the reply's first chunk (headers included). Not a stall: a busy server holds a call in
+   * its queue until a slot frees (Ollama's default is one slot), then reads the whole prompt before
+   * the first token. Default 10 min.
+   */
+  firstByteMs?: number;
   signal?: AbortSignal;
 }
+
+/** Default of {@link OpenAiLlmOptions.firstByteMs}. */
+export const DEFAULT_FIRST_BYTE_MS = 600_000;
+
+/**
+ * A reply whose `prompt_tokens` is below this share of our estimate was cut by the server: Ollama
+ * truncates a prompt longer than its `num_ctx` and says nothing (runner: "truncating input
+ * prompt", keeping the first `num_keep` tokens and the end). The estimate errs long (3
+ * characters a token where English takes ~4), so an uncut prompt stays above ~0.7 of it.
+ */
+const TRUNCATED_SHARE = 0.5;
 
 /**
  * Characters per token assumed when the server cannot tokenize for us: lower than the ~4 of
@@ -46,14 +63,18 @@ type ReasoningDelta = { content?: string | null; reasoning_content?: string | nu
 export class OpenAiLlm implements Llm {
   readonly identity: string;
   readonly parallelism: number;
-  readonly contextTokens: number | undefined;
   readonly servedModel: string;
+  /** Requests the server says it runs at once (llama-server `total_slots`), when it says. */
+  readonly slots: number | undefined;
   readonly config: EndpointConfig;
   /** The server, as far as it says (it decides how reasoning is switched off). */
   readonly serverKind: ServerKind;
   readonly #client: OpenAI;
   readonly #stallMs: number;
+  readonly #firstByteMs: number;
   readonly #charsPerToken: number;
+  /** The context as reported, or as learned from a reply the server cut (servers that report none). */
+  #contextTokens: number | undefined;
   /**
    * Whether the model reasons: as the server says at connect time (llama-server's `/props`
    * template, Ollama's `thinking` capability: see ServerFacts.reasons), else once a reply carried
@@ -62,15 +83,28 @@ export class OpenAiLlm implements Llm {
    */
   #reasons: boolean;
 
-  private constructor(init: { config: EndpointConfig; client: OpenAI; servedModel: string; contextTokens: number | undefined; charsPerToken: number; stallMs: number; kind: ServerKind; reasons?: boolean }) {
+  private constructor(init: {
+    config: EndpointConfig;
+    client: OpenAI;
+    servedModel: string;
+    contextTokens: number | undefined;
+    charsPerToken: number;
+    stallMs: number;
+    firstByteMs: number;
+    kind: ServerKind;
+    reasons?: boolean;
+    slots?: number;
+  }) {
     this.config = init.config;
     this.#client = init.client;
     this.servedModel = init.servedModel;
     this.identity = openAiModelIdentity(init.config.model, init.servedModel);
-    this.parallelism = init.config.concurrency;
-    this.contextTokens = init.contextTokens;
+    this.slots = init.slots;
+    this.parallelism = Math.min(init.config.concurrency, init.slots ?? Infinity);
+    this.#contextTokens = init.contextTokens;
     this.#charsPerToken = init.charsPerToken;
     this.#stallMs = init.stallMs;
+    this.#firstByteMs = init.firstByteMs;
     this.serverKind = init.kind;
     this.#reasons = init.reasons === true;
   }
@@ -84,13 +118,20 @@ export class OpenAiLlm implements Llm {
     return this.#reasons;
   }
 
+  /** Tokens of one call's context: as the server reports it, else as learned from a reply it cut; undefined when neither. */
+  get contextTokens(): number | undefined {
+    return this.#contextTokens;
+  }
+
   /** Asks the server what it serves, its context and its tokenizer; an unreachable server is an endpoint failure. */
   static async create(config: EndpointConfig, options: OpenAiLlmOptions = {}): Promise<OpenAiLlm> {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
-    const client = endpointClient(config, stallMs);
+    const firstByteMs = Math.max(options.firstByteMs ?? DEFAULT_FIRST_BYTE_MS, stallMs);
+    // The client's own timeout ends at the headers, which llama-server sends with the first token.
+    const client = endpointClient(config, firstByteMs);
     const facts = await serverFacts(client, config, options.signal);
     const charsPerToken = (await measureCharsPerToken(client, config, options.signal, facts.servedModel)) ?? FALLBACK_CHARS_PER_TOKEN;
-    return new OpenAiLlm({ config, client, ...facts, charsPerToken, stallMs });
+    return new OpenAiLlm({ config, client, ...facts, charsPerToken, stallMs, firstByteMs });
   }
 
   /**
@@ -173,7 +214,9 @@ export class OpenAiLlm implements Llm {
           // The id `/v1/models` listed: vLLM and Ollama answer 404 for an alias it resolved from.
           model: this.servedModel,
           messages,
-          max_tokens: maxTokens,
+          // vLLM takes max_tokens as deprecated in favour of max_completion_tokens (vllm/entrypoints/
+          // openai/chat_completion/protocol.py, ChatCompletionRequest); the others read max_tokens.
+          ...(this.serverKind === 'vllm' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
           temperature: sampling.temperature,
           ...(reasoningOff(options) ? thinkingOffFields(this.serverKind) : {}),
           ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
@@ -183,16 +226,20 @@ export class OpenAiLlm implements Llm {
         },
         requestSignal ? { signal: requestSignal } : {},
       );
-      // The client's timeout covers the wait for headers; this covers the silence between chunks.
+      // The client's timeout covers the wait for headers; this the wait for the first chunk (vLLM
+      // sends its headers at once and the first chunk with the first token), then the silence
+      // between chunks.
+      let quietMs = this.#firstByteMs;
       const arm = () => {
         clearTimeout(timer);
         timer = setTimeout(() => {
           stalled = true;
           stream.controller.abort();
-        }, this.#stallMs);
+        }, quietMs);
       };
       arm();
       for await (const chunk of stream) {
+        quietMs = this.#stallMs;
         arm();
         if (chunk.usage) reported = chunk.usage;
         const choice = chunk.choices[0];
@@ -204,13 +251,14 @@ export class OpenAiLlm implements Llm {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
       throwIfAborted(signal);
-      if (stalled) throw new EndpointStall(`no data for ${this.#stallMs} ms`);
+      if (stalled) throw new EndpointStall(`no data for ${quietMs} ms${quietMs === this.#firstByteMs ? ' (waiting for the first token)' : ''}`);
       if (finish === null) throw new EndpointStall('the reply stream ended before the reply was complete');
     } catch (error) {
       throw endpointError(error, this.config, prompt.name, signal);
     } finally {
       clearTimeout(timer);
     }
+    this.#checkNotCut(reported, prompt);
     const reply = inline.finish();
     thought = [thought.trim(), reply.thought].filter(Boolean).join('\n');
     let answer = reply.answer;
@@ -224,6 +272,25 @@ export class OpenAiLlm implements Llm {
     }
     if (thought) this.#reasons = true;
     return { text: answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, answer, thought, started) };
+  }
+
+  /**
+   * A server that reports no context (Ollama, LM Studio) may cut a long prompt without a word:
+   * its `prompt_tokens` then falls far below our estimate. That is BAD_INPUT, as a refusal would be
+   * (batched steps ask for fewer items, QA for less evidence), and the count it kept becomes the
+   * context later calls are fitted to.
+   */
+  #checkNotCut(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt): void {
+    const counted = reported?.prompt_tokens;
+    if (counted === undefined || counted <= 0 || (this.#contextTokens !== undefined && this.serverKind !== 'ollama' && this.serverKind !== 'other')) return;
+    const estimate = this.countTokens(`${prompt.system}\n${prompt.user}`) + CHAT_TEMPLATE_TOKENS;
+    if (counted >= TRUNCATED_SHARE * estimate) return;
+    this.#contextTokens = Math.min(this.#contextTokens ?? Infinity, counted);
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `${prompt.name}: endpoint ${this.config.id} (${this.config.baseUrl}) read ${counted} prompt tokens of about ${estimate}: the server cut the prompt to its context without saying so${this.serverKind === 'ollama' ? " (Ollama truncates to its num_ctx: start it with OLLAMA_CONTEXT_LENGTH, or set the model's num_ctx, above the prompt)" : ''}`,
+      { details: { endpoint: this.config.id, promptTokens: estimate, countedTokens: counted, truncated: true } },
+    );
   }
 
   /**

@@ -14,7 +14,6 @@ export type PooledLlmOptions = Omit<EndpointPoolOptions<OpenAiLlm>, 'connect'> &
 /** The generation model served by a pool of endpoints (see {@link EndpointPool}); one Llm to the rest of Polyhop. */
 export class PooledLlm implements Llm {
   readonly identity: string;
-  readonly contextTokens: number | undefined;
   readonly #pool: EndpointPool<OpenAiLlm>;
   readonly #contextNeed: ((reasons: boolean) => number) | undefined;
 
@@ -22,18 +21,21 @@ export class PooledLlm implements Llm {
     this.#pool = pool;
     this.#contextNeed = contextNeed;
     this.identity = pool.identity;
-    // The smallest context any of them reported, so a prompt that fits fits everywhere.
-    const contexts = pool.models.map((m) => m.contextTokens).filter((n): n is number => n !== undefined);
-    this.contextTokens = contexts.length > 0 ? Math.min(...contexts) : undefined;
+  }
+
+  /**
+   * The smallest context any of them reported, so a prompt that fits fits everywhere. Read it when
+   * needed: a server that reports none may be found to cut prompts (OpenAiLlm learns its context then).
+   */
+  get contextTokens(): number | undefined {
+    const contexts = this.#pool.models.map((m) => m.contextTokens).filter((n): n is number => n !== undefined);
+    return contexts.length > 0 ? Math.min(...contexts) : undefined;
   }
 
   static async create(configs: readonly EndpointConfig[], options: PooledLlmOptions = {}, signal?: AbortSignal): Promise<PooledLlm> {
-    const { stallMs, contextNeed, ...poolOptions } = options;
-    const pool = await EndpointPool.create<OpenAiLlm>(
-      configs,
-      { ...poolOptions, connect: (config, s) => OpenAiLlm.create(config, { ...(stallMs !== undefined ? { stallMs } : {}), ...(s ? { signal: s } : {}) }) },
-      signal,
-    );
+    const { stallMs, firstByteMs, contextNeed, ...poolOptions } = options;
+    const timing = { ...(stallMs !== undefined ? { stallMs } : {}), ...(firstByteMs !== undefined ? { firstByteMs } : {}) };
+    const pool = await EndpointPool.create<OpenAiLlm>(configs, { ...poolOptions, connect: (config, s) => OpenAiLlm.create(config, { ...timing, ...(s ? { signal: s } : {}) }) }, signal);
     return new PooledLlm(pool, contextNeed);
   }
 

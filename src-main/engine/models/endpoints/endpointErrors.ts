@@ -5,6 +5,8 @@ import type { EndpointConfig } from './EndpointConfig.js';
 
 /** Marks a MODEL_ERROR raised because the endpoint, not the request, failed (the pool retries it elsewhere). */
 const ENDPOINT_FAILURE = 'endpointFailure';
+/** Marks a MODEL_ERROR raised because the endpoint is busy or still loading: healthy, to be asked again later. */
+const ENDPOINT_BUSY = 'endpointBusy';
 
 /** A stream that went quiet past the stall time, or ended without saying why. */
 export class EndpointStall extends Error {
@@ -22,6 +24,7 @@ export class EndpointStall extends Error {
  */
 function endpointIsAtFault(error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
+  if (isContextOverflow(error)) return false;
   if (error instanceof APIConnectionError || error instanceof EndpointStall) return true;
   if (isPhysicalBatchRefusal(error)) return false;
   if (error instanceof APIError) return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
@@ -31,6 +34,39 @@ function endpointIsAtFault(error: unknown): boolean {
 
 export function isEndpointFailure(error: unknown): boolean {
   return error instanceof PolyhopError && error.details[ENDPOINT_FAILURE] === true;
+}
+
+/**
+ * Whether a call failed because the endpoint is busy or not ready yet, so it is to be asked again
+ * after a while rather than taken out: HTTP 429, or 503 saying so (Ollama's full queue "server
+ * busy, please try again. maximum pending requests exceeded", server/sched.go ErrMaxQueue;
+ * llama-server's "Loading model" while it loads, tools/server/server-http.cpp
+ * middleware_server_state), or any 503 with a `Retry-After`.
+ */
+export function isEndpointBusy(error: unknown): boolean {
+  return error instanceof PolyhopError && error.details[ENDPOINT_BUSY] === true;
+}
+
+/** The wait a busy endpoint asked for (`Retry-After`), in ms; undefined when it named none. */
+export function busyRetryAfterMs(error: unknown): number | undefined {
+  const ms = error instanceof PolyhopError ? error.details.retryAfterMs : undefined;
+  return typeof ms === 'number' ? ms : undefined;
+}
+
+function busyStatus(error: unknown): boolean {
+  if (!(error instanceof APIError)) return false;
+  if (error.status === 429) return true;
+  return error.status === 503 && (retryAfterMs(error) !== undefined || /busy|loading|try again|overloaded|capacity|not ready/i.test(error.message));
+}
+
+/** `Retry-After` as seconds or an HTTP date (RFC 9110 §10.2.3), in ms from now. */
+function retryAfterMs(error: APIError): number | undefined {
+  const value = error.headers instanceof Headers ? error.headers.get('retry-after') : null;
+  if (!value) return undefined;
+  const seconds = Number(value.trim());
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** What an error says, with the endpoint's API key blanked should a server echo it. */
@@ -47,9 +83,20 @@ export function redactedMessage(error: unknown, config: EndpointConfig): string 
  */
 function isContextOverflow(error: unknown): boolean {
   if (isPhysicalBatchRefusal(error)) return true;
-  if (!(error instanceof APIError) || error.status !== 400) return false;
-  return error.code === 'context_length_exceeded' || /context (size|length|window)|maximum context|maximum input length|cannot be greater than/i.test(error.message);
+  // LM Studio may refuse inside the stream (an `error` event: no status).
+  if (!(error instanceof APIError) || (error.status !== 400 && error.status !== undefined)) return false;
+  return error.code === 'context_length_exceeded' || CONTEXT_REFUSAL.test(error.message);
 }
+
+/**
+ * Overflow wordings: llama-server "exceeds the available context size"; vLLM "maximum context
+ * length", "maximum input length", "cannot be greater than max_model_len"; LM Studio "Trying to
+ * keep the first N tokens when context the overflows. However, the model is loaded with context
+ * length of only M tokens", "The number of tokens to keep from the initial prompt is greater than
+ * the context length", "Cannot truncate prompt with n_keep (N) >= n_ctx (M)" (its llama.cpp
+ * engine; lmstudio-ai/lmstudio-bug-tracker issues 237, 546).
+ */
+const CONTEXT_REFUSAL = /context (size|length|window)|maximum context|maximum input length|cannot be greater than|context the overflows|n_keep \(\d+\) >= n_ctx/i;
 
 /**
  * llama-server's refusal of an embedding input longer than its physical batch: HTTP 500 "input (N
@@ -72,7 +119,9 @@ export function refusedWindow(message: string): number | undefined {
     /current batch size:\s*(\d+)/i.exec(message) ??
     /max(?:imum)? context size \((\d+) tokens\)/i.exec(message) ??
     /maximum input length of (\d+) tokens/i.exec(message) ??
-    /context length is (?:only )?(\d+) tokens/i.exec(message);
+    /context length is (?:only )?(\d+) tokens/i.exec(message) ??
+    /context length of only (\d+) tokens/i.exec(message) ??
+    />= n_ctx \((\d+)\)/i.exec(message);
   const n = found ? Number(found[1]) : NaN;
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
@@ -85,16 +134,18 @@ export function refusedWindow(message: string): number | undefined {
 export function endpointError(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): PolyhopError {
   if (signal?.aborted) return asCancelled(signal.reason);
   if (error instanceof PolyhopError) return error;
-  const atFault = endpointIsAtFault(error);
+  const busy = busyStatus(error);
+  const atFault = !busy && endpointIsAtFault(error);
   const overflow = isContextOverflow(error);
   const window = error instanceof Error ? refusedWindow(error.message) : undefined;
   const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
-  return new PolyhopError(overflow ? 'BAD_INPUT' : 'MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
+  return new PolyhopError(overflow ? 'BAD_INPUT' : 'MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${busy ? 'is busy' : atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
     details: {
       endpoint: config.id,
       ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}),
       ...(overflow && window !== undefined ? { windowTokens: window } : {}),
       [ENDPOINT_FAILURE]: atFault,
+      ...(busy ? { [ENDPOINT_BUSY]: true, ...(error instanceof APIError && retryAfterMs(error) !== undefined ? { retryAfterMs: retryAfterMs(error) } : {}) } : {}),
     },
   });
 }

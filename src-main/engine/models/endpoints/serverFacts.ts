@@ -1,4 +1,5 @@
-import type OpenAI from 'openai';
+import { APIError, type OpenAI } from 'openai';
+import { throwIfAborted } from '../../base/abort.js';
 import { PolyhopError } from '../../base/errors.js';
 import type { EndpointConfig } from './EndpointConfig.js';
 import { serverRoot } from './endpointClient.js';
@@ -29,6 +30,12 @@ export interface ServerFacts {
    * reports; LM Studio): then only a reply with a thought tells.
    */
   reasons?: boolean;
+  /**
+   * Requests the server runs at once, when it says: llama-server's `/props` `total_slots` (its
+   * `--parallel`; auto gives 4, tools/server/server.cpp). Ollama's OLLAMA_NUM_PARALLEL and vLLM's
+   * `--max-num-seqs` are not reported: the configured concurrency stands there.
+   */
+  slots?: number;
 }
 
 /**
@@ -69,6 +76,7 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
       contextTokens: props.contextTokens,
       kind: 'llama-server',
       ...(props.chatTemplate ? { chatTemplate: props.chatTemplate, reasons: templateHasThought(props.chatTemplate) } : {}),
+      ...(props.slots !== undefined ? { slots: props.slots } : {}),
     };
   const ollama = await ollamaShow(client, config, entry.id, signal);
   // Ollama's context_length is the model's; it runs with its own num_ctx and truncates prompts
@@ -85,15 +93,32 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
 }
 
 /** llama-server's per-slot context and chat template from `/props`; null when the server has no such route. */
-async function llamaServerProps(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<{ contextTokens: number | undefined; chatTemplate: string | undefined } | null> {
+async function llamaServerProps(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<{ contextTokens: number | undefined; chatTemplate: string | undefined; slots: number | undefined } | null> {
   try {
-    const props = await client.get<{ n_ctx?: unknown; default_generation_settings?: { n_ctx?: unknown }; chat_template?: unknown }>(`${serverRoot(config.baseUrl)}/props`, signal ? { signal } : {});
+    const props = await client.get<{ n_ctx?: unknown; default_generation_settings?: { n_ctx?: unknown }; chat_template?: unknown; total_slots?: unknown }>(`${serverRoot(config.baseUrl)}/props`, signal ? { signal } : {});
     if (!props || typeof props !== 'object') return null;
     const nCtx = props.default_generation_settings?.n_ctx ?? props.n_ctx;
-    return { contextTokens: typeof nCtx === 'number' && nCtx > 0 ? nCtx : undefined, chatTemplate: typeof props.chat_template === 'string' ? props.chat_template : undefined };
-  } catch {
+    const slots = props.total_slots;
+    return {
+      contextTokens: typeof nCtx === 'number' && nCtx > 0 ? nCtx : undefined,
+      chatTemplate: typeof props.chat_template === 'string' ? props.chat_template : undefined,
+      slots: typeof slots === 'number' && Number.isInteger(slots) && slots > 0 ? slots : undefined,
+    };
+  } catch (error) {
+    refuseAuthFailure(error, config, 'reading /props', signal);
     return null;
   }
+}
+
+/**
+ * Rethrows a refused key (401, 403) or a cancel; any other failure of a server's own route means
+ * the server does not have it. llama-server serves `/v1/models` without a key
+ * (tools/server/server-http.cpp, `get_public_endpoints`) but nothing else, so a wrong key passes
+ * the model list and shows first here.
+ */
+function refuseAuthFailure(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): void {
+  throwIfAborted(signal);
+  if (error instanceof APIError && (error.status === 401 || error.status === 403)) throw endpointError(error, config, what, signal);
 }
 
 /**
@@ -110,7 +135,8 @@ async function ollamaShow(client: OpenAI, config: EndpointConfig, model: string,
     const length = typeof arch === 'string' ? info[`${arch}.context_length`] : Object.entries(info).find(([k]) => k.endsWith('.context_length'))?.[1];
     const capabilities = Array.isArray(shown.capabilities) ? shown.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
     return { contextLength: typeof length === 'number' && length > 0 ? length : undefined, capabilities };
-  } catch {
+  } catch (error) {
+    refuseAuthFailure(error, config, 'reading /api/show', signal);
     return null;
   }
 }
@@ -131,7 +157,8 @@ export async function measureCharsPerToken(client: OpenAI, config: EndpointConfi
     const reply = await client.post<{ tokens?: unknown[] }>(`${serverRoot(config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
     const count = Array.isArray(reply.tokens) ? reply.tokens.length : 0;
     return count > 0 ? CALIBRATION_TEXT.length / count : null;
-  } catch {
+  } catch (error) {
+    refuseAuthFailure(error, config, 'tokenizing', signal);
     return null;
   }
 }

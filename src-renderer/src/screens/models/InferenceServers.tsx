@@ -80,6 +80,14 @@ function ProbeResult({ probe, model }: { probe: EndpointProbeView; model: string
         : t('models.servers.probeFailed', { ms: formatNumber(probe.latencyMs), error: probe.error ?? '' })}
       {probe.ok && ' '}
       {probe.ok && (probe.modelServed ? t('models.servers.modelServed', { model }) : t('models.servers.modelNotServed', { model }))}
+      {probe.roleCall?.ok && ' '}
+      {probe.roleCall?.ok && (
+        <span data-testid="endpoint-role-call">
+          {probe.roleCall.role === 'generation'
+            ? t('models.servers.roleCallGeneration')
+            : t('models.servers.roleCallEmbedding', { dimension: probe.roleCall.dimension ?? '—' })}
+        </span>
+      )}
     </p>
   );
 }
@@ -113,8 +121,15 @@ function ServerRow({ server, onRemoved }: { server: EndpointStatusView; onRemove
               {server.context}
             </p>
           )}
+          {server.notice && (
+            <p className="muted small" data-testid="endpoint-notice">
+              {server.notice}
+            </p>
+          )}
         </td>
-        <td>{server.concurrency}</td>
+        <td data-testid="endpoint-concurrency">
+          {server.slots !== undefined && server.slots < server.concurrency ? t('models.servers.slotsCapped', { slots: server.slots, concurrency: server.concurrency }) : server.concurrency}
+        </td>
         <td data-testid="endpoint-in-flight">{server.inFlight}</td>
         <td>
           <div className="row">
