@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentDetail, DocumentPage, DocumentSource } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
+import { documentFilePath } from '../../../src-main/engine/api/handlers/docSource.js';
 import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
+import { parseOpenDocumentRequest } from '../../../src-renderer/api/bridge.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { call, tempEngine } from '../../support/tempEngine.js';
 
@@ -45,5 +47,24 @@ describe('docs:source of mail parts', () => {
     // A part is no PDF file of its own: its bytes are not handed over.
     const reply = await engine.call('docs:file', { kb: 'mail', id: parts[0]!.id });
     expect(!reply.ok && reply.error.code).toBe('UNSUPPORTED');
+  });
+
+  it('opens in the system viewer only the file a document was read from (a part: its mail file), from the KB', async () => {
+    const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'mail', limit: 100 });
+    for (const row of rows.filter((r) => r.path.startsWith(mbox)))
+      expect(await documentFilePath(engine, 'mail', row.id)).toBe(mbox);
+    await expect(documentFilePath(engine, 'mail', 999_999)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // What the window's main process accepts from the renderer: a KB name and a positive integer id, nothing else.
+    expect(parseOpenDocumentRequest({ kb: 'mail', documentId: 3 })).toEqual({ kb: 'mail', documentId: 3 });
+    for (const bad of [
+      null,
+      'x',
+      { kb: 'mail' },
+      { kb: '', documentId: 1 },
+      { kb: 'mail', documentId: 1.5 },
+      { kb: 'mail', documentId: -1 },
+      { kb: 'mail', documentId: '1' },
+    ])
+      expect(parseOpenDocumentRequest(bad)).toBeNull();
   });
 });
