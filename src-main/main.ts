@@ -1,7 +1,7 @@
 /**
  * Electron front door: one hardened window, IPC handed to the engine. Nothing else lives here.
  */
-import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session, shell, type IpcMainInvokeEvent } from 'electron';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine } from './engine/api/Engine.js';
@@ -9,7 +9,13 @@ import { appPaths } from './engine/api/paths.js';
 import { DOCUMENT_EXTENSIONS } from './engine/api/documentExtensions.js';
 import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from './engine/api/contract.js';
-import { DIALOG_CHANNELS, parseSavePathOptions } from '../src-renderer/api/bridge.js';
+import { documentFilePath } from './engine/api/handlers/docSource.js';
+import {
+  DIALOG_CHANNELS,
+  OPEN_DOCUMENT_CHANNEL,
+  parseOpenDocumentRequest,
+  parseSavePathOptions,
+} from '../src-renderer/api/bridge.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const rendererDir = join(here, '..', 'renderer');
@@ -99,6 +105,17 @@ app
         properties: ['showOverwriteConfirmation', 'createDirectory'],
       });
       return chosen.canceled || !chosen.filePath ? null : chosen.filePath;
+    });
+    // Only a file the KB knows as a document is opened (its path from the KB), with the system's viewer.
+    ipcMain.handle(OPEN_DOCUMENT_CHANNEL, async (event, payload: unknown) => {
+      const request = parseOpenDocumentRequest(payload);
+      if (!fromRenderer(event) || !request) return { opened: false, error: 'Unknown sender or request' };
+      try {
+        const error = await shell.openPath(await documentFilePath(engine, request.kb, request.documentId));
+        return { opened: error === '', error: error || null };
+      } catch (error) {
+        return { opened: false, error: error instanceof Error ? error.message : String(error) };
+      }
     });
     engine.onEvent((event) => {
       if (!window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);

@@ -6,7 +6,13 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import type { EventName, Reply } from '../src-main/engine/api/contract.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, METHODS } from '../src-main/engine/api/contract/channels.js';
-import { DIALOG_CHANNELS, type PolyhopBridge, type SavePathOptions } from '../src-renderer/api/bridge.js';
+import {
+  DIALOG_CHANNELS,
+  OPEN_DOCUMENT_CHANNEL,
+  type OpenDocumentRequest,
+  type PolyhopBridge,
+  type SavePathOptions,
+} from '../src-renderer/api/bridge.js';
 
 const methods = new Set<string>(METHODS);
 
@@ -37,5 +43,9 @@ contextBridge.exposeInMainWorld('polyhop', {
         defaultName: options.defaultName,
         extension: options.extension,
       }),
+  },
+  shell: {
+    openDocument: (request: OpenDocumentRequest): Promise<{ opened: boolean; error: string | null }> =>
+      ipcRenderer.invoke(OPEN_DOCUMENT_CHANNEL, { kb: request.kb, documentId: request.documentId }),
   },
 } satisfies PolyhopBridge);

@@ -21,12 +21,27 @@ export interface PolyhopDialogs {
   chooseSavePath(options: SavePathOptions): Promise<string | null>;
 }
 
+/** The system's own programs, for the KB's documents only. */
+export interface PolyhopShell {
+  /**
+   * Opens a document's file (for a part of a mail file: that file) with the system's viewer. The
+   * main process takes the path from the KB, never from the renderer. `error` says why it did not open.
+   */
+  openDocument(request: OpenDocumentRequest): Promise<{ opened: boolean; error: string | null }>;
+}
+
+export interface OpenDocumentRequest {
+  kb: string;
+  documentId: number;
+}
+
 export interface PolyhopBridge {
   invoke(method: string, request: unknown): Promise<Reply<unknown>>;
   onEvent(listener: (event: { name: string; payload: unknown }) => void): () => void;
   /** The path of a file dropped on the window (sandboxed pages cannot see paths otherwise). */
   pathForFile(file: File): string;
   dialogs: PolyhopDialogs;
+  shell: PolyhopShell;
 }
 
 /** The fixed IPC channels of the dialogs (the Api's own channels are in the contract). */
@@ -35,6 +50,18 @@ export const DIALOG_CHANNELS = {
   chooseFolder: 'polyhop:dialog:choose-folder',
   chooseSavePath: 'polyhop:dialog:choose-save-path',
 } as const;
+
+/** The fixed IPC channel of {@link PolyhopShell.openDocument}. */
+export const OPEN_DOCUMENT_CHANNEL = 'polyhop:shell:open-document';
+
+/** openDocument's request as the main process accepts it: a KB name and a positive integer id; anything else is null. */
+export function parseOpenDocumentRequest(value: unknown): OpenDocumentRequest | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { kb, documentId } = value as Record<string, unknown>;
+  if (typeof kb !== 'string' || kb.length === 0 || kb.length > 200) return null;
+  if (typeof documentId !== 'number' || !Number.isSafeInteger(documentId) || documentId < 1) return null;
+  return { kb, documentId };
+}
 
 /**
  * chooseSavePath's options as the main process accepts them from the renderer: a plain file name

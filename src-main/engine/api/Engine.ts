@@ -10,6 +10,7 @@ import { kbHandlers } from './handlers/kb.js';
 import { modelHandlers } from './handlers/models.js';
 import { endpointHandlers } from './handlers/endpoints.js';
 import { docHandlers } from './handlers/docs.js';
+import { docSourceHandlers } from './handlers/docSource.js';
 import { indexingHandlers } from './handlers/indexing.js';
 import { graphHandlers } from './handlers/graph.js';
 import { qaHandlers } from './handlers/qa.js';
@@ -79,6 +80,7 @@ export class Engine {
       ...modelHandlers(this),
       ...endpointHandlers(this),
       ...docHandlers(this),
+      ...docSourceHandlers(this),
       ...indexingHandlers(this),
       ...graphHandlers(this),
       ...qaHandlers(this),

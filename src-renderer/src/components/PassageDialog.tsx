@@ -1,8 +1,10 @@
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChunkView, Citation } from '../../api/index.js';
 import { useApi } from '../lib/useApi.js';
 import { Dialog } from './Dialog.js';
+import { OpenInViewer } from './OpenInViewer.js';
+import { PdfPage } from './PdfPage.js';
 import { SourceText } from './SourceText.js';
 import { ErrorView, Loading } from './StateViews.js';
 
@@ -36,6 +38,10 @@ export function PassageDialog({ kb, citation, onClose }: { kb: string; citation:
   const chunk = detail.data?.chunks.find((c) => c.id === citation.chunkId);
   // The document's own text, read again; only while its chunk is still there (offsets of a re-indexed document may differ).
   const source = useApi('docs:source', chunk ? { kb, id: citation.documentId } : null);
+  // A PDF file's page is drawn; when it cannot be (the page was OCR'd…), its text is shown with the reason.
+  const [pageFailed, setPageFailed] = useState<string | null>(null);
+  const onPageFailed = useCallback((reason: string) => setPageFailed(reason), []);
+  const isPdf = source.data?.document.mime === 'application/pdf';
   return (
     <Dialog title={citation.documentTitle} onClose={onClose} testId="passage-dialog" wide>
       {detail.status === 'loading' && <Loading />}
@@ -47,8 +53,18 @@ export function PassageDialog({ kb, citation, onClose }: { kb: string; citation:
             {citation.page !== null && ` · ${t('ask.page', { page: citation.page })}`}
             {` · ${t('ask.offsets', { start: citation.startOffset, end: citation.endOffset })}`}
           </p>
-          {source.data ? (
-            <SourceText source={source.data} citation={citation} />
+          <OpenInViewer kb={kb} documentId={citation.documentId} />
+          {source.data && isPdf && pageFailed === null ? (
+            <PdfPage kb={kb} source={source.data} citation={citation} onFailed={onPageFailed} />
+          ) : source.data ? (
+            <>
+              {pageFailed !== null && (
+                <p className="muted small" data-testid="pdf-page-unavailable">
+                  {t('ask.pageNotDrawn', { reason: pageFailed })}
+                </p>
+              )}
+              <SourceText source={source.data} citation={citation} />
+            </>
           ) : source.status === 'error' || !chunk ? (
             <>
               {source.status === 'error' && (

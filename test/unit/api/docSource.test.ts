@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   Answer,
@@ -11,6 +12,7 @@ import type {
 } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
+import { pageText, type PdfTextItem } from '../../../src-renderer/src/lib/pdfTextMap.js';
 import { writePdf } from '../../support/pdfWriter.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { corpusLlm } from '../security/support/fullRun.js';
@@ -23,7 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'polyhop-source-'));
 const pdfPath = join(dir, 'ithaca.pdf');
 const PDF_PAGES = [
   'Ithaca is an island in the Ionian Sea. Odysseus was its king.',
-  'Penelope waited twenty years for Odysseus. She wove a shroud by day and undid it by night.',
+  'Penelope waited twenty years for Odysseus.\nShe wove a shroud by day and undid it by night.',
 ];
 
 beforeAll(async () => {
@@ -38,6 +40,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const pdfId = async () =>
+  (await call<{ rows: { id: number; path: string }[] }>(engine, 'docs:list', { kb: 'odyssey' })).rows.find(
+    (r) => r.path === pdfPath,
+  )!.id;
+const PENELOPE_QUESTION = 'How long did Penelope wait for Odysseus, and what did she weave?';
 const source = (id: number) => call<DocumentSource>(engine, 'docs:source', { kb: 'odyssey', id });
 
 describe('docs:source', () => {
@@ -86,12 +93,65 @@ describe('docs:source', () => {
     }
   });
 
+  it('finds every cited passage of a run into a PDF at its offsets in the text and on its page (the text layer PDF.js draws)', async () => {
+    const id = await pdfId();
+    const citations: Citation[] = [];
+    for (const [question, strategy] of [
+      [PENELOPE_QUESTION, 'vector'],
+      [WIFE_OF_KING.en, 'vector'],
+    ] as const) {
+      const job = await runJobToEnd(engine, 'qa:ask', { kb: 'odyssey', question, strategy });
+      expect(job.error).toBeNull();
+      citations.push(...(job.result as Answer).evidence.flatMap((e) => e.citations).filter((c) => c.documentId === id));
+    }
+    expect(citations.length).toBeGreaterThan(0);
+    const { text, pages } = await source(id);
+    const { chunks } = await call<DocumentDetail>(engine, 'docs:get', { kb: 'odyssey', id });
+    const pdf = await getDocumentProxy(new Uint8Array(readFileSync(pdfPath)), { isEvalSupported: false });
+    try {
+      for (const c of citations) {
+        const chunk = chunks.find((k) => k.id === c.chunkId)!;
+        expect(text.slice(c.startOffset, c.endOffset)).toBe(chunk.text);
+        const first = pages!.findLastIndex((p) => p.startOffset <= c.startOffset);
+        expect(c.page).toBe(pages![first]!.page);
+        // On each page the passage covers (a chunk may run on to the next page), the page's own text
+        // items, joined as the renderer joins them, hold that part of it at the same offsets.
+        let covered = '';
+        for (let i = first; i < pages!.length && pages![i]!.startOffset < c.endOffset; i++) {
+          const start = pages![i]!.startOffset;
+          const end = i + 1 < pages!.length ? pages![i + 1]!.startOffset - 2 : text.length; // pages are joined by a blank line
+          const items = (await (await pdf.getPage(pages![i]!.page)).getTextContent()).items as PdfTextItem[];
+          const onPage = pageText(items).text;
+          expect(onPage).toBe(text.slice(start, end));
+          const [from, to] = [Math.max(c.startOffset, start) - start, Math.min(c.endOffset, end) - start];
+          covered += (covered ? '\n\n' : '') + onPage.slice(from, to);
+        }
+        expect(covered).toBe(chunk.text);
+      }
+    } finally {
+      await pdf.destroy();
+    }
+  });
+
+  it('hands over the PDF file itself, and refuses what is not a PDF file of its own', async () => {
+    const id = await pdfId();
+    const file = await call<{ mime: string; size: number; base64: string }>(engine, 'docs:file', { kb: 'odyssey', id });
+    expect(file.mime).toBe('application/pdf');
+    expect(Buffer.from(file.base64, 'base64').equals(readFileSync(pdfPath))).toBe(true);
+    expect(file.size).toBe(readFileSync(pdfPath).length);
+    const rows = await call<{ rows: { id: number; mime: string }[] }>(engine, 'docs:list', { kb: 'odyssey' });
+    const markdown = rows.rows.find((r) => r.mime === 'text/markdown')!.id;
+    const reply = await engine.call('docs:file', { kb: 'odyssey', id: markdown });
+    expect(!reply.ok && reply.error.code).toBe('UNSUPPORTED');
+  });
+
   it('refuses a file that changed since it was indexed', async () => {
-    const rows = await call<{ rows: { id: number; path: string }[] }>(engine, 'docs:list', { kb: 'odyssey' });
-    const id = rows.rows.find((r) => r.path === pdfPath)!.id;
+    const id = await pdfId();
     writeFileSync(pdfPath, writePdf({ pages: ['Something else entirely.'] }));
     const reply = await engine.call('docs:source', { kb: 'odyssey', id });
     expect(reply.ok).toBe(false);
     expect(!reply.ok && reply.error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/changed/) });
+    const file = await engine.call('docs:file', { kb: 'odyssey', id });
+    expect(!file.ok && file.error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/changed/) });
   });
 });

@@ -14,6 +14,8 @@ const FILES = [
   ...readdirSync(join(SRC, 'screens', 'ask')).map((f) => join(SRC, 'screens', 'ask', f)),
   join(SRC, 'components', 'PassageDialog.tsx'),
   join(SRC, 'components', 'SourceText.tsx'),
+  join(SRC, 'components', 'PdfPage.tsx'),
+  join(SRC, 'components', 'OpenInViewer.tsx'),
 ];
 const HOWS: FollowUpRewrite['how'][] = ['first-turn', 'model', 'fallback', 'asker'];
 
@@ -36,6 +38,10 @@ describe('Ask screen strings', () => {
     expect(keys).toContain('threads.standalone');
     expect(keys).toContain('threads.askedAs');
     expect(keys).toContain('threads.sourceUnavailable');
+    expect(keys).toContain('ask.pageNotDrawn');
+    expect(keys).toContain('ask.passageContinues');
+    expect(keys).toContain('ask.openInViewer');
+    expect(keys).toContain('ask.viewerFailedReason');
   });
   for (const file of readdirSync(LOCALES).filter((f) => f.endsWith('.json'))) {
     it(`${file} has every key the Ask screen uses`, () => {

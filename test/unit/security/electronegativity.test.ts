@@ -114,7 +114,7 @@ describe('the window and its preload', () => {
     expect(main).not.toMatch(/shell\.openExternal|openExternal\(/);
   });
 
-  it('exposes exactly the Api: one object with invoke, onEvent, the dropped-file path helper and the native dialogs, on fixed channels', () => {
+  it('exposes exactly the Api: one object with invoke, onEvent, the dropped-file path helper, the native dialogs and opening a KB document, on fixed channels', () => {
     const exposed = [...preload.matchAll(/exposeInMainWorld\(\s*'([^']+)'/g)].map((m) => m[1]);
     expect(exposed).toEqual(['polyhop']);
     const imports = [...preload.matchAll(/from '([^']+)'/g)].map((m) => m[1]).sort();
@@ -126,9 +126,9 @@ describe('the window and its preload', () => {
     ]);
     const body = preload.slice(preload.indexOf('exposeInMainWorld'));
     const members = [...body.matchAll(/^ {2}(\w+)(?:\(|: \{)/gm)].map((m) => m[1]);
-    expect(members).toEqual(['invoke', 'pathForFile', 'onEvent', 'dialogs']);
+    expect(members).toEqual(['invoke', 'pathForFile', 'onEvent', 'dialogs', 'shell']);
     const dialogs = [...body.matchAll(/^ {4}(\w+): \(/gm)].map((m) => m[1]);
-    expect(dialogs).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath']);
+    expect(dialogs).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath', 'openDocument']);
     expect(preload).toMatch(/return webUtils\.getPathForFile\(file\);/);
     // Channels are fixed constants (the contract's, the bridge's dialogs), never caller-chosen; ipcRenderer itself never leaves.
     expect([...preload.matchAll(/ipcRenderer\.(\w+)\(([^,)]+)/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual([
@@ -138,6 +138,7 @@ describe('the window and its preload', () => {
       'invoke DIALOG_CHANNELS.chooseFiles',
       'invoke DIALOG_CHANNELS.chooseFolder',
       'invoke DIALOG_CHANNELS.chooseSavePath',
+      'invoke OPEN_DOCUMENT_CHANNEL',
     ]);
     // Main answers each dialog channel only for the app's own page, after validating the payload.
     const handlers = [
@@ -145,6 +146,13 @@ describe('the window and its preload', () => {
     ];
     expect(handlers.map((m) => m[1])).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath']);
     for (const [, , first, second] of handlers) expect(`${first}\n${second}`).toMatch(/if \(!fromRenderer\(event\)/);
+    // Opening a document: the app's own page only, a validated {kb, documentId}, the path from the KB.
+    const open = /ipcMain\.handle\(OPEN_DOCUMENT_CHANNEL, async \(event, payload: unknown\) => \{\n(.*)\n(.*)\n/.exec(
+      main,
+    );
+    expect(open?.[1]).toMatch(/parseOpenDocumentRequest\(payload\)/);
+    expect(open?.[2]).toMatch(/if \(!fromRenderer\(event\) \|\| !request\)/);
+    expect(main).toMatch(/shell\.openPath\(await documentFilePath\(engine, request\.kb, request\.documentId\)\)/);
     expect(body).not.toMatch(/:\s*ipcRenderer\b|ipcRenderer\s*[,}]|\bsend\(|sendSync\(|require\(|process\./);
     expect(preload).toMatch(/if \(!methods\.has\(method\)\)/);
   });

@@ -58,6 +58,8 @@ export const requestSchemas = {
   'docs:reindex': z.object({ kb: kbName, id }).strict(),
   /** The document's text as loaded for indexing (the file read again), which citations' offsets point into. */
   'docs:source': z.object({ kb: kbName, id }).strict(),
+  /** A PDF file's own bytes (the indexed ones, at most 64 MiB), from which the renderer draws a cited page. */
+  'docs:file': z.object({ kb: kbName, id }).strict(),
   /** Keeps a folder in sync with the KB (added, changed, moved and deleted files follow); `ignore`: glob patterns. */
   'watch:add': z
     .object({ kb: kbName, path, ignore: z.array(z.string().min(1).max(500)).max(200).default([]) })

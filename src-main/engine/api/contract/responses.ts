@@ -121,6 +121,8 @@ export interface Responses {
   'docs:remove': { removed: true };
   'docs:reindex': AddDocumentsResult;
   'docs:source': DocumentSource;
+  /** The file's bytes in base64 (JSON carries them over browser mode's HTTP as over IPC). */
+  'docs:file': { mime: string; size: number; base64: string };
   'watch:add': WatchedFolderView;
   'watch:remove': { removed: boolean };
   'watch:list': WatchedFolderView[];

@@ -5,10 +5,8 @@ import type { ChunkView, TripleView } from '../contract.js';
 import { addDocuments, toRow, updateView, withParts } from '../documentChanges.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
-import { DocumentLoader } from '../../ingest/load/DocumentLoader.js';
-import { documentLimitOptions } from './indexing.js';
 
-type DocMethods = 'docs:add' | 'docs:list' | 'docs:get' | 'docs:remove' | 'docs:reindex' | 'docs:source';
+type DocMethods = 'docs:add' | 'docs:list' | 'docs:get' | 'docs:remove' | 'docs:reindex';
 
 export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
   const { kbs } = engine;
@@ -36,26 +34,6 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
       engine.stores.changed(session.name);
       return { removed: true as const };
-    },
-    'docs:source': async ({ kb: name, id }) => {
-      const document = requireDocument(kbs.get(name).kb, id);
-      if (!document.chunkCount)
-        throw new PolyhopError('NOT_FOUND', `Document ${id} has no indexed text`, { details: { id } });
-      // The text is not stored: the file is read again by the indexing loader, with the same
-      // limits and options, and must be the bytes that were indexed (else BAD_INPUT "file changed").
-      const settings = engine.settings.get();
-      const { limits, load } = documentLimitOptions(settings.documentLimits, settings.ocrLanguages);
-      const loader = new DocumentLoader(limits);
-      try {
-        const loaded = await loader.load(document.path, { ...load, expectedSha256: document.hash });
-        return {
-          document: toRow(document),
-          text: loaded.text,
-          pages: loaded.pages?.map((p) => ({ page: p.page, startOffset: p.startOffset })) ?? null,
-        };
-      } finally {
-        await loader.dispose();
-      }
     },
     'docs:reindex': async ({ kb: name, id }) => {
       const session = kbs.get(name);

@@ -18,6 +18,8 @@ function CitationLink({ citation, onOpen }: { citation: Citation; onOpen: (c: Ci
       data-testid="citation-link"
       data-document-id={citation.documentId}
       data-chunk-id={citation.chunkId}
+      data-start={citation.startOffset}
+      data-end={citation.endOffset}
     >
       {citation.documentTitle}
       {citation.page !== null && `, ${t('ask.page', { page: citation.page })}`}
