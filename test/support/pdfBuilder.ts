@@ -197,3 +197,49 @@ export function writeGlyphIdPdf(pages: readonly (GlyphIdLine | { lines: readonly
   const { pagesId } = pdf.pages(specs);
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
 }
+
+/**
+ * One page of Helvetica `text` crowded with `links` link annotations (URIs, no text of their own)
+ * and `comments` sticky notes ("note 1", "note 2"…), tiny and overlapping as a generator that
+ * annotates every word leaves them (pdf.js's `bug1978317.pdf` has 32,768 on one page); then a
+ * second page with one comment.
+ */
+export function writeCrowdedAnnotationsPdf({
+  text,
+  links,
+  comments,
+}: {
+  text: string;
+  links: number;
+  comments: number;
+}): Buffer {
+  const pdf = new PdfBuilder();
+  const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const rect = (i: number) =>
+    `/Rect [${72 + (i % 400)} ${700 - (Math.floor(i / 400) % 600)} ${80 + (i % 400)} ${712 - (Math.floor(i / 400) % 600)}]`;
+  const annots: number[] = [];
+  for (let i = 0; i < links + comments; i++)
+    annots.push(
+      pdf.add(
+        i < links
+          ? `<< /Type /Annot /Subtype /Link ${rect(i)} /Border [0 0 0] /A << /S /URI /URI (https://example.org/${i}) >> >>`
+          : `<< /Type /Annot /Subtype /Text ${rect(i)} /Contents (note ${i - links + 1}) /F 4 >>`,
+      ),
+    );
+  const comment = pdf.add(
+    `<< /Type /Annot /Subtype /Text /Rect [72 600 90 620] /Contents (Second page comment) /F 4 >>`,
+  );
+  const { pagesId } = pdf.pages([
+    {
+      content: pdf.stream(`BT /F1 12 Tf 72 720 Td ${pdfString(text)} Tj ET`),
+      resources: `/Font << /F1 ${font} 0 R >>`,
+      extra: `/Annots [${annots.map((a) => `${a} 0 R`).join(' ')}]`,
+    },
+    {
+      content: pdf.stream(`BT /F1 12 Tf 72 720 Td ${pdfString('Second page')} Tj ET`),
+      resources: `/Font << /F1 ${font} 0 R >>`,
+      extra: `/Annots [${comment} 0 R]`,
+    },
+  ]);
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}

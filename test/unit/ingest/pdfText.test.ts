@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
 import { unreadableReason } from '../../../src-main/engine/ingest/load/textReadability.js';
-import { writeAnnotatedPdf, writeCmapPdf, writeGlyphIdPdf } from '../../support/pdfBuilder.js';
+import {
+  writeAnnotatedPdf,
+  writeCmapPdf,
+  writeCrowdedAnnotationsPdf,
+  writeGlyphIdPdf,
+} from '../../support/pdfBuilder.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('pdf-text');
@@ -110,6 +115,45 @@ describe('PDF text', () => {
       ),
     );
     expect(doc.text).toBe('Taxpayer: Bruno Ravenworth\nMarlow');
+  });
+
+  it('a page with 32,768 annotations keeps its text and at most 1,000 annotation texts, the rest counted in a note; links give no text', async () => {
+    // Half links (pdf.js's quadratic text-under-link search is never asked for), half comments.
+    const doc = await loadDocument(
+      put(
+        'crowded.pdf',
+        writeCrowdedAnnotationsPdf({ text: 'Minutes of the river club', links: 16_384, comments: 16_384 }),
+      ),
+    );
+    const page = (n: number) => doc.text.slice(doc.pages![n - 1]!.startOffset, doc.pages![n]?.startOffset).trim();
+    const lines = page(1).split('\n');
+    expect(lines[0]).toBe('Minutes of the river club');
+    expect(lines.slice(1)).toEqual(Array.from({ length: 1000 }, (_, i) => `note ${i + 1}`));
+    expect(page(2)).toBe('Second page\nSecond page comment');
+    expect(doc.warnings).toContain(
+      'page 1: 15,384 of 16,384 annotation and form-field texts left out (at most 1,000 a page)',
+    );
+  });
+
+  it('annotations are read in batches of pages and each stays on its page (120 pages, batches of 50)', async () => {
+    const commented = new Set([1, 50, 51, 100, 120]);
+    const doc = await loadDocument(
+      put(
+        'long-annotated.pdf',
+        writeAnnotatedPdf(
+          Array.from({ length: 120 }, (_, i) => ({
+            text: `Page ${i + 1}`,
+            ...(commented.has(i + 1)
+              ? { annotations: [{ subtype: 'FreeText' as const, contents: `Note on ${i + 1}` }] }
+              : {}),
+          })),
+        ),
+      ),
+    );
+    const pages = doc.pages!.map((p, i) => doc.text.slice(p.startOffset, doc.pages![i + 1]?.startOffset).trim());
+    expect(pages).toEqual(
+      Array.from({ length: 120 }, (_, i) => `Page ${i + 1}${commented.has(i + 1) ? `\nNote on ${i + 1}` : ''}`),
+    );
   });
 
   it('pages whose fonts have no Unicode map are left out with a warning naming them; the readable pages are kept', async () => {
