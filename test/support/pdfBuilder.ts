@@ -243,3 +243,21 @@ export function writeCrowdedAnnotationsPdf({
   ]);
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
 }
+
+/**
+ * A PDF of `pages` pages without text, each painting one shared `side`×`side` RGB image whose
+ * pixels (all black) are deflated twice (`/Filter [/FlateDecode /FlateDecode]`): about a kilobyte
+ * on disk, 3·side² bytes once decoded, more while PDF.js converts and hands them on.
+ */
+export function writeImageBombPdf(side: number, pages = 1): Buffer {
+  const pdf = new PdfBuilder();
+  const pixels = deflateSync(deflateSync(Buffer.alloc(side * side * 3)));
+  const image = pdf.add(
+    `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length ${pixels.length} /Filter [/FlateDecode /FlateDecode] >>\nstream\n${pixels.toString('latin1')}\nendstream`,
+  );
+  const content = pdf.stream('q 612 0 0 792 0 0 cm /Im0 Do Q');
+  const { pagesId } = pdf.pages(
+    Array.from({ length: pages }, () => ({ content, resources: `/XObject << /Im0 ${image} 0 R >>` })),
+  );
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}
