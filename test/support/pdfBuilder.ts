@@ -261,3 +261,25 @@ export function writeImageBombPdf(side: number, pages = 1): Buffer {
   );
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
 }
+
+/**
+ * Pages from raw content streams, with `/F1` Helvetica (WinAnsi) and `/F2` an Identity-H CID font
+ * without a Unicode map (as in {@link writeGlyphIdPdf}), for text a producer can leave behind:
+ * `<0000>` in F2 reads as one NUL, GBK bytes in F1 as Latin-1 letters.
+ */
+export function writeContentPdf(contents: readonly string[]): Buffer {
+  const pdf = new PdfBuilder();
+  const helvetica = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const descriptor = pdf.add(
+    '<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>',
+  );
+  const cidFont = pdf.add(
+    `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`,
+  );
+  const glyphFont = pdf.add(
+    `<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`,
+  );
+  const resources = `/Font << /F1 ${helvetica} 0 R /F2 ${glyphFont} 0 R >>`;
+  const { pagesId } = pdf.pages(contents.map((c) => ({ content: pdf.stream(c), resources })));
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}

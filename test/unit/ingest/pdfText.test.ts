@@ -4,8 +4,10 @@ import { unreadableReason } from '../../../src-main/engine/ingest/load/textReada
 import {
   writeAnnotatedPdf,
   writeCmapPdf,
+  writeContentPdf,
   writeCrowdedAnnotationsPdf,
   writeGlyphIdPdf,
+  pdfString,
 } from '../../support/pdfBuilder.js';
 import { useTmpDir } from './tmpDir.js';
 
@@ -214,6 +216,29 @@ describe('PDF text', () => {
     expect((error as Error).message).toContain('no readable text: pages 1, 2: text unreadable');
   });
 
+  it('garbage a page can hold is not indexed: one NUL, a line overprinted four times for bold, Chinese read as Latin-1 letters', async () => {
+    const readable = 'Ada Kestrel sailed from Marlow to Henley along the river.';
+    // Four passes a third of a point apart: PDF.js joins the copies with no space between them.
+    const overprinted = [0, 0.3, 0.6, 0.9]
+      .map((dx) => `BT /F1 12 Tf ${72 + dx} 720 Td ${pdfString('Heron sailed to Henley')} Tj ET`)
+      .join('\n');
+    const chinese = '中华人民共和国是工人阶级领导的以工农联盟为基础的人民民主专政的社会主义国家';
+    const doc = await loadDocument(
+      put(
+        'garbage.pdf',
+        writeContentPdf([
+          `BT /F1 12 Tf 72 720 Td ${pdfString(readable)} Tj ET`,
+          'BT /F2 12 Tf 72 720 Td <0000> Tj ET',
+          overprinted,
+          `BT /F1 12 Tf 72 720 Td <${encoded(chinese, 'gbk')}> Tj ET`,
+        ]),
+      ),
+    );
+    const pages = doc.pages!.map((p, i) => doc.text.slice(p.startOffset, doc.pages![i + 1]?.startOffset).trim());
+    expect(pages).toEqual([readable, '', '', '']);
+    expect(doc.warnings).toEqual([expect.stringMatching(/^pages 2, 3, 4: text unreadable/)]);
+  });
+
   it('readability: real text in any script passes; glyph ids, replacement characters and script-switching mojibake do not', () => {
     for (const text of [
       'The quick brown fox jumps over the lazy dog.',
@@ -232,6 +257,14 @@ describe('PDF text', () => {
     // Glyphs overprinted for bold, read four times over.
     expect(unreadableReason('HeronHeronHeronHeron sailedsailedsailedsailed')).toMatch(/repeated/);
     expect(unreadableReason('TTTThhhheeee  bbbbooooaaaatttt')).toMatch(/repeated/);
+    // A line overprinted a text-showing op at a time; words repeated with spaces are not that.
+    expect(unreadableReason('Heron sailed to Henley'.repeat(4))).toMatch(/repeated/);
+    for (const text of [
+      'Yes Yes Yes Yes Yes Yes Yes',
+      'ha ha ha ha ha ha ha ha',
+      '\t\tEM\tF1\tEM\tF1\tEM\tF1\tEM\tF1\tEM\tF1',
+    ])
+      expect(unreadableReason(text), text).toBeUndefined();
     // Chinese read through a guessed single-byte encoding comes out as Latin-1 letters.
     expect(unreadableReason('ÖÐ»ªÈËÃñ¹²ºÍ¹ú ÊÇ ¹¤ÈË½×¼¶Áìµ¼µÄ ÒÔ¹¤Å©ÁªÃËÎª»ù´¡µÄ')).toMatch(/Latin-1/);
     for (const text of [
