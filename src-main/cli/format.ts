@@ -27,7 +27,8 @@ export function chatReasoningLine(chat: { reasons: boolean; switchable: boolean 
     : 'always reasons (its template has no switch to turn it off)';
 }
 
-export function printDoctor(report: DoctorReport): void {
+/** `chosen`: the `ocrLanguages` setting (null: every installed language). */
+export function printDoctor(report: DoctorReport, chosen: string[] | null = null): void {
   console.log('Polyhop doctor\n');
   console.log('Versions:');
   for (const [k, v] of Object.entries(report.versions)) console.log(`  ${k.padEnd(28)} ${v}`);
@@ -55,7 +56,19 @@ export function printDoctor(report: DoctorReport): void {
   }
   for (const error of report.modelErrors) console.log(`\nSelected model failed to load: ${error}`);
   console.log(`\nNetwork: ${networkLine(report)}`);
+  console.log(`\nOCR languages: ${ocrLine(report.ocrLanguages, chosen)}`);
   console.log(`\nData directory: ${report.dataDir.path} (${report.dataDir.writable ? 'writable' : 'NOT writable'})`);
+}
+
+/**
+ * The OCR languages installed and those scans are read in:
+ * "installed chi_sim (zh-Hans), eng (en); scans are read in eng (setting ocrLanguages)".
+ */
+export function ocrLine(installed: DoctorReport['ocrLanguages'], chosen: string[] | null): string {
+  if (installed.length === 0) return 'none installed (npm i -E @tesseract.js-data/<code>)';
+  const list = installed.map((l) => (l.tag ? `${l.code} (${l.tag})` : l.code)).join(', ');
+  const used = chosen === null ? 'all of them' : chosen.join(', ');
+  return `installed ${list}; scans are read in ${used} (setting ocrLanguages)`;
 }
 
 /** Where the engine may connect beyond loopback: every configured inference server and SPARQL store, named. */

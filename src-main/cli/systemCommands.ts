@@ -14,7 +14,8 @@ export function registerSystemCommands(
     .description('report versions, the llama.cpp backend and GPUs, models found and the data directory')
     .action(async () => {
       const report = await call('system:doctor', {});
-      out(report, () => printDoctor(report));
+      const { ocrLanguages } = await call('system:getSettings', {});
+      out(report, () => printDoctor(report, ocrLanguages));
     });
 
   program

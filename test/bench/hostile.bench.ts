@@ -1,7 +1,8 @@
 /**
  * Hostile input (issues 9, 17): a folder of bad files — corrupt, truncated and encrypted PDFs, a PDF of
- * 10,000 empty pages, a PDF whose content inflates to hundreds of MiB of text (a runaway parse,
- * stopped by the per-document limits), a DOCX zip bomb, deeply nested HTML, a long single-line text, invalid UTF-8,
+ * 10,000 empty pages, a PDF whose content inflates to hundreds of MiB of text and one whose image
+ * decodes to 183 MiB of pixels (runaway parses, stopped by the per-document limits), a page with
+ * 32,768 annotations, a DOCX zip bomb, deeply nested HTML, a long single-line text, invalid UTF-8,
  * UTF-16 without BOM, NUL bytes, a symlink loop, files changed or deleted after the scan and one
  * truncated while being read — added with one good document through docs:add + index:start, as a
  * front door does. Prints each file's outcome and reason, the time and the peak RSS (against the
@@ -30,7 +31,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Engine } from '../../src-main/engine/api/Engine.js';
 import type { AddDocumentsResult, DocumentPage, JobProgress } from '../../src-main/engine/api/contract.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
-import { writeInflatingPdf } from '../support/pdfBuilder.js';
+import { writeCrowdedAnnotationsPdf, writeImageBombPdf, writeInflatingPdf } from '../support/pdfBuilder.js';
 import { writePdf } from '../support/pdfWriter.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { writeDocx } from '../support/zipWriter.js';
@@ -110,6 +111,10 @@ export function writeHostileFiles(folder: string, big: boolean): void {
   put('empty-pages.pdf', writePdf({ pages: Array.from({ length: 10_000 }, () => '') }));
   // ~0.7 MB on disk, 256 MiB (with --big 1 GiB) of text operators once inflated.
   put('inflating.pdf', writeInflatingPdf(big ? 1024 : 256));
+  // ~1 KiB on disk, an 8000×8000 RGB image (183 MiB of pixels, more while PDF.js decodes it for OCR).
+  put('image-bomb.pdf', writeImageBombPdf(8000));
+  // 32,768 annotations on one page (pdf.js's bug1978317.pdf has as many): half links, half comments.
+  put('crowded-annotations.pdf', writeCrowdedAnnotationsPdf({ text: 'Minutes', links: 16_384, comments: 16_384 }));
   // 64 MiB of zeros deflate to ~64 KiB: a 1000× ratio.
   put('bomb.docx', writeDocx(['hi'], [{ name: 'word/media/bomb.bin', data: Buffer.alloc(64 * 1024 ** 2) }]));
   const depth = 200_000;

@@ -8,12 +8,14 @@ import { fixedSizeChunk, loadDocument, semanticChunk, splitSentences } from '../
 import { toErrorData } from '../../src-main/engine/base/errors.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { writePdf } from '../support/pdfWriter.js';
+import { formatThroughput } from './support/formatThroughput.js';
 
 /**
  * Ingest throughput and memory on hostile sizes:
  *   --mb N           single-line text size in MB (default 200)
  *   --semantic-mb N  slice of it for the semantic chunker with the n-gram embedder (default 2)
  *   --pages N        pages of the empty PDF (default 10000)
+ *   --formats        only the per-format part (see formatThroughput); --scan-pages N: pages of its scanned PDF (default 2)
  * Baselines measured in the same run: raw readFile + sha256 (the loader's floor) and a plain
  * regex word scan (the chunker's floor). Peak RSS is the process high-water mark after each step.
  */
@@ -34,6 +36,9 @@ export async function run(args: string[]): Promise<void> {
     return [value, performance.now() - t];
   };
   try {
+    console.log(`ingest bench: start RSS ${peak()}`);
+    await formatThroughput(dir, { scanPages: arg('scan-pages', 2) });
+    if (args.includes('--formats')) return;
     // A single line of sentences, written in 1 MB pieces so generation stays small.
     const words = [
       'alpha',

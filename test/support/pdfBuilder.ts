@@ -197,3 +197,89 @@ export function writeGlyphIdPdf(pages: readonly (GlyphIdLine | { lines: readonly
   const { pagesId } = pdf.pages(specs);
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
 }
+
+/**
+ * One page of Helvetica `text` crowded with `links` link annotations (URIs, no text of their own)
+ * and `comments` sticky notes ("note 1", "note 2"…), tiny and overlapping as a generator that
+ * annotates every word leaves them (pdf.js's `bug1978317.pdf` has 32,768 on one page); then a
+ * second page with one comment.
+ */
+export function writeCrowdedAnnotationsPdf({
+  text,
+  links,
+  comments,
+}: {
+  text: string;
+  links: number;
+  comments: number;
+}): Buffer {
+  const pdf = new PdfBuilder();
+  const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const rect = (i: number) =>
+    `/Rect [${72 + (i % 400)} ${700 - (Math.floor(i / 400) % 600)} ${80 + (i % 400)} ${712 - (Math.floor(i / 400) % 600)}]`;
+  const annots: number[] = [];
+  for (let i = 0; i < links + comments; i++)
+    annots.push(
+      pdf.add(
+        i < links
+          ? `<< /Type /Annot /Subtype /Link ${rect(i)} /Border [0 0 0] /A << /S /URI /URI (https://example.org/${i}) >> >>`
+          : `<< /Type /Annot /Subtype /Text ${rect(i)} /Contents (note ${i - links + 1}) /F 4 >>`,
+      ),
+    );
+  const comment = pdf.add(
+    `<< /Type /Annot /Subtype /Text /Rect [72 600 90 620] /Contents (Second page comment) /F 4 >>`,
+  );
+  const { pagesId } = pdf.pages([
+    {
+      content: pdf.stream(`BT /F1 12 Tf 72 720 Td ${pdfString(text)} Tj ET`),
+      resources: `/Font << /F1 ${font} 0 R >>`,
+      extra: `/Annots [${annots.map((a) => `${a} 0 R`).join(' ')}]`,
+    },
+    {
+      content: pdf.stream(`BT /F1 12 Tf 72 720 Td ${pdfString('Second page')} Tj ET`),
+      resources: `/Font << /F1 ${font} 0 R >>`,
+      extra: `/Annots [${comment} 0 R]`,
+    },
+  ]);
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}
+
+/**
+ * A PDF of `pages` pages without text, each painting one shared `side`×`side` RGB image whose
+ * pixels (all black) are deflated twice (`/Filter [/FlateDecode /FlateDecode]`): about a kilobyte
+ * on disk, 3·side² bytes once decoded, more while PDF.js converts and hands them on.
+ */
+export function writeImageBombPdf(side: number, pages = 1): Buffer {
+  const pdf = new PdfBuilder();
+  const pixels = deflateSync(deflateSync(Buffer.alloc(side * side * 3)));
+  const image = pdf.add(
+    `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length ${pixels.length} /Filter [/FlateDecode /FlateDecode] >>\nstream\n${pixels.toString('latin1')}\nendstream`,
+  );
+  const content = pdf.stream('q 612 0 0 792 0 0 cm /Im0 Do Q');
+  const { pagesId } = pdf.pages(
+    Array.from({ length: pages }, () => ({ content, resources: `/XObject << /Im0 ${image} 0 R >>` })),
+  );
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}
+
+/**
+ * Pages from raw content streams, with `/F1` Helvetica (WinAnsi) and `/F2` an Identity-H CID font
+ * without a Unicode map (as in {@link writeGlyphIdPdf}), for text a producer can leave behind:
+ * `<0000>` in F2 reads as one NUL, GBK bytes in F1 as Latin-1 letters.
+ */
+export function writeContentPdf(contents: readonly string[]): Buffer {
+  const pdf = new PdfBuilder();
+  const helvetica = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const descriptor = pdf.add(
+    '<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>',
+  );
+  const cidFont = pdf.add(
+    `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`,
+  );
+  const glyphFont = pdf.add(
+    `<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`,
+  );
+  const resources = `/Font << /F1 ${helvetica} 0 R /F2 ${glyphFont} 0 R >>`;
+  const { pagesId } = pdf.pages(contents.map((c) => ({ content: pdf.stream(c), resources })));
+  return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R >>`));
+}

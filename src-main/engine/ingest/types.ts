@@ -59,7 +59,8 @@ export type LoadedPart = {
   /**
    * Stable within the file, so re-reading the file names the same parts alike: an MBOX message's
    * Message-ID (`message/<n>` without one, or for a repeated one), `attachment/<n>` (1-based, in the
-   * message's order), `<message>/attachment/<n>` for an MBOX message's attachment. The part's
+   * message's order), `<message>/attachment/<n>` for an MBOX message's attachment, then
+   * `…/attachment/<m>` for an attached message's own attachments. The part's
    * document path is the file's path, `#`, then this.
    */
   partId: string;

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { printDoctor } from '../../../src-main/cli/format.js';
 import type { DoctorReport, Settings } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { documentLimitOptions } from '../../../src-main/engine/api/handlers/indexing.js';
@@ -46,6 +47,24 @@ describe('the ocrLanguages setting', () => {
     });
     const empty = await engine.call('system:setSettings', { settings: { ocrLanguages: [] } });
     expect(empty.ok).toBe(false);
+  });
+
+  it('polyhop doctor prints the installed languages and those scans are read in', async () => {
+    const doctor = await call<DoctorReport>(engine, 'system:doctor', {});
+    const printed = (chosen: string[] | null) => {
+      const lines: string[] = [];
+      const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+      try {
+        printDoctor(doctor, chosen);
+      } finally {
+        log.mockRestore();
+      }
+      return lines.find((l) => l.includes('OCR languages'));
+    };
+    expect(printed(null)).toBe(
+      '\nOCR languages: installed chi_sim (zh-Hans), deu (de), eng (en), fra (fr), ita (it), spa (es); scans are read in all of them (setting ocrLanguages)',
+    );
+    expect(printed(['eng', 'ita'])).toMatch(/; scans are read in eng, ita \(setting ocrLanguages\)$/);
   });
 
   it('the document worker recognises the saved languages only', async () => {

@@ -1,8 +1,9 @@
+import { statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { DocumentPage } from '../../../src-main/engine/api/contract.js';
 import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
-import { writeGlyphIdPdf, writeInflatingPdf } from '../../support/pdfBuilder.js';
+import { writeGlyphIdPdf, writeImageBombPdf, writeInflatingPdf } from '../../support/pdfBuilder.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { seededRandom } from '../../support/seededRandom.js';
 import { writeDocx } from '../../support/zipWriter.js';
@@ -39,6 +40,16 @@ describe('documents load in a thread with limits', () => {
     expect(error.details).toMatchObject({ limit: 'memory', path: bomb });
     expect(loader.hasThread).toBe(false);
     expect((await loader.load(good)).text).toContain('Ada Kestrel');
+  });
+
+  it('the limit is the memory the thread may take, not twice it: a 1 KiB PDF whose image decodes to 46 MiB is stopped at 160 MiB', async () => {
+    // Decoding the image for OCR takes 190-320 MiB of buffers outside the JS heap (the inflated
+    // pixels, their RGBA copy, the copy PDF.js hands its drawing side): past 160, within 320.
+    const imageBomb = put('image-bomb.pdf', writeImageBombPdf(4000));
+    expect(statSync(imageBomb).size).toBeLessThan(1024);
+    await using limited = new DocumentLoader({ memoryMb: 160 });
+    const error = await failure(limited.load(imageBomb));
+    expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'memory', measure: 'thread', memoryMb: 160 } });
   });
 
   it('memory the rest of the process takes while a document loads does not count against the document', async () => {

@@ -54,6 +54,57 @@ describe('e-mail messages (.eml)', () => {
     expect(doc).toMatchObject({ title: 'Régate at Henley', mime: 'message/rfc822' });
   });
 
+  it("an attached message's attachments are read too, named under it, three attached messages deep", async () => {
+    // A message forwarding `inner` as an attachment; `depth` messages, each attaching the next and its own notes.
+    const message = (n: number, attached?: string): string =>
+      crlf([
+        'From: Ada Kestrel <ada@marlow.example>',
+        `Subject: Forward ${n}`,
+        'MIME-Version: 1.0',
+        `Content-Type: multipart/mixed; boundary="m${n}"`,
+        '',
+        `--m${n}`,
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        `Message ${n} about the ferry to Henley.`,
+        `--m${n}`,
+        `Content-Type: text/markdown; name="notes-${n}.md"`,
+        `Content-Disposition: attachment; filename="notes-${n}.md"`,
+        '',
+        `# Notes ${n}`,
+        '',
+        `The weir at Marlow was repaired in spring, notes number ${n}.`,
+        ...(attached
+          ? [
+              `--m${n}`,
+              'Content-Type: message/rfc822',
+              `Content-Disposition: attachment; filename="forward-${n + 1}.eml"`,
+              '',
+              attached,
+            ]
+          : []),
+        `--m${n}--`,
+        '',
+      ]);
+    let eml = message(5);
+    for (let n = 4; n >= 1; n--) eml = message(n, eml);
+    const doc = await loadDocument(put('forwards.eml', eml));
+    const a = 'attachment';
+    expect(doc.parts!.map((p) => p.partId)).toEqual([
+      `${a}/1`,
+      `${a}/2`,
+      `${a}/2/${a}/1`,
+      `${a}/2/${a}/2`,
+      `${a}/2/${a}/2/${a}/1`,
+      `${a}/2/${a}/2/${a}/2`,
+    ]);
+    const text = (id: string) => doc.parts!.find((p) => p.partId === id)!.loaded!.text;
+    expect(text(`${a}/2/${a}/1`)).toContain('notes number 2');
+    expect(text(`${a}/2/${a}/2/${a}/2`)).toContain('Message 4 about the ferry');
+    // The fourth message's own attachments are named in its text, not read.
+    expect(text(`${a}/2/${a}/2/${a}/2`)).toMatch(/Attachment: notes-4\.md/);
+  });
+
   it('an HTML-only message keeps its text', async () => {
     const eml = crlf([
       'From: clara@henley.example',

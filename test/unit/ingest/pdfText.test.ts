@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
 import { unreadableReason } from '../../../src-main/engine/ingest/load/textReadability.js';
-import { writeAnnotatedPdf, writeCmapPdf, writeGlyphIdPdf } from '../../support/pdfBuilder.js';
+import {
+  writeAnnotatedPdf,
+  writeCmapPdf,
+  writeContentPdf,
+  writeCrowdedAnnotationsPdf,
+  writeGlyphIdPdf,
+  pdfString,
+} from '../../support/pdfBuilder.js';
 import { useTmpDir } from './tmpDir.js';
 
 const { put } = useTmpDir('pdf-text');
@@ -112,6 +119,45 @@ describe('PDF text', () => {
     expect(doc.text).toBe('Taxpayer: Bruno Ravenworth\nMarlow');
   });
 
+  it('a page with 32,768 annotations keeps its text and at most 1,000 annotation texts, the rest counted in a note; links give no text', async () => {
+    // Half links (pdf.js's quadratic text-under-link search is never asked for), half comments.
+    const doc = await loadDocument(
+      put(
+        'crowded.pdf',
+        writeCrowdedAnnotationsPdf({ text: 'Minutes of the river club', links: 16_384, comments: 16_384 }),
+      ),
+    );
+    const page = (n: number) => doc.text.slice(doc.pages![n - 1]!.startOffset, doc.pages![n]?.startOffset).trim();
+    const lines = page(1).split('\n');
+    expect(lines[0]).toBe('Minutes of the river club');
+    expect(lines.slice(1)).toEqual(Array.from({ length: 1000 }, (_, i) => `note ${i + 1}`));
+    expect(page(2)).toBe('Second page\nSecond page comment');
+    expect(doc.warnings).toContain(
+      'page 1: 15,384 of 16,384 annotation and form-field texts left out (at most 1,000 a page)',
+    );
+  });
+
+  it('annotations are read in batches of pages and each stays on its page (120 pages, batches of 50)', async () => {
+    const commented = new Set([1, 50, 51, 100, 120]);
+    const doc = await loadDocument(
+      put(
+        'long-annotated.pdf',
+        writeAnnotatedPdf(
+          Array.from({ length: 120 }, (_, i) => ({
+            text: `Page ${i + 1}`,
+            ...(commented.has(i + 1)
+              ? { annotations: [{ subtype: 'FreeText' as const, contents: `Note on ${i + 1}` }] }
+              : {}),
+          })),
+        ),
+      ),
+    );
+    const pages = doc.pages!.map((p, i) => doc.text.slice(p.startOffset, doc.pages![i + 1]?.startOffset).trim());
+    expect(pages).toEqual(
+      Array.from({ length: 120 }, (_, i) => `Page ${i + 1}${commented.has(i + 1) ? `\nNote on ${i + 1}` : ''}`),
+    );
+  });
+
   it('pages whose fonts have no Unicode map are left out with a warning naming them; the readable pages are kept', async () => {
     const readable = 'Ada Kestrel sailed from Marlow to Henley along the river.';
     const doc = await loadDocument(
@@ -170,6 +216,29 @@ describe('PDF text', () => {
     expect((error as Error).message).toContain('no readable text: pages 1, 2: text unreadable');
   });
 
+  it('garbage a page can hold is not indexed: one NUL, a line overprinted four times for bold, Chinese read as Latin-1 letters', async () => {
+    const readable = 'Ada Kestrel sailed from Marlow to Henley along the river.';
+    // Four passes a third of a point apart: PDF.js joins the copies with no space between them.
+    const overprinted = [0, 0.3, 0.6, 0.9]
+      .map((dx) => `BT /F1 12 Tf ${72 + dx} 720 Td ${pdfString('Heron sailed to Henley')} Tj ET`)
+      .join('\n');
+    const chinese = '中华人民共和国是工人阶级领导的以工农联盟为基础的人民民主专政的社会主义国家';
+    const doc = await loadDocument(
+      put(
+        'garbage.pdf',
+        writeContentPdf([
+          `BT /F1 12 Tf 72 720 Td ${pdfString(readable)} Tj ET`,
+          'BT /F2 12 Tf 72 720 Td <0000> Tj ET',
+          overprinted,
+          `BT /F1 12 Tf 72 720 Td <${encoded(chinese, 'gbk')}> Tj ET`,
+        ]),
+      ),
+    );
+    const pages = doc.pages!.map((p, i) => doc.text.slice(p.startOffset, doc.pages![i + 1]?.startOffset).trim());
+    expect(pages).toEqual([readable, '', '', '']);
+    expect(doc.warnings).toEqual([expect.stringMatching(/^pages 2, 3, 4: text unreadable/)]);
+  });
+
   it('readability: real text in any script passes; glyph ids, replacement characters and script-switching mojibake do not', () => {
     for (const text of [
       'The quick brown fox jumps over the lazy dog.',
@@ -188,6 +257,14 @@ describe('PDF text', () => {
     // Glyphs overprinted for bold, read four times over.
     expect(unreadableReason('HeronHeronHeronHeron sailedsailedsailedsailed')).toMatch(/repeated/);
     expect(unreadableReason('TTTThhhheeee  bbbbooooaaaatttt')).toMatch(/repeated/);
+    // A line overprinted a text-showing op at a time; words repeated with spaces are not that.
+    expect(unreadableReason('Heron sailed to Henley'.repeat(4))).toMatch(/repeated/);
+    for (const text of [
+      'Yes Yes Yes Yes Yes Yes Yes',
+      'ha ha ha ha ha ha ha ha',
+      '\t\tEM\tF1\tEM\tF1\tEM\tF1\tEM\tF1\tEM\tF1',
+    ])
+      expect(unreadableReason(text), text).toBeUndefined();
     // Chinese read through a guessed single-byte encoding comes out as Latin-1 letters.
     expect(unreadableReason('ÖÐ»ªÈËÃñ¹²ºÍ¹ú ÊÇ ¹¤ÈË½×¼¶Áìµ¼µÄ ÒÔ¹¤Å©ÁªÃËÎª»ù´¡µÄ')).toMatch(/Latin-1/);
     for (const text of [

@@ -9,10 +9,10 @@ import { DEFAULT_DOCX_XML_BYTES } from './loadDocx.js';
 /** Limits on loading one document (settings: `documentLimits`). */
 export interface DocumentLimits {
   /**
-   * Memory one document may take while it loads, in MiB: the cap on the loader thread's JS heap;
-   * the thread's own memory (its heap and the buffers outside it, such as decoded streams) may grow
-   * by twice this while the document loads. Memory taken elsewhere in the process is not counted.
-   * Default: 2048.
+   * Memory one document may take while it loads, in MiB: the loader thread's own memory (its JS
+   * heap, the buffers outside it such as decoded streams and images, and its OCR thread's wasm
+   * heap) may grow by this much while the document loads, sampled every 100 ms; the thread's JS
+   * heap is also capped at it. Memory taken elsewhere in the process is not counted. Default: 2048.
    */
   memoryMb?: number;
   /** Time one document may take to load, in seconds, from when the loader thread starts on it. Default: 300. */
@@ -30,9 +30,6 @@ export const DEFAULT_DOCUMENT_LIMIT_SETTINGS: DocumentLimitSettings = {
   ...DEFAULT_DOCUMENT_LIMITS,
   docxXmlMb: DEFAULT_DOCX_XML_BYTES / 1024 ** 2,
 };
-
-/** The loader thread's memory growth allowed while a document loads, as a multiple of its heap cap (room for buffers outside the heap). */
-const MEMORY_GROWTH_FACTOR = 2;
 
 export interface IsolatedLoadOptions extends WorkerLoadOptions {
   signal?: AbortSignal;
@@ -126,7 +123,9 @@ export class DocumentLoader {
           worker.off('exit', onExit);
           signal?.removeEventListener('abort', onAbort);
         };
-        const memoryGrowthBytes = MEMORY_GROWTH_FACTOR * memoryMb * 1024 ** 2;
+        // The limit itself, not a multiple of it: twice it let a PDF bomb reach ~4.4 GB resident
+        // under the default 2,048 MiB (issue 25).
+        const memoryGrowthBytes = memoryMb * 1024 ** 2;
         worker.postMessage({ id, path, options: data, memoryGrowthBytes } satisfies LoaderRequest);
       });
     } finally {

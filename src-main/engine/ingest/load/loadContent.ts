@@ -77,9 +77,15 @@ export function chooseFormat(
 }
 
 /**
+ * Attached messages whose attachments are read: a message's attachments (depth 1), an attached
+ * message's (2), one attached to that (3); deeper ones are named in their message's text only.
+ */
+const MAX_MAIL_DEPTH = 3;
+
+/**
  * Extracts the text of `bytes` (named `path` in errors) as `format`. Mail (EML, MBOX) also gives
  * its parts: messages and attachments of formats read here, each loaded by this function in turn,
- * one level deep (an attached message's own attachments are named, not read).
+ * {@link MAX_MAIL_DEPTH} attached messages deep.
  */
 export async function loadContent(
   bytes: Buffer,
@@ -128,10 +134,10 @@ export async function loadContent(
       loaded = loadRtf(bytes, path);
       break;
     case 'eml':
-      loaded = await loadEml(bytes, path, depth === 0 ? loadPart : undefined, options.mail);
+      loaded = await loadEml(bytes, path, depth < MAX_MAIL_DEPTH ? loadPart : undefined, options.mail);
       break;
     case 'mbox':
-      loaded = await loadMbox(bytes, path, depth === 0 ? loadPart : undefined, {
+      loaded = await loadMbox(bytes, path, depth < MAX_MAIL_DEPTH ? loadPart : undefined, {
         maxTextChars,
         ...(options.mail ? { limits: options.mail } : {}),
       });

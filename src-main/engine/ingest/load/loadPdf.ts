@@ -6,7 +6,7 @@ import { badInput } from '../badInput.js';
 import type { LoadedText, PageStart } from '../types.js';
 import { OcrSession, type OcrLoadOptions, type OcrReason } from './ocr/OcrSession.js';
 import { pagePaintsImage, pdfCanvasFactory, renderPdfPage } from './ocr/renderPdfPage.js';
-import { annotationText, type AnnotationLike } from './pdfAnnotationText.js';
+import { PdfAnnotationReader } from './pdfAnnotationText.js';
 import { readableLines, unreadableReason } from './textReadability.js';
 
 export interface LoadPdfOptions {
@@ -14,6 +14,8 @@ export interface LoadPdfOptions {
   maxTextChars: number;
   /** Documents with more pages are refused before extraction. Default: 50,000. */
   maxPages?: number;
+  /** Annotation and form-field texts read per page; the rest are left out with a note. Default: 1,000. */
+  maxAnnotationsPerPage?: number;
   /** OCR of pages without a text layer that paint an image, and of pages whose text is unreadable. Default: on. */
   ocr?: OcrLoadOptions;
   signal?: AbortSignal;
@@ -50,18 +52,10 @@ function partlyReadableWarning({ page, dropped, lines }: { page: number; dropped
   return `page ${page}: ${dropped} of ${lines} lines unreadable (fonts without a Unicode map?), left out; the rest indexed`;
 }
 
-/** Form-field values and annotation contents of a page; a broken annotation must not cost the page its text. */
-async function pageAnnotationText(page: { getAnnotations(): Promise<unknown[]> }): Promise<string[]> {
-  try {
-    return annotationText((await page.getAnnotations()) as AnnotationLike[]);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The text of a PDF, page by page (unpdf's serverless PDF.js): the content stream's text layer,
- * then the page's filled form fields and annotation contents, with each page's start offset kept
+ * then the page's filled form fields and annotation contents (read in one batch, at most
+ * `maxAnnotationsPerPage` a page), with each page's start offset kept
  * for citations. Pages are joined by a blank line. A page without a text layer that paints an
  * image (a scan), or whose text is unreadable, is rendered (200 dpi) and read by OCR, keeping its
  * place; the document records those pages and the OCR's confidence. Encrypted (password) and
@@ -94,6 +88,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     const pages: PageStart[] = [];
     const unreadable: { page: number; reason: string }[] = [];
     const partly: { page: number; dropped: number; lines: number }[] = [];
+    const annotations = new PdfAnnotationReader(pdf, options.maxAnnotationsPerPage);
     let length = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       throwIfAborted(signal);
@@ -132,7 +127,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
           text = '';
         }
       }
-      const extra = await pageAnnotationText(page);
+      const extra = await annotations.textOf(n);
       if (extra.length > 0) text += `${text && !text.endsWith('\n') ? '\n' : ''}${extra.join('\n')}`;
       page.cleanup();
       if (n > 1) {
@@ -148,7 +143,12 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     const text = parts.join('');
     const warning = unreadable.length > 0 ? unreadableWarning(unreadable) : undefined;
     const record = await ocr.record();
-    const warnings = [...(warning ? [warning] : []), ...partly.map(partlyReadableWarning), ...(await ocr.notes())];
+    const warnings = [
+      ...(warning ? [warning] : []),
+      ...partly.map(partlyReadableWarning),
+      ...annotations.notes,
+      ...(await ocr.notes()),
+    ];
     if (!text.trim() && warning)
       throw badInput(path, `no readable text: ${warning}`, {
         details: { unreadablePages: unreadable.map((u) => u.page) },

@@ -123,7 +123,9 @@ export async function readMessage(bytes: Buffer, path: string, limits: MailLimit
 
 /**
  * Loads a message's attachments as parts `<prefix>attachment/<n>` (1-based, counting only the
- * attachments read), each refused on its own when its loader refuses it. Stops at `room` parts.
+ * attachments read), each refused on its own when its loader refuses it; an attached message's own
+ * parts follow it as `<prefix>attachment/<n>/attachment/<m>` (as deep as the loader reads them).
+ * Stops at `room` parts, nested ones included.
  */
 export async function attachmentParts(
   message: MailMessage,
@@ -138,9 +140,14 @@ export async function attachmentParts(
     const partId = `${prefix}attachment/${index + 1}`;
     const size = attachment.content.length;
     try {
-      const { parts: nested, ...loaded } = await loadPart(attachment.content, attachment.fileName, `${path}#${partId}`);
-      void nested; // an attached message's own attachments are not read (one level deep)
+      const { parts: nested = [], ...loaded } = await loadPart(
+        attachment.content,
+        attachment.fileName,
+        `${path}#${partId}`,
+      );
       parts.push({ partId, size, loaded });
+      for (const part of nested.slice(0, room - parts.length))
+        parts.push({ ...part, partId: `${partId}/${part.partId}` });
     } catch (error) {
       parts.push({ partId, size, error: toErrorData(error).message });
     }

@@ -14,9 +14,48 @@ const MIN_LETTER_PAIRS = 20;
 const MAX_LATIN1_LETTER_SHARE = 0.3;
 /** Latin letters needed before that share is trusted. */
 const MIN_LATIN_LETTERS = 20;
-/** Share of the text in letters repeated 4+ times with no space (glyphs overprinted for bold: "TTTThhhheeee", "TheTheTheThe"). */
+/**
+ * Share of the text in a run repeated 4+ times with no space between the copies: text overprinted
+ * for bold, read once per pass. Glyph by glyph or word by word ("TTTThhhheeee", "TheTheTheThe"):
+ * letters only. A line at a time ("Heron sailed to HenleyHeron sailed to Henley…"): a run of up to
+ * 120 characters that starts a word and ends with a letter, the next copy starting right after it,
+ * so words repeated with spaces between them ("Yes Yes Yes Yes Yes") and dot leaders are not repeats.
+ */
 const MAX_REPEATED_SHARE = 0.5;
-const REPEATED = /(\p{L}+?)\1{3,}/gu;
+const REPEATED_LETTERS = /(\p{L}+?)\1{3,}/gu;
+const MAX_REPEATED_LINE = 120;
+const LETTER = /\p{L}/u;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * Visible characters in lines overprinted 4+ times (see {@link MAX_REPEATED_SHARE}). A loop, not
+ * the regex `(?<![\p{L}\p{N}])(\p{L}[^\n]{0,118}?\p{L})\1{3,}`, which took 1.6 µs a character:
+ * from each word start only the next occurrences of its first letter after a letter are tried.
+ */
+function repeatedLineChars(text: string): number {
+  let total = 0;
+  for (let i = 0; i < text.length; i++) {
+    const first = text[i]!;
+    if (!LETTER.test(first) || (i > 0 && WORD_CHAR.test(text[i - 1]!))) continue;
+    const newline = text.indexOf('\n', i);
+    const end = Math.min(i + MAX_REPEATED_LINE, newline === -1 ? text.length : newline);
+    for (let j = text.indexOf(first, i + 2); j !== -1 && j <= end; j = text.indexOf(first, j + 1)) {
+      if (!LETTER.test(text[j - 1]!)) continue;
+      const unit = text.slice(i, j);
+      let k = j;
+      let copies = 1;
+      while (text.startsWith(unit, k)) {
+        copies++;
+        k += unit.length;
+      }
+      if (copies < 4) continue;
+      total += text.slice(i, k).replace(/\s+/g, '').length;
+      i = k - 1;
+      break;
+    }
+  }
+  return total;
+}
 
 // U+FFFD, C0 controls other than tab/newline/CR, DEL and C1 controls, private-use areas: what a
 // reader emits for glyphs it cannot map (PDF.js passes raw glyph ids through as code points).
@@ -56,8 +95,9 @@ export function unreadableReason(text: string): string | undefined {
   if (chars < MIN_CHARS) return undefined;
   if (garbage / chars > MAX_GARBAGE_SHARE)
     return `${Math.round((100 * garbage) / chars)}% replacement or control characters`;
-  const repeated = [...text.matchAll(REPEATED)].reduce((n, m) => n + [...m[0]].length, 0);
-  if (repeated / chars > MAX_REPEATED_SHARE) return 'text repeated without spaces (overprinted glyphs)';
+  const repeatedLetters = [...text.matchAll(REPEATED_LETTERS)].reduce((n, m) => n + [...m[0]].length, 0);
+  if (Math.max(repeatedLetters, repeatedLineChars(text)) / chars > MAX_REPEATED_SHARE)
+    return 'text repeated without spaces (overprinted glyphs)';
   const latin = visible.match(/\p{Script=Latin}/gu)?.length ?? 0;
   const latin1 = visible.match(/[\u00C0-\u00FF]/gu)?.length ?? 0;
   if (latin >= MIN_LATIN_LETTERS && latin1 / latin > MAX_LATIN1_LETTER_SHARE)
