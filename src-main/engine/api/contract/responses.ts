@@ -35,6 +35,7 @@ import type {
   ThreadSummary,
 } from '../../qa/Answer.js';
 import type { JobState } from './events.js';
+import type { QuestionEstimate } from '../../qa/questionEstimate.js';
 
 export interface ErrorData {
   code: string;
@@ -142,6 +143,7 @@ export interface Responses {
   'qa:ask': JobRef;
   'qa:history': HistoryEntry[];
   'qa:rewrite': FollowUpRewrite;
+  'qa:estimate': QuestionEstimate[];
   'threads:list': ThreadSummary[];
   'threads:get': Thread;
   'threads:rename': ThreadSummary;
