@@ -26,9 +26,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The renderer's formatSeconds of a rounded duration ("6s", "1m 30s", "2h 10m"). */
+/** The renderer's formatSeconds of a rounded duration ("6s", "1m 8s", "2h 10m"). */
 function shown(r: { hours: number; minutes: number; seconds: number }): string {
-  return r.hours ? `${r.hours}h ${r.minutes}m` : r.minutes ? `${r.minutes}m ${r.seconds}s` : `${r.seconds}s`;
+  const total = r.hours * 3600 + r.minutes * 60 + r.seconds;
+  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  return h ? `${h}h ${m}m` : m ? `${m}m ${s}s` : `${s}s`;
 }
 
 function expectedLine(strategy: 'dr' | 'hyp' | 'vector'): string {
