@@ -28,7 +28,6 @@ export { modelSelectionSchema } from '../models/views.js';
 export type * from '../models/views.js';
 export { STRATEGIES, THREAD_EXPORT_FORMATS } from '../qa/Answer.js';
 export type * from '../qa/Answer.js';
-export type { QuestionEstimate } from '../qa/questionEstimate.js';
 
 /** The typed surface every front door offers: one promise-returning call per method. */
 export interface PolyhopApi {

@@ -6,7 +6,9 @@ import {
   RTX_3090_LLAMA_8B,
   type GpuThroughput,
 } from '../models/gpuThroughput.js';
-import { STRATEGIES, type StrategyName } from './Answer.js';
+import { STRATEGIES, type QuestionEstimate, type StrategyName } from './Answer.js';
+
+export type { QuestionEstimate };
 
 /** LLM tokens one question spends with a strategy (medians over the bench's questions). */
 export interface QuestionTokens {
@@ -31,22 +33,6 @@ export const MEASURED_QUESTION_TOKENS: Record<StrategyName, QuestionTokens> = {
   vector: { inputTokens: 5403, outputTokens: 26, reasoningTokens: 1542 },
   'llm-only': { inputTokens: 282, outputTokens: 21, reasoningTokens: 1542 },
 };
-
-/** A plan-ahead time for one question, from no reasoning to every reasoning step spending its budget. */
-export interface QuestionEstimate {
-  strategy: StrategyName;
-  /** Without reasoning. */
-  seconds: number;
-  /** With every reasoning step spending its whole budget (the default policy's upper bound). */
-  reasoningSeconds: number;
-  rounded: ReturnType<typeof roundForPlan>;
-  reasoningRounded: ReturnType<typeof roundForPlan>;
-  /** The GPU (published llama.cpp rates, see gpuThroughput.ts) and catalog model the time is for. */
-  gpu: string;
-  model: string;
-  /** "about 3 s (up to about 43 s with reasoning) on an RTX 3090 with Qwen3-8B Q4_K_M". */
-  text: string;
-}
 
 /**
  * How long the LLM part of one question takes with `strategy` on a named GPU with Qwen3-8B Q4_K_M:

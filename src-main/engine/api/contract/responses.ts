@@ -29,13 +29,13 @@ import type {
 import type {
   FollowUpRewrite,
   HistoryEntry,
+  QuestionEstimate,
   StrategyName,
   Thread,
   ThreadExportFormat,
   ThreadSummary,
 } from '../../qa/Answer.js';
 import type { JobState } from './events.js';
-import type { QuestionEstimate } from '../../qa/questionEstimate.js';
 
 export interface ErrorData {
   code: string;
