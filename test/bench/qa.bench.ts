@@ -6,12 +6,11 @@ import type { StrategyName } from '../../src-main/engine/api/contract.js';
 import { quantileOf } from '../../src-main/engine/base/quantile.js';
 import { KnowledgeBase } from '../../src-main/engine/kb/KnowledgeBase.js';
 import type { Embedder, EmbedOptions } from '../../src-main/engine/models/Embedder.js';
-import { formatAbout, inferenceSeconds, RTX_3090_LLAMA_8B } from '../../src-main/engine/models/gpuThroughput.js';
 import { LLM_CALL_DEFAULTS } from '../../src-main/engine/models/Llm.js';
 import { PromptLibrary } from '../../src-main/engine/models/PromptLibrary.js';
 import { REASONING_STEPS } from '../../src-main/engine/models/reasoningPolicy.js';
 import { TransformersEmbedder } from '../../src-main/engine/models/TransformersEmbedder.js';
-import { ask, type QaContext } from '../../src-main/engine/qa/index.js';
+import { ask, estimateQuestion, MEASURED_QUESTION_TOKENS, type QaContext } from '../../src-main/engine/qa/index.js';
 import { e5ShapedBertDir } from '../fixtures/e5ShapedBert.js';
 import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
@@ -29,7 +28,7 @@ import { RotatedEmbedder } from './support/RotatedEmbedder.js';
  * qaBenchRules). Also printed: query embeddings per question, recall@10 of every approximate
  * search (sign-bit prefilter, pruned BM25) against an exact one on the same queries, and the LLM
  * time a question would take on an RTX 3090 (published llama.cpp rates, gpuThroughput.ts) from
- * the Qwen3-counted tokens. Goal: ≤ 100 ms p50 at 1M entities with recall ≥ 0.95.
+ * the Qwen3-counted tokens (questionEstimate.ts, as the Ask screen shows it). Goal: ≤ 100 ms p50 at 1M entities with recall ≥ 0.95.
  *
  * Query embeddings cost what multilingual-e5-small's cost (`--query-embedder e5-shaped`, the
  * default): each is also run through a random-weight encoder of its shape (e5ShapedBert.ts), whose
@@ -114,17 +113,19 @@ export async function run(args: string[]): Promise<void> {
     }
     const baseP50 = quantileOf(base.slice(3), 0.5);
     const rows: string[][] = [
-      ['strategy', 'p50 ms', 'p95 ms', 'vs baseline', 'embeds/q', 'LLM calls/q', 'LLM time/q (3090)'],
+      ['strategy', 'p50 ms', 'p95 ms', 'vs baseline', 'embeds/q', 'LLM calls/q', 'tokens/q in · out · reasoning'],
     ];
     rows.push(['embed + 1 KNN (baseline)', fmt(baseP50), fmt(quantileOf(base.slice(3), 0.95)), '1.0×', '1', '0', '-']);
     const breakdown: string[] = [];
+    const estimates: string[] = [];
     for (const strategy of ['vector', 'dr', 'hyp', 'dapt', 'llm-only'] as StrategyName[]) {
       const times: number[] = [];
       const steps = new Map<string, number>();
       let embeds = 0;
       const llmCalls: number[] = [];
-      const llmSeconds: number[] = [];
-      const withoutReasoning: number[] = [];
+      const inputTokens: number[] = [];
+      const outputTokens: number[] = [];
+      const reasoningTokens: number[] = [];
       for (const [i, q] of qs.entries()) {
         const warm = i < 3; // the first questions warm caches (bit codes, statements)
         llm.calls.length = 0;
@@ -139,24 +140,21 @@ export async function run(args: string[]): Promise<void> {
         times.push(wall - llm.calls.reduce((sum, c) => sum + c.durationMs, 0));
         embeds += embedder.queryTexts;
         llmCalls.push(llm.calls.length);
-        const tokens = (reasoningToo: boolean) =>
-          llm.calls.reduce(
-            (sum, c) => ({
-              inputTokens: sum.inputTokens + c.promptTokens,
-              outputTokens: sum.outputTokens + c.completionTokens - (reasoningToo ? 0 : c.reasoningTokens),
-              parallel: 1,
-            }),
-            { inputTokens: 0, outputTokens: 0, parallel: 1 },
-          );
-        llmSeconds.push(inferenceSeconds(RTX_3090_LLAMA_8B, tokens(true)));
-        withoutReasoning.push(inferenceSeconds(RTX_3090_LLAMA_8B, tokens(false)));
+        const sum = (f: (c: (typeof llm.calls)[number]) => number) => llm.calls.reduce((n, c) => n + f(c), 0);
+        inputTokens.push(sum((c) => c.promptTokens));
+        outputTokens.push(sum((c) => c.completionTokens - c.reasoningTokens));
+        reasoningTokens.push(sum((c) => c.reasoningTokens));
         for (const s of answer.trace) {
           const name = s.step.startsWith('solve') ? 'solve' : s.step;
           steps.set(name, (steps.get(name) ?? 0) + s.ms / questions);
         }
       }
       const p50 = quantileOf(times, 0.5);
-      const llmP50 = quantileOf(llmSeconds, 0.5);
+      const tokens = {
+        inputTokens: Math.round(quantileOf(inputTokens, 0.5)),
+        outputTokens: Math.round(quantileOf(outputTokens, 0.5)),
+        reasoningTokens: Math.round(quantileOf(reasoningTokens, 0.5)),
+      };
       rows.push([
         strategy,
         fmt(p50),
@@ -164,18 +162,24 @@ export async function run(args: string[]): Promise<void> {
         `${(p50 / baseP50).toFixed(1)}×`,
         (embeds / questions).toFixed(1),
         quantileOf(llmCalls, 0.5).toFixed(0),
-        llmP50 === 0
-          ? '-'
-          : `${formatAbout(quantileOf(withoutReasoning, 0.5))}–${formatAbout(llmP50).replace('about ', '')}`,
+        `${tokens.inputTokens} · ${tokens.outputTokens} · ${tokens.reasoningTokens}`,
       ]);
+      const measured = estimateQuestion(strategy, { tokens }).text;
+      const shipped = MEASURED_QUESTION_TOKENS[strategy];
+      estimates.push(
+        `  ${strategy}: ${measured}; the app's (questionEstimate.ts: ${shipped.inputTokens} · ${shipped.outputTokens} · ${shipped.reasoningTokens}): ${estimateQuestion(strategy).text}`,
+      );
       breakdown.push(`  ${strategy}: ${[...steps].map(([name, ms]) => `${name} ${fmt(ms)}`).join(', ')}`);
     }
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
     for (const row of rows) console.log(`  ${row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ')}`);
     console.log(
-      '  LLM time per question: p50 of prompt + output tokens (Qwen3-counted, one sequence) at the RTX 3090 rates of gpuThroughput.ts; ' +
-        'from no reasoning to every reasoning step spending its whole budget.',
+      '  tokens/q: p50 over the questions of prompt, reply and reasoning tokens (Qwen3-counted, chat template included; reasoning: every reasoning step spending its whole budget).',
     );
+    console.log(
+      '  LLM time per question (questionEstimate.ts: these tokens at the published RTX 3090 rates of gpuThroughput.ts, one sequence):',
+    );
+    for (const line of estimates) console.log(line);
     console.log('  mean ms per trace step:');
     for (const line of breakdown) console.log(line);
     console.log('  recall@10 of the approximate searches against exact ones on the same queries (all strategies):');

@@ -8,14 +8,21 @@ import type { EmbedderRecord, ScoredId, SimilarityCalibration, VectorKind } from
 export interface KnnOptions {
   /** Full float scan instead of the binary prefilter + float rerank (ground truth for benchmarks). Default: false. */
   exact?: boolean;
-  /** Candidates taken from the binary prefilter per wanted result, before the float rerank. Default: 40. */
+  /**
+   * Candidates taken from the binary prefilter per wanted result, before the float rerank. Default:
+   * {@link DEFAULT_OVERSAMPLE}. Filtered searches (`englishChunksOnly`) get as many that pass the
+   * filter: it is applied inside the prefilter.
+   */
   oversample?: number;
   /**
    * `chunk` only: rank English chunks alone (their English vector also stands for their text as
-   * written, see chunkCorpora.ts). Candidates are filtered before the float rerank. Default: false.
+   * written, see chunkCorpora.ts). The prefilter skips the others. Default: false.
    */
   englishChunksOnly?: boolean;
 }
+
+/** Prefilter candidates per wanted result (see {@link KnnOptions.oversample}). */
+export const DEFAULT_OVERSAMPLE = 80;
 
 const VECTOR_OWNERS: Record<VectorKind, string> = {
   chunk: 'chunks',
@@ -187,7 +194,8 @@ export class VectorIndexRepository {
 
   /**
    * The `k` nearest rows of `kind` by cosine similarity (score = cosine, higher is better).
-   * Sign-bit codes pick `k × oversample` candidates by Hamming distance, which are reranked exactly
+   * Sign-bit codes pick `k × oversample` candidates (Hamming distance on their first 128 bits over
+   * large sets, then the float query's dot product with the ±1 codes), which are reranked exactly
    * on their float vectors; `exact` scans every float vector instead. Empty when no embedder is set.
    */
   knn(kind: VectorKind, query: Float32Array, k: number, options: KnnOptions = {}): ScoredId[] {
@@ -223,7 +231,8 @@ export class VectorIndexRepository {
       const index = this.#loadedIndex(kind, embedder.dimension);
       candidates = index.candidatesOfEach(
         usable.map((u) => BinaryIndex.encode(u)),
-        Math.max(k, Math.ceil(k * (options.oversample ?? 40))),
+        Math.max(k, Math.ceil(k * (options.oversample ?? DEFAULT_OVERSAMPLE))),
+        { floats: usable, exclude: options.englishChunksOnly ? this.#nonEnglishChunks() : undefined },
       );
     }
     let next = 0;
@@ -283,6 +292,19 @@ export class VectorIndexRepository {
     return Object.fromEntries(
       VECTOR_KINDS.map((kind) => [kind, this.#stmt(`SELECT COUNT(*) FROM vcode_${kind}`).pluck().get() as number]),
     ) as Record<VectorKind, number>;
+  }
+
+  /** Ids of the non-English chunks (the English-only filter, applied inside the prefilter); cached until the KB changes. */
+  #nonEnglishChunks(): ReadonlySet<number> {
+    return this.#context.derive(
+      'nonEnglishChunks',
+      () =>
+        new Set(
+          this.#stmt(`SELECT id FROM chunks c WHERE ${sqlNotEnglish('c.language')}`)
+            .pluck()
+            .all() as number[],
+        ),
+    );
   }
 
   #stmt(sql: string) {

@@ -1,4 +1,5 @@
 import {
+  ESTIMATE_MODEL,
   formatAbout,
   inferenceSeconds,
   roundForPlan,
@@ -54,7 +55,7 @@ export function estimateIndexing(
     outputTokens: sourceChars * rates.outputPerChar,
     parallel: options.parallel ?? 4,
   });
-  const model = 'Qwen3-8B Q4_K_M';
+  const model = ESTIMATE_MODEL;
   return {
     seconds,
     rounded: roundForPlan(seconds),

@@ -33,6 +33,9 @@ export const RTX_3090_LLAMA_8B: GpuThroughput = {
   decodeTokensPerSecond: [156.56, 279.89, 390.96, 470.48, 509.7, 541.57, 559.3, 583.77],
 };
 
+/** The catalog model whose tokens the time estimates count (indexing, questions) at these rates. */
+export const ESTIMATE_MODEL = 'Qwen3-8B Q4_K_M';
+
 /** Aggregate decode tokens per second with `sequences` decoding together; past the table the last figure holds. */
 export function decodeRate(profile: GpuThroughput, sequences: number): number {
   const table = profile.decodeTokensPerSecond;

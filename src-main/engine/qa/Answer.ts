@@ -115,3 +115,19 @@ export interface FollowUpRewrite {
 
 export const THREAD_EXPORT_FORMATS = ['markdown', 'json'] as const;
 export type ThreadExportFormat = (typeof THREAD_EXPORT_FORMATS)[number];
+
+/** A plan-ahead time for one question (qa/questionEstimate.ts), from no reasoning to every reasoning step spending its budget. */
+export interface QuestionEstimate {
+  strategy: StrategyName;
+  /** Without reasoning. */
+  seconds: number;
+  /** With every reasoning step spending its whole budget (the default policy's upper bound). */
+  reasoningSeconds: number;
+  rounded: { hours: number; minutes: number; seconds: number };
+  reasoningRounded: { hours: number; minutes: number; seconds: number };
+  /** The GPU (published llama.cpp rates, see models/gpuThroughput.ts) and catalog model the time is for. */
+  gpu: string;
+  model: string;
+  /** "about 3 s (up to about 43 s with reasoning) on an RTX 3090 with Qwen3-8B Q4_K_M". */
+  text: string;
+}

@@ -11,3 +11,5 @@ export { QaRun, StepScope } from './QaRun.js';
 export type { EvidenceItem } from './EvidencePool.js';
 export { rewriteFollowUp, rewriteProblem, type EarlierTurn, type RewriteOptions } from './followUp.js';
 export { threadMarkdown, threadJson } from './threadExport.js';
+export { estimateQuestion, estimateQuestions, MEASURED_QUESTION_TOKENS } from './questionEstimate.js';
+export type { QuestionEstimate, QuestionTokens } from './questionEstimate.js';

@@ -45,6 +45,7 @@ export const METHODS = [
   'qa:ask',
   'qa:history',
   'qa:rewrite',
+  'qa:estimate',
   'threads:list',
   'threads:get',
   'threads:rename',

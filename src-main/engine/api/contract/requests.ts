@@ -208,6 +208,8 @@ export const requestSchemas = {
   'threads:export': z
     .object({ kb: kbName, thread: id, format: z.enum(THREAD_EXPORT_FORMATS).default('markdown') })
     .strict(),
+  /** How long one question may take with each strategy (measured tokens, published GPU rates). */
+  'qa:estimate': empty,
   'qa:history': z
     .object({
       kb: kbName,

@@ -29,6 +29,7 @@ import type {
 import type {
   FollowUpRewrite,
   HistoryEntry,
+  QuestionEstimate,
   StrategyName,
   Thread,
   ThreadExportFormat,
@@ -144,6 +145,7 @@ export interface Responses {
   'qa:ask': JobRef;
   'qa:history': HistoryEntry[];
   'qa:rewrite': FollowUpRewrite;
+  'qa:estimate': QuestionEstimate[];
   'threads:list': ThreadSummary[];
   'threads:get': Thread;
   'threads:rename': ThreadSummary;

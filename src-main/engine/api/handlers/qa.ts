@@ -1,6 +1,7 @@
 import { PolyhopError } from '../../base/errors.js';
 import {
   ask,
+  estimateQuestions,
   guessLanguage,
   resolveQaSettings,
   rewriteFollowUp,
@@ -23,9 +24,10 @@ import { earlierTurns } from './threads.js';
  * the thread's next turn; a follow-up is answered as its standalone question, the one `qa:rewrite`
  * gave (as the asker left it) or, without one, rewritten in the job.
  */
-export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:history' | 'qa:rewrite'> {
+export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:history' | 'qa:rewrite' | 'qa:estimate'> {
   const pending = new PendingRewrites();
   return {
+    'qa:estimate': () => estimateQuestions(),
     'qa:ask': (request) => {
       const { kb: name, question, strategy, retrievalOnly, thread, standalone } = request;
       if (standalone !== undefined && thread === undefined)

@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { useShallow } from 'zustand/react/shallow';
 import { STRATEGIES, type Answer, type StrategyName } from '../../../api/index.js';
 import { ErrorView } from '../../components/StateViews.js';
-import { useAction } from '../../lib/useApi.js';
+import { formatSeconds } from '../../lib/format.js';
+import { useAction, useApi } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 import { rememberedThread, useAsk, type AskOptions } from '../../store/ask.js';
 import { useJobs } from '../../store/jobs.js';
@@ -22,6 +23,7 @@ export function AskScreen({ kb }: { kb: string }) {
   const [compare, setCompare] = useState(false);
   const [compared, setCompared] = useState<StrategyName[]>(['dr', 'hyp']);
   const [retrievalOnly, setRetrievalOnly] = useState(false);
+  const estimates = useApi('qa:estimate', {});
   const running = useJobs((s) => runs.some((r) => r.jobId && s.jobs[r.jobId]?.status === 'running'));
   const [historyKey, setHistoryKey] = useState(0);
   const [threadsKey, setThreadsKey] = useState(0);
@@ -134,6 +136,23 @@ export function AskScreen({ kb }: { kb: string }) {
               <span>{t('ask.retrievalOnly')}</span>
             </label>
           </div>
+          {!retrievalOnly && estimates.data && (
+            <div className="muted small" data-testid="ask-estimate">
+              {estimates.data
+                .filter((e) => strategies.includes(e.strategy))
+                .map((e) => (
+                  <p key={e.strategy} data-strategy={e.strategy}>
+                    {compare && `${t(`strategies.${e.strategy}`)}: `}
+                    {t('ask.estimate', {
+                      duration: formatSeconds(planned(e.rounded)),
+                      upTo: formatSeconds(planned(e.reasoningRounded)),
+                      gpu: e.gpu,
+                      model: e.model,
+                    })}
+                  </p>
+                ))}
+            </div>
+          )}
           {compare && (
             <fieldset className="row wrap">
               <legend>{t('ask.compareWith')}</legend>
@@ -225,4 +244,9 @@ export function AskScreen({ kb }: { kb: string }) {
       </div>
     </div>
   );
+}
+
+/** Seconds of a duration rounded for planning (QuestionEstimate.rounded). */
+function planned(r: { hours: number; minutes: number; seconds: number }): number {
+  return r.hours * 3600 + r.minutes * 60 + r.seconds;
 }
