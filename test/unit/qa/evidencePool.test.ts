@@ -49,5 +49,7 @@ describe('bm25Query in the other languages the app ships prompts for', () => {
     expect(bm25Query('Chi era la moglie del re di Itaca?')).toBe('moglie re itaca');
     expect(bm25Query('Wer war die Frau des Königs von Ithaka?')).toBe('frau königs ithaka');
     expect(bm25Query('Quem era a esposa do rei de Ítaca?')).toBe('esposa rei ítaca');
+    // No word at all: the text is kept as it was.
+    expect(bm25Query('¿?')).toBe('¿?');
   });
 });
