@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm run mutation [module …]`: Stryker over the code that decides quality, one module at a time,
-// each against only the unit tests that guard it (vitest.mutation.config.ts); prints the score per
+// `npm run mutation [--tests=glob,…] [module, or a path in one, …]`: Stryker over the code that
+// decides quality, one target at a time, each against only the unit tests that guard it (vitest.mutation.config.ts); prints the score per
 // module and lists the surviving mutants. Long (see README "Tests"); not part of `npm test`.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,32 +22,50 @@ const MODULES = {
   mder: ['test/unit/mder/**/*.test.ts'],
   qa: ['test/unit/qa/**/*.test.ts'],
 };
-const args = process.argv.slice(2).filter((a) => a !== '--');
-const names = args.map((a) => a.replace(/^src-main\/engine\//, '').replace(/\/$/, ''));
-const unknown = names.filter((n) => !(n in MODULES));
+const argv = process.argv.slice(2).filter((a) => a !== '--');
+// `--tests=a.test.ts,b/*.test.ts` replaces the module's test list (fewer tests can only kill fewer
+// mutants: a score measured so is a lower bound), for a quick run on a busy machine.
+const testsOption = argv.find((a) => a.startsWith('--tests='));
+const onlyTests = testsOption
+  ?.slice('--tests='.length)
+  .split(',')
+  .filter((g) => g.length > 0);
+const args = argv.filter((a) => a !== testsOption);
+// A target is a module, or a file or folder inside one (`mder/planMerges.ts`, `qa/dr`): that part is
+// mutated, against the whole module's tests (perTest coverage runs only those that reach a mutant).
+const targets = args.map((a) => a.replace(/^src-main\/engine\//, '').replace(/\/$/, ''));
+const moduleOf = (t) => Object.keys(MODULES).find((m) => t === m || t.startsWith(`${m}/`));
+const unknown = targets.filter((t) => moduleOf(t) === undefined || !existsSync(join(root, 'src-main/engine', t)));
 if (unknown.length > 0) {
-  console.error(`Unknown module "${unknown[0]}". Modules: ${Object.keys(MODULES).join(', ')}`);
+  console.error(
+    `Unknown module or path "${unknown[0]}". Modules: ${Object.keys(MODULES).join(', ')} (or a file or folder in one)`,
+  );
   process.exit(2);
 }
-const chosen = names.length > 0 ? names : Object.keys(MODULES);
+const chosen = targets.length > 0 ? targets : Object.keys(MODULES);
 
 // The sandbox is <root>/.stryker-tmp/sandbox-*/, so the tests' ../shared (three levels above
-// test/support) resolves to .stryker-tmp/shared: point it at the real one.
+// test/support) resolves to .stryker-tmp/shared: point it at the real one. Made only when missing, so
+// that a second run started meanwhile does not pull it from under the first one's tests.
 const tmp = join(root, '.stryker-tmp');
 mkdirSync(tmp, { recursive: true });
-rmSync(join(tmp, 'shared'), { force: true });
-symlinkSync(resolve(root, '..', 'shared'), join(tmp, 'shared'));
+if (!existsSync(join(tmp, 'shared'))) {
+  rmSync(join(tmp, 'shared'), { force: true });
+  symlinkSync(resolve(root, '..', 'shared'), join(tmp, 'shared'));
+}
 
 const results = [];
 for (const name of chosen) {
   const slug = name.replace(/\//g, '-');
+  const source = `src-main/engine/${name}`;
+  const isFile = /\.(ts|js)$/.test(name);
   const reportFile = join('test-artifacts', 'mutation', `${slug}.json`);
   const config = {
     $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
     testRunner: 'vitest',
     vitest: { configFile: 'vitest.mutation.config.ts', related: false },
     plugins: ['@stryker-mutator/vitest-runner'],
-    mutate: [`src-main/engine/${name}/**/*.ts`, `src-main/engine/${name}/**/*.js`],
+    mutate: isFile ? [source] : [`${source}/**/*.ts`, `${source}/**/*.js`],
     coverageAnalysis: 'perTest',
     concurrency: 1,
     timeoutMS: 60_000,
@@ -58,7 +76,7 @@ for (const name of chosen) {
     tempDirName: '.stryker-tmp',
     cleanTempDir: process.env['POLYHOP_MUTATION_KEEP'] ? false : true,
   };
-  const env = { ...process.env, POLYHOP_MUTATION_TESTS: MODULES[name].join(',') };
+  const env = { ...process.env, POLYHOP_MUTATION_TESTS: (onlyTests ?? MODULES[moduleOf(name)]).join(',') };
   const listed = spawnSync('npx', ['vitest', 'list', '--filesOnly', '-c', 'vitest.mutation.config.ts'], {
     cwd: root,
     env,
@@ -95,7 +113,7 @@ for (const name of chosen) {
     results.push({ name, error: `no tests ran from ${silent.join(', ') || 'any file'}`, minutes });
     continue;
   }
-  results.push({ name, minutes, ...summarise(report) });
+  results.push({ name, minutes, tests: testFiles, ...summarise(report) });
 }
 
 console.log('\n=== mutation score per module: (killed + timed out) / (all mutants but compile and runtime errors) ===');
@@ -108,6 +126,7 @@ for (const r of results) {
     `${r.name}: ${r.score.toFixed(2)} % (${r.killed} killed, ${r.timeout} timed out, ${r.survivors.length} survived, ` +
       `${r.noCoverage.length} without coverage, ${r.errors} errors, of ${r.total}) in ${r.minutes.toFixed(1)} min`,
   );
+  if (onlyTests) console.log(`  against only ${r.tests.join(', ')}`);
   for (const m of [...r.survivors, ...r.noCoverage]) console.log(`  ${m}`);
 }
 process.exit(results.some((r) => r.error) ? 1 : 0);
