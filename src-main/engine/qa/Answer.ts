@@ -1,4 +1,5 @@
 /** An answer and what it rests on: what `qa/` produces, the history stores and the Api shows. */
+import type { AnswerStaleness } from '../kb/AnswerGraphRepository.js';
 
 export const STRATEGIES = ['dr', 'hyp', 'dapt', 'vector', 'llm-only'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
@@ -14,6 +15,8 @@ export interface Citation {
 
 export interface Evidence {
   kind: 'summary' | 'triple' | 'chunk';
+  /** Entity id (summary), triple id or chunk/passage id; absent in answers stored before it was kept. */
+  id?: number;
   text: string;
   /** Entity name, triple, or chunk label. */
   label: string;
@@ -56,7 +59,12 @@ export interface HistoryEntry {
   id: number;
   askedAt: string;
   answer: Answer;
+  /** Set once a document the answer cites was re-indexed or removed: ask again for a current answer. */
+  stale: AnswerStaleness | null;
 }
+
+/** Why and since when an answer no longer rests on the documents it cites (kept by the KB). */
+export type { AnswerStaleness };
 
 // ── threads: a conversation over one KB, what follow-ups are rewritten from ──
 
@@ -83,6 +91,7 @@ export interface ThreadTurn {
   askedAt: string;
   /** Null when its history entry is gone. */
   answer: Answer | null;
+  stale: AnswerStaleness | null;
 }
 
 export interface Thread extends ThreadSummary {
