@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Parser, type Quad } from 'n3';
 import { describe, expect, it } from 'vitest';
 import type { Answer } from '../../../src-main/engine/api/contract.js';
 import { mintIri } from '../../../src-main/engine/base/iri.js';
 import { answerGraph, type AnswerGraphInput } from '../../../src-main/engine/qa/answerGraph.js';
+import { repoRoot } from '../../support/tempEngine.js';
 
 const BASE = 'https://kb.example/odyssey/';
 const PH = 'https://polyhop.app/ontology#';
@@ -145,5 +148,16 @@ describe('an answer as RDF with PROV-O', () => {
     expect(answerGraph(kb, BASE, input).sources).toEqual([
       { documentId: 3, documentHash: 'c0ffee', documentTitle: 'penelope.pdf' },
     ]);
+  });
+
+  it('uses only Polyhop terms the ontology declares', () => {
+    const ontology = new Parser().parse(readFileSync(join(repoRoot, 'resources', 'ontology.ttl'), 'utf8'));
+    const declared = new Set(ontology.filter((q) => q.predicate.value === TYPE).map((q) => q.subject.value));
+    const { quads } = parsed();
+    const used = new Set(
+      quads.flatMap((q) => [q.predicate.value, ...(q.predicate.value === TYPE ? [q.object.value] : [])]),
+    );
+    const undeclared = [...used].filter((term) => term.startsWith(PH) && !declared.has(term));
+    expect(undeclared).toEqual([]);
   });
 });
