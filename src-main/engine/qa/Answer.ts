@@ -1,5 +1,4 @@
 /** An answer and what it rests on: what `qa/` produces, the history stores and the Api shows. */
-import type { AnswerStaleness } from '../kb/AnswerGraphRepository.js';
 
 export const STRATEGIES = ['dr', 'hyp', 'dapt', 'vector', 'llm-only'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
@@ -63,8 +62,16 @@ export interface HistoryEntry {
   stale: AnswerStaleness | null;
 }
 
-/** Why and since when an answer no longer rests on the documents it cites (kept by the KB). */
-export type { AnswerStaleness };
+/**
+ * Why and since when an answer no longer rests on the documents it cites: the KB's record of it
+ * (kb/AnswerGraphRepository.ts), restated because contract types import nothing.
+ */
+export interface AnswerStaleness {
+  at: string;
+  reason: 'reindexed' | 'removed';
+  documentId: number;
+  documentTitle: string;
+}
 
 // ── threads: a conversation over one KB, what follow-ups are rewritten from ──
 
