@@ -30,6 +30,11 @@ export function registerRdfCommands(program: Command, { call, job, out, fail, st
         .choices(['all', 'original'])
         .default('all'),
     )
+    .option(
+      '--answers',
+      "add every answer's PROV-O graph (named graphs in N-Quads; merged in Turtle and N-Triples)",
+      false,
+    )
     .action(
       async (opts: {
         kb: string;
@@ -39,6 +44,7 @@ export function registerRdfCommands(program: Command, { call, job, out, fail, st
         entity?: string;
         hops: number;
         scope: 'all' | 'original';
+        answers: boolean;
       }) => {
         let scope: Request<'rdf:export'>['scope'] = { kind: opts.scope };
         if (opts.scope === 'original' && (opts.document !== undefined || opts.entity))
@@ -53,6 +59,7 @@ export function registerRdfCommands(program: Command, { call, job, out, fail, st
           kb: opts.kb,
           format: opts.format,
           scope,
+          answers: opts.answers,
           outputPath: resolve(opts.output),
         });
         if (result.status !== 'done') throw new CliError(result.error?.message ?? `export ${result.status}`);

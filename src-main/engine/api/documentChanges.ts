@@ -158,7 +158,10 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
           continue;
         }
         if (existing) {
-          replaced.push(...withParts(session, existing.id));
+          const ids = withParts(session, existing.id);
+          replaced.push(...ids);
+          // A changed file is read again: its answers say so (deleting it would say 'removed').
+          kb.answers.markStale(ids, 'reindexed');
           kb.deleteDocument(existing.id);
         }
         const format = formatForPath(file.path);
@@ -176,15 +179,18 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
   }
   const movedIds = new Set(moved);
   const removed = changes.gone.filter((doc) => !movedIds.has(doc.id));
+  const removedIds: number[] = [];
   for (const doc of removed) {
     if (!kb.getDocument(doc.id)) continue;
     const ids = withParts(session, doc.id);
     kb.deleteDocument(doc.id);
     result.removed++;
+    removedIds.push(...ids);
     for (const id of ids) await updateView(session.rdf.documentRemoved(id));
   }
   for (const id of replaced) await updateView(session.rdf.documentRemoved(id));
   for (const id of moved) await updateView(session.rdf.documentAdded(id));
+  await answersOfDocumentsChanged(session, [...removedIds, ...replaced]);
   if (result.removed + result.renamed + replaced.length > 0) engine.stores.changed(session.name);
   return result;
 }
@@ -202,6 +208,15 @@ function movedTitle(doc: DocumentRecord, path: string): string {
  */
 export async function updateView(update: Promise<void>): Promise<void> {
   await update.catch((error: unknown) => console.error('[polyhop] RDF view update failed; it will be rebuilt:', error));
+}
+
+/**
+ * After documents were deleted (migration 0014's trigger marked the answers citing them stale):
+ * those answers' graphs in the RDF view follow.
+ */
+export async function answersOfDocumentsChanged(session: KbSession, documentIds: readonly number[]): Promise<void> {
+  const ids = session.kb.answers.citing(documentIds);
+  if (ids.length > 0) await updateView(session.rdf.answersChanged(ids));
 }
 
 export function toRow(d: DocumentRecord): DocumentRow {

@@ -1,3 +1,4 @@
+import { AnswerGraphRepository, staleOf, type StaleColumns } from './AnswerGraphRepository.js';
 import { entityKey } from './entityKey.js';
 import type { RepositoryContext } from './RepositoryContext.js';
 import type { HistoryRecord } from './types.js';
@@ -21,11 +22,20 @@ export class HistoryRepository {
 
   /** Newest first; `search` is a case-insensitive substring of the question ('' for all). */
   listHistory(search = '', limit = 100): HistoryRecord[] {
-    return this.#context.statements
+    const rows = this.#context.statements
       .get(
-        `SELECT id, question, strategy, answer_json AS answerJson, asked_at AS askedAt FROM qa_history
-       WHERE :key = '' OR instr(question_key, :key) > 0 ORDER BY id DESC LIMIT :limit`,
+        `SELECT h.id, h.question, h.strategy, h.answer_json AS answerJson, h.asked_at AS askedAt,
+          ${AnswerGraphRepository.STALE_COLUMNS} FROM qa_history h
+       WHERE :key = '' OR instr(h.question_key, :key) > 0 ORDER BY h.id DESC LIMIT :limit`,
       )
-      .all({ key: entityKey(search), limit }) as HistoryRecord[];
+      .all({ key: entityKey(search), limit }) as (Omit<HistoryRecord, 'stale'> & StaleColumns)[];
+    return rows.map(({ id, question, strategy, answerJson, askedAt, ...stale }) => ({
+      id,
+      question,
+      strategy,
+      answerJson,
+      askedAt,
+      stale: staleOf(stale),
+    }));
   }
 }

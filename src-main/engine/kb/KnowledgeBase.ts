@@ -8,6 +8,7 @@ import { StatementCache } from './utils/StatementCache.js';
 import { PolyhopError } from '../base/errors.js';
 import type { CallCacheStore } from '../models/CallCache.js';
 import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
+import { AnswerGraphRepository } from './AnswerGraphRepository.js';
 import { HistoryRepository } from './HistoryRepository.js';
 import { ImportedStatementsRepository } from './ImportedStatementsRepository.js';
 import { JobStateRepository } from './JobStateRepository.js';
@@ -94,6 +95,8 @@ export class KnowledgeBase {
   readonly history: HistoryRepository;
   /** Conversations whose turns link to history entries (ThreadRepository.ts). */
   readonly threads: ThreadRepository;
+  /** Each answer's RDF graph, the documents it cites, its staleness (AnswerGraphRepository.ts). */
+  readonly answers: AnswerGraphRepository;
   /** Hub entities' partial summaries (PartialSummaryRepository.ts). */
   readonly partialSummaries: PartialSummaryRepository;
   /** FTS5 indexes and BM25 (TextIndexRepository.ts). */
@@ -132,6 +135,7 @@ export class KnowledgeBase {
     this.jobState = new JobStateRepository(context);
     this.history = new HistoryRepository(context);
     this.threads = new ThreadRepository(context);
+    this.answers = new AnswerGraphRepository(context);
     this.textIndex = new TextIndexRepository(context);
     this.importedStatements = new ImportedStatementsRepository(context);
     this.partialSummaries = new PartialSummaryRepository(context, this.vectors);

@@ -1,4 +1,5 @@
 import { PolyhopError } from '../base/errors.js';
+import { AnswerGraphRepository, staleOf, type AnswerStaleness, type StaleColumns } from './AnswerGraphRepository.js';
 import { entityKey } from './entityKey.js';
 import type { RepositoryContext } from './RepositoryContext.js';
 
@@ -28,6 +29,8 @@ export interface ThreadTurnRecord {
   strategy: string | null;
   answerJson: string | null;
   askedAt: string;
+  /** Set once a document its answer cites was re-indexed or removed. */
+  stale: AnswerStaleness | null;
 }
 
 const MAX_TITLE = 200;
@@ -133,14 +136,19 @@ export class ThreadRepository {
   /** The thread's turns in order, each with its answer from the history. Throws NOT_FOUND for an unknown thread. */
   turns(threadId: number): ThreadTurnRecord[] {
     this.thread(threadId);
-    return this.#context.statements
+    const rows = this.#context.statements
       .get(
         `SELECT u.id, u.thread_id AS threadId, u.position, u.question, u.standalone_question AS standaloneQuestion,
-                u.history_id AS historyId, h.strategy, h.answer_json AS answerJson, u.asked_at AS askedAt
+                u.history_id AS historyId, h.strategy, h.answer_json AS answerJson, u.asked_at AS askedAt,
+                ${AnswerGraphRepository.STALE_COLUMNS}
          FROM qa_thread_turns u LEFT JOIN qa_history h ON h.id = u.history_id
          WHERE u.thread_id = ? ORDER BY u.position`,
       )
-      .all(threadId) as ThreadTurnRecord[];
+      .all(threadId) as (Omit<ThreadTurnRecord, 'stale'> & StaleColumns)[];
+    return rows.map(({ staleAt, staleReason, staleDocumentId, staleDocumentTitle, ...turn }) => ({
+      ...turn,
+      stale: staleOf({ staleAt, staleReason, staleDocumentId, staleDocumentTitle }),
+    }));
   }
 }
 

@@ -3,6 +3,7 @@
  * use. SQLite is the system of record; sqlite-vec, FTS5 and the Oxigraph RDF view are derived
  * from it and rebuildable.
  */
+import type { AnswerStaleness } from './AnswerGraphRepository.js';
 
 export type DocumentStatus = 'pending' | 'indexing' | 'indexed' | 'error';
 
@@ -256,6 +257,8 @@ export interface HistoryRecord {
   /** The answer as the caller stored it (JSON text). */
   answerJson: string;
   askedAt: string;
+  /** Set once a document the answer cites was re-indexed or removed. */
+  stale: AnswerStaleness | null;
 }
 
 /** Spread of one kind of similarity over pairs of unrelated texts. */

@@ -14,6 +14,8 @@ export interface Citation {
 
 export interface Evidence {
   kind: 'summary' | 'triple' | 'chunk';
+  /** Entity id (summary), triple id or chunk/passage id; absent in answers stored before it was kept. */
+  id?: number;
   text: string;
   /** Entity name, triple, or chunk label. */
   label: string;
@@ -56,6 +58,19 @@ export interface HistoryEntry {
   id: number;
   askedAt: string;
   answer: Answer;
+  /** Set once a document the answer cites was re-indexed or removed: ask again for a current answer. */
+  stale: AnswerStaleness | null;
+}
+
+/**
+ * Why and since when an answer no longer rests on the documents it cites: the KB's record of it
+ * (kb/AnswerGraphRepository.ts), restated because contract types import nothing.
+ */
+export interface AnswerStaleness {
+  at: string;
+  reason: 'reindexed' | 'removed';
+  documentId: number;
+  documentTitle: string;
 }
 
 // ── threads: a conversation over one KB, what follow-ups are rewritten from ──
@@ -83,6 +98,7 @@ export interface ThreadTurn {
   askedAt: string;
   /** Null when its history entry is gone. */
   answer: Answer | null;
+  stale: AnswerStaleness | null;
 }
 
 export interface Thread extends ThreadSummary {

@@ -20,6 +20,7 @@ export function citeEvidence(
   const chunks = new Map<number, ChunkRecord>(kb.getChunks([...wanted]).map((c) => [c.id, c]));
   return items.map((item) => ({
     kind: item.kind,
+    id: item.id,
     text: item.text,
     label: item.label,
     score: item.score,

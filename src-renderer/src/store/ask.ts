@@ -45,6 +45,8 @@ interface AskState {
   /** Runs the pending follow-up as `standalone` (the rewrite as shown, or the asker's edit). */
   askPending(standalone: string, options: AskOptions): Promise<void>;
   discardPending(): void;
+  /** Asks a stale answer's question again in its thread (as it was answered, so it is not rewritten). */
+  askAgain(kb: string, thread: number, standalone: string, strategy: StrategyName): Promise<void>;
   /** Continues this thread (null: a new one); clears the runs shown. */
   selectThread(kb: string, thread: number | null): void;
   /** The thread an answer was filed in becomes the current one (remembered for the KB). */
@@ -121,6 +123,21 @@ export const useAsk = create<AskState>()((set, get) => ({
   },
   discardPending() {
     set({ pending: null });
+  },
+  async askAgain(kb, thread, standalone, strategy) {
+    remember(kb, thread);
+    set({ threadId: thread, threadKb: kb, pending: null, runs: [] });
+    const run = await startRun(
+      kb,
+      standalone,
+      strategy,
+      { answerLanguage: null, retrievalOnly: false },
+      {
+        thread,
+        standalone,
+      },
+    );
+    set({ runs: [run] });
   },
   selectThread(kb, thread) {
     remember(kb, thread);

@@ -39,6 +39,7 @@ const thread: Thread = {
       historyId: 1,
       askedAt: '2026-01-01T00:00:00.000Z',
       answer: answer('La moglie del re di Itaca era Penelope [1].', 'Penelope'),
+      stale: null,
     },
     {
       id: 2,
@@ -48,6 +49,7 @@ const thread: Thread = {
       historyId: null,
       askedAt: '2026-01-01T00:01:00.000Z',
       answer: null,
+      stale: null,
     },
   ],
 };

@@ -99,6 +99,8 @@ export const requestSchemas = {
         z.object({ kind: z.literal('document'), documentId: id }).strict(),
         z.object({ kind: z.literal('entity'), entityId: id, hops: z.number().int().min(1).max(3) }).strict(),
       ]),
+      /** Add every answer's PROV-O graph (named graphs in N-Quads; merged into one graph in Turtle and N-Triples). Default: false. */
+      answers: z.boolean().default(false),
       outputPath: path,
     })
     .strict(),

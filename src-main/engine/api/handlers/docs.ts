@@ -2,7 +2,7 @@ import { PolyhopError } from '../../base/errors.js';
 import type { DocumentRecord } from '../../kb/types.js';
 import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
 import type { ChunkView, TripleView } from '../contract.js';
-import { addDocuments, toRow, updateView, withParts } from '../documentChanges.js';
+import { addDocuments, answersOfDocumentsChanged, toRow, updateView, withParts } from '../documentChanges.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 
@@ -32,6 +32,7 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       const ids = withParts(session, id);
       session.kb.deleteDocument(id);
       for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
+      await answersOfDocumentsChanged(session, ids);
       engine.stores.changed(session.name);
       return { removed: true as const };
     },
@@ -41,8 +42,12 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       const document = requireDocument(session.kb, id);
       const file = document.containerId === null ? document : requireDocument(session.kb, document.containerId);
       const ids = withParts(session, file.id);
-      session.kb.deleteDocument(file.id);
+      session.kb.transaction(() => {
+        session.kb.answers.markStale(ids, 'reindexed');
+        session.kb.deleteDocument(file.id);
+      });
       for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
+      await answersOfDocumentsChanged(session, ids);
       return addDocuments(engine, name, [file.path]);
     },
   };

@@ -15,6 +15,7 @@ import type { KnowledgeBase } from '../../kb/index.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import type { KbSession } from '../KbSessions.js';
+import { recordAnswerGraph } from '../answerRecords.js';
 import { earlierTurns } from './threads.js';
 
 /**
@@ -52,6 +53,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
                   },
                 );
         const asked = rewrite?.standalone ?? question;
+        let context: QaContext | null = null;
         const answer = await answerQuestion(
           engine,
           session,
@@ -67,6 +69,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
             signal,
             onTextChunk: (text) => emit('qa:token', { jobId, text }),
             onTextRestart: () => emit('qa:token', { jobId, text: '', reset: true }),
+            onContext: (ctx) => (context = ctx),
           },
         );
         const historyId = session.kb.history.addHistory(asked, strategy, JSON.stringify(answer));
@@ -76,6 +79,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
           const turn = session.kb.threads.addTurn(filed.id, { question, standaloneQuestion: asked, historyId });
           answer.thread = { id: filed.id, title: filed.title, turnId: turn.id, position: turn.position };
         }
+        await recordAnswerGraph(engine, session, { historyId, answer, askedQuestion: question, context });
         const { llmCalls, promptTokens, completionTokens, cacheHits } = answer.usage;
         progress({
           stage: 'answer',
@@ -103,7 +107,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
       engine.kbs
         .get(name)
         .kb.history.listHistory(search, limit)
-        .map((h) => ({ id: h.id, askedAt: h.askedAt, answer: JSON.parse(h.answerJson) as Answer })),
+        .map((h) => ({ id: h.id, askedAt: h.askedAt, answer: JSON.parse(h.answerJson) as Answer, stale: h.stale })),
   };
 }
 
@@ -121,9 +125,14 @@ export async function answerQuestion(
   engine: Engine,
   session: KbSession,
   request: QuestionRequest,
-  options: { signal: AbortSignal } & Pick<AskOptions, 'onTextChunk' | 'onTextRestart'>,
+  options: { signal: AbortSignal; onContext?: (context: QaContext) => void } & Pick<
+    AskOptions,
+    'onTextChunk' | 'onTextRestart'
+  >,
 ): Promise<Answer> {
-  return ask(await qaContext(engine, session, request), request.question, {
+  const context = await qaContext(engine, session, request);
+  options.onContext?.(context);
+  return ask(context, request.question, {
     strategy: request.strategy,
     retrievalOnly: Boolean(request.retrievalOnly),
     signal: options.signal,

@@ -12,7 +12,7 @@ type RdfMethods = 'rdf:export' | 'rdf:import' | 'sparql:query';
 export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
   const { kbs } = engine;
   return {
-    'rdf:export': ({ kb: name, format, scope, outputPath }) => {
+    'rdf:export': ({ kb: name, format, scope, answers, outputPath }) => {
       if (format === 'rdfxml')
         throw new PolyhopError(
           'UNSUPPORTED',
@@ -23,6 +23,7 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
         const result = await exportRdf(knowledgeBaseRdfSource(session.kb), outputPath, {
           format,
           scope,
+          answers,
           signal,
           onProgress: (p) =>
             progress({ stage: 'export', done: p.quads, total: 0, message: `${(p.bytes / 1e6).toFixed(1)} MB` }),

@@ -48,6 +48,7 @@ export function threadView(kb: KnowledgeBase, id: number): Thread {
     historyId: t.historyId,
     askedAt: t.askedAt,
     answer: t.answerJson ? (JSON.parse(t.answerJson) as Answer) : null,
+    stale: t.stale,
   }));
   return { ...threadSummary(kb.threads.thread(id)), turns };
 }

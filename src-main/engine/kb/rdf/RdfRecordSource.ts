@@ -1,3 +1,4 @@
+import type { AnswerGraphRecord } from '../AnswerGraphRepository.js';
 import type { ChunkRecord, DocumentRecord, EntityRecord, TripleRecord } from '../types.js';
 
 export interface RecordCounts {
@@ -33,6 +34,8 @@ export interface RdfRecordSource {
   chunkDocuments(chunkIds: readonly number[]): Awaitable<Map<number, number>>;
   /** Original statements of an imported RDF graph, as N-Quads text batches; kept verbatim in exports. */
   importedNQuads?(): AnyIterable<string>;
+  /** Stored answer graphs (all, or those of the given history ids), each in its own named graph. */
+  answerGraphs?(historyIds?: readonly number[]): AnyIterable<AnswerGraphRecord>;
   /** How many records there are, for the view's size limit (see RdfViewOptions.maxQuads). */
   recordCounts(): Awaitable<RecordCounts>;
 }

@@ -1,13 +1,14 @@
-import { Worker } from 'node:worker_threads';
 import type { SparqlResult } from './SparqlResult.js';
 import { raceAbort } from '../../base/abort.js';
 import { yieldToEventLoop } from '../../base/concurrency.js';
 import { BugIndicatingError, CancelledError, PolyhopError } from '../../base/errors.js';
+import { answerGraphQuads } from './answerGraphQuads.js';
 import { buildQuads } from './buildQuads.js';
 import { graphResultTurtle } from './graphResultTurtle.js';
 import { KbQuads } from './KbQuads.js';
 import type { RdfRecordSource, RecordCounts } from './RdfRecordSource.js';
 import { RdfSerializer } from './RdfSerializer.js';
+import { StoreWorker } from './StoreWorker.js';
 import { type SparqlForm, checkedSparqlForm } from './sparqlForm.js';
 import { KbIris, type RdfQuad } from './terms.js';
 import {
@@ -57,50 +58,6 @@ export interface SparqlOptions {
   signal?: AbortSignal;
 }
 
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (error: Error) => void;
-}
-
-/** One worker thread holding an Oxigraph store; every call rejects if the thread dies. */
-class StoreWorker {
-  readonly #worker: Worker;
-  readonly #pending = new Map<number, Pending>();
-  #nextId = 0;
-  #dead: Error | null = null;
-
-  constructor() {
-    this.#worker = new Worker(new URL('./rdfWorker.js', import.meta.url));
-    this.#worker.on('message', (msg: { id: number; ok: boolean; value?: unknown; message?: string }) => {
-      const pending = this.#pending.get(msg.id);
-      this.#pending.delete(msg.id);
-      if (msg.ok) pending?.resolve(msg.value);
-      else pending?.reject(new Error(msg.message));
-    });
-    const die = (error: Error): void => {
-      this.#dead ??= error;
-      for (const p of this.#pending.values()) p.reject(this.#dead);
-      this.#pending.clear();
-    };
-    this.#worker.on('error', die);
-    this.#worker.on('exit', (code) => die(new Error(`RDF worker exited (code ${code})`)));
-  }
-
-  call<T>(op: string, payload: Record<string, unknown> = {}): Promise<T> {
-    if (this.#dead) return Promise.reject(this.#dead);
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.#worker.postMessage({ id, op, ...payload });
-    });
-  }
-
-  async terminate(): Promise<void> {
-    this.#dead ??= new Error('RDF worker terminated');
-    await this.#worker.terminate();
-  }
-}
-
 /**
  * The RDF view of one KB: an Oxigraph store derived from the records (resources/ontology.ttl), in a
  * worker thread. {@link open} returns at once and loads in the background (1M quads take seconds),
@@ -111,7 +68,7 @@ class StoreWorker {
  * background: later queries wait for it instead of failing.
  *
  * Incremental updates ({@link documentAdded}, {@link documentRemoved}, {@link entitiesChanged},
- * {@link triplesChanged}) run in call order after the load; each deletes what the view holds for
+ * {@link triplesChanged}, {@link answersChanged}) run in call order after the load; each deletes what the view holds for
  * the named records and re-reads them from the source, so repeating one is harmless.
  */
 export class RdfView {
@@ -283,6 +240,20 @@ export class RdfView {
     });
   }
 
+  /** Re-reads the named graphs of these answers (a new answer, or one marked stale). */
+  answersChanged(historyIds: readonly number[]): Promise<void> {
+    return this.#mutate(async (worker) => {
+      if (historyIds.length === 0 || !this.#source.answerGraphs) return;
+      const drop = historyIds.map((id) => `DROP SILENT GRAPH <${this.#iris.answer(id).value}>`);
+      await worker.call('update', { sparql: drop.join(' ;\n') });
+      const quads: RdfQuad[] = [];
+      for await (const record of this.#source.answerGraphs(historyIds))
+        quads.push(...answerGraphQuads(record, this.#iris));
+      await this.#add(worker, quads);
+      await this.#refreshCount(worker);
+    });
+  }
+
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
@@ -320,7 +291,11 @@ export class RdfView {
       }
       const serializer = new RdfSerializer('nquads');
       let count = 0;
-      for await (const batch of buildQuads(this.#source, { kind: 'all' }, { batchSize: this.#options.batchSize })) {
+      for await (const batch of buildQuads(
+        this.#source,
+        { kind: 'all' },
+        { batchSize: this.#options.batchSize, answers: true },
+      )) {
         if (!current()) break;
         const text = serializer.write(batch);
         // Build the next batch's text while the worker parses this one.

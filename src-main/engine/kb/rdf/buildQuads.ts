@@ -2,6 +2,7 @@ import { parse } from 'oxigraph';
 import { throwIfAborted } from '../../base/abort.js';
 import { PolyhopError } from '../../base/errors.js';
 import type { TripleRecord } from '../types.js';
+import { answerGraphQuads } from './answerGraphQuads.js';
 import { KbQuads } from './KbQuads.js';
 import type { RdfRecordSource } from './RdfRecordSource.js';
 import { KbIris, type RdfQuad, fromOxigraph } from './terms.js';
@@ -19,6 +20,11 @@ export type RdfScope =
 export interface BuildQuadsOptions {
   /** Quads per yielded batch. Default: 5000. */
   batchSize?: number;
+  /**
+   * Add every stored answer graph (named graphs, after the scope's quads; Turtle and N-Triples
+   * merge them into the default graph). The RDF view always holds them. Default: false.
+   */
+  answers?: boolean;
   /** Entity scope: stop widening the neighbourhood past this many triples. Default: 100_000. */
   maxNeighbourhoodTriples?: number;
   signal?: AbortSignal;
@@ -34,7 +40,8 @@ export async function* buildQuads(
   options: BuildQuadsOptions = {},
 ): AsyncGenerator<RdfQuad[]> {
   const batchSize = options.batchSize ?? 5000;
-  const kq = new KbQuads(new KbIris(source.baseIri));
+  const iris = new KbIris(source.baseIri);
+  const kq = new KbQuads(iris);
   let batch: RdfQuad[] = [];
   const push = function* (quads: readonly RdfQuad[]): Generator<RdfQuad[]> {
     for (const q of quads) batch.push(q);
@@ -102,6 +109,8 @@ export async function* buildQuads(
       break;
     }
   }
+  if (options.answers && source.answerGraphs)
+    for await (const record of source.answerGraphs()) yield* push(answerGraphQuads(record, iris));
   if (batch.length > 0) yield batch;
 }
 

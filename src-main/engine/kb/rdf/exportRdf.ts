@@ -12,6 +12,8 @@ export interface ExportRdfOptions {
   format?: RdfWriteFormat;
   /** Default: `{ kind: 'all' }`. */
   scope?: RdfScope;
+  /** Add every stored answer graph after the scope (see BuildQuadsOptions.answers). Default: false. */
+  answers?: boolean;
   /** Called after each written batch. */
   onProgress?: (progress: ExportProgress) => void;
   signal?: AbortSignal;
@@ -65,6 +67,7 @@ export async function exportRdf(
     await write(serializer.header());
     for await (const batch of buildQuads(source, options.scope ?? { kind: 'all' }, {
       batchSize: options.batchSize,
+      answers: options.answers ?? false,
       signal: options.signal,
     })) {
       throwIfAborted(options.signal);

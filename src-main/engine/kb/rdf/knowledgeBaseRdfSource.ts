@@ -13,6 +13,7 @@ export function knowledgeBaseRdfSource(kb: KnowledgeBase): RdfRecordSource {
     triplesOfEntity: (entityId) => kb.triplesOfEntity(entityId, 'both', Number.MAX_SAFE_INTEGER),
     chunkDocuments: (chunkIds) => new Map(kb.getChunks(chunkIds).map((c) => [c.id, c.documentId])),
     importedNQuads: () => kb.importedStatements.iterateImportedStatements(),
+    answerGraphs: (historyIds) => kb.answers.iterateGraphs(historyIds),
     recordCounts: () => kb.stats(),
   };
 }

@@ -55,12 +55,17 @@ export function integer(value: number): LiteralTerm {
   return literal(String(Math.trunc(value)), { datatype: XSD_INTEGER });
 }
 
-export function quad(subject: NamedTerm | BlankTerm, predicate: NamedTerm | string, object: RdfTerm): RdfQuad {
+export function quad(
+  subject: NamedTerm | BlankTerm,
+  predicate: NamedTerm | string,
+  object: RdfTerm,
+  graph: NamedTerm | DefaultGraphTerm = DEFAULT_GRAPH,
+): RdfQuad {
   return {
     subject,
     predicate: typeof predicate === 'string' ? iri(predicate) : predicate,
     object,
-    graph: DEFAULT_GRAPH,
+    graph,
   };
 }
 
@@ -92,6 +97,17 @@ export class KbIris {
   triple(source: string, relation: string, target: string): NamedTerm {
     return iri(mintIri(this.base, ['triple', source, relation, target]));
   }
+  /** An answer (history entry) and its named graph; `parts` name the nodes inside it (`question`, `step/1`…). */
+  answer(historyId: number, ...parts: (string | number)[]): NamedTerm {
+    return iri(mintIri(this.base, ['answer', String(historyId), ...parts.map(String)]));
+  }
+  thread(id: number): NamedTerm {
+    return iri(mintIri(this.base, ['thread', String(id)]));
+  }
+  /** A model by its identity (backend, file and every setting that changes its output). */
+  model(identity: string): NamedTerm {
+    return iri(mintIri(this.base, ['model', identity]));
+  }
   #cached(family: 'entity' | 'relation', name: string): NamedTerm {
     const key = `${family}\u0000${name}`;
     let term = this.#cache.get(key);
@@ -105,7 +121,8 @@ export class KbIris {
   /** Turtle prefixes for the KB's node families (`entity:`, `relation:`…). */
   prefixes(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const family of ['document', 'chunk', 'entity', 'relation', 'triple']) out[family] = `${this.base}${family}/`;
+    for (const family of ['document', 'chunk', 'entity', 'relation', 'triple', 'answer', 'thread', 'model'])
+      out[family] = `${this.base}${family}/`;
     return out;
   }
 }

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Thread } from '../../../api/index.js';
+import type { AnswerStaleness, Thread } from '../../../api/index.js';
 import { ErrorView, Loading } from '../../components/StateViews.js';
 import { formatDate, formatNumber } from '../../lib/format.js';
-import { useApi } from '../../lib/useApi.js';
-import type { AskOptions, PendingFollowUp } from '../../store/ask.js';
+import { useAction, useApi } from '../../lib/useApi.js';
+import { useAsk, type AskOptions, type PendingFollowUp } from '../../store/ask.js';
 import { AnswerBody } from './AnswerView.js';
 
 /** The turns of a thread: the question as asked (and as answered), the short answer first, evidence and trace folded. */
@@ -38,6 +38,9 @@ export function Conversation({
 
 function Turns({ kb, thread, hiddenTurns }: { kb: string; thread: Thread; hiddenTurns: ReadonlySet<number> }) {
   const { t } = useTranslation();
+  const askAgain = useAction((turn: Thread['turns'][number]) =>
+    useAsk.getState().askAgain(kb, thread.id, turn.standaloneQuestion, turn.answer?.strategy ?? 'dr'),
+  );
   return (
     <section className="conversation stack" aria-labelledby="conversation-heading" data-testid="conversation">
       <h3 id="conversation-heading" data-testid="conversation-title">
@@ -61,6 +64,9 @@ function Turns({ kb, thread, hiddenTurns }: { kb: string; thread: Thread; hidden
                 {turn.answer && ` · ${t(`strategies.${turn.answer.strategy}`)}`}
               </p>
             </header>
+            {turn.stale && (
+              <StaleNote stale={turn.stale} onAskAgain={() => void askAgain.run(turn)} busy={askAgain.pending} />
+            )}
             {turn.answer ? (
               <AnswerBody kb={kb} answer={turn.answer} folded />
             ) : (
@@ -69,6 +75,33 @@ function Turns({ kb, thread, hiddenTurns }: { kb: string; thread: Thread; hidden
           </article>
         ))}
     </section>
+  );
+}
+
+/** "Stale — ask again": a document the answer cites was re-indexed or removed since. */
+export function StaleNote({
+  stale,
+  onAskAgain,
+  busy,
+}: {
+  stale: AnswerStaleness;
+  onAskAgain: () => void;
+  busy: boolean;
+}) {
+  const { t } = useTranslation();
+  return (
+    <p className="error-text small" role="note" data-testid="answer-stale" data-reason={stale.reason}>
+      {t(`threads.stale.${stale.reason}`, { document: stale.documentTitle })}{' '}
+      <button
+        type="button"
+        className="small-button"
+        onClick={onAskAgain}
+        disabled={busy}
+        data-testid="answer-ask-again"
+      >
+        {t('threads.askAgain')}
+      </button>
+    </p>
   );
 }
 

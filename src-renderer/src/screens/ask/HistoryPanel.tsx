@@ -90,6 +90,17 @@ export function HistoryPanel({
               {' '}
               {formatDate(entry.askedAt)} · {entry.answer.strategy}
             </span>
+            {entry.stale && (
+              <span
+                className="error-text small"
+                role="note"
+                data-testid="history-stale"
+                data-reason={entry.stale.reason}
+              >
+                {' '}
+                {t(`threads.stale.${entry.stale.reason}`, { document: entry.stale.documentTitle })}
+              </span>
+            )}
             <button
               type="button"
               className="small-button"

@@ -34,6 +34,7 @@ export function ExportPanel({ kb }: { kb: string }) {
   const [hops, setHops] = useState(1);
   const [format, setFormat] = useState<RdfFormat>('turtle');
   const [outputPath, setOutputPath] = useState('');
+  const [answers, setAnswers] = useState(false);
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   const scopeValue: Request<'rdf:export'>['scope'] | null =
@@ -48,7 +49,7 @@ export function ExportPanel({ kb }: { kb: string }) {
           : null;
   const run = useAction(async () => {
     if (!scopeValue) return;
-    const ref = await api().call('rdf:export', { kb, format, scope: scopeValue, outputPath });
+    const ref = await api().call('rdf:export', { kb, format, scope: scopeValue, answers, outputPath });
     useJobs.getState().track(ref.jobId, 'export', kb);
     setJobId(ref.jobId);
   });
@@ -121,6 +122,15 @@ export function ExportPanel({ kb }: { kb: string }) {
           </label>
         )}
       </fieldset>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={answers}
+          onChange={(e) => setAnswers(e.target.checked)}
+          data-testid="export-answers"
+        />
+        <span>{t('rdf.withAnswers')}</span>
+      </label>
       <label>
         <span>{t('rdf.format')}</span>
         <select value={format} onChange={(e) => setFormat(e.target.value as RdfFormat)} data-testid="export-format">
