@@ -16,7 +16,7 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       // The engine's threads are entries of their own, next to main.js, where the engine starts
-      // them from (DocumentLoader: documentWorker.js; RdfView: rdfWorker.js; Ocr: ocrThread.js).
+      // them from (DocumentLoader: documentWorker.js; StoreWorker (for RdfView): rdfWorker.js; Ocr: ocrThread.js).
       rollupOptions: {
         input: {
           main: resolve(__dirname, 'src-main/main.ts'),
