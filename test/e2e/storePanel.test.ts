@@ -39,14 +39,20 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** The app on the Graph screen's SPARQL view, where the store panel is. */
+async function openSparqlScreen() {
+  const opened = await openApp(browser, server.authUrl);
+  const byId = (id: string) => opened.page.getByTestId(id);
+  await byId('nav-graph').click();
+  await byId('graph-view-sparql').click();
+  await settled(opened.page);
+  return { ...opened, byId };
+}
+
 describe('the External SPARQL store panel', () => {
   it('saves a store with Digest auth, publishes it as a job, shows the sync state, and the console queries the store', async () => {
-    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
-    const byId = (id: string) => page.getByTestId(id);
+    const { context, page, consoleErrors, byId } = await openSparqlScreen();
     try {
-      await byId('nav-graph').click();
-      await byId('graph-view-sparql').click();
-      await settled(page);
       await byId('store-query-url').fill(virtuoso.queryUrl);
       await byId('store-update-url').fill(virtuoso.authUrl);
       await byId('store-gsp-url').fill(virtuoso.graphStoreUrl);
@@ -112,12 +118,8 @@ describe('the External SPARQL store panel', () => {
       auth: { kind: 'none' },
       autoSync: false,
     });
-    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
-    const byId = (id: string) => page.getByTestId(id);
+    const { context, page, consoleErrors, byId } = await openSparqlScreen();
     try {
-      await byId('nav-graph').click();
-      await byId('graph-view-sparql').click();
-      await settled(page);
       await byId('store-publish').click();
       await byId('store-take-over').waitFor({ timeout: 60_000 });
       expect(await page.getByTestId('store-panel').textContent()).toMatch(/no knowledge base claims/);

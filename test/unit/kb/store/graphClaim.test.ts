@@ -9,18 +9,23 @@ let store: Awaited<ReturnType<typeof startConformingStore>>;
 let client: SparqlStoreClient;
 beforeAll(async () => {
   store = await startConformingStore();
-  client = new SparqlStoreClient({
+  client = clientFor(GRAPH);
+});
+afterAll(() => store?.close());
+
+/** A client of the conforming store for one graph (all three endpoints on its one URL). */
+function clientFor(graphIri: string): SparqlStoreClient {
+  return new SparqlStoreClient({
     queryUrl: store.url,
     updateUrl: store.url,
     graphStoreUrl: store.url,
-    graphIri: GRAPH,
+    graphIri,
     auth: { kind: 'none' },
     batchQuads: 50_000,
     autoSync: true,
     requestTimeoutMs: 30_000,
   });
-});
-afterAll(() => store?.close());
+}
 
 const OTHER_TOOLS =
   '<https://example.org/a> <https://example.org/p> "one" .\n<https://example.org/b> <https://example.org/p> "two" .\n';
@@ -46,16 +51,7 @@ describe('the graph a KB publishes into, on a store that follows the protocol to
   });
 
   it('claims an empty graph, and takes a foreign one over when told to', async () => {
-    const other = new SparqlStoreClient({
-      queryUrl: store.url,
-      updateUrl: store.url,
-      graphStoreUrl: store.url,
-      graphIri: `${GRAPH}/empty`,
-      auth: { kind: 'none' },
-      batchQuads: 50_000,
-      autoSync: true,
-      requestTimeoutMs: 30_000,
-    });
+    const other = clientFor(`${GRAPH}/empty`);
     await claimGraph(other, KB, { takeOver: false, publishedHereBefore: false });
     expect(await graphOwner(other)).toEqual(KB);
 
