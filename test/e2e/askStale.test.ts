@@ -3,23 +3,17 @@ import type { Browser } from 'playwright-core';
 import type { Answer, Thread, ThreadSummary } from '../../src-main/engine/api/contract.js';
 import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp, screenshot } from '../support/chromium.js';
-import { e2eRules, E2E_CORPUS_PATHS } from '../support/e2eCorpus.js';
-import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
-import { ScriptedLlm } from '../support/ScriptedLlm.js';
-import { call, runJobToEnd } from '../support/tempEngine.js';
-import { QaEmbedder, WIFE_OF_KING } from '../unit/qa/support/qaScript.js';
-import { rewriteRule } from '../unit/qa/support/rewriteRule.js';
+import type { E2eServer } from '../support/e2eServer.js';
+import { startOdysseyE2eServer } from '../support/odysseyE2eServer.js';
+import { call } from '../support/tempEngine.js';
+import { WIFE_OF_KING } from '../unit/qa/support/qaScript.js';
 
 /** A turn whose cited document was removed shows "stale — ask again"; the button asks it again in the thread. */
-const llm = new ScriptedLlm([...e2eRules(), rewriteRule]);
 let server: E2eServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startE2eServer({ models: { llm, embedder: new QaEmbedder() } });
-  await call(server.engine, 'kb:create', { name: 'odyssey' });
-  await call(server.engine, 'docs:add', { kb: 'odyssey', paths: E2E_CORPUS_PATHS });
-  expect((await runJobToEnd(server.engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+  ({ server } = await startOdysseyE2eServer());
   browser = await launchChromium();
 });
 

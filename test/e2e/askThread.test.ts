@@ -3,28 +3,24 @@ import type { Browser, Page } from 'playwright-core';
 import type { DocumentSource, Thread, ThreadSummary } from '../../src-main/engine/api/contract.js';
 import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp, screenshot } from '../support/chromium.js';
-import { e2eRules, E2E_CORPUS_PATHS } from '../support/e2eCorpus.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
-import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
-import { ScriptedLlm } from '../support/ScriptedLlm.js';
-import { call, runJobToEnd } from '../support/tempEngine.js';
-import { QaEmbedder, WIFE_OF_KING } from '../unit/qa/support/qaScript.js';
-import { rewriteRule } from '../unit/qa/support/rewriteRule.js';
+import type { E2eServer } from '../support/e2eServer.js';
+import { startOdysseyE2eServer } from '../support/odysseyE2eServer.js';
+import type { ScriptedLlm } from '../support/ScriptedLlm.js';
+import { call } from '../support/tempEngine.js';
+import { WIFE_OF_KING } from '../unit/qa/support/qaScript.js';
 
 /**
  * The Ask screen as a conversation: a first question opens a thread, an Italian follow-up is
  * rewritten into a standalone question shown for review, edited, and answered by another
  * strategy; a reload keeps the thread; rename and delete.
  */
-const llm = new ScriptedLlm([...e2eRules(), rewriteRule]);
+let llm: ScriptedLlm;
 let server: E2eServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startE2eServer({ models: { llm, embedder: new QaEmbedder() } });
-  await call(server.engine, 'kb:create', { name: 'odyssey' });
-  await call(server.engine, 'docs:add', { kb: 'odyssey', paths: E2E_CORPUS_PATHS });
-  expect((await runJobToEnd(server.engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+  ({ server, llm } = await startOdysseyE2eServer());
   browser = await launchChromium();
 });
 
