@@ -124,6 +124,51 @@ describe('FolderWatcher', () => {
     expect(modes[0]![1]).toMatch(/limit on watched files was reached \(ENOSPC\).*every 0 s.*max_user_watches/);
   });
 
+  it('falls back to periodic scans when the native watch ends with another error, and says why', async () => {
+    let unsubscribed = 0;
+    const modes: [string, string][] = [];
+    let rescanned!: () => void;
+    const rescan = new Promise<void>((resolve) => (rescanned = resolve));
+    const watcher = await FolderWatcher.create(root, {
+      subscribeFn: async (_dir, callback) => {
+        // inotify's poll() interrupted by a signal ends @parcel/watcher's backend (parcel-bundler/watcher#253).
+        setImmediate(() => callback(new Error('Unable to poll: Interrupted system call'), []));
+        return { unsubscribe: async () => void unsubscribed++ };
+      },
+      onChanges: async () => {},
+      onRescan: async () => rescanned(),
+      onModeChange: (mode, reason) => modes.push([mode, reason]),
+    });
+    await rescan;
+    await watcher.dispose();
+    expect(watcher.mode).toBe('polling');
+    expect(unsubscribed).toBe(1);
+    expect(modes).toEqual([
+      [
+        'polling',
+        'the watcher stopped (Unable to poll: Interrupted system call); scanning the folder every 60 s instead',
+      ],
+    ]);
+  });
+
+  it('scans once and keeps the events when the watcher says some were dropped', async () => {
+    const errors: unknown[] = [];
+    let rescanned!: () => void;
+    const rescan = new Promise<void>((resolve) => (rescanned = resolve));
+    await using watcher = await FolderWatcher.create(root, {
+      subscribeFn: async (_dir, callback) => {
+        setImmediate(() => callback(new Error('Too many events. File system must be re-scanned.'), []));
+        return { unsubscribe: async () => {} };
+      },
+      onChanges: async () => {},
+      onRescan: async () => rescanned(),
+      onError: (error) => errors.push(error),
+    });
+    await rescan;
+    expect(watcher.mode).toBe('events');
+    expect(errors.map(String)).toEqual(['Error: Too many events. File system must be re-scanned.']);
+  });
+
   it('gives the native watcher globs that leave out what the rules leave out, in any case', () => {
     const rules = new IgnoreRules('/r', { patterns: ['drafts', 'a/b/**'] });
     // As @parcel/watcher's wrapper compiles them (picomatch.makeRe with dot), matched on the relative path.
