@@ -26,7 +26,8 @@ export interface BatchRequest<I> {
   /**
    * Each entry's content-key field (e.g. `object`, `name`), written before its text, and the key of
    * an item (its object, its name): an entry whose key is not its item's is asked again alone, so
-   * a model that skips an item but numbers on cannot shift texts onto the wrong items.
+   * a model that skips an item but numbers on cannot shift texts onto the wrong items. The grammar
+   * lets the field hold the call's keys only (see {@link keyOneOf}).
    */
   keyField: string;
   keyOf: (item: I) => string;
