@@ -9,7 +9,7 @@ export interface DocumentPageRecord {
   text: string;
 }
 
-/** The pages of paged documents (document_pages, schema v15), written with their chunks at indexing. */
+/** The pages of paged documents (document_pages, schema v16), written with their chunks at indexing. */
 export class DocumentPageRepository {
   readonly #context: RepositoryContext;
 
@@ -28,7 +28,7 @@ export class DocumentPageRepository {
     });
   }
 
-  /** Where each page starts, in page order; empty for a document indexed without pages (or before v15). */
+  /** Where each page starts, in page order; empty for a document indexed without pages (or before v16). */
   startsOf(documentId: number): { page: number; startOffset: number }[] {
     return this.#context.statements
       .get('SELECT page, start_offset AS startOffset FROM document_pages WHERE document_id = ? ORDER BY page')

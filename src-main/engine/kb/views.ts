@@ -121,7 +121,7 @@ export interface DocumentPageText {
   passage: { start: number; end: number };
   /** The passage goes on past this page. */
   continues: boolean;
-  /** `index`: the page as kept at indexing; `file`: the file read again (indexed before schema v15, or no pages kept). */
+  /** `index`: the page as kept at indexing; `file`: the file read again (indexed before schema v16, or no pages kept). */
   readFrom: 'index' | 'file';
 }
 

@@ -21,8 +21,8 @@ import { QaEmbedder, WIFE_OF_KING } from '../qa/support/qaScript.js';
 import { corpusLlm } from '../security/support/fullRun.js';
 
 /**
- * `docs:page`: the page a citation starts on, as kept at indexing (schema v15), with the passage's
- * offsets on it; documents whose pages were not kept (indexed before v15) are read again.
+ * `docs:page`: the page a citation starts on, as kept at indexing (schema v16), with the passage's
+ * offsets on it; documents whose pages were not kept (indexed before v16) are read again.
  */
 let engine: Engine;
 let dispose: () => Promise<void>;
@@ -122,7 +122,7 @@ describe('docs:page', () => {
     }
   });
 
-  it('reads a PDF whose pages were not kept (indexed before schema v15) again, to the same page', async () => {
+  it('reads a PDF whose pages were not kept (indexed before schema v16) again, to the same page', async () => {
     const intoPdf = citations.filter((c) => c.documentId === pdfId);
     const kept = await Promise.all(intoPdf.map(page));
     const { kb } = engine.kbs.get('odyssey');

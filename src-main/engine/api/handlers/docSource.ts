@@ -79,7 +79,7 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
     'docs:page': async ({ kb: name, id, startOffset, endOffset }) => {
       const { kb } = kbs.get(name);
       const document = requireIndexed(kb.getDocument(id), id);
-      // The page as indexed (schema v15); a document indexed before has none kept, and is read again.
+      // The page as indexed (schema v16); a document indexed before has none kept, and is read again.
       const starts = kb.pages.startsOf(id);
       const number = pageAt(starts, startOffset);
       const kept = number === null ? undefined : kb.pages.get(id, number);

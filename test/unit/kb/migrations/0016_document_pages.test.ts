@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
 
-describe('migration 0015_document_pages', () => {
+describe('migration 0016_document_pages', () => {
   let db: Database.Database;
   beforeEach(() => {
     db = new Database(':memory:');
@@ -28,8 +28,8 @@ describe('migration 0015_document_pages', () => {
   it('upgrades a version-14 database: its documents keep no pages (citations into them read the file again)', () => {
     migrate(db, ':memory:', 14);
     const old = insertDocument('/data/old.pdf');
-    migrate(db, ':memory:', 15);
-    expect(schemaVersion(db)).toBe(15);
+    migrate(db, ':memory:', 16);
+    expect(schemaVersion(db)).toBe(16);
     expect(pagesOf(old)).toEqual([]);
     insertPage(old, 1, 0, 5, 'Ithaca');
     expect(pagesOf(old)).toEqual([1]);

@@ -7,8 +7,8 @@ import type { Migration } from './Migration.js';
  * large PDF is shown without reading and parsing the whole file again. Other formats have no rows;
  * documents indexed before this version have none either until re-indexed, and are read again.
  */
-export const migration0015: Migration = {
-  version: 15,
+export const migration0016: Migration = {
+  version: 16,
   name: 'document_pages',
   up(db: Database): void {
     db.exec(`
