@@ -180,10 +180,12 @@ describe('centred sign-bit codes', () => {
     );
     const file = kb.file;
     kb.close();
-    // Back to schema v14: plain sign-bit codes and no centre columns, as an older Polyhop wrote it.
+    // Back to schema v14: plain sign-bit codes, no centre columns and no later tables, as an older Polyhop wrote it.
     const raw = new Database(file);
     plainSignCodes(raw, 'chunk');
-    raw.exec('ALTER TABLE vector_state DROP COLUMN centre; ALTER TABLE vector_state DROP COLUMN centred_at');
+    raw.exec(
+      'DROP TABLE IF EXISTS document_pages; ALTER TABLE vector_state DROP COLUMN centre; ALTER TABLE vector_state DROP COLUMN centred_at',
+    );
     raw.pragma('user_version = 14');
     raw.close();
 
