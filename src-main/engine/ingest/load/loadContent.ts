@@ -115,15 +115,19 @@ export async function loadContent(
     case 'pptx':
     case 'odp':
     case 'epub':
-      loaded = { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp, epub: loadEpub }[format](bytes, path, {
-        ...(options.zip ? { zip: options.zip } : {}),
-        ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
-      });
+      loaded = await { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp, epub: loadEpub }[format](
+        bytes,
+        path,
+        {
+          ...(options.zip ? { zip: options.zip } : {}),
+          ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
+        },
+      );
       break;
     case 'xlsx':
     case 'ods': {
       const load = format === 'xlsx' ? loadXlsx : loadOds;
-      loaded = load(bytes, path, {
+      loaded = await load(bytes, path, {
         ...(options.zip ? { zip: options.zip } : {}),
         ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
         ...(options.maxSheetCells ? { maxCells: options.maxSheetCells } : {}),
