@@ -1,4 +1,6 @@
+import { readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { loadDocument } from '../../../src-main/engine/ingest/index.js';
 import { writeDocx } from '../../support/zipWriter.js';
 import { refusal } from './refusal.js';
 import { useTmpDir } from './tmpDir.js';
@@ -32,5 +34,35 @@ describe('zip archives are refused whole, naming the file and the reason', () =>
     docx.write('changed!!', docx.indexOf('unchanged'));
     const e = await refusal(put('damaged.docx', docx));
     expect(e.details['reason']).toMatch(/^corrupt zip archive \(entry word\/media\/a\.bin fails its CRC-32 check/);
+  });
+});
+
+describe('a document zip is hashed, then read in place from the open file', () => {
+  it('it loads, with the hash and size of the whole file', async () => {
+    const path = put('read.docx', writeDocx(['Read in place.']));
+    const seen: number[] = [];
+    const doc = await loadDocument(path, { readChunkBytes: 64, onReadProgress: (read, size) => seen.push(read, size) });
+    expect(doc.text).toBe('Read in place.');
+    expect(seen.slice(-2)).toEqual([doc.size, doc.size]);
+  });
+
+  it.each([
+    ['deleted', (path: string) => unlinkSync(path), 'file was deleted while being read'],
+    [
+      'rewritten in place',
+      (path: string) => {
+        writeFileSync(path, readFileSync(path)); // the same bytes, written again: a new version
+        utimesSync(path, new Date(2001, 0, 1), new Date(2001, 0, 1));
+      },
+      'file changed while being read',
+    ],
+  ])('one %s once hashed, while its parts are read, is refused', async (_, change, reason) => {
+    const path = put('moving.docx', writeDocx(['First text.']));
+    const e = await refusal(path, {
+      onReadProgress: (read, size) => {
+        if (read === size) change(path);
+      },
+    });
+    expect(e.details['reason']).toBe(reason);
   });
 });

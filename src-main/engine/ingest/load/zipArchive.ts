@@ -1,3 +1,6 @@
+import { read } from 'node:fs';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { PolyhopError } from '../../base/errors.js';
@@ -12,8 +15,8 @@ export interface ZipLimits {
   maxRatio?: number;
 }
 
-/** Where the archive's bytes are: in memory (a mail attachment), or an open file read on demand. */
-export type ZipSource = Buffer | { fd: number };
+/** Where the archive's bytes are: in memory (a mail attachment), or an open file read on demand (its size at open). */
+export type ZipSource = Buffer | { fd: number; size: number };
 
 /** What an entry says of itself in the central directory. */
 export interface ZipEntryInfo {
@@ -30,6 +33,39 @@ const YAUZL_OPTIONS = {
   // An entry inflating past its declared size errors at the first extra byte.
   validateEntrySizes: true,
 } as const;
+
+const readAt = promisify(read);
+const RANGE_CHUNK = 64 * 1024;
+
+/**
+ * Reads ranges of a file its caller keeps open and closes: yauzl's own fd reader closes the fd
+ * when the archive closes (and an fs read stream on a borrowed fd closes it when destroyed), while
+ * the caller still checks the file through it afterwards.
+ */
+class BorrowedFdReader extends yauzl.RandomAccessReader {
+  readonly #fd: number;
+
+  constructor(fd: number) {
+    super();
+    this.#fd = fd;
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    const fd = this.#fd;
+    return Readable.from(
+      (async function* () {
+        for (let at = start; at < end;) {
+          const want = Math.min(RANGE_CHUNK, end - at);
+          const { bytesRead, buffer } = await readAt(fd, Buffer.allocUnsafe(want), 0, want, at);
+          if (bytesRead === 0) throw new Error('unexpected EOF');
+          at += bytesRead;
+          yield buffer.subarray(0, bytesRead);
+        }
+      })(),
+      { objectMode: false },
+    );
+  }
+}
 
 const UNSAFE_NAME = /^(invalid characters in fileName|absolute path|invalid relative path): /;
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
@@ -60,7 +96,7 @@ export class ZipArchive {
     const zip = await yauzlCall(path, undefined, () =>
       Buffer.isBuffer(source)
         ? yauzl.fromBufferPromise(source, YAUZL_OPTIONS)
-        : yauzl.fromFdPromise(source.fd, YAUZL_OPTIONS),
+        : yauzl.fromRandomAccessReaderPromise(new BorrowedFdReader(source.fd), source.size, YAUZL_OPTIONS),
     );
     try {
       return new ZipArchive(zip, path, await listEntries(zip, path, limits));
