@@ -1,5 +1,7 @@
 import { readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { formatBytes } from '../../../src-main/engine/ingest/badInput.js';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
 import { writeDocx } from '../../support/zipWriter.js';
 import { refusal } from './refusal.js';
@@ -27,6 +29,18 @@ describe('zip archives are refused whole, naming the file and the reason', () =>
     const extra = Array.from({ length: 5 }, (_, i) => ({ name: `word/media/${i}.bin`, data: 'x' }));
     const e = await refusal(put('many.docx', writeDocx(['hello'], extra)), { zip: { maxEntries: 4 } });
     expect(e.details).toMatchObject({ reason: 'refused as a possible zip bomb: 8 entries (limit 4)', zipBomb: true });
+  });
+
+  it.each([
+    ['inflated in one call', 1000, 8 * 1024],
+    ['streamed', 2 * 1024 ** 2, 3 * 1024 ** 2],
+  ])('an entry that inflates past its declared size, %s', async (_, declaredSize, size) => {
+    const data = randomBytes(size); // incompressible: within the ratio limit
+    const e = await refusal(put('liar.docx', writeDocx(['hello'], [{ name: 'word/media/a.bin', data, declaredSize }])));
+    expect(e.details).toMatchObject({
+      reason: `refused as a possible zip bomb: entry word/media/a.bin inflates beyond its declared ${formatBytes(declaredSize)}`,
+      zipBomb: true,
+    });
   });
 
   it('an entry the loader never reads that fails its CRC-32', async () => {
