@@ -7,6 +7,8 @@ export interface ZipFileSpec {
   compress?: boolean;
   /** Lie about the uncompressed size in both headers (zip-bomb tests). */
   declaredSize?: number;
+  /** Mark the entry encrypted (general-purpose bit 0) without encrypting it (refusal tests). */
+  encrypted?: boolean;
 }
 
 /** Minimal zip writer for tests (DOCX fixtures, zip bombs): local headers, central directory, EOCD. */
@@ -24,7 +26,8 @@ export function writeZip(files: readonly ZipFileSpec[]): Buffer {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    const flags = 0x0800 | (f.encrypted ? 1 : 0); // UTF-8 names
+    local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(compress ? 8 : 0, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
@@ -34,7 +37,7 @@ export function writeZip(files: readonly ZipFileSpec[]): Buffer {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(flags, 8);
     central.writeUInt16LE(compress ? 8 : 0, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadDocument } from '../../../src-main/engine/ingest/index.js';
-import { entryData, readZipDirectory } from '../../../src-main/engine/ingest/load/zipArchive.js';
+import { withZipArchive } from '../../../src-main/engine/ingest/load/zipArchive.js';
 import { writeZip } from '../../support/zipWriter.js';
 import { refusal } from './refusal.js';
 import { useTmpDir } from './tmpDir.js';
@@ -26,16 +25,17 @@ const TALK = [
   'Slide 3\nCaptains\nClara Whitlow, captain from 1932\nNotes: She rowed at Henley in 1936.',
 ];
 
-/** The fixture's zip with one part's text changed. */
-function withPart(name: string, part: string, change: (xml: string) => string): Buffer {
-  const bytes = readFileSync(fixture(name));
-  return writeZip(
-    readZipDirectory(bytes, name).map((e) => {
-      const raw = entryData(bytes, e, name);
-      const data = e.method === 0 ? raw : inflateRawSync(raw);
-      return { name: e.name, data: e.name === part ? change(data.toString('utf8')) : data, compress: e.method !== 0 };
-    }),
-  );
+/** The fixture's zip with one part's text changed (every entry deflated). */
+async function withPart(name: string, part: string, change: (xml: string) => string): Promise<Buffer> {
+  const files = await withZipArchive(readFileSync(fixture(name)), name, {}, async (zip) => {
+    const out: { name: string; data: string | Buffer }[] = [];
+    for (const entry of zip.names) {
+      const data = (await zip.read(entry))!;
+      out.push({ name: entry, data: entry === part ? change(data.toString('utf8')) : data });
+    }
+    return out;
+  });
+  return writeZip(files);
 }
 
 describe('OpenDocument text', () => {
@@ -98,7 +98,7 @@ describe('presentations: slides in order, each with its notes', () => {
   });
 
   it('PPTX slides follow the presentation’s list, not the part names', async () => {
-    const reordered = withPart('talk.pptx', 'ppt/presentation.xml', (xml) => {
+    const reordered = await withPart('talk.pptx', 'ppt/presentation.xml', (xml) => {
       const ids = [...xml.matchAll(/<p:sldId [^>]*\/>/g)].map((m) => m[0]);
       return xml.replace(ids.join(''), [...ids].reverse().join(''));
     });
@@ -107,7 +107,7 @@ describe('presentations: slides in order, each with its notes', () => {
   });
 
   it('ODP pages follow the document order', async () => {
-    const reordered = withPart('talk.odp', 'content.xml', (xml) => {
+    const reordered = await withPart('talk.odp', 'content.xml', (xml) => {
       const pages = [...xml.matchAll(/<draw:page .*?<\/draw:page>/gs)].map((m) => m[0]);
       return xml.replace(pages.join(''), [pages[2], pages[0], pages[1]].join(''));
     });
@@ -130,7 +130,7 @@ describe('EPUB: chapters in reading order', () => {
   });
 
   it('a spine in another order is read in that order', async () => {
-    const reordered = withPart('book.epub', 'OEBPS/content.opf', (xml) =>
+    const reordered = await withPart('book.epub', 'OEBPS/content.opf', (xml) =>
       xml.replace(/(<itemref idref="section0001"\/>)(<itemref idref="section0002"\/>)/, '$2$1'),
     );
     expect((await loadDocument(put('reordered.epub', reordered))).text).toBe(
@@ -139,7 +139,9 @@ describe('EPUB: chapters in reading order', () => {
   });
 
   it('a container naming no package in the archive is refused saying so', async () => {
-    const broken = withPart('book.epub', 'META-INF/container.xml', (xml) => xml.replace('content.opf', 'missing.opf'));
+    const broken = await withPart('book.epub', 'META-INF/container.xml', (xml) =>
+      xml.replace('content.opf', 'missing.opf'),
+    );
     const e = await refusal(put('broken.epub', broken));
     expect(e.details['reason']).toMatch(/names no package document/);
   });

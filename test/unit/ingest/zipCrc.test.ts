@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { entryData, readZipDirectory } from '../../../src-main/engine/ingest/load/zipArchive.js';
+import { zipEntryBytes } from '../../support/zipEntryBytes.js';
 import { refusal } from './refusal.js';
 import { useTmpDir } from './tmpDir.js';
 
@@ -14,11 +14,11 @@ const fixture = (name: string) => join(import.meta.dirname, '../../fixtures/prod
  * past the entry's middle where the damaged stream still inflates to the declared size: the
  * corruption only the CRC-32 shows.
  */
-function silentlyCorrupted(name: string, entry: string): Buffer {
+async function silentlyCorrupted(name: string, entry: string): Promise<Buffer> {
   const bytes = Buffer.from(readFileSync(fixture(name)));
-  const e = readZipDirectory(bytes, name).find((x) => x.name === entry)!;
+  const e = await zipEntryBytes(bytes, entry);
   expect(e.method).toBe(8);
-  const data = entryData(bytes, e, name);
+  const data = bytes.subarray(e.start, e.end);
   const original = inflateRawSync(data);
   for (let i = Math.floor(data.length / 2); i < data.length; i++) {
     data[i]! ^= 0x01; // `data` is a view into `bytes`
@@ -39,7 +39,7 @@ describe('zip entries are checked against their CRC-32', () => {
     ['people.xlsx', 'xl/worksheets/sheet1.xml'],
     ['club.odt', 'content.xml'],
   ])('%s with a flipped byte in %s is refused naming the file and the entry', async (name, entry) => {
-    const path = put(name, silentlyCorrupted(name, entry));
+    const path = put(name, await silentlyCorrupted(name, entry));
     const e = await refusal(path);
     expect(e.details['reason']).toMatch(
       new RegExp(

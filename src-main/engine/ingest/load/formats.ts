@@ -23,8 +23,22 @@ export type DocumentFormat =
 /** Image formats: scanned pages, read by OCR. */
 export const IMAGE_FORMATS: ReadonlySet<DocumentFormat> = new Set(['png', 'jpeg', 'tiff']);
 
-/** Formats stored as zip archives (Office Open XML, OpenDocument). */
-export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set(['docx', 'xlsx', 'ods', 'odt', 'pptx', 'odp', 'epub']);
+/** Formats stored as zip archives (Office Open XML, OpenDocument, EPUB). */
+export type ZipFormat = Extract<DocumentFormat, 'docx' | 'xlsx' | 'ods' | 'odt' | 'pptx' | 'odp' | 'epub'>;
+
+export const ZIP_FORMATS: ReadonlySet<DocumentFormat> = new Set<ZipFormat>([
+  'docx',
+  'xlsx',
+  'ods',
+  'odt',
+  'pptx',
+  'odp',
+  'epub',
+]);
+
+export function isZipFormat(format: DocumentFormat): format is ZipFormat {
+  return ZIP_FORMATS.has(format);
+}
 
 /** Extensions loaded as documents (lower case, with dot). Files without an extension are tried as text. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, DocumentFormat>> = {

@@ -12,6 +12,7 @@ import {
   UNSUPPORTED_FORMATS,
   ZIP_FORMATS,
   type DocumentFormat,
+  type ZipFormat,
 } from './formats.js';
 import { loadCsv } from './loadCsv.js';
 import type { LoadDocumentOptions } from './loadDocument.js';
@@ -29,6 +30,7 @@ import { loadOdp, loadPptx } from './loadSlides.js';
 import { loadXlsx } from './loadXlsx.js';
 import { markdownToText } from './markdownToText.js';
 import type { MailPartLoader } from './mailMessage.js';
+import type { ZipSource } from './zipArchive.js';
 
 /** What a format loader gives: the text, and the documents a file holds besides it (mail). */
 export type LoadedContent = LoadedText & { parts?: LoadedPart[] };
@@ -77,6 +79,42 @@ export function chooseFormat(
 }
 
 /**
+ * Extracts the text of a zip-based format from memory (a mail attachment) or from an open file
+ * (a document on disk, read in place rather than whole).
+ */
+export function loadArchive(
+  source: ZipSource,
+  path: string,
+  format: ZipFormat,
+  options: LoadDocumentOptions,
+): Promise<LoadedText> {
+  const limits = {
+    ...(options.zip ? { zip: options.zip } : {}),
+    ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
+  };
+  switch (format) {
+    case 'docx':
+    case 'odt':
+    case 'pptx':
+    case 'odp':
+    case 'epub':
+      return { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp, epub: loadEpub }[format](
+        source,
+        path,
+        limits,
+      );
+    case 'xlsx':
+    case 'ods':
+      return (format === 'xlsx' ? loadXlsx : loadOds)(source, path, {
+        ...limits,
+        ...(options.maxSheetCells ? { maxCells: options.maxSheetCells } : {}),
+      });
+    default:
+      throw missingCase(format);
+  }
+}
+
+/**
  * Attached messages whose attachments are read: a message's attachments (depth 1), an attached
  * message's (2), one attached to that (3); deeper ones are named in their message's text only.
  */
@@ -115,21 +153,10 @@ export async function loadContent(
     case 'pptx':
     case 'odp':
     case 'epub':
-      loaded = { docx: loadDocx, odt: loadOdt, pptx: loadPptx, odp: loadOdp, epub: loadEpub }[format](bytes, path, {
-        ...(options.zip ? { zip: options.zip } : {}),
-        ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
-      });
-      break;
     case 'xlsx':
-    case 'ods': {
-      const load = format === 'xlsx' ? loadXlsx : loadOds;
-      loaded = load(bytes, path, {
-        ...(options.zip ? { zip: options.zip } : {}),
-        ...(options.maxDocxXmlBytes ? { maxXmlBytes: options.maxDocxXmlBytes } : {}),
-        ...(options.maxSheetCells ? { maxCells: options.maxSheetCells } : {}),
-      });
+    case 'ods':
+      loaded = await loadArchive(bytes, path, format, options);
       break;
-    }
     case 'rtf':
       loaded = loadRtf(bytes, path);
       break;

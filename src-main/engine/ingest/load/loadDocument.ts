@@ -3,12 +3,12 @@ import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import type { LoadedDocument } from '../types.js';
 import { finishText } from './finishText.js';
-import { extensionOf, formatForPath, sniffFormat, TEXT_FORMATS, UNSUPPORTED_FORMATS } from './formats.js';
-import { chooseFormat, loadContent } from './loadContent.js';
+import { extensionOf, formatForPath, isZipFormat, sniffFormat, TEXT_FORMATS, UNSUPPORTED_FORMATS } from './formats.js';
+import { chooseFormat, loadArchive, loadContent, type LoadedContent } from './loadContent.js';
 import type { HtmlToDocumentOptions } from './loadHtml.js';
 import type { MailLimits } from './mailMessage.js';
 import type { OcrLoadOptions } from './ocr/OcrSession.js';
-import { readFileGuarded } from './readFileGuarded.js';
+import { GuardedFileHandle } from './readFileGuarded.js';
 import type { ZipLimits } from './zipArchive.js';
 
 export interface LoadDocumentOptions {
@@ -61,22 +61,42 @@ export async function loadDocument(path: string, options: LoadDocumentOptions = 
   const ext = extensionOf(path);
   const byExtension = formatForPath(path);
   if (!byExtension && UNSUPPORTED_FORMATS[ext]) throw badInput(path, UNSUPPORTED_FORMATS[ext]!);
-  const file = await readFileGuarded(path, {
+  const file = await GuardedFileHandle.open(path, {
     maxBytes: byExtension && TEXT_FORMATS.has(byExtension) ? maxTextFileBytes : maxFileBytes,
-    ...(options.readChunkBytes ? { chunkBytes: options.readChunkBytes } : {}),
-    ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}),
     ...(signal ? { signal } : {}),
   });
-  if (options.expectedSha256 && options.expectedSha256 !== file.sha256)
-    throw badInput(path, 'file changed since it was scanned');
-  const format = chooseFormat(path, sniffFormat(file.bytes), byExtension);
-  throwIfAborted(signal);
-
-  const loaded = await loadContent(file.bytes, path, format, options);
+  let loaded: LoadedContent;
+  let sha256: string;
+  try {
+    // sniffFormat looks at the first KiB.
+    const format = chooseFormat(path, sniffFormat(await file.head(1024)), byExtension);
+    // A zip is hashed without being kept, then read in place, and proven afterwards to be the
+    // version hashed; other formats are parsed from the bytes read.
+    const zip = isZipFormat(format);
+    const read = await file.readAll(!zip, {
+      ...(options.readChunkBytes ? { chunkBytes: options.readChunkBytes } : {}),
+      ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    sha256 = read.sha256;
+    if (!zip) await file.checkUnchanged();
+    if (options.expectedSha256 && options.expectedSha256 !== sha256)
+      throw badInput(path, 'file changed since it was scanned');
+    throwIfAborted(signal);
+    if (zip) {
+      loaded = await loadArchive({ fd: file.fd, size: file.size }, path, format, options);
+      await file.checkUnchanged();
+    } else {
+      await file.close();
+      loaded = await loadContent(read.bytes!, path, format, options);
+    }
+  } finally {
+    await file.close();
+  }
   // A file of several documents (an MBOX) may have no text of its own.
   const finished =
     loaded.parts?.length && !loaded.text.trim()
       ? { ...loaded, title: loaded.title ?? basename(path, extname(path)), language: 'und' }
       : finishText(loaded, path, maxTextChars);
-  return { ...finished, path, size: file.size, sha256: file.sha256 };
+  return { ...finished, path, size: file.size, sha256 };
 }

@@ -1,6 +1,12 @@
 import type { LoadedText } from '../types.js';
-import { DEFAULT_OFFICE_XML_BYTES, openOfficeArchive, readPart, type OfficeArchiveOptions } from './officeArchive.js';
+import {
+  DEFAULT_OFFICE_XML_BYTES,
+  withOfficeArchive,
+  type OfficeArchive,
+  type OfficeArchiveOptions,
+} from './officeArchive.js';
 import { wordPartText, type WordNote } from './wordprocessingText.js';
+import type { ZipSource } from './zipArchive.js';
 
 export type LoadDocxOptions = OfficeArchiveOptions;
 
@@ -20,24 +26,26 @@ const NOTE_LABEL: Readonly<Record<WordNote['kind'], string>> = {
  * marked ("Footnote 1: …", "Comment (Ada Kestrel): …"). Each part is read by a streaming XML
  * parser; a part above `maxXmlBytes` is refused, naming the limit.
  */
-export function loadDocx(bytes: Buffer, path: string, options: LoadDocxOptions = {}): LoadedText {
-  const archive = openOfficeArchive(bytes, path, 'DOCX', 'word/document.xml', options);
-  const read = (name: string) => readPart(path, 'DOCX', name, () => wordPartText(archive.read(name)!));
+export function loadDocx(source: ZipSource, path: string, options: LoadDocxOptions = {}): Promise<LoadedText> {
+  return withOfficeArchive(source, path, 'DOCX', 'word/document.xml', options, docxText);
+}
 
-  const sections = [read('word/document.xml').text];
+async function docxText(archive: OfficeArchive): Promise<LoadedText> {
+  const read = async (name: string) => (await archive.part(name, wordPartText))!;
+  const sections = [(await read('word/document.xml')).text];
   const seen = new Set<string>();
   const furniture = archive.names
     .filter((name) => HEADER_FOOTER.test(name))
     .sort((a, b) => furnitureOrder(a) - furnitureOrder(b) || a.localeCompare(b));
   for (const name of furniture) {
-    const { text } = read(name);
+    const { text } = await read(name);
     if (!text || seen.has(text)) continue;
     seen.add(text);
     sections.push(`${HEADER_FOOTER.exec(name)![1] === 'header' ? 'Header' : 'Footer'}: ${text}`);
   }
   for (const name of NOTE_PARTS) {
     if (!archive.has(name)) continue;
-    for (const note of read(name).notes) {
+    for (const note of (await read(name)).notes) {
       const label =
         note.kind === 'comment'
           ? `Comment${note.author ? ` (${note.author})` : ''}`

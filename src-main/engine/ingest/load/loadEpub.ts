@@ -3,8 +3,9 @@ import { primaryLanguage } from '../detectLanguage.js';
 import type { LoadedText } from '../types.js';
 import { decodeText } from './decodeText.js';
 import { htmlBodyText } from './loadHtml.js';
-import { openOfficeArchive, readPart, resolvePartName, type OfficeArchiveOptions } from './officeArchive.js';
+import { resolvePartName, withOfficeArchive, type OfficeArchive, type OfficeArchiveOptions } from './officeArchive.js';
 import { localName, parseXml } from './xmlStream.js';
+import type { ZipSource } from './zipArchive.js';
 
 const KIND = 'EPUB';
 const CHAPTER_TYPES = new Set(['application/xhtml+xml', 'text/html', 'application/x-dtbook+xml']);
@@ -23,21 +24,19 @@ interface Package {
  * language from the package's Dublin Core metadata. The archive is checked like DOCX (zip-bomb
  * limits, each part under the XML limit).
  */
-export function loadEpub(bytes: Buffer, path: string, options: OfficeArchiveOptions = {}): LoadedText {
-  const archive = openOfficeArchive(bytes, path, KIND, 'META-INF/container.xml', options);
-  const rootfile = readPart(
-    path,
-    KIND,
+export function loadEpub(source: ZipSource, path: string, options: OfficeArchiveOptions = {}): Promise<LoadedText> {
+  return withOfficeArchive(source, path, KIND, 'META-INF/container.xml', options, (archive) => bookText(archive, path));
+}
+
+async function bookText(archive: OfficeArchive, path: string): Promise<LoadedText> {
+  const rootfile = await archive.part(
     'META-INF/container.xml',
-    () =>
-      /<(?:\w+:)?rootfile\b[^>]*\bfull-path="([^"]+)"/.exec(
-        archive.read('META-INF/container.xml')!.toString('utf8'),
-      )?.[1],
+    (xml) => /<(?:\w+:)?rootfile\b[^>]*\bfull-path="([^"]+)"/.exec(xml.toString('utf8'))?.[1],
   );
   const opfName = rootfile ? resolvePartName('', decodeURIComponent(rootfile)) : undefined;
   if (!opfName || !archive.has(opfName))
     throw badInput(path, 'not an EPUB file (META-INF/container.xml names no package document in the archive)');
-  const pkg = readPart(path, KIND, opfName, () => readPackage(archive.read(opfName)!));
+  const pkg = (await archive.part(opfName, readPackage))!;
   const base = opfName.includes('/') ? opfName.slice(0, opfName.lastIndexOf('/') + 1) : '';
   const chapters: string[] = [];
   for (const id of pkg.spine) {
@@ -45,7 +44,7 @@ export function loadEpub(bytes: Buffer, path: string, options: OfficeArchiveOpti
     if (!item || !CHAPTER_TYPES.has(item.type)) continue;
     const name = resolvePartName(base, safeDecode(item.href.replace(/#.*$/, '')));
     if (!archive.has(name)) continue;
-    const text = readPart(path, KIND, name, () => htmlBodyText(decodeText(archive.read(name)!, path).text));
+    const text = (await archive.part(name, (xml) => htmlBodyText(decodeText(xml, path).text)))!;
     if (text.trim()) chapters.push(text.trim());
   }
   const language = primaryLanguage(pkg.language);

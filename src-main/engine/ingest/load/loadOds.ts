@@ -1,8 +1,9 @@
 import type { LoadedText } from '../types.js';
 import type { LoadSpreadsheetOptions } from './loadXlsx.js';
-import { openOfficeArchive, readPart } from './officeArchive.js';
+import { withOfficeArchive } from './officeArchive.js';
 import { CellBudget, workbookText, type Sheet } from './sheetText.js';
 import { localName, parseXml } from './xmlStream.js';
+import type { ZipSource } from './zipArchive.js';
 
 const KIND = 'ODS';
 /** Beyond this many repeats an empty row or cell is not expanded (LibreOffice pads sheets to 1,048,576 rows). */
@@ -15,11 +16,12 @@ const MAX_REPEAT = 1 << 20;
  * against `maxCells` before they are expanded, and empty ones are never expanded; annotations
  * (cell comments) are left out.
  */
-export function loadOds(bytes: Buffer, path: string, options: LoadSpreadsheetOptions = {}): LoadedText {
-  const archive = openOfficeArchive(bytes, path, KIND, 'content.xml', options);
+export function loadOds(source: ZipSource, path: string, options: LoadSpreadsheetOptions = {}): Promise<LoadedText> {
   const budget = new CellBudget(path, options.maxCells);
-  const sheets = readPart(path, KIND, 'content.xml', () => readTables(archive.read('content.xml')!, budget));
-  return { text: workbookText(sheets), mime: 'application/vnd.oasis.opendocument.spreadsheet' };
+  return withOfficeArchive(source, path, KIND, 'content.xml', options, async (archive) => {
+    const sheets = (await archive.part('content.xml', (xml) => readTables(xml, budget)))!;
+    return { text: workbookText(sheets), mime: 'application/vnd.oasis.opendocument.spreadsheet' };
+  });
 }
 
 const repeat = (value: string | undefined) => Math.min(MAX_REPEAT, Math.max(1, Number(value) || 1));

@@ -1,7 +1,8 @@
 import type { LoadedText } from '../types.js';
 import { odfContentText } from './odfText.js';
-import { openOfficeArchive, readPart, relationships, type OfficeArchiveOptions } from './officeArchive.js';
+import { relationships, withOfficeArchive, type OfficeArchive, type OfficeArchiveOptions } from './officeArchive.js';
 import { localName, parseXml, tidyText } from './xmlStream.js';
+import type { ZipSource } from './zipArchive.js';
 
 interface Slide {
   text: string;
@@ -22,13 +23,15 @@ function slidesText(slides: readonly Slide[]): string {
  * Text of a PPTX: the slides in the presentation's order (`sldIdLst`, not the part names),
  * each with its speaker notes; slide numbers, dates, headers and footers left out.
  */
-export function loadPptx(bytes: Buffer, path: string, options: OfficeArchiveOptions = {}): LoadedText {
-  const kind = 'PPTX';
-  const archive = openOfficeArchive(bytes, path, kind, 'ppt/presentation.xml', options);
-  const read = (name: string) => readPart(path, kind, name, () => drawingText(archive.read(name)!));
-  const order = readPart(path, kind, 'ppt/presentation.xml', () => slideOrder(archive.read('ppt/presentation.xml')!));
+export function loadPptx(source: ZipSource, path: string, options: OfficeArchiveOptions = {}): Promise<LoadedText> {
+  return withOfficeArchive(source, path, 'PPTX', 'ppt/presentation.xml', options, presentationText);
+}
+
+async function presentationText(archive: OfficeArchive): Promise<LoadedText> {
+  const read = async (name: string) => (await archive.part(name, drawingText))!;
+  const order = (await archive.part('ppt/presentation.xml', slideOrder))!;
   const targets = new Map(
-    relationships(archive.read('ppt/_rels/presentation.xml.rels'), 'ppt/').map((r) => [r.id, r.target]),
+    relationships(await archive.read('ppt/_rels/presentation.xml.rels'), 'ppt/').map((r) => [r.id, r.target]),
   );
   const slides: Slide[] = [];
   for (const id of order) {
@@ -36,10 +39,10 @@ export function loadPptx(bytes: Buffer, path: string, options: OfficeArchiveOpti
     if (!target || !archive.has(target)) continue;
     const slash = target.lastIndexOf('/');
     const rels = `${target.slice(0, slash)}/_rels/${target.slice(slash + 1)}.rels`;
-    const notesPart = relationships(archive.read(rels), target.slice(0, slash + 1)).find(
+    const notesPart = relationships(await archive.read(rels), target.slice(0, slash + 1)).find(
       (r) => r.type === 'notesSlide' && archive.has(r.target),
     );
-    slides.push({ text: read(target), notes: notesPart ? read(notesPart.target) : '' });
+    slides.push({ text: await read(target), notes: notesPart ? await read(notesPart.target) : '' });
   }
   return {
     text: slidesText(slides),
@@ -99,12 +102,13 @@ function drawingText(xml: Buffer): string {
 }
 
 /** Text of an ODP: its pages (`draw:page`) in order, each with its speaker notes (`presentation:notes`). */
-export function loadOdp(bytes: Buffer, path: string, options: OfficeArchiveOptions = {}): LoadedText {
-  const archive = openOfficeArchive(bytes, path, 'ODP', 'content.xml', options);
-  const content = readPart(path, 'ODP', 'content.xml', () => odfContentText(archive.read('content.xml')!));
-  const slides = content.pages.map((p) => ({
-    text: p.text.replace(/\n{2,}/g, '\n'),
-    notes: p.notes.replace(/\n{2,}/g, '\n'),
-  }));
-  return { text: slidesText(slides), mime: 'application/vnd.oasis.opendocument.presentation' };
+export function loadOdp(source: ZipSource, path: string, options: OfficeArchiveOptions = {}): Promise<LoadedText> {
+  return withOfficeArchive(source, path, 'ODP', 'content.xml', options, async (archive) => {
+    const content = (await archive.part('content.xml', odfContentText))!;
+    const slides = content.pages.map((p) => ({
+      text: p.text.replace(/\n{2,}/g, '\n'),
+      notes: p.notes.replace(/\n{2,}/g, '\n'),
+    }));
+    return { text: slidesText(slides), mime: 'application/vnd.oasis.opendocument.presentation' };
+  });
 }

@@ -1,7 +1,13 @@
 import type { LoadedText } from '../types.js';
-import { openOfficeArchive, readPart, relationshipTargets, type OfficeArchiveOptions } from './officeArchive.js';
+import {
+  relationshipTargets,
+  withOfficeArchive,
+  type OfficeArchive,
+  type OfficeArchiveOptions,
+} from './officeArchive.js';
 import { CellBudget, columnIndex, workbookText, type Sheet } from './sheetText.js';
 import { localName, parseXml } from './xmlStream.js';
+import type { ZipSource } from './zipArchive.js';
 
 export interface LoadSpreadsheetOptions extends OfficeArchiveOptions {
   /** Workbooks with more cells holding values are refused. Default: 2,000,000. */
@@ -21,22 +27,22 @@ const MAX_COLUMNS = 16_383;
  * booleans as TRUE/FALSE, formulas by their cached value. Cells are counted as they are read
  * and the workbook is refused past `maxCells`.
  */
-export function loadXlsx(bytes: Buffer, path: string, options: LoadSpreadsheetOptions = {}): LoadedText {
-  const archive = openOfficeArchive(bytes, path, KIND, 'xl/workbook.xml', options);
-  const part = <T>(name: string, parse: (xml: Buffer) => T): T | undefined => {
-    if (!archive.has(name)) return undefined;
-    return readPart(path, KIND, name, () => parse(archive.read(name)!));
-  };
-  const workbook = part('xl/workbook.xml', readWorkbook)!;
-  const targets = relationshipTargets(archive.read('xl/_rels/workbook.xml.rels'), 'xl/');
-  const strings = part('xl/sharedStrings.xml', readSharedStrings) ?? [];
-  const dateStyles = part('xl/styles.xml', readDateStyles) ?? new Set<number>();
-  const budget = new CellBudget(path, options.maxCells);
+export function loadXlsx(source: ZipSource, path: string, options: LoadSpreadsheetOptions = {}): Promise<LoadedText> {
+  return withOfficeArchive(source, path, KIND, 'xl/workbook.xml', options, (archive) =>
+    workbookOf(archive, new CellBudget(path, options.maxCells)),
+  );
+}
+
+async function workbookOf(archive: OfficeArchive, budget: CellBudget): Promise<LoadedText> {
+  const workbook = (await archive.part('xl/workbook.xml', readWorkbook))!;
+  const targets = relationshipTargets(await archive.read('xl/_rels/workbook.xml.rels'), 'xl/');
+  const strings = (await archive.part('xl/sharedStrings.xml', readSharedStrings)) ?? [];
+  const dateStyles = (await archive.part('xl/styles.xml', readDateStyles)) ?? new Set<number>();
   const sheets: Sheet[] = [];
   for (const { name, relId } of workbook.sheets) {
     const target = targets.get(relId);
     if (!target) continue;
-    const rows = part(target, (xml) =>
+    const rows = await archive.part(target, (xml) =>
       readSheet(xml, { strings, dateStyles, epochDays: workbook.date1904 ? 24_107 : 25_569, budget }),
     );
     if (rows) sheets.push({ name, rows });

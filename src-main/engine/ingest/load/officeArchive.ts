@@ -1,7 +1,6 @@
-import { inflateRawSync } from 'node:zlib';
 import { PolyhopError } from '../../base/errors.js';
 import { badInput, formatBytes } from '../badInput.js';
-import { checkZipLimits, entryData, readZipDirectory, type ZipEntry, type ZipLimits } from './zipArchive.js';
+import { withZipArchive, type ZipLimits, type ZipSource } from './zipArchive.js';
 
 export interface OfficeArchiveOptions {
   zip?: ZipLimits;
@@ -15,55 +14,55 @@ export interface OfficeArchive {
   names: readonly string[];
   has(name: string): boolean;
   /** The part's inflated bytes; undefined when the archive lacks it. */
-  read(name: string): Buffer | undefined;
+  read(name: string): Promise<Buffer | undefined>;
+  /** `parse` run on the part's bytes, a parser's failure turned into BAD_INPUT naming the part; undefined when the archive lacks it. */
+  part<T>(name: string, parse: (xml: Buffer) => T): Promise<T | undefined>;
 }
 
 /**
- * Opens an Office Open XML or OpenDocument package: lists the zip, requires `mainPart`
- * (refusing with `notThis` otherwise), proves the archive cannot inflate beyond the zip
- * limits, and reads parts on demand, refusing one above `maxXmlBytes` naming the limit.
+ * Opens an Office Open XML, OpenDocument or EPUB package and runs `use` on it: lists the zip
+ * (refusing archives past the zip limits), requires `mainPart` (refusing with "not a <kind>
+ * file" otherwise), reads parts on demand, refusing one above `maxXmlBytes` before inflating
+ * it, and afterwards checks the parts `use` did not read (see `withZipArchive`).
  */
-export function openOfficeArchive(
-  bytes: Buffer,
+export function withOfficeArchive<T>(
+  source: ZipSource,
   path: string,
   kind: string,
   mainPart: string,
-  options: OfficeArchiveOptions = {},
-): OfficeArchive {
+  options: OfficeArchiveOptions,
+  use: (archive: OfficeArchive) => Promise<T>,
+): Promise<T> {
   const { maxXmlBytes = DEFAULT_OFFICE_XML_BYTES } = options;
-  const entries = readZipDirectory(bytes, path);
-  const byName = new Map(entries.map((e) => [e.name, e]));
-  if (!byName.has(mainPart)) throw badInput(path, `not a ${kind} file (no ${mainPart} in the archive)`);
-  checkZipLimits(bytes, entries, path, options.zip);
-  const inflate = (entry: ZipEntry): Buffer => {
-    if (entry.uncompressedSize > maxXmlBytes) {
-      throw badInput(
-        path,
-        `${entry.name} is ${formatBytes(entry.uncompressedSize)} of XML, above the ${formatBytes(maxXmlBytes)} limit for a ${kind} part`,
-        { details: { limit: 'docxXml', size: entry.uncompressedSize, maxXmlBytes } },
-      );
-    }
-    const data = entryData(bytes, entry, path);
-    return entry.method === 0 ? data : inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
-  };
-  return {
-    names: entries.map((e) => e.name),
-    has: (name) => byName.has(name),
-    read(name) {
-      const entry = byName.get(name);
-      return entry ? inflate(entry) : undefined;
-    },
-  };
-}
-
-/** Runs `parse` on a part, turning a parser's failure into BAD_INPUT naming the part. */
-export function readPart<T>(path: string, kind: string, name: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof PolyhopError) throw error;
-    throw badInput(path, `cannot read ${kind} part ${name} (${(error as Error).message})`, { cause: error });
-  }
+  return withZipArchive(source, path, options.zip, async (zip) => {
+    if (!zip.has(mainPart)) throw badInput(path, `not a ${kind} file (no ${mainPart} in the archive)`);
+    const read = async (name: string): Promise<Buffer | undefined> => {
+      const entry = zip.entry(name);
+      if (entry && entry.uncompressedSize > maxXmlBytes) {
+        throw badInput(
+          path,
+          `${name} is ${formatBytes(entry.uncompressedSize)} of XML, above the ${formatBytes(maxXmlBytes)} limit for a ${kind} part`,
+          { details: { limit: 'docxXml', size: entry.uncompressedSize, maxXmlBytes } },
+        );
+      }
+      return zip.read(name);
+    };
+    return use({
+      names: zip.names,
+      has: (name) => zip.has(name),
+      read,
+      async part(name, parse) {
+        const xml = await read(name);
+        if (!xml) return undefined;
+        try {
+          return parse(xml);
+        } catch (error) {
+          if (error instanceof PolyhopError) throw error;
+          throw badInput(path, `cannot read ${kind} part ${name} (${(error as Error).message})`, { cause: error });
+        }
+      },
+    });
+  });
 }
 
 export interface Relationship {
