@@ -17,6 +17,7 @@ import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { CorpusEmbedder, corpusParagraphs, corpusRules, CHUNK_SCRIPT } from '../../support/corpusScript.js';
+import { askedPairs } from '../../support/disambiguatePrompt.js';
 
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
 
@@ -281,11 +282,18 @@ describe('disambiguate', () => {
     ]);
     // Candidates: the 3 Odysseus pairs, Penelope/Pénélope and the rejected Pylos/Sparta; never Ithaca.
     expect(result.pairsAsked).toBe(5);
-    const asked = llm.callsOf('mder/disambiguate').map((c) => c.prompt.variables.pairs!);
-    expect(asked).toHaveLength(2);
-    expect(asked.join('\n')).toContain('A: "Pylos" (City)');
-    expect(asked.join('\n')).not.toContain('Ithaca"');
-    expect(asked[0]).toContain('<document>\nText about');
+    const calls = llm.callsOf('mder/disambiguate');
+    expect(calls).toHaveLength(2);
+    const asked = calls.flatMap((c) => askedPairs(c.prompt.variables));
+    expect(asked.some((p) => p.a === 'Pylos' && p.aType === 'City')).toBe(true);
+    expect(asked.flatMap((p) => [p.a, p.b])).not.toContain('Ithaca');
+    expect(calls[0]!.prompt.variables.entities).toContain('<document>\nText about');
+    // Each entity and its excerpt is written once per call, however many of its pairs the call holds.
+    for (const c of calls) {
+      const names = [...c.prompt.variables.entities!.matchAll(/^E\d+: "(.+)"/gm)].map((m) => m[1]);
+      expect(names).toEqual([...new Set(names)]);
+    }
+    expect(calls[0]!.prompt.variables.entities!.match(/^E\d+: "Odysseus"/gm)).toHaveLength(1);
     // Second round: the renamed entities find no new candidate, so no third call.
     expect(result.rounds).toBe(2);
     expect([...store.entities.values()].map((e) => e.name).sort()).toEqual([
@@ -410,9 +418,7 @@ describe('disambiguate', () => {
       {
         prompt: 'mder/disambiguate',
         reply: (v) => ({
-          decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-            ([, pair, a, b]) => ({ pair, a, b, same: true, canonical: 'Ithaca' }),
-          ),
+          decisions: askedPairs(v).map(({ pair, a, b }) => ({ pair, a, b, same: true, canonical: 'Ithaca' })),
         }),
       },
     ]);
@@ -431,19 +437,16 @@ describe('disambiguate', () => {
       {
         prompt: 'mder/disambiguate',
         reply: (v) => ({
-          decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-            ([, pair, a, b]) => {
-              const same =
-                [a, b].sort().join('|') === 'EU|European Union' || [a, b].sort().join('|') === 'Itaca|Ithaca';
-              return {
-                pair,
-                a,
-                b,
-                same,
-                canonical: same ? (a === 'Itaca' || a === 'Ithaca' ? 'Ithaca' : 'European Union') : '',
-              };
-            },
-          ),
+          decisions: askedPairs(v).map(({ pair, a, b }) => {
+            const same = [a, b].sort().join('|') === 'EU|European Union' || [a, b].sort().join('|') === 'Itaca|Ithaca';
+            return {
+              pair,
+              a,
+              b,
+              same,
+              canonical: same ? (a === 'Itaca' || a === 'Ithaca' ? 'Ithaca' : 'European Union') : '',
+            };
+          }),
         }),
       },
     ]);
@@ -457,12 +460,9 @@ describe('disambiguate', () => {
     store.variantsOf.set(3, ['Ithaca']);
     // No pair is this similar: only the lexical and written-form evidence can make candidates.
     const result = await disambiguate(llm, new CorpusEmbedder(), store, [1, 2, 3, 4, 5], { prompts, threshold: 2 });
-    const asked = llm
-      .callsOf('mder/disambiguate')
-      .map((c) => c.prompt.variables.pairs!)
-      .join('\n');
-    expect(asked).toContain('Candidate because: acronym');
-    expect(asked).toContain('Candidate because: also written "Ithaca"');
+    const asked = llm.callsOf('mder/disambiguate').flatMap((c) => askedPairs(c.prompt.variables));
+    expect(asked.map((p) => p.evidence)).toContain('acronym');
+    expect(asked.map((p) => p.evidence)).toContain('also written "Ithaca"');
     expect(result.merges).toEqual([
       { keepId: 1, mergeIds: [2], canonicalName: 'European Union' },
       { keepId: 4, mergeIds: [3], canonicalName: 'Ithaca' },
