@@ -159,8 +159,10 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     const kingOf = enrichOf('KING_OF');
     expect(kingOf.prompt.variables.triples).toBe('1. Odysseus | KING_OF | Ithaca\n2. Odysseus | DISGUISED_AS | Beggar');
     expect(enrichOf('RETURNED_TO').prompt.variables.triples).toBe('1. Odysseus | RETURNED_TO | Ithaca');
-    expect(kingOf.prompt.variables.other).toBe(CHUNK_SCRIPT['odysseus.en.md'][0]!.summary);
-    expect(kingOf.prompt.variables.next).toBe(CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary);
+    expect(kingOf.prompt.variables.after).toBe(
+      `<document part="next">\n${CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary}\n</document>\n` +
+        `<document part="other">\n${CHUNK_SCRIPT['odysseus.en.md'][0]!.summary}\n</document>\n`,
+    );
 
     // Original-language vectors for the 4 non-English chunks only: the 3 English ones are embedded once.
     expect(snap.vectors).toEqual({

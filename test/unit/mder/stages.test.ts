@@ -522,7 +522,10 @@ describe('enrich', () => {
     expect(llm.calls[0]!.prompt.variables.triples).toBe(
       '1. Poseidon | ANGRY_WITH | Odysseus\n2. Odysseus | WANDERED_FOR | Ten Years',
     );
-    expect(llm.calls[0]!.prompt.variables.other).toBe('(none)');
+    // The neighbours are given; no other source chunk, so no empty "other" section in the prompt.
+    expect(llm.calls[0]!.prompt.variables.before).toBe(`<document part="previous">\n${s[0]!.summary}\n</document>\n`);
+    expect(llm.calls[0]!.prompt.variables.after).toBe(`<document part="next">\n${s[2]!.summary}\n</document>\n`);
+    expect(llm.calls[0]!.prompt.user).not.toContain('part="other"');
   });
 
   it('a reply that fails its schema leaves the triples undescribed, each asked again alone first', async () => {
