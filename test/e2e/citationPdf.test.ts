@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { DocumentPage, DocumentSource } from '../../src-main/engine/api/contract.js';
+import type { DocumentPage, DocumentPageText, DocumentSource } from '../../src-main/engine/api/contract.js';
 import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { e2eRules, E2E_CORPUS_PATHS } from '../support/e2eCorpus.js';
@@ -75,11 +75,18 @@ describeInBrowser('a citation into a PDF', () => {
       await link.click();
       await page.locator('[data-testid="pdf-page"][data-drawn="true"]').waitFor({ timeout: 30_000 });
       await screenshot(page, 'ask-citation-pdf-page');
+      // The page as the engine kept it at indexing: the document's text read again has it at its offsets.
+      const cited = await call<DocumentPageText>(server.engine, 'docs:page', {
+        kb: 'odyssey',
+        id: pdfId,
+        startOffset: start,
+        endOffset: end,
+      });
+      expect(cited.readFrom).toBe('index');
       const source = await call<DocumentSource>(server.engine, 'docs:source', { kb: 'odyssey', id: pdfId });
-      const pages = source.pages!;
-      const index = pages.findLastIndex((p) => p.startOffset <= start);
-      const pageEnd = index + 1 < pages.length ? pages[index + 1]!.startOffset - 2 : source.text.length;
-      expect(await page.getByTestId('source-page').textContent()).toContain(String(pages[index]!.page));
+      expect(source.text.slice(cited.startOffset, cited.endOffset)).toBe(cited.text);
+      expect(cited.startOffset + cited.passage.start).toBe(start);
+      expect(await page.getByTestId('source-page').textContent()).toContain(String(cited.page));
 
       // The canvas is drawn: it holds dark (text) pixels on white.
       const dark = await page.getByTestId('pdf-canvas').evaluate((c: HTMLCanvasElement) => {
@@ -96,7 +103,7 @@ describeInBrowser('a citation into a PDF', () => {
       const marks = page.getByTestId('pdf-highlight');
       const marked = (await marks.allTextContents()).join('');
       expect(marked.length).toBeGreaterThan(10);
-      expect(marked).toBe(source.text.slice(start, Math.min(end, pageEnd)).replace(/\n/g, ''));
+      expect(marked).toBe(cited.text.slice(cited.passage.start, cited.passage.end).replace(/\n/g, ''));
       const boxes = await marks.evaluateAll((els) =>
         els.map((el) => {
           const r = el.getBoundingClientRect();

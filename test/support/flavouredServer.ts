@@ -1,6 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NgramEmbedder } from './NgramEmbedder.js';
+import { embedReply } from './flavouredEmbeddings.js';
+import { modelCard, notFound, readJson, reply, toyTokens, vllmError } from './flavouredWire.js';
+
+export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
 
 /**
  * The protocol of real inference servers around a scripted model: what llama-server, vLLM, Ollama
@@ -76,6 +80,15 @@ export interface FlavouredServerOptions {
   numCtx?: number;
   /** Time from the request to the reply's first chunk (a queue, a long prompt): llama-server sends nothing before it; vLLM sends its headers at once. Default 0. */
   firstByteDelayMs?: number;
+  /**
+   * Time each work request (chat, embedding) holds one of the `slots`; one that finds them all
+   * taken waits its turn and is sent nothing meanwhile, as llama-server queues a task until a slot
+   * frees (tools/server/server-queue.cpp, `queue_tasks_deferred`) and Ollama's scheduler queues
+   * requests behind its one runner (server/sched.go, `pendingReqCh`). Default 0: no queue.
+   */
+  workMs?: number;
+  /** An embedding reply sends its headers and half its body, then nothing for this long. Default 0. */
+  embeddingBodyStallMs?: number;
 }
 
 const CHATML =
@@ -84,6 +97,13 @@ const CHATML_THINKING = CHATML.replace(
   'assistant\n{% endif %}',
   'assistant\n{% if enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}',
 );
+
+/** A busy answer; `message` replaces Ollama's wording of a 503 (llama-server and proxies word theirs otherwise). */
+export interface BusyReply {
+  status: 429 | 503;
+  retryAfter?: string;
+  message?: string;
+}
 
 export interface FlavouredServer {
   baseUrl: string;
@@ -100,7 +120,7 @@ export interface FlavouredServer {
    * exceeded", answered 503 by routes.go handleScheduleError), or a 429 with `Retry-After`
    * (seconds or an HTTP date) as a rate-limiting proxy in front of any of them sends.
    */
-  busy: (times: number, reply?: { status: 429 | 503; retryAfter?: string }) => void;
+  busy: (times: number, reply?: BusyReply) => void;
   /**
    * Until `ready()`, llama-server answers every route 503 "Loading model" (`unavailable_error`),
    * before any key check (server-http.cpp `middleware_server_state`), as it does while it loads.
@@ -112,14 +132,6 @@ export interface FlavouredServer {
   close: () => Promise<void>;
 }
 
-/** The double's tokenizer: words and punctuation marks. */
-export function toyTokens(text: string): string[] {
-  return text.match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) ?? [];
-}
-
-/** Tokens an embedding input takes: its text and the model's two special tokens ([CLS], [SEP]). */
-export const embeddingInputTokens = (text: string): number => toyTokens(text).length + 2;
-
 /** Tokens a chat template adds around the messages. */
 const TEMPLATE_TOKENS = 8;
 
@@ -129,7 +141,8 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   const ubatch = options.ubatch ?? 512;
   const vectors = new NgramEmbedder(64);
   const template = options.chatTemplate ?? (options.thought != null ? CHATML_THINKING : CHATML);
-  const busyReplies: { status: 429 | 503; retryAfter?: string }[] = [];
+  const busyReplies: BusyReply[] = [];
+  const slots = { free: options.slots ?? 4, waiting: [] as (() => void)[] };
   let loading = false;
   const state: Omit<FlavouredServer, 'baseUrl' | 'close'> = {
     chats: [],
@@ -164,7 +177,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
         busyReply.status === 503
           ? {
               error: {
-                message: 'server busy, please try again.  maximum pending requests exceeded',
+                message: busyReply.message ?? 'server busy, please try again.  maximum pending requests exceeded',
                 type: 'api_error',
               },
             }
@@ -202,75 +215,25 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
         model_info: { 'general.architecture': arch, [`${arch}.context_length`]: context },
       });
     }
-    if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings) return embed(body, res);
+    if (work && options.workMs) {
+      if (slots.free > 0) slots.free--;
+      else await new Promise<void>((resolve) => slots.waiting.push(resolve));
+      await new Promise((resolve) => setTimeout(resolve, options.workMs));
+      // The slot passes to the next in the queue when this reply is out.
+      res.once('close', () => {
+        const next = slots.waiting.shift();
+        if (next) next();
+        else slots.free++;
+      });
+    }
+    if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings)
+      return embedReply(
+        { flavour, model, context, ubatch, vectors, state, bodyStallMs: options.embeddingBodyStallMs ?? 0 },
+        body,
+        res,
+      );
     if (req.method === 'POST' && path === '/v1/chat/completions') return chat(body, res);
     reply(res, 404, notFound(flavour, `${req.method} ${path}`));
-  };
-
-  const embed = async (body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
-    const inputs = Array.isArray(body.input) ? body.input.map(String) : [String(body.input)];
-    const embeddedTexts: string[] = [];
-    for (const text of inputs) {
-      const n = embeddingInputTokens(text);
-      if (flavour === 'llama-server' && n > ubatch) {
-        // server-context.cpp update_slots(): an embedding cannot be split over ubatches
-        // (server_slot::can_split() is false for non-causal pooling), so a task over n_ubatch is
-        // refused with ERROR_TYPE_SERVER, which the HTTP layer answers 500.
-        state.refusals++;
-        return reply(res, 500, {
-          error: {
-            code: 500,
-            message: `input (${n} tokens) is too large to process. increase the physical batch size (current batch size: ${ubatch})`,
-            type: 'server_error',
-          },
-        });
-      }
-      if (flavour === 'llama-server' && n > context) {
-        // Same place, next check: ERROR_TYPE_EXCEED_CONTEXT_SIZE (HTTP 400).
-        state.refusals++;
-        return reply(res, 400, {
-          error: {
-            code: 400,
-            message: `input (${n} tokens) is larger than the max context size (${context} tokens). skipping`,
-            type: 'exceed_context_size_error',
-          },
-        });
-      }
-      if (flavour === 'vllm' && n > context) {
-        // vllm/renderers/params.py TokenizeParams._token_len_check (pooling asks 0 output tokens),
-        // a VLLMValidationError answered 400.
-        state.refusals++;
-        return reply(
-          res,
-          400,
-          vllmError(
-            `You passed ${n} input tokens and requested 0 output tokens. However, the model's context length is only ${context} tokens, resulting in a maximum input length of ${context} tokens. Please reduce the length of the input prompt.`,
-          ),
-        );
-      }
-      if (flavour === 'ollama' && n > context) {
-        // The OpenAI layer forwards only model, input and dimensions (middleware/openai.go:427), so
-        // `truncate` is unset and EmbedHandler cuts the input to the context (routes.go:923-947).
-        state.truncatedInputs++;
-        embeddedTexts.push(
-          toyTokens(text)
-            .slice(0, context - 2)
-            .join(' '),
-        );
-        state.embedded.push(context);
-        continue;
-      }
-      embeddedTexts.push(toyTokens(text).join(' '));
-      state.embedded.push(n);
-    }
-    const out = await vectors.embed(embeddedTexts);
-    const tokens = embeddedTexts.reduce((n, t) => n + embeddingInputTokens(t), 0);
-    reply(res, 200, {
-      object: 'list',
-      model,
-      data: out.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })),
-      usage: { prompt_tokens: tokens, total_tokens: tokens },
-    });
   };
 
   const chat = async (body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
@@ -475,34 +438,4 @@ function pieces(text: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += 5) out.push(text.slice(i, i + 5));
   return out;
-}
-
-function modelCard(flavour: ServerFlavour, id: string, context: number): Record<string, unknown> {
-  if (flavour === 'vllm')
-    return { id, object: 'model', created: 0, owned_by: 'vllm', root: id, max_model_len: context };
-  if (flavour === 'llama-server')
-    return { id, object: 'model', created: 0, owned_by: 'llamacpp', meta: { n_ctx_train: context } };
-  return { id, object: 'model', created: 0, owned_by: flavour === 'ollama' ? 'library' : 'organization_owner' };
-}
-
-function vllmError(message: string): unknown {
-  return { error: { message, type: 'BadRequestError', param: 'input_tokens', code: 400 } };
-}
-
-function notFound(flavour: ServerFlavour, what: string): unknown {
-  return flavour === 'ollama'
-    ? '404 page not found'
-    : { error: { message: `no route ${what}`, type: 'not_found_error', code: 404 } };
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  res
-    .writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' })
-    .end(typeof body === 'string' ? body : JSON.stringify(body));
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let raw = '';
-  for await (const chunk of req) raw += String(chunk);
-  return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
 }

@@ -11,7 +11,7 @@ import type { Engine } from './Engine.js';
 import { runIndexing } from './handlers/indexing.js';
 
 /** Timings of the watchers (tests shorten them). */
-export type WatchTimings = Pick<FolderWatcherOptions, 'debounceMs' | 'writeFinishMs' | 'pollIntervalMs' | 'watchFn'>;
+export type WatchTimings = Pick<FolderWatcherOptions, 'debounceMs' | 'pollIntervalMs' | 'subscribeFn'>;
 
 interface ActiveFolder {
   folder: WatchedFolder;

@@ -30,3 +30,4 @@ export { estimateTokens, splitSpanByTokens } from './tokens.js';
 export { semanticChunk, type SemanticChunkOptions } from './chunk/semanticChunk.js';
 export { fixedSizeChunk, type FixedSizeChunkOptions } from './chunk/fixedSizeChunk.js';
 export { pageAt } from './chunk/chunkRecord.js';
+export { PAGE_SEPARATOR, pageTexts, type PageText } from './pageTexts.js';

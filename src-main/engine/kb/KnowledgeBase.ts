@@ -16,6 +16,7 @@ import { PartialSummaryRepository } from './PartialSummaryRepository.js';
 import { TextIndexRepository } from './TextIndexRepository.js';
 import { ThreadRepository } from './ThreadRepository.js';
 import { DocumentRepository } from './DocumentRepository.js';
+import { DocumentPageRepository } from './DocumentPageRepository.js';
 import { GraphRepository } from './GraphRepository.js';
 import type { ImportedRecords, ListEntitiesOptions } from './GraphRepository.js';
 import { MetaRepository } from './MetaRepository.js';
@@ -105,6 +106,8 @@ export class KnowledgeBase {
   readonly importedStatements: ImportedStatementsRepository;
   /** Documents, chunks and passages (DocumentRepository.ts). */
   readonly documents: DocumentRepository;
+  /** Paged documents' pages as indexed (DocumentPageRepository.ts). */
+  readonly pages: DocumentPageRepository;
   /** Entities, aliases, merges and triples (GraphRepository.ts). */
   readonly graph: GraphRepository;
   /** Meta and settings (MetaRepository.ts). */
@@ -141,6 +144,7 @@ export class KnowledgeBase {
     this.partialSummaries = new PartialSummaryRepository(context, this.vectors);
     this.graph = new GraphRepository(context, this.vectors, this.textIndex, this.partialSummaries);
     this.documents = new DocumentRepository(context, this.graph, this.vectors, this.textIndex);
+    this.pages = new DocumentPageRepository(context);
   }
 
   /**

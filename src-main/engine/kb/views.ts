@@ -108,6 +108,23 @@ export interface DocumentSource {
   pages: { page: number; startOffset: number }[] | null;
 }
 
+/** The page a cited passage starts on (a document without pages: all of its text), with the passage on it. */
+export interface DocumentPageText {
+  document: DocumentRow;
+  /** 1-based page; null for a document without pages, whose whole text this is. */
+  page: number | null;
+  /** The page's span in the document's text: `text` is the document's text `[startOffset, endOffset)`. */
+  startOffset: number;
+  endOffset: number;
+  text: string;
+  /** The passage as offsets into `text`, `[start, end)`, cut at the page's end. */
+  passage: { start: number; end: number };
+  /** The passage goes on past this page. */
+  continues: boolean;
+  /** `index`: the page as kept at indexing; `file`: the file read again (indexed before schema v16, or no pages kept). */
+  readFrom: 'index' | 'file';
+}
+
 export interface DocumentDetail {
   document: DocumentRow;
   chunks: ChunkView[];

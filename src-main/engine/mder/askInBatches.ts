@@ -26,7 +26,8 @@ export interface BatchRequest<I> {
   /**
    * Each entry's content-key field (e.g. `object`, `name`), written before its text, and the key of
    * an item (its object, its name): an entry whose key is not its item's is asked again alone, so
-   * a model that skips an item but numbers on cannot shift texts onto the wrong items.
+   * a model that skips an item but numbers on cannot shift texts onto the wrong items. The grammar
+   * lets the field hold the call's keys only (see {@link keyOneOf}).
    */
   keyField: string;
   keyOf: (item: I) => string;
@@ -55,14 +56,32 @@ export interface BatchResult {
 }
 
 /**
- * Reply schema of a batch of `n` items: exactly `n` entries (an empty or short list is no answer,
- * so it fails and is never cached), each naming its item by id (an enum the grammar enforces) and
- * by content key.
+ * Reply schema of a batch: exactly one entry per item (an empty or short list is no answer, so it
+ * fails and is never cached), each naming its item by id (an enum the grammar enforces) and by
+ * content key, which the grammar lets be one of the batch's `keys` only (see {@link keyOneOf}).
  */
-export function batchReplySchema(n: number, listKey: string, keyField: string, textKey: string) {
+export function batchReplySchema(keys: readonly string[], listKey: string, keyField: string, textKey: string) {
+  const n = keys.length;
   const ids = Array.from({ length: n }, (_, i) => i + 1) as [number, ...number[]];
-  const entry = z.object({ id: z.literal(ids), [keyField]: z.string(), [textKey]: z.string().trim().min(1) });
+  const entry = z.object({ id: z.literal(ids), [keyField]: keyOneOf(keys), [textKey]: z.string().trim().min(1) });
   return z.object({ [listKey]: z.array(entry).min(n).max(n) });
+}
+
+/** C0 controls node-llama-cpp writes raw into a grammar literal (it escapes only tab, CR and LF): JSON forbids them raw. */
+const UNSPELLABLE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A content-key field the grammar can fill with one of `names` only: a small model under a grammar
+ * cannot copy a name exactly, and a misspelt key would get a right reply refused. The key is still
+ * checked against its item by {@link sameKey} (an id that drifted names another item's key), and
+ * zod takes any string, so an endpoint that does not enforce the schema is checked as before.
+ * Names the grammar cannot spell as a JSON string (C0 controls, broken surrogates) leave it free.
+ */
+export function keyOneOf(names: readonly string[]): z.ZodString {
+  const unique = [...new Set(names)];
+  if (unique.length === 0 || unique.some((name) => UNSPELLABLE.test(name))) return z.string();
+  return z.string().meta({ enum: unique });
 }
 
 /** Whether a reply's content key names `expected` (case, accents, a "(Type)" suffix aside). */
@@ -103,7 +122,12 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     let reply: Record<string, { id: number; [k: string]: unknown }[]>;
     try {
       calls++;
-      const schema = batchReplySchema(items.length, request.listKey, request.keyField, request.textKey);
+      const schema = batchReplySchema(
+        items.map((item) => request.keyOf(item)),
+        request.listKey,
+        request.keyField,
+        request.textKey,
+      );
       const result = await llm.generateJson(prompt, schema, { ...request.sampling, maxTokens, signal: request.signal });
       addUsage(usage, result.usage);
       reply = result.value as typeof reply;

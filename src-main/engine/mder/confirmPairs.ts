@@ -4,7 +4,7 @@ import type { Llm } from '../models/Llm.js';
 import { fence } from '../base/fence.js';
 import { splitName } from './names.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
-import { fitsContext, sameKey } from './askInBatches.js';
+import { fitsContext, keyOneOf, sameKey } from './askInBatches.js';
 import { compatibleTypes } from './entityTypes.js';
 import {
   idPair,
@@ -18,14 +18,24 @@ import {
 /**
  * Reply schema of one `mder/disambiguate` call: one decision per pair, exactly as many as pairs,
  * each naming its pair by id (the grammar only lets the model write the ids it was given) and by
- * the names of its entities A and B (checked: a decision keyed to another pair decides nothing).
- * Pairs left without a usable decision are asked again alone.
+ * the names of its entities A and B, which the grammar lets be the batch's A and B names only
+ * (checked: a decision keyed to another pair decides nothing). Pairs left without a usable
+ * decision are asked again alone.
  */
-export const disambiguateReplySchema = (pairIds: readonly [string, ...string[]]) =>
+export const disambiguateReplySchema = (
+  pairIds: readonly [string, ...string[]],
+  names: { a: readonly string[]; b: readonly string[] },
+) =>
   z.object({
     decisions: z
       .array(
-        z.object({ pair: z.enum(pairIds), a: z.string(), b: z.string(), same: z.boolean(), canonical: z.string() }),
+        z.object({
+          pair: z.enum(pairIds),
+          a: keyOneOf(names.a),
+          b: keyOneOf(names.b),
+          same: z.boolean(),
+          canonical: z.string(),
+        }),
       )
       .min(pairIds.length)
       .max(pairIds.length),
@@ -145,11 +155,18 @@ async function askPairs(
     return { decisions: [...first.decisions, ...second.decisions], failure: first.failure ?? second.failure };
   }
   try {
-    const { value } = await llm.generateJson(prompt, disambiguateReplySchema(ids), {
-      ...options.sampling,
-      maxTokens,
-      signal: options.signal,
-    });
+    const { value } = await llm.generateJson(
+      prompt,
+      disambiguateReplySchema(ids, {
+        a: batch.map((p) => p.a.name),
+        b: batch.map((p) => p.b.name),
+      }),
+      {
+        ...options.sampling,
+        maxTokens,
+        signal: options.signal,
+      },
+    );
     const byId = new Map<string, Decision | null>();
     for (const d of value.decisions) {
       const seen = byId.get(d.pair);

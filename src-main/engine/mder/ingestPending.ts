@@ -5,6 +5,7 @@ import { DocumentLoader, type DocumentLimits } from '../ingest/load/DocumentLoad
 import type { LoadDocumentOptions } from '../ingest/load/loadDocument.js';
 import { fixedSizeChunk, type FixedSizeChunkOptions } from '../ingest/chunk/fixedSizeChunk.js';
 import { semanticChunk, type SemanticChunkOptions } from '../ingest/chunk/semanticChunk.js';
+import { pageTexts } from '../ingest/pageTexts.js';
 import type { KnowledgeBase } from '../kb/KnowledgeBase.js';
 import type { DocumentRecord } from '../kb/types.js';
 import type { LoadedPart, LoadedText } from '../ingest/types.js';
@@ -103,6 +104,8 @@ async function ingestOne(
         kb.replaceChunks(doc.id, own.chunks);
         kb.replacePassages(doc.id, own.passages);
       }
+      // A citation is shown from its page as kept here, not from the file read again.
+      kb.pages.replace(doc.id, own ? pageTexts(loaded) : []);
       // What of the file was left out (unreadable pages…) stays on the document as its note; a
       // container without text of its own (an MBOX) has nothing more to index.
       kb.setDocumentStatus(doc.id, own ? 'pending' : 'indexed', note);
@@ -177,6 +180,7 @@ function storePart(
   }
   kb.replaceChunks(record.id, chunked.chunks);
   kb.replacePassages(record.id, chunked.passages);
+  if (part.loaded) kb.pages.replace(record.id, pageTexts(part.loaded));
   const warnings = part.loaded?.warnings ?? [];
   kb.setDocumentStatus(record.id, 'pending', warnings.length ? `${INGEST_NOTE}${warnings.join('; ')}` : null);
   return undefined;

@@ -13,6 +13,7 @@ import {
 } from 'node-llama-cpp';
 import { asCancelled, throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
+import { RecentMap } from '../base/RecentMap.js';
 import type { ModelStatus } from './views.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
 import { zodJsonSchema, type JsonSchema } from './grammarSchema.js';
@@ -84,6 +85,12 @@ interface Slot {
   quiet: LlamaChat | undefined;
 }
 
+/**
+ * Grammars kept for reuse: the fixed schemas of every step fit with room to spare, while the
+ * batched steps' schemas (their content keys are enums of the batch's names) are one per call.
+ */
+const MAX_GRAMMARS = 64;
+
 /** A reasoning phase that never closes its segment stops here, leaving room for the answer. */
 const THOUGHT_PHASE_SLACK_TOKENS = 8;
 
@@ -114,7 +121,7 @@ export class LlamaCppLlm implements Llm {
   readonly #pool: SequencePool<Slot>;
   readonly #slots: Slot[];
   readonly #status: ModelStatus;
-  readonly #grammars = new Map<string, Promise<LlamaGrammar>>();
+  readonly #grammars = new RecentMap<string, Promise<LlamaGrammar>>(MAX_GRAMMARS);
   readonly #runtime: LlamaRuntime;
   #disposed = false;
 

@@ -82,6 +82,11 @@ export function JobPanel({ job, title }: { job: JobView; title?: string }) {
           })}
         </ol>
       )}
+      {job.notice && job.status === 'running' && (
+        <p className="muted small" data-testid="job-endpoint-notice">
+          {t('job.endpointNotice', { message: job.notice })}
+        </p>
+      )}
       {job.error && job.status === 'failed' && <ErrorView error={new ApiError(job.error)} compact />}
     </section>
   );

@@ -36,8 +36,12 @@ export function PassageDialog({ kb, citation, onClose }: { kb: string; citation:
   const { t } = useTranslation();
   const detail = useApi('docs:get', { kb, id: citation.documentId });
   const chunk = detail.data?.chunks.find((c) => c.id === citation.chunkId);
-  // The document's own text, read again; only while its chunk is still there (offsets of a re-indexed document may differ).
-  const source = useApi('docs:source', chunk ? { kb, id: citation.documentId } : null);
+  // The cited page (a document without pages: its text), only while its chunk is still there
+  // (offsets of a re-indexed document may differ).
+  const source = useApi(
+    'docs:page',
+    chunk ? { kb, id: citation.documentId, startOffset: citation.startOffset, endOffset: citation.endOffset } : null,
+  );
   // A PDF file's page is drawn; when it cannot be (the page was OCR'd…), its text is shown with the reason.
   const [pageFailed, setPageFailed] = useState<string | null>(null);
   const onPageFailed = useCallback((reason: string) => setPageFailed(reason), []);
@@ -55,7 +59,7 @@ export function PassageDialog({ kb, citation, onClose }: { kb: string; citation:
           </p>
           <OpenInViewer kb={kb} documentId={citation.documentId} />
           {source.data && isPdf && pageFailed === null ? (
-            <PdfPage kb={kb} source={source.data} citation={citation} onFailed={onPageFailed} />
+            <PdfPage kb={kb} source={source.data} onFailed={onPageFailed} />
           ) : source.data ? (
             <>
               {pageFailed !== null && (
@@ -63,7 +67,7 @@ export function PassageDialog({ kb, citation, onClose }: { kb: string; citation:
                   {t('ask.pageNotDrawn', { reason: pageFailed })}
                 </p>
               )}
-              <SourceText source={source.data} citation={citation} />
+              <SourceText source={source.data} />
             </>
           ) : source.status === 'error' || !chunk ? (
             <>

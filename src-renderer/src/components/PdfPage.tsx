@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Citation, DocumentSource } from '../../api/index.js';
+import type { DocumentPageText } from '../../api/index.js';
 import { drawCitedPage, type DrawnPage } from '../lib/pdfPage.js';
 import { Loading } from './StateViews.js';
 
@@ -15,12 +15,10 @@ const PAGE_WIDTH = 820;
 export function PdfPage({
   kb,
   source,
-  citation,
   onFailed,
 }: {
   kb: string;
-  source: DocumentSource;
-  citation: Citation;
+  source: DocumentPageText;
   onFailed: (reason: string) => void;
 }) {
   const { t } = useTranslation();
@@ -34,7 +32,6 @@ export function PdfPage({
     drawCitedPage({
       kb,
       source,
-      citation,
       canvas: canvas.current!,
       layer: layer.current!,
       width: Math.min(PAGE_WIDTH, Math.max(200, (frame.current?.clientWidth || PAGE_WIDTH) - 2)),
@@ -50,7 +47,7 @@ export function PdfPage({
     return () => {
       cancelled = true;
     };
-  }, [kb, source, citation, onFailed]);
+  }, [kb, source, onFailed]);
   return (
     <>
       {drawn ? (

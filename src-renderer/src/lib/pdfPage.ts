@@ -1,7 +1,7 @@
 import type * as Pdfjs from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
-import { api, type Citation, type DocumentSource } from '../../api/index.js';
+import { api, type DocumentPageText } from '../../api/index.js';
 import { coveredParts, pageText, type PdfTextItem } from './pdfTextMap.js';
 
 /** Why a page could not be drawn with its highlight; the dialog then shows the page's text instead. */
@@ -29,7 +29,7 @@ const loadPdfjs = () =>
 // The last file opened stays open, so that the next citation into it does not fetch it again.
 let open: { key: string; document: Promise<PDFDocumentProxy> } | null = null;
 
-function openDocument(kb: string, source: DocumentSource): Promise<PDFDocumentProxy> {
+function openDocument(kb: string, source: DocumentPageText): Promise<PDFDocumentProxy> {
   const { id, size, addedAt } = source.document;
   const key = JSON.stringify([kb, id, size, addedAt]);
   if (open?.key === key) return open.document;
@@ -48,33 +48,28 @@ function openDocument(kb: string, source: DocumentSource): Promise<PDFDocumentPr
 }
 
 /**
- * Draws the page `citation` starts on into `canvas` (fitted to `width` CSS pixels), builds
- * PDF.js's text layer over it in `layer`, and marks the passage `[startOffset, endOffset)` on it:
- * the page's text items, joined as the engine's loader joined them, must be the page's text in
- * `source`, else (an OCR'd page, lines left out as unreadable) PageNotDrawn.
+ * Draws the cited page `source` into `canvas` (fitted to `width` CSS pixels), builds PDF.js's
+ * text layer over it in `layer`, and marks the passage on it at the offsets the engine gave: the
+ * page's text items, joined as the engine's loader joined them, must be the page's indexed text,
+ * else (an OCR'd page, lines left out as unreadable) PageNotDrawn.
  */
 export async function drawCitedPage(options: {
   kb: string;
-  source: DocumentSource;
-  citation: Citation;
+  source: DocumentPageText;
   canvas: HTMLCanvasElement;
   layer: HTMLDivElement;
   width: number;
   isCancelled: () => boolean;
 }): Promise<DrawnPage | null> {
-  const { kb, source, citation, canvas, layer, width, isCancelled } = options;
-  const pages = source.pages ?? [];
-  const index = pages.findLastIndex((p) => p.startOffset <= citation.startOffset);
-  if (index < 0) throw new PageNotDrawn('no page starts before the passage');
-  const start = pages[index]!.startOffset;
-  const end = index + 1 < pages.length ? pages[index + 1]!.startOffset - 2 : source.text.length;
+  const { kb, source, canvas, layer, width, isCancelled } = options;
+  if (source.page === null) throw new PageNotDrawn('the document has no pages');
   const [{ TextLayer }, pdf] = await Promise.all([loadPdfjs(), openDocument(kb, source)]);
-  const page = await pdf.getPage(pages[index]!.page);
+  const page = await pdf.getPage(source.page);
   if (isCancelled()) return null;
   const content = await page.getTextContent();
   const { text, spans } = pageText(content.items as PdfTextItem[]);
   // Form fields and annotations follow the text items in the engine's page text.
-  if (!text || !source.text.slice(start, end).startsWith(text))
+  if (!text || !source.text.startsWith(text))
     throw new PageNotDrawn("the page's text layer is not the text that was indexed");
 
   const viewport = page.getViewport({ scale: width / page.getViewport({ scale: 1 }).width });
@@ -95,7 +90,7 @@ export async function drawCitedPage(options: {
   const textLayer = new TextLayer({ textContentSource: content, container: layer, viewport });
   await textLayer.render();
   const marks: HTMLElement[] = [];
-  for (const part of coveredParts(spans, citation.startOffset - start, citation.endOffset - start)) {
+  for (const part of coveredParts(spans, source.passage.start, source.passage.end)) {
     const div = textLayer.textDivs[part.div];
     const str = textLayer.textContentItemsStr[part.div];
     if (!div || str === undefined) continue;
@@ -107,5 +102,5 @@ export async function drawCitedPage(options: {
     marks.push(mark);
   }
   if (marks.length === 0) throw new PageNotDrawn('the passage is not on the text layer of its page');
-  return { page: pages[index]!.page, marks, continues: citation.endOffset > start + text.length };
+  return { page: source.page, marks, continues: source.continues };
 }

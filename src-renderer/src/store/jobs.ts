@@ -15,6 +15,12 @@ export interface JobView {
   error: ErrorData | null;
   /** Streamed answer text (ask jobs), provisional: the job's result replaces it. */
   text: string;
+  /**
+   * The latest wait an inference server caused while the job ran (busy, loading, backing off), as
+   * the engine words it; null when none. Endpoint notices name no job: the running jobs share the
+   * servers, so each running job shows it.
+   */
+  notice: string | null;
 }
 
 interface JobsState {
@@ -37,6 +43,7 @@ function blank(jobId: string, kind: JobKind, kb: string | null): JobView {
     result: undefined,
     error: null,
     text: '',
+    notice: null,
   };
 }
 
@@ -105,8 +112,13 @@ export function applyJobEvents(
 ): Record<string, JobView> {
   const jobs = { ...current };
   for (const event of batch) {
-    // Not a job's own event (the Corpus screen follows watches; endpoint notices show in the Models screen's status).
-    if (event.name === 'watch:synced' || event.name === 'endpoint:notice') continue;
+    // Not a job's event (the Corpus screen follows watches).
+    if (event.name === 'watch:synced') continue;
+    if (event.name === 'endpoint:notice') {
+      for (const [id, view] of Object.entries(jobs))
+        if (view.status === 'running') jobs[id] = { ...view, notice: event.payload.message };
+      continue;
+    }
     const id = event.payload.jobId;
     if (event.name === 'job:progress') {
       const p = event.payload;
@@ -144,6 +156,7 @@ export function connectJobEvents(): () => void {
     api().on('job:progress', (payload) => enqueue({ name: 'job:progress', payload })),
     api().on('job:finished', (payload) => enqueue({ name: 'job:finished', payload })),
     api().on('qa:token', (payload) => enqueue({ name: 'qa:token', payload })),
+    api().on('endpoint:notice', (payload) => enqueue({ name: 'endpoint:notice', payload })),
   ];
   return () => offs.forEach((off) => off());
 }

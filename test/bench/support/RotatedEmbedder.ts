@@ -8,7 +8,7 @@ import { normalRandom } from '../../fixtures/tinyBert.js';
  * a model's embeddings are dense and signed. A random projection keeps cosines (in expectation)
  * and makes every component dense and signed; the sign bits of such vectors are SimHash codes,
  * whose Hamming distance tracks the angle. Real models' embeddings are anisotropic, which this
- * does not model: the prefilter's recall on them is not measured here.
+ * does not model: AnisotropicEmbedder over it does.
  */
 export class RotatedEmbedder implements Embedder {
   readonly identity: string;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
 import type { NewChunk } from '../../../src-main/engine/kb/types.js';
 import { seededRandom } from '../../support/seededRandom.js';
+import { sharedDirection } from '../../support/sharedDirection.js';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(): { dir: string; cleanup: () => void } {
@@ -68,6 +69,22 @@ export function clusteredVectors(options: {
     const centre = centres[Math.floor(random() * centres.length)] as Float32Array;
     return unit(centre.map((x) => x + sigma * gauss()));
   };
+}
+
+/**
+ * {@link clusteredVectors} leaning on one shared direction, so that independent ones have a cosine
+ * of about `meanCosine` (anisotropic, as real sentence embeddings: see test/support/sharedDirection.ts).
+ */
+export function anisotropicVectors(options: {
+  dimension: number;
+  clusters: number;
+  spread: number;
+  seed: number;
+  meanCosine: number;
+}): () => Float32Array {
+  const sample = clusteredVectors(options);
+  const lean = sharedDirection(options.dimension, options.meanCosine, options.seed + 1000);
+  return () => lean(sample());
 }
 
 /**

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
 import { batchReplySchema } from '../../../src-main/engine/mder/askInBatches.js';
+import { disambiguateReplySchema } from '../../../src-main/engine/mder/disambiguate.js';
 import { zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js';
 import { tripleText } from '../../../src-main/engine/mder/names.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
@@ -156,9 +157,13 @@ describe('batched replies are matched by id and content key', () => {
     ]);
   });
 
-  it('the reply schema allows only the batch ids, and exactly one entry per item (a grammar enum and counts)', async () => {
-    const grammar = JSON.stringify(zodJsonSchema(batchReplySchema(3, 'descriptions', 'object', 'description')).grammar);
+  it('the reply schema allows only the batch ids and content keys, and exactly one entry per item (grammar enums and counts)', async () => {
+    const keys = ['Ithaca', 'Zoë "the Owl"', 'Icarius'];
+    const grammar = JSON.stringify(
+      zodJsonSchema(batchReplySchema(keys, 'descriptions', 'object', 'description')).grammar,
+    );
     expect(grammar).toContain('"enum":[1,2,3]');
+    expect(grammar).toContain(`"object":{"enum":${JSON.stringify(keys)}}`);
     expect(grammar).toContain('"maxItems":3');
     expect(grammar).toContain('"minItems":3');
     const llm = new ScriptedLlm([
@@ -170,6 +175,20 @@ describe('batched replies are matched by id and content key', () => {
     const r = await enrichChunk(llm, { ...input, triples: triples.slice(0, 1) }, { prompts });
     expect(r.descriptions).toEqual([null]);
     expect(r.misses[0]!.reason).toMatch(/schema/);
+  });
+
+  it("a Disambiguate reply's names are enums of the batch's A and B names; a name no grammar literal can hold leaves its key free", () => {
+    const grammar = zodJsonSchema(
+      disambiguateReplySchema(['P1', 'P2'], { a: ['Ulysses', 'Zoë'], b: ['Odysseus', 'Odysseus'] }),
+    ).grammar;
+    const entry = JSON.stringify(grammar);
+    expect(entry).toContain('"pair":{"enum":["P1","P2"]}');
+    expect(entry).toContain('"a":{"enum":["Ulysses","Zoë"]}');
+    expect(entry).toContain('"b":{"enum":["Odysseus"]}');
+    const free = JSON.stringify(
+      zodJsonSchema(batchReplySchema(['Bell\u0007', 'Ithaca'], 's', 'name', 'summary')).grammar,
+    );
+    expect(free).toContain('"name":{"type":"string"}');
   });
 
   it('indexing with a model that drops, repeats and reorders batch items attaches no description or summary to the wrong item (12 seeds)', async () => {

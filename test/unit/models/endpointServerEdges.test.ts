@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { endpointConfigSchema, type EndpointConfig } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
 import type { EndpointNotice } from '../../../src-main/engine/models/endpoints/EndpointPool.js';
+import { isEndpointFailure } from '../../../src-main/engine/models/endpoints/endpointErrors.js';
+import { OpenAiEmbedder } from '../../../src-main/engine/models/endpoints/OpenAiEmbedder.js';
+import { PooledEmbedder } from '../../../src-main/engine/models/endpoints/PooledEmbedder.js';
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import { PooledLlm, type PooledLlmOptions } from '../../../src-main/engine/models/endpoints/PooledLlm.js';
 import { probeEndpoint } from '../../../src-main/engine/models/endpoints/probeEndpoint.js';
@@ -19,7 +22,7 @@ const KEY = 'sk-edge-2c4e6a8b0d1f3e5a7c9b';
 const PROMPT: RenderedPrompt = { name: 'test/edge', version: '1', system: 'Answer briefly.', user: 'Who waited for Odysseus?', variables: {} };
 
 const servers: FlavouredServer[] = [];
-const pools: PooledLlm[] = [];
+const pools: { dispose(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.dispose()));
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -97,6 +100,26 @@ describe('a slow or busy server is waited for, not dropped', () => {
     expect(llm.status()[0]).toMatchObject({ health: 'up', failures: 0, notice: expect.stringMatching(/busy/) });
   });
 
+  // llama-server answers 503 in more wordings than "Loading model" (and a proxy in front says
+  // "Service Unavailable"): each is the server being unavailable for now, not dead.
+  it.each(['generation', 'embedding'] as const)('%s: a 503 in no busy wording is waited out, not taken for a dead server', async (role) => {
+    const server = await serve({ flavour: 'llama-server', embeddings: true });
+    const notices: string[] = [];
+    const options = { allDownWaitMs: 1000, onNotice: (n: EndpointNotice) => notices.push(n.message) };
+    const endpoint = config(server, { role });
+    const model = role === 'generation' ? await pool([endpoint], options) : await PooledEmbedder.create([endpoint], { healthIntervalMs: 60_000, ...options });
+    pools.push(model);
+    server.busy(1, { status: 503, message: 'Service Unavailable' });
+    server.busy(1, { status: 503, message: 'Service Unavailable', retryAfter: '1' });
+    if (model instanceof PooledLlm) await expect(model.generateText(PROMPT, { maxTokens: 8 })).resolves.toMatchObject({ text: 'An answer.' });
+    else expect(await model.embed(['Penelope waited.'])).toHaveLength(1);
+    expect(notices).toEqual([
+      expect.stringMatching(/gpu1 is busy .*HTTP 503.*Service Unavailable.*asking again in 1 s$/),
+      expect.stringMatching(/gpu1 is busy .*HTTP 503.*asking again in 1 s as it asked \(Retry-After\)/),
+    ]);
+    expect(model.status()[0]).toMatchObject({ health: 'up', failures: 0 });
+  });
+
   it('gives up after busyWaitMs in all, as a busy failure, the endpoint still in', async () => {
     const server = await serve({ flavour: 'ollama' });
     // Pauses of 1 s, then 2 s; the next (4 s) would pass 3.5 s in all.
@@ -117,6 +140,33 @@ describe('a slow or busy server is waited for, not dropped', () => {
     // Ollama and vLLM do not say: the configured concurrency stands.
     const vllm = await serve({ flavour: 'vllm' });
     expect((await pool([config(vllm, { concurrency: 8 })])).parallelism).toBe(8);
+  });
+});
+
+describe('an embedding waits for the first byte as long as a generation does', () => {
+  it('a request queued behind others on a 1-slot server is not a stall and succeeds', async () => {
+    // Each request holds the one slot 700 ms; the stall time is 300 ms.
+    const server = await serve({ flavour: 'llama-server', embeddings: true, slots: 1, workMs: 700 });
+    const endpoint = config(server, { role: 'embedding' });
+    const embedder = await PooledEmbedder.create([endpoint], { healthIntervalMs: 60_000, allDownWaitMs: 1000, stallMs: 300 });
+    pools.push(embedder);
+    // Two other clients take the slot and the queue first.
+    const others = [1, 2].map(() =>
+      fetch(`${server.baseUrl}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-8b', input: ['Ithaca'] }) }),
+    );
+    // The probe at connect time, then the two others, are in before this one.
+    await vi.waitFor(() => expect(server.requests.filter((r) => r.startsWith('POST /v1/embeddings'))).toHaveLength(3));
+    const vectors = await embedder.embed(['Penelope waited.', 'Odysseus sailed.']);
+    expect(vectors).toHaveLength(2);
+    expect((await Promise.all(others)).map((r) => r.status)).toEqual([200, 200]);
+    expect(embedder.status()[0]).toMatchObject({ health: 'up', failures: 0 });
+  });
+
+  it('a reply that starts and then goes quiet past stallMs is a stall (an endpoint failure)', async () => {
+    const server = await serve({ flavour: 'llama-server', embeddings: true, embeddingBodyStallMs: 3000 });
+    const error = await OpenAiEmbedder.create(config(server, { role: 'embedding' }), { stallMs: 300 }).catch((e: unknown) => e);
+    expect(isEndpointFailure(error)).toBe(true);
+    expect((error as PolyhopError).message).toMatch(/no data for 300 ms after the reply started/);
   });
 });
 

@@ -23,6 +23,7 @@ export const METHODS = [
   'docs:remove',
   'docs:reindex',
   'docs:source',
+  'docs:page',
   'docs:file',
   'watch:add',
   'watch:remove',

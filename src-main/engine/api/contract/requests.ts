@@ -12,6 +12,7 @@ const kbName = z
   .max(64)
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} _.-]*$/u, 'letters, digits, space, "_", "-", "." only');
 const id = z.number().int().nonnegative();
+const offset = z.number().int().nonnegative();
 const path = z.string().min(1).max(4096);
 const shortText = z.string().max(10_000);
 const languageCode = z.string().regex(/^[a-z]{2,3}$/);
@@ -58,6 +59,11 @@ export const requestSchemas = {
   'docs:reindex': z.object({ kb: kbName, id }).strict(),
   /** The document's text as loaded for indexing (the file read again), which citations' offsets point into. */
   'docs:source': z.object({ kb: kbName, id }).strict(),
+  /** The page a cited passage `[startOffset, endOffset)` starts on, with the passage's offsets on it. */
+  'docs:page': z
+    .object({ kb: kbName, id, startOffset: offset, endOffset: offset })
+    .strict()
+    .refine((r) => r.endOffset >= r.startOffset, { message: 'endOffset must not be below startOffset' }),
   /** A PDF file's own bytes (the indexed ones, at most 64 MiB), from which the renderer draws a cited page. */
   'docs:file': z.object({ kb: kbName, id }).strict(),
   /** Keeps a folder in sync with the KB (added, changed, moved and deleted files follow); `ignore`: glob patterns. */

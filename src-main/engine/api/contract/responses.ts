@@ -7,6 +7,7 @@ import type {
   DocumentDetail,
   DocumentSource,
   DocumentPage,
+  DocumentPageText,
   EntityCard,
   EntitySummaryView,
   GraphView,
@@ -122,6 +123,7 @@ export interface Responses {
   'docs:remove': { removed: true };
   'docs:reindex': AddDocumentsResult;
   'docs:source': DocumentSource;
+  'docs:page': DocumentPageText;
   /** The file's bytes in base64 (JSON carries them over browser mode's HTTP as over IPC). */
   'docs:file': { mime: string; size: number; base64: string };
   'watch:add': WatchedFolderView;

@@ -4,24 +4,28 @@ import { PolyhopError } from '../../base/errors.js';
 import { badInput } from '../../ingest/badInput.js';
 import { DocumentLoader } from '../../ingest/load/DocumentLoader.js';
 import { readFileGuarded } from '../../ingest/load/readFileGuarded.js';
-import type { LoadedDocument } from '../../ingest/types.js';
+import { pageAt } from '../../ingest/chunk/chunkRecord.js';
+import { pageTexts } from '../../ingest/pageTexts.js';
+import type { LoadedDocument, LoadedText } from '../../ingest/types.js';
+import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
 import type { DocumentRecord } from '../../kb/types.js';
-import type { DocumentSource } from '../contract.js';
+import type { DocumentPageText, DocumentSource } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import { FileStatCache } from '../FileStatCache.js';
 import { toRow } from '../documentChanges.js';
 import { documentLimitOptions } from './indexing.js';
 
-type SourceMethods = 'docs:source' | 'docs:file';
+type SourceMethods = 'docs:source' | 'docs:page' | 'docs:file';
 
 /** The largest file `docs:file` hands over (a PDF's pages are drawn from it in the renderer). */
 export const MAX_DOCUMENT_FILE_BYTES = 64 * 1024 ** 2;
 
 /**
- * Citations opened at their source: a document's text as the indexing loader reads it again
- * (`docs:source`) and a PDF's own bytes (`docs:file`), so that the renderer draws the cited page
- * without any file access of its own. Both are kept per file (and sha256) while the file is
+ * Citations opened at their source: the cited page as indexed (`docs:page`), a document's text as
+ * the indexing loader reads it again (`docs:source`, and `docs:page` for documents indexed before
+ * their pages were kept) and a PDF's own bytes (`docs:file`), so that the renderer draws the cited
+ * page without any file access of its own. Both are kept per file (and sha256) while the file is
  * unchanged, so that a second citation into the same file is not read (or OCR'd) again.
  */
 export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods> {
@@ -48,25 +52,47 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
       (d) => 2 * (d.text.length + (d.parts ?? []).reduce((n, p) => n + (p.loaded?.text.length ?? 0), 0)),
     );
 
+  // The document's text as the loader reads it again (a part's: found in its file, read again whole).
+  const readAgain = async (kb: KnowledgeBase, document: DocumentRecord): Promise<LoadedText> => {
+    const file =
+      document.containerId === null ? document : requireDocument(kb.getDocument(document.containerId), document.id);
+    const whole = await load(file);
+    const text =
+      document.containerId === null
+        ? whole
+        : whole.parts?.find((p) => `${file.path}#${p.partId}` === document.path)?.loaded;
+    if (!text) throw badInput(document.path, 'this part is no longer in its file');
+    return text;
+  };
+
   return {
     'docs:source': async ({ kb: name, id }) => {
       const { kb } = kbs.get(name);
-      const document = requireDocument(kb.getDocument(id), id);
-      if (!document.chunkCount)
-        throw new PolyhopError('NOT_FOUND', `Document ${id} has no indexed text`, { details: { id } });
-      // A part (an MBOX's message, an e-mail's attachment) is found in its file, read again whole.
-      const file = document.containerId === null ? document : requireDocument(kb.getDocument(document.containerId), id);
-      const whole = await load(file);
-      const text =
-        document.containerId === null
-          ? whole
-          : whole.parts?.find((p) => `${file.path}#${p.partId}` === document.path)?.loaded;
-      if (!text) throw badInput(document.path, 'this part is no longer in its file');
+      const document = requireIndexed(kb.getDocument(id), id);
+      const text = await readAgain(kb, document);
       return {
         document: toRow(document),
         text: text.text,
         pages: text.pages?.map((p) => ({ page: p.page, startOffset: p.startOffset })) ?? null,
       } satisfies DocumentSource;
+    },
+    'docs:page': async ({ kb: name, id, startOffset, endOffset }) => {
+      const { kb } = kbs.get(name);
+      const document = requireIndexed(kb.getDocument(id), id);
+      // The page as indexed (schema v16); a document indexed before has none kept, and is read again.
+      const starts = kb.pages.startsOf(id);
+      const number = pageAt(starts, startOffset);
+      const kept = number === null ? undefined : kb.pages.get(id, number);
+      if (kept) return onPage(document, kept, startOffset, endOffset, 'index');
+      const text = await readAgain(kb, document);
+      const pages = pageTexts(text);
+      const page = pages.find((p) => p.page === pageAt(pages, startOffset)) ?? {
+        page: null,
+        startOffset: 0,
+        endOffset: text.text.length,
+        text: text.text,
+      };
+      return onPage(document, page, startOffset, endOffset, 'file');
     },
     'docs:file': async ({ kb: name, id }) => {
       const document = requireDocument(kbs.get(name).kb.getDocument(id), id);
@@ -106,6 +132,34 @@ export async function documentFilePath(engine: Engine, kbName: string, id: numbe
   )
     throw new PolyhopError('NOT_FOUND', `Document ${id} is not a file on this machine`, { details: { id } });
   return file.path;
+}
+
+/** The passage `[start, end)` of the document's text as offsets into `page`'s text, cut at its end. */
+function onPage(
+  document: DocumentRecord,
+  page: { page: number | null; startOffset: number; endOffset: number; text: string },
+  start: number,
+  end: number,
+  readFrom: DocumentPageText['readFrom'],
+): DocumentPageText {
+  const clip = (offset: number) => Math.min(Math.max(offset, page.startOffset), page.endOffset) - page.startOffset;
+  return {
+    document: toRow(document),
+    page: page.page,
+    startOffset: page.startOffset,
+    endOffset: page.endOffset,
+    text: page.text,
+    passage: { start: clip(start), end: clip(end) },
+    continues: end > page.endOffset,
+    readFrom,
+  };
+}
+
+/** The document, NOT_FOUND while it has no indexed text (citations' offsets point into that text). */
+function requireIndexed(document: DocumentRecord | undefined | null, id: number): DocumentRecord {
+  const found = requireDocument(document, id);
+  if (!found.chunkCount) throw new PolyhopError('NOT_FOUND', `Document ${id} has no indexed text`, { details: { id } });
+  return found;
 }
 
 function requireDocument(document: DocumentRecord | undefined | null, id: number): DocumentRecord {

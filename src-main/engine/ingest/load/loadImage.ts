@@ -1,4 +1,5 @@
 import { badInput } from '../badInput.js';
+import { PAGE_SEPARATOR } from '../pageTexts.js';
 import type { LoadedText, PageStart } from '../types.js';
 import { OcrSession, type OcrLoadOptions } from './ocr/OcrSession.js';
 
@@ -64,7 +65,7 @@ export async function loadImage(bytes: Uint8Array, path: string, options: LoadIm
         unread.push(page);
         continue;
       }
-      if (text) text += '\n\n';
+      if (text) text += PAGE_SEPARATOR;
       pages.push({ page, startOffset: text.length });
       text += read;
     }

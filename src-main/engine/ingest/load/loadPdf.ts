@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
+import { PAGE_SEPARATOR } from '../pageTexts.js';
 import type { LoadedText, PageStart } from '../types.js';
 import { OcrSession, type OcrLoadOptions, type OcrReason } from './ocr/OcrSession.js';
 import { pagePaintsImage, pdfCanvasFactory, renderPdfPage } from './ocr/renderPdfPage.js';
@@ -131,8 +132,8 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       if (extra.length > 0) text += `${text && !text.endsWith('\n') ? '\n' : ''}${extra.join('\n')}`;
       page.cleanup();
       if (n > 1) {
-        parts.push('\n\n');
-        length += 2;
+        parts.push(PAGE_SEPARATOR);
+        length += PAGE_SEPARATOR.length;
       }
       pages.push({ page: n, startOffset: length });
       parts.push(text);

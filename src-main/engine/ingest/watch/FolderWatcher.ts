@@ -1,4 +1,4 @@
-import { watch, type ChokidarOptions, type FSWatcher } from 'chokidar';
+import parcelWatcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { IgnoreRules } from './IgnoreRules.js';
 
 /** How a folder is being followed: file-system events, or periodic scans once the system's watch limit is reached. */
@@ -7,46 +7,68 @@ export type WatchMode = 'events' | 'polling';
 export interface FolderWatcherOptions {
   /** The user's ignore patterns (see {@link IgnoreRules}). Default: none. */
   ignore?: readonly string[];
-  /** Quiet time after the last event before the changed paths are handed on, in ms. Default: 1000. */
-  debounceMs?: number;
   /**
-   * A file counts as written once its size has stayed the same this long, in ms (chokidar's
-   * `awaitWriteFinish`), so a document being saved or copied is read once, whole. Default: 2000.
+   * Quiet time after the last event before the changed paths are handed on, in ms. A file being
+   * saved or copied sends events while it is written, so it is handed on once, whole; a move
+   * arrives as a delete and a create in one batch. Default: 2000.
    */
-  writeFinishMs?: number;
+  debounceMs?: number;
   /** Interval of the periodic scan that replaces events past the system's watch limit, in ms. Default: 60,000. */
   pollIntervalMs?: number;
   /** Changed paths (files or folders, created, changed or deleted), once per quiet period. */
   onChanges: (paths: string[]) => Promise<void>;
-  /** Periodic scan of the whole folder (polling mode). */
+  /** Periodic scan of the whole folder (polling mode), or one after the watcher said events were lost. */
   onRescan: () => Promise<void>;
   /** The mode changed; `reason` says why (e.g. the watch limit). */
   onModeChange?: (mode: WatchMode, reason: string) => void;
   /** An error that did not stop the watch (a folder that cannot be read, a failed sync). */
   onError?: (error: unknown) => void;
-  /** @internal Tests pass a watcher that fails as the system's does. Default: chokidar's `watch`. */
-  watchFn?: (path: string, options: ChokidarOptions) => FSWatcher;
+  /** @internal Tests pass one that fails as the system's does. Default: @parcel/watcher's `subscribe`. */
+  subscribeFn?: typeof parcelWatcher.subscribe;
 }
 
-/** Errors meaning the system ran out of watches or descriptors: events cannot follow this folder. */
-const LIMIT_CODES = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
+/**
+ * @parcel/watcher's errors carry no `code`, only the C library's `strerror` text: inotify_add_watch
+ * fails with ENOSPC past fs.inotify.max_user_watches ("inotify_add_watch on '…' failed: No space
+ * left on device"), inotify_init1 with EMFILE past fs.inotify.max_user_instances or the
+ * descriptor limit ("Unable to initialize inotify: Too many open files"). Longest text first.
+ */
+const LIMIT_MESSAGES: [RegExp, string][] = [
+  [/no space left on device/i, 'ENOSPC'],
+  [/too many open files in system/i, 'ENFILE'],
+  [/too many open files/i, 'EMFILE'],
+];
+
+/** The errno name when `error` says the system ran out of watches or descriptors, else undefined. */
+function limitCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE') return code;
+  const message = error instanceof Error ? error.message : String(error);
+  return LIMIT_MESSAGES.find(([re]) => re.test(message))?.[1];
+}
 
 /**
- * Follows one folder: chokidar's events, filtered by the same {@link IgnoreRules} as "add
- * folder", are gathered into a set of paths and handed on once the folder has been quiet for
- * `debounceMs`; one hand-over runs at a time, and what arrives meanwhile waits for the next.
- * When the system's watch limit is reached (inotify's ENOSPC on Linux, descriptors elsewhere),
- * it stops the watcher and scans the folder every `pollIntervalMs` instead, and says so.
+ * Follows one folder with @parcel/watcher (one native recursive watch: inotify per folder on
+ * Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows; no per-file state in JS, where
+ * chokidar held ~9 KiB a file). Folders the {@link IgnoreRules} leave out are ignored natively,
+ * so they cost no watches; each event still passes the same rules as "add folder". Changed paths
+ * are gathered into a set and handed on once the folder has been quiet for `debounceMs`; one
+ * hand-over runs at a time, and what arrives meanwhile waits for the next. When the system's
+ * watch limit is reached, it scans the folder every `pollIntervalMs` instead, and says so.
+ *
+ * Not caught (in @parcel/watcher 2.6 itself; seen with a user namespace's inotify limits): a
+ * folder created after the limit was reached is left unwatched without an error, its creation
+ * comes with the next other event (the hand-over then scans it) and later changes inside it are
+ * missed; and with no inotify instance left (fs.inotify.max_user_instances) `subscribe` blocks
+ * the calling thread (parcel-bundler/watcher PR #246, open).
  */
 export class FolderWatcher {
   readonly root: string;
   readonly #options: FolderWatcherOptions;
   readonly #rules: IgnoreRules;
-  #watcher: FSWatcher | null = null;
+  #subscription: AsyncSubscription | null = null;
   #poller: NodeJS.Timeout | null = null;
   #debounce: NodeJS.Timeout | null = null;
-  /** When the pending paths are handed on (performance.now()), unless more events come. */
-  #due = 0;
   #pending = new Set<string>();
   #running: Promise<void> = Promise.resolve();
   #busy = false;
@@ -59,7 +81,7 @@ export class FolderWatcher {
     this.#rules = new IgnoreRules(root, { patterns: options.ignore ?? [] });
   }
 
-  /** Starts watching; resolves once the initial tree is being watched (or polling took over). */
+  /** Starts watching; resolves once the tree is being watched (or polling took over). */
   static async create(root: string, options: FolderWatcherOptions): Promise<FolderWatcher> {
     const watcher = new FolderWatcher(root, options);
     await watcher.#start();
@@ -76,8 +98,7 @@ export class FolderWatcher {
     if (this.#poller) clearInterval(this.#poller);
     this.#debounce = null;
     this.#pending.clear();
-    await this.#watcher?.close();
-    this.#watcher = null;
+    await this.#unsubscribe();
     await this.#running;
   }
 
@@ -85,65 +106,73 @@ export class FolderWatcher {
     await this.dispose();
   }
 
-  #start(): Promise<void> {
-    const { writeFinishMs = 2000, watchFn = watch } = this.#options;
-    const watcher = watchFn(this.root, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      // chokidar asks for folders too: an ignored folder is never entered, so it costs no watches.
-      ignored: (path: string) => this.#rules.reason(path) !== undefined,
-      awaitWriteFinish:
-        writeFinishMs > 0 ? { stabilityThreshold: writeFinishMs, pollInterval: Math.min(100, writeFinishMs) } : false,
-    });
-    this.#watcher = watcher;
-    return new Promise<void>((resolve) => {
-      watcher.on('all', (event, path) => this.#changed(path, event === 'unlink' || event === 'unlinkDir'));
-      watcher.on('error', (error) => {
-        if (LIMIT_CODES.has((error as NodeJS.ErrnoException).code ?? '')) {
-          void this.#fallBackToPolling(error as NodeJS.ErrnoException).then(resolve);
-        } else {
-          this.#options.onError?.(error);
-        }
+  async #start(): Promise<void> {
+    const { subscribeFn = parcelWatcher.subscribe } = this.#options;
+    try {
+      this.#subscription = await subscribeFn(this.root, (error, events) => this.#received(error, events), {
+        ignore: this.#rules.watcherGlobs(),
       });
-      watcher.on('ready', () => resolve());
-    });
+    } catch (error) {
+      const code = limitCode(error);
+      if (code === undefined) throw error;
+      await this.#fallBackToPolling(code);
+    }
   }
 
-  async #fallBackToPolling(error: NodeJS.ErrnoException): Promise<void> {
+  #received(error: Error | null, events: readonly Event[]): void {
+    if (this.#disposed || this.#mode !== 'events') return;
+    for (const event of events) if (!this.#rules.covers(event.path)) this.#changed(event.path);
+    if (!error) return;
+    if (/must be re-?scanned/i.test(error.message)) {
+      // FSEvents' "Too many events. File system must be re-scanned.": the stream goes on, but
+      // events were dropped, so a scan finds them.
+      this.#options.onError?.(error);
+      this.#pending.clear();
+      this.#handOver(() => this.#options.onRescan());
+      return;
+    }
+    // Any other error has ended the native watch (inotify's "Unable to poll: Interrupted system
+    // call", parcel-bundler/watcher#253; Windows' buffer overflow): scans take over.
+    void this.#fallBackToPolling(limitCode(error), error);
+  }
+
+  async #unsubscribe(): Promise<void> {
+    const subscription = this.#subscription;
+    this.#subscription = null;
+    await subscription?.unsubscribe().catch((error: unknown) => this.#options.onError?.(error));
+  }
+
+  /** `limit`: the errno name of the system limit reached; without one, `stopped` ended the watch. */
+  async #fallBackToPolling(limit: string | undefined, stopped?: Error): Promise<void> {
     if (this.#mode === 'polling' || this.#disposed) return;
     this.#mode = 'polling';
-    const watcher = this.#watcher;
-    this.#watcher = null;
-    await watcher?.close();
+    await this.#unsubscribe();
     const { pollIntervalMs = 60_000 } = this.#options;
+    const every = `scanning the folder every ${Math.round(pollIntervalMs / 1000)} s instead`;
     this.#options.onModeChange?.(
       'polling',
-      `the system's limit on watched files was reached (${error.code}); scanning the folder every ${Math.round(pollIntervalMs / 1000)} s instead` +
-        (error.code === 'ENOSPC' ? ' (raise fs.inotify.max_user_watches to get events again)' : ''),
+      limit === undefined
+        ? `the watcher stopped (${stopped?.message}); ${every}`
+        : `the system's limit on watched files was reached (${limit}); ${every}` +
+            (limit === 'ENOSPC' ? ' (raise fs.inotify.max_user_watches to get events again)' : ''),
     );
     this.#poller = setInterval(() => this.#handOver(() => this.#options.onRescan()), pollIntervalMs);
     this.#poller.unref();
     // What changed between the last event and the switch is found by a scan now.
     this.#pending.clear();
+    if (this.#debounce) clearTimeout(this.#debounce);
+    this.#debounce = null;
     this.#handOver(() => this.#options.onRescan());
   }
 
-  #changed(path: string, removal: boolean): void {
-    if (this.#disposed || this.#mode !== 'events') return;
+  #changed(path: string): void {
     this.#pending.add(path);
-    const { debounceMs = 1000, writeFinishMs = 2000 } = this.#options;
-    // A move is an unlink now and an add once the new path is stable (writeFinishMs later): the
-    // two must reach one hand-over, or the document would be removed and added again.
-    const now = performance.now();
-    this.#due = Math.max(this.#due, now + debounceMs + (removal ? 2 * writeFinishMs : 0));
+    const { debounceMs = 2000 } = this.#options;
     if (this.#debounce) clearTimeout(this.#debounce);
-    this.#debounce = setTimeout(
-      () => {
-        this.#debounce = null;
-        this.#flush();
-      },
-      Math.max(debounceMs, this.#due - now),
-    );
+    this.#debounce = setTimeout(() => {
+      this.#debounce = null;
+      this.#flush();
+    }, debounceMs);
   }
 
   #flush(): void {

@@ -33,14 +33,14 @@ const SYSTEM_NAMES = new Set([
  * Office and editor lock, backup and temporary files: `~$x.docx` (Microsoft Office owner file),
  * `.~lock.x.odt#` (LibreOffice), `x~` (editor backup), `*.tmp`, `*.swp`, `*.crdownload`, `*.part`
  * (downloads in progress). A watched folder sees these come and go while a document is edited.
+ * Globs on the lower-case name, so the watcher's native filter can take the same list.
  */
-function isTemporaryName(lower: string): boolean {
-  return (
-    lower.startsWith('~$') ||
-    (lower.startsWith('.~lock.') && lower.endsWith('#')) ||
-    lower.endsWith('~') ||
-    /\.(tmp|temp|swp|swx|crdownload|part)$/.test(lower)
-  );
+const TEMPORARY_NAMES = ['~$*', '.~lock.*#', '*~', '*.{tmp,temp,swp,swx,crdownload,part}'];
+const isTemporaryName = picomatch(TEMPORARY_NAMES, { dot: true });
+
+/** `node_modules` -> `[nN][oO][dD][eE]_[mM]…`: the native watcher's globs have no case-insensitive flag. */
+function anyCase(glob: string): string {
+  return glob.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 }
 
 export interface IgnoreRulesOptions {
@@ -85,6 +85,19 @@ export class IgnoreRules {
     if (!this.#includeHidden && name.startsWith('.')) return 'hidden';
     if (this.#match?.(sep === '/' ? rel : rel.split(sep).join('/'))) return 'ignored';
     return undefined;
+  }
+
+  /**
+   * The same rules as globs relative to the root, for a native watcher's `ignore` option, so an
+   * ignored folder is never entered nor watched. The watcher still passes each event through
+   * {@link covers}, which stays the rule.
+   */
+  watcherGlobs(): string[] {
+    // `$` and `+` would be read as glob syntax (`]+[` a repeat): bracketed, they are characters.
+    const names = [...SYSTEM_NAMES].map((n) => anyCase(n.replace(/[$+]/g, '[$&]')));
+    names.push(...TEMPORARY_NAMES.map(anyCase));
+    if (!this.#includeHidden) names.push('.*');
+    return [`**/{${names.join(',')}}`, ...this.patterns.map((p) => (p.includes('/') ? p : `**/${p}`))];
   }
 
   /** Whether `path` or any folder between it and the root is left out. */

@@ -11,6 +11,8 @@ import { migration0008 } from './0008_threads.js';
 import { migration0009 } from './0009_document_parts.js';
 import { migration0013 } from './0013_partial_triples.js';
 import { migration0014 } from './0014_answer_graphs.js';
+import { migration0015 } from './0015_vector_centres.js';
+import { migration0016 } from './0016_document_pages.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -26,6 +28,8 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009,
   migration0013,
   migration0014,
+  migration0015,
+  migration0016,
 ];
 /** The highest version (numbers are given out per branch, so the list may have gaps until they merge). */
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -3,8 +3,8 @@ import { HAMMING_SCAN_WASM } from './hammingScanWasm.js';
 
 /**
  * In-memory sign-bit codes of one vector family, scanned by Hamming distance to pick rerank
- * candidates. One bit per dimension (1 when the component is > 0), packed little-endian in 32-bit
- * words. Why not sqlite-vec's bit[] vec0 column: measured at 200k×384 here, its KNN took 21 ms at
+ * candidates. One bit per dimension (1 when the component is above the family's {@link centre}),
+ * packed little-endian in 32-bit words. Why not sqlite-vec's bit[] vec0 column: measured at 200k×384 here, its KNN took 21 ms at
  * k=10 and 324 ms at k=400 (its top-k merge grows with k).
  *
  * The scan has two stages. The first 128 bits of every code are compared in WebAssembly SIMD
@@ -24,6 +24,11 @@ import { HAMMING_SCAN_WASM } from './hammingScanWasm.js';
  */
 export class BinaryIndex {
   readonly words: number;
+  /**
+   * The vector the codes are signs around (sign(v − centre)), as stored in vector_state; null for
+   * zero (plain sign bits). Queries must be encoded with it ({@link encodeQuery}).
+   */
+  readonly centre: Float32Array | null;
   /** Generation of the SQLite rows this copy reflects (see KnowledgeBase's vector_state). */
   generation: number;
   readonly #restWords: number;
@@ -38,9 +43,10 @@ export class BinaryIndex {
   /** Slot of each id; built on the first write after a bulk {@link append}, which searches never need. */
   #slotOf: Map<number, number> | null = new Map();
 
-  constructor(dimension: number, generation: number) {
+  constructor(dimension: number, generation: number, centre: Float32Array | null = null) {
     this.words = Math.ceil(dimension / 32);
     this.generation = generation;
+    this.centre = centre;
     this.#restWords = Math.max(0, this.words - PREFIX_WORDS);
     this.#memory = new WebAssembly.Memory({ initial: 1 });
     this.#scan = new WebAssembly.Instance(scanModule(), { env: { memory: this.#memory } })
@@ -53,10 +59,19 @@ export class BinaryIndex {
     return this.#size;
   }
 
-  static encode(vector: Float32Array): Uint32Array {
+  /** Sign bits of `vector − centre` (of `vector` when no centre is given). */
+  static encode(vector: Float32Array, centre: Float32Array | null = null): Uint32Array {
     const code = new Uint32Array(Math.ceil(vector.length / 32));
-    for (let i = 0; i < vector.length; i++) if ((vector[i] as number) > 0) code[i >>> 5]! |= 1 << (i & 31);
+    for (let i = 0; i < vector.length; i++) {
+      const x = (vector[i] as number) - (centre ? (centre[i] as number) : 0);
+      if (x > 0) code[i >>> 5]! |= 1 << (i & 31);
+    }
     return code;
+  }
+
+  /** A query's code, around this index's {@link centre}. */
+  encodeQuery(vector: Float32Array): Uint32Array {
+    return BinaryIndex.encode(vector, this.centre);
   }
 
   /** Stores the code of `id` given as the bytes of {@link encode}'s result (as kept in SQLite). */
@@ -149,7 +164,8 @@ export class BinaryIndex {
    * stored side is one bit), for the slots `among` (or all), as distances quantised to
    * {@link ASYMMETRIC_LEVELS} levels, nearest 0; `exclude`d ids get a distance past every level.
    * Far closer to the cosine than Hamming between two codes: on the qa bench's chunk vectors
-   * (10k entities) Hamming candidates reached recall@10 0.85. One table of 256 partial sums per
+   * (10k entities) Hamming candidates reached recall@10 0.85. The query is not centred here: q·(v −
+   * centre) differs from q·v by q·centre, the same for every code, so it ranks as the cosine does. One table of 256 partial sums per
    * code byte makes it a lookup per byte.
    */
   #asymmetricDistances(query: Float32Array, among: Int32Array | null, exclude?: ReadonlySet<number>): Distances {

@@ -31,7 +31,7 @@ export interface EndpointPoolOptions<M extends EndpointModel> {
    * before it fails. Default 120 s.
    */
   allDownWaitMs?: number;
-  /** How long one call may wait in all on an endpoint that answers busy (429, 503 busy) before it fails. Default 120 s. */
+  /** How long one call may wait in all on an endpoint that answers busy (429, any 503) before it fails. Default 120 s. */
   busyWaitMs?: number;
   /** Told of every wait an endpoint causes (busy, loading), so the user sees why a job slows. */
   onNotice?: (notice: EndpointNotice) => void;
@@ -58,13 +58,13 @@ interface Member<M> {
 /**
  * Endpoints of one role serving one model. A call goes to the endpoint with the most free slots
  * (its `concurrency` minus calls in flight), waiting when all are busy. An endpoint whose call
- * fails for the endpoint's sake (unreachable, reset, 5xx, 429, stalled: see endpointErrors) is
+ * fails for the endpoint's sake (unreachable, reset, 5xx other than 503, stalled: see endpointErrors) is
  * taken out and the call runs again on another, so a job survives an endpoint dying mid-call; a
  * request error (a 400) fails the call as it would everywhere. Endpoints out of the pool are probed
  * every few seconds and come back when they answer and serve the same model. With all of them
  * down, a call waits up to `allDownWaitMs`, then fails naming each endpoint and its last error.
  *
- * A busy endpoint (429, 503 "server busy", "Loading model") is healthy: it stays in, gets no call
+ * A busy endpoint (429, or 503 in any wording: "server busy", "Loading model") is healthy: it stays in, gets no call
  * until the pause it asked for (`Retry-After`, else 1 s doubling up to 30 s) is over, and the call
  * is asked again, up to `busyWaitMs` in all, each wait told through `onNotice`. An endpoint's
  * slots are its configured concurrency, capped to what the server says it runs at once.

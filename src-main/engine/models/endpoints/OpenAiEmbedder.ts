@@ -8,13 +8,19 @@ import { detectEmbeddingPrefixes, type EmbeddingPrefixes } from '../embedders/em
 import { l2Normalise } from '../embedders/l2Normalise.js';
 import { poolWindowVectors, tokenWindows } from '../embedders/pooledWindows.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_STALL_MS, endpointClient, withCallSignal } from './endpointClient.js';
+import { DEFAULT_FIRST_BYTE_MS, DEFAULT_STALL_MS, endpointClient, readBodyWithin, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { measureCharsPerToken, serverFacts, type ServerFacts } from './serverFacts.js';
 
 export interface OpenAiEmbedderOptions {
-  /** Time a request may take before it counts as an endpoint failure. Default 120 s. */
+  /** Silence after a reply has started (its headers came) before the request counts as stalled, an endpoint failure. Default 120 s. */
   stallMs?: number;
+  /**
+   * Time to the reply's headers. Not a stall: a request waits in the server's queue behind others
+   * (llama-server's slots, Ollama's one runner), then the server embeds the whole batch before it
+   * answers. Default 10 min, as for generation.
+   */
+  firstByteMs?: number;
   /** Texts per request. Default 32. */
   batchSize?: number;
   signal?: AbortSignal;
@@ -91,7 +97,8 @@ export class OpenAiEmbedder implements Embedder {
 
   static async create(config: EndpointConfig, options: OpenAiEmbedderOptions = {}): Promise<OpenAiEmbedder> {
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
-    const client = endpointClient(config, stallMs);
+    // The client's own timeout ends at the headers: the first-byte limit; readBodyWithin the rest.
+    const client = endpointClient(config, Math.max(options.firstByteMs ?? DEFAULT_FIRST_BYTE_MS, stallMs));
     const facts = await serverFacts(client, config, options.signal);
     const { servedModel } = facts;
     const prefixes = detectEmbeddingPrefixes([config.model, servedModel]);
@@ -159,15 +166,19 @@ export class OpenAiEmbedder implements Embedder {
 /** One `/embeddings` request; vectors matched to texts by their `index`, never by position. */
 async function requestVectors(client: OpenAI, config: EndpointConfig, servedModel: string, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<Float32Array[]> {
   throwIfAborted(signal);
-  const deadline = AbortSignal.timeout(stallMs);
   let reply: OpenAI.Embeddings.CreateEmbeddingResponse;
   try {
-    reply = await withCallSignal(signal, (own) =>
-      client.embeddings.create({ model: servedModel, input: [...texts], encoding_format: 'float' }, { signal: own ? AbortSignal.any([own, deadline]) : deadline }),
-    );
+    reply = await withCallSignal(signal, async (own) => {
+      const response = await client.embeddings.create({ model: servedModel, input: [...texts], encoding_format: 'float' }, own ? { signal: own } : {}).asResponse();
+      const text = await readBodyWithin(response, stallMs);
+      try {
+        return JSON.parse(text) as OpenAI.Embeddings.CreateEmbeddingResponse;
+      } catch {
+        throw new EndpointStall(`the reply was cut (${text.length} characters of JSON that does not parse)`);
+      }
+    });
   } catch (error) {
-    // The client's timeout ends at the headers; the deadline also covers a body that never comes.
-    throw endpointError(deadline.aborted && !signal?.aborted ? new EndpointStall(`no reply in ${stallMs} ms`) : error, config, 'embedding', signal);
+    throw endpointError(error, config, 'embedding', signal);
   }
   const out = new Array<Float32Array | undefined>(texts.length);
   for (const item of reply.data ?? []) {

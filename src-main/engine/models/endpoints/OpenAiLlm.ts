@@ -6,7 +6,7 @@ import { CHAT_TEMPLATE_TOKENS, LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions,
 import { zodJsonSchema } from '../grammarSchema.js';
 import { firstSampling, generateStructured, type Sampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_STALL_MS, endpointClient, serverRoot, withCallSignal } from './endpointClient.js';
+import { DEFAULT_FIRST_BYTE_MS, DEFAULT_STALL_MS, endpointClient, serverRoot, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
 import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
@@ -24,8 +24,8 @@ export interface OpenAiLlmOptions {
   signal?: AbortSignal;
 }
 
-/** Default of {@link OpenAiLlmOptions.firstByteMs}. */
-export const DEFAULT_FIRST_BYTE_MS = 600_000;
+/** Default of {@link OpenAiLlmOptions.firstByteMs} (shared with the embedder). */
+export { DEFAULT_FIRST_BYTE_MS };
 
 /**
  * A reply whose `prompt_tokens` is below this share of our estimate was cut by the server: Ollama

@@ -19,8 +19,8 @@ export class PooledEmbedder implements Embedder {
   }
 
   static async create(configs: readonly EndpointConfig[], options: PooledEmbedderOptions = {}, signal?: AbortSignal): Promise<PooledEmbedder> {
-    const { stallMs, batchSize, ...poolOptions } = options;
-    const embedderOptions = { ...(stallMs !== undefined ? { stallMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
+    const { stallMs, firstByteMs, batchSize, ...poolOptions } = options;
+    const embedderOptions = { ...(stallMs !== undefined ? { stallMs } : {}), ...(firstByteMs !== undefined ? { firstByteMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
     const pool = await EndpointPool.create<OpenAiEmbedder>(configs, { ...poolOptions, connect: (config, s) => OpenAiEmbedder.create(config, { ...embedderOptions, ...(s ? { signal: s } : {}) }) }, signal);
     return new PooledEmbedder(pool);
   }

@@ -1,9 +1,17 @@
 import OpenAI from 'openai';
 import type { EndpointConfig } from './EndpointConfig.js';
+import { EndpointStall } from './endpointErrors.js';
 import { fetchWithReadableErrors } from './errorBody.js';
 
-/** Time to the response headers, and between two streamed chunks, before a call counts as stalled. Default. */
+/** Silence after a reply has started (between two chunks of its body) before a call counts as stalled. Default. */
 export const DEFAULT_STALL_MS = 120_000;
+
+/**
+ * Time to a reply's first byte (its headers) before a call counts as stalled. Long, since waiting
+ * is not a stall: a busy server holds a call in its queue until a slot frees (Ollama runs one at a
+ * time by default) and reads the whole input before it answers. Default.
+ */
+export const DEFAULT_FIRST_BYTE_MS = 600_000;
 
 /**
  * The official client for one endpoint. It never retries on its own (`maxRetries: 0`): the pool
@@ -36,5 +44,33 @@ export async function withCallSignal<T>(signal: AbortSignal | undefined, request
     return await request(own.signal);
   } finally {
     signal.removeEventListener('abort', follow);
+  }
+}
+
+/**
+ * The body of a reply whose headers have come, as text; an {@link EndpointStall} when no chunk of it
+ * comes for `stallMs` (the server started the reply, then went quiet). The wait before the headers
+ * is the caller's, under the first-byte limit.
+ */
+export async function readBodyWithin(response: Response, stallMs: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const quiet = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EndpointStall(`no data for ${stallMs} ms after the reply started`)), stallMs);
+    });
+    try {
+      const { done, value } = await Promise.race([reader.read(), quiet]);
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value, { stream: true });
+    } catch (error) {
+      void reader.cancel().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -38,10 +38,11 @@ export function isEndpointFailure(error: unknown): boolean {
 
 /**
  * Whether a call failed because the endpoint is busy or not ready yet, so it is to be asked again
- * after a while rather than taken out: HTTP 429, or 503 saying so (Ollama's full queue "server
- * busy, please try again. maximum pending requests exceeded", server/sched.go ErrMaxQueue;
- * llama-server's "Loading model" while it loads, tools/server/server-http.cpp
- * middleware_server_state), or any 503 with a `Retry-After`.
+ * after a while rather than taken out: HTTP 429, or any 503. A 503 means "unavailable for now"
+ * (RFC 9110 §15.6.4) whatever its wording: Ollama's full queue "server busy, please try again.
+ * maximum pending requests exceeded" (server/sched.go ErrMaxQueue), llama-server's "Loading model"
+ * (tools/server/server-http.cpp middleware_server_state) and its other unavailable replies, a proxy's
+ * "Service Unavailable"; matching wordings dropped a healthy server whose words differed.
  */
 export function isEndpointBusy(error: unknown): boolean {
   return error instanceof PolyhopError && error.details[ENDPOINT_BUSY] === true;
@@ -56,7 +57,7 @@ export function busyRetryAfterMs(error: unknown): number | undefined {
 function busyStatus(error: unknown): boolean {
   if (!(error instanceof APIError)) return false;
   if (error.status === 429) return true;
-  return error.status === 503 && (retryAfterMs(error) !== undefined || /busy|loading|try again|overloaded|capacity|not ready/i.test(error.message));
+  return error.status === 503;
 }
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110 §10.2.3), in ms from now. */

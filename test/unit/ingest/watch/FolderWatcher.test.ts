@@ -1,8 +1,7 @@
-import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FSWatcher } from 'chokidar';
+import picomatch from 'picomatch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FolderWatcher } from '../../../../src-main/engine/ingest/watch/FolderWatcher.js';
 import { IgnoreRules } from '../../../../src-main/engine/ingest/watch/IgnoreRules.js';
@@ -75,7 +74,6 @@ describe('FolderWatcher', () => {
     const changes = handOvers();
     await using watcher = await FolderWatcher.create(dir, {
       debounceMs: 100,
-      writeFinishMs: 50,
       ignore: ['*.bak'],
       onChanges: changes.onChanges,
       onRescan: async () => {},
@@ -92,25 +90,24 @@ describe('FolderWatcher', () => {
     expect(await changes.next()).toEqual([join(dir, 'old.txt')]);
   });
 
-  it('falls back to periodic scans when the system watch limit is reached, and says so', async () => {
-    const fake = new EventEmitter() as EventEmitter & { close: () => Promise<void> };
-    let closed = 0;
-    fake.close = async () => void closed++;
+  // @parcel/watcher's errors carry only strerror's text; this is what it said when a user namespace
+  // allowed 3 inotify watches (`unshare -Ur`, /proc/sys/user/max_inotify_watches = 3) under 5 folders.
+  const enospc = () => new Error("inotify_add_watch on '/data/notes/e' failed: No space left on device");
+  it.each([
+    ['when subscribing', 0],
+    ['reported later through the callback', 1],
+  ])('falls back to periodic scans when the system watch limit is reached %s, and says so', async (_, later) => {
+    let unsubscribed = 0;
     const modes: [string, string][] = [];
     let rescans = 0;
     let rescanned!: () => void;
     const twoRescans = new Promise<void>((resolve) => (rescanned = resolve));
     const watcher = await FolderWatcher.create(root, {
       pollIntervalMs: 20,
-      watchFn: () => {
-        // inotify_add_watch fails with ENOSPC past fs.inotify.max_user_watches; chokidar reports it as an error event.
-        setImmediate(() =>
-          fake.emit(
-            'error',
-            Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' }),
-          ),
-        );
-        return fake as unknown as FSWatcher;
+      subscribeFn: async (_dir, callback) => {
+        if (!later) throw enospc();
+        setImmediate(() => callback(enospc(), []));
+        return { unsubscribe: async () => void unsubscribed++ };
       },
       onChanges: async () => {},
       onRescan: async () => {
@@ -121,9 +118,81 @@ describe('FolderWatcher', () => {
     await twoRescans;
     await watcher.dispose();
     expect(watcher.mode).toBe('polling');
-    expect(closed).toBe(1);
+    expect(unsubscribed).toBe(later);
     expect(modes).toHaveLength(1);
     expect(modes[0]![0]).toBe('polling');
     expect(modes[0]![1]).toMatch(/limit on watched files was reached \(ENOSPC\).*every 0 s.*max_user_watches/);
+  });
+
+  it('falls back to periodic scans when the native watch ends with another error, and says why', async () => {
+    let unsubscribed = 0;
+    const modes: [string, string][] = [];
+    let rescanned!: () => void;
+    const rescan = new Promise<void>((resolve) => (rescanned = resolve));
+    const watcher = await FolderWatcher.create(root, {
+      subscribeFn: async (_dir, callback) => {
+        // inotify's poll() interrupted by a signal ends @parcel/watcher's backend (parcel-bundler/watcher#253).
+        setImmediate(() => callback(new Error('Unable to poll: Interrupted system call'), []));
+        return { unsubscribe: async () => void unsubscribed++ };
+      },
+      onChanges: async () => {},
+      onRescan: async () => rescanned(),
+      onModeChange: (mode, reason) => modes.push([mode, reason]),
+    });
+    await rescan;
+    await watcher.dispose();
+    expect(watcher.mode).toBe('polling');
+    expect(unsubscribed).toBe(1);
+    expect(modes).toEqual([
+      [
+        'polling',
+        'the watcher stopped (Unable to poll: Interrupted system call); scanning the folder every 60 s instead',
+      ],
+    ]);
+  });
+
+  it('scans once and keeps the events when the watcher says some were dropped', async () => {
+    const errors: unknown[] = [];
+    let rescanned!: () => void;
+    const rescan = new Promise<void>((resolve) => (rescanned = resolve));
+    await using watcher = await FolderWatcher.create(root, {
+      subscribeFn: async (_dir, callback) => {
+        setImmediate(() => callback(new Error('Too many events. File system must be re-scanned.'), []));
+        return { unsubscribe: async () => {} };
+      },
+      onChanges: async () => {},
+      onRescan: async () => rescanned(),
+      onError: (error) => errors.push(error),
+    });
+    await rescan;
+    expect(watcher.mode).toBe('events');
+    expect(errors.map(String)).toEqual(['Error: Too many events. File system must be re-scanned.']);
+  });
+
+  it('gives the native watcher globs that leave out what the rules leave out, in any case', () => {
+    const rules = new IgnoreRules('/r', { patterns: ['drafts', 'a/b/**'] });
+    // As @parcel/watcher's wrapper compiles them (picomatch.makeRe with dot), matched on the relative path.
+    const globs = rules.watcherGlobs().map((g) => new RegExp(picomatch.makeRe(g, { dot: true }).source));
+    const paths = [
+      'Node_Modules',
+      'sub/.Git',
+      'x/$RECYCLE.BIN',
+      'Lost+Found',
+      'sub/~$Report.docx',
+      '.~lock.Letter.odt#',
+      'UPLOAD.TMP',
+      'a.Part',
+      'x~',
+      '.hidden',
+      'sub/drafts',
+      'a/b/c.md',
+      'a/c.md',
+      'notes.md',
+      'tmp.md',
+      'Draft.docx',
+    ];
+    const native = paths.filter((p) => globs.some((re) => re.test(p)));
+    expect(native).toEqual(paths.filter((p) => rules.reason(`/r/${p}`) !== undefined));
+    expect(native).toHaveLength(12);
   });
 });

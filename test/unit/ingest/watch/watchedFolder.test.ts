@@ -75,7 +75,7 @@ describe('a watched folder', () => {
     Engine.create({
       paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
       models: { llm, embedder: new CorpusEmbedder() },
-      watchTimings: { debounceMs: 150, writeFinishMs: 100 },
+      watchTimings: { debounceMs: 150 },
     });
   let engine: Engine;
   const path = (name: string) => join(folder, name);

@@ -38,8 +38,8 @@ describe('migration 0014_answer_graphs', () => {
       )
       .get(id);
 
-  it('is the latest version and reads the cited documents of older answers from their JSON', () => {
-    expect(LATEST_SCHEMA_VERSION).toBe(14);
+  it('reads the cited documents of older answers from their JSON', () => {
+    expect(LATEST_SCHEMA_VERSION).toBeGreaterThanOrEqual(14);
     migrate(db, ':memory:', 13);
     const kept = addDocument('/a.txt', 'a.txt', 'hash-a');
     const fresh = addHistory(answerCiting({ documentId: kept, documentTitle: 'a.txt' }));
