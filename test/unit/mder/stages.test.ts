@@ -588,4 +588,25 @@ describe('reduce', () => {
     });
     expect(llm.calls).toHaveLength(1);
   });
+
+  it('gives each summary room for the facts it keeps: long source sentences restated in full are not cut', async () => {
+    const llm = new ScriptedLlm(corpusRules());
+    const facts = [
+      'Odysseus, king of Ithaca and son of Laertes, sailed home from the ruins of Troy with twelve ships and lost every one of them to storms, monsters and the anger of Poseidon on the way.',
+      'Odysseus came back to Ithaca after twenty years, disguised as an old beggar, and with his son Telemachus and the swineherd Eumaeus he killed the suitors who had courted Penelope.',
+      'Odysseus was held for seven years on the island of Ogygia by the nymph Calypso, who offered him immortality, until the gods sent Hermes to order that she let him build a raft and go.',
+    ];
+    const [unit] = planReduceUnits(
+      [
+        { id: 1, name: 'Odysseus', type: 'Person', facts },
+        { id: 2, name: 'Ulysses', type: 'Person', facts },
+      ],
+      words,
+    );
+    const r = await reduceUnit(llm, unit!, { prompts });
+    expect(r.misses).toEqual([]);
+    expect(r.summaries.get(2)).toBe(`Ulysses (Person): ${facts.join(' ')}`);
+    // One call for both, none cut and asked again in halves.
+    expect(llm.calls.map((c) => c.outcome)).toEqual(['ok']);
+  });
 });
