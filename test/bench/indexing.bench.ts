@@ -44,6 +44,7 @@ import { NgramEmbedder } from '../support/NgramEmbedder.js';
 import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
 import { formatMergeRecall, mergeRecall } from './support/mergeRecall.js';
+import { askedPairs } from '../support/disambiguatePrompt.js';
 
 const CORPUS = join(import.meta.dirname, '../../../shared/data/musique/hipporag_musique_train_sample_corpus.json');
 
@@ -134,8 +135,12 @@ export async function run(args: string[]): Promise<void> {
     const pairReasoning =
       batchedLog.find((c) => c.prompt.name === 'mder/disambiguate' && c.outcome === 'ok')?.reasoningTokens ?? 0;
     for (const call of batchedLog.filter((c) => c.prompt.name === 'mder/disambiguate')) {
-      for (const pair of call.prompt.variables.pairs!.split(/\n\n(?=Pair \S+\n)/)) {
-        const single = prompts.render('mder/disambiguate', { pairs: pair.replace(/^Pair \S+/, 'Pair P1') });
+      // One call per pair: its two entities and their excerpts, and the pair.
+      for (const pair of askedPairs(call.prompt.variables)) {
+        const single = prompts.render('mder/disambiguate', {
+          entities: pair.blocks.map((b, i) => b.replace(/^E\d+/, `E${i + 1}`)).join('\n\n'),
+          pairs: `P1: E1 ~ E2 (candidate because: ${pair.evidence})`,
+        });
         add(naiveGlobal, {
           calls: 1,
           input: qwen3PromptTokens(single, thinks),
@@ -437,12 +442,10 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
       // An oracle on the gold pairs (a real model's cost, not its errors: the unit tests model those).
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-          ([, pair, a, b]) => {
-            const same = gold.has(a!) && gold.get(a!) === gold.get(b!);
-            return { pair, a, b, same, canonical: same ? (a!.length > b!.length ? a : b) : '' };
-          },
-        ),
+        decisions: askedPairs(v).map(({ pair, a, b }) => {
+          const same = gold.has(a!) && gold.get(a!) === gold.get(b!);
+          return { pair, a, b, same, canonical: same ? (a!.length > b!.length ? a : b) : '' };
+        }),
       }),
     },
     {

@@ -6,6 +6,7 @@ import type { EmbedOptions, Embedder } from '../../src-main/engine/models/Embedd
 import type { DocumentRecord, KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import type { ScriptRule } from './ScriptedLlm.js';
 import { NgramEmbedder } from './NgramEmbedder.js';
+import { askedPairs } from './disambiguatePrompt.js';
 
 /**
  * What a perfect model answers for the hand-written corpus in `test/support/corpus/` (Odysseus,
@@ -296,9 +297,7 @@ export function plainDescription(source: string, relation: string, target: strin
 export const NO_MERGES_RULE: ScriptRule = {
   prompt: 'mder/disambiguate',
   reply: (v) => ({
-    decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-      ([, pair, a, b]) => ({ pair, a, b, same: false, canonical: '' }),
-    ),
+    decisions: askedPairs(v).map(({ pair, a, b }) => ({ pair, a, b, same: false, canonical: '' })),
   }),
 };
 
@@ -344,12 +343,10 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
     {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-          ([, pair, a, b]) => {
-            const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
-            return { pair, a, b, same, canonical: same ? canonical(a!) : '' };
-          },
-        ),
+        decisions: askedPairs(v).map(({ pair, a, b }) => {
+          const same = canonical(a!) === canonical(b!) && ALIAS_GROUPS.some((g) => g.includes(canonical(a!)));
+          return { pair, a, b, same, canonical: same ? canonical(a!) : '' };
+        }),
       }),
     },
     {

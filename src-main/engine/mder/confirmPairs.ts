@@ -60,7 +60,7 @@ export async function confirmPairs(
   pairs: CandidatePair[],
   options: DisambiguateOptions,
 ): Promise<Confirmations> {
-  const perCall = options.pairsPerCall ?? 16;
+  const perCall = options.pairsPerCall ?? 24;
   const decided_ = new Set<string>();
   const undecided: CandidatePair[] = [];
   const batches: CandidatePair[][] = [];
@@ -122,19 +122,28 @@ async function askPairs(
 ): Promise<{ decisions: (Decision | undefined)[]; failure: UnitFailure | null }> {
   const chars = options.contextChars ?? 150;
   const ids = batch.map((_, i) => `P${i + 1}`) as [string, ...string[]];
-  const text = batch
-    .map((p, i) =>
-      [
-        `Pair ${ids[i]}`,
-        `A: "${fence(p.a.name)}" (${fence(p.a.type)})`,
-        `<document>\n${fence(excerptAround(store.context(p.a.id), p.a.name, chars))}\n</document>`,
-        `B: "${fence(p.b.name)}" (${fence(p.b.type)})`,
-        `<document>\n${fence(excerptAround(store.context(p.b.id), p.b.name, chars))}\n</document>`,
-        `Candidate because: ${fence(p.evidence.join('; '))}`,
-      ].join('\n'),
-    )
-    .join('\n\n');
-  const prompt = options.prompts.render('mder/disambiguate', { pairs: text });
+  // Each entity and its excerpt is written once per call, however many of its pairs the call
+  // holds: the excerpts are most of the prompt, and an entity's candidates are asked together.
+  const entityIds = new Map<number, string>();
+  const entities: string[] = [];
+  const ref = (e: DisambiguationEntity): string => {
+    let id = entityIds.get(e.id);
+    if (id === undefined) {
+      id = `E${entityIds.size + 1}`;
+      entityIds.set(e.id, id);
+      entities.push(
+        `${id}: "${fence(e.name)}" (${fence(e.type)})\n<document>\n${fence(excerptAround(store.context(e.id), e.name, chars))}\n</document>`,
+      );
+    }
+    return id;
+  };
+  const pairLines = batch.map(
+    (p, i) => `${ids[i]}: ${ref(p.a)} ~ ${ref(p.b)} (candidate because: ${fence(p.evidence.join('; '))})`,
+  );
+  const prompt = options.prompts.render('mder/disambiguate', {
+    entities: entities.join('\n\n'),
+    pairs: pairLines.join('\n'),
+  });
   const maxTokens = options.maxTokens ?? 1024;
   if (batch.length > 1 && !fitsContext(llm, prompt, maxTokens)) {
     // A small context cannot take the whole batch with its excerpts: ask each half on its own.

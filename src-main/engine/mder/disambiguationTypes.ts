@@ -60,7 +60,7 @@ export interface DisambiguateOptions {
    * Default: 3.
    */
   maxCandidatesPerEntity?: number;
-  /** Pairs per LLM call. Default: 16. */
+  /** Pairs per LLM call (each entity written once per call, however many of its pairs it holds). Default: 24. */
   pairsPerCall?: number;
   /** Characters of context per entity. Default: 150. */
   contextChars?: number;

@@ -15,7 +15,7 @@ export interface EnrichInput {
 
 export interface EnrichOptions {
   prompts: PromptLibrary;
-  /** Completion budget per triple (a call gets this times its triples, plus a little for the JSON). Default: 96. */
+  /** Completion budget per triple (a call gets this times its triples, plus a little for the JSON; a sentence of context with its JSON entry). Default: 128. */
   maxTokensPerTriple?: number;
   /** Triples described per call at most; a chunk with more is split. Default: 24. */
   maxTriplesPerCall?: number;
@@ -43,12 +43,15 @@ const REPLY_OVERHEAD = 32;
  */
 export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichOptions): Promise<EnrichResult> {
   if (input.triples.length === 0) throw new RangeError('enrichChunk: no triples');
-  const perTriple = options.maxTokensPerTriple ?? 96;
+  const perTriple = options.maxTokensPerTriple ?? 128;
+  // A passage there is none of is left out of the prompt (not written as empty): Enrich is one
+  // call per chunk or more, and most chunks have no other source chunk, many no neighbour.
+  const section = (part: string, text: string | null): string =>
+    text ? `<document part="${part}">\n${fence(text)}\n</document>\n` : '';
   const context = {
-    previous: fence(input.previous),
+    before: section('previous', input.previous),
     chunk: fence(input.current),
-    next: fence(input.next),
-    other: fence(input.other.join('\n\n')),
+    after: section('next', input.next) + section('other', input.other.join('\n\n')),
   };
   const { texts, misses, usage } = await askInBatches(llm, {
     items: input.triples,

@@ -133,8 +133,16 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
     addUsage(usage, result.usage);
     return result;
   };
-  const summaryTokens = (facts: number): number =>
-    Math.min(options.maxTokensPerEntity ?? 496, REPLY_OVERHEAD + TOKENS_PER_SENTENCE * sentencesFor(facts));
+  /**
+   * A summary's budget: its sentences, and at least the length of the facts it is to keep (every
+   * distinct one) with room to say what the entity is first; long source sentences (40+ tokens)
+   * restated within the sentence count would otherwise be cut and the whole call asked again.
+   */
+  const summaryTokens = (facts: number, factText = 0): number =>
+    Math.min(
+      options.maxTokensPerEntity ?? 496,
+      REPLY_OVERHEAD + Math.max(TOKENS_PER_SENTENCE * sentencesFor(facts), factText + TOKENS_PER_SENTENCE / 2),
+    );
 
   if (unit.kind === 'batch') {
     const items = unit.entities.map((e): ReduceItem => ({
@@ -142,7 +150,10 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       type: e.type,
       lines: e.facts,
       factCount: e.facts.length,
-      maxTokens: summaryTokens(e.facts.length),
+      maxTokens: summaryTokens(
+        e.facts.length,
+        factTokens(e.facts, (t) => llm.countTokens(t)),
+      ),
     }));
     const result = await ask(items, options.maxEntitiesPerCall ?? 12);
     unit.entities.forEach((e, i) => result.texts[i] && summaries.set(e.id, result.texts[i]));

@@ -17,6 +17,7 @@ import {
   type CorpusRulesOptions,
 } from '../../support/corpusScript.js';
 import { openKb, prompts, snapshot } from './support/corpusKb.js';
+import { askedPairs } from '../../support/disambiguatePrompt.js';
 
 let dir: string;
 beforeEach(() => {
@@ -158,8 +159,10 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     const kingOf = enrichOf('KING_OF');
     expect(kingOf.prompt.variables.triples).toBe('1. Odysseus | KING_OF | Ithaca\n2. Odysseus | DISGUISED_AS | Beggar');
     expect(enrichOf('RETURNED_TO').prompt.variables.triples).toBe('1. Odysseus | RETURNED_TO | Ithaca');
-    expect(kingOf.prompt.variables.other).toBe(CHUNK_SCRIPT['odysseus.en.md'][0]!.summary);
-    expect(kingOf.prompt.variables.next).toBe(CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary);
+    expect(kingOf.prompt.variables.after).toBe(
+      `<document part="next">\n${CHUNK_SCRIPT['ulisse.it.txt'][1]!.summary}\n</document>\n` +
+        `<document part="other">\n${CHUNK_SCRIPT['odysseus.en.md'][0]!.summary}\n</document>\n`,
+    );
 
     // Original-language vectors for the 4 non-English chunks only: the 3 English ones are embedded once.
     expect(snap.vectors).toEqual({
@@ -206,9 +209,9 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     ]);
     // "Ulysses" and "Ulises" already resolve to Odysseus (alias / pair); every pair asked has a new entity.
     const newNames = ['Pénélope', 'Icarius', 'Ulises', 'Telémaco'];
-    const pairs = second.callsOf('mder/disambiguate').flatMap((c) => c.prompt.variables.pairs!.split(/\n\n(?=Pair)/));
+    const pairs = second.callsOf('mder/disambiguate').flatMap((c) => askedPairs(c.prompt.variables));
     expect(pairs.length).toBeGreaterThan(0);
-    for (const pair of pairs) expect(newNames.some((n) => pair.includes(`"${n}"`))).toBe(true);
+    for (const pair of pairs) expect(newNames.some((n) => pair.a === n || pair.b === n)).toBe(true);
     expect(reducedNames(second)).toEqual(['Odysseus', 'Penelope', 'Suitors', 'Telemachus']);
     expect(kb.findEntityByName('Icarius')!.summary).toBe('Icarius (Person): Penelope was the daughter of Icarius.');
 

@@ -19,6 +19,7 @@ import {
 } from '../../support/corpusScript.js';
 import { CrowdedEmbedder } from './support/CrowdedEmbedder.js';
 import { openKb, prompts } from './support/corpusKb.js';
+import { askedPairs } from '../../support/disambiguatePrompt.js';
 
 /**
  * The en/it/fr/es Odysseus corpus indexed with what a small real model and a real multilingual
@@ -85,15 +86,13 @@ function smallModelRules(): ScriptRule[] {
     {
       prompt: 'mder/disambiguate',
       reply: (v) => {
-        const pairs = [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-          ([, pair, a, b]) => {
-            const same = group(a!) !== undefined && group(a!) === group(b!);
-            // The English name when one of the pair has it, else one of the two as written (left in Italian, Spanish…), with its type.
-            const english = group(a!)?.[0];
-            const canonical = !same ? '' : [a, b].includes(english) ? `${english} (Person)` : a!;
-            return { pair: pair!, a: a!, b: b!, same, canonical };
-          },
-        );
+        const pairs = askedPairs(v).map(({ pair, a, b }) => {
+          const same = group(a!) !== undefined && group(a!) === group(b!);
+          // The English name when one of the pair has it, else one of the two as written (left in Italian, Spanish…), with its type.
+          const english = group(a!)?.[0];
+          const canonical = !same ? '' : english !== undefined && [a, b].includes(english) ? `${english} (Person)` : a!;
+          return { pair: pair!, a: a!, b: b!, same, canonical };
+        });
         // Batches come back reversed, and in every second batch of several pairs one decision is written
         // twice (the grammar wants as many as pairs), so another pair has none.
         const out = pairs.reverse();

@@ -17,6 +17,7 @@ import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { CorpusEmbedder, corpusParagraphs, corpusRules, CHUNK_SCRIPT } from '../../support/corpusScript.js';
+import { askedPairs } from '../../support/disambiguatePrompt.js';
 
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
 
@@ -281,11 +282,18 @@ describe('disambiguate', () => {
     ]);
     // Candidates: the 3 Odysseus pairs, Penelope/Pénélope and the rejected Pylos/Sparta; never Ithaca.
     expect(result.pairsAsked).toBe(5);
-    const asked = llm.callsOf('mder/disambiguate').map((c) => c.prompt.variables.pairs!);
-    expect(asked).toHaveLength(2);
-    expect(asked.join('\n')).toContain('A: "Pylos" (City)');
-    expect(asked.join('\n')).not.toContain('Ithaca"');
-    expect(asked[0]).toContain('<document>\nText about');
+    const calls = llm.callsOf('mder/disambiguate');
+    expect(calls).toHaveLength(2);
+    const asked = calls.flatMap((c) => askedPairs(c.prompt.variables));
+    expect(asked.some((p) => p.a === 'Pylos' && p.aType === 'City')).toBe(true);
+    expect(asked.flatMap((p) => [p.a, p.b])).not.toContain('Ithaca');
+    expect(calls[0]!.prompt.variables.entities).toContain('<document>\nText about');
+    // Each entity and its excerpt is written once per call, however many of its pairs the call holds.
+    for (const c of calls) {
+      const names = [...c.prompt.variables.entities!.matchAll(/^E\d+: "(.+)"/gm)].map((m) => m[1]);
+      expect(names).toEqual([...new Set(names)]);
+    }
+    expect(calls[0]!.prompt.variables.entities!.match(/^E\d+: "Odysseus"/gm)).toHaveLength(1);
     // Second round: the renamed entities find no new candidate, so no third call.
     expect(result.rounds).toBe(2);
     expect([...store.entities.values()].map((e) => e.name).sort()).toEqual([
@@ -410,9 +418,7 @@ describe('disambiguate', () => {
       {
         prompt: 'mder/disambiguate',
         reply: (v) => ({
-          decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-            ([, pair, a, b]) => ({ pair, a, b, same: true, canonical: 'Ithaca' }),
-          ),
+          decisions: askedPairs(v).map(({ pair, a, b }) => ({ pair, a, b, same: true, canonical: 'Ithaca' })),
         }),
       },
     ]);
@@ -431,19 +437,16 @@ describe('disambiguate', () => {
       {
         prompt: 'mder/disambiguate',
         reply: (v) => ({
-          decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-            ([, pair, a, b]) => {
-              const same =
-                [a, b].sort().join('|') === 'EU|European Union' || [a, b].sort().join('|') === 'Itaca|Ithaca';
-              return {
-                pair,
-                a,
-                b,
-                same,
-                canonical: same ? (a === 'Itaca' || a === 'Ithaca' ? 'Ithaca' : 'European Union') : '',
-              };
-            },
-          ),
+          decisions: askedPairs(v).map(({ pair, a, b }) => {
+            const same = [a, b].sort().join('|') === 'EU|European Union' || [a, b].sort().join('|') === 'Itaca|Ithaca';
+            return {
+              pair,
+              a,
+              b,
+              same,
+              canonical: same ? (a === 'Itaca' || a === 'Ithaca' ? 'Ithaca' : 'European Union') : '',
+            };
+          }),
         }),
       },
     ]);
@@ -457,12 +460,9 @@ describe('disambiguate', () => {
     store.variantsOf.set(3, ['Ithaca']);
     // No pair is this similar: only the lexical and written-form evidence can make candidates.
     const result = await disambiguate(llm, new CorpusEmbedder(), store, [1, 2, 3, 4, 5], { prompts, threshold: 2 });
-    const asked = llm
-      .callsOf('mder/disambiguate')
-      .map((c) => c.prompt.variables.pairs!)
-      .join('\n');
-    expect(asked).toContain('Candidate because: acronym');
-    expect(asked).toContain('Candidate because: also written "Ithaca"');
+    const asked = llm.callsOf('mder/disambiguate').flatMap((c) => askedPairs(c.prompt.variables));
+    expect(asked.map((p) => p.evidence)).toContain('acronym');
+    expect(asked.map((p) => p.evidence)).toContain('also written "Ithaca"');
     expect(result.merges).toEqual([
       { keepId: 1, mergeIds: [2], canonicalName: 'European Union' },
       { keepId: 4, mergeIds: [3], canonicalName: 'Ithaca' },
@@ -522,7 +522,10 @@ describe('enrich', () => {
     expect(llm.calls[0]!.prompt.variables.triples).toBe(
       '1. Poseidon | ANGRY_WITH | Odysseus\n2. Odysseus | WANDERED_FOR | Ten Years',
     );
-    expect(llm.calls[0]!.prompt.variables.other).toBe('(none)');
+    // The neighbours are given; no other source chunk, so no empty "other" section in the prompt.
+    expect(llm.calls[0]!.prompt.variables.before).toBe(`<document part="previous">\n${s[0]!.summary}\n</document>\n`);
+    expect(llm.calls[0]!.prompt.variables.after).toBe(`<document part="next">\n${s[2]!.summary}\n</document>\n`);
+    expect(llm.calls[0]!.prompt.user).not.toContain('part="other"');
   });
 
   it('a reply that fails its schema leaves the triples undescribed, each asked again alone first', async () => {
@@ -584,5 +587,26 @@ describe('reduce', () => {
       2: 'Laertes (Person): Odysseus was the son of Laertes.',
     });
     expect(llm.calls).toHaveLength(1);
+  });
+
+  it('gives each summary room for the facts it keeps: long source sentences restated in full are not cut', async () => {
+    const llm = new ScriptedLlm(corpusRules());
+    const facts = [
+      'Odysseus, king of Ithaca and son of Laertes, sailed home from the ruins of Troy with twelve ships and lost every one of them to storms, monsters and the anger of Poseidon on the way.',
+      'Odysseus came back to Ithaca after twenty years, disguised as an old beggar, and with his son Telemachus and the swineherd Eumaeus he killed the suitors who had courted Penelope.',
+      'Odysseus was held for seven years on the island of Ogygia by the nymph Calypso, who offered him immortality, until the gods sent Hermes to order that she let him build a raft and go.',
+    ];
+    const [unit] = planReduceUnits(
+      [
+        { id: 1, name: 'Odysseus', type: 'Person', facts },
+        { id: 2, name: 'Ulysses', type: 'Person', facts },
+      ],
+      words,
+    );
+    const r = await reduceUnit(llm, unit!, { prompts });
+    expect(r.misses).toEqual([]);
+    expect(r.summaries.get(2)).toBe(`Ulysses (Person): ${facts.join(' ')}`);
+    // One call for both, none cut and asked again in halves.
+    expect(llm.calls.map((c) => c.outcome)).toEqual(['ok']);
   });
 });

@@ -5,6 +5,7 @@ import type { EmbedOptions, Embedder } from '../../../../src-main/engine/models/
 import { NgramEmbedder } from '../../../support/NgramEmbedder.js';
 import type { ScriptRule } from '../../../support/ScriptedLlm.js';
 import { reduceBlocks, scriptedSummary } from '../../../support/corpusScript.js';
+import { askedPairs } from '../../../support/disambiguatePrompt.js';
 
 /**
  * A generated corpus of any size whose facts a scripted model can read back from the text itself:
@@ -226,12 +227,10 @@ export function syntheticRules(): ScriptRule[] {
     {
       prompt: 'mder/disambiguate',
       reply: (v) => ({
-        decisions: [...v.pairs!.matchAll(/^Pair (\S+)\nA: "(.+)" \(.*\)$[\s\S]*?^B: "(.+)" \(.*\)$/gm)].map(
-          ([, pair, a, b]) => {
-            const same = syntheticCanonical(a!) === syntheticCanonical(b!);
-            return { pair, a, b, same, canonical: same ? syntheticCanonical(a!) : '' };
-          },
-        ),
+        decisions: askedPairs(v).map(({ pair, a, b }) => {
+          const same = syntheticCanonical(a!) === syntheticCanonical(b!);
+          return { pair, a, b, same, canonical: same ? syntheticCanonical(a!) : '' };
+        }),
       }),
     },
     {
