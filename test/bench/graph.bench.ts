@@ -141,10 +141,10 @@ async function buildHubKb(engine: Engine, name: string, leaves: number): Promise
   const kb = engine.kbs.get(name).kb;
   const types = ['person', 'place', 'organisation', 'work', 'event'];
   kb.transaction(() => {
-    const hub = kb.upsertEntity(HUB, 'organisation');
+    const hub = kb.graph.upsertEntity(HUB, 'organisation');
     for (let i = 0; i < leaves; i++) {
-      const leaf = kb.upsertEntity(`Leaf ${String(i).padStart(5, '0')}`, types[i % types.length]!);
-      kb.addTriple({ sourceId: hub, relation: `relates_${i % 7}`, targetId: leaf, chunkId: null });
+      const leaf = kb.graph.upsertEntity(`Leaf ${String(i).padStart(5, '0')}`, types[i % types.length]!);
+      kb.graph.addTriple({ sourceId: hub, relation: `relates_${i % 7}`, targetId: leaf, chunkId: null });
     }
   });
 }

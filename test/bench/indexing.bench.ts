@@ -77,7 +77,7 @@ export async function run(args: string[]): Promise<void> {
 
     const ingestStart = performance.now();
     passages.forEach((p, i) => {
-      const doc = kb.addDocument({
+      const doc = kb.documents.addDocument({
         path: `dataset:2wiki/${i}`,
         title: p.title,
         hash: sha256Hex(p.text),
@@ -85,7 +85,7 @@ export async function run(args: string[]): Promise<void> {
         size: p.text.length,
         language: 'en',
       });
-      kb.replaceChunks(doc.id, [
+      kb.documents.replaceChunks(doc.id, [
         { ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null },
       ]);
       passageOf.set(fence(p.text), i);
@@ -114,8 +114,8 @@ export async function run(args: string[]): Promise<void> {
       if (call.prompt.name !== 'ingest/summarise' && call.prompt.name !== 'mder/map') continue;
       add(naive[passageOf.get(call.prompt.variables.chunk!)!]!, cost(call));
     }
-    for (const chunk of kb.iterateChunks()) {
-      for (const t of kb.triplesOfChunks([chunk.id])) {
+    for (const chunk of kb.documents.iterateChunks()) {
+      for (const t of kb.graph.triplesOfChunks([chunk.id])) {
         await enrichChunk(
           naiveLlm,
           {
@@ -148,11 +148,11 @@ export async function run(args: string[]): Promise<void> {
         });
       }
     }
-    const entities = [...kb.iterateEntities()].map((e) => ({
+    const entities = [...kb.graph.iterateEntities()].map((e) => ({
       id: e.id,
       name: e.name,
       type: e.type,
-      facts: kb.triplesOfEntity(e.id).map((t) => t.description ?? ''),
+      facts: kb.graph.triplesOfEntity(e.id).map((t) => t.description ?? ''),
     }));
     for (const unit of planReduceUnits(entities, (t) => llm.countTokens(t), { maxEntitiesPerCall: 1 }))
       await reduceUnit(naiveLlm, unit, { prompts });

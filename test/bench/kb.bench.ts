@@ -11,7 +11,7 @@ import { quantileOf } from '../../src-main/engine/base/quantile.js';
 /**
  * The KB's storage figures on clustered float vectors (not uniform noise: real embeddings cluster,
  * and clusters are what make a sign-bit prefilter hard):
- * - KNN p50/p95 and recall@10 of KnowledgeBase.knn (in-memory sign-bit prefilter + float rerank)
+ * - KNN p50/p95 and recall@10 of kb.vectors.knn (in-memory sign-bit prefilter + float rerank)
  *   against two baselines measured in the same run: the KB's exact float scan, and a plain sqlite-vec
  *   vec0 float[dim] table (its KNN is a full scan). Recall is against the exact scan.
  * - Cold first query (loading the bit codes), KB open time, FTS5 bm25 query p50 over n chunk rows,
@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     const file = join(dir, 'kb.sqlite');
     let kb = KnowledgeBase.open(file, { create: { name: 'bench', baseIri: 'urn:polyhop:kb:bench/' } });
-    kb.setEmbedder('bench', dimension);
+    kb.vectors.setEmbedder('bench', dimension);
     const baseline = new Database(join(dir, 'vec0.sqlite'));
     sqliteVec.load(baseline);
     baseline.pragma('journal_mode = WAL');
@@ -79,7 +79,7 @@ export async function run(args: string[]): Promise<void> {
       const texts: string[] = [];
       kb.transaction(() => {
         for (let d = 0; d < size; d += chunksPerDocument) {
-          const doc = kb.addDocument({
+          const doc = kb.documents.addDocument({
             path: `/bench/${start + d}.txt`,
             title: `doc ${start + d}`,
             hash: `${start + d}`,
@@ -89,7 +89,7 @@ export async function run(args: string[]): Promise<void> {
           const chunkTexts = Array.from({ length: Math.min(chunksPerDocument, size - d) }, () =>
             Array.from({ length: 20 }, () => words[zipf()]!).join(' '),
           );
-          const stored = kb.replaceChunks(
+          const stored = kb.documents.replaceChunks(
             doc.id,
             chunkTexts.map((text, ord) => ({
               ord,
@@ -109,14 +109,14 @@ export async function run(args: string[]): Promise<void> {
       chunkMs += performance.now() - t;
       const vectors = ids.map(() => sample());
       t = performance.now();
-      kb.putVectors(
+      kb.vectors.putVectors(
         'chunk',
         ids.map((id, i) => ({ id, vector: vectors[i]! })),
       );
       vectorMs += performance.now() - t;
       if (withFts) {
         t = performance.now();
-        kb.indexText(
+        kb.textIndex.indexText(
           'chunk',
           ids.map((id, i) => ({ id, text: texts[i]! })),
         );
@@ -140,7 +140,7 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < 1000; i++) querySample(); // same clusters, different points than the stored ones' start
     const qs = Array.from({ length: queries }, () => querySample());
     t = performance.now();
-    kb.knn('chunk', qs[0]!, k, { oversample });
+    kb.vectors.knn('chunk', qs[0]!, k, { oversample });
     const coldMs = performance.now() - t;
 
     const fast: number[] = [];
@@ -150,10 +150,10 @@ export async function run(args: string[]): Promise<void> {
     const vec0Knn = baseline.prepare('SELECT rowid AS id, distance FROM v WHERE embedding MATCH ? AND k = ?');
     for (const [i, q] of qs.entries()) {
       t = performance.now();
-      const got = kb.knn('chunk', q, k, { oversample });
+      const got = kb.vectors.knn('chunk', q, k, { oversample });
       fast.push(performance.now() - t);
       t = performance.now();
-      const truth = kb.knn('chunk', q, k, { exact: true });
+      const truth = kb.vectors.knn('chunk', q, k, { exact: true });
       exact.push(performance.now() - t);
       const want = new Set(truth.map((r) => r.id));
       recall += got.filter((r) => want.has(r.id)).length / k;
@@ -169,7 +169,7 @@ export async function run(args: string[]): Promise<void> {
     const fts: number[] = [];
     for (const query of withFts ? ftsQueries : []) {
       t = performance.now();
-      kb.bm25('chunk', query, 20);
+      kb.textIndex.bm25('chunk', query, 20);
       fts.push(performance.now() - t);
     }
     const sizeMb = kb.stats().sizeBytes / 1e6;

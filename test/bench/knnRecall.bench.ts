@@ -57,8 +57,8 @@ export async function run(args: string[]): Promise<void> {
       `${n.toLocaleString('en')} entities, ${queries.length} queries, k = 10, ${vectors.identity}; recall@10 against the exact search, p50 ms per approximate search (centred codes, the KB's), recall@10 of plain sign bits`,
     );
     for (const kind of String(values.kinds).split(',') as VectorKind[]) {
-      const exact = queries.map((q) => kb.knn(kind, q, 10, { exact: true }).map((r) => r.id));
-      kb.knn(kind, queries[0]!, 10); // loads the in-memory codes (and centres codes from before v15)
+      const exact = queries.map((q) => kb.vectors.knn(kind, q, 10, { exact: true }).map((r) => r.id));
+      kb.vectors.knn(kind, queries[0]!, 10); // loads the in-memory codes (and centres codes from before v15)
       const plain = plainSignCodes(file, kind);
       console.log(
         `  ${kind}: ${plain.vectors.size.toLocaleString('en')} vectors, mean pairwise cosine ${plain.meanCosine.toFixed(3)}`,
@@ -68,7 +68,7 @@ export async function run(args: string[]): Promise<void> {
         let recall = 0;
         queries.forEach((q, i) => {
           const t = performance.now();
-          const found = new Set(kb.knn(kind, q, 10, { oversample }).map((r) => r.id));
+          const found = new Set(kb.vectors.knn(kind, q, 10, { oversample }).map((r) => r.id));
           ms.push(performance.now() - t);
           recall += exact[i]!.filter((id) => found.has(id)).length / Math.max(1, exact[i]!.length);
         });

@@ -93,7 +93,7 @@ export async function run(args: string[]): Promise<void> {
         create: { name: `bench${count}`, baseIri: 'https://polyhop.invalid/bench/' },
       });
       passages.forEach((p, i) => {
-        const doc = kb.addDocument({
+        const doc = kb.documents.addDocument({
           path: `dataset:2wiki/${i}`,
           title: p.title,
           hash: sha256Hex(p.text),
@@ -101,7 +101,7 @@ export async function run(args: string[]): Promise<void> {
           size: p.text.length,
           language: 'en',
         });
-        kb.replaceChunks(doc.id, [
+        kb.documents.replaceChunks(doc.id, [
           { ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null },
         ]);
       });

@@ -108,7 +108,7 @@ export async function run(args: string[]): Promise<void> {
     for (const q of qs) {
       const t = performance.now();
       const [v] = await embedder.embed([q], { purpose: 'query' });
-      kb.knn('entity_name', v!, 5);
+      kb.vectors.knn('entity_name', v!, 5);
       base.push(performance.now() - t);
     }
     const baseP50 = quantileOf(base.slice(3), 0.5);

@@ -72,9 +72,9 @@ describe('a KB indexed before original-language vectors existed, on the Corpus s
     const { kb } = server.engine.kbs.get('itaca');
     await fillItacaKb(kb, models.embedder);
     // What migration 0005 leaves: English vectors only.
-    kb.deleteVectors(
+    kb.vectors.deleteVectors(
       'chunk_original',
-      [...kb.iterateChunks()].map((c) => c.id),
+      [...kb.documents.iterateChunks()].map((c) => c.id),
     );
     const italian = ITACA_ROWS.filter((r) => r.language !== 'en').length;
     const { context, page, consoleErrors } = await openApp(browser, server.authUrl);

@@ -141,9 +141,9 @@ describe('the user path on the fixture models', () => {
       expect(stats.vectors.chunk).toBe(stats.chunks);
       expect(stats.vectors.entity_name).toBe(stats.entities);
       expect(stats.vectors.triple).toBe(stats.triples);
-      for (const t of reader.iterateTriples()) {
-        expect(reader.getEntity(t.sourceId)).toBeDefined();
-        expect(reader.getEntity(t.targetId)).toBeDefined();
+      for (const t of reader.graph.iterateTriples()) {
+        expect(reader.graph.getEntity(t.sourceId)).toBeDefined();
+        expect(reader.graph.getEntity(t.targetId)).toBeDefined();
       }
     } finally {
       reader.close();

@@ -135,7 +135,7 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
     kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), {
       create: { name: 'odyssey', baseIri: 'https://polyhop.invalid/odyssey/' },
     });
-    const doc = kb.addDocument({
+    const doc = kb.documents.addDocument({
       path: join(dir, 'odysseus.txt'),
       title: 'odysseus.txt',
       hash: sha256Hex(Buffer.from(TEXT)),
@@ -143,7 +143,7 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
       size: TEXT.length,
       language: 'en',
     });
-    kb.replaceChunks(doc.id, [
+    kb.documents.replaceChunks(doc.id, [
       { ord: 0, text: TEXT, language: 'en', startOffset: 0, endOffset: TEXT.length, page: null },
     ]);
   }, 300_000);
@@ -154,14 +154,18 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
   });
 
   it('indexing writes triples, fails no unit, summarises every entity, every reply valid, reasoning as the policy says', async () => {
-    const result = await new IndexingJob(kb, new CachingLlm(recorder, { store: kb.callCache, reasoning: POLICY }), {
-      prompts,
-      embedder,
-      // Every neighbour pair and every entity goes to the model, so each LLM stage runs.
-      disambiguate: { threshold: -1 },
-      reduce: { copySingleFact: false },
-      updateRdfView: async () => {},
-    }).run();
+    const result = await new IndexingJob(
+      kb,
+      new CachingLlm(recorder, { store: kb.jobState.callCache, reasoning: POLICY }),
+      {
+        prompts,
+        embedder,
+        // Every neighbour pair and every entity goes to the model, so each LLM stage runs.
+        disambiguate: { threshold: -1 },
+        reduce: { copySingleFact: false },
+        updateRdfView: async () => {},
+      },
+    ).run();
     // The tiny model copies nothing from its prompt (see JSON_CHAIN), yet where a reply names its
     // item by content (Reduce's entity name, Enrich's object, a Disambiguate pair's names) the
     // grammar lets it write only the batch's names, and the content check asks a drifted one
@@ -169,11 +173,11 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
     // and every triple described.
     expect(result.failures.map((f) => `${f.stage} ${f.unit}: ${f.message}`)).toEqual([]);
     expect(kb.stats().triples).toBeGreaterThan(0);
-    const entities = kb.listEntities();
+    const entities = kb.graph.listEntities();
     expect(entities.length).toBeGreaterThan(1);
     for (const e of entities) {
       expect(e.summary?.trim(), `summary of ${e.name}`).toBeTruthy();
-      for (const t of kb.triplesOfEntity(e.id, 'out'))
+      for (const t of kb.graph.triplesOfEntity(e.id, 'out'))
         expect(t.description?.trim(), `description of ${t.sourceName} ${t.relation} ${t.targetName}`).toBeTruthy();
     }
     const asked = new Set(recorder.calls.map((c) => reasoningStepOf(c.prompt)));
@@ -187,7 +191,7 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
     async (strategy) => {
       const ctx: QaContext = {
         kb,
-        llm: new CachingLlm(recorder, { store: kb.callCache, reasoning: POLICY }),
+        llm: new CachingLlm(recorder, { store: kb.jobState.callCache, reasoning: POLICY }),
         embedder,
         prompts,
         settings: resolveQaSettings({
@@ -227,7 +231,7 @@ describe.each(CASES)('%s: index one document and answer with every strategy (thr
     it('dapt on a question in another language judges and regenerates a fused node, reasoning where the policy says', async () => {
       const ctx: QaContext = {
         kb,
-        llm: new CachingLlm(recorder, { store: kb.callCache, reasoning: POLICY }),
+        llm: new CachingLlm(recorder, { store: kb.jobState.callCache, reasoning: POLICY }),
         embedder,
         prompts,
         settings: resolveQaSettings({

@@ -38,7 +38,7 @@ describe('MDER on the tiny GGUF', () => {
     addCorpusDocument(kb, 'penelope.fr.txt');
     addCorpusDocument(kb, 'telemaco.es.txt');
     const progress: IndexingProgress[] = [];
-    const result = await new IndexingJob(kb, new CachingLlm(llm, { store: kb.callCache }), {
+    const result = await new IndexingJob(kb, new CachingLlm(llm, { store: kb.jobState.callCache }), {
       prompts,
       embedder,
       onProgress: (p) => progress.push(p),
@@ -80,7 +80,7 @@ describe('MDER on the tiny GGUF', () => {
     );
 
     // Consistency: statuses say what happened, every row has its vector, triples point at entities.
-    const docs = [...kb.iterateDocuments()];
+    const docs = [...kb.documents.iterateDocuments()];
     for (const d of docs) {
       expect(d.status === 'indexed' || d.status === 'error').toBe(true);
       expect(d.status === 'error').toBe(result.failures.some((f) => f.unit.includes(d.path)));
@@ -88,16 +88,16 @@ describe('MDER on the tiny GGUF', () => {
     expect(stats.vectors.chunk).toBe(stats.chunks);
     expect(stats.vectors.entity_name).toBe(stats.entities);
     expect(stats.vectors.triple).toBe(stats.triples);
-    const entities = [...kb.iterateEntities()];
+    const entities = [...kb.graph.iterateEntities()];
     expect(stats.vectors.entity_summary).toBe(entities.filter((e) => e.summary).length);
-    for (const t of kb.iterateTriples()) {
-      expect(kb.getEntity(t.sourceId)).toBeDefined();
-      expect(kb.getEntity(t.targetId)).toBeDefined();
+    for (const t of kb.graph.iterateTriples()) {
+      expect(kb.graph.getEntity(t.sourceId)).toBeDefined();
+      expect(kb.graph.getEntity(t.targetId)).toBeDefined();
     }
     if (!result.failures.some((f) => f.stage === 'reduce')) expect(entities.every((e) => !e.summaryStale)).toBe(true);
 
     // A second run finds nothing left but what failed, and the cache answers what finished.
-    const again = await new IndexingJob(kb, new CachingLlm(llm, { store: kb.callCache }), {
+    const again = await new IndexingJob(kb, new CachingLlm(llm, { store: kb.jobState.callCache }), {
       prompts,
       embedder,
       preprocess: { maxTokens: 96 },

@@ -192,7 +192,7 @@ export function corpusParagraphs(file: CorpusFile): { text: string; start: numbe
 export function addCorpusDocument(kb: KnowledgeBase, file: CorpusFile): DocumentRecord {
   const path = join(CORPUS_DIR, file);
   const bytes = readFileSync(path);
-  const doc = kb.addDocument({
+  const doc = kb.documents.addDocument({
     path,
     title: file,
     hash: sha256Hex(bytes),
@@ -200,7 +200,7 @@ export function addCorpusDocument(kb: KnowledgeBase, file: CorpusFile): Document
     size: bytes.length,
     language: LANGUAGE[file],
   });
-  kb.replaceChunks(
+  kb.documents.replaceChunks(
     doc.id,
     corpusParagraphs(file).map((p, ord) => ({
       ord,
@@ -211,7 +211,7 @@ export function addCorpusDocument(kb: KnowledgeBase, file: CorpusFile): Document
       page: null,
     })),
   );
-  return kb.getDocument(doc.id)!;
+  return kb.documents.getDocument(doc.id)!;
 }
 
 /** Document text as prompts see it (the preprocess fence trims). */

@@ -25,11 +25,15 @@ export class KbSessions {
     const id = this.registry.get(name).id;
     const existing = this.#sessions.get(id);
     if (existing && existing.kb === kb) {
-      existing.name = kb.meta().name;
+      existing.name = kb.metadata.meta().name;
       return existing;
     }
     void existing?.rdf.dispose();
-    const session = { name: kb.meta().name, kb, rdf: RdfView.open(knowledgeBaseRdfSource(kb), { autoLoad: false }) };
+    const session = {
+      name: kb.metadata.meta().name,
+      kb,
+      rdf: RdfView.open(knowledgeBaseRdfSource(kb), { autoLoad: false }),
+    };
     this.#sessions.set(id, session);
     return session;
   }

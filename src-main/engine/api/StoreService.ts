@@ -65,7 +65,7 @@ export class StoreService {
       queryUrl: request.queryUrl,
       updateUrl: request.updateUrl ?? request.queryUrl,
       graphStoreUrl: request.graphStoreUrl ?? request.queryUrl,
-      graphIri: request.graphIri ?? `${session.kb.meta().baseIri}graph`,
+      graphIri: request.graphIri ?? `${session.kb.metadata.meta().baseIri}graph`,
       auth,
       batchQuads: request.batchQuads ?? previous?.batchQuads ?? 50_000,
       requestTimeoutMs: request.requestTimeoutMs ?? previous?.requestTimeoutMs ?? 300_000,

@@ -17,7 +17,7 @@ export async function recordAnswerGraph(
 ): Promise<void> {
   const { kb } = session;
   const { reasoning, thresholds } = engine.settings.get();
-  const graph = answerGraph(kb, kb.meta().baseIri, {
+  const graph = answerGraph(kb, kb.metadata.meta().baseIri, {
     historyId: entry.historyId,
     answer: entry.answer,
     askedQuestion: entry.askedQuestion,

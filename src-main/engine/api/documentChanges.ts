@@ -24,14 +24,14 @@ const FILES_PER_TRANSACTION = 256;
 /** The KB's file documents under a folder (its path, or anything below it); parts follow their container. */
 function documentsUnder(session: KbSession, folder: string): DocumentRecord[] {
   const under: DocumentRecord[] = [];
-  for (const doc of session.kb.iterateDocuments())
+  for (const doc of session.kb.documents.iterateDocuments())
     if (doc.containerId === null && (doc.path === folder || doc.path.startsWith(folder + sep))) under.push(doc);
   return under;
 }
 
 /** A document's id and its parts' (an MBOX's messages…), which are added, moved and removed with it. */
 export function withParts(session: KbSession, id: number): number[] {
-  return [id, ...session.kb.partsOf(id).map((part) => part.id)];
+  return [id, ...session.kb.documents.partsOf(id).map((part) => part.id)];
 }
 
 /**
@@ -145,7 +145,7 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
   for (let start = 0; start < changes.found.length; start += FILES_PER_TRANSACTION) {
     kb.transaction(() => {
       for (const file of changes.found.slice(start, start + FILES_PER_TRANSACTION)) {
-        const existing = kb.findDocumentByPath(file.path);
+        const existing = kb.documents.findDocumentByPath(file.path);
         if (existing?.hash === file.sha256) {
           result.unchanged++;
           continue;
@@ -153,7 +153,7 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
         const from = existing ? undefined : goneByHash.get(file.sha256)?.shift();
         if (from) {
           moved.push(...withParts(session, from.id));
-          kb.updateDocument(from.id, { path: file.path, title: movedTitle(from, file.path) });
+          kb.documents.updateDocument(from.id, { path: file.path, title: movedTitle(from, file.path) });
           result.renamed++;
           continue;
         }
@@ -162,10 +162,10 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
           replaced.push(...ids);
           // A changed file is read again: its answers say so (deleting it would say 'removed').
           kb.answers.markStale(ids, 'reindexed');
-          kb.deleteDocument(existing.id);
+          kb.documents.deleteDocument(existing.id);
         }
         const format = formatForPath(file.path);
-        const added = kb.addDocument({
+        const added = kb.documents.addDocument({
           path: file.path,
           title: basename(file.path),
           hash: file.sha256,
@@ -181,9 +181,9 @@ async function recordChanges(engine: Engine, session: KbSession, changes: FoundC
   const removed = changes.gone.filter((doc) => !movedIds.has(doc.id));
   const removedIds: number[] = [];
   for (const doc of removed) {
-    if (!kb.getDocument(doc.id)) continue;
+    if (!kb.documents.getDocument(doc.id)) continue;
     const ids = withParts(session, doc.id);
-    kb.deleteDocument(doc.id);
+    kb.documents.deleteDocument(doc.id);
     result.removed++;
     removedIds.push(...ids);
     for (const id of ids) await updateView(session.rdf.documentRemoved(id));

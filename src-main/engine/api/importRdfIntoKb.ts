@@ -44,7 +44,7 @@ export async function importRdfIntoKb(
       'CONFLICT',
       `Import an RDF graph into a new, empty knowledge base ("${session.name}" already has content)`,
     );
-  if (embedder) kb.assertEmbedder(embedder.identity, embedder.dimension);
+  if (embedder) kb.vectors.assertEmbedder(embedder.identity, embedder.dimension);
   const source = basename(file);
   try {
     const result = await importRdf(file, {
@@ -62,7 +62,7 @@ export async function importRdfIntoKb(
       // the KB's name index finds each triple's entities without a map of all nodes.
       onBatch: (batch) =>
         kb.transaction(() => {
-          kb.addImportedRecords(batch);
+          kb.graph.addImportedRecords(batch);
           kb.importedStatements.addImportedStatements(source, batch.nquads);
         }),
     });
@@ -79,7 +79,7 @@ export async function importRdfIntoKb(
     // As after indexing: a view that never loaded reads SQLite when first used; a loaded one is
     // rebuilt. Its failure does not undo the import (the records are the truth; it is derived).
     await session.rdf.resync().catch(() => undefined);
-    return { ...result, missingVectors: kb.countMissingVectors() };
+    return { ...result, missingVectors: kb.vectors.countMissingVectors() };
   } catch (error) {
     kb.clearGraph();
     // The view may have loaded part of the import meanwhile.

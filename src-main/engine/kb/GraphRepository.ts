@@ -24,7 +24,7 @@ export interface ListEntitiesOptions {
   limit?: number;
 }
 
-/** One batch of an imported graph for {@link KnowledgeBase.addImportedRecords}; entities and triples name entities by name. */
+/** One batch of an imported graph for {@link GraphRepository.addImportedRecords}; entities and triples name entities by name. */
 export interface ImportedRecords {
   entities: readonly { name: string; type: string }[];
   /** `text` is the triple's BM25 text (its verbalisation). */

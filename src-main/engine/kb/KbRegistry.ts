@@ -60,7 +60,7 @@ export class KbRegistry {
       if (!dir.isDirectory() || !existsSync(file)) continue;
       const cached = this.#open.get(dir.name);
       try {
-        const meta = cached && !cached.closed ? cached.meta() : KnowledgeBase.readMeta(file);
+        const meta = cached && !cached.closed ? cached.metadata.meta() : KnowledgeBase.readMeta(file);
         const problem =
           meta.schemaVersion > LATEST_SCHEMA_VERSION
             ? `written by a newer Polyhop (schema v${meta.schemaVersion}); update Polyhop to open it`
@@ -134,7 +134,7 @@ export class KbRegistry {
       throw new PolyhopError('ALREADY_EXISTS', `A knowledge base named "${clean}" already exists`, {
         details: { name: clean },
       });
-    this.open(entry.name).setMeta({ name: clean });
+    this.open(entry.name).metadata.setMeta({ name: clean });
     return this.get(clean);
   }
 
@@ -157,7 +157,7 @@ export class KbRegistry {
       copyFileSync(file, join(dir, 'kb.sqlite'));
       const kb = KnowledgeBase.open(join(dir, 'kb.sqlite'), { busyTimeoutMs: this.#busyTimeoutMs });
       if (existing) this.delete(existing.name);
-      kb.setMeta({ name: clean });
+      kb.metadata.setMeta({ name: clean });
       this.#open.set(id, kb);
       return kb;
     } catch (error) {

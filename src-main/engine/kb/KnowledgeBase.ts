@@ -1,12 +1,8 @@
-// Over 500 lines on purpose: about 400 of them are one-line delegations that keep the public
-// methods callers use (kb.getEntity, kb.knn, ...) while callers move to kb.graph, kb.vectors, ...;
-// the rest opens the file, composes the repositories and owns the transactions.
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { StatementCache } from './utils/StatementCache.js';
 import { PolyhopError } from '../base/errors.js';
-import type { CallCacheStore } from '../models/CallCache.js';
 import { LATEST_SCHEMA_VERSION, assertSupportedVersion, migrate, schemaVersion } from './migrations/migrate.js';
 import { AnswerGraphRepository } from './AnswerGraphRepository.js';
 import { HistoryRepository } from './HistoryRepository.js';
@@ -18,42 +14,13 @@ import { ThreadRepository } from './ThreadRepository.js';
 import { DocumentRepository } from './DocumentRepository.js';
 import { DocumentPageRepository } from './DocumentPageRepository.js';
 import { GraphRepository } from './GraphRepository.js';
-import type { ImportedRecords, ListEntitiesOptions } from './GraphRepository.js';
 import { MetaRepository } from './MetaRepository.js';
-import type { IterateOptions } from './utils/rows.js';
 import { VectorIndexRepository } from './VectorIndexRepository.js';
-import type { KnnOptions } from './VectorIndexRepository.js';
 import type { RepositoryContext } from './RepositoryContext.js';
 import { backupKb, openDatabase, notAKb, readKbMeta, verifyKbFile } from './KbFile.js';
 import { StoreJournal } from './store/StoreJournal.js';
 import { checkBaseIri } from './utils/baseIri.js';
-import type {
-  CallCacheStats,
-  ChunkNeighbours,
-  ChunkRecord,
-  ChunkUpdate,
-  DocumentList,
-  DocumentRecord,
-  DocumentStatus,
-  DocumentUpdate,
-  EmbedderRecord,
-  EntityRecord,
-  SimilarityCalibration,
-  KbMeta,
-  KbStats,
-  ListDocumentsOptions,
-  NamedCount,
-  NewChunk,
-  NewDocument,
-  NewTriple,
-  PassageRecord,
-  RemovalResult,
-  ScoredId,
-  TextIndexKind,
-  TripleDirection,
-  TripleRecord,
-  VectorKind,
-} from './types.js';
+import type { KbMeta, KbStats } from './types.js';
 
 export interface KnowledgeBaseOptions {
   /** Create the file with this meta when it does not exist. Default: undefined (a missing file is NOT_FOUND). */
@@ -131,7 +98,7 @@ export class KnowledgeBase {
       derive: (name, compute) => this.#derive(name, compute),
       exists: (table, id) => this.#exists(table, id),
       notFound: (what, id) => this.#notFound(what, id),
-      name: () => this.meta().name,
+      name: () => this.metadata.meta().name,
     };
     this.metadata = new MetaRepository(context);
     this.vectors = new VectorIndexRepository(context, this.metadata);
@@ -247,304 +214,6 @@ export class KnowledgeBase {
     }
   }
 
-  // ── meta ────────────────────────────────────────────────────────────────────
-
-  meta(): KbMeta {
-    return this.metadata.meta();
-  }
-
-  setMeta(update: { name?: string; description?: string }): void {
-    this.metadata.setMeta(update);
-  }
-
-  embedder(): EmbedderRecord | null {
-    return this.vectors.embedder();
-  }
-
-  /** Records the embedder; another one drops every stored vector (see {@link VectorIndexRepository.setEmbedder}). */
-  setEmbedder(identity: string, dimension: number): void {
-    this.vectors.setEmbedder(identity, dimension);
-  }
-
-  similarityCalibration(): SimilarityCalibration | null {
-    return this.vectors.similarityCalibration();
-  }
-
-  setSimilarityCalibration(calibration: SimilarityCalibration): void {
-    this.vectors.setSimilarityCalibration(calibration);
-  }
-
-  /** Sets the embedder when none is recorded; CONFLICT (offering re-embedding) when another one is. */
-  assertEmbedder(identity: string, dimension: number): void {
-    this.vectors.assertEmbedder(identity, dimension);
-  }
-
-  getSetting<T = unknown>(key: string): T | undefined {
-    return this.metadata.getSetting<T>(key);
-  }
-
-  /** Stores a JSON-serialisable value; `undefined` deletes the setting. */
-  setSetting(key: string, value: unknown): void {
-    this.metadata.setSetting(key, value);
-  }
-
-  // ── documents, chunks, passages (DocumentRepository.ts) ─────────────────────
-
-  addDocument(doc: NewDocument): DocumentRecord {
-    return this.documents.addDocument(doc);
-  }
-
-  getDocument(id: number): DocumentRecord | undefined {
-    return this.documents.getDocument(id);
-  }
-
-  findDocumentByPath(path: string): DocumentRecord | undefined {
-    return this.documents.findDocumentByPath(path);
-  }
-
-  listDocuments(options: ListDocumentsOptions = {}): DocumentList {
-    return this.documents.listDocuments(options);
-  }
-
-  setDocumentStatus(id: number, status: DocumentStatus, error: string | null = null): void {
-    this.documents.setDocumentStatus(id, status, error);
-  }
-
-  updateDocument(id: number, update: DocumentUpdate): DocumentRecord {
-    return this.documents.updateDocument(id, update);
-  }
-
-  deleteDocument(id: number): RemovalResult {
-    return this.documents.deleteDocument(id);
-  }
-
-  partsOf(containerId: number): DocumentRecord[] {
-    return this.documents.partsOf(containerId);
-  }
-
-  documentLanguages(): string[] {
-    return this.documents.documentLanguages();
-  }
-
-  replaceChunks(documentId: number, chunks: readonly NewChunk[]): ChunkRecord[] {
-    return this.documents.replaceChunks(documentId, chunks);
-  }
-
-  getChunk(id: number): ChunkRecord | undefined {
-    return this.documents.getChunk(id);
-  }
-
-  getChunks(ids: readonly number[]): ChunkRecord[] {
-    return this.documents.getChunks(ids);
-  }
-
-  chunksOfDocument(documentId: number): ChunkRecord[] {
-    return this.documents.chunksOfDocument(documentId);
-  }
-
-  updateChunk(id: number, update: ChunkUpdate): void {
-    this.documents.updateChunk(id, update);
-  }
-
-  neighbours(chunkId: number): ChunkNeighbours {
-    return this.documents.neighbours(chunkId);
-  }
-
-  replacePassages(documentId: number, passages: readonly NewChunk[]): PassageRecord[] {
-    return this.documents.replacePassages(documentId, passages);
-  }
-
-  getPassages(ids: readonly number[]): PassageRecord[] {
-    return this.documents.getPassages(ids);
-  }
-
-  passagesOfDocument(documentId: number): PassageRecord[] {
-    return this.documents.passagesOfDocument(documentId);
-  }
-
-  countDocumentsWithoutPassages(): number {
-    return this.documents.countDocumentsWithoutPassages();
-  }
-
-  iterateDocuments(options: Omit<IterateOptions, 'documentId'> = {}): Generator<DocumentRecord> {
-    return this.documents.iterateDocuments(options);
-  }
-
-  iterateChunks(options: IterateOptions = {}): Generator<ChunkRecord> {
-    return this.documents.iterateChunks(options);
-  }
-
-  // ── graph (GraphRepository.ts) ──────────────────────────────────────────────
-
-  upsertEntity(name: string, type: string): number {
-    return this.graph.upsertEntity(name, type);
-  }
-
-  getEntity(id: number): EntityRecord | undefined {
-    return this.graph.getEntity(id);
-  }
-
-  getEntities(ids: readonly number[]): EntityRecord[] {
-    return this.graph.getEntities(ids);
-  }
-
-  findEntityByName(name: string): EntityRecord | undefined {
-    return this.graph.findEntityByName(name);
-  }
-
-  listEntities(options: ListEntitiesOptions = {}): EntityRecord[] {
-    return this.graph.listEntities(options);
-  }
-
-  countEntities(options: { stale?: boolean; type?: string } = {}): number {
-    return this.graph.countEntities(options);
-  }
-
-  mergeEntities(canonicalName: string, ids: readonly number[]): number {
-    return this.graph.mergeEntities(canonicalName, ids);
-  }
-
-  setEntitySummary(id: number, summary: string, options: { incomplete?: boolean } = {}): void {
-    this.graph.setEntitySummary(id, summary, options);
-  }
-
-  searchEntities(query: string, type?: string, limit = 50): EntityRecord[] {
-    return this.graph.searchEntities(query, type, limit);
-  }
-
-  searchEntityNames(name: string, limit = 10): EntityRecord[] {
-    return this.graph.searchEntityNames(name, limit);
-  }
-
-  entityTypes(): NamedCount[] {
-    return this.graph.entityTypes();
-  }
-
-  addTriple(triple: NewTriple): number {
-    return this.graph.addTriple(triple);
-  }
-
-  setTripleDescription(id: number, description: string): void {
-    this.graph.setTripleDescription(id, description);
-  }
-
-  getTriples(ids: readonly number[]): TripleRecord[] {
-    return this.graph.getTriples(ids);
-  }
-
-  triplesOfEntity(entityId: number, direction: TripleDirection = 'both', limit = 10_000): TripleRecord[] {
-    return this.graph.triplesOfEntity(entityId, direction, limit);
-  }
-
-  triplesOfChunks(chunkIds: readonly number[]): TripleRecord[] {
-    return this.graph.triplesOfChunks(chunkIds);
-  }
-
-  countTriples(): number {
-    return this.graph.countTriples();
-  }
-
-  countTriplesOfEntity(entityId: number): number {
-    return this.graph.countTriplesOfEntity(entityId);
-  }
-
-  relations(): NamedCount[] {
-    return this.graph.relations();
-  }
-
-  addImportedRecords(records: ImportedRecords): void {
-    this.graph.addImportedRecords(records);
-  }
-
-  addAliases(entityId: number, aliases: readonly string[]): void {
-    this.graph.addAliases(entityId, aliases);
-  }
-
-  iterateEntities(options: Omit<IterateOptions, 'documentId'> = {}): Generator<EntityRecord> {
-    return this.graph.iterateEntities(options);
-  }
-
-  iterateTriples(options: IterateOptions = {}): Generator<TripleRecord> {
-    return this.graph.iterateTriples(options);
-  }
-
-  // ── vectors (VectorIndexRepository.ts) ─────────────────────────────────────
-
-  putVectors(kind: VectorKind, items: readonly { id: number; vector: Float32Array }[]): void {
-    this.vectors.putVectors(kind, items);
-  }
-
-  deleteVectors(kind: VectorKind, ids: readonly number[]): void {
-    this.vectors.deleteVectors(kind, ids);
-  }
-
-  /** The `k` nearest rows of `kind` by cosine similarity; see {@link VectorIndexRepository.knn}. */
-  knn(kind: VectorKind, query: Float32Array, k: number, options: KnnOptions = {}): ScoredId[] {
-    return this.vectors.knn(kind, query, k, options);
-  }
-
-  knnOfEach(kind: VectorKind, queries: readonly Float32Array[], k: number, options: KnnOptions = {}): ScoredId[][] {
-    return this.vectors.knnOfEach(kind, queries, k, options);
-  }
-
-  missingVectors(kind: VectorKind, limit = 1000, after = 0): number[] {
-    return this.vectors.missingVectors(kind, limit, after);
-  }
-
-  countMissingOriginalVectors(): number {
-    return this.vectors.countMissingOriginalVectors();
-  }
-
-  countMissingVectors(kind?: VectorKind): number {
-    return this.vectors.countMissingVectors(kind);
-  }
-
-  // ── full text ───────────────────────────────────────────────────────────────
-
-  /** Indexes (replaces) texts; they are word-segmented first so zh/ja/th work like spaced languages. */
-  indexText(kind: TextIndexKind, items: readonly { id: number; text: string }[]): void {
-    this.textIndex.indexText(kind, items);
-  }
-
-  removeText(kind: TextIndexKind, ids: readonly number[]): void {
-    this.textIndex.removeText(kind, ids);
-  }
-
-  /** Ids of `kind` rows not in the text index yet, by id. */
-  missingText(kind: TextIndexKind, limit = 1000): number[] {
-    return this.textIndex.missingText(kind, limit);
-  }
-
-  /** BM25 over any of the query's words (score = -bm25, higher is better); see {@link TextIndexRepository.bm25}. */
-  bm25(kind: TextIndexKind, query: string, k: number, options: { exact?: boolean } = {}): ScoredId[] {
-    return this.textIndex.bm25(kind, query, k, options);
-  }
-
-  // ── checkpoints, LLM-call cache ─────────────────────────────────────────────
-
-  getCheckpoint<T = unknown>(key: string): T | undefined {
-    return this.jobState.getCheckpoint<T>(key);
-  }
-
-  /** Stores a JSON-serialisable value under `key` (e.g. `index:doc:12:map`). */
-  setCheckpoint(key: string, value: unknown): void {
-    this.jobState.setCheckpoint(key, value);
-  }
-
-  /** Deletes every checkpoint whose key starts with `prefix`. */
-  clearCheckpoints(prefix: string): void {
-    this.jobState.clearCheckpoints(prefix);
-  }
-
-  /** The LLM-call cache kept in this KB. */
-  get callCache(): CallCacheStore {
-    return this.jobState.callCache;
-  }
-
-  cacheStats(): CallCacheStats {
-    return this.jobState.cacheStats();
-  }
-
   /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
   storeJournal(): StoreJournal {
     return (this.#storeJournal ??= new StoreJournal(this.#db));
@@ -606,7 +275,7 @@ export class KnowledgeBase {
   }
 
   #notFound(what: string, id: number): PolyhopError {
-    return new PolyhopError('NOT_FOUND', `No ${what} ${id} in knowledge base "${this.meta().name}"`, {
+    return new PolyhopError('NOT_FOUND', `No ${what} ${id} in knowledge base "${this.metadata.meta().name}"`, {
       details: { what, id },
     });
   }

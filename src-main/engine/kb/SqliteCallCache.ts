@@ -6,7 +6,7 @@ import type { CallCacheStats } from './types.js';
  * The LLM-call cache kept in a KB's SQLite file, so a resumed or repeated indexing job makes no
  * call twice. Each hit is counted (one small write) for {@link stats}.
  *
- * @internal Reach it through KnowledgeBase.callCache.
+ * @internal Reach it through kb.jobState.callCache.
  */
 export class SqliteCallCache implements CallCacheStore {
   readonly #db: Database;

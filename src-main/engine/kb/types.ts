@@ -177,7 +177,7 @@ export interface DocumentList {
   rows: DocumentRecord[];
 }
 
-/** What {@link KnowledgeBase.deleteDocument} (and chunk replacement) removed and touched. */
+/** What {@link DocumentRepository.deleteDocument} (and chunk replacement) removed and touched. */
 export interface RemovalResult {
   /** Surviving entities whose triples changed: now `summaryStale`, to be re-reduced. */
   touchedEntityIds: number[];

@@ -56,10 +56,10 @@ export class IndexingJob {
     const kb = this.#kb;
     const { embedder, signal } = this.#options;
     throwIfAborted(signal);
-    kb.assertEmbedder(embedder.identity, embedder.dimension);
+    kb.vectors.assertEmbedder(embedder.identity, embedder.dimension);
     // Documents without chunks failed at ingest (their error says why) and have nothing to index.
-    const docs = [...kb.iterateDocuments()].filter((d) => d.status !== 'indexed' && d.chunkCount > 0);
-    for (const d of docs) kb.setDocumentStatus(d.id, 'indexing');
+    const docs = [...kb.documents.iterateDocuments()].filter((d) => d.status !== 'indexed' && d.chunkCount > 0);
+    for (const d of docs) kb.documents.setDocumentStatus(d.id, 'indexing');
     const work = new IndexingWork(kb, docs);
 
     await this.#preprocess(work);
@@ -84,7 +84,7 @@ export class IndexingJob {
           : describeFailure(failures[0]!) + (failures.length > 1 ? ` (+${failures.length - 1} more)` : '');
       const status: DocumentStatus = error ? 'error' : 'indexed';
       // An indexed document keeps the note ingest left on it (pages it could not read).
-      kb.setDocumentStatus(d.id, status, error ?? (d.error?.startsWith(INGEST_NOTE) ? d.error : null));
+      kb.documents.setDocumentStatus(d.id, status, error ?? (d.error?.startsWith(INGEST_NOTE) ? d.error : null));
       return { id: d.id, status, error };
     });
     return { documents, stages: this.#runner.stages, failures: this.#runner.failures, merges };
@@ -113,7 +113,7 @@ export class IndexingJob {
           preprocessChunk(this.#llm, input, { ...options, sampling, signal }),
         );
         this.#kb.transaction(() => {
-          this.#kb.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
+          this.#kb.documents.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
           attempts.succeeded(chunk.id);
         });
         ref.preprocessed = true;
@@ -126,7 +126,9 @@ export class IndexingJob {
 
   async #map(work: IndexingWork): Promise<void> {
     const kb = this.#kb;
-    const pending = work.chunks.filter((c) => c.preprocessed && kb.getCheckpoint(mapCheckpoint(c.id)) === undefined);
+    const pending = work.chunks.filter(
+      (c) => c.preprocessed && kb.jobState.getCheckpoint(mapCheckpoint(c.id)) === undefined,
+    );
     const options = { prompts: this.#options.prompts, maxTokens: this.#options.map?.maxTokens };
     const attempts = new Attempts(kb, 'map');
     await this.#runner.units(
@@ -144,16 +146,16 @@ export class IndexingJob {
         kb.transaction(() => {
           const upsert = (name: string): number => {
             const entity = entities.get(nameKey(name));
-            const id = kb.upsertEntity(name, entity?.type ?? UNKNOWN_TYPE);
+            const id = kb.graph.upsertEntity(name, entity?.type ?? UNKNOWN_TYPE);
             if (entity && entity.variants.length > 0) addVariants(kb, id, entity.variants);
             return id;
           };
           for (const t of result.triples) {
             const sourceId = upsert(t.source);
             const targetId = upsert(t.target);
-            kb.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
+            kb.graph.addTriple({ sourceId, relation: t.relation, targetId, chunkId: chunk.id });
           }
-          kb.setCheckpoint(mapCheckpoint(chunk.id), {
+          kb.jobState.setCheckpoint(mapCheckpoint(chunk.id), {
             triples: result.triples.length,
             ...(result.cuts > 0 ? { cut: true } : {}),
           });
@@ -184,7 +186,7 @@ export class IndexingJob {
         onProgress: (done, total) => setTotal(total, done),
       });
       result = outcome.merges;
-      left = outcome.undecided.filter((id) => kb.getEntity(id) !== undefined);
+      left = outcome.undecided.filter((id) => kb.graph.getEntity(id) !== undefined);
     });
     finishDisambiguation(kb, left, undecided);
     return result;
@@ -209,7 +211,7 @@ export class IndexingJob {
     const planned = new Set<number>();
     const ids = [...jobChunks];
     for (let start = 0; start < ids.length; start += ENRICH_PLAN_CHUNKS) {
-      for (const t of kb.triplesOfChunks(ids.slice(start, start + ENRICH_PLAN_CHUNKS))) {
+      for (const t of kb.graph.triplesOfChunks(ids.slice(start, start + ENRICH_PLAN_CHUNKS))) {
         if (t.description !== null || planned.has(t.id)) continue;
         planned.add(t.id);
         const home = Math.max(...t.chunkIds.filter((id) => jobChunks.has(id)));
@@ -240,7 +242,7 @@ export class IndexingJob {
             current: chunk.englishText ?? chunk.text,
             previous: text(previous, true),
             next: text(next),
-            other: kb.getChunks(others).map((c) => text(c)!),
+            other: kb.documents.getChunks(others).map((c) => text(c)!),
             triples: triples.map((t) => ({ source: t.sourceName, relation: t.relation, target: t.targetName })),
           },
           {
@@ -255,8 +257,8 @@ export class IndexingJob {
           descriptions[i] ? [{ id: t.id, description: descriptions[i] }] : [],
         );
         kb.transaction(() => {
-          for (const t of described) kb.setTripleDescription(t.id, t.description);
-          kb.deleteVectors(
+          for (const t of described) kb.graph.setTripleDescription(t.id, t.description);
+          kb.vectors.deleteVectors(
             'triple',
             described.map((t) => t.id),
           );
@@ -283,9 +285,9 @@ export class IndexingJob {
   async #reduce(): Promise<void> {
     const kb = this.#kb;
     const options = this.#options.reduce ?? {};
-    const stale = kb
+    const stale = kb.graph
       .listEntities({ stale: true, limit: ALL })
-      .map((e) => ({ entity: e, triples: inSourceOrder(kb.triplesOfEntity(e.id, 'both', ALL)) }))
+      .map((e) => ({ entity: e, triples: inSourceOrder(kb.graph.triplesOfEntity(e.id, 'both', ALL)) }))
       .filter((e) => e.triples.length > 0)
       .sort((a, b) => a.entity.id - b.entity.id);
     // An entity with one described fact is summarised by that description and its type: a model would only rephrase it.
@@ -295,7 +297,7 @@ export class IndexingJob {
         : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
     kb.transaction(() =>
       copied.forEach((e) =>
-        kb.setEntitySummary(e.entity.id, `${e.entity.name} (${e.entity.type}): ${e.triples[0]!.description!}`),
+        kb.graph.setEntitySummary(e.entity.id, `${e.entity.name} (${e.entity.type}): ${e.triples[0]!.description!}`),
       ),
     );
     const copiedSet = new Set(copied);
@@ -329,7 +331,8 @@ export class IndexingJob {
         });
         const incomplete = new Set(misses.map((m) => m.id));
         kb.transaction(() => {
-          for (const [id, summary] of summaries) kb.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
+          for (const [id, summary] of summaries)
+            kb.graph.setEntitySummary(id, summary, { incomplete: incomplete.has(id) });
           // A hub's partial summaries hold what its capped summary could not: kept for answering (after the summary, which drops the old ones).
           for (const [id, written] of partials) kb.partialSummaries.replace(id, written);
           for (const id of ids(unit))

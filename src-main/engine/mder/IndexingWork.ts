@@ -25,7 +25,7 @@ export class IndexingWork {
     this.#kb = kb;
     this.#docs = new Map(docs.map((d) => [d.id, d]));
     for (const d of docs) {
-      const refs = kb
+      const refs = kb.documents
         .chunksOfDocument(d.id)
         .sort((a, b) => a.ord - b.ord)
         .map((c): ChunkRef => ({
@@ -48,7 +48,7 @@ export class IndexingWork {
 
   /** The chunk as stored now; NOT_FOUND if it was deleted while the job ran (the unit fails, the job goes on). */
   load(ref: ChunkRef): ChunkRecord {
-    const chunk = this.#kb.getChunk(ref.id);
+    const chunk = this.#kb.documents.getChunk(ref.id);
     if (!chunk)
       throw new PolyhopError('NOT_FOUND', `${this.unitName(ref)} was deleted while indexing`, {
         details: { chunkId: ref.id },
@@ -63,7 +63,7 @@ export class IndexingWork {
   neighbours(ref: ChunkRef): { previous: ChunkRecord | null; next: ChunkRecord | null } {
     const list = this.#byDoc.get(ref.documentId)!;
     const i = list.indexOf(ref);
-    const at = (j: number): ChunkRecord | null => (list[j] ? (this.#kb.getChunk(list[j].id) ?? null) : null);
+    const at = (j: number): ChunkRecord | null => (list[j] ? (this.#kb.documents.getChunk(list[j].id) ?? null) : null);
     return { previous: at(i - 1), next: at(i + 1) };
   }
 

@@ -25,7 +25,7 @@ export class Attempts {
 
   /** Failed runs of the unit so far. */
   count(unit: number): number {
-    return this.#kb.getCheckpoint<number>(this.#key(unit)) ?? 0;
+    return this.#kb.jobState.getCheckpoint<number>(this.#key(unit)) ?? 0;
   }
 
   /** Greedy for a unit that never failed; else sampled with a seed of this attempt. */
@@ -34,12 +34,12 @@ export class Attempts {
   }
 
   failed(unit: number): void {
-    this.#kb.setCheckpoint(this.#key(unit), this.count(unit) + 1);
+    this.#kb.jobState.setCheckpoint(this.#key(unit), this.count(unit) + 1);
   }
 
   succeeded(unit: number): void {
     // The trailing ':' keeps unit 1's key from being a prefix of unit 12's.
-    this.#kb.clearCheckpoints(this.#key(unit));
+    this.#kb.jobState.clearCheckpoints(this.#key(unit));
   }
 
   #key(unit: number): string {

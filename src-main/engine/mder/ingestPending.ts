@@ -53,9 +53,9 @@ export interface IngestPendingResult {
  * on; nothing already indexed is touched. CONFLICT when the KB holds another embedder's vectors.
  */
 export async function ingestPending(kb: KnowledgeBase, options: IngestPendingOptions): Promise<IngestPendingResult> {
-  kb.assertEmbedder(options.embedder.identity, options.embedder.dimension);
+  kb.vectors.assertEmbedder(options.embedder.identity, options.embedder.dimension);
   // A part (an MBOX's message…) is read with its container, never from a path of its own.
-  const pending = [...kb.iterateDocuments()].filter(
+  const pending = [...kb.documents.iterateDocuments()].filter(
     (d) => d.status === 'pending' && d.chunkCount === 0 && d.containerId === null,
   );
   const result: IngestPendingResult = { ingested: 0, failed: [] };
@@ -97,18 +97,18 @@ async function ingestOne(
     }
     const note = loaded.warnings?.length ? `${INGEST_NOTE}${loaded.warnings.join('; ')}` : null;
     kb.transaction(() => {
-      kb.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
+      kb.documents.updateDocument(doc.id, { language: loaded.language, mime: loaded.mime, title: loaded.title });
       // A container read again gets its parts anew (their chunks and triples go with the old ones).
-      for (const old of kb.partsOf(doc.id)) kb.deleteDocument(old.id);
+      for (const old of kb.documents.partsOf(doc.id)) kb.documents.deleteDocument(old.id);
       if (own) {
-        kb.replaceChunks(doc.id, own.chunks);
-        kb.replacePassages(doc.id, own.passages);
+        kb.documents.replaceChunks(doc.id, own.chunks);
+        kb.documents.replacePassages(doc.id, own.passages);
       }
       // A citation is shown from its page as kept here, not from the file read again.
       kb.pages.replace(doc.id, own ? pageTexts(loaded) : []);
       // What of the file was left out (unreadable pages…) stays on the document as its note; a
       // container without text of its own (an MBOX) has nothing more to index.
-      kb.setDocumentStatus(doc.id, own ? 'pending' : 'indexed', note);
+      kb.documents.setDocumentStatus(doc.id, own ? 'pending' : 'indexed', note);
       for (const { part, chunked } of parts) {
         const refused = storePart(kb, doc, part, chunked);
         if (refused) result.failed.push(refused);
@@ -119,7 +119,7 @@ async function ingestOne(
     // A full disk is not the document's fault: stop the job and leave the document pending for the resume.
     if (isCancellation(error) || isStorageFull(error)) throw error;
     const reason = toErrorData(error).message;
-    kb.setDocumentStatus(doc.id, 'error', `${INGEST_NOTE}${reason}`);
+    kb.documents.setDocumentStatus(doc.id, 'error', `${INGEST_NOTE}${reason}`);
     result.failed.push({ documentId: doc.id, path: doc.path, reason });
   }
 }
@@ -164,7 +164,7 @@ function storePart(
   chunked: Chunked | undefined,
 ): IngestPendingResult['failed'][number] | undefined {
   const path = `${container.path}#${part.partId}`;
-  const record = kb.addDocument({
+  const record = kb.documents.addDocument({
     path,
     title: part.loaded?.title ?? part.partId,
     hash: container.hash,
@@ -175,13 +175,13 @@ function storePart(
   });
   if (!chunked || chunked.chunks.length === 0) {
     const reason = part.error ?? `${path}: no text to index`;
-    kb.setDocumentStatus(record.id, 'error', `${INGEST_NOTE}${reason}`);
+    kb.documents.setDocumentStatus(record.id, 'error', `${INGEST_NOTE}${reason}`);
     return { documentId: record.id, path, reason };
   }
-  kb.replaceChunks(record.id, chunked.chunks);
-  kb.replacePassages(record.id, chunked.passages);
+  kb.documents.replaceChunks(record.id, chunked.chunks);
+  kb.documents.replacePassages(record.id, chunked.passages);
   if (part.loaded) kb.pages.replace(record.id, pageTexts(part.loaded));
   const warnings = part.loaded?.warnings ?? [];
-  kb.setDocumentStatus(record.id, 'pending', warnings.length ? `${INGEST_NOTE}${warnings.join('; ')}` : null);
+  kb.documents.setDocumentStatus(record.id, 'pending', warnings.length ? `${INGEST_NOTE}${warnings.join('; ')}` : null);
   return undefined;
 }

@@ -18,9 +18,9 @@ const UNDECIDED_DISAMBIGUATION = 'mder:disambiguate:undecided';
 const variantsKey = (entityId: number): string => `mder:variants:${entityId}`;
 
 export function addVariants(kb: KnowledgeBase, entityId: number, variants: readonly string[]): void {
-  const known = kb.getCheckpoint<string[]>(variantsKey(entityId)) ?? [];
+  const known = kb.jobState.getCheckpoint<string[]>(variantsKey(entityId)) ?? [];
   const added = variants.filter((v) => !known.some((k) => nameKey(k) === nameKey(v)));
-  if (added.length > 0) kb.setCheckpoint(variantsKey(entityId), [...known, ...added]);
+  if (added.length > 0) kb.jobState.setCheckpoint(variantsKey(entityId), [...known, ...added]);
 }
 
 /** What an earlier run left undecided: its entities and how many runs left them so. */
@@ -39,13 +39,13 @@ export function disambiguationQueue(kb: KnowledgeBase): {
   queue: number[];
   undecided: UndecidedDisambiguation | undefined;
 } {
-  const undecided = kb.getCheckpoint<UndecidedDisambiguation>(UNDECIDED_DISAMBIGUATION);
+  const undecided = kb.jobState.getCheckpoint<UndecidedDisambiguation>(UNDECIDED_DISAMBIGUATION);
   const queue = [
     ...new Set([
-      ...(kb.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []),
-      ...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []),
+      ...(kb.jobState.getCheckpoint<number[]>(PENDING_DISAMBIGUATION) ?? []),
+      ...(kb.jobState.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []),
       ...(undecided?.ids ?? []),
-      ...kb.missingVectors('entity_name', ALL),
+      ...kb.vectors.missingVectors('entity_name', ALL),
     ]),
   ].sort((a, b) => a - b);
   return { queue, undecided };
@@ -58,10 +58,11 @@ export function finishDisambiguation(
   earlier: UndecidedDisambiguation | undefined,
 ): void {
   kb.transaction(() => {
-    kb.clearCheckpoints(PENDING_DISAMBIGUATION);
-    kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
-    if (left.length > 0) kb.setCheckpoint(UNDECIDED_DISAMBIGUATION, { ids: left, runs: (earlier?.runs ?? 0) + 1 });
-    else kb.clearCheckpoints(UNDECIDED_DISAMBIGUATION);
+    kb.jobState.clearCheckpoints(PENDING_DISAMBIGUATION);
+    kb.jobState.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
+    if (left.length > 0)
+      kb.jobState.setCheckpoint(UNDECIDED_DISAMBIGUATION, { ids: left, runs: (earlier?.runs ?? 0) + 1 });
+    else kb.jobState.clearCheckpoints(UNDECIDED_DISAMBIGUATION);
   });
 }
 
@@ -70,43 +71,43 @@ export function kbDisambiguationStore(kb: KnowledgeBase): DisambiguationStore {
   const view = (e: EntityRecord | undefined): DisambiguationEntity | undefined =>
     e && { id: e.id, name: e.name, type: e.type, aliases: e.aliases };
   return {
-    entity: (id) => view(kb.getEntity(id)),
-    entityNamed: (name) => view(kb.findEntityByName(name)),
-    lexicalNeighbours: (name, k) => kb.searchEntityNames(name, k).map((e) => view(e)!),
-    variants: (id) => kb.getCheckpoint<string[]>(variantsKey(id)) ?? [],
-    factCount: (id) => kb.countTriplesOfEntity(id),
+    entity: (id) => view(kb.graph.getEntity(id)),
+    entityNamed: (name) => view(kb.graph.findEntityByName(name)),
+    lexicalNeighbours: (name, k) => kb.graph.searchEntityNames(name, k).map((e) => view(e)!),
+    variants: (id) => kb.jobState.getCheckpoint<string[]>(variantsKey(id)) ?? [],
+    factCount: (id) => kb.graph.countTriplesOfEntity(id),
     context: (id) => {
-      const [triple] = kb.triplesOfEntity(id, 'both', 1);
-      const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.getChunk(triple.chunkIds[0]);
-      return chunk ? (chunk.englishText ?? chunk.text) : (kb.getEntity(id)?.summary ?? '');
+      const [triple] = kb.graph.triplesOfEntity(id, 'both', 1);
+      const chunk = triple?.chunkIds[0] === undefined ? undefined : kb.documents.getChunk(triple.chunkIds[0]);
+      return chunk ? (chunk.englishText ?? chunk.text) : (kb.graph.getEntity(id)?.summary ?? '');
     },
     // An entity with a name vector is never queued again by missingVectors: until its round's
     // pairs are decided it stays pending in the checkpoint written with the vectors.
     setNameVectors: (ids, vectors) =>
       kb.transaction(() => {
-        kb.putVectors(
+        kb.vectors.putVectors(
           'entity_name',
           ids.map((id, i) => ({ id, vector: vectors[i]! })),
         );
-        kb.setCheckpoint(PENDING_DISAMBIGUATION, ids);
-        kb.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
+        kb.jobState.setCheckpoint(PENDING_DISAMBIGUATION, ids);
+        kb.jobState.clearCheckpoints(MERGED_PENDING_DISAMBIGUATION);
       }),
-    nearest: (vector, k) => kb.knn('entity_name', vector, k),
+    nearest: (vector, k) => kb.vectors.knn('entity_name', vector, k),
     merge: (groups) =>
       kb.transaction(() => {
         const kept = groups.map((group) => {
           // The canonical name may already belong to another entity: that one is the same thing too.
-          const holder = kb.findEntityByName(group.canonicalName);
+          const holder = kb.graph.findEntityByName(group.canonicalName);
           const ids = [...new Set([group.keepId, ...group.mergeIds, ...(holder ? [holder.id] : [])])].filter((id) =>
-            kb.getEntity(id),
+            kb.graph.getEntity(id),
           );
           if (ids.length < 2) return ids[0] ?? group.keepId;
           // The KB drops the vectors of renamed entities and re-pointed triples.
-          return kb.mergeEntities(group.canonicalName, ids);
+          return kb.graph.mergeEntities(group.canonicalName, ids);
         });
         // Kept entities are compared again in the next round, also after a restart.
-        kb.setCheckpoint(MERGED_PENDING_DISAMBIGUATION, [
-          ...(kb.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []),
+        kb.jobState.setCheckpoint(MERGED_PENDING_DISAMBIGUATION, [
+          ...(kb.jobState.getCheckpoint<number[]>(MERGED_PENDING_DISAMBIGUATION) ?? []),
           ...kept,
         ]);
         return kept;

@@ -52,30 +52,30 @@ export function planEmbedding(
     if (rows.length === 0) return;
     const vectors = await embed(rows.map((r) => r.text));
     kb.transaction(() => {
-      kb.putVectors(
+      kb.vectors.putVectors(
         kind,
         rows.map((r, i) => ({ id: r.id, vector: vectors[i] as Float32Array })),
       );
-      if (fullText && withText && (kind === 'chunk' || kind === 'triple')) kb.indexText(kind, rows);
+      if (fullText && withText && (kind === 'chunk' || kind === 'triple')) kb.textIndex.indexText(kind, rows);
     });
   };
   const batch = async (kind: VectorKind, ids: number[]): Promise<void> => {
     switch (kind) {
       case 'chunk': {
         // The English corpus (what triples and summaries are written in); both corpora's BM25 text goes with it.
-        const chunks = kb.getChunks(ids);
+        const chunks = kb.documents.getChunks(ids);
         const vectors = await embed(chunks.map((c) => c.englishText ?? c.text));
         kb.transaction(() => {
-          kb.putVectors(
+          kb.vectors.putVectors(
             'chunk',
             chunks.map((c, i) => ({ id: c.id, vector: vectors[i] as Float32Array })),
           );
           if (withText) {
-            kb.indexText(
+            kb.textIndex.indexText(
               'chunk',
               chunks.map((c) => ({ id: c.id, text: englishCorpusText(c) })),
             );
-            kb.indexText(
+            kb.textIndex.indexText(
               'chunk_original',
               chunks.map((c) => ({ id: c.id, text: c.text })),
             );
@@ -84,28 +84,28 @@ export function planEmbedding(
         return;
       }
       case 'chunk_original':
-        // Only non-English chunks are missing these (see KnowledgeBase.missingVectors).
+        // Only non-English chunks are missing these (see VectorIndexRepository.missingVectors).
         return put(
           'chunk_original',
-          kb.getChunks(ids).map((c) => ({ id: c.id, text: c.text })),
+          kb.documents.getChunks(ids).map((c) => ({ id: c.id, text: c.text })),
           false,
         );
       case 'passage':
         return put(
           'passage',
-          kb.getPassages(ids).map((p) => ({ id: p.id, text: p.text })),
+          kb.documents.getPassages(ids).map((p) => ({ id: p.id, text: p.text })),
           false,
         );
       case 'entity_name':
         return put(
           'entity_name',
-          kb.getEntities(ids).map((e) => ({ id: e.id, text: e.name })),
+          kb.graph.getEntities(ids).map((e) => ({ id: e.id, text: e.name })),
           false,
         );
       case 'entity_summary':
         return put(
           'entity_summary',
-          kb.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : [])),
+          kb.graph.getEntities(ids).flatMap((e) => (e.summary ? [{ id: e.id, text: e.summary }] : [])),
           false,
         );
       case 'entity_partial':
@@ -117,20 +117,22 @@ export function planEmbedding(
       case 'triple':
         return put(
           'triple',
-          kb.getTriples(ids).map((t) => ({ id: t.id, text: verbaliseTriple(t.sourceName, t.relation, t.targetName) })),
+          kb.graph
+            .getTriples(ids)
+            .map((t) => ({ id: t.id, text: verbaliseTriple(t.sourceName, t.relation, t.targetName) })),
           true,
         );
     }
   };
   return {
-    total: EMBEDDED_KINDS.reduce((n, kind) => n + kb.countMissingVectors(kind), 0),
+    total: EMBEDDED_KINDS.reduce((n, kind) => n + kb.vectors.countMissingVectors(kind), 0),
     run: async (tick) => {
       // A page of ids at a time, after the last one done: memory stays at one batch however many rows wait.
       for (const kind of EMBEDDED_KINDS) {
         for (let after = 0; ;) {
           throwIfAborted(options.signal);
           await yieldToEventLoop();
-          const ids = kb.missingVectors(kind, size, after);
+          const ids = kb.vectors.missingVectors(kind, size, after);
           if (ids.length === 0) break;
           await batch(kind, ids);
           tick(ids.length);

@@ -25,7 +25,7 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
   if (!strategy) throw new PolyhopError('INVALID_REQUEST', `qa/ask: unknown strategy "${options.strategy}"`);
   const settings = ctx.settings ?? QA_DEFAULTS;
   const guess = guessLanguage(trimmed, {
-    kbLanguages: ctx.kb.documentLanguages(),
+    kbLanguages: ctx.kb.documents.documentLanguages(),
     ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}),
   });
   const run = new QaRun(ctx, settings, trimmed, guess.language, options);

@@ -17,7 +17,7 @@ export function citeEvidence(
 ): Evidence[] {
   const wanted = new Set<number>();
   for (const item of items) for (const id of item.chunkIds.slice(0, maxCitations)) wanted.add(id);
-  const chunks = new Map<number, ChunkRecord>(kb.getChunks([...wanted]).map((c) => [c.id, c]));
+  const chunks = new Map<number, ChunkRecord>(kb.documents.getChunks([...wanted]).map((c) => [c.id, c]));
   return items.map((item) => ({
     kind: item.kind,
     id: item.id,

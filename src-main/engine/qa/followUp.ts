@@ -51,7 +51,7 @@ export async function rewriteFollowUp(
   if (!trimmed) throw new PolyhopError('INVALID_REQUEST', 'qa/rewrite: the question is empty');
   const previous = earlier.at(-1)?.language;
   const guess = guessLanguage(trimmed, {
-    kbLanguages: ctx.kb.documentLanguages(),
+    kbLanguages: ctx.kb.documents.documentLanguages(),
     ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}),
   });
   // A follow-up too short to tell is most likely in the language the thread is asked in.

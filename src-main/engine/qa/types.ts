@@ -9,25 +9,7 @@ import type { QaSettings } from './settings.js';
 import type { FollowUpRewrite } from './Answer.js';
 
 /** The read side of a knowledge base that answering uses (a `KnowledgeBase` is one). */
-export type QaKb = Pick<
-  KnowledgeBase,
-  | 'knn'
-  | 'knnOfEach'
-  | 'bm25'
-  | 'countMissingOriginalVectors'
-  | 'getEntities'
-  | 'getChunks'
-  | 'getPassages'
-  | 'countDocumentsWithoutPassages'
-  | 'getTriples'
-  | 'getDocument'
-  | 'documentLanguages'
-  | 'findEntityByName'
-  | 'triplesOfEntity'
-  | 'entityTypes'
-  | 'relations'
-  | 'partialSummaries'
->;
+export type QaKb = Pick<KnowledgeBase, 'documents' | 'graph' | 'vectors' | 'textIndex' | 'partialSummaries'>;
 
 /** Everything a question is answered with. One per KB and loaded models; cheap to build per question. */
 export interface QaContext {

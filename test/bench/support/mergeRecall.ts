@@ -24,8 +24,8 @@ export function mergeRecall(kb: KnowledgeBase, gold: readonly (readonly string[]
   for (const names of gold) {
     for (let i = 0; i < names.length; i++) {
       for (let j = i + 1; j < names.length; j++) {
-        const a = kb.findEntityByName(names[i]!);
-        const b = kb.findEntityByName(names[j]!);
+        const a = kb.graph.findEntityByName(names[i]!);
+        const b = kb.graph.findEntityByName(names[j]!);
         if (!a || !b) continue;
         expected++;
         if (a.id === b.id) merged++;
@@ -33,7 +33,7 @@ export function mergeRecall(kb: KnowledgeBase, gold: readonly (readonly string[]
     }
   }
   let wrong = 0;
-  for (const e of kb.iterateEntities()) {
+  for (const e of kb.graph.iterateEntities()) {
     const own = groupOf.get(nameKey(e.name));
     for (const alias of e.aliases) if (own === undefined || groupOf.get(nameKey(alias)) !== own) wrong++;
   }

@@ -62,7 +62,7 @@ export function entityNames(n: number): string[] {
 /** A synthetic MDER-shaped KB through the KnowledgeBase API, in batches as an indexing job writes. */
 export async function buildKb(file: string, names: readonly string[], embedder: Embedder): Promise<KnowledgeBase> {
   const kb = KnowledgeBase.open(file, { create: { name: 'bench', baseIri: 'urn:polyhop:kb:bench/' } });
-  kb.setEmbedder(embedder.identity, embedder.dimension);
+  kb.vectors.setEmbedder(embedder.identity, embedder.dimension);
   const n = names.length;
   const batch = 10_000;
   const ids: number[] = new Array(n);
@@ -71,16 +71,16 @@ export async function buildKb(file: string, names: readonly string[], embedder: 
     rows: { id: number; text: string }[],
   ): Promise<void> => {
     const vectors = await embedder.embed(rows.map((r) => r.text));
-    kb.putVectors(
+    kb.vectors.putVectors(
       kind,
       rows.map((r, i) => ({ id: r.id, vector: vectors[i]! })),
     );
-    if (kind === 'chunk' || kind === 'triple') kb.indexText(kind, rows);
+    if (kind === 'chunk' || kind === 'triple') kb.textIndex.indexText(kind, rows);
   };
   for (let start = 0; start < n; start += batch) {
     const end = Math.min(n, start + batch);
     kb.transaction(() => {
-      for (let i = start; i < end; i++) ids[i] = kb.upsertEntity(names[i]!, CLASSES[i % CLASSES.length]!);
+      for (let i = start; i < end; i++) ids[i] = kb.graph.upsertEntity(names[i]!, CLASSES[i % CLASSES.length]!);
     });
     await put(
       'entity_name',
@@ -100,7 +100,7 @@ export async function buildKb(file: string, names: readonly string[], embedder: 
     kb.transaction(() => {
       for (let d = start; d < end; d += 100) {
         const italian = (d / 100) % 2 === 1;
-        const doc = kb.addDocument({
+        const doc = kb.documents.addDocument({
           path: `/bench/${d}.txt`,
           title: `doc ${d}`,
           hash: `${d}`,
@@ -124,7 +124,7 @@ export async function buildKb(file: string, names: readonly string[], embedder: 
             )
           : english;
         let offset = 0;
-        const chunks = kb.replaceChunks(
+        const chunks = kb.documents.replaceChunks(
           doc.id,
           texts.map((text, ord) => {
             const c = {
@@ -140,20 +140,20 @@ export async function buildKb(file: string, names: readonly string[], embedder: 
           }),
         );
         for (const [c, chunk] of chunks.entries()) {
-          if (italian) kb.updateChunk(chunk.id, { englishText: english[c]! });
+          if (italian) kb.documents.updateChunk(chunk.id, { englishText: english[c]! });
           chunkRows.push({ id: chunk.id, text: english[c]! });
           originalRows.push({ id: chunk.id, text: chunk.text, italian });
           for (let i = d + c * 10; i < Math.min(end, d + c * 10 + 10); i++) {
             const facts: string[] = [];
             for (const [t, r] of edges(i)) {
-              const id = kb.addTriple({ sourceId: ids[i]!, relation: r, targetId: ids[t]!, chunkId: chunk.id });
+              const id = kb.graph.addTriple({ sourceId: ids[i]!, relation: r, targetId: ids[t]!, chunkId: chunk.id });
               const description = `${verbaliseTriple(names[i]!, r, names[t]!)}, as the chronicle of ${names[t]!.split(' ')[0]} tells.`;
-              kb.setTripleDescription(id, description);
+              kb.graph.setTripleDescription(id, description);
               tripleRows.push({ id, text: verbaliseTriple(names[i]!, r, names[t]!) }); // the linear verbalisation alone, as planEmbedding indexes it
               facts.push(description);
             }
             const summary = `${names[i]} (${CLASSES[i % CLASSES.length]}): ${facts.join(' ')}`;
-            kb.setEntitySummary(ids[i]!, summary);
+            kb.graph.setEntitySummary(ids[i]!, summary);
             summaryRows.push({ id: ids[i]!, text: summary });
           }
         }
@@ -161,7 +161,7 @@ export async function buildKb(file: string, names: readonly string[], embedder: 
     });
     await put('chunk', chunkRows);
     // As planEmbedding writes them: every chunk's text as written, original-language vectors for the Italian ones only.
-    kb.indexText('chunk_original', originalRows);
+    kb.textIndex.indexText('chunk_original', originalRows);
     await put(
       'chunk_original',
       originalRows.filter((r) => r.italian),

@@ -174,9 +174,9 @@ describe('re-embedding with another embedding model', () => {
       const job = await runJobToEnd(second, 'kb:reembed', { kb: 'odyssey' });
       expect(job.error).toBeNull();
       const kb = second.kbs.get('odyssey').kb;
-      expect(kb.embedder()).toEqual({ identity: 'test-ngram-64', dimension: 64 });
+      expect(kb.vectors.embedder()).toEqual({ identity: 'test-ngram-64', dimension: 64 });
       expect(kb.stats().vectors).toEqual(before);
-      expect(kb.similarityCalibration()?.embedder).toBe('test-ngram-64');
+      expect(kb.vectors.similarityCalibration()?.embedder).toBe('test-ngram-64');
       const answered = await runJobToEnd(second, 'qa:ask', {
         kb: 'odyssey',
         question: 'Odysseus',
@@ -197,12 +197,12 @@ describe('graph neighbourhood limits', () => {
     try {
       await call(engine, 'kb:create', { name: 'star' });
       const { kb } = engine.kbs.get('star');
-      const hub = kb.upsertEntity('Hub', 'Thing');
+      const hub = kb.graph.upsertEntity('Hub', 'Thing');
       for (let i = 0; i < 5; i++)
-        kb.addTriple({
+        kb.graph.addTriple({
           sourceId: hub,
           relation: 'LINKS',
-          targetId: kb.upsertEntity(`Leaf ${i}`, 'Thing'),
+          targetId: kb.graph.upsertEntity(`Leaf ${i}`, 'Thing'),
           chunkId: null,
         });
       const exact = await call<{ nodes: unknown[]; edges: unknown[]; truncated: boolean }>(

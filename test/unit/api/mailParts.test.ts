@@ -70,10 +70,10 @@ describe('a file of several documents through the Api (MBOX messages, EML attach
       ['letters.mbox#message/3', 'pending'],
     ]);
     for (const row of listed.filter((r) => r.status === 'pending')) expect(row.chunks).toBeGreaterThan(0);
-    const container = kb().findDocumentByPath(mbox)!;
+    const container = kb().documents.findDocumentByPath(mbox)!;
     expect(
       kb()
-        .partsOf(container.id)
+        .documents.partsOf(container.id)
         .map((p) => p.title),
     ).toEqual(['The boathouse at Marlow', 'Club history', 'club.docx', 'Captains']);
     // Reading again finds nothing new to read: the parts are not files of their own.
@@ -100,7 +100,7 @@ describe('a file of several documents through the Api (MBOX messages, EML attach
     // Replaced, not kept: none of the old documents (or their chunks) is left.
     const oldIds = new Set(before.map((r) => r.id));
     expect(after.filter((r) => oldIds.has(r.id))).toEqual([]);
-    expect(kb().chunksOfDocument(before.find((r) => r.path === 'letters.mbox#message/3')!.id)).toEqual([]);
+    expect(kb().documents.chunksOfDocument(before.find((r) => r.path === 'letters.mbox#message/3')!.id)).toEqual([]);
 
     renameSync(mbox, join(folder, 'archive.mbox'));
     expect(await add()).toMatchObject({ renamed: 1, removed: 0, added: [] });
@@ -118,12 +118,12 @@ describe('a file of several documents through the Api (MBOX messages, EML attach
   });
 
   it('reindexing a part reads its whole file again; removing the file removes its parts', async () => {
-    const part = kb().findDocumentByPath(`${join(folder, 'bomb.mbox')}#message/1`)!;
+    const part = kb().documents.findDocumentByPath(`${join(folder, 'bomb.mbox')}#message/1`)!;
     await call(engine, 'docs:reindex', { kb: 'mail', id: part.id });
     expect((await rows()).map((r) => [r.path, r.status])).toEqual([['bomb.mbox', 'pending']]);
     await ingestPending(kb(), { embedder });
-    const container = kb().findDocumentByPath(join(folder, 'bomb.mbox'))!;
-    expect(kb().partsOf(container.id)).toHaveLength(2);
+    const container = kb().documents.findDocumentByPath(join(folder, 'bomb.mbox'))!;
+    expect(kb().documents.partsOf(container.id)).toHaveLength(2);
     await call(engine, 'docs:remove', { kb: 'mail', id: container.id });
     expect(await rows()).toEqual([]);
   });
@@ -132,13 +132,13 @@ describe('a file of several documents through the Api (MBOX messages, EML attach
     copyFileSync(fixture('letters.mbox'), mbox);
     await add();
     await ingestPending(kb(), { embedder });
-    expect(kb().partsOf(kb().findDocumentByPath(mbox)!.id)).toHaveLength(4);
+    expect(kb().documents.partsOf(kb().documents.findDocumentByPath(mbox)!.id)).toHaveLength(4);
     writeFileSync(mbox, withoutThirdMessage());
     const changed = await syncChangedPaths(engine, 'mail', folder, [mbox], []);
     expect(changed.added.map((d) => d.path)).toEqual([mbox]);
-    expect(kb().partsOf(kb().findDocumentByPath(mbox)!.id)).toEqual([]);
+    expect(kb().documents.partsOf(kb().documents.findDocumentByPath(mbox)!.id)).toEqual([]);
     await ingestPending(kb(), { embedder });
-    expect(kb().partsOf(kb().findDocumentByPath(mbox)!.id)).toHaveLength(3);
+    expect(kb().documents.partsOf(kb().documents.findDocumentByPath(mbox)!.id)).toHaveLength(3);
     unlinkSync(mbox);
     expect(await syncChangedPaths(engine, 'mail', folder, [mbox], [])).toMatchObject({ removed: 1, added: [] });
     expect((await rows()).filter((r) => r.path.startsWith('letters.mbox'))).toEqual([]);

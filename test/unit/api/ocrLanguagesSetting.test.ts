@@ -76,7 +76,7 @@ describe('the ocrLanguages setting', () => {
     const { documentLimits, ocrLanguages } = engine.settings.get();
     const kb = engine.kbs.get('scans').kb;
     await ingestPending(kb, { embedder, ...documentLimitOptions(documentLimits, ocrLanguages) });
-    const doc = kb.findDocumentByPath(scan)!;
+    const doc = kb.documents.findDocumentByPath(scan)!;
     expect(doc.error).toMatch(/^ingest: page 1 read by OCR \(mean confidence \d+%; eng\)$/);
   });
 });

@@ -127,8 +127,8 @@ describe('a KB indexed before original-language vectors existed', () => {
 
     const answer = await dapt();
     expect(answer.trace.find((s) => s.step === 'plan')!.detail).not.toHaveProperty('originalCorpus');
-    const weaving = engine.kbs.get('itaca').kb.bm25('chunk_original', 'tesseva', 1)[0]!.id;
+    const weaving = engine.kbs.get('itaca').kb.textIndex.bm25('chunk_original', 'tesseva', 1)[0]!.id;
     expect(sourcePassages(answer)).toContain(weaving);
-    expect(engine.kbs.get('itaca').kb.getChunk(weaving)!.text).toBe(WEAVING.it);
+    expect(engine.kbs.get('itaca').kb.documents.getChunk(weaving)!.text).toBe(WEAVING.it);
   });
 });

@@ -100,24 +100,26 @@ ex:paris ex:twinnedWith ex:rome .
     const job = await runJobToEnd(engine, 'rdf:import', { kb: 'cities', inputPath: file });
     expect(job.error).toBeNull();
     const { kb } = engine.kbs.get('cities');
-    const [top] = kb.getTriples(kb.bm25('triple', 'population 2800000', 1).map((h) => h.id));
+    const [top] = kb.graph.getTriples(kb.textIndex.bm25('triple', 'population 2800000', 1).map((h) => h.id));
     expect(`${top?.sourceName} ${top?.relation} ${top?.targetName}`).toBe('Rome population 2800000');
     const [vector] = await new NgramEmbedder(128).embed(['Paris population 2100000']);
-    const [nearest] = kb.getTriples(kb.knn('triple', vector as Float32Array, 1).map((h) => h.id));
+    const [nearest] = kb.graph.getTriples(kb.vectors.knn('triple', vector as Float32Array, 1).map((h) => h.id));
     expect(nearest).toMatchObject({ sourceName: 'Paris', relation: 'population', targetName: '2100000' });
     // Two nodes labelled "Paris" get two names; "Lutetia" stays the other node's name, not an alias.
-    expect(kb.findEntityByName('Paris (parisTX)')?.type).toBe('city');
-    expect(kb.findEntityByName('City of Light')?.name).toBe('Paris');
-    expect(kb.findEntityByName('Lutetia')?.type).toBe('Settlement');
-    expect(kb.searchEntities('light').map((e) => e.name)).toEqual(['Paris']);
+    expect(kb.graph.findEntityByName('Paris (parisTX)')?.type).toBe('city');
+    expect(kb.graph.findEntityByName('City of Light')?.name).toBe('Paris');
+    expect(kb.graph.findEntityByName('Lutetia')?.type).toBe('Settlement');
+    expect(kb.graph.searchEntities('light').map((e) => e.name)).toEqual(['Paris']);
     // A repeated statement is one triple; every entity and triple has its vector.
     expect(
-      kb.triplesOfEntity(kb.findEntityByName('Paris')?.id ?? 0, 'out').filter((t) => t.relation === 'twinned with'),
+      kb.graph
+        .triplesOfEntity(kb.graph.findEntityByName('Paris')?.id ?? 0, 'out')
+        .filter((t) => t.relation === 'twinned with'),
     ).toHaveLength(1);
     const stats = kb.stats();
     expect(stats.vectors.entity_name).toBe(stats.entities);
     expect(stats.vectors.triple).toBe(stats.triples);
-    expect(kb.missingText('triple')).toEqual([]);
+    expect(kb.textIndex.missingText('triple')).toEqual([]);
     const answer = (
       await runJobToEnd(engine, 'qa:ask', {
         kb: 'cities',
@@ -160,8 +162,8 @@ ex:paris ex:twinnedWith ex:rome .
         triple: 0,
         passage: 0,
       });
-      expect(session.kb.bm25('triple', 'population', 5)).toEqual([]);
-      expect(session.kb.searchEntities('Paris')).toEqual([]);
+      expect(session.kb.textIndex.bm25('triple', 'population', 5)).toEqual([]);
+      expect(session.kb.graph.searchEntities('Paris')).toEqual([]);
       expect([...session.kb.importedStatements.iterateImportedStatements()]).toEqual([]);
     };
     empty();
@@ -181,6 +183,6 @@ ex:paris ex:twinnedWith ex:rome .
     });
     expect(result.triples).toBeGreaterThan(5);
     expect(session.kb.stats().vectors.triple).toBe(session.kb.stats().triples);
-    expect(session.kb.bm25('triple', 'population 24000', 1)).toHaveLength(1);
+    expect(session.kb.textIndex.bm25('triple', 'population 24000', 1)).toHaveLength(1);
   });
 });

@@ -104,7 +104,7 @@ describe('RDF import with no embedding model', () => {
     const info = await call<KbInfo>(engine, 'kb:info', { kb: 'mse' });
     expect(info.embedder).toEqual({ identity: 'test-ngram-128', dimension: 128 });
     expect(info.missingVectors).toBe(0);
-    expect(engine.kbs.get('mse').kb.countMissingVectors()).toBe(0);
+    expect(engine.kbs.get('mse').kb.vectors.countMissingVectors()).toBe(0);
     expect(job.result).toEqual({ vectors: info.entityCount + info.tripleCount });
 
     const asked = await runJobToEnd(engine, 'qa:ask', {

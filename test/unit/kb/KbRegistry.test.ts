@@ -45,7 +45,7 @@ describe('KbRegistry', () => {
     expect(kb.file).toBe(entry.file);
     expect(registry.open('MY PAPERS')).toBe(kb);
     const cjk = registry.create({ name: '论文 2024', baseIri: 'https://example.org/papers/' });
-    expect(cjk.meta().baseIri).toBe('https://example.org/papers/');
+    expect(cjk.metadata.meta().baseIri).toBe('https://example.org/papers/');
     expect(registry.get('论文 2024').id).toMatch(/^2024-[0-9a-f]{8}$/);
     expect(registry.list().map((e) => e.name)).toEqual(['My Papers', '论文 2024']);
   });

@@ -36,8 +36,8 @@ describe('KnowledgeBase after a kill in the middle of a large write', () => {
     const kb = KnowledgeBase.open(file);
     try {
       expect(expectNoOrphans(orphanReport(file))).toEqual({});
-      expect(kb.findDocumentByPath('/committed.txt')).toMatchObject({ chunkCount: 1 });
-      expect(kb.findDocumentByPath('/big.txt')).toBeUndefined();
+      expect(kb.documents.findDocumentByPath('/committed.txt')).toMatchObject({ chunkCount: 1 });
+      expect(kb.documents.findDocumentByPath('/big.txt')).toBeUndefined();
       expect(kb.stats()).toMatchObject({
         documents: 1,
         chunks: 1,
@@ -45,11 +45,11 @@ describe('KnowledgeBase after a kill in the middle of a large write', () => {
         triples: 0,
         vectors: { chunk: 1, triple: 0 },
       });
-      expect(kb.bm25('chunk', 'big chunk number', 10)).toEqual([]);
-      expect(kb.bm25('chunk', 'committed', 10)).toHaveLength(1);
-      expect(kb.knn('chunk', new Float32Array(1024).fill(1), 10)).toHaveLength(1);
+      expect(kb.textIndex.bm25('chunk', 'big chunk number', 10)).toEqual([]);
+      expect(kb.textIndex.bm25('chunk', 'committed', 10)).toHaveLength(1);
+      expect(kb.vectors.knn('chunk', new Float32Array(1024).fill(1), 10)).toHaveLength(1);
       // And it is writable again.
-      expect(kb.upsertEntity('After', 'thing')).toBeGreaterThan(0);
+      expect(kb.graph.upsertEntity('After', 'thing')).toBeGreaterThan(0);
     } finally {
       kb.close();
     }

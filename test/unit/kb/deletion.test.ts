@@ -9,7 +9,7 @@ describe('KnowledgeBase deletion', () => {
     let dir: string;
     ({ dir, cleanup } = tempDir());
     kb = createKb(dir);
-    kb.setEmbedder('test', 8);
+    kb.vectors.setEmbedder('test', 8);
   });
   afterEach(() => {
     kb.close();
@@ -25,93 +25,110 @@ describe('KnowledgeBase deletion', () => {
     const a = addDoc(kb, '/a.txt', 'Odysseus is king of Ithaca.', 'Telemachus is his son.');
     const b = addDoc(kb, '/b.txt', 'Odysseus rules Ithaca.', 'Penelope waits.');
     const e = {
-      odysseus: kb.upsertEntity('Odysseus', 'person'),
-      ithaca: kb.upsertEntity('Ithaca', 'place'),
-      telemachus: kb.upsertEntity('Telemachus', 'person'),
-      penelope: kb.upsertEntity('Penelope', 'person'),
-      greece: kb.upsertEntity('Greece', 'place'),
-      argos: kb.upsertEntity('Argos', 'animal'),
+      odysseus: kb.graph.upsertEntity('Odysseus', 'person'),
+      ithaca: kb.graph.upsertEntity('Ithaca', 'place'),
+      telemachus: kb.graph.upsertEntity('Telemachus', 'person'),
+      penelope: kb.graph.upsertEntity('Penelope', 'person'),
+      greece: kb.graph.upsertEntity('Greece', 'place'),
+      argos: kb.graph.upsertEntity('Argos', 'animal'),
     };
     const t = {
-      shared: kb.addTriple({ sourceId: e.odysseus, relation: 'king_of', targetId: e.ithaca, chunkId: a.chunkIds[0]! }),
-      onlyA: kb.addTriple({
+      shared: kb.graph.addTriple({
+        sourceId: e.odysseus,
+        relation: 'king_of',
+        targetId: e.ithaca,
+        chunkId: a.chunkIds[0]!,
+      }),
+      onlyA: kb.graph.addTriple({
         sourceId: e.telemachus,
         relation: 'son_of',
         targetId: e.odysseus,
         chunkId: a.chunkIds[1]!,
       }),
-      onlyA2: kb.addTriple({ sourceId: e.argos, relation: 'dog_of', targetId: e.telemachus, chunkId: a.chunkIds[1]! }),
-      onlyB: kb.addTriple({ sourceId: e.penelope, relation: 'wife_of', targetId: e.odysseus, chunkId: b.chunkIds[1]! }),
-      imported: kb.addTriple({ sourceId: e.ithaca, relation: 'part_of', targetId: e.greece, chunkId: null }),
-      importedArgos: kb.addTriple({ sourceId: e.argos, relation: 'lives_in', targetId: e.ithaca, chunkId: null }),
+      onlyA2: kb.graph.addTriple({
+        sourceId: e.argos,
+        relation: 'dog_of',
+        targetId: e.telemachus,
+        chunkId: a.chunkIds[1]!,
+      }),
+      onlyB: kb.graph.addTriple({
+        sourceId: e.penelope,
+        relation: 'wife_of',
+        targetId: e.odysseus,
+        chunkId: b.chunkIds[1]!,
+      }),
+      imported: kb.graph.addTriple({ sourceId: e.ithaca, relation: 'part_of', targetId: e.greece, chunkId: null }),
+      importedArgos: kb.graph.addTriple({ sourceId: e.argos, relation: 'lives_in', targetId: e.ithaca, chunkId: null }),
     };
-    kb.addTriple({ sourceId: e.odysseus, relation: 'king_of', targetId: e.ithaca, chunkId: b.chunkIds[0]! });
-    kb.mergeEntities('Telemachus', [e.telemachus, kb.upsertEntity('Telemachos', 'person')]);
-    kb.addTriple({ sourceId: e.telemachus, relation: 'son_of', targetId: e.odysseus, chunkId: a.chunkIds[0]! });
-    for (const id of Object.values(e)) kb.setEntitySummary(id, `summary ${id}`);
+    kb.graph.addTriple({ sourceId: e.odysseus, relation: 'king_of', targetId: e.ithaca, chunkId: b.chunkIds[0]! });
+    kb.graph.mergeEntities('Telemachus', [e.telemachus, kb.graph.upsertEntity('Telemachos', 'person')]);
+    kb.graph.addTriple({ sourceId: e.telemachus, relation: 'son_of', targetId: e.odysseus, chunkId: a.chunkIds[0]! });
+    for (const id of Object.values(e)) kb.graph.setEntitySummary(id, `summary ${id}`);
     const allChunks = [...a.chunkIds, ...b.chunkIds];
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk',
       allChunks.map((id) => ({ id, vector: vector(id) })),
     );
-    kb.indexText(
+    kb.textIndex.indexText(
       'chunk',
-      allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })),
+      allChunks.map((id) => ({ id, text: kb.documents.getChunk(id)!.text })),
     );
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk_original',
       allChunks.map((id) => ({ id, vector: vector(50 + id) })),
     );
-    kb.indexText(
+    kb.textIndex.indexText(
       'chunk_original',
-      allChunks.map((id) => ({ id, text: kb.getChunk(id)!.text })),
+      allChunks.map((id) => ({ id, text: kb.documents.getChunk(id)!.text })),
     );
-    kb.putVectors(
+    kb.vectors.putVectors(
       'entity_name',
       Object.values(e).map((id) => ({ id, vector: vector(100 + id) })),
     );
-    kb.putVectors(
+    kb.vectors.putVectors(
       'entity_summary',
       Object.values(e).map((id) => ({ id, vector: vector(200 + id) })),
     );
-    kb.putVectors(
+    kb.vectors.putVectors(
       'triple',
       Object.values(t).map((id) => ({ id, vector: vector(300 + id) })),
     );
-    kb.indexText(
+    kb.textIndex.indexText(
       'triple',
-      kb.getTriples(Object.values(t)).map((x) => ({ id: x.id, text: `${x.sourceName} ${x.relation} ${x.targetName}` })),
+      kb.graph
+        .getTriples(Object.values(t))
+        .map((x) => ({ id: x.id, text: `${x.sourceName} ${x.relation} ${x.targetName}` })),
     );
     const passages = {
-      a: kb
+      a: kb.documents
         .replacePassages(a.id, chunks('Odysseus is king of Ithaca. Telemachus', 'Telemachus is his son.'))
         .map((p) => p.id),
-      b: kb.replacePassages(b.id, chunks('Odysseus rules Ithaca. Penelope waits.')).map((p) => p.id),
+      b: kb.documents.replacePassages(b.id, chunks('Odysseus rules Ithaca. Penelope waits.')).map((p) => p.id),
     };
-    kb.putVectors(
+    kb.vectors.putVectors(
       'passage',
       [...passages.a, ...passages.b].map((id) => ({ id, vector: vector(400 + id) })),
     );
     // Load the in-memory indexes so deletion has to keep them in step too.
-    for (const kind of KINDS) kb.knn(kind, vector(1), 3);
+    for (const kind of KINDS) kb.vectors.knn(kind, vector(1), 3);
     return { a, b, e, t, passages };
   }
 
   it('removes everything that existed only because of the document, and nothing else', () => {
     const { a, b, e, t, passages } = seed();
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
-    const result = kb.deleteDocument(a.id);
+    const result = kb.documents.deleteDocument(a.id);
 
     expect(result.removedChunkIds.sort()).toEqual([...a.chunkIds].sort());
     expect(result.removedTripleIds).toEqual([t.onlyA, t.onlyA2].sort((x, y) => x - y));
     expect(result.removedEntityIds).toEqual([e.telemachus]); // Argos keeps its imported triple
     expect(result.touchedEntityIds).toEqual([e.odysseus, e.ithaca, e.argos].sort((x, y) => x - y));
-    expect(kb.getDocument(a.id)).toBeUndefined();
-    expect(kb.findEntityByName('Telemachos')).toBeUndefined(); // aliases go with their entity
-    for (const id of result.touchedEntityIds) expect(kb.getEntity(id)?.summaryStale).toBe(true);
-    expect(kb.getEntity(e.penelope)?.summaryStale).toBe(false);
-    expect(kb.getTriples([t.shared])[0]?.chunkIds).toEqual([b.chunkIds[0]]);
-    expect(kb.getTriples([t.imported, t.importedArgos])).toHaveLength(2);
+    expect(kb.documents.getDocument(a.id)).toBeUndefined();
+    expect(kb.graph.findEntityByName('Telemachos')).toBeUndefined(); // aliases go with their entity
+    for (const id of result.touchedEntityIds) expect(kb.graph.getEntity(id)?.summaryStale).toBe(true);
+    expect(kb.graph.getEntity(e.penelope)?.summaryStale).toBe(false);
+    expect(kb.graph.getTriples([t.shared])[0]?.chunkIds).toEqual([b.chunkIds[0]]);
+    expect(kb.graph.getTriples([t.imported, t.importedArgos])).toHaveLength(2);
 
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     const stats = kb.stats();
@@ -125,67 +142,67 @@ describe('KnowledgeBase deletion', () => {
       triple: 4,
       passage: 1,
     });
-    expect(kb.getPassages([...passages.a, ...passages.b]).map((p) => p.id)).toEqual(passages.b);
-    expect(kb.passagesOfDocument(a.id)).toEqual([]);
-    expect(kb.getDocument(b.id)).toMatchObject({ chunkCount: 2, tripleCount: 2 });
+    expect(kb.documents.getPassages([...passages.a, ...passages.b]).map((p) => p.id)).toEqual(passages.b);
+    expect(kb.documents.passagesOfDocument(a.id)).toEqual([]);
+    expect(kb.documents.getDocument(b.id)).toMatchObject({ chunkCount: 2, tripleCount: 2 });
 
     // No stale vectors or FTS rows can come back from a search.
     for (const kind of KINDS) {
-      const ids = kb.knn(kind, vector(a.chunkIds[0]!), 50).map((r) => r.id);
-      const exact = kb.knn(kind, vector(a.chunkIds[0]!), 50, { exact: true }).map((r) => r.id);
+      const ids = kb.vectors.knn(kind, vector(a.chunkIds[0]!), 50).map((r) => r.id);
+      const exact = kb.vectors.knn(kind, vector(a.chunkIds[0]!), 50, { exact: true }).map((r) => r.id);
       expect(ids.sort()).toEqual(exact.sort());
     }
     expect(
-      kb
+      kb.vectors
         .knn('chunk', vector(1), 10)
         .map((r) => r.id)
         .sort(),
     ).toEqual([...b.chunkIds].sort());
-    expect(kb.knn('passage', vector(1), 10).map((r) => r.id)).toEqual(passages.b);
-    expect(kb.bm25('chunk', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
-    expect(kb.bm25('chunk_original', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
-    expect(kb.bm25('triple', 'Telemachus', 10)).toEqual([]);
-    expect(kb.searchEntities('Telem')).toEqual([]);
+    expect(kb.vectors.knn('passage', vector(1), 10).map((r) => r.id)).toEqual(passages.b);
+    expect(kb.textIndex.bm25('chunk', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
+    expect(kb.textIndex.bm25('chunk_original', 'Telemachus son king', 10).map((r) => r.id)).toEqual([]);
+    expect(kb.textIndex.bm25('triple', 'Telemachus', 10)).toEqual([]);
+    expect(kb.graph.searchEntities('Telem')).toEqual([]);
   });
 
   it('deleting every document leaves only what was imported', () => {
     const { a, b, e, t } = seed();
-    kb.deleteDocument(b.id);
-    kb.deleteDocument(a.id);
+    kb.documents.deleteDocument(b.id);
+    kb.documents.deleteDocument(a.id);
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
-    expect(kb.countTriples()).toBe(2);
-    expect(kb.getTriples([t.imported, t.importedArgos]).map((x) => x.id)).toEqual([t.imported, t.importedArgos]);
-    expect(kb.listEntities().map((x) => x.id)).toEqual([e.ithaca, e.greece, e.argos]);
+    expect(kb.graph.countTriples()).toBe(2);
+    expect(kb.graph.getTriples([t.imported, t.importedArgos]).map((x) => x.id)).toEqual([t.imported, t.importedArgos]);
+    expect(kb.graph.listEntities().map((x) => x.id)).toEqual([e.ithaca, e.greece, e.argos]);
     expect(kb.stats().chunks).toBe(0);
     expect(kb.stats().vectors.passage).toBe(0);
   });
 
   it('replacing chunks clears what hung off the old ones', () => {
     const { a, e, t } = seed();
-    const fresh = kb.replaceChunks(a.id, [
+    const fresh = kb.documents.replaceChunks(a.id, [
       { ord: 0, text: 'New text.', language: 'en', startOffset: 0, endOffset: 9, page: 1 },
     ]);
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
-    expect(kb.getDocument(a.id)).toMatchObject({ chunkCount: 1, tripleCount: 0 });
-    expect(kb.getTriples([t.onlyA, t.onlyA2])).toEqual([]);
-    expect(kb.getEntity(e.telemachus)).toBeUndefined();
-    expect(kb.missingVectors('chunk')).toEqual([fresh[0]!.id]);
+    expect(kb.documents.getDocument(a.id)).toMatchObject({ chunkCount: 1, tripleCount: 0 });
+    expect(kb.graph.getTriples([t.onlyA, t.onlyA2])).toEqual([]);
+    expect(kb.graph.getEntity(e.telemachus)).toBeUndefined();
+    expect(kb.vectors.missingVectors('chunk')).toEqual([fresh[0]!.id]);
   });
 
   it('replacing passages drops the old ones with their vectors', () => {
     const { a, passages } = seed();
-    const fresh = kb.replacePassages(a.id, chunks('One passage now.'));
+    const fresh = kb.documents.replacePassages(a.id, chunks('One passage now.'));
     expect(expectNoOrphans(orphanReport(kb.file))).toEqual({});
     expect(fresh.map((p) => p.ord)).toEqual([0]);
     expect(fresh[0]!.id).toBeGreaterThan(Math.max(...passages.a, ...passages.b)); // ids are never reused
-    expect(kb.getPassages(passages.a)).toEqual([]);
-    expect(kb.missingVectors('passage')).toEqual([fresh[0]!.id]);
+    expect(kb.documents.getPassages(passages.a)).toEqual([]);
+    expect(kb.vectors.missingVectors('passage')).toEqual([fresh[0]!.id]);
     expect(
-      kb
+      kb.vectors
         .knn('passage', vector(1), 10)
         .map((r) => r.id)
         .sort(),
     ).toEqual([...passages.b].sort());
-    expect(kb.countDocumentsWithoutPassages()).toBe(0);
+    expect(kb.documents.countDocumentsWithoutPassages()).toBe(0);
   });
 });

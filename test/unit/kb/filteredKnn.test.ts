@@ -13,11 +13,11 @@ describe('filtered KNN (englishChunksOnly)', () => {
 
   it('finds the exact filtered top 10 when non-English chunks are the nearest', () => {
     const { kb } = t;
-    kb.setEmbedder('test-64', dimension);
+    kb.vectors.setEmbedder('test-64', dimension);
     const near = clusteredVectors({ dimension, clusters: 3, spread: 0.3, seed: 21 });
     const far = clusteredVectors({ dimension, clusters: 40, spread: 0.9, seed: 22 });
     const doc = (language: string, count: number, at: number): number[] => {
-      const d = kb.addDocument({
+      const d = kb.documents.addDocument({
         path: `/${language}`,
         title: language,
         hash: language,
@@ -26,7 +26,7 @@ describe('filtered KNN (englishChunksOnly)', () => {
         language,
       });
       const texts = Array.from({ length: count }, (_, i) => `${language} ${i}`);
-      return kb
+      return kb.documents
         .replaceChunks(
           d.id,
           texts.map((text, ord) => ({
@@ -43,15 +43,15 @@ describe('filtered KNN (englishChunksOnly)', () => {
     // 2,000 Italian chunks around the queries, 300 English ones mostly elsewhere.
     const italian = doc('it', 2000, 0);
     const english = doc('en', 300, 0);
-    kb.putVectors('chunk', [
+    kb.vectors.putVectors('chunk', [
       ...italian.map((id) => ({ id, vector: near() })),
       ...english.map((id, i) => ({ id, vector: i % 10 === 0 ? near() : far() })),
     ]);
     const englishIds = new Set(english);
     for (let q = 0; q < 20; q++) {
       const query = near();
-      const exact = kb.knn('chunk', query, 10, { englishChunksOnly: true, exact: true });
-      const found = kb.knn('chunk', query, 10, { englishChunksOnly: true });
+      const exact = kb.vectors.knn('chunk', query, 10, { englishChunksOnly: true, exact: true });
+      const found = kb.vectors.knn('chunk', query, 10, { englishChunksOnly: true });
       expect(exact).toHaveLength(10);
       expect(found.every((r) => englishIds.has(r.id))).toBe(true);
       expect(found.map((r) => r.id)).toEqual(exact.map((r) => r.id));

@@ -23,7 +23,7 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     const keys = Object.keys(texts);
     const chunkIds = addDoc(kb, '/multi', ...keys.map((k) => texts[k]!)).chunkIds;
     ids = Object.fromEntries(keys.map((k, i) => [k, chunkIds[i]!]));
-    kb.indexText(
+    kb.textIndex.indexText(
       'chunk',
       keys.map((k) => ({ id: ids[k]!, text: texts[k]! })),
     );
@@ -33,10 +33,10 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
     cleanup();
   });
 
-  const top = (query: string, k = 10): number[] => kb.bm25('chunk', query, k).map((r) => r.id);
+  const top = (query: string, k = 10): number[] => kb.textIndex.bm25('chunk', query, k).map((r) => r.id);
 
   it('ranks English text by bm25, higher score first', () => {
-    const results = kb.bm25('chunk', 'Who was the king of Ithaca?', 10);
+    const results = kb.textIndex.bm25('chunk', 'Who was the king of Ithaca?', 10);
     expect(results[0]?.id).toBe(ids.en1);
     expect(results.map((r) => r.id)).toContain(ids.en2);
     expect(results.map((r) => r.id)).not.toContain(ids.zh1);
@@ -75,61 +75,61 @@ describe('KnowledgeBase full text (FTS5 bm25)', () => {
   });
 
   it('replaces and removes indexed text', () => {
-    kb.indexText('chunk', [{ id: ids.en3!, text: 'Ithaca again' }]);
+    kb.textIndex.indexText('chunk', [{ id: ids.en3!, text: 'Ithaca again' }]);
     expect(top('Trojan')).toEqual([]);
     expect(top('ithaca')).toContain(ids.en3);
-    kb.removeText('chunk', [ids.en3!, ids.en2!]);
+    kb.textIndex.removeText('chunk', [ids.en3!, ids.en2!]);
     expect(top('ithaca')).toEqual([ids.en1]);
-    expect(kb.missingText('chunk').sort()).toEqual([ids.en2, ids.en3].sort());
-    expect(() => kb.indexText('triple', [{ id: 999, text: 'x' }])).toThrow(/No triple 999/);
+    expect(kb.textIndex.missingText('chunk').sort()).toEqual([ids.en2, ids.en3].sort());
+    expect(() => kb.textIndex.indexText('triple', [{ id: 999, text: 'x' }])).toThrow(/No triple 999/);
   });
 
   it('leaves out words common in a large index, finding nothing when only they are left', () => {
     // 12,000 rows: "common" in all, "often" in 20%, "group0"…"group9" in 10% each, "seldom" in 3, "alone" nowhere.
-    const doc = kb.addDocument({ path: '/large', title: 'large', hash: 'h', mime: 'text/plain', size: 1 });
+    const doc = kb.documents.addDocument({ path: '/large', title: 'large', hash: 'h', mime: 'text/plain', size: 1 });
     const rows = Array.from(
       { length: 12_000 },
       (_, i) => `common ${i % 5 === 0 ? 'often' : 'filler'} ${i < 3 ? 'seldom' : 'word'} row${i} group${i % 10}`,
     );
-    const large = kb.replaceChunks(
+    const large = kb.documents.replaceChunks(
       doc.id,
       rows.map((text, ord) => ({ ord, text, language: 'en', startOffset: 0, endOffset: text.length, page: null })),
     );
-    kb.indexText(
+    kb.textIndex.indexText(
       'chunk',
       large.map((c) => ({ id: c.id, text: c.text })),
     );
     const seldom = large.slice(0, 3).map((c) => c.id);
 
     expect(
-      kb
+      kb.textIndex
         .bm25('chunk', 'COMMON often seldom', 20)
         .map((r) => r.id)
         .sort(),
     ).toEqual(seldom.sort());
-    expect(kb.bm25('chunk', 'common often', 20)).toEqual([]); // all common: dense retrieval ranks such queries
-    expect(kb.bm25('chunk', 'common alone', 20)).toEqual([]); // an absent word cannot stand in
-    expect(kb.bm25('chunk', 'often', 5)).toEqual([]);
+    expect(kb.textIndex.bm25('chunk', 'common often', 20)).toEqual([]); // all common: dense retrieval ranks such queries
+    expect(kb.textIndex.bm25('chunk', 'common alone', 20)).toEqual([]); // an absent word cannot stand in
+    expect(kb.textIndex.bm25('chunk', 'often', 5)).toEqual([]);
     // `exact` (the benchmarks' ground truth) scores every word, the common ones too.
-    expect(kb.bm25('chunk', 'often', 5, { exact: true })).toHaveLength(5);
-    expect(kb.bm25('chunk', 'common alone', 3, { exact: true })).toHaveLength(3);
-    expect(kb.bm25('chunk', 'ROW7', 5).map((r) => r.id)).toEqual([large[7]!.id]);
+    expect(kb.textIndex.bm25('chunk', 'often', 5, { exact: true })).toHaveLength(5);
+    expect(kb.textIndex.bm25('chunk', 'common alone', 3, { exact: true })).toHaveLength(3);
+    expect(kb.textIndex.bm25('chunk', 'ROW7', 5).map((r) => r.id)).toEqual([large[7]!.id]);
     // A word the tokenizer splits counts by its parts: "row5" is rare, "s" absent.
-    expect(kb.bm25('chunk', "common row5's", 20).map((r) => r.id)).toEqual([large[5]!.id]);
+    expect(kb.textIndex.bm25('chunk', "common row5's", 20).map((r) => r.id)).toEqual([large[5]!.id]);
     // Words that pass no share limit alone but would together make FTS5 score more than 10,000 rows: the first 8 are kept.
     const groups = Array.from({ length: 9 }, (_, g) => `group${g}`).join(' ');
-    expect(kb.bm25('chunk', groups, 12_000)).toHaveLength(8 * 1_200);
-    expect(kb.bm25('chunk', 'group1 group2', 12_000)).toHaveLength(2 * 1_200);
+    expect(kb.textIndex.bm25('chunk', groups, 12_000)).toHaveLength(8 * 1_200);
+    expect(kb.textIndex.bm25('chunk', 'group1 group2', 12_000)).toHaveLength(2 * 1_200);
     // Without "seldom" rows the word is absent, so nothing is left to search.
-    kb.removeText('chunk', seldom);
-    expect(kb.bm25('chunk', 'common seldom', 20)).toEqual([]);
+    kb.textIndex.removeText('chunk', seldom);
+    expect(kb.textIndex.bm25('chunk', 'common seldom', 20)).toEqual([]);
     // Row counts of words are kept between questions, and renewed when the index changes: a rare
     // word that becomes common is left out from then on.
-    expect(kb.bm25('chunk', 'row42 row43', 5)).toHaveLength(2);
-    kb.indexText(
+    expect(kb.textIndex.bm25('chunk', 'row42 row43', 5)).toHaveLength(2);
+    kb.textIndex.indexText(
       'chunk',
       large.slice(100, 1_500).map((c) => ({ id: c.id, text: `${c.text} row42` })),
     );
-    expect(kb.bm25('chunk', 'row42 row43', 5).map((r) => r.id)).toEqual([large[43]!.id]);
+    expect(kb.textIndex.bm25('chunk', 'row42 row43', 5).map((r) => r.id)).toEqual([large[43]!.id]);
   });
 });

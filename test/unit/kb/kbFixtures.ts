@@ -35,8 +35,8 @@ export function chunks(...texts: string[]): NewChunk[] {
 }
 
 export function addDoc(kb: KnowledgeBase, path: string, ...texts: string[]): { id: number; chunkIds: number[] } {
-  const doc = kb.addDocument({ path, title: path, hash: `h-${path}`, mime: 'text/plain', size: 10 });
-  return { id: doc.id, chunkIds: kb.replaceChunks(doc.id, chunks(...texts)).map((c) => c.id) };
+  const doc = kb.documents.addDocument({ path, title: path, hash: `h-${path}`, mime: 'text/plain', size: 10 });
+  return { id: doc.id, chunkIds: kb.documents.replaceChunks(doc.id, chunks(...texts)).map((c) => c.id) };
 }
 
 /**

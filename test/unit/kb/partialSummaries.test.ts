@@ -16,15 +16,15 @@ beforeEach(() => {
   const temp = tempDir();
   cleanup = temp.cleanup;
   kb = createKb(temp.dir);
-  kb.setEmbedder('test', 8);
+  kb.vectors.setEmbedder('test', 8);
   const a = addDoc(kb, '/a.txt', 'Odysseus was king of Ithaca.');
   const b = addDoc(kb, '/b.txt', 'Odysseus married Penelope.');
   docs = { a: a.id, b: b.id };
-  hub = kb.upsertEntity('Odysseus', 'Person');
-  other = kb.upsertEntity('Ithaca', 'Island');
-  const penelope = kb.upsertEntity('Penelope', 'Person');
-  kb.addTriple({ sourceId: hub, relation: 'KING_OF', targetId: other, chunkId: a.chunkIds[0]! });
-  kb.addTriple({ sourceId: hub, relation: 'MARRIED_TO', targetId: penelope, chunkId: b.chunkIds[0]! });
+  hub = kb.graph.upsertEntity('Odysseus', 'Person');
+  other = kb.graph.upsertEntity('Ithaca', 'Island');
+  const penelope = kb.graph.upsertEntity('Penelope', 'Person');
+  kb.graph.addTriple({ sourceId: hub, relation: 'KING_OF', targetId: other, chunkId: a.chunkIds[0]! });
+  kb.graph.addTriple({ sourceId: hub, relation: 'MARRIED_TO', targetId: penelope, chunkId: b.chunkIds[0]! });
 });
 afterEach(() => {
   kb.close();
@@ -33,7 +33,7 @@ afterEach(() => {
 
 function store(entityId: number): number[] {
   const written = kb.partialSummaries.replace(entityId, [part('He was king.', 1, 3), part('He married.', 4, 6)]);
-  kb.putVectors(
+  kb.vectors.putVectors(
     'entity_partial',
     written.map((p) => ({ id: p.id, vector: vector(p.id) })),
   );
@@ -49,31 +49,31 @@ describe('partial summaries', () => {
         [1, 'He married.', 4, 6, 6],
       ],
     );
-    expect(kb.countMissingVectors('entity_partial')).toBe(0);
-    expect(kb.knn('entity_partial', vector(ids[1]!), 1)[0]!.id).toBe(ids[1]);
+    expect(kb.vectors.countMissingVectors('entity_partial')).toBe(0);
+    expect(kb.vectors.knn('entity_partial', vector(ids[1]!), 1)[0]!.id).toBe(ids[1]);
     expect(kb.partialSummaries.nearestOf([hub], vector(ids[0]!), 5).map((h) => h.id)).toEqual([ids[0], ids[1]]);
     expect(kb.partialSummaries.nearestOf([other], vector(ids[0]!), 5)).toEqual([]);
   });
 
   it('are replaced when the entity is reduced again, their old vectors with them', () => {
     const old = store(hub);
-    kb.setEntitySummary(hub, 'Odysseus (Person): king of Ithaca.');
+    kb.graph.setEntitySummary(hub, 'Odysseus (Person): king of Ithaca.');
     expect(kb.partialSummaries.ofEntity(hub)).toEqual([]);
-    expect(kb.knn('entity_partial', vector(old[0]!), 5)).toEqual([]);
+    expect(kb.vectors.knn('entity_partial', vector(old[0]!), 5)).toEqual([]);
     const fresh = kb.partialSummaries.replace(hub, [part('Only one now.', 1, 6)]);
     expect(fresh.map((p) => p.text)).toEqual(['Only one now.']);
-    expect(kb.countMissingVectors('entity_partial')).toBe(1);
+    expect(kb.vectors.countMissingVectors('entity_partial')).toBe(1);
   });
 
   it('go when a document the entity has facts from is removed, and with the entity', () => {
     store(hub);
-    kb.deleteDocument(docs.b);
+    kb.documents.deleteDocument(docs.b);
     // Odysseus stays (Ithaca's fact), stale, without the partials that held the removed fact.
-    expect(kb.getEntity(hub)!.summaryStale).toBe(true);
+    expect(kb.graph.getEntity(hub)!.summaryStale).toBe(true);
     expect(kb.partialSummaries.ofEntity(hub)).toEqual([]);
     store(hub);
-    kb.deleteDocument(docs.a);
-    expect(kb.getEntity(hub)).toBeUndefined();
+    kb.documents.deleteDocument(docs.a);
+    expect(kb.graph.getEntity(hub)).toBeUndefined();
     expect(kb.partialSummaries.count()).toBe(0);
     expect(kb.stats().vectors.entity_partial).toBe(0);
   });

@@ -17,14 +17,14 @@ describe('knowledgeBaseRdfSource', () => {
       create: { name: 'odyssey', baseIri: 'urn:polyhop:kb:odyssey/' },
     });
     const addDoc = (title: string, texts: string[]) => {
-      const doc = kb.addDocument({
+      const doc = kb.documents.addDocument({
         path: `/docs/${title}.txt`,
         title,
         hash: title.padEnd(64, '0'),
         mime: 'text/plain',
         size: 10,
       });
-      const chunks = kb.replaceChunks(
+      const chunks = kb.documents.replaceChunks(
         doc.id,
         texts.map((text, ord) => ({
           ord,
@@ -39,19 +39,19 @@ describe('knowledgeBaseRdfSource', () => {
     };
     const a = addDoc('Odyssey', ['Odysseus is king of Ithaca.', 'His wife is Penelope.']);
     const b = addDoc('Notes', ['Penelope weaves a shroud.']);
-    const odysseus = kb.upsertEntity('Odysseus', 'Person');
-    const ithaca = kb.upsertEntity('Ithaca', 'Place');
-    const penelope = kb.upsertEntity('Penelope "the faithful"', 'Person');
-    const shroud = kb.upsertEntity('shroud', 'Object');
-    kb.addTriple({ sourceId: odysseus, relation: 'KING_OF', targetId: ithaca, chunkId: a.chunks[0]!.id });
-    const wife = kb.addTriple({
+    const odysseus = kb.graph.upsertEntity('Odysseus', 'Person');
+    const ithaca = kb.graph.upsertEntity('Ithaca', 'Place');
+    const penelope = kb.graph.upsertEntity('Penelope "the faithful"', 'Person');
+    const shroud = kb.graph.upsertEntity('shroud', 'Object');
+    kb.graph.addTriple({ sourceId: odysseus, relation: 'KING_OF', targetId: ithaca, chunkId: a.chunks[0]!.id });
+    const wife = kb.graph.addTriple({
       sourceId: odysseus,
       relation: 'HAS_WIFE',
       targetId: penelope,
       chunkId: a.chunks[1]!.id,
     });
-    kb.addTriple({ sourceId: penelope, relation: 'WEAVES', targetId: shroud, chunkId: b.chunks[0]!.id });
-    kb.setTripleDescription(wife, 'Penelope is the wife of Odysseus.');
+    kb.graph.addTriple({ sourceId: penelope, relation: 'WEAVES', targetId: shroud, chunkId: b.chunks[0]!.id });
+    kb.graph.setTripleDescription(wife, 'Penelope is the wife of Odysseus.');
 
     const source = knowledgeBaseRdfSource(kb);
     const file = join(dir, 'kb.ttl');
@@ -75,7 +75,7 @@ describe('knowledgeBaseRdfSource', () => {
       );
       expect(chain.rows).toEqual([{ next: 'His wife is Penelope.' }]);
 
-      const removal = kb.deleteDocument(b.doc.id);
+      const removal = kb.documents.deleteDocument(b.doc.id);
       expect(removal.removedEntityIds).toContain(shroud);
       await view.documentRemoved(b.doc.id);
       expect((await view.query(q)).rows.map((r) => r.name)).toEqual(['Ithaca', 'Odysseus', 'Penelope "the faithful"']);

@@ -47,8 +47,8 @@ function plainSignCodes(db: Database.Database, kind: string): void {
 function recallAt10(kb: KnowledgeBase, kind: 'chunk' | 'entity_name', queries: readonly Float32Array[]): number {
   let recall = 0;
   for (const query of queries) {
-    const exact = kb.knn(kind, query, 10, { exact: true }).map((r) => r.id);
-    const found = new Set(kb.knn(kind, query, 10).map((r) => r.id));
+    const exact = kb.vectors.knn(kind, query, 10, { exact: true }).map((r) => r.id);
+    const found = new Set(kb.vectors.knn(kind, query, 10).map((r) => r.id));
     recall += exact.filter((id) => found.has(id)).length / 10;
   }
   return recall / queries.length;
@@ -73,7 +73,7 @@ describe('centred sign-bit codes', () => {
     let dir: string;
     ({ dir, cleanup } = tempDir());
     kb = createKb(dir);
-    kb.setEmbedder('test-384', dimension);
+    kb.vectors.setEmbedder('test-384', dimension);
   });
   afterEach(() => {
     kb.close();
@@ -81,7 +81,7 @@ describe('centred sign-bit codes', () => {
   });
 
   function entities(n: number): number[] {
-    return kb.transaction(() => Array.from({ length: n }, (_, i) => kb.upsertEntity(`e${i}`, 't')));
+    return kb.transaction(() => Array.from({ length: n }, (_, i) => kb.graph.upsertEntity(`e${i}`, 't')));
   }
 
   it('keeps recall@10 ≥ 0.95 on anisotropic vectors (mean cosine ~0.78), past the Hamming first stage', () => {
@@ -90,7 +90,7 @@ describe('centred sign-bit codes', () => {
     const ids = entities(24_000);
     const vectors = ids.map(() => sample());
     expect(meanCosine(vectors)).toBeGreaterThan(0.75); // the data is as anisotropic as e5's
-    kb.putVectors(
+    kb.vectors.putVectors(
       'entity_name',
       ids.map((id, i) => ({ id, vector: vectors[i]! })),
     );
@@ -107,17 +107,17 @@ describe('centred sign-bit codes', () => {
     const sample = anisotropicVectors({ dimension, clusters: 10, spread: 1, seed: 8, meanCosine: 0.78 });
     const chunkIds = addDoc(kb, '/a', ...Array.from({ length: 300 }, (_, i) => `chunk ${i}`)).chunkIds;
     const put = (from: number, to: number): void =>
-      kb.putVectors(
+      kb.vectors.putVectors(
         'chunk',
         chunkIds.slice(from, to).map((id) => ({ id, vector: sample() })),
       );
     put(0, 63);
     expect(storedCodes(kb.file, 'chunk')).toMatchObject({ centre: null, centredAt: 0, consistent: true });
-    kb.knn('chunk', sample(), 5); // a search below 64 vectors does not centre either
+    kb.vectors.knn('chunk', sample(), 5); // a search below 64 vectors does not centre either
     put(63, 64);
     const at64 = storedCodes(kb.file, 'chunk');
     expect(at64).toMatchObject({ centredAt: 64, consistent: true });
-    kb.knn('chunk', sample(), 5); // loads the index around the centre
+    kb.vectors.knn('chunk', sample(), 5); // loads the index around the centre
     put(64, 127);
     expect(storedCodes(kb.file, 'chunk')).toMatchObject({ centre: at64.centre, centredAt: 64, consistent: true });
     // Replacing vectors does not grow the count.
@@ -129,17 +129,17 @@ describe('centred sign-bit codes', () => {
     expect(at128.centre).not.toEqual(at64.centre);
     // The loaded index follows the recode: each stored vector is its own nearest.
     const probe = sample();
-    kb.putVectors('chunk', [{ id: chunkIds[5]!, vector: probe }]);
-    expect(kb.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[5]);
+    kb.vectors.putVectors('chunk', [{ id: chunkIds[5]!, vector: probe }]);
+    expect(kb.vectors.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[5]);
     // Another embedder's vectors start from a zero centre again.
-    kb.setEmbedder('another', dimension);
+    kb.vectors.setEmbedder('another', dimension);
     expect(storedCodes(kb.file, 'chunk')).toMatchObject({ centre: null, centredAt: 0, count: 0 });
   });
 
   it('leaves the old centre and codes when a recode is interrupted', () => {
     const sample = anisotropicVectors({ dimension, clusters: 10, spread: 1, seed: 9, meanCosine: 0.78 });
     const chunkIds = addDoc(kb, '/a', ...Array.from({ length: 200 }, (_, i) => `chunk ${i}`)).chunkIds;
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk',
       chunkIds.slice(0, 100).map((id) => ({ id, vector: sample() })),
     );
@@ -151,7 +151,7 @@ describe('centred sign-bit codes', () => {
     raw.exec(stopRecode);
     raw.close();
     expect(() =>
-      kb.putVectors(
+      kb.vectors.putVectors(
         'chunk',
         chunkIds.slice(100, 200).map((id) => ({ id, vector: sample() })),
       ),
@@ -162,19 +162,19 @@ describe('centred sign-bit codes', () => {
     fix.exec(`DROP TRIGGER stop_recode; UPDATE vector_state SET centre = NULL, centred_at = 0 WHERE kind = 'chunk'`);
     plainSignCodes(fix, 'chunk');
     fix.exec(stopRecode);
-    expect(kb.knn('chunk', sample(), 150)).toHaveLength(100); // the rollback above dropped the loaded index
+    expect(kb.vectors.knn('chunk', sample(), 150)).toHaveLength(100); // the rollback above dropped the loaded index
     expect(storedCodes(kb.file, 'chunk')).toEqual({ ...before, centre: null, centredAt: 0 });
     fix.exec('DROP TRIGGER stop_recode');
     fix.close();
     const probe = sample();
-    kb.putVectors('chunk', [{ id: chunkIds[7]!, vector: probe }]);
-    expect(kb.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[7]);
+    kb.vectors.putVectors('chunk', [{ id: chunkIds[7]!, vector: probe }]);
+    expect(kb.vectors.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[7]);
   });
 
   it('recentres a KB whose codes predate centring on its first search, keeping recall', () => {
     const sample = anisotropicVectors({ dimension, clusters: 200, spread: 1.7, seed: 10, meanCosine: 0.78 });
     const chunkIds = addDoc(kb, '/a', ...Array.from({ length: 3000 }, (_, i) => `chunk ${i}`)).chunkIds;
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk',
       chunkIds.map((id) => ({ id, vector: sample() })),
     );
@@ -194,7 +194,7 @@ describe('centred sign-bit codes', () => {
     // A read-only connection searches the codes as they are and writes nothing.
     const reader = KnowledgeBase.open(file, { readonly: true });
     try {
-      expect(reader.knn('chunk', sample(), 10)).toHaveLength(10);
+      expect(reader.vectors.knn('chunk', sample(), 10)).toHaveLength(10);
     } finally {
       reader.close();
     }

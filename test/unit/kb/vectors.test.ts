@@ -27,7 +27,7 @@ describe('KnowledgeBase vectors', () => {
     let dir: string;
     ({ dir, cleanup } = tempDir());
     kb = createKb(dir);
-    kb.setEmbedder('test-64', dimension);
+    kb.vectors.setEmbedder('test-64', dimension);
     chunkIds = addDoc(kb, '/a', ...Array.from({ length: 3000 }, (_, i) => `chunk ${i}`)).chunkIds;
   });
   afterEach(() => {
@@ -37,7 +37,7 @@ describe('KnowledgeBase vectors', () => {
 
   it('finds the exact top 10 on clustered vectors (recall@10 ≥ 0.95), scores being cosine', () => {
     const sample = clusteredVectors({ dimension, clusters: 30, spread: 0.8, seed: 1 });
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk',
       chunkIds.map((id) => ({ id, vector: sample() })),
     );
@@ -46,11 +46,11 @@ describe('KnowledgeBase vectors', () => {
     const queries = 30;
     for (let q = 0; q < queries; q++) {
       const query = sample();
-      const exact = kb.knn('chunk', query, 10, { exact: true });
-      const fast = kb.knn('chunk', query, 10);
+      const exact = kb.vectors.knn('chunk', query, 10, { exact: true });
+      const fast = kb.vectors.knn('chunk', query, 10);
       coarseRecall += recallAt(
         10,
-        kb.knn('chunk', query, 10, { oversample: 1 }).map((r) => r.id),
+        kb.vectors.knn('chunk', query, 10, { oversample: 1 }).map((r) => r.id),
         exact.map((r) => r.id),
       );
       expect(fast).toHaveLength(10);
@@ -66,15 +66,15 @@ describe('KnowledgeBase vectors', () => {
     expect(coarseRecall).toBeLessThan(recall); // the rerank is doing real work on this data
     // Scores are cosine similarities of the stored (normalised) vectors.
     const v = sample();
-    kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: v.map((x) => x * 3) }]);
-    const hit = kb.knn('chunk', v, 1)[0]!;
+    kb.vectors.putVectors('chunk', [{ id: chunkIds[0]!, vector: v.map((x) => x * 3) }]);
+    const hit = kb.vectors.knn('chunk', v, 1)[0]!;
     expect(hit.id).toBe(chunkIds[0]);
     expect(hit.score).toBeCloseTo(1, 5);
   });
 
   it('knnOfEach answers each query as knn does alone, a zero query with nothing', () => {
     const sample = clusteredVectors({ dimension, clusters: 30, spread: 0.8, seed: 2 });
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk',
       chunkIds.map((id) => ({ id, vector: sample() })),
     );
@@ -84,56 +84,56 @@ describe('KnowledgeBase vectors', () => {
       ...Array.from({ length: 3 }, sample),
     ];
     for (const options of [{}, { exact: true }, { oversample: 2 }]) {
-      const each = kb.knnOfEach('chunk', queries, 7, options);
-      expect(each).toEqual(queries.map((q) => kb.knn('chunk', q, 7, options)));
+      const each = kb.vectors.knnOfEach('chunk', queries, 7, options);
+      expect(each).toEqual(queries.map((q) => kb.vectors.knn('chunk', q, 7, options)));
       expect(each[5]).toEqual([]);
       expect(each.filter((r) => r.length === 7)).toHaveLength(8);
     }
-    expect(kb.knnOfEach('chunk', queries, 0)).toEqual(queries.map(() => []));
+    expect(kb.vectors.knnOfEach('chunk', queries, 0)).toEqual(queries.map(() => []));
   });
 
   it('stays coherent with writes from another connection and with rolled-back transactions', () => {
     const sample = clusteredVectors({ dimension, clusters: 5, spread: 0.5, seed: 2 });
-    kb.putVectors(
+    kb.vectors.putVectors(
       'chunk',
       chunkIds.slice(0, 100).map((id) => ({ id, vector: sample() })),
     );
     const probe = sample();
-    kb.knn('chunk', probe, 5); // loads the in-memory index
+    kb.vectors.knn('chunk', probe, 5); // loads the in-memory index
     const other = KnowledgeBase.open(kb.file);
-    other.putVectors('chunk', [{ id: chunkIds[500]!, vector: probe }]);
+    other.vectors.putVectors('chunk', [{ id: chunkIds[500]!, vector: probe }]);
     other.close();
-    expect(kb.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[500]);
+    expect(kb.vectors.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[500]);
 
     expect(() =>
       kb.transaction(() => {
-        kb.putVectors('chunk', [{ id: chunkIds[600]!, vector: probe.map((x) => -x) }]);
-        kb.deleteVectors('chunk', [chunkIds[500]!]);
+        kb.vectors.putVectors('chunk', [{ id: chunkIds[600]!, vector: probe.map((x) => -x) }]);
+        kb.vectors.deleteVectors('chunk', [chunkIds[500]!]);
         throw new Error('rollback');
       }),
     ).toThrow('rollback');
-    expect(kb.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[500]);
+    expect(kb.vectors.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[500]);
     expect(
-      kb.knn(
+      kb.vectors.knn(
         'chunk',
         probe.map((x) => -x),
         1,
       )[0]?.id,
     ).not.toBe(chunkIds[600]);
-    kb.deleteVectors('chunk', [chunkIds[500]!]);
-    expect(kb.knn('chunk', probe, 200).map((r) => r.id)).not.toContain(chunkIds[500]);
-    expect(kb.missingVectors('chunk', 3000)).toHaveLength(3000 - 100);
+    kb.vectors.deleteVectors('chunk', [chunkIds[500]!]);
+    expect(kb.vectors.knn('chunk', probe, 200).map((r) => r.id)).not.toContain(chunkIds[500]);
+    expect(kb.vectors.missingVectors('chunk', 3000)).toHaveLength(3000 - 100);
     // Paged by id: each page starts after the last id of the one before, and the pages make up the whole.
-    expect(kb.countMissingVectors('chunk')).toBe(3000 - 100);
+    expect(kb.vectors.countMissingVectors('chunk')).toBe(3000 - 100);
     const pages: number[][] = [];
     for (
-      let page = kb.missingVectors('chunk', 700);
+      let page = kb.vectors.missingVectors('chunk', 700);
       page.length > 0;
-      page = kb.missingVectors('chunk', 700, page.at(-1)!)
+      page = kb.vectors.missingVectors('chunk', 700, page.at(-1)!)
     )
       pages.push(page);
     expect(pages.map((p) => p.length)).toEqual([700, 700, 700, 700, 100]);
-    expect(pages.flat()).toEqual(kb.missingVectors('chunk', 3000));
+    expect(pages.flat()).toEqual(kb.vectors.missingVectors('chunk', 3000));
   });
 
   it('loads stored codes in pages that line up with their ids (more rows than one page)', () => {
@@ -141,18 +141,18 @@ describe('KnowledgeBase vectors', () => {
     const sample = clusteredVectors({ dimension, clusters: 50, spread: 0.8, seed: 4 });
     const ids: number[] = [];
     kb.transaction(() => {
-      for (let i = 0; i < 70_500; i++) ids.push(kb.upsertEntity(`e${i}`, 't'));
+      for (let i = 0; i < 70_500; i++) ids.push(kb.graph.upsertEntity(`e${i}`, 't'));
     });
     const kept = ids.filter((_, i) => i % 141 !== 7);
     const vectors = new Map(kept.map((id) => [id, sample()]));
-    kb.putVectors(
+    kb.vectors.putVectors(
       'entity_name',
       kept.map((id) => ({ id, vector: vectors.get(id)! })),
     );
     const reopened = KnowledgeBase.open(kb.file);
     try {
       for (const id of [kept[0]!, kept[65_535]!, kept[65_536]!, kept.at(-1)!, kept[40_000]!]) {
-        const [hit] = reopened.knn('entity_name', vectors.get(id)!, 1);
+        const [hit] = reopened.vectors.knn('entity_name', vectors.get(id)!, 1);
         expect(hit?.id).toBe(id);
         expect(hit?.score).toBeCloseTo(1, 5);
       }
@@ -162,24 +162,24 @@ describe('KnowledgeBase vectors', () => {
   });
 
   it('refuses wrong dimensions, zero vectors, unknown rows and a missing embedder', () => {
-    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(3).fill(1) }]))).toBe(
-      'CONFLICT',
-    );
-    expect(errorCode(() => kb.knn('chunk', new Float32Array(3).fill(1), 3))).toBe('CONFLICT');
-    expect(errorCode(() => kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension) }]))).toBe(
-      'BAD_INPUT',
-    );
+    expect(
+      errorCode(() => kb.vectors.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(3).fill(1) }])),
+    ).toBe('CONFLICT');
+    expect(errorCode(() => kb.vectors.knn('chunk', new Float32Array(3).fill(1), 3))).toBe('CONFLICT');
+    expect(
+      errorCode(() => kb.vectors.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension) }])),
+    ).toBe('BAD_INPUT');
     expect(
       errorCode(() =>
-        kb.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension).fill(Number.NaN) }]),
+        kb.vectors.putVectors('chunk', [{ id: chunkIds[0]!, vector: new Float32Array(dimension).fill(Number.NaN) }]),
       ),
     ).toBe('BAD_INPUT');
     expect(
-      errorCode(() => kb.putVectors('triple', [{ id: 424242, vector: new Float32Array(dimension).fill(1) }])),
+      errorCode(() => kb.vectors.putVectors('triple', [{ id: 424242, vector: new Float32Array(dimension).fill(1) }])),
     ).toBe('NOT_FOUND');
-    expect(errorCode(() => kb.putVectors('nope' as never, []))).toBe('BAD_INPUT');
-    kb.setEmbedder('another', 16);
-    expect(kb.knn('chunk', new Float32Array(16).fill(1), 3)).toEqual([]);
+    expect(errorCode(() => kb.vectors.putVectors('nope' as never, []))).toBe('BAD_INPUT');
+    kb.vectors.setEmbedder('another', 16);
+    expect(kb.vectors.knn('chunk', new Float32Array(16).fill(1), 3)).toEqual([]);
   });
 });
 

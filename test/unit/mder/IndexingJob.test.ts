@@ -174,11 +174,11 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
       triple: 19,
       passage: 0,
     });
-    expect(kb.bm25('chunk_original', 'mendicante', 3)).toHaveLength(1); // the text as written is searchable
-    expect(kb.bm25('chunk', 'mendicante', 3)).toHaveLength(0); // the English corpus holds English text only
-    expect(kb.bm25('triple', 'beggar', 5).length).toBeGreaterThan(0);
+    expect(kb.textIndex.bm25('chunk_original', 'mendicante', 3)).toHaveLength(1); // the text as written is searchable
+    expect(kb.textIndex.bm25('chunk', 'mendicante', 3)).toHaveLength(0); // the English corpus holds English text only
+    expect(kb.textIndex.bm25('triple', 'beggar', 5).length).toBeGreaterThan(0);
     expect(rdf).toHaveLength(1);
-    expect(rdf[0]!.sort()).toEqual([...kb.iterateDocuments()].map((d) => d.id).sort());
+    expect(rdf[0]!.sort()).toEqual([...kb.documents.iterateDocuments()].map((d) => d.id).sort());
 
     const stages = [...new Set(progress.map((p) => p.stage))];
     expect(stages).toEqual(['preprocess', 'map', 'disambiguate', 'enrich', 'reduce', 'embed', 'rdf']);
@@ -194,7 +194,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     addCorpusDocument(kb, 'odysseus.en.md');
     addCorpusDocument(kb, 'ulisse.it.txt');
     await job(kb, scripted()).run();
-    expect(kb.findEntityByName('Ulysses')!.name).toBe('Odysseus');
+    expect(kb.graph.findEntityByName('Ulysses')!.name).toBe('Odysseus');
 
     addCorpusDocument(kb, 'penelope.fr.txt');
     const es = addCorpusDocument(kb, 'telemaco.es.txt');
@@ -213,7 +213,9 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(pairs.length).toBeGreaterThan(0);
     for (const pair of pairs) expect(newNames.some((n) => pair.a === n || pair.b === n)).toBe(true);
     expect(reducedNames(second)).toEqual(['Odysseus', 'Penelope', 'Suitors', 'Telemachus']);
-    expect(kb.findEntityByName('Icarius')!.summary).toBe('Icarius (Person): Penelope was the daughter of Icarius.');
+    expect(kb.graph.findEntityByName('Icarius')!.summary).toBe(
+      'Icarius (Person): Penelope was the daughter of Icarius.',
+    );
 
     // Same KB as indexing all four documents at once.
     const fresh = openKb(join(dir, 'fresh.sqlite'));
@@ -227,12 +229,12 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     );
     fresh.close();
 
-    kb.deleteDocument(es.id);
+    kb.documents.deleteDocument(es.id);
     const third = scripted();
     await job(kb, third).run();
     expect(third.calls.filter((c) => c.prompt.name !== 'mder/reduce')).toEqual([]);
     expect(reducedNames(third)).toEqual(['Odysseus', 'Telemachus']);
-    expect(kb.findEntityByName('Suitors')!.summary).toBe(
+    expect(kb.graph.findEntityByName('Suitors')!.summary).toBe(
       `Suitors (Group): ${DESCRIPTIONS['Penelope|DECEIVED|Suitors']}`,
     );
     const after = snapshot(kb);
@@ -277,9 +279,9 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     addCorpusDocument(kb, 'penelope.fr.txt');
     const result = await job(kb, scripted({ breakOn: [{ prompt: 'mder/reduce', when: () => true }] })).run();
     expect(result.failures.map((f) => [f.stage, f.code])).toEqual([['reduce', 'LLM_OUTPUT_INVALID']]);
-    expect(kb.countEntities({ stale: true })).toBe(1); // Pénélope; Icarius and Ulysses have one fact each
+    expect(kb.graph.countEntities({ stale: true })).toBe(1); // Pénélope; Icarius and Ulysses have one fact each
     await job(kb, scripted()).run();
-    expect(kb.countEntities({ stale: true })).toBe(0);
+    expect(kb.graph.countEntities({ stale: true })).toBe(0);
     kb.close();
   });
 
@@ -293,7 +295,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     for (const f of CORPUS_FILES) addCorpusDocument(kb, f);
     const controller = new AbortController();
     const first = scripted();
-    const run1 = job(kb, new CachingLlm(first, { store: kb.callCache }), {
+    const run1 = job(kb, new CachingLlm(first, { store: kb.jobState.callCache }), {
       signal: controller.signal,
       progressIntervalMs: 0,
       onProgress: (p) => {
@@ -304,7 +306,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(snapshot(kb).documents.some((d) => d.status === 'indexing')).toBe(true);
 
     const second = scripted();
-    await job(kb, new CachingLlm(second, { store: kb.callCache })).run();
+    await job(kb, new CachingLlm(second, { store: kb.jobState.callCache })).run();
     const key = (c: { prompt: { name: string; user: string } }) => `${c.prompt.name}\n${c.prompt.user}`;
     const made = [...first.calls, ...second.calls].map(key);
     expect(new Set(made).size).toBe(made.length);
@@ -355,7 +357,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(killed.lines.some((l) => l.startsWith('done'))).toBe(false);
 
     const mid = openKb(file);
-    const cached = mid.cacheStats().entries;
+    const cached = mid.jobState.cacheStats().entries;
     mid.close();
     expect(cached).toBeGreaterThanOrEqual(16);
 

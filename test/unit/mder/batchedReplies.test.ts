@@ -224,7 +224,7 @@ describe('batched replies are matched by id and content key', () => {
         reduce: { copySingleFact: false },
       }).run();
       degraded += llm.count('swapItems') + llm.count('repeatItem') + llm.count('dropItem');
-      for (const t of kb.iterateTriples()) {
+      for (const t of kb.graph.iterateTriples()) {
         total++;
         if (t.description === null) continue;
         described++;
@@ -232,14 +232,14 @@ describe('batched replies are matched by id and content key', () => {
           DESCRIPTIONS[`${canonicalName(t.sourceName)}|${t.relation}|${canonicalName(t.targetName)}`],
         );
       }
-      for (const e of kb.iterateEntities()) {
+      for (const e of kb.graph.iterateEntities()) {
         if (e.summary === null) continue;
         expect(
           e.summary.startsWith(`${e.name} (${e.type}): `),
           `summary of ${e.name} (seed ${seed}): ${e.summary}`,
         ).toBe(true);
         // Every fact in the summary is a description of one of the entity's own triples.
-        const own = kb
+        const own = kb.graph
           .triplesOfEntity(e.id, 'both', 1000)
           .map((t) => t.description ?? tripleText(t.sourceName, t.relation, t.targetName, null));
         const rest = own
@@ -248,7 +248,7 @@ describe('batched replies are matched by id and content key', () => {
         expect(rest.trim(), `facts of another entity in the summary of ${e.name} (seed ${seed})`).toBe('');
       }
       // What the model left out is recorded with its document (enrich) or in the run's failures (reduce).
-      const undescribed = [...kb.iterateTriples()].filter((t) => t.description === null).length;
+      const undescribed = [...kb.graph.iterateTriples()].filter((t) => t.description === null).length;
       if (undescribed > 0) expect(result.failures.some((f) => f.stage === 'enrich')).toBe(true);
       kb.close();
     }

@@ -151,15 +151,15 @@ describe('one entity across languages (small-model replies, e5-like embedder)', 
 
   it('yields one Odysseus with its aliases, in SQLite and in the RDF view', async () => {
     const { kb, llm } = await indexCorpus();
-    const names = [...kb.iterateEntities()].map((e) => e.name).sort();
+    const names = [...kb.graph.iterateEntities()].map((e) => e.name).sort();
     expect(names.filter((n) => ODYSSEUS.includes(n) || n.includes('('))).toEqual(['Odysseus']);
-    const odysseus = kb.findEntityByName('Odysseus')!;
+    const odysseus = kb.graph.findEntityByName('Odysseus')!;
     expect([...odysseus.aliases].sort()).toEqual(['Ulises', 'Ulisse', 'Ulysse']);
-    for (const name of ['Ulisse', 'Ulises', 'Ulysse']) expect(kb.findEntityByName(name)?.id).toBe(odysseus.id);
-    expect(kb.findEntityByName('Penelope')!.aliases).toEqual(['Pénélope']);
-    expect(kb.findEntityByName('Telemachus')!.aliases).toEqual(['Telémaco']);
+    for (const name of ['Ulisse', 'Ulises', 'Ulysse']) expect(kb.graph.findEntityByName(name)?.id).toBe(odysseus.id);
+    expect(kb.graph.findEntityByName('Penelope')!.aliases).toEqual(['Pénélope']);
+    expect(kb.graph.findEntityByName('Telemachus')!.aliases).toEqual(['Telémaco']);
     // Every fact about him, from the four languages, hangs on the one entity.
-    const facts = kb.triplesOfEntity(odysseus.id).map((t) => `${t.sourceName} ${t.relation} ${t.targetName}`);
+    const facts = kb.graph.triplesOfEntity(odysseus.id).map((t) => `${t.sourceName} ${t.relation} ${t.targetName}`);
     expect(facts).toEqual(
       expect.arrayContaining([
         'Odysseus KING_OF Ithaca',
@@ -192,7 +192,7 @@ describe('one entity across languages (small-model replies, e5-like embedder)', 
 
   it('records the calibration it used with the KB', async () => {
     const { kb } = await indexCorpus();
-    const calibration = kb.similarityCalibration()!;
+    const calibration = kb.vectors.similarityCalibration()!;
     expect(calibration.embedder).toBe(new CrowdedEmbedder({ concepts: SAME }).identity);
     expect(calibration.mergeThreshold).toBeGreaterThan(0.7);
     expect(calibration.mergeThreshold).toBeLessThan(0.85);

@@ -81,7 +81,7 @@ function hubKb(name: string) {
   const text = Array.from({ length: CHUNKS }, (_, c) =>
     Array.from({ length: PER_CHUNK }, (_, i) => `Odysseus landed at ${place(c * PER_CHUNK + i + 1)}.`).join(' '),
   );
-  const doc = kb.addDocument({
+  const doc = kb.documents.addDocument({
     path: `/${name}.txt`,
     title: `${name}.txt`,
     hash: sha256Hex(text.join('\n')),
@@ -90,7 +90,7 @@ function hubKb(name: string) {
     language: 'en',
   });
   let offset = 0;
-  kb.replaceChunks(
+  kb.documents.replaceChunks(
     doc.id,
     text.map((t, ord) => {
       const chunk = { ord, text: t, language: 'en', startOffset: offset, endOffset: offset + t.length, page: null };
@@ -139,12 +139,12 @@ describe('Reduce sees every fact', () => {
       .filter((b) => b.block.part)
       .slice(-final.block.facts.length);
     expect(final.block.facts).toEqual(previousLevel.map((b) => JSON.parse(b.output).summaries[0].summary));
-    const odysseus = kb.findEntityByName('Odysseus')!;
+    const odysseus = kb.graph.findEntityByName('Odysseus')!;
     expect(odysseus.summary).toBe('Odysseus (Person) landed at 300 harbours on his voyage home.');
     // Its length grows with the facts: the final call may write the most sentences.
     expect(final.entities).toMatch(/at most 12 sentences/);
     // A single-fact entity keeps its type.
-    expect(kb.findEntityByName('Harbour 7')!.summary).toBe(`Harbour 7 (Harbour): ${description(7)}`);
+    expect(kb.graph.findEntityByName('Harbour 7')!.summary).toBe(`Harbour 7 (Harbour): ${description(7)}`);
     kb.close();
   });
 
@@ -176,7 +176,7 @@ describe('Reduce sees every fact', () => {
       );
       // Every fact was shown to the model; what the model then left out is named in the failures.
       expect(missing).toEqual([]);
-      const odysseus = kb.findEntityByName('Odysseus')!;
+      const odysseus = kb.graph.findEntityByName('Odysseus')!;
       if (failures.length === 0)
         expect(odysseus.summary, `seed ${seed}`).toMatch(/Odysseus \(Person\) landed at 300 harbours/);
       else {

@@ -60,7 +60,7 @@ const script = () =>
 async function indexDenseChunk(name: string, facts: number) {
   const kb = openKb(join(dir, `${name}.sqlite`));
   const text = Array.from({ length: facts }, (_, i) => `Odysseus landed at Harbour ${i + 1}.`).join(' ');
-  const doc = kb.addDocument({
+  const doc = kb.documents.addDocument({
     path: `/${name}.txt`,
     title: `${name}.txt`,
     hash: sha256Hex(text),
@@ -68,7 +68,9 @@ async function indexDenseChunk(name: string, facts: number) {
     size: text.length,
     language: 'en',
   });
-  kb.replaceChunks(doc.id, [{ ord: 0, text, language: 'en', startOffset: 0, endOffset: text.length, page: null }]);
+  kb.documents.replaceChunks(doc.id, [
+    { ord: 0, text, language: 'en', startOffset: 0, endOffset: text.length, page: null },
+  ]);
   const inner = script();
   const llm = new UncooperativeLlm(inner, { seed: 1, contextTokens: 4096, degrade: () => false });
   const result = await new IndexingJob(kb, llm, {
@@ -77,7 +79,7 @@ async function indexDenseChunk(name: string, facts: number) {
     preprocess: { summarise: false },
     disambiguate: { threshold: 1.01 },
   }).run();
-  const triples = [...kb.iterateTriples()];
+  const triples = [...kb.graph.iterateTriples()];
   kb.close();
   return { result, triples, llm, inner };
 }

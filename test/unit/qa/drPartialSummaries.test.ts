@@ -55,12 +55,12 @@ const HUSBAND = /husband of Penelope|Penelope was the wife of Odysseus/;
 
 describe('dr: a hub entity’s partial summaries', () => {
   it('keeps the partial summaries Reduce wrote, embedded, and the fact only they hold', () => {
-    const odysseus = kb.findEntityByName('Odysseus')!;
+    const odysseus = kb.graph.findEntityByName('Odysseus')!;
     const partials = kb.partialSummaries.ofEntity(odysseus.id);
     expect(partials.length).toBeGreaterThan(1);
     expect(odysseus.summary).not.toMatch(HUSBAND);
     expect(partials.some((p) => HUSBAND.test(p.text))).toBe(true);
-    expect(kb.countMissingVectors('entity_partial')).toBe(0);
+    expect(kb.vectors.countMissingVectors('entity_partial')).toBe(0);
   });
 
   it('answers from the partial summary the capped summary left out', async () => {
@@ -73,7 +73,7 @@ describe('dr: a hub entity’s partial summaries', () => {
     const hop = answer.trace.filter((s) => s.step === 'resolve')[1]!.detail as { added: string[] };
     // A partial that holds the fact (fact ranges depend on how the tokenizer groups the facts).
     const holders = kb.partialSummaries
-      .ofEntity(kb.findEntityByName('Odysseus')!.id)
+      .ofEntity(kb.graph.findEntityByName('Odysseus')!.id)
       .filter((p) => HUSBAND.test(p.text))
       .map((p) => `Odysseus (Person), facts ${p.firstFact}–${p.lastFact} of ${p.factCount}`);
     expect(hop.added.some((label) => holders.includes(label))).toBe(true);
@@ -94,8 +94,8 @@ describe('dr: a hub entity’s partial summaries', () => {
   });
 
   it('each partial summary cites the chunks of the facts it summarises, not every chunk of its entity', () => {
-    const odysseus = kb.findEntityByName('Odysseus')!;
-    const triples = kb.triplesOfEntity(odysseus.id, 'both', 10_000);
+    const odysseus = kb.graph.findEntityByName('Odysseus')!;
+    const triples = kb.graph.triplesOfEntity(odysseus.id, 'both', 10_000);
     const retriever = new Retriever(kb, new QaEmbedder(), resolveQaSettings().shared.rrfK);
     const entityChunks = new Set(retriever.summaryEvidence(odysseus, 1).chunkIds);
     let narrower = 0;

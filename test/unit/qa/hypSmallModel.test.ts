@@ -62,7 +62,7 @@ describe('hyp with a small model', () => {
     expect(judge.scores.every((s) => s.total !== null && s.unjudged === false)).toBe(true);
     // Each score is the one its own candidate earned: kept exactly when relevant.
     for (const s of judge.scores) {
-      const t = kb.getTriples([s.id])[0]!;
+      const t = kb.graph.getTriples([s.id])[0]!;
       const earned = relevant(`${s.triple}. ${t.description ?? ''}`) ? 6 : 1;
       expect([s.triple, s.total, s.kept]).toEqual([s.triple, earned, earned >= 3]);
     }
@@ -91,15 +91,16 @@ describe('hyp with a small model', () => {
   });
 
   it('indexes triples by their linear verbalisation; the MDER description stays in the evidence', async () => {
-    const triple = kb
-      .getTriples(Array.from({ length: kb.countTriples() + 50 }, (_, i) => i + 1))
+    const triple = kb.graph
+      .getTriples(Array.from({ length: kb.graph.countTriples() + 50 }, (_, i) => i + 1))
       .find((t) => t.description && /\b(?:Odysseus|Ulysses)\b/.test(t.sourceName))!;
     const fact = verbaliseTriple(triple.sourceName, triple.relation, triple.targetName);
     const descriptionOnly = triple
       .description!.split(/\W+/u)
       .filter((w) => w.length > 4 && !fact.toLowerCase().includes(w.toLowerCase()));
     expect(descriptionOnly.length).toBeGreaterThan(0);
-    for (const word of descriptionOnly) expect(kb.bm25('triple', word, 50).map((h) => h.id)).not.toContain(triple.id);
+    for (const word of descriptionOnly)
+      expect(kb.textIndex.bm25('triple', word, 50).map((h) => h.id)).not.toContain(triple.id);
     const llm = new ScriptedLlm(qaRules());
     const answer = await ask(
       { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },

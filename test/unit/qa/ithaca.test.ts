@@ -65,14 +65,14 @@ describe.each(['dr', 'hyp', 'dapt'] as StrategyName[])('%s answers "wife of the 
     expect(evidence.length).toBeGreaterThan(0);
     expect(citations.length).toBeGreaterThan(0);
     for (const c of citations) {
-      const chunk = kb.getChunk(c.chunkId)!;
+      const chunk = kb.documents.getChunk(c.chunkId)!;
       expect(c).toMatchObject({
         documentId: chunk.documentId,
         startOffset: chunk.startOffset,
         endOffset: chunk.endOffset,
         page: null,
       });
-      expect(c.documentTitle).toBe(kb.getDocument(chunk.documentId)!.title);
+      expect(c.documentTitle).toBe(kb.documents.getDocument(chunk.documentId)!.title);
     }
     const king = paragraphOf('odysseus.en.md', 'king of Ithaca');
     const italianKing = paragraphOf('ulisse.it.txt', 're di Itaca');
@@ -160,7 +160,7 @@ describe('dr', () => {
     expect((single.trace.find((s) => s.step === 'decompose')!.detail as { triples: unknown[] }).triples).toEqual([]);
     // The top-up is the ten entity summaries nearest the question, computed here from the stored
     // summaries (on a crowded embedder a bare name is not nearest its own long summary).
-    const entities = [...kb.iterateEntities()].filter((e) => e.summary);
+    const entities = [...kb.graph.iterateEntities()].filter((e) => e.summary);
     const [q] = await new QaEmbedder().embed(['Odysseus'], { purpose: 'query' });
     const vectors = await new QaEmbedder().embed(entities.map((e) => e.summary!));
     const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);

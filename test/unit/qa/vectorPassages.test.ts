@@ -27,7 +27,7 @@ beforeAll(async () => {
   for (const file of CORPUS_FILES) {
     const path = join(CORPUS_DIR, file);
     const bytes = readFileSync(path);
-    kb.addDocument({
+    kb.documents.addDocument({
       path,
       title: file,
       hash: sha256Hex(bytes),
@@ -65,13 +65,13 @@ const retrieveStep = (trace: { step: string; detail: unknown }[]) =>
 
 describe('ingest cuts fixed-size passages next to the semantic chunks', () => {
   it('stores overlapping passages that tile each document, each with its vector', () => {
-    const passages = [...kb.iterateDocuments()].flatMap((d) => kb.passagesOfDocument(d.id));
+    const passages = [...kb.documents.iterateDocuments()].flatMap((d) => kb.documents.passagesOfDocument(d.id));
     expect(passages.length).toBeGreaterThan(10);
     expect(kb.stats().vectors.passage).toBe(passages.length);
-    expect(kb.missingVectors('passage')).toEqual([]);
-    for (const doc of kb.iterateDocuments()) {
-      const own = kb.passagesOfDocument(doc.id);
-      const chunks = kb.chunksOfDocument(doc.id);
+    expect(kb.vectors.missingVectors('passage')).toEqual([]);
+    for (const doc of kb.documents.iterateDocuments()) {
+      const own = kb.documents.passagesOfDocument(doc.id);
+      const chunks = kb.documents.chunksOfDocument(doc.id);
       expect(own[0]!.startOffset).toBe(chunks[0]!.startOffset);
       expect(own.at(-1)!.endOffset).toBe(chunks.at(-1)!.endOffset);
       for (const [i, p] of own.entries()) {
@@ -97,13 +97,13 @@ describe('vector baseline', () => {
     expect(step.family).toMatch(/^passage/);
     expect(step.documentsWithoutPassages).toBeUndefined();
     // Exact ranking of every passage, computed here from the stored texts.
-    const all = [...kb.iterateDocuments()].flatMap((d) => kb.passagesOfDocument(d.id));
+    const all = [...kb.documents.iterateDocuments()].flatMap((d) => kb.documents.passagesOfDocument(d.id));
     const [q] = await new QaEmbedder().embed([WIFE_OF_KING.en], { purpose: 'query' });
     const vectors = await new QaEmbedder().embed(all.map((p) => p.text));
     const exact = all.map((p, i) => ({ id: p.id, score: cosine(q!, vectors[i]!) })).sort((a, b) => b.score - a.score);
     expect(step.retrieved.map((r) => r.id)).toEqual(exact.slice(0, k).map((r) => r.id));
     expect(answer.evidence.map((e) => e.text)).toEqual(
-      kb.getPassages(exact.slice(0, k).map((r) => r.id)).map((p) => p.text),
+      kb.documents.getPassages(exact.slice(0, k).map((r) => r.id)).map((p) => p.text),
     );
   });
 
@@ -113,7 +113,7 @@ describe('vector baseline', () => {
     expect(answer.evidence.length).toBeGreaterThan(0);
     expect(answer.evidence.length).toBeLessThanOrEqual(10);
     const ids = retrieveStep(answer.trace).retrieved.map((r) => r.id);
-    const passages = kb.getPassages(ids);
+    const passages = kb.documents.getPassages(ids);
     for (const [i, evidence] of answer.evidence.entries()) {
       const passage = passages[i]!;
       expect(evidence.kind).toBe('chunk');
@@ -136,15 +136,15 @@ describe('vector baseline', () => {
     });
     try {
       const embedder = new QaEmbedder();
-      old.setEmbedder(embedder.identity, embedder.dimension);
+      old.vectors.setEmbedder(embedder.identity, embedder.dimension);
       for (const file of CORPUS_FILES) addCorpusDocument(old, file);
-      const chunks = [...old.iterateChunks()];
+      const chunks = [...old.documents.iterateChunks()];
       const vectors = await embedder.embed(chunks.map((c) => c.text));
-      old.putVectors(
+      old.vectors.putVectors(
         'chunk',
         chunks.map((c, i) => ({ id: c.id, vector: vectors[i]! })),
       );
-      expect(old.countDocumentsWithoutPassages()).toBe(CORPUS_FILES.length);
+      expect(old.documents.countDocumentsWithoutPassages()).toBe(CORPUS_FILES.length);
 
       const answer = await ask(context({}, old), WIFE_OF_KING.en, { strategy: 'vector' });
       expect(retrieveStep(answer.trace).family).toMatch(/^chunk .*before fixed-size passages existed/);
@@ -152,8 +152,8 @@ describe('vector baseline', () => {
       expect(answer.evidence.every((e) => e.citations.length === 1 && !e.label.includes('passage'))).toBe(true);
 
       // Once one document has passages they are used, and the trace counts the documents without.
-      const [first] = [...old.iterateDocuments()];
-      const [passage] = old.replacePassages(first!.id, [
+      const [first] = [...old.documents.iterateDocuments()];
+      const [passage] = old.documents.replacePassages(first!.id, [
         {
           ord: 0,
           text: chunks[0]!.text,
@@ -163,7 +163,7 @@ describe('vector baseline', () => {
           page: null,
         },
       ]);
-      old.putVectors('passage', [{ id: passage!.id, vector: vectors[0]! }]);
+      old.vectors.putVectors('passage', [{ id: passage!.id, vector: vectors[0]! }]);
       const mixed = await ask(context({}, old), WIFE_OF_KING.en, { strategy: 'vector' });
       expect(retrieveStep(mixed.trace)).toMatchObject({
         family: expect.stringMatching(/^passage/),

@@ -164,7 +164,7 @@ describe('a full disk', () => {
       expect(done.status).toBe('done');
       const turtle = readFileSync(out, 'utf8');
       const { kb } = engine.kbs.get(KB);
-      for (const t of kb.iterateTriples()) expect(turtle).toContain(t.description!);
+      for (const t of kb.graph.iterateTriples()) expect(turtle).toContain(t.description!);
     } finally {
       await dispose();
     }

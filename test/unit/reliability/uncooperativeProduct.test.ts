@@ -145,16 +145,18 @@ async function runSeed(seed: number, rates?: DegradationRates): Promise<SeedRun>
     const rdf = await rdfAgainstSqlite(engine, KB, kb);
     expect(rdf.view).toEqual(rdf.sqlite);
 
-    const entities = [...kb.iterateEntities()];
+    const entities = [...kb.graph.iterateEntities()];
     // Merges: an entity names one corpus entity, unless the model itself confirmed a wrong pair.
     if (!llm.degradations.some((d) => d.prompt === 'mder/disambiguate')) expect(facts.wrongMerges).toEqual([]);
     // Descriptions: each is its own triple's (scripted, or the triple in words when a name was degraded).
-    const docsWithError = new Set([...kb.iterateDocuments()].filter((d) => d.error !== null).map((d) => d.id));
-    for (const t of kb.iterateTriples()) {
+    const docsWithError = new Set(
+      [...kb.documents.iterateDocuments()].filter((d) => d.error !== null).map((d) => d.id),
+    );
+    for (const t of kb.graph.iterateTriples()) {
       const key = `${canonicalName(llm.resolveName(t.sourceName))}|${t.relation}|${canonicalName(llm.resolveName(t.targetName))}`;
       if (t.description === null) {
         // Left undescribed: recorded with its document.
-        const docs = kb.getChunks(t.chunkIds).map((c) => c.documentId);
+        const docs = kb.documents.getChunks(t.chunkIds).map((c) => c.documentId);
         expect(
           docs.some((d) => docsWithError.has(d)),
           `undescribed ${key} recorded`,
@@ -178,13 +180,16 @@ async function runSeed(seed: number, rates?: DegradationRates): Promise<SeedRun>
           expect(content(e.summary), `summary of ${e.name}`).not.toContain(other);
     }
     // What stays undone is recorded: unsummarised entities in the reduce failures.
-    const unsummarised = entities.filter((e) => e.summary === null && kb.triplesOfEntity(e.id, 'both', 1).length > 0);
+    const unsummarised = entities.filter(
+      (e) => e.summary === null && kb.graph.triplesOfEntity(e.id, 'both', 1).length > 0,
+    );
     if (unsummarised.length > 0)
       expect(
         index.failures.some((f) => f.stage === 'reduce'),
         `unsummarised: ${unsummarised.map((e) => e.name).join(', ')}`,
       ).toBe(true);
-    for (const c of kb.iterateChunks()) if (c.englishText === null) expect(docsWithError.has(c.documentId)).toBe(true);
+    for (const c of kb.documents.iterateChunks())
+      if (c.englishText === null) expect(docsWithError.has(c.documentId)).toBe(true);
     return { llm, index, facts, answers };
   } finally {
     await dispose();

@@ -55,7 +55,9 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
   // The document's text as the loader reads it again (a part's: found in its file, read again whole).
   const readAgain = async (kb: KnowledgeBase, document: DocumentRecord): Promise<LoadedText> => {
     const file =
-      document.containerId === null ? document : requireDocument(kb.getDocument(document.containerId), document.id);
+      document.containerId === null
+        ? document
+        : requireDocument(kb.documents.getDocument(document.containerId), document.id);
     const whole = await load(file);
     const text =
       document.containerId === null
@@ -68,7 +70,7 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
   return {
     'docs:source': async ({ kb: name, id }) => {
       const { kb } = kbs.get(name);
-      const document = requireIndexed(kb.getDocument(id), id);
+      const document = requireIndexed(kb.documents.getDocument(id), id);
       const text = await readAgain(kb, document);
       return {
         document: toRow(document),
@@ -78,7 +80,7 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
     },
     'docs:page': async ({ kb: name, id, startOffset, endOffset }) => {
       const { kb } = kbs.get(name);
-      const document = requireIndexed(kb.getDocument(id), id);
+      const document = requireIndexed(kb.documents.getDocument(id), id);
       // The page as indexed (schema v16); a document indexed before has none kept, and is read again.
       const starts = kb.pages.startsOf(id);
       const number = pageAt(starts, startOffset);
@@ -95,7 +97,7 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
       return onPage(document, page, startOffset, endOffset, 'file');
     },
     'docs:file': async ({ kb: name, id }) => {
-      const document = requireDocument(kbs.get(name).kb.getDocument(id), id);
+      const document = requireDocument(kbs.get(name).kb.documents.getDocument(id), id);
       if (document.mime !== 'application/pdf' || document.containerId !== null)
         throw new PolyhopError('UNSUPPORTED', `Document ${id} is not a PDF file of its own`, {
           details: { id, mime: document.mime },
@@ -121,8 +123,9 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
  */
 export async function documentFilePath(engine: Engine, kbName: string, id: number): Promise<string> {
   const { kb } = engine.kbs.get(kbName);
-  const document = requireDocument(kb.getDocument(id), id);
-  const file = document.containerId === null ? document : requireDocument(kb.getDocument(document.containerId), id);
+  const document = requireDocument(kb.documents.getDocument(id), id);
+  const file =
+    document.containerId === null ? document : requireDocument(kb.documents.getDocument(document.containerId), id);
   if (
     !isAbsolute(file.path) ||
     !(await stat(file.path).then(

@@ -1,5 +1,5 @@
 import { PolyhopError } from '../../base/errors.js';
-import type { DocumentRecord } from '../../kb/types.js';
+import type { ChunkRecord, DocumentRecord, TripleRecord } from '../../kb/types.js';
 import type { KnowledgeBase } from '../../kb/KnowledgeBase.js';
 import type { ChunkView, TripleView } from '../contract.js';
 import { addDocuments, answersOfDocumentsChanged, toRow, updateView, withParts } from '../documentChanges.js';
@@ -13,24 +13,24 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
   return {
     'docs:add': async ({ kb: name, paths }) => addDocuments(engine, name, paths),
     'docs:list': ({ kb: name, ...options }) => {
-      const page = kbs.get(name).kb.listDocuments(options);
+      const page = kbs.get(name).kb.documents.listDocuments(options);
       return { total: page.total, rows: page.rows.map(toRow) };
     },
     'docs:get': ({ kb: name, id }) => {
       const { kb } = kbs.get(name);
       const document = requireDocument(kb, id);
-      const chunks = kb.chunksOfDocument(id);
+      const chunks = kb.documents.chunksOfDocument(id);
       return {
         document: toRow(document),
         chunks: chunks.map(toChunkView),
-        triples: kb.triplesOfChunks(chunks.map((c) => c.id)).map(toTripleView),
+        triples: kb.graph.triplesOfChunks(chunks.map((c) => c.id)).map(toTripleView),
       };
     },
     'docs:remove': async ({ kb: name, id }) => {
       const session = kbs.get(name);
       requireDocument(session.kb, id);
       const ids = withParts(session, id);
-      session.kb.deleteDocument(id);
+      session.kb.documents.deleteDocument(id);
       for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
       await answersOfDocumentsChanged(session, ids);
       engine.stores.changed(session.name);
@@ -44,7 +44,7 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
       const ids = withParts(session, file.id);
       session.kb.transaction(() => {
         session.kb.answers.markStale(ids, 'reindexed');
-        session.kb.deleteDocument(file.id);
+        session.kb.documents.deleteDocument(file.id);
       });
       for (const removed of ids) await updateView(session.rdf.documentRemoved(removed));
       await answersOfDocumentsChanged(session, ids);
@@ -54,12 +54,12 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
 }
 
 function requireDocument(kb: KnowledgeBase, id: number): DocumentRecord {
-  const document = kb.getDocument(id);
+  const document = kb.documents.getDocument(id);
   if (!document) throw new PolyhopError('NOT_FOUND', `No document ${id} in this knowledge base`, { details: { id } });
   return document;
 }
 
-function toChunkView(c: ReturnType<KnowledgeBase['chunksOfDocument']>[number]): ChunkView {
+function toChunkView(c: ChunkRecord): ChunkView {
   return {
     id: c.id,
     ord: c.ord,
@@ -73,7 +73,7 @@ function toChunkView(c: ReturnType<KnowledgeBase['chunksOfDocument']>[number]): 
   };
 }
 
-export function toTripleView(t: ReturnType<KnowledgeBase['getTriples']>[number]): TripleView {
+export function toTripleView(t: TripleRecord): TripleView {
   return {
     id: t.id,
     sourceId: t.sourceId,

@@ -140,7 +140,7 @@ async function buildEvalKb(
     passageOfPath.set(path, p.id);
     return path;
   });
-  const docs = [...session.kb.iterateDocuments()];
+  const docs = [...session.kb.documents.iterateDocuments()];
   const reused = exists && docs.length === paths.length && docs.every((d) => d.status === 'indexed');
   let cost: EvalCost | undefined;
   if (!reused) {
@@ -165,7 +165,7 @@ async function buildEvalKb(
       name,
       session,
       passageIdOf: (c) => {
-        const doc = session.kb.getDocument(c.documentId);
+        const doc = session.kb.documents.getDocument(c.documentId);
         return doc ? passageOfPath.get(doc.path) : undefined;
       },
     },

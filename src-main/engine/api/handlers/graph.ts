@@ -16,18 +16,18 @@ export function graphHandlers(engine: Engine): Pick<Handlers, GraphMethods> {
   const { kbs } = engine;
   return {
     'graph:search': ({ kb, query, type, limit }) =>
-      kbs.get(kb).kb.searchEntities(query, type, limit).map(toSummaryView),
+      kbs.get(kb).kb.graph.searchEntities(query, type, limit).map(toSummaryView),
     'graph:entity': ({ kb: name, id }): EntityCard => {
       const { kb } = kbs.get(name);
-      const entity = kb.getEntity(id);
+      const entity = kb.graph.getEntity(id);
       if (!entity) throw new PolyhopError('NOT_FOUND', `No entity ${id} in "${name}"`, { details: { id } });
-      const outgoing = kb.triplesOfEntity(id, 'out', CARD_TRIPLES);
-      const incoming = kb.triplesOfEntity(id, 'in', CARD_TRIPLES);
+      const outgoing = kb.graph.triplesOfEntity(id, 'out', CARD_TRIPLES);
+      const incoming = kb.graph.triplesOfEntity(id, 'in', CARD_TRIPLES);
       const chunkIds = [...new Set([...outgoing, ...incoming].flatMap((t) => t.chunkIds))].slice(0, CARD_CHUNKS);
       const titles = new Map<number, string>();
-      const sourceChunks = kb.getChunks(chunkIds).map((c) => {
+      const sourceChunks = kb.documents.getChunks(chunkIds).map((c) => {
         if (!titles.has(c.documentId))
-          titles.set(c.documentId, kb.getDocument(c.documentId)?.title ?? `#${c.documentId}`);
+          titles.set(c.documentId, kb.documents.getDocument(c.documentId)?.title ?? `#${c.documentId}`);
         return {
           chunkId: c.id,
           documentId: c.documentId,
@@ -52,7 +52,7 @@ export function graphHandlers(engine: Engine): Pick<Handlers, GraphMethods> {
       const triples = found.triples.slice(0, limit);
       const hopOf = hopsFrom(id, triples);
       const kept = new Set([id, ...triples.flatMap((t) => [t.sourceId, t.targetId])]);
-      const nodes = kb
+      const nodes = kb.graph
         .getEntities([...kept])
         .map((e) => ({ id: e.id, name: e.name, type: e.type, hop: hopOf.get(e.id) ?? hops }));
       const edges = triples.map((t) => ({ id: t.id, source: t.sourceId, target: t.targetId, relation: t.relation }));

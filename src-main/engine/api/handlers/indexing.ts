@@ -53,7 +53,7 @@ async function reembed(
   indexing.add(session);
   try {
     const embedder = await engine.models.requireEmbedder('Re-embedding');
-    session.kb.setEmbedder(embedder.identity, embedder.dimension);
+    session.kb.vectors.setEmbedder(embedder.identity, embedder.dimension);
     const plan = planEmbedding(session.kb, embedder, { signal });
     let done = 0;
     progress({ stage: 'embed', done, total: plan.total, message: embedder.identity });
@@ -105,9 +105,9 @@ export async function runIndexing(
   indexing.add(session);
   try {
     const embedder = await engine.models.requireEmbedder('Indexing');
-    session.kb.assertEmbedder(embedder.identity, embedder.dimension);
+    session.kb.vectors.assertEmbedder(embedder.identity, embedder.dimension);
     const llm = new CachingLlm(await engine.models.requireGeneration('Indexing'), {
-      store: session.kb.callCache,
+      store: session.kb.jobState.callCache,
       reasoning: engine.settings.get().reasoning,
     });
     const { thresholds, concurrency, documentLimits, ocrLanguages } = engine.settings.get();

@@ -27,7 +27,7 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
         relationCount: stats.relations,
         rdf: { state: rdf.state, triples: rdf.triples, ...(rdf.message ? { message: rdf.message } : {}) },
         sizeBytes: stats.sizeBytes,
-        calibration: session.kb.similarityCalibration(),
+        calibration: session.kb.vectors.similarityCalibration(),
       };
     },
     'kb:rename': ({ kb: name, newName }) => {
@@ -55,7 +55,7 @@ function summarise(entry: KbEntry, kb: KnowledgeBase): KbSummary {
     tripleCount: stats.triples,
     embedder: entry.embedder,
     // Without an embedder every row waits; with one, only original-language vectors a KB indexed before they existed lacks (a cached count).
-    missingVectors: kb.embedder() ? kb.countMissingOriginalVectors() : kb.countMissingVectors(),
+    missingVectors: kb.vectors.embedder() ? kb.vectors.countMissingOriginalVectors() : kb.vectors.countMissingVectors(),
     createdAt: entry.createdAt,
   };
 }

@@ -150,17 +150,17 @@ async function qaContext(
   session: KbSession,
   request: Pick<QuestionRequest, 'strategy' | 'retrievalOnly'>,
 ): Promise<QaContext> {
-  const unembedded = session.kb.embedder() === null ? session.kb.countMissingVectors() : 0;
+  const unembedded = session.kb.vectors.embedder() === null ? session.kb.vectors.countMissingVectors() : 0;
   if (unembedded > 0 && request.strategy !== 'llm-only')
     throw vectorsMissing(session.name, request.strategy, unembedded);
   const embedder = await engine.models.requireEmbedder('Answering');
   // llm-only retrieves nothing, so it must not record an embedder for vectors the KB lacks.
-  if (unembedded === 0) session.kb.assertEmbedder(embedder.identity, embedder.dimension);
+  if (unembedded === 0) session.kb.vectors.assertEmbedder(embedder.identity, embedder.dimension);
   const model = request.retrievalOnly ? null : await engine.models.generation();
   return {
     kb: session.kb,
     llm: model
-      ? new CachingLlm(model, { store: session.kb.callCache, reasoning: engine.settings.get().reasoning })
+      ? new CachingLlm(model, { store: session.kb.jobState.callCache, reasoning: engine.settings.get().reasoning })
       : null,
     embedder,
     prompts: engine.prompts,
@@ -241,11 +241,11 @@ function vectorsMissing(kb: string, strategy: StrategyName, rows: number): Polyh
  */
 export function qaSettingsFor(
   { strategyParams, thresholds }: Pick<Settings, 'strategyParams' | 'thresholds'>,
-  kb: Pick<KnowledgeBase, 'similarityCalibration'>,
+  kb: Pick<KnowledgeBase, 'vectors'>,
 ): QaSettings {
   const settings = resolveQaSettings(strategyParams);
   const calibration =
-    thresholds === 'calibrated' && !('dapt.tau' in strategyParams) ? kb.similarityCalibration() : null;
+    thresholds === 'calibrated' && !('dapt.tau' in strategyParams) ? kb.vectors.similarityCalibration() : null;
   if (calibration) settings.dapt.tau = calibration.fusionThreshold;
   return settings;
 }

@@ -48,7 +48,7 @@ export function rdfHandlers(engine: Engine): Pick<Handlers, RdfMethods> {
     'sparql:query': async ({ kb: name, query, allowUpdate, allowService, timeoutMs, maxRows, target }) => {
       const session = kbs.get(name);
       if (target === 'store') {
-        const result = await queryStore(engine.stores.client(session), session.kb.meta().baseIri, query, {
+        const result = await queryStore(engine.stores.client(session), session.kb.metadata.meta().baseIri, query, {
           allowUpdate,
           allowService,
           timeoutMs,

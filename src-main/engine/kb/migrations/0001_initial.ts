@@ -15,7 +15,7 @@ const VECTOR_KINDS = [
  * - triples reference entities without cascade: deleting an entity that still has triples is a bug.
  * - vectors are plain tables (float blob, and the sign-bit code loaded into the in-memory binary
  *   index) rather than vec0: vec0 KNN and point lookups were measured too slow for the 1M goal
- *   (see KnowledgeBase.knn). Their foreign keys cascade as a safety net; code deletes them explicitly.
+ *   (see VectorIndexRepository.knn). Their foreign keys cascade as a safety net; code deletes them explicitly.
  * - ids of documents, chunks, entities and triples are AUTOINCREMENT: an id is never reused, so a
  *   stale reference (a job in flight, a cited chunk in QA history) can never point at a new row.
  * - FTS5 tables are contentless (the text lives in chunks/triples); rowid = the row's id.

@@ -17,7 +17,7 @@ export async function calibrateKb(
   embedder: Embedder,
   options: { percentile?: number; signal?: AbortSignal } = {},
 ): Promise<SimilarityCalibration> {
-  const current = kb.similarityCalibration();
+  const current = kb.vectors.similarityCalibration();
   const { entities, chunks } = kb.stats();
   if (
     current &&
@@ -25,14 +25,14 @@ export async function calibrateKb(
     (options.percentile === undefined || options.percentile === current.percentile)
   )
     return current;
-  const names = everyNth(kb.iterateEntities(), entities, SAMPLE_NAMES).map((e) => e.name);
-  const sentences = everyNth(kb.iterateChunks(), chunks, SAMPLE_SENTENCES).flatMap((chunk) => {
+  const names = everyNth(kb.graph.iterateEntities(), entities, SAMPLE_NAMES).map((e) => e.name);
+  const sentences = everyNth(kb.documents.iterateChunks(), chunks, SAMPLE_SENTENCES).flatMap((chunk) => {
     const text = chunk.englishText ?? chunk.text;
     const [first] = splitSentences(text, 'en');
     return first ? [text.slice(first.start, first.end).trim()] : [];
   });
   const calibration = await calibrateSimilarity(embedder, { names, sentences, entityCount: entities, ...options });
-  kb.setSimilarityCalibration(calibration);
+  kb.vectors.setSimilarityCalibration(calibration);
   return calibration;
 }
 

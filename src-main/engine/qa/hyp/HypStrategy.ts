@@ -52,7 +52,7 @@ function vocabulary(kb: QaKb): { classes: string; relations: string } {
     }
     return kept.join(', ') || '(none)';
   };
-  return { classes: fence(names(kb.entityTypes())), relations: fence(names(kb.relations())) };
+  return { classes: fence(names(kb.graph.entityTypes())), relations: fence(names(kb.graph.relations())) };
 }
 
 /**

@@ -99,19 +99,19 @@ export class Retriever {
 
   async knn(kind: VectorKind, text: string, k: number): Promise<ScoredId[]> {
     if (k <= 0) return [];
-    return this.#kb.knn(kind, await this.embed(text), k);
+    return this.#kb.vectors.knn(kind, await this.embed(text), k);
   }
 
-  /** {@link knn} of each text, the codes scanned once for several texts (see KnowledgeBase.knnOfEach). */
+  /** {@link knn} of each text, the codes scanned once for several texts (see VectorIndexRepository.knnOfEach). */
   async knnOfEach(kind: VectorKind, texts: readonly string[], k: number): Promise<ScoredId[][]> {
     if (k <= 0) return texts.map(() => []);
     await this.prepare(texts);
-    return this.#kb.knnOfEach(kind, await Promise.all(texts.map((t) => this.embed(t))), k);
+    return this.#kb.vectors.knnOfEach(kind, await Promise.all(texts.map((t) => this.embed(t))), k);
   }
 
   /** BM25 over the text's content words (see {@link bm25Query}). */
   bm25(kind: TextIndexKind, text: string, k: number): ScoredId[] {
-    return k <= 0 || !text.trim() ? [] : this.#kb.bm25(kind, bm25Query(text), k);
+    return k <= 0 || !text.trim() ? [] : this.#kb.textIndex.bm25(kind, bm25Query(text), k);
   }
 
   /**
@@ -146,28 +146,28 @@ export class Retriever {
   async originalKnn(text: string, k: number): Promise<ScoredId[]> {
     if (k <= 0) return [];
     const vector = await this.embed(text);
-    if (this.missingOriginalVectors() > 0) return this.#kb.knn('chunk', vector, k);
+    if (this.missingOriginalVectors() > 0) return this.#kb.vectors.knn('chunk', vector, k);
     const merged = [
-      ...this.#kb.knn('chunk_original', vector, k),
-      ...this.#kb.knn('chunk', vector, k, { englishChunksOnly: true }),
+      ...this.#kb.vectors.knn('chunk_original', vector, k),
+      ...this.#kb.vectors.knn('chunk', vector, k, { englishChunksOnly: true }),
     ];
     return merged.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
   }
 
-  /** Non-English chunks without an original-language vector yet (see KnowledgeBase.countMissingOriginalVectors). */
+  /** Non-English chunks without an original-language vector yet (see VectorIndexRepository.countMissingOriginalVectors). */
   missingOriginalVectors(): number {
-    return this.#kb.countMissingOriginalVectors();
+    return this.#kb.vectors.countMissingOriginalVectors();
   }
 
   async entitiesByName(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
-    return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.getEntities(ids)).map(
+    return this.#withRows(await this.knn('entity_name', text, k), (ids) => this.#kb.graph.getEntities(ids)).map(
       ({ row, score }) => ({ entity: row, score }),
     );
   }
 
   /** The entity a name or alias names exactly (an index lookup). */
   findEntity(name: string): EntityRecord | undefined {
-    return this.#kb.findEntityByName(name);
+    return this.#kb.graph.findEntityByName(name);
   }
 
   /**
@@ -203,11 +203,11 @@ export class Retriever {
 
   #exact(name: string): EntityRecord | undefined {
     const bare = withoutParenthetical(name);
-    return this.#kb.findEntityByName(name) ?? (bare === null ? undefined : this.#kb.findEntityByName(bare));
+    return this.#kb.graph.findEntityByName(name) ?? (bare === null ? undefined : this.#kb.graph.findEntityByName(bare));
   }
 
   async entitiesBySummary(text: string, k: number): Promise<{ entity: EntityRecord; score: number }[]> {
-    const hits = this.#withRows(await this.knn('entity_summary', text, k), (ids) => this.#kb.getEntities(ids));
+    const hits = this.#withRows(await this.knn('entity_summary', text, k), (ids) => this.#kb.graph.getEntities(ids));
     return hits.filter((h) => h.row.summary).map(({ row, score }) => ({ entity: row, score }));
   }
 
@@ -245,7 +245,7 @@ export class Retriever {
     const whole = (await this.entitiesBySummary(text, k)).map((h) => this.summaryEvidence(h.entity, h.score));
     const store = this.#kb.partialSummaries;
     const partials = this.#withRows(await this.knn('entity_partial', text, k), (ids) => store.get(ids));
-    const owners = new Map(this.#kb.getEntities(partials.map((p) => p.row.entityId)).map((e) => [e.id, e]));
+    const owners = new Map(this.#kb.graph.getEntities(partials.map((p) => p.row.entityId)).map((e) => [e.id, e]));
     const parts = partials.flatMap(({ row, score }) => {
       const entity = owners.get(row.entityId);
       return entity ? [this.partialEvidence(row, entity, score)] : [];
@@ -254,11 +254,17 @@ export class Retriever {
   }
 
   chunks(ranking: readonly ScoredId[]): { chunk: ChunkRecord; score: number }[] {
-    return this.#withRows(ranking, (ids) => this.#kb.getChunks(ids)).map(({ row, score }) => ({ chunk: row, score }));
+    return this.#withRows(ranking, (ids) => this.#kb.documents.getChunks(ids)).map(({ row, score }) => ({
+      chunk: row,
+      score,
+    }));
   }
 
   triples(ranking: readonly ScoredId[]): { triple: TripleRecord; score: number }[] {
-    return this.#withRows(ranking, (ids) => this.#kb.getTriples(ids)).map(({ row, score }) => ({ triple: row, score }));
+    return this.#withRows(ranking, (ids) => this.#kb.graph.getTriples(ids)).map(({ row, score }) => ({
+      triple: row,
+      score,
+    }));
   }
 
   // ── evidence ───────────────────────────────────────────────────────────────
@@ -266,7 +272,7 @@ export class Retriever {
   /** An entity's MDER summary; cited by the chunks its triples were read from. */
   summaryEvidence(entity: EntityRecord, score: number): EvidenceItem {
     const chunkIds = new Set<number>();
-    for (const t of this.#kb.triplesOfEntity(entity.id, 'both', ENTITY_PROVENANCE_TRIPLES))
+    for (const t of this.#kb.graph.triplesOfEntity(entity.id, 'both', ENTITY_PROVENANCE_TRIPLES))
       for (const c of t.chunkIds) chunkIds.add(c);
     return {
       kind: 'summary',
@@ -285,7 +291,7 @@ export class Retriever {
    */
   partialEvidence(partial: PartialSummaryRecord, entity: EntityRecord, score: number): EvidenceItem {
     const chunkIds = partial.tripleIds && [
-      ...new Set(this.#kb.getTriples(partial.tripleIds).flatMap((t) => t.chunkIds)),
+      ...new Set(this.#kb.graph.getTriples(partial.tripleIds).flatMap((t) => t.chunkIds)),
     ];
     return {
       ...this.summaryEvidence(entity, score),
@@ -319,7 +325,7 @@ export class Retriever {
   documentTitle(documentId: number): string {
     let title = this.#titles.get(documentId);
     if (title === undefined) {
-      title = this.#kb.getDocument(documentId)?.title ?? `document ${documentId}`;
+      title = this.#kb.documents.getDocument(documentId)?.title ?? `document ${documentId}`;
       this.#titles.set(documentId, title);
     }
     return title;

@@ -24,13 +24,13 @@ export const vectorStrategy: Strategy = {
       const ranking = await run.retriever.knn('passage', run.question, k);
       let items: EvidenceItem[];
       if (ranking.length > 0) {
-        const byId = new Map(passages.getPassages(ranking.map((r) => r.id)).map((p) => [p.id, p]));
+        const byId = new Map(passages.documents.getPassages(ranking.map((r) => r.id)).map((p) => [p.id, p]));
         items = ranking.flatMap(({ id, score }) => {
           const passage = byId.get(id);
           return passage ? [passageEvidence(run, passage, score)] : [];
         });
         s.detail.family = 'passage (fixed-size passages)';
-        const uncovered = passages.countDocumentsWithoutPassages();
+        const uncovered = passages.documents.countDocumentsWithoutPassages();
         if (uncovered > 0) s.detail.documentsWithoutPassages = uncovered;
       } else {
         const hits = run.retriever.chunks(await run.retriever.knn('chunk', run.question, k));

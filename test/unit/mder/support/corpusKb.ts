@@ -10,9 +10,9 @@ export function openKb(file: string): KnowledgeBase {
 
 /** The KB's content by names (ids differ between runs that do the same work in another order). */
 export function snapshot(kb: KnowledgeBase) {
-  const docs = [...kb.iterateDocuments()];
+  const docs = [...kb.documents.iterateDocuments()];
   const title = new Map(docs.map((d) => [d.id, d.title]));
-  const chunks = [...kb.iterateChunks()];
+  const chunks = [...kb.documents.iterateChunks()];
   const label = new Map(chunks.map((c) => [c.id, `${title.get(c.documentId)}#${c.ord}`]));
   return {
     documents: docs
@@ -21,7 +21,7 @@ export function snapshot(kb: KnowledgeBase) {
     chunks: chunks
       .map((c) => ({ chunk: label.get(c.id), text: c.text, englishText: c.englishText, summary: c.summary }))
       .sort((a, b) => a.chunk!.localeCompare(b.chunk!)),
-    entities: [...kb.iterateEntities()]
+    entities: [...kb.graph.iterateEntities()]
       .map((e) => ({
         name: e.name,
         type: e.type,
@@ -30,7 +30,7 @@ export function snapshot(kb: KnowledgeBase) {
         aliases: [...e.aliases].sort(),
       }))
       .sort((a, b) => a.name.localeCompare(b.name)),
-    triples: [...kb.iterateTriples()]
+    triples: [...kb.graph.iterateTriples()]
       .map(
         (t) =>
           `${t.sourceName} | ${t.relation} | ${t.targetName} | ${t.description} | ${t.chunkIds

@@ -11,7 +11,7 @@ import { openKb, prompts } from './corpusKb.js';
 
 const kb = openKb(process.argv[2]!);
 const inner = new ScriptedLlm(corpusRules(), { latencyMs: Number(process.argv[3] ?? 0), parallelism: 2 });
-const llm = new CachingLlm(inner, { store: kb.callCache });
+const llm = new CachingLlm(inner, { store: kb.jobState.callCache });
 await new IndexingJob(kb, llm, {
   prompts,
   embedder: new CorpusEmbedder(),

@@ -111,10 +111,10 @@ export async function buildItacaKb(
 
 /** Adds the corpus to an empty KB, one chunk per document, embedded as indexing does; returns the weaving chunk's id. */
 export async function fillItacaKb(kb: KnowledgeBase, embedder: Embedder): Promise<number> {
-  kb.setEmbedder(embedder.identity, embedder.dimension);
+  kb.vectors.setEmbedder(embedder.identity, embedder.dimension);
   let weavingChunk = 0;
   for (const [i, row] of ITACA_ROWS.entries()) {
-    const doc = kb.addDocument({
+    const doc = kb.documents.addDocument({
       path: `/itaca/${i}.txt`,
       title: `canto ${i}`,
       hash: `h${i}`,
@@ -122,10 +122,10 @@ export async function fillItacaKb(kb: KnowledgeBase, embedder: Embedder): Promis
       size: row.text.length,
       language: row.language,
     });
-    const [chunk] = kb.replaceChunks(doc.id, [
+    const [chunk] = kb.documents.replaceChunks(doc.id, [
       { ord: 0, text: row.text, language: row.language, startOffset: 0, endOffset: row.text.length, page: null },
     ]);
-    if (row.english) kb.updateChunk(chunk!.id, { englishText: row.english });
+    if (row.english) kb.documents.updateChunk(chunk!.id, { englishText: row.english });
     if (i === 0) weavingChunk = chunk!.id;
   }
   await planEmbedding(kb, embedder).run(() => {});

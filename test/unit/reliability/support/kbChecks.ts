@@ -69,7 +69,7 @@ export async function rdfAgainstSqlite(
       chunks: stats.chunks,
       entities: stats.entities,
       triples: stats.triples,
-      facts: [...kb.iterateTriples()]
+      facts: [...kb.graph.iterateTriples()]
         .map((t) => `${t.sourceName} | ${t.relation} | ${t.targetName} | ${t.description ?? ''}`)
         .sort(),
     },

@@ -37,19 +37,19 @@ export function scriptedFacts(): Map<string, Set<string>> {
 /** Reads a KB's facts; `resolve` reads a name the model wrote ("Ulisse (Person)") as the corpus name it stands for. */
 export function kbFacts(kb: KnowledgeBase, index: IndexingResult, resolve: (name: string) => string): KbFacts {
   const who = (name: string): string => canonicalName(resolve(name));
-  const docs = new Map([...kb.iterateDocuments()].map((d) => [d.id, d]));
-  const fileOf = new Map([...kb.iterateChunks()].map((c) => [c.id, basename(docs.get(c.documentId)!.path)]));
+  const docs = new Map([...kb.documents.iterateDocuments()].map((d) => [d.id, d]));
+  const fileOf = new Map([...kb.documents.iterateChunks()].map((c) => [c.id, basename(docs.get(c.documentId)!.path)]));
   const triplesByFile = new Map<string, Set<string>>(CORPUS_FILES.map((f) => [f, new Set()]));
   const chunksOf = new Map<string, { text: string; englishText: string }[]>(CORPUS_FILES.map((f) => [f, []]));
-  for (const c of kb.iterateChunks())
+  for (const c of kb.documents.iterateChunks())
     chunksOf.get(fileOf.get(c.id)!)!.push({ text: c.text, englishText: c.englishText ?? '' });
-  for (const t of kb.iterateTriples()) {
+  for (const t of kb.graph.iterateTriples()) {
     const fact = `${who(t.sourceName)}|${t.relation}|${who(t.targetName)}`;
     for (const id of t.chunkIds) triplesByFile.get(fileOf.get(id)!)!.add(fact);
   }
   const entitiesOf = new Map<string, number>(ALIAS_GROUPS.map((g) => [g[0]!, 0]));
   const wrongMerges: string[] = [];
-  for (const e of kb.iterateEntities()) {
+  for (const e of kb.graph.iterateEntities()) {
     const names = new Set([e.name, ...e.aliases].map(who));
     if (names.size > 1) wrongMerges.push(`${e.name} = ${[...names].join(' + ')}`);
     for (const n of names) if (entitiesOf.has(n)) entitiesOf.set(n, entitiesOf.get(n)! + 1);
