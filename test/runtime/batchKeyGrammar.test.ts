@@ -5,6 +5,8 @@ import { disambiguateReplySchema } from '../../src-main/engine/mder/confirmPairs
 import { getLlamaRuntime } from '../../src-main/engine/models/llamaRuntime.js';
 import { zodJsonSchema } from '../../src-main/engine/models/grammarSchema.js';
 import type { z } from 'zod';
+import { LlamaCppLlm } from '../../src-main/engine/models/LlamaCppLlm.js';
+import { tinyLlamaPath } from '../fixtures/tinyLlama.js';
 
 /**
  * The content keys of batched replies are enums of the batch's names in the grammar (see
@@ -82,5 +84,28 @@ describe('batched content keys are grammar enums of the batch names', () => {
     expect(accepts(grammar, decide('Ulysses', 'Zoe'))).toBe(true);
     expect(accepts(grammar, decide('Zoe', 'Zoe'))).toBe(false);
     expect(accepts(grammar, decide('Zoë', 'Odysseus '))).toBe(false);
+  });
+
+  it('a batch name the model cannot write (a character outside its vocabulary) ends the call, never hangs it', async () => {
+    // The tiny llama has no token for 뽑: as an enum literal, llama.cpp's sampler could only take
+    // the unknown token and node-llama-cpp failed outside the call, whose promise never settled.
+    const llm = await LlamaCppLlm.create({ path: await tinyLlamaPath(), threads: 1, contextSize: 1024, gpu: false });
+    try {
+      const schema = disambiguateReplySchema(['P1'], { a: ['H뽑y0c'], b: ['Ithaca'] });
+      const prompt = {
+        name: 'test/disambiguate',
+        version: '1',
+        system: 'Decide.',
+        user: 'P1: H뽑y0c ~ Ithaca',
+        variables: {},
+      };
+      const outcome = await llm.generateJson(prompt, schema, { maxTokens: 48 }).then(
+        () => 'reply',
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      expect(['reply', 'LLM_OUTPUT_INVALID']).toContain(outcome);
+    } finally {
+      await llm.dispose();
+    }
   });
 });

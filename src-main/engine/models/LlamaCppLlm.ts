@@ -16,7 +16,7 @@ import { PolyhopError } from '../base/errors.js';
 import { RecentMap } from '../base/RecentMap.js';
 import type { ModelStatus } from './views.js';
 import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
-import { zodJsonSchema, type JsonSchema } from './grammarSchema.js';
+import { withSpellableEnums, zodJsonSchema, type JsonSchema } from './grammarSchema.js';
 import { firstSampling, generateStructured, type Sampling } from './structuredReply.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
 import { getLlamaRuntime, type LlamaGpuChoice, type LlamaRuntime } from './llamaRuntime.js';
@@ -258,6 +258,11 @@ export class LlamaCppLlm implements Llm {
     return this.#model.tokenize(text).length;
   }
 
+  /** Whether the vocabulary writes `text` back as it is (no character only an unknown token stands for). */
+  #spells(text: string): boolean {
+    return this.#model.detokenize(this.#model.tokenize(text)) === text;
+  }
+
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
     const result = await this.#generate(prompt, options, undefined, firstSampling(options));
     return { text: result.text, stopReason: result.stopReason, usage: result.usage };
@@ -265,7 +270,7 @@ export class LlamaCppLlm implements Llm {
 
   async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
     const { json, grammar: grammarSchema } = zodJsonSchema(schema);
-    const grammar = await this.#grammar(grammarSchema, prompt);
+    const grammar = await this.#grammar(withSpellableEnums(grammarSchema, (text) => this.#spells(text)), prompt);
     return generateStructured(prompt, schema, json, options, (sampling) => this.#generate(prompt, options, grammar, sampling));
   }
 

@@ -220,3 +220,25 @@ function pick(target: JsonSchema, source: JsonSchema, keys: readonly string[]): 
 function isRecord(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * `schema` with every string `enum` that holds a value `spellable` refuses turned into a plain
+ * string. A grammar literal the model's vocabulary cannot write (a character it only has as an
+ * unknown token) leaves llama.cpp's sampler nothing to accept but that token, and node-llama-cpp
+ * then fails outside the call's promise, which never settles; the reply's own check stays.
+ */
+export function withSpellableEnums(schema: JsonSchema, spellable: (text: string) => boolean): JsonSchema {
+  const map = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(map);
+    if (!isRecord(node)) return node;
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(node)) out[key] = key === 'enum' ? value : map(value);
+    const values = out.enum;
+    if (Array.isArray(values) && values.some((v) => typeof v === 'string' && !spellable(v))) {
+      delete out.enum;
+      out.type = 'string';
+    }
+    return out;
+  };
+  return map(schema) as JsonSchema;
+}

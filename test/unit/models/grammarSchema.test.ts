@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { dropGrammarNulls, toGrammarSchema, zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js';
+import {
+  dropGrammarNulls,
+  toGrammarSchema,
+  withSpellableEnums,
+  zodJsonSchema,
+} from '../../../src-main/engine/models/grammarSchema.js';
 
 describe('zod → node-llama-cpp grammar schema', () => {
   it('keeps what the grammar supports and drops $schema', () => {
@@ -81,5 +86,21 @@ describe('zod → node-llama-cpp grammar schema', () => {
   it('memoises per schema object', () => {
     const s = z.object({ a: z.string() });
     expect(zodJsonSchema(s)).toBe(zodJsonSchema(s));
+  });
+
+  it('frees a string enum the vocabulary cannot spell, wherever it is nested, and keeps the others', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        pair: { enum: ['P1', 'P2'] },
+        items: { type: 'array', items: { type: 'object', properties: { a: { type: 'string', enum: ['Ann', '뽑기'] } } } },
+      },
+    };
+    const spellable = (text: string) => !text.includes('뽑');
+    const mapped = withSpellableEnums(schema, spellable) as typeof schema;
+    expect(mapped.properties.pair).toEqual({ enum: ['P1', 'P2'] });
+    expect(mapped.properties.items.items.properties.a).toEqual({ type: 'string' });
+    expect(schema.properties.items.items.properties.a.enum).toEqual(['Ann', '뽑기']);
+    expect(withSpellableEnums(schema, () => true)).toEqual(schema);
   });
 });
