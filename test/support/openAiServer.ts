@@ -11,7 +11,7 @@ import {
 import { getLlamaRuntime, type LlamaRuntime } from '../../src-main/engine/models/llamaRuntime.js';
 import type { Embedder } from '../../src-main/engine/models/Embedder.js';
 import type { GpuThroughput } from '../../src-main/engine/models/gpuThroughput.js';
-import { toGrammarSchema, type JsonSchema } from '../../src-main/engine/models/grammarSchema.js';
+import { toGrammarSchema, withSpellableEnums, type JsonSchema } from '../../src-main/engine/models/grammarSchema.js';
 import { SequencePool } from '../../src-main/engine/models/SequencePool.js';
 import { SimulatedGpu } from './SimulatedGpu.js';
 
@@ -480,7 +480,12 @@ export class OpenAiTestServer {
       const create = this.#runtime.llama.createGrammarForJsonSchema.bind(this.#runtime.llama) as (
         s: GbnfJsonSchema,
       ) => Promise<LlamaGrammar>;
-      grammar = create(toGrammarSchema(schema) as GbnfJsonSchema);
+      // The models llama-server runs have byte-level vocabularies that spell any string; the
+      // fixture's has no token for many characters, and an enum literal holding one would leave
+      // the sampler only its unknown token (node-llama-cpp then never settles the call). So enums
+      // it cannot spell are left free, as they cost a real model nothing.
+      const spells = (text: string) => this.#model.detokenize(this.#model.tokenize(text)) === text;
+      grammar = create(withSpellableEnums(toGrammarSchema(schema), spells) as GbnfJsonSchema);
       grammar.catch(() => this.#grammars.delete(key));
       this.#grammars.set(key, grammar);
     }
