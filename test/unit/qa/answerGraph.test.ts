@@ -50,10 +50,14 @@ const answer: Answer = {
 };
 
 const kb = {
-  getTriples: (ids: readonly number[]) =>
-    ids.includes(7) ? [{ id: 7, sourceName: 'Penelope', relation: 'BORN_IN', targetName: 'Sparta' }] : [],
-  getEntities: (ids: readonly number[]) => (ids.includes(2) ? [{ id: 2, name: 'Penelope' }] : []),
-  getDocument: (id: number) => (id === 3 ? { id: 3, hash: 'c0ffee', title: 'penelope.pdf' } : undefined),
+  graph: {
+    getTriples: (ids: readonly number[]) =>
+      ids.includes(7) ? [{ id: 7, sourceName: 'Penelope', relation: 'BORN_IN', targetName: 'Sparta' }] : [],
+    getEntities: (ids: readonly number[]) => (ids.includes(2) ? [{ id: 2, name: 'Penelope' }] : []),
+  },
+  documents: {
+    getDocument: (id: number) => (id === 3 ? { id: 3, hash: 'c0ffee', title: 'penelope.pdf' } : undefined),
+  },
 } as unknown as Parameters<typeof answerGraph>[0];
 
 const input: AnswerGraphInput = {
