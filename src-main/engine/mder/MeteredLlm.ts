@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, RenderedPrompt } from '../models/Llm.js';
+import { PolyhopError } from '../base/errors.js';
+import type { Llm, LlmCallOptions, LlmJsonResult, LlmTextResult, LlmUsage, RenderedPrompt } from '../models/Llm.js';
 import { UsageMeter } from '../models/UsageMeter.js';
 
 /**
@@ -46,8 +47,15 @@ export class MeteredLlm implements Llm {
 
   async #metered<T extends { usage: LlmTextResult['usage'] }>(call: Promise<T>): Promise<T> {
     const meter = this.meter;
-    const result = await call;
-    meter.record(result.usage);
-    return result;
+    try {
+      const result = await call;
+      meter.record(result.usage);
+      return result;
+    } catch (error) {
+      // A reply that failed its schema still cost its calls: LLM_OUTPUT_INVALID carries that usage.
+      const usage = error instanceof PolyhopError ? (error.details?.usage as LlmUsage | undefined) : undefined;
+      if (usage) meter.record(usage);
+      throw error;
+    }
   }
 }
