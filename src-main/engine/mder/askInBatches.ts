@@ -193,7 +193,6 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
   return { texts, misses, usage, calls };
 }
 
-/** Adds one call's usage to a total over several calls (cached only when all of them were). */
 /** Whether a prompt and its output budget fit the model's context (unknown context: assumed to). */
 export function fitsContext(llm: Llm, prompt: RenderedPrompt, maxTokens: number): boolean {
   return (
@@ -203,6 +202,7 @@ export function fitsContext(llm: Llm, prompt: RenderedPrompt, maxTokens: number)
   );
 }
 
+/** Adds one call's usage to a total over several calls (cached only when all of them were). */
 export function addUsage(total: LlmUsage, usage: LlmUsage): void {
   total.promptTokens += usage.promptTokens;
   total.completionTokens += usage.completionTokens;
