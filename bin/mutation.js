@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm run mutation [--tests=glob,…] [module, or a path in one, …]`: Stryker over the code that
-// decides quality, one target at a time, each against only the unit tests that guard it (vitest.mutation.config.ts); prints the score per
-// module and lists the surviving mutants. Long (see README "Tests"); not part of `npm test`.
+// `npm run mutation [--tests=glob,…] [--sample=N [--seed=S]] [module, or a path in one, …]`: Stryker
+// over the code that decides quality, one target at a time, each against only the unit tests that
+// guard it (vitest.mutation.config.ts); prints the score per module and lists the surviving mutants.
+// Long (see README "Tests"); not part of `npm test`. `--sample` estimates it (bin/mutationSample.js).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { drawMutants, keyOfReportMutant, wilson95 } from './mutationSample.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MODULES = {
@@ -30,7 +32,14 @@ const onlyTests = testsOption
   ?.slice('--tests='.length)
   .split(',')
   .filter((g) => g.length > 0);
-const args = argv.filter((a) => a !== testsOption);
+const valueOf = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const sampleSize = valueOf('sample') === undefined ? undefined : Number(valueOf('sample'));
+const seed = valueOf('seed') ?? '1';
+if (sampleSize !== undefined && !(Number.isInteger(sampleSize) && sampleSize > 0)) {
+  console.error('--sample=N takes a whole number of mutants above 0');
+  process.exit(2);
+}
+const args = argv.filter((a) => !a.startsWith('--'));
 // A target is a module, or a file or folder inside one (`mder/planMerges.ts`, `qa/dr`): that part is
 // mutated, against the whole module's tests (perTest coverage runs only those that reach a mutant).
 const targets = args.map((a) => a.replace(/^src-main\/engine\//, '').replace(/\/$/, ''));
@@ -59,13 +68,16 @@ for (const name of chosen) {
   const slug = name.replace(/\//g, '-');
   const source = `src-main/engine/${name}`;
   const isFile = /\.(ts|js)$/.test(name);
+  const sample =
+    sampleSize === undefined ? undefined : await drawMutants(root, sourceFiles(source, isFile), sampleSize, seed);
   const reportFile = join('test-artifacts', 'mutation', `${slug}.json`);
   const config = {
     $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
     testRunner: 'vitest',
     vitest: { configFile: 'vitest.mutation.config.ts', related: false },
-    plugins: ['@stryker-mutator/vitest-runner'],
-    mutate: isFile ? [source] : [`${source}/**/*.ts`, `${source}/**/*.js`],
+    plugins: ['@stryker-mutator/vitest-runner', ...(sample ? ['./bin/mutationDrawnIgnorer.js'] : [])],
+    ...(sample ? { ignorers: ['polyhop-drawn'] } : {}),
+    mutate: sample?.ranges ?? (isFile ? [source] : [`${source}/**/*.ts`, `${source}/**/*.js`]),
     coverageAnalysis: 'perTest',
     concurrency: 1,
     timeoutMS: 60_000,
@@ -76,7 +88,13 @@ for (const name of chosen) {
     tempDirName: '.stryker-tmp',
     cleanTempDir: process.env['POLYHOP_MUTATION_KEEP'] ? false : true,
   };
-  const env = { ...process.env, POLYHOP_MUTATION_TESTS: (onlyTests ?? MODULES[moduleOf(name)]).join(',') };
+  const drawnFile = join(tmp, `${slug}.drawn.json`);
+  if (sample) writeFileSync(drawnFile, JSON.stringify(sample.spans));
+  const env = {
+    ...process.env,
+    POLYHOP_MUTATION_TESTS: (onlyTests ?? MODULES[moduleOf(name)]).join(','),
+    POLYHOP_MUTATION_DRAWN: drawnFile,
+  };
   const listed = spawnSync('npx', ['vitest', 'list', '--filesOnly', '-c', 'vitest.mutation.config.ts'], {
     cwd: root,
     env,
@@ -88,7 +106,9 @@ for (const name of chosen) {
     .filter((l) => l.endsWith('.test.ts'));
   const configFile = join(tmp, `${slug}.conf.json`);
   writeFileSync(configFile, JSON.stringify(config, null, 2));
-  console.log(`\n=== mutation ${name} ===`);
+  console.log(
+    `\n=== mutation ${name}${sample ? ` (${sample.keys.size} of its ${sample.population} mutants drawn, seed ${seed})` : ''} ===`,
+  );
   const started = Date.now();
   const run = spawnSync('npx', ['stryker', 'run', configFile], {
     cwd: root,
@@ -109,11 +129,21 @@ for (const name of chosen) {
       .map(([file]) => file.replace(/\\/g, '/')),
   );
   const silent = testFiles.filter((f) => ![...ran].some((r) => r.endsWith(f)));
-  if (testFiles.length === 0 || silent.length > 0) {
+  // With some files silent the mutants only they reach count as not killed: a lower bound, said so.
+  if (testFiles.length === 0 || silent.length === testFiles.length) {
     results.push({ name, error: `no tests ran from ${silent.join(', ') || 'any file'}`, minutes });
     continue;
   }
-  results.push({ name, minutes, tests: testFiles, ...summarise(report) });
+  const counts = summarise(report, sample?.keys);
+  if (sample && counts.matched !== sample.keys.size) {
+    results.push({
+      name,
+      error: `${sample.keys.size - counts.matched} drawn mutants are missing from the report`,
+      minutes,
+    });
+    continue;
+  }
+  results.push({ name, minutes, tests: testFiles, sample, silent, ...counts });
 }
 
 console.log('\n=== mutation score per module: (killed + timed out) / (all mutants but compile and runtime errors) ===');
@@ -126,13 +156,36 @@ for (const r of results) {
     `${r.name}: ${r.score.toFixed(2)} % (${r.killed} killed, ${r.timeout} timed out, ${r.survivors.length} survived, ` +
       `${r.noCoverage.length} without coverage, ${r.errors} errors, of ${r.total}) in ${r.minutes.toFixed(1)} min`,
   );
+  if (r.sample) {
+    const [low, high] = wilson95(r.killed + r.timeout, r.total);
+    console.log(
+      `  estimated from ${r.total} of ${r.sample.population} mutants drawn at random (seed ${seed}): ` +
+        `95 % interval ${low.toFixed(1)}–${high.toFixed(1)} %; ${r.ranAlso} other mutants of the drawn nodes also ran and are not counted`,
+    );
+  }
   if (onlyTests) console.log(`  against only ${r.tests.join(', ')}`);
+  if (r.silent.length > 0)
+    console.log(`  a lower bound: no tests ran in Stryker's sandbox from ${r.silent.join(', ')}`);
   for (const m of [...r.survivors, ...r.noCoverage]) console.log(`  ${m}`);
 }
 process.exit(results.some((r) => r.error) ? 1 : 0);
 
-/** Counts a Stryker mutation-testing-report-schema JSON the way Stryker's "mutation score" does. */
-function summarise(report) {
+/** The files Stryker's `mutate` globs of {@link source} name. */
+function sourceFiles(source, isFile) {
+  if (isFile) return [source];
+  return readdirSync(join(root, source), { recursive: true })
+    .map((f) => `${source}/${String(f).replace(/\\/g, '/')}`)
+    .filter((f) => /\.(ts|js)$/.test(f))
+    .sort();
+}
+
+/**
+ * Counts a Stryker mutation-testing-report-schema JSON the way Stryker's "mutation score" does;
+ * with `drawn`, only those mutants (the others in the report are the drawn nodes' other mutants, or ignored).
+ */
+function summarise(report, drawn) {
+  let ranAlso = 0;
+  let matched = 0;
   let killed = 0;
   let timeout = 0;
   let errors = 0;
@@ -141,6 +194,11 @@ function summarise(report) {
   const noCoverage = [];
   for (const [file, { mutants }] of Object.entries(report.files)) {
     for (const m of mutants) {
+      if (drawn && !drawn.has(keyOfReportMutant(root, file, m))) {
+        if (m.status !== 'Ignored') ranAlso += 1;
+        continue;
+      }
+      matched += 1;
       const where = `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}`;
       const shown = m.replacement === undefined ? '' : ` -> ${JSON.stringify(m.replacement).slice(0, 80)}`;
       if (m.status === 'Killed') killed += 1;
@@ -158,6 +216,8 @@ function summarise(report) {
     total,
     survivors,
     noCoverage,
+    ranAlso,
+    matched,
     score: total === 0 ? 0 : (100 * (killed + timeout)) / total,
   };
 }
