@@ -14,6 +14,7 @@ import { registerEvalCommands } from './cli/evalCommands.js';
 import { registerKbCommands } from './cli/kbCommands.js';
 import { registerModelCommands } from './cli/modelCommands.js';
 import { registerRdfCommands } from './cli/rdfCommands.js';
+import { registerSourceCommand } from './cli/sourceCommand.js';
 import { registerStoreCommands } from './cli/storeCommands.js';
 import { registerSystemCommands } from './cli/systemCommands.js';
 import { registerWatchCommands } from './cli/watchCommands.js';
@@ -44,6 +45,7 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
   registerSystemCommands(program, ctx, serve);
   registerKbCommands(program, ctx);
   registerDocumentCommands(program, ctx);
+  registerSourceCommand(program, ctx);
   registerAskCommand(program, ctx);
   registerChatCommand(program, () => ({
     job: (method, request) => ctx.job(method, request),

@@ -222,6 +222,24 @@ export function createMcpServer(engine: Engine): McpServer {
     ({ kb, id }) => tool(() => call(engine, 'graph:entity', { kb, id })),
   );
 
+  server.registerTool(
+    'cited_page',
+    {
+      title: 'Cited page',
+      description:
+        "The page a cited passage is on (a document without pages: its whole text), with the passage's offsets on it, so the citation can be shown at its source.",
+      inputSchema: {
+        kb,
+        documentId: z.number().int().positive().describe("a source's documentId (from ask or search_passages)"),
+        startOffset: z.number().int().nonnegative().describe("the source's startOffset"),
+        endOffset: z.number().int().nonnegative().describe("the source's endOffset"),
+      },
+      annotations: readOnly,
+    },
+    ({ kb, documentId, startOffset, endOffset }) =>
+      tool(() => call(engine, 'docs:page', { kb, id: documentId, startOffset, endOffset })),
+  );
+
   server.registerResource(
     'knowledge-base',
     new ResourceTemplate('polyhop://kb/{name}', {

@@ -51,10 +51,15 @@ export function registerAskCommand(program: Command, { job, out, json }: CliCont
             if (answer.shortAnswer) console.log(`${answer.shortAnswer}\n`);
             process.stdout.write(answer.text);
           }
-          process.stdout.write('\n\nSources:\n');
+          process.stdout.write(
+            `\n\nSources (\`polyhop source DOCUMENT START-END --kb ${opts.kb}\` shows one on its page):\n`,
+          );
           answer.evidence.forEach((e, i) => {
             const cites = e.citations
-              .map((c) => `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [${c.startOffset}-${c.endOffset}]`)
+              .map(
+                (c) =>
+                  `${c.documentTitle}${c.page ? ` p.${c.page}` : ''} [document ${c.documentId}, ${c.startOffset}-${c.endOffset}]`,
+              )
               .join('; ');
             console.log(`  [${i + 1}] ${e.label}${cites ? ` — ${cites}` : ''}`);
           });

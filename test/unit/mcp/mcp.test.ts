@@ -14,6 +14,8 @@ import { E2E_CORPUS_PATHS, e2eModels } from '../../support/e2eCorpus.js';
 import { call, repoRoot, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { WIFE_OF_KING } from '../qa/support/qaScript.js';
 
+type DocumentPageRequest = { documentId: number; startOffset: number; endOffset: number };
+
 /** The tool's JSON reply (the text content a client's model reads). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool's JSON, read as the client's model would
 const replyOf = (result: unknown): any => JSON.parse(((result as CallToolResult).content[0] as { text: string }).text);
@@ -43,6 +45,7 @@ describe('MCP front door, as an MCP client calls it', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'ask',
+      'cited_page',
       'entity_card',
       'list_knowledge_bases',
       'search_entities',
@@ -128,6 +131,28 @@ describe('MCP front door, as an MCP client calls it', () => {
       }),
     );
     expect(Number(after.rows[0].n.value ?? after.rows[0].n)).toBe(before);
+  });
+
+  it('shows each passage it ranks on its page, as the Api does, and names one it cannot', async () => {
+    const { passages } = replyOf(
+      await client.callTool({ name: 'search_passages', arguments: { kb: 'odyssey', query: 'Penelope weaving' } }),
+    );
+    const sources = passages.flatMap((p: { sources: unknown[] }) => p.sources);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const { documentId, startOffset, endOffset } of sources as DocumentPageRequest[]) {
+      const page = replyOf(
+        await client.callTool({ name: 'cited_page', arguments: { kb: 'odyssey', documentId, startOffset, endOffset } }),
+      );
+      expect(page).toEqual(await call(engine, 'docs:page', { kb: 'odyssey', id: documentId, startOffset, endOffset }));
+      expect(page.startOffset + page.passage.start).toBe(startOffset);
+      expect(page.passage.end).toBeGreaterThan(page.passage.start);
+    }
+    const missing = await client.callTool({
+      name: 'cited_page',
+      arguments: { kb: 'odyssey', documentId: 9999, startOffset: 0, endOffset: 10 },
+    });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as { text: string }[])[0]!.text).toMatch(/NOT_FOUND: No document 9999/);
   });
 
   it('reports a bad request as the Api does, as a tool error', async () => {
