@@ -32,7 +32,8 @@ export interface KnowledgeBaseOptions {
 }
 
 export type { KnnOptions } from './VectorIndexRepository.js';
-export type { ImportedRecords, ListEntitiesOptions } from './GraphRepository.js';
+export type { ImportedRecords } from './GraphRepository.js';
+export type { ListEntitiesOptions } from './GraphReader.js';
 export type { IterateOptions } from './utils/rows.js';
 
 /**
@@ -75,7 +76,7 @@ export class KnowledgeBase {
   readonly documents: DocumentRepository;
   /** Paged documents' pages as indexed (DocumentPageRepository.ts). */
   readonly pages: DocumentPageRepository;
-  /** Entities, aliases, merges and triples (GraphRepository.ts). */
+  /** Entities, aliases, merges and triples (GraphRepository.ts; its reads in GraphReader.ts). */
   readonly graph: GraphRepository;
   /** Meta and settings (MetaRepository.ts). */
   readonly metadata: MetaRepository;
