@@ -82,7 +82,8 @@ export class KnowledgeBase {
   readonly metadata: MetaRepository;
   /** The embedder record, vectors and the sign-bit index (VectorIndexRepository.ts). */
   readonly vectors: VectorIndexRepository;
-  #storeJournal: StoreJournal | undefined;
+  /** The change journal and sync state of this KB's external SPARQL store (kb/store/StoreJournal.ts). */
+  readonly storeJournal: StoreJournal;
 
   private constructor(file: string, db: Db) {
     this.file = file;
@@ -113,6 +114,7 @@ export class KnowledgeBase {
     this.graph = new GraphRepository(context, this.vectors, this.textIndex, this.partialSummaries);
     this.documents = new DocumentRepository(context, this.graph, this.vectors, this.textIndex);
     this.pages = new DocumentPageRepository(context);
+    this.storeJournal = new StoreJournal(context);
   }
 
   /**
@@ -213,11 +215,6 @@ export class KnowledgeBase {
       this.#contentGeneration++;
       throw error;
     }
-  }
-
-  /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
-  storeJournal(): StoreJournal {
-    return (this.#storeJournal ??= new StoreJournal(this.#db));
   }
 
   // ── imported RDF ────────────────────────────────────────────────────────────
