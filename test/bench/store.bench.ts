@@ -19,6 +19,7 @@ import { syncStore } from '../../src-main/engine/kb/store/syncStore.js';
 import { queryStore } from '../../src-main/engine/kb/store/queryStore.js';
 import { syntheticSource } from '../unit/kb/rdfFixtures.js';
 import { startVirtuoso } from '../support/virtuoso.js';
+import { bareRepositoryContext } from '../support/bareRepositoryContext.js';
 import { quantileOf } from '../../src-main/engine/base/quantile.js';
 import { numberArg } from './support/benchArgs.js';
 
@@ -75,7 +76,7 @@ export async function run(args: string[]): Promise<void> {
       const client = new SparqlStoreClient(config);
       const db = new Database(':memory:');
       migrate(db, ':memory:');
-      const journal = new StoreJournal(db);
+      const journal = new StoreJournal(bareRepositoryContext(db));
       journal.track(graph);
       const t = performance.now();
       let lastLog = t;

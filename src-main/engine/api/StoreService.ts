@@ -80,7 +80,7 @@ export class StoreService {
     const config = parsed.data;
     this.#configs.set(id, config);
     this.#clients.delete(id);
-    session.kb.storeJournal().track(storeTarget(config));
+    session.kb.storeJournal.track(storeTarget(config));
     return this.status(session.name);
   }
 
@@ -88,7 +88,7 @@ export class StoreService {
     const session = this.#engine.kbs.get(name);
     const id = this.#kbId(session);
     this.#clients.delete(id);
-    session.kb.storeJournal().untrack();
+    session.kb.storeJournal.untrack();
     return this.#configs.remove(id);
   }
 
@@ -96,7 +96,7 @@ export class StoreService {
     const session = this.#engine.kbs.get(name);
     const id = this.#kbId(session);
     const config = this.#configs.get(id);
-    const state = session.kb.storeJournal().state();
+    const state = session.kb.storeJournal.state();
     return {
       kb: session.name,
       config: config ? redactStoreConfig(config) : null,
@@ -174,7 +174,7 @@ export class StoreService {
     const session = this.#engine.kbs.get(name);
     const client = this.client(session);
     const id = this.#kbId(session);
-    if (full) session.kb.storeJournal().requestFull();
+    if (full) session.kb.storeJournal.requestFull();
     if (takeOver) this.#takeOver.add(id);
     const running = this.#running.get(id);
     if (running) {
@@ -191,7 +191,7 @@ export class StoreService {
           message: `waiting for the store's answer: ${Math.round(waitedMs / 1000)} s of the ${Math.round(timeoutMs / 1000)} s limit (\`polyhop store set --timeout\`)`,
         });
       try {
-        return await syncStore(knowledgeBaseRdfSource(session.kb), client, session.kb.storeJournal(), {
+        return await syncStore(knowledgeBaseRdfSource(session.kb), client, session.kb.storeJournal, {
           target: storeTarget(config),
           owner: { id, name: session.name },
           takeOver: this.#takeOver.delete(id),
@@ -237,7 +237,7 @@ export class StoreService {
     try {
       const session = this.#engine.kbs.get(name);
       const config = this.#configs.get(this.#kbId(session));
-      const journal = session.kb.storeJournal();
+      const journal = session.kb.storeJournal;
       if (!config) return journal.untrack();
       journal.track(storeTarget(config));
       journal.requestFull();

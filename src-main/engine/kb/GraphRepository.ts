@@ -1,28 +1,12 @@
-// Over 500 lines on purpose: entities and triples are one repository because a merge, a removal and
-// an imported batch rewrite both tables (and the entity text index) in one step; splitting them
-// would pass half of each operation's state across a file boundary.
 import { PolyhopError } from '../base/errors.js';
-import { missingCase } from '../base/assert.js';
 import { cleanName, entityKey } from './entityKey.js';
+import { GraphReader } from './GraphReader.js';
 import type { RepositoryContext } from './RepositoryContext.js';
 import type { TextIndexRepository } from './TextIndexRepository.js';
 import type { VectorIndexRepository } from './VectorIndexRepository.js';
 import type { PartialSummaryRepository } from './PartialSummaryRepository.js';
-import { ftsDocument, ftsQuery } from './utils/ftsText.js';
-import { inOrder, paged } from './utils/rows.js';
-import type { IterateOptions } from './utils/rows.js';
-import type { EntityRecord, NamedCount, NewTriple, TripleDirection, TripleRecord } from './types.js';
-
-export interface ListEntitiesOptions {
-  /** Only entities whose summary is (true) or is not (false) stale. Default: undefined (all). */
-  stale?: boolean;
-  /** Only entities of this type. Default: undefined (all). */
-  type?: string;
-  /** Default: 0. */
-  offset?: number;
-  /** Default: 1000. */
-  limit?: number;
-}
+import { ftsDocument } from './utils/ftsText.js';
+import type { EntityRecord, NewTriple } from './types.js';
 
 /** One batch of an imported graph for {@link GraphRepository.addImportedRecords}; entities and triples name entities by name. */
 export interface ImportedRecords {
@@ -32,23 +16,15 @@ export interface ImportedRecords {
   aliases: readonly { name: string; aliases: readonly string[] }[];
 }
 
-const ENTITY_COLUMNS = `e.id, e.name, e.type, e.summary, e.summary_stale AS summaryStale,
-  (SELECT json_group_array(alias) FROM entity_aliases WHERE entity_id = e.id) AS aliases`;
-const TRIPLE_SELECT = `SELECT t.id, t.source_id AS sourceId, s.name AS sourceName, t.relation, t.target_id AS targetId,
-  o.name AS targetName, t.description,
-  (SELECT json_group_array(chunk_id) FROM triple_chunks WHERE triple_id = t.id) AS chunkIds
-  FROM triples t JOIN entities s ON s.id = t.source_id JOIN entities o ON o.id = t.target_id`;
-
-type EntityRow = Omit<EntityRecord, 'summaryStale' | 'aliases'> & { summaryStale: number; aliases: string };
-type TripleRow = Omit<TripleRecord, 'chunkIds'> & { chunkIds: string };
-
 /**
  * The graph: entities (names, types, summaries, staleness), their aliases and merges, triples with
- * their provenance in chunks, and the entity full-text index. Deleting a triple or an entity
- * deletes its vectors and text rows too (through the vector and text index repositories).
+ * their provenance in chunks, and the entity full-text index. This file holds the writes, which
+ * keep both tables and the entity text index in step (a merge, a removal or an imported batch
+ * rewrites all of them in one transaction); the reads are {@link GraphReader}'s. Deleting a triple
+ * or an entity deletes its vectors and text rows too (through the vector and text index
+ * repositories).
  */
-export class GraphRepository {
-  readonly #context: RepositoryContext;
+export class GraphRepository extends GraphReader {
   readonly #vectors: VectorIndexRepository;
   readonly #textIndex: TextIndexRepository;
   readonly #partials: PartialSummaryRepository;
@@ -59,7 +35,7 @@ export class GraphRepository {
     textIndex: TextIndexRepository,
     partials: PartialSummaryRepository,
   ) {
-    this.#context = context;
+    super(context);
     this.#vectors = vectors;
     this.#textIndex = textIndex;
     this.#partials = partials;
@@ -73,56 +49,18 @@ export class GraphRepository {
   upsertEntity(name: string, type: string): number {
     const key = entityKey(name);
     if (!key) throw new PolyhopError('BAD_INPUT', 'An entity needs a non-blank name', { details: { name } });
-    return this.#context.transaction(() => {
-      const existing = this.#entityIdByKey(key);
+    return this.context.transaction(() => {
+      const existing = this.entityIdByKey(key);
       if (existing !== undefined) return existing;
-      const id = this.#stmt(
+      const id = this.stmt(
         'INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) RETURNING id',
       )
         .pluck()
         .get(cleanName(name), key, cleanName(type) || 'unknown') as number;
-      this.#context.touch();
+      this.context.touch();
       this.#indexEntityText(id);
       return id;
     });
-  }
-
-  getEntity(id: number): EntityRecord | undefined {
-    const row = this.#stmt(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id = ?`).get(id) as EntityRow | undefined;
-    return row && toEntity(row);
-  }
-
-  /** Entities in the order of `ids`; unknown ids are skipped. */
-  getEntities(ids: readonly number[]): EntityRecord[] {
-    const rows = this.#stmt(
-      `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as EntityRow[];
-    return inOrder(ids, rows.map(toEntity));
-  }
-
-  /** By name or alias, on the same key as {@link upsertEntity}. */
-  findEntityByName(name: string): EntityRecord | undefined {
-    const id = this.#entityIdByKey(entityKey(name));
-    return id === undefined ? undefined : this.getEntity(id);
-  }
-
-  /** Entities by id. */
-  listEntities(options: ListEntitiesOptions = {}): EntityRecord[] {
-    const { offset = 0, limit = 1000 } = options;
-    const { where, params } = entityFilter(options);
-    const rows = this.#stmt(
-      `SELECT ${ENTITY_COLUMNS} FROM entities e ${where} ORDER BY e.id LIMIT :limit OFFSET :offset`,
-    ).all({
-      ...params,
-      limit,
-      offset,
-    }) as EntityRow[];
-    return rows.map(toEntity);
-  }
-
-  countEntities(options: { stale?: boolean; type?: string } = {}): number {
-    const { where, params } = entityFilter(options);
-    return this.#stmt(`SELECT COUNT(*) FROM entities e ${where}`).pluck().get(params) as number;
   }
 
   /**
@@ -138,9 +76,9 @@ export class GraphRepository {
     if (!key) throw new PolyhopError('BAD_INPUT', 'A merge needs a non-blank canonical name');
     const unique = [...new Set(ids)];
     if (unique.length === 0) throw new PolyhopError('BAD_INPUT', 'A merge needs at least one entity');
-    return this.#context.transaction(() => {
+    return this.context.transaction(() => {
       const entities = unique.map((id) => this.getEntity(id) ?? this.#throwNotFound('entity', id));
-      const holder = this.#entityIdByKey(key);
+      const holder = this.entityIdByKey(key);
       if (holder !== undefined && !unique.includes(holder)) {
         const other = this.getEntity(holder);
         throw new PolyhopError(
@@ -159,7 +97,7 @@ export class GraphRepository {
       const changedTriples = new Set<number>();
 
       // Re-point triples; one that now coincides with an existing triple folds into it.
-      const affected = this.#stmt(
+      const affected = this.stmt(
         `SELECT id, source_id AS sourceId, relation, target_id AS targetId, description FROM triples
          WHERE source_id IN (SELECT value FROM json_each(:ids)) OR target_id IN (SELECT value FROM json_each(:ids)) ORDER BY id`,
       ).all({ ids: JSON.stringify(otherIds) }) as {
@@ -174,19 +112,19 @@ export class GraphRepository {
       for (const t of affected) {
         const sourceId = repoint(t.sourceId);
         const targetId = repoint(t.targetId);
-        const twin = this.#stmt(
+        const twin = this.stmt(
           'SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ? AND id <> ?',
         )
           .pluck()
           .get(sourceId, t.relation, targetId, t.id) as number | undefined;
         if (twin === undefined) {
-          this.#stmt('UPDATE triples SET source_id = ?, target_id = ? WHERE id = ?').run(sourceId, targetId, t.id);
+          this.stmt('UPDATE triples SET source_id = ?, target_id = ? WHERE id = ?').run(sourceId, targetId, t.id);
           changedTriples.add(t.id);
         } else {
-          this.#stmt(
+          this.stmt(
             'INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) SELECT ?, chunk_id FROM triple_chunks WHERE triple_id = ?',
           ).run(twin, t.id);
-          this.#stmt('UPDATE triples SET description = COALESCE(description, ?) WHERE id = ?').run(t.description, twin);
+          this.stmt('UPDATE triples SET description = COALESCE(description, ?) WHERE id = ?').run(t.description, twin);
           removed.push(t.id);
         }
       }
@@ -194,30 +132,24 @@ export class GraphRepository {
       for (const id of removed) changedTriples.delete(id);
 
       // Names and aliases of the merged entities move to the kept one.
-      this.#stmt('UPDATE entity_aliases SET entity_id = ? WHERE entity_id IN (SELECT value FROM json_each(?))').run(
+      this.stmt('UPDATE entity_aliases SET entity_id = ? WHERE entity_id IN (SELECT value FROM json_each(?))').run(
         keptId,
         JSON.stringify(otherIds),
       );
       this.#deleteEntities(otherIds);
-      const addAlias = this.#stmt(
-        'INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) VALUES (?, ?, ?)',
-      );
+      const addAlias = this.stmt('INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) VALUES (?, ?, ?)');
       for (const other of others) addAlias.run(entityKey(other.name), other.name, keptId);
       if (renamed) {
-        this.#stmt('DELETE FROM entity_aliases WHERE alias_key = ?').run(key);
-        this.#stmt('UPDATE entities SET name = ?, name_key = ? WHERE id = ?').run(
-          cleanName(canonicalName),
-          key,
-          keptId,
-        );
+        this.stmt('DELETE FROM entity_aliases WHERE alias_key = ?').run(key);
+        this.stmt('UPDATE entities SET name = ?, name_key = ? WHERE id = ?').run(cleanName(canonicalName), key, keptId);
         if (entityKey(kept.name) !== key) addAlias.run(entityKey(kept.name), kept.name, keptId);
         this.#vectors.deleteRows('entity_name', [keptId]);
-        for (const id of this.#stmt('SELECT id FROM triples WHERE source_id = ? OR target_id = ?')
+        for (const id of this.stmt('SELECT id FROM triples WHERE source_id = ? OR target_id = ?')
           .pluck()
           .all(keptId, keptId) as number[])
           changedTriples.add(id);
       }
-      this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id = ?').run(keptId);
+      this.stmt('UPDATE entities SET summary_stale = 1 WHERE id = ?').run(keptId);
       this.#indexEntityText(keptId);
       // Their verbalisation names a merged or renamed entity: re-embed and re-index them.
       this.#vectors.deleteRows('triple', [...changedTriples]);
@@ -231,65 +163,17 @@ export class GraphRepository {
    * did not reach stays stale, so the next run reduces it again), drops the outdated summary vector.
    */
   setEntitySummary(id: number, summary: string, options: { incomplete?: boolean } = {}): void {
-    this.#context.transaction(() => {
-      const changes = this.#stmt('UPDATE entities SET summary = ?, summary_stale = ? WHERE id = ?').run(
+    this.context.transaction(() => {
+      const changes = this.stmt('UPDATE entities SET summary = ?, summary_stale = ? WHERE id = ?').run(
         summary,
         options.incomplete ? 1 : 0,
         id,
       ).changes;
-      if (changes === 0) throw this.#context.notFound('entity', id);
+      if (changes === 0) throw this.context.notFound('entity', id);
       this.#vectors.deleteRows('entity_summary', [id]);
       this.#partials.removeOfEntities([id]);
       this.#indexEntityText(id);
     });
-  }
-
-  /**
-   * Full-text prefix search over names (weighted most), aliases and summaries, in any language;
-   * FTS5 syntax in `query` is inert. An empty query lists entities by name.
-   */
-  searchEntities(query: string, type?: string, limit = 50): EntityRecord[] {
-    const typeFilter = type === undefined ? '' : 'AND e.type = :type';
-    const params = type === undefined ? { limit } : { limit, type };
-    const match = ftsQuery(query, { prefix: true });
-    if (match === null) {
-      const rows = this.#stmt(
-        `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE 1 ${typeFilter} ORDER BY e.name_key LIMIT :limit`,
-      ).all(params) as EntityRow[];
-      return rows.map(toEntity);
-    }
-    const rows = this.#stmt(
-      `SELECT ${ENTITY_COLUMNS} FROM (SELECT rowid AS id, bm25(fts_entity, 10.0, 5.0, 1.0) AS rank FROM fts_entity WHERE fts_entity MATCH :match) f
-       JOIN entities e ON e.id = f.id WHERE 1 ${typeFilter} ORDER BY f.rank, e.id LIMIT :limit`,
-    ).all({ ...params, match }) as EntityRow[];
-    return rows.map(toEntity);
-  }
-
-  /**
-   * Entities whose name or aliases hold words of `name` (full-text, prefix, accents folded), best
-   * first; summaries are not searched (Disambiguate's lexical candidates).
-   */
-  searchEntityNames(name: string, limit = 10): EntityRecord[] {
-    const match = ftsQuery(name, { prefix: true });
-    if (match === null) return [];
-    const rows = this.#stmt(
-      `SELECT ${ENTITY_COLUMNS} FROM (SELECT rowid AS id, bm25(fts_entity, 10.0, 5.0, 1.0) AS rank FROM fts_entity WHERE fts_entity MATCH :match) f
-       JOIN entities e ON e.id = f.id ORDER BY f.rank, e.id LIMIT :limit`,
-    ).all({ match: `{name aliases} : (${match})`, limit }) as EntityRow[];
-    return rows.map(toEntity);
-  }
-
-  /** Entity types by count, most used first; cached until entities change. */
-  entityTypes(): NamedCount[] {
-    return [
-      ...this.#context.derive(
-        'entityTypes',
-        () =>
-          this.#stmt(
-            'SELECT type AS name, COUNT(*) AS count FROM entities GROUP BY type ORDER BY count DESC, name',
-          ).all() as NamedCount[],
-      ),
-    ];
   }
 
   /**
@@ -301,100 +185,35 @@ export class GraphRepository {
     const relation = cleanName(triple.relation);
     if (!relation)
       throw new PolyhopError('BAD_INPUT', 'A triple needs a non-blank relation', { details: { ...triple } });
-    return this.#context.transaction(() => {
-      let id = this.#stmt('SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ?')
+    return this.context.transaction(() => {
+      let id = this.stmt('SELECT id FROM triples WHERE source_id = ? AND relation = ? AND target_id = ?')
         .pluck()
         .get(triple.sourceId, relation, triple.targetId) as number | undefined;
       let changed = false;
       if (id === undefined) {
         for (const entityId of [triple.sourceId, triple.targetId])
-          if (!this.#context.exists('entities', entityId)) throw this.#context.notFound('entity', entityId);
-        id = this.#stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) RETURNING id')
+          if (!this.context.exists('entities', entityId)) throw this.context.notFound('entity', entityId);
+        id = this.stmt('INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) RETURNING id')
           .pluck()
           .get(triple.sourceId, relation, triple.targetId) as number;
-        this.#context.touch();
+        this.context.touch();
         changed = true;
       }
       if (triple.chunkId !== null) {
-        if (!this.#context.exists('chunks', triple.chunkId)) throw this.#context.notFound('chunk', triple.chunkId);
+        if (!this.context.exists('chunks', triple.chunkId)) throw this.context.notFound('chunk', triple.chunkId);
         changed =
-          this.#stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) VALUES (?, ?)').run(id, triple.chunkId)
+          this.stmt('INSERT OR IGNORE INTO triple_chunks (triple_id, chunk_id) VALUES (?, ?)').run(id, triple.chunkId)
             .changes > 0 || changed;
       }
       if (changed)
-        this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (?, ?)').run(triple.sourceId, triple.targetId);
+        this.stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (?, ?)').run(triple.sourceId, triple.targetId);
       return id;
     });
   }
 
   setTripleDescription(id: number, description: string): void {
-    const changes = this.#stmt('UPDATE triples SET description = ? WHERE id = ?').run(description, id).changes;
-    if (changes === 0) throw this.#context.notFound('triple', id);
-  }
-
-  /** Triples in the order of `ids`; unknown ids are skipped. */
-  getTriples(ids: readonly number[]): TripleRecord[] {
-    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(ids),
-    ) as TripleRow[];
-    return inOrder(ids, rows.map(toTriple));
-  }
-
-  triplesOfEntity(entityId: number, direction: TripleDirection = 'both', limit = 10_000): TripleRecord[] {
-    let where: string;
-    switch (direction) {
-      case 'out':
-        where = 't.source_id = :id';
-        break;
-      case 'in':
-        where = 't.target_id = :id';
-        break;
-      case 'both':
-        where =
-          't.id IN (SELECT id FROM triples WHERE source_id = :id UNION SELECT id FROM triples WHERE target_id = :id)';
-        break;
-      default:
-        throw missingCase(direction);
-    }
-    const rows = this.#stmt(`${TRIPLE_SELECT} WHERE ${where} ORDER BY t.id LIMIT :limit`).all({
-      id: entityId,
-      limit,
-    }) as TripleRow[];
-    return rows.map(toTriple);
-  }
-
-  /** Triples with provenance in any of the chunks, by id. */
-  triplesOfChunks(chunkIds: readonly number[]): TripleRecord[] {
-    const rows = this.#stmt(
-      `${TRIPLE_SELECT} WHERE t.id IN (SELECT triple_id FROM triple_chunks WHERE chunk_id IN (SELECT value FROM json_each(?))) ORDER BY t.id`,
-    ).all(JSON.stringify(chunkIds)) as TripleRow[];
-    return rows.map(toTriple);
-  }
-
-  countTriples(): number {
-    return this.#stmt('SELECT COUNT(*) FROM triples').pluck().get() as number;
-  }
-
-  /** Triples with the entity as source or target. */
-  countTriplesOfEntity(entityId: number): number {
-    return this.#stmt(
-      'SELECT (SELECT COUNT(*) FROM triples WHERE source_id = :id) + (SELECT COUNT(*) FROM triples WHERE target_id = :id AND source_id <> :id)',
-    )
-      .pluck()
-      .get({ id: entityId }) as number;
-  }
-
-  /** Relations by count, most used first; cached until triples change. */
-  relations(): NamedCount[] {
-    return [
-      ...this.#context.derive(
-        'relations',
-        () =>
-          this.#stmt(
-            'SELECT relation AS name, COUNT(*) AS count FROM triples GROUP BY relation ORDER BY count DESC, name',
-          ).all() as NamedCount[],
-      ),
-    ];
+    const changes = this.stmt('UPDATE triples SET description = ? WHERE id = ?').run(description, id).changes;
+    if (changes === 0) throw this.context.notFound('triple', id);
   }
 
   /**
@@ -406,23 +225,23 @@ export class GraphRepository {
    * BAD_INPUT for a blank name or relation.
    */
   addImportedRecords(records: ImportedRecords): void {
-    const idByName = this.#stmt('SELECT id FROM entities WHERE name_key = ?').pluck();
+    const idByName = this.stmt('SELECT id FROM entities WHERE name_key = ?').pluck();
     // Triples mostly name entities of their own batch: those are found without a query.
     const created = new Map<string, number>();
     const idOf = (name: string): number => {
       const id = created.get(name) ?? (idByName.get(entityKey(name)) as number | undefined);
       if (id === undefined)
-        throw new PolyhopError('NOT_FOUND', `No entity named "${name}" in knowledge base "${this.#context.name()}"`, {
+        throw new PolyhopError('NOT_FOUND', `No entity named "${name}" in knowledge base "${this.context.name()}"`, {
           details: { what: 'entity', name },
         });
       return id;
     };
-    this.#context.transaction(() => {
-      this.#context.touch();
-      const insertEntity = this.#stmt(
+    this.context.transaction(() => {
+      this.context.touch();
+      const insertEntity = this.stmt(
         'INSERT INTO entities (name, name_key, type, summary_stale) VALUES (?, ?, ?, 1) ON CONFLICT (name_key) DO NOTHING RETURNING id',
       ).pluck();
-      const indexEntity = this.#stmt("INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, '', '')");
+      const indexEntity = this.stmt("INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, '', '')");
       for (const { name, type } of records.entities) {
         const key = entityKey(name);
         if (!key) throw new PolyhopError('BAD_INPUT', 'An entity needs a non-blank name', { details: { name } });
@@ -431,10 +250,10 @@ export class GraphRepository {
         indexEntity.run(id, ftsDocument(cleanName(name)));
         created.set(name, id);
       }
-      const insertTriple = this.#stmt(
+      const insertTriple = this.stmt(
         'INSERT INTO triples (source_id, relation, target_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id',
       ).pluck();
-      const indexTriple = this.#stmt('INSERT INTO fts_triple (rowid, text) VALUES (?, ?)');
+      const indexTriple = this.stmt('INSERT INTO fts_triple (rowid, text) VALUES (?, ?)');
       for (const t of records.triples) {
         const relation = cleanName(t.relation);
         if (!relation)
@@ -452,7 +271,7 @@ export class GraphRepository {
 
   /** Records other names of an entity (e.g. an imported node's further labels); names taken by another entity are skipped. */
   addAliases(entityId: number, aliases: readonly string[]): void {
-    const add = this.#stmt(
+    const add = this.stmt(
       'INSERT OR IGNORE INTO entity_aliases (alias_key, alias, entity_id) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM entities WHERE name_key = ?)',
     );
     for (const alias of aliases) {
@@ -461,46 +280,12 @@ export class GraphRepository {
     }
   }
 
-  /** Every entity, by id. */
-  *iterateEntities(options: Omit<IterateOptions, 'documentId'> = {}): Generator<EntityRecord> {
-    for (const row of paged<EntityRow>(
-      this.#context.statements,
-      `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id > :after ORDER BY e.id LIMIT :limit`,
-      {},
-      options.batchSize,
-    )) {
-      yield toEntity(row);
-    }
-  }
-
-  /** Every triple (or those with provenance in one document's chunks), by id. */
-  *iterateTriples(options: IterateOptions = {}): Generator<TripleRecord> {
-    const byDocument =
-      options.documentId === undefined
-        ? ''
-        : 'AND t.id IN (SELECT tc.triple_id FROM triple_chunks tc JOIN chunks c ON c.id = tc.chunk_id WHERE c.document_id = :documentId)';
-    const params = options.documentId === undefined ? {} : { documentId: options.documentId };
-    for (const row of paged<TripleRow>(
-      this.#context.statements,
-      `${TRIPLE_SELECT} WHERE t.id > :after ${byDocument} ORDER BY t.id LIMIT :limit`,
-      params,
-      options.batchSize,
-    )) {
-      yield toTriple(row);
-    }
-  }
-
-  #entityIdByKey(key: string): number | undefined {
-    return (this.#stmt('SELECT id FROM entities WHERE name_key = ?').pluck().get(key) ??
-      this.#stmt('SELECT entity_id FROM entity_aliases WHERE alias_key = ?').pluck().get(key)) as number | undefined;
-  }
-
   /** Keeps the entity's FTS row (name, aliases, summary) in step with the entity. */
   #indexEntityText(id: number): void {
-    this.#stmt('DELETE FROM fts_entity WHERE rowid = ?').run(id);
+    this.stmt('DELETE FROM fts_entity WHERE rowid = ?').run(id);
     const entity = this.getEntity(id);
     if (!entity) return;
-    this.#stmt('INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, ?, ?)').run(
+    this.stmt('INSERT INTO fts_entity (rowid, name, aliases, summary) VALUES (?, ?, ?, ?)').run(
       id,
       ftsDocument(entity.name),
       ftsDocument(entity.aliases.join(' \n ')),
@@ -510,22 +295,22 @@ export class GraphRepository {
 
   #deleteTriples(ids: number[]): void {
     if (ids.length === 0) return;
-    this.#context.touch();
+    this.context.touch();
     this.#vectors.deleteRows('triple', ids);
     this.#textIndex.removeText('triple', ids);
-    this.#stmt('DELETE FROM triples WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids));
+    this.stmt('DELETE FROM triples WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids));
   }
 
   /** Deletes entities that no triple references, with their vectors and FTS rows (aliases cascade). */
   #deleteEntities(ids: number[]): void {
     if (ids.length === 0) return;
-    this.#context.touch();
+    this.context.touch();
     this.#vectors.deleteRows('entity_name', ids);
     this.#vectors.deleteRows('entity_summary', ids);
     this.#partials.removeOfEntities(ids);
     const json = JSON.stringify(ids);
-    this.#stmt('DELETE FROM fts_entity WHERE rowid IN (SELECT value FROM json_each(?))').run(json);
-    this.#stmt('DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))').run(json);
+    this.stmt('DELETE FROM fts_entity WHERE rowid IN (SELECT value FROM json_each(?))').run(json);
+    this.stmt('DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))').run(json);
   }
 
   /**
@@ -535,18 +320,18 @@ export class GraphRepository {
    */
   removeTriplesOnlyFrom(chunkIds: readonly number[]): { removedTripleIds: number[]; touchedEntityIds: number[] } {
     const chunks = JSON.stringify(chunkIds);
-    const supported = this.#stmt(
+    const supported = this.stmt(
       'SELECT DISTINCT triple_id FROM triple_chunks WHERE chunk_id IN (SELECT value FROM json_each(?))',
     )
       .pluck()
       .all(chunks) as number[];
-    const doomed = this.#stmt(
+    const doomed = this.stmt(
       `SELECT s.value FROM json_each(:supported) s WHERE NOT EXISTS (
          SELECT 1 FROM triple_chunks tc WHERE tc.triple_id = s.value AND tc.chunk_id NOT IN (SELECT value FROM json_each(:chunks)))`,
     )
       .pluck()
       .all({ supported: JSON.stringify(supported), chunks }) as number[];
-    const touched = this.#stmt(
+    const touched = this.stmt(
       `SELECT source_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids)) UNION SELECT target_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids))`,
     )
       .pluck()
@@ -560,7 +345,7 @@ export class GraphRepository {
    * stale; returns both, by id. Runs in the caller's transaction.
    */
   removeOrphans(entityIds: readonly number[]): { removedEntityIds: number[]; touchedEntityIds: number[] } {
-    const orphans = this.#stmt(
+    const orphans = this.stmt(
       `SELECT e.value FROM json_each(?) e WHERE NOT EXISTS (SELECT 1 FROM triples WHERE source_id = e.value)
          AND NOT EXISTS (SELECT 1 FROM triples WHERE target_id = e.value)`,
     )
@@ -569,7 +354,7 @@ export class GraphRepository {
     this.#deleteEntities(orphans);
     const survivors = entityIds.filter((id) => !orphans.includes(id)).sort((a, b) => a - b);
     this.#partials.removeOfEntities(survivors);
-    this.#stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (SELECT value FROM json_each(?))').run(
+    this.stmt('UPDATE entities SET summary_stale = 1 WHERE id IN (SELECT value FROM json_each(?))').run(
       JSON.stringify(survivors),
     );
     return { removedEntityIds: orphans.sort((a, b) => a - b), touchedEntityIds: survivors };
@@ -577,39 +362,13 @@ export class GraphRepository {
 
   /** @internal Deletes every entity, alias and triple with their text rows (not their vectors), in the caller's transaction. */
   clear(): void {
-    this.#context.db
+    this.context.db
       .exec(`INSERT INTO fts_triple (fts_triple) VALUES ('delete-all'); INSERT INTO fts_entity (fts_entity) VALUES ('delete-all');
       DELETE FROM triples; DELETE FROM entity_aliases; DELETE FROM entities;`);
-    this.#context.touch();
-  }
-
-  #stmt(sql: string) {
-    return this.#context.statements.get(sql);
+    this.context.touch();
   }
 
   #throwNotFound(what: string, id: number): never {
-    throw this.#context.notFound(what, id);
+    throw this.context.notFound(what, id);
   }
-}
-
-function entityFilter(options: { stale?: boolean; type?: string }): { where: string; params: Record<string, unknown> } {
-  const clauses: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (options.stale !== undefined) {
-    clauses.push('e.summary_stale = :stale');
-    params.stale = options.stale ? 1 : 0;
-  }
-  if (options.type !== undefined) {
-    clauses.push('e.type = :type');
-    params.type = options.type;
-  }
-  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
-}
-
-function toEntity(row: EntityRow): EntityRecord {
-  return { ...row, summaryStale: row.summaryStale === 1, aliases: (JSON.parse(row.aliases) as string[]).sort() };
-}
-
-function toTriple(row: TripleRow): TripleRecord {
-  return { ...row, chunkIds: JSON.parse(row.chunkIds) as number[] };
 }

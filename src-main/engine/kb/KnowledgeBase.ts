@@ -32,7 +32,8 @@ export interface KnowledgeBaseOptions {
 }
 
 export type { KnnOptions } from './VectorIndexRepository.js';
-export type { ImportedRecords, ListEntitiesOptions } from './GraphRepository.js';
+export type { ImportedRecords } from './GraphRepository.js';
+export type { ListEntitiesOptions } from './GraphReader.js';
 export type { IterateOptions } from './utils/rows.js';
 
 /**
@@ -75,13 +76,14 @@ export class KnowledgeBase {
   readonly documents: DocumentRepository;
   /** Paged documents' pages as indexed (DocumentPageRepository.ts). */
   readonly pages: DocumentPageRepository;
-  /** Entities, aliases, merges and triples (GraphRepository.ts). */
+  /** Entities, aliases, merges and triples (GraphRepository.ts; its reads in GraphReader.ts). */
   readonly graph: GraphRepository;
   /** Meta and settings (MetaRepository.ts). */
   readonly metadata: MetaRepository;
   /** The embedder record, vectors and the sign-bit index (VectorIndexRepository.ts). */
   readonly vectors: VectorIndexRepository;
-  #storeJournal: StoreJournal | undefined;
+  /** The change journal and sync state of this KB's external SPARQL store (kb/store/StoreJournal.ts). */
+  readonly storeJournal: StoreJournal;
 
   private constructor(file: string, db: Db) {
     this.file = file;
@@ -112,6 +114,7 @@ export class KnowledgeBase {
     this.graph = new GraphRepository(context, this.vectors, this.textIndex, this.partialSummaries);
     this.documents = new DocumentRepository(context, this.graph, this.vectors, this.textIndex);
     this.pages = new DocumentPageRepository(context);
+    this.storeJournal = new StoreJournal(context);
   }
 
   /**
@@ -212,11 +215,6 @@ export class KnowledgeBase {
       this.#contentGeneration++;
       throw error;
     }
-  }
-
-  /** The change journal and sync state of this KB's external SPARQL store (kb/store/). */
-  storeJournal(): StoreJournal {
-    return (this.#storeJournal ??= new StoreJournal(this.#db));
   }
 
   // ── imported RDF ────────────────────────────────────────────────────────────

@@ -1,4 +1,4 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { RepositoryContext } from '../RepositoryContext.js';
 import type { StoreSyncView } from './StoreStatus.js';
 
 export type JournalKind = 'document' | 'entity';
@@ -17,16 +17,16 @@ export interface StoreSyncState extends StoreSyncView {
  * changes made during a sync for the next one.
  */
 export class StoreJournal {
-  readonly #db: Db;
+  readonly #context: RepositoryContext;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(context: RepositoryContext) {
+    this.#context = context;
   }
 
   state(): StoreSyncState {
-    const row = this.#db
-      .prepare('SELECT tracking, target, full_needed, published_at, synced_at, last_error FROM store_sync WHERE id = 1')
-      .get() as
+    const row = this.#stmt(
+      'SELECT tracking, target, full_needed, published_at, synced_at, last_error FROM store_sync WHERE id = 1',
+    ).get() as
       | {
           tracking: number;
           target: string | null;
@@ -40,8 +40,7 @@ export class StoreJournal {
     const count = (kind: JournalKind): number =>
       fullNeeded
         ? 0
-        : (this.#db
-            .prepare('SELECT COUNT(DISTINCT record_id) FROM store_journal WHERE kind = ?')
+        : (this.#stmt('SELECT COUNT(DISTINCT record_id) FROM store_journal WHERE kind = ?')
             .pluck()
             .get(kind) as number);
     return {
@@ -58,78 +57,75 @@ export class StoreJournal {
 
   /** Starts noting changes for the store at `target`; another target than the published one needs a full publish. */
   track(target: string): void {
-    this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          'INSERT INTO store_sync (id, tracking, full_needed) VALUES (1, 1, 1) ON CONFLICT (id) DO UPDATE SET tracking = 1',
-        )
-        .run();
-      this.#db.prepare('UPDATE store_sync SET full_needed = 1 WHERE id = 1 AND target IS NOT ?').run(target);
-    })();
+    this.#context.transaction(() => {
+      this.#stmt(
+        'INSERT INTO store_sync (id, tracking, full_needed) VALUES (1, 1, 1) ON CONFLICT (id) DO UPDATE SET tracking = 1',
+      ).run();
+      this.#stmt('UPDATE store_sync SET full_needed = 1 WHERE id = 1 AND target IS NOT ?').run(target);
+    });
   }
 
   /** Stops noting changes and forgets the sync state (the store itself is left as it is). */
   untrack(): void {
-    this.#db.transaction(() => {
-      this.#db.prepare('DELETE FROM store_sync').run();
-      this.#db.prepare('DELETE FROM store_journal').run();
-    })();
+    this.#context.transaction(() => {
+      this.#stmt('DELETE FROM store_sync').run();
+      this.#stmt('DELETE FROM store_journal').run();
+    });
   }
 
   /** Asks the next sync to publish in full. */
   requestFull(): void {
-    this.#db.prepare('UPDATE store_sync SET full_needed = 1 WHERE id = 1').run();
+    this.#stmt('UPDATE store_sync SET full_needed = 1 WHERE id = 1').run();
   }
 
   /** The newest journal row: what a sync starting now covers. */
   watermark(): number {
-    return (this.#db.prepare('SELECT COALESCE(MAX(seq), 0) FROM store_journal').pluck().get() as number) ?? 0;
+    return (this.#stmt('SELECT COALESCE(MAX(seq), 0) FROM store_journal').pluck().get() as number) ?? 0;
   }
 
   /** Distinct record ids of `kind` noted up to `upTo`, ascending. */
   pending(kind: JournalKind, upTo: number): number[] {
-    return this.#db
-      .prepare('SELECT DISTINCT record_id FROM store_journal WHERE kind = ? AND seq <= ? ORDER BY record_id')
+    return this.#stmt('SELECT DISTINCT record_id FROM store_journal WHERE kind = ? AND seq <= ? ORDER BY record_id')
       .pluck()
       .all(kind, upTo) as number[];
   }
 
   /** Notes records a sync must still send (entities a changed document linked to), as the triggers would. */
   note(kind: JournalKind, ids: readonly number[]): void {
-    const insert = this.#db.prepare('INSERT INTO store_journal (kind, record_id) VALUES (?, ?)');
-    this.#db.transaction(() => {
+    const insert = this.#stmt('INSERT INTO store_journal (kind, record_id) VALUES (?, ?)');
+    this.#context.transaction(() => {
       for (const id of ids) insert.run(kind, id);
-    })();
+    });
   }
 
   /** The store has these records as of `upTo`: their journal rows up to there go. */
   acknowledge(kind: JournalKind, ids: readonly number[], upTo: number): void {
-    const remove = this.#db.prepare('DELETE FROM store_journal WHERE kind = ? AND record_id = ? AND seq <= ?');
-    this.#db.transaction(() => {
+    const remove = this.#stmt('DELETE FROM store_journal WHERE kind = ? AND record_id = ? AND seq <= ?');
+    this.#context.transaction(() => {
       for (const id of ids) remove.run(kind, id, upTo);
-    })();
+    });
   }
 
   /** A full publish that began at `upTo` completed into `target`. */
   markPublished(target: string, upTo: number): void {
     const now = new Date().toISOString();
-    this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          'UPDATE store_sync SET full_needed = 0, target = ?, published_at = ?, synced_at = ?, last_error = NULL WHERE id = 1',
-        )
-        .run(target, now, now);
-      this.#db.prepare('DELETE FROM store_journal WHERE seq <= ?').run(upTo);
-    })();
+    this.#context.transaction(() => {
+      this.#stmt(
+        'UPDATE store_sync SET full_needed = 0, target = ?, published_at = ?, synced_at = ?, last_error = NULL WHERE id = 1',
+      ).run(target, now, now);
+      this.#stmt('DELETE FROM store_journal WHERE seq <= ?').run(upTo);
+    });
   }
 
   markSynced(): void {
-    this.#db
-      .prepare('UPDATE store_sync SET synced_at = ?, last_error = NULL WHERE id = 1')
-      .run(new Date().toISOString());
+    this.#stmt('UPDATE store_sync SET synced_at = ?, last_error = NULL WHERE id = 1').run(new Date().toISOString());
   }
 
   setError(message: string): void {
-    this.#db.prepare('UPDATE store_sync SET last_error = ? WHERE id = 1').run(message.slice(0, 2000));
+    this.#stmt('UPDATE store_sync SET last_error = ? WHERE id = 1').run(message.slice(0, 2000));
+  }
+
+  #stmt(sql: string) {
+    return this.#context.statements.get(sql);
   }
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
 import { StoreJournal } from '../../../../src-main/engine/kb/store/StoreJournal.js';
+import { bareRepositoryContext } from '../../../support/bareRepositoryContext.js';
 
 describe('migration 0006_store_journal', () => {
   let db: Database.Database;
@@ -34,13 +35,13 @@ describe('migration 0006_store_journal', () => {
     addDocument('/untracked.txt');
     addEntity('Odysseus');
     expect(db.prepare('SELECT COUNT(*) FROM store_journal').pluck().get()).toBe(0);
-    expect(new StoreJournal(db).state()).toMatchObject({ tracking: false, fullNeeded: true });
+    expect(new StoreJournal(bareRepositoryContext(db)).state()).toMatchObject({ tracking: false, fullNeeded: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   });
 
   it('while tracking, notes the documents and entities whose RDF changes, and acknowledges only up to the watermark', () => {
     migrate(db, ':memory:');
-    const journal = new StoreJournal(db);
+    const journal = new StoreJournal(bareRepositoryContext(db));
     journal.track('store-a');
     journal.markPublished('store-a', journal.watermark());
     const doc = addDocument('/a.txt');

@@ -247,7 +247,7 @@ describe('external store protocol', () => {
       config: null,
       sync: null,
     });
-    expect(engine.kbs.get('restored').kb.storeJournal().state().tracking).toBe(false);
+    expect(engine.kbs.get('restored').kb.storeJournal.state().tracking).toBe(false);
     expect(await engine.call('store:sync', { kb: 'restored' })).toMatchObject({
       ok: false,
       error: { code: 'NOT_FOUND' },

@@ -1,5 +1,6 @@
 import type { EmbedOptions, Embedder } from '../../../../src-main/engine/models/Embedder.js';
 import { NgramEmbedder } from '../../../support/NgramEmbedder.js';
+import { seededRandom } from '../../../support/seededRandom.js';
 
 /** Options of {@link CrowdedEmbedder}. */
 export interface CrowdedEmbedderOptions {
@@ -59,16 +60,10 @@ export class CrowdedEmbedder implements Embedder {
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A fixed pseudo-random unit direction (mulberry32 on `seed`). */
+/** A fixed pseudo-random unit direction (the engine's mulberry32 on `seed`). */
 function direction(dimension: number, seed: number): Float32Array {
-  let s = seed * 0x9e3779b9;
-  const next = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
-  return unit(Float32Array.from({ length: dimension }, next));
+  const random = seededRandom(seed * 0x9e3779b9);
+  return unit(Float32Array.from({ length: dimension }, () => random() - 0.5));
 }
 
 function unit(v: Float32Array): Float32Array {
