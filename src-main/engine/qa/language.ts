@@ -52,6 +52,12 @@ const CONFIDENT_RATIO = 2;
 const CONFIDENT_SCORE = 0.4;
 const MAX_CANDIDATES = 5;
 
+/** The language a text reads as when it is clearly not `expected`, else null (too short, names only, or right). */
+export function writtenLanguage(text: string, expected: string): string | null {
+  const guess = guessLanguage(text.replace(/\[\d+(?:\s*[,;]\s*\d+)*\]/g, ' '), { kbLanguages: [expected] });
+  return guess.confident && guess.language !== expected ? guess.language : null;
+}
+
 /**
  * The language of a short, name-heavy text such as a question. A statistical detector reads names
  * as their language ("Who painted La Gioconda?" is Italian, "Where is Reykjavík?" Icelandic, both

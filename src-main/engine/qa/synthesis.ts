@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
 import { fence } from '../base/fence.js';
-import { guessLanguage, languageName } from './language.js';
+import { languageName, writtenLanguage } from './language.js';
 import type { PolyhopError } from '../base/errors.js';
 import type { LlmUsage } from '../models/Llm.js';
 import { JsonStringFieldStream } from '../models/JsonStringFieldStream.js';
@@ -171,12 +171,6 @@ export async function finalAnswer(
     };
   }
   return reply;
-}
-
-/** The language an answer reads as when it is clearly not `expected`, else null (too short, names only, or right). */
-function writtenLanguage(text: string, expected: string): string | null {
-  const guess = guessLanguage(text.replace(/\[\d+(?:\s*[,;]\s*\d+)*\]/g, ' '), { kbLanguages: [expected] });
-  return guess.confident && guess.language !== expected ? guess.language : null;
 }
 
 /** One {@link FinalAnswerSchema} call; a reply cut by the token budget (or otherwise broken) keeps what it wrote. */

@@ -215,4 +215,25 @@ describe('dapt with a small model', () => {
     const wife = solves(answer).find((s) => s.regenerations)!;
     expect(wife.regenerationDroppedForBudget?.length).toBeGreaterThan(0);
   });
+
+  it('refuses a source-language graph written in English: the Italian path keeps the question as asked', async () => {
+    // A small model told to decompose in Italian answers with the English decomposition (prose in the wrong language).
+    const englishForItalian: ScriptRule = {
+      prompt: 'qa/dapt-decompose',
+      when: (v) => v.language === 'Italian',
+      reply: () => ({
+        subQuestions: [
+          { id: '1', question: 'Who was the king of Ithaca?', dependsOn: [] },
+          { id: '2', question: 'Who was the wife of #1?', dependsOn: ['1'] },
+        ],
+      }),
+    };
+    const { answer } = await run([englishForItalian]);
+    const plan = answer.trace.find((s) => s.step === 'plan')!.detail as Record<string, unknown>;
+    expect(plan.sourceRejected).toMatch(/written in English, not Italian/);
+    expect(plan.source).toEqual([{ id: '1', question: WIFE_OF_KING.it, dependsOn: [] }]);
+    // The English graph still plans both hops, and the answer is found.
+    expect((plan.english as unknown[]).length).toBe(2);
+    expect(answer.text).toMatch(/Penelope/);
+  });
 });

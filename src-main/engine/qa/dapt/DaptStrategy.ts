@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cosine } from '../../models/Embedder.js';
 import { EvidencePool, evidenceBrief, type EvidenceItem } from '../EvidencePool.js';
 import { fence } from '../../base/fence.js';
-import { isEnglish, languageName } from '../language.js';
+import { isEnglish, languageName, writtenLanguage } from '../language.js';
 import { isInvalidOutput, type QaRun, type StepScope } from '../QaRun.js';
 import { answerWith, budgetNote, fitEvidence, formatEvidence } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
@@ -117,7 +117,10 @@ async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; 
   });
 }
 
-/** One decomposition; an invalid or cyclic graph degrades to the whole question as one node (the paper's "w/o decomposition"). */
+/**
+ * One decomposition; an invalid or cyclic graph, or one written in another language than asked,
+ * degrades to the whole question as one node (the paper's "w/o decomposition").
+ */
 async function decompose(
   s: StepScope,
   question: string,
@@ -133,8 +136,15 @@ async function decompose(
   try {
     if (value) {
       const nodes = validateSubQuestions(value.subQuestions, maxNodes);
-      s.detail[label] = nodes;
-      return nodes;
+      // A small model asked for source-language sub-questions may write them in English: that graph
+      // would fuse node for node with the English one and the source-language path would be lost.
+      const written = writtenLanguage(nodes.map((n) => n.question).join(' '), language);
+      if (written === null) {
+        s.detail[label] = nodes;
+        return nodes;
+      }
+      s.detail[`${label}Rejected`] =
+        `its sub-questions are written in ${languageName(written)}, not ${languageName(language)}: the whole question stands as one node`;
     }
   } catch (error) {
     if (!isInvalidOutput(error)) throw error;
