@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import oxigraph from 'oxigraph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreStatus } from '../../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../../src-main/engine/api/Engine.js';
 import type { AnswerGraphRecord } from '../../../../src-main/engine/kb/AnswerGraphRepository.js';
 import { SparqlStoreClient } from '../../../../src-main/engine/kb/store/SparqlStoreClient.js';
@@ -10,6 +11,8 @@ import { ANSWERS_GRAPH, syncAnswers } from '../../../../src-main/engine/kb/store
 import { startConformingStore } from '../../../support/conformingStore.js';
 import { NgramEmbedder } from '../../../support/NgramEmbedder.js';
 import { call, runJobToEnd, tempEngine } from '../../../support/tempEngine.js';
+import { QaEmbedder, WIFE_OF_KING } from '../../qa/support/qaScript.js';
+import { corpusLlm } from '../../security/support/fullRun.js';
 
 /**
  * Issue 24: answer graphs (each answer's PROV-O graph, in its own named graph) go to the external
@@ -91,6 +94,35 @@ describe('answer graphs in the external store', () => {
     // A full publish sends them all again, to the same graphs.
     expect((await runJobToEnd(engine, 'store:publish', { kb: 'letters' })).result).toMatchObject({ answers: 2 });
     expect(inGraph(second).filter((q) => q.predicate.value === `${PH}hasShortAnswer`)).toHaveLength(1);
+  });
+});
+
+describe('an answer given', () => {
+  it('starts the auto-sync, which sends its graph', async () => {
+    const { engine, dispose } = await tempEngine({ llm: corpusLlm(), embedder: new QaEmbedder() });
+    try {
+      await call(engine, 'kb:create', { name: 'asked' });
+      await call(engine, 'store:set', { kb: 'asked', queryUrl: store.url, graphIri: `${KB_GRAPH}/asked` });
+      const asked = await runJobToEnd(engine, 'qa:ask', {
+        kb: 'asked',
+        question: WIFE_OF_KING.en,
+        strategy: 'llm-only',
+        thread: 'new',
+      });
+      expect(asked.error).toBeNull();
+      // The sync may have ended already; else it is let finish.
+      const { jobId } = await call<StoreStatus>(engine, 'store:show', { kb: 'asked' });
+      if (jobId) expect(await engine.jobs.settled(jobId)).toMatchObject({ status: 'done' });
+      expect((await call<StoreStatus>(engine, 'store:show', { kb: 'asked' })).sync).toMatchObject({ lastError: null });
+      const base = engine.kbs.get('asked').kb.metadata.meta().baseIri;
+      const graphs = store.store
+        .match(null, named('https://polyhop.app/store#answerOf'), named(`${KB_GRAPH}/asked`), named(ANSWERS_GRAPH))
+        .map((q) => q.subject.value);
+      expect(graphs).toEqual([`${base}answer/1`]);
+      expect(inGraph(graphs[0]!).length).toBeGreaterThan(2);
+    } finally {
+      await dispose();
+    }
   });
 });
 
