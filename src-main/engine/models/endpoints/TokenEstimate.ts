@@ -13,12 +13,21 @@ const LATIN = /[\p{sc=Latin}\s]/u;
 const ALPHABET = /[\p{sc=Cyrillic}\p{sc=Greek}\p{sc=Armenian}\p{sc=Georgian}\p{sc=Hebrew}\p{sc=Arabic}\p{sc=Syriac}\p{sc=Thaana}]/u;
 const SYMBOL = /[\p{N}\p{P}\p{S}]/u;
 
-export function scriptClass(char: string): ScriptClass {
+function classify(char: string): ScriptClass {
   if (CJK.test(char)) return 'cjk';
   if (LATIN.test(char)) return 'latin';
   if (ALPHABET.test(char)) return 'alphabet';
   if (SYMBOL.test(char)) return 'symbol';
   return 'other';
+}
+
+/** ASCII looked up, not matched: prompts of tens of thousands of characters are counted often. */
+const ASCII_CLASSES: readonly ScriptClass[] = Array.from({ length: 128 }, (_, code) => classify(String.fromCharCode(code)));
+
+/** The class of one character (a code point). */
+export function scriptClass(char: string): ScriptClass {
+  const code = char.charCodeAt(0);
+  return code < 128 ? (ASCII_CLASSES[code] as ScriptClass) : classify(char);
 }
 
 type PerClass = Record<ScriptClass, number>;
