@@ -4,7 +4,7 @@ import { CliError, type CliContext } from './CliContext.js';
 import { StreamedAnswer } from './StreamedAnswer.js';
 
 /** `polyhop ask QUESTION --kb NAME`: one answer with its sources (and, with --thread, a follow-up). */
-export function registerAskCommand(program: Command, { job, out, json }: CliContext): void {
+export function registerAskCommand(program: Command, { job, out, json, storeSynced }: CliContext): void {
   program
     .command('ask <question>')
     .description('answer a question over a knowledge base, with citations')
@@ -74,6 +74,8 @@ export function registerAskCommand(program: Command, { job, out, json }: CliCont
               `\nThread ${answer.thread.id}, turn ${answer.thread.position}: continue with --thread ${answer.thread.id}`,
             );
         });
+        // The answer's graph goes to an auto-synced external store; exiting would cancel that.
+        await storeSynced(opts.kb);
       },
     );
 }

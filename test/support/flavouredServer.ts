@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { NgramEmbedder } from './NgramEmbedder.js';
 import { embedReply } from './flavouredEmbeddings.js';
-import { modelCard, notFound, readJson, reply, toyTokens, vllmError } from './flavouredWire.js';
+import { TOY_TOKEN, modelCard, notFound, readJson, reply, toyTokens, vllmError } from './flavouredWire.js';
 
 export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
 
@@ -425,7 +425,7 @@ function splitThought(
 
 /** `text` cut after `limit` tokens (whole text when it has fewer). */
 function cutAtTokens(text: string, limit: number): { text: string; tokens: number; cut: boolean } {
-  const re = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+  const re = new RegExp(TOY_TOKEN);
   let count = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (count === limit) return { text: text.slice(0, m.index), tokens: count, cut: true };

@@ -3,9 +3,19 @@ import type { ServerFlavour } from './flavouredServer.js';
 
 /** What the inference-server doubles (flavouredServer.ts) share on the wire: the toy tokenizer, bodies, errors. */
 
-/** The double's tokenizer: words and punctuation marks. */
+/**
+ * The double's tokens, as a real vocabulary cuts each script: a Latin word (digits and `_`
+ * included) is one token; every Han character is one (BERT's WordPiece splits each off,
+ * google-research/bert tokenization.py `_tokenize_chinese_chars`), and kana and Hangul are taken
+ * alike here; words of other scripts (Cyrillic, Greek,
+ * Arabic…) go in pieces of two letters, as a vocabulary with few merges for them cuts them; every
+ * other mark is a token.
+ */
+export const TOY_TOKEN =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]|[\p{sc=Latin}\p{N}_]+|\p{L}{1,2}|[^\s\p{L}\p{N}_]/gu;
+
 export function toyTokens(text: string): string[] {
-  return text.match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu) ?? [];
+  return text.match(TOY_TOKEN) ?? [];
 }
 
 /** Tokens an embedding input takes: its text and the model's two special tokens ([CLS], [SEP]). */

@@ -7,7 +7,7 @@ import type { KbSession } from './KbSessions.js';
 
 /**
  * Files an answer as data: its PROV-O graph (qa/answerGraph.ts) stored with the history entry,
- * then added to the RDF view. The graph records the settings the strategy ran with, the models'
+ * then added to the RDF view and, with an auto-synced external store, sent there. The graph records the settings the strategy ran with, the models'
  * identities and the cited documents' content hashes, so it can be checked after the KB changes.
  */
 export async function recordAnswerGraph(
@@ -34,4 +34,6 @@ export async function recordAnswerGraph(
   });
   kb.answers.record(entry.historyId, graph);
   await updateView(session.rdf.answersChanged([entry.historyId]));
+  // A store with auto-sync gets the answer's graph too.
+  engine.stores.changed(session.name);
 }

@@ -19,6 +19,7 @@ import { parseSparql } from '../rdf/sparqlForm.js';
 import { type GraphOwner, claimGraph } from './graphOwner.js';
 import { pagedSelect } from './pagedSelect.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
+import { syncAnswers } from './syncAnswers.js';
 import type { StoreJournal } from './StoreJournal.js';
 
 export interface StoreSyncProgress {
@@ -50,11 +51,14 @@ export interface StoreSyncResult {
   quads: number;
   documents: number;
   entities: number;
+  /** Answer graphs sent or dropped (syncAnswers.ts). */
+  answers: number;
 }
 
 /**
  * Brings the store's copy of a KB up to date: a full publish when one is due (see
- * StoreSyncState.fullNeeded), else the journal's changes. Either way a failure (the store gone,
+ * StoreSyncState.fullNeeded), else the journal's changes; then the answer graphs, each in its
+ * own named graph (syncAnswers.ts: all of them after a full publish). Either way a failure (the store gone,
  * a cancel) leaves the journal holding what was not confirmed and the error recorded, and the next
  * call picks up from there: every step deletes what it is about to write, so repeating one is
  * harmless.
@@ -80,9 +84,15 @@ export async function syncStore(
     // Another KB's statements may be in the graph: taking it over replaces them all.
     if (options.takeOver) journal.requestFull();
     const state = journal.state();
-    return state.fullNeeded || state.target !== options.target
-      ? await publishAll(source, client, journal, options)
-      : await syncChanges(source, client, journal, options);
+    const result =
+      state.fullNeeded || state.target !== options.target
+        ? await publishAll(source, client, journal, options)
+        : await syncChanges(source, client, journal, options);
+    const answers = await syncAnswers(source, client, {
+      full: result.mode === 'full',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { ...result, answers: answers.sent + answers.dropped };
   } catch (error) {
     journal.setError(
       isCancellation(error) ? 'cancelled before it completed' : error instanceof Error ? error.message : String(error),
@@ -136,7 +146,7 @@ async function publishAll(
   if (first) await client.replaceGraph('', requestOptions);
   journal.markPublished(options.target, upTo);
   options.onProgress?.({ stage: 'publish', done: sent, total: sent, quads: sent });
-  return { mode: 'full', quads: sent, documents: 0, entities: 0 };
+  return { mode: 'full', quads: sent, documents: 0, entities: 0, answers: 0 };
 }
 
 /**
@@ -257,5 +267,5 @@ async function syncChanges(
     options.onProgress?.({ stage: 'tidy', done: 1, total: 1, quads });
   }
   journal.markSynced();
-  return { mode: 'incremental', quads, documents: documents.length, entities: entities.length };
+  return { mode: 'incremental', quads, documents: documents.length, entities: entities.length, answers: 0 };
 }

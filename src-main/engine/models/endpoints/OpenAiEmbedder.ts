@@ -6,11 +6,12 @@ import type { EmbedOptions, Embedder } from '../Embedder.js';
 import { embedInBatches } from '../embedders/embedInBatches.js';
 import { detectEmbeddingPrefixes, type EmbeddingPrefixes } from '../embedders/embeddingPrefixes.js';
 import { l2Normalise } from '../embedders/l2Normalise.js';
-import { poolWindowVectors, tokenWindows } from '../embedders/pooledWindows.js';
+import { poolWindowVectors } from '../embedders/pooledWindows.js';
 import type { EndpointConfig } from './EndpointConfig.js';
 import { DEFAULT_FIRST_BYTE_MS, DEFAULT_STALL_MS, endpointClient, readBodyWithin, withCallSignal } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
-import { measureCharsPerToken, serverFacts, type ServerFacts } from './serverFacts.js';
+import { measureTokenEstimate, serverFacts, type ServerFacts, type ServerKind } from './serverFacts.js';
+import type { TokenEstimate } from './TokenEstimate.js';
 
 export interface OpenAiEmbedderOptions {
   /** Silence after a reply has started (its headers came) before the request counts as stalled, an endpoint failure. Default 120 s. */
@@ -26,11 +27,11 @@ export interface OpenAiEmbedderOptions {
   signal?: AbortSignal;
 }
 
-/** Characters per token assumed when the server cannot tokenize (Ollama, LM Studio): low, so windows err short. */
-const FALLBACK_CHARS_PER_TOKEN = 3;
 /** Tokens a window leaves for the model's own special tokens ([CLS], [SEP]). */
 const SPECIAL_TOKENS = 4;
-/** Share of the window a cut fills: characters per token vary by text (±10% within a language). */
+/** Special tokens a server counts in each input's `usage` (e5's and bge's [CLS] and [SEP], XLM-R's <s> and </s>). */
+const COUNTED_SPECIAL_TOKENS = 2;
+/** Share of the window a cut fills: tokens per character vary by text (±10% within a language). */
 const WINDOW_FILL = 0.9;
 /** Times a refused batch is asked again with shorter windows before the refusal stands. */
 const MAX_SHRINKS = 4;
@@ -47,7 +48,8 @@ const MAX_SHRINKS = 4;
  * Ollama, cut it silently. The window is what the server says: vLLM's `max_model_len`,
  * llama-server's per-slot `n_ctx` (`/props`), Ollama's `context_length` (`/api/show`); a refusal
  * that names a smaller one (llama-server's "current batch size: 512") replaces it and the batch is
- * asked again. Windows are cut by characters at the server's measured characters per token.
+ * asked again. Windows are cut by the server's token estimate (TokenEstimate.ts: per script, calibrated
+ * by its `/tokenize` where it has one, corrected by the `usage` of its replies and its refusals).
  */
 export class OpenAiEmbedder implements Embedder {
   readonly identity: string;
@@ -63,7 +65,8 @@ export class OpenAiEmbedder implements Embedder {
   readonly #stallMs: number;
   /** Tokens one input may take, when known (learned from the server, or from its refusals). */
   #windowTokens: number | undefined;
-  #charsPerToken: number;
+  readonly #tokens: TokenEstimate;
+  readonly #kind: ServerKind;
 
   private constructor(init: {
     config: EndpointConfig;
@@ -74,7 +77,8 @@ export class OpenAiEmbedder implements Embedder {
     batchSize: number;
     stallMs: number;
     windowTokens: number | undefined;
-    charsPerToken: number;
+    tokens: TokenEstimate;
+    kind: ServerKind;
     slots: number | undefined;
   }) {
     this.config = init.config;
@@ -85,7 +89,8 @@ export class OpenAiEmbedder implements Embedder {
     this.batchSize = init.batchSize;
     this.#stallMs = init.stallMs;
     this.#windowTokens = init.windowTokens;
-    this.#charsPerToken = init.charsPerToken;
+    this.#tokens = init.tokens;
+    this.#kind = init.kind;
     this.slots = init.slots;
     this.identity = openAiEmbedderIdentity(init.config.model, init.servedModel, init.prefixes);
   }
@@ -103,11 +108,11 @@ export class OpenAiEmbedder implements Embedder {
     const { servedModel } = facts;
     const prefixes = detectEmbeddingPrefixes([config.model, servedModel]);
     const batchSize = options.batchSize ?? 32;
-    const probe = await requestVectors(client, config, servedModel, ['dimension probe'], stallMs, options.signal);
+    const { vectors: probe } = await requestVectors(client, config, servedModel, ['dimension probe'], stallMs, options.signal);
     const dimension = probe[0]?.length ?? 0;
     if (dimension === 0) throw new PolyhopError('MODEL_ERROR', `Endpoint ${config.id} (${config.baseUrl}) returned an empty embedding for model "${config.model}"`, { details: { endpoint: config.id } });
-    const charsPerToken = (await measureCharsPerToken(client, config, options.signal, servedModel)) ?? FALLBACK_CHARS_PER_TOKEN;
-    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs, windowTokens: embeddingWindow(facts), charsPerToken, slots: facts.slots });
+    const tokens = await measureTokenEstimate(client, config, options.signal, servedModel);
+    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs, windowTokens: embeddingWindow(facts), tokens, kind: facts.kind, slots: facts.slots });
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -119,8 +124,10 @@ export class OpenAiEmbedder implements Embedder {
   async #embedBatch(texts: readonly string[], prefix: string, signal?: AbortSignal): Promise<Float32Array[]> {
     for (let shrink = 0; ; shrink++) {
       const windowed = texts.map((t) => this.#windows(t, prefix));
+      const sent = windowed.flat();
       try {
-        const vectors = await requestVectors(this.#client, this.config, this.servedModel, windowed.flat(), this.#stallMs, signal);
+        const { vectors, promptTokens } = await requestVectors(this.#client, this.config, this.servedModel, sent, this.#stallMs, signal);
+        if (promptTokens !== undefined) this.#learnFromCount(sent, promptTokens);
         for (const v of vectors) {
           if (v.length !== this.dimension) {
             throw new PolyhopError('MODEL_ERROR', `Endpoint ${this.config.id} returned a ${v.length}-dimensional vector; the model gave ${this.dimension} before`, { details: { endpoint: this.config.id } });
@@ -133,29 +140,39 @@ export class OpenAiEmbedder implements Embedder {
         });
       } catch (error) {
         if (!(error instanceof PolyhopError) || error.code !== 'BAD_INPUT' || shrink >= MAX_SHRINKS) throw error;
-        this.#learnFromRefusal(error.details.windowTokens);
+        this.#learnFromRefusal(error.details.windowTokens, sent);
       }
     }
   }
 
   /**
    * A refusal for length: the window it names replaces a larger one; one that names none or
-   * the same (the estimate ran short: a script with fewer characters per token) shrinks the
-   * characters per token.
+   * the same (the estimate ran short: a script with fewer characters per token) raises the
+   * estimate of the refused texts' scripts.
    */
-  #learnFromRefusal(named: unknown): void {
+  #learnFromRefusal(named: unknown, sent: readonly string[]): void {
     if (typeof named === 'number' && (this.#windowTokens === undefined || named < this.#windowTokens)) this.#windowTokens = named;
-    else if (this.#windowTokens !== undefined) this.#charsPerToken *= 0.7;
+    else if (this.#windowTokens !== undefined) this.#tokens.stretch(sent);
     else this.#windowTokens = 512;
+  }
+
+  /**
+   * The server's `usage.prompt_tokens` for what was sent corrects the estimate. Ollama cuts an
+   * input past the window silently and counts what it kept, so its count is exact only while it
+   * is below one window (a cut input alone counts a whole window); else only a lower bound.
+   */
+  #learnFromCount(sent: readonly string[], counted: number): void {
+    const mayCut = this.#kind === 'ollama' || this.#kind === 'other';
+    const exact = !mayCut || (this.#windowTokens !== undefined && counted < this.#windowTokens);
+    this.#tokens.learn(sent, counted, COUNTED_SPECIAL_TOKENS * sent.length, exact);
   }
 
   /** `text` with the purpose prefix, or its windows each with the prefix when it is longer than the window. */
   #windows(text: string, prefix: string): string[] {
     const window = this.#windowTokens;
-    const budget = window === undefined ? Infinity : Math.floor((window - SPECIAL_TOKENS) * this.#charsPerToken * WINDOW_FILL) - prefix.length;
-    if ((prefix + text).length <= budget) return [prefix + text];
-    const size = Math.max(16, budget);
-    return tokenWindows([...text], size).map((chars) => prefix + chars.join(''));
+    if (window === undefined) return [prefix + text];
+    const budget = Math.max(16, Math.floor((window - SPECIAL_TOKENS) * WINDOW_FILL) - this.#tokens.count(prefix));
+    return this.#tokens.cut(text, budget).map((piece) => prefix + piece);
   }
 
   async dispose(): Promise<void> {
@@ -163,8 +180,8 @@ export class OpenAiEmbedder implements Embedder {
   }
 }
 
-/** One `/embeddings` request; vectors matched to texts by their `index`, never by position. */
-async function requestVectors(client: OpenAI, config: EndpointConfig, servedModel: string, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<Float32Array[]> {
+/** One `/embeddings` request; vectors matched to texts by their `index`, never by position; the tokens the server counted, when it says. */
+async function requestVectors(client: OpenAI, config: EndpointConfig, servedModel: string, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<{ vectors: Float32Array[]; promptTokens: number | undefined }> {
   throwIfAborted(signal);
   let reply: OpenAI.Embeddings.CreateEmbeddingResponse;
   try {
@@ -190,7 +207,8 @@ async function requestVectors(client: OpenAI, config: EndpointConfig, servedMode
       details: { endpoint: config.id },
     });
   }
-  return out as Float32Array[];
+  const counted = reply.usage?.prompt_tokens;
+  return { vectors: out as Float32Array[], promptTokens: typeof counted === 'number' && counted > 0 ? counted : undefined };
 }
 
 /** The embedding window a server reports: vLLM `max_model_len`, llama-server's slot `n_ctx`, Ollama's `context_length`. */

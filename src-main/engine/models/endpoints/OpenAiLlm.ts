@@ -10,7 +10,8 @@ import { DEFAULT_FIRST_BYTE_MS, DEFAULT_STALL_MS, endpointClient, serverRoot, wi
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
 import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
-import { measureCharsPerToken, serverFacts, type ServerKind } from './serverFacts.js';
+import { measureTokenEstimate, serverFacts, type ServerKind } from './serverFacts.js';
+import type { TokenEstimate } from './TokenEstimate.js';
 
 export interface OpenAiLlmOptions {
   /** Silence between two streamed chunks after which the call is an endpoint failure (stalled). Default 120 s. */
@@ -31,15 +32,9 @@ export { DEFAULT_FIRST_BYTE_MS };
  * A reply whose `prompt_tokens` is below this share of our estimate was cut by the server: Ollama
  * truncates a prompt longer than its `num_ctx` and says nothing (runner: "truncating input
  * prompt", keeping the first `num_keep` tokens and the end). The estimate errs long (3
- * characters a token where English takes ~4), so an uncut prompt stays above ~0.7 of it.
+ * characters of English a token where BPE takes ~4), so an uncut prompt stays above ~0.7 of it.
  */
 const TRUNCATED_SHARE = 0.5;
-
-/**
- * Characters per token assumed when the server cannot tokenize for us: lower than the ~4 of
- * English BPE text, so estimates err on the long side for other languages and context checks stay safe.
- */
-const FALLBACK_CHARS_PER_TOKEN = 3;
 
 type ResponseFormat = OpenAI.Chat.Completions.ChatCompletionCreateParams['response_format'];
 
@@ -72,7 +67,8 @@ export class OpenAiLlm implements Llm {
   readonly #client: OpenAI;
   readonly #stallMs: number;
   readonly #firstByteMs: number;
-  readonly #charsPerToken: number;
+  /** The server's token estimate (TokenEstimate.ts), corrected by the `usage` of its replies. */
+  readonly #tokens: TokenEstimate;
   /** The context as reported, or as learned from a reply the server cut (servers that report none). */
   #contextTokens: number | undefined;
   /**
@@ -88,7 +84,7 @@ export class OpenAiLlm implements Llm {
     client: OpenAI;
     servedModel: string;
     contextTokens: number | undefined;
-    charsPerToken: number;
+    tokens: TokenEstimate;
     stallMs: number;
     firstByteMs: number;
     kind: ServerKind;
@@ -102,7 +98,7 @@ export class OpenAiLlm implements Llm {
     this.slots = init.slots;
     this.parallelism = Math.min(init.config.concurrency, init.slots ?? Infinity);
     this.#contextTokens = init.contextTokens;
-    this.#charsPerToken = init.charsPerToken;
+    this.#tokens = init.tokens;
     this.#stallMs = init.stallMs;
     this.#firstByteMs = init.firstByteMs;
     this.serverKind = init.kind;
@@ -130,17 +126,17 @@ export class OpenAiLlm implements Llm {
     // The client's own timeout ends at the headers, which llama-server sends with the first token.
     const client = endpointClient(config, firstByteMs);
     const facts = await serverFacts(client, config, options.signal);
-    const charsPerToken = (await measureCharsPerToken(client, config, options.signal, facts.servedModel)) ?? FALLBACK_CHARS_PER_TOKEN;
-    return new OpenAiLlm({ config, client, ...facts, charsPerToken, stallMs, firstByteMs });
+    const tokens = await measureTokenEstimate(client, config, options.signal, facts.servedModel);
+    return new OpenAiLlm({ config, client, ...facts, tokens, stallMs, firstByteMs });
   }
 
   /**
-   * An estimate, since the interface is synchronous and the tokenizer sits on the server: the
-   * characters-per-token ratio llama-server's `/tokenize` measured at connect time (else a
-   * conservative 3), rounded up.
+   * An estimate, since the interface is synchronous and the tokenizer sits on the server: per
+   * script, calibrated by the server's `/tokenize` at connect time where it has one, corrected by
+   * the prompt tokens its replies report.
    */
   countTokens(text: string): number {
-    return Math.ceil(text.length / this.#charsPerToken);
+    return this.#tokens.count(text);
   }
 
   async generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
@@ -259,6 +255,7 @@ export class OpenAiLlm implements Llm {
       clearTimeout(timer);
     }
     this.#checkNotCut(reported, prompt);
+    this.#learnFromCount(reported, prompt);
     const reply = inline.finish();
     thought = [thought.trim(), reply.thought].filter(Boolean).join('\n');
     let answer = reply.answer;
@@ -291,6 +288,19 @@ export class OpenAiLlm implements Llm {
       `${prompt.name}: endpoint ${this.config.id} (${this.config.baseUrl}) read ${counted} prompt tokens of about ${estimate}: the server cut the prompt to its context without saying so${this.serverKind === 'ollama' ? " (Ollama truncates to its num_ctx: start it with OLLAMA_CONTEXT_LENGTH, or set the model's num_ctx, above the prompt)" : ''}`,
       { details: { endpoint: this.config.id, promptTokens: estimate, countedTokens: counted, truncated: true } },
     );
+  }
+
+  /**
+   * The server's prompt count corrects the estimate. Where the server may cut a prompt silently
+   * (Ollama, unknown servers) a count is exact only below the context it was seen to cut at; else
+   * it is a lower bound, which can raise the estimate but not lower it.
+   */
+  #learnFromCount(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt): void {
+    const counted = reported?.prompt_tokens;
+    if (counted === undefined || counted <= 0) return;
+    const mayCut = this.serverKind === 'ollama' || this.serverKind === 'other';
+    const exact = !mayCut || (this.#contextTokens !== undefined && counted < this.#contextTokens);
+    this.#tokens.learn([prompt.system, prompt.user], counted, CHAT_TEMPLATE_TOKENS, exact);
   }
 
   /**

@@ -4,6 +4,7 @@ import { PolyhopError } from '../../base/errors.js';
 import type { EndpointConfig } from './EndpointConfig.js';
 import { serverRoot } from './endpointClient.js';
 import { endpointError } from './endpointErrors.js';
+import { TokenEstimate } from './TokenEstimate.js';
 
 /**
  * Which server answers, as far as it says: llama-server has `/props`, vLLM lists `max_model_len`
@@ -141,24 +142,24 @@ async function ollamaShow(client: OpenAI, config: EndpointConfig, model: string,
   }
 }
 
-/** A sample of several scripts, for measuring how many characters a server's token covers. */
+/** A sample of Latin-script languages, digits and punctuation, for calibrating the Latin class of a server's token estimate. */
 const CALIBRATION_TEXT =
   'Odysseus was the king of Ithaca. Penelope era la moglie di Ulisse. Télémaque chercha son père à Pylos. ' +
   'Telémaco buscó a su padre. 1873, 42 km; "quoted" (text) — dash.';
 
 /**
- * Characters per token of the server's tokenizer, measured once with `POST /tokenize` beside `/v1`
- * (llama-server reads `content`, vLLM `model` and `prompt`; both answer `tokens`); null when the
+ * The server's token estimate: calibrated on its `POST /tokenize` beside `/v1` (llama-server reads
+ * `content`, vLLM `model` and `prompt`; both answer `tokens`), or the per-script defaults when the
  * server has no tokenizer route (Ollama, LM Studio).
  */
-export async function measureCharsPerToken(client: OpenAI, config: EndpointConfig, signal?: AbortSignal, model?: string): Promise<number | null> {
+export async function measureTokenEstimate(client: OpenAI, config: EndpointConfig, signal?: AbortSignal, model?: string): Promise<TokenEstimate> {
   try {
     const body = { content: CALIBRATION_TEXT, prompt: CALIBRATION_TEXT, ...(model ? { model } : {}) };
     const reply = await client.post<{ tokens?: unknown[] }>(`${serverRoot(config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
     const count = Array.isArray(reply.tokens) ? reply.tokens.length : 0;
-    return count > 0 ? CALIBRATION_TEXT.length / count : null;
+    return count > 0 ? TokenEstimate.calibrated(CALIBRATION_TEXT, count) : new TokenEstimate();
   } catch (error) {
     refuseAuthFailure(error, config, 'tokenizing', signal);
-    return null;
+    return new TokenEstimate();
   }
 }
