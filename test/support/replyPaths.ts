@@ -45,8 +45,9 @@ export function batchItem(root: unknown, path: Path): unknown {
   return undefined;
 }
 
+/** The value at `path`; undefined where the path leaves the value (another item may lack an optional field). */
 export function at(root: unknown, path: Path): unknown {
-  return path.reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root);
+  return path.reduce<unknown>((node, k) => (node as Record<string | number, unknown> | undefined)?.[k], root);
 }
 
 export function setAt(root: unknown, path: Path, value: unknown): void {

@@ -225,6 +225,18 @@ describe('UncooperativeLlm', () => {
           ['pairs', 0, 'pair'],
         ),
       ).toBe('P2');
+      // A neighbour without the optional field: the next allowed value.
+      const Optional = z.object({
+        items: z.array(z.object({ ref: z.object({ kind: z.enum(['a', 'b']) }).optional() })),
+      });
+      expect(
+        new GrammarValues(Optional).wrongButAllowed({ items: [{ ref: { kind: 'a' } }, {}] }, [
+          'items',
+          0,
+          'ref',
+          'kind',
+        ]),
+      ).toBe('b');
     });
 
     it('a script that writes what the grammar forbids is a test error under a grammar, a reply when the schema is ignored', async () => {
