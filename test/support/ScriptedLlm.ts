@@ -13,6 +13,7 @@ import {
   type RenderedPrompt,
 } from '../../src-main/engine/models/Llm.js';
 import { modelChunks } from './modelChunks.js';
+import { GrammarValues, type SchemaEnforcement } from './grammarValues.js';
 import { qwen3CountTokens, qwen3Decode, qwen3Encode, qwen3PromptTokens } from './qwen3Tokens.js';
 
 /**
@@ -66,6 +67,13 @@ export interface ScriptedLlmOptions {
   /** Reply used when no rule matches; default throws so tests notice unscripted calls. */
   fallback?: ScriptRule['reply'];
   identity?: string;
+  /**
+   * `grammar`: a rule's JSON reply is a local model's under node-llama-cpp, so one that writes a
+   * value a field's `enum` or `const` does not allow is a script error (thrown as such), not a
+   * reply; `ignored`: an endpoint that does not enforce the schema, whose reply only the zod check
+   * judges. See {@link SchemaEnforcement}. Default: `ignored`.
+   */
+  schema?: SchemaEnforcement;
   /** Keep every call (prompt and output) in `calls`. Default true; benchmarks with hundreds of thousands of calls turn it off so the log does not count as the engine's memory. */
   recordCalls?: boolean;
 }
@@ -144,7 +152,7 @@ export class ScriptedLlm implements Llm {
     schema: S,
     options: LlmCallOptions = {},
   ): Promise<LlmJsonResult<z.infer<S>>> {
-    const { text: raw, usage, stopReason } = await this.#generate(prompt, 'json', options);
+    const { text: raw, usage, stopReason } = await this.#generate(prompt, 'json', options, schema);
     const invalid = (reason: string): PolyhopError =>
       new PolyhopError('LLM_OUTPUT_INVALID', `${prompt.name}: model output failed its schema: ${reason}`, {
         // As LlamaCppLlm, an unusable reply still reports the tokens it cost.
@@ -172,6 +180,7 @@ export class ScriptedLlm implements Llm {
     prompt: RenderedPrompt,
     kind: ScriptedCall['kind'],
     options: LlmCallOptions,
+    schema?: z.ZodType,
   ): Promise<{ text: string; usage: LlmUsage; stopReason: LlmStopReason }> {
     throwIfAborted(options.signal);
     if (this.#options.latencyMs) await new Promise((r) => setTimeout(r, this.#options.latencyMs));
@@ -217,6 +226,11 @@ export class ScriptedLlm implements Llm {
         ? Math.max(1, Math.min(maxTokens, room - thought))
         : Math.max(0, budget.maxTokens - thought);
     const reply = this.#reply(prompt, { temperature: options.temperature, seed: options.seed });
+    const unwritable = schema && this.#options.schema === 'grammar' ? new GrammarValues(schema).violation(reply) : null;
+    if (unwritable)
+      throw new Error(
+        `ScriptedLlm: the rule for ${prompt.name} writes ${JSON.stringify(unwritable.written)} at ${JSON.stringify(unwritable.path)}, which the grammar does not allow (${JSON.stringify(unwritable.allowed)})`,
+      );
     const full = typeof reply === 'string' ? reply : JSON.stringify(reply);
     const tokens = qwen3Encode(full);
     // The answer ends with <|im_end|>, one more token, unless generation stopped first.

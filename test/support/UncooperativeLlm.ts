@@ -11,7 +11,6 @@ import {
   type RenderedPrompt,
 } from '../../src-main/engine/models/Llm.js';
 import { generationBudget } from '../../src-main/engine/models/LlamaCppLlm.js';
-import { modelChunks } from './modelChunks.js';
 import {
   qwen3CountTokens as countTokens,
   qwen3Decode as decode,
@@ -19,6 +18,24 @@ import {
   qwen3PromptTokens,
 } from './qwen3Tokens.js';
 import { seededRandom } from './seededRandom.js';
+import {
+  driftFixed,
+  FIXED_KEY,
+  loop,
+  NAME_KEY,
+  PLACEHOLDER,
+  PLACEHOLDER_SPELLINGS,
+  REASONING,
+  SCORE_KEY,
+  SOURCE_VARIABLE,
+  stream,
+  VERDICT_KEY,
+} from './degradedForms.js';
+import { DEFAULT_RATES, type Degradation, type DegradationKind, type DegradationRates } from './degradations.js';
+import { GrammarValues, type SchemaEnforcement } from './grammarValues.js';
+import { at, batchItem, emptied, hasNumericId, jsonPath, setAt, sites, type Path } from './replyPaths.js';
+
+export { DEFAULT_RATES, type Degradation, type DegradationKind, type DegradationRates } from './degradations.js';
 
 /**
  * A test model that answers like a small real one: it asks a cooperative model (a ScriptedLlm
@@ -32,8 +49,11 @@ import { seededRandom } from './seededRandom.js';
  *   strings and very long (rambling) strings;
  * - reasoning tokens spent before the answer (a thinking model), budgeted as node-llama-cpp
  *   budgets them under LlamaCppLlm (their own thought budget, not the answer's: `#thinkingTokens`).
- * Every reply still passes the call's schema, as a grammar guarantees: a degradation the schema
- * forbids is not made. Limits are a real model's: tokens are counted with a real tokenizer
+ * Every reply still passes the call's zod schema: a degradation it rejects is not made. What the
+ * model may write where zod accepts more than the grammar (a content key that `keyOneOf` holds to
+ * the batch's names) depends on `schema`: under a grammar, a degraded value at a field whose values
+ * the grammar lists comes out as another of them, the neighbouring item's (`wrongAllowedValue`); an
+ * endpoint that ignores the schema writes the degraded value itself. Limits are a real model's: tokens are counted with a real tokenizer
  * (Qwen3's, as the scripted model counts), a prompt that does not fit the context is refused as LlamaCppLlm refuses it, and
  * output is cut at `maxTokens` (text: `stopReason: 'maxTokens'`; JSON: the cut text fails its
  * schema, LLM_OUTPUT_INVALID, after a retry cut the same way). Text streams to `onTextChunk` a few
@@ -55,109 +75,13 @@ export interface UncooperativeLlmOptions {
   nameVariants?: Readonly<Record<string, readonly string[]>>;
   /** Prompts whose replies are degraded. Default: all. Limits are respected for every prompt. */
   degrade?: (promptName: string) => boolean;
+  /**
+   * `grammar`: a local model under node-llama-cpp, which writes only the values a field's `enum` or
+   * `const` allows (the wrong one, maybe); `ignored`: an endpoint that does not enforce the
+   * schema, held only by the zod check after it. See {@link SchemaEnforcement}. Default: `ignored`.
+   */
+  schema?: SchemaEnforcement;
 }
-
-export type DegradationKind =
-  | 'dropItem'
-  | 'repeatItem'
-  | 'swapItems'
-  | 'foreignName'
-  | 'typeSuffix'
-  | 'placeholder'
-  | 'gluedCitation'
-  | 'reasoningPrefix'
-  | 'longString'
-  | 'emptyString'
-  | 'thinking'
-  | 'renumberedIds'
-  | 'textUnderTwoIds'
-  | 'fixedKeyDrift'
-  | 'flippedVerdict'
-  | 'inflatedScore'
-  | 'sourceLanguage'
-  | 'repetitionLoop'
-  | 'emptyReply'
-  | 'runtimeError'
-  | 'cutAtMaxTokens'
-  | 'contextOverflow';
-
-export type DegradationRates = Record<Exclude<DegradationKind, 'cutAtMaxTokens' | 'contextOverflow'>, number>;
-
-export const DEFAULT_RATES: DegradationRates = {
-  dropItem: 0.15,
-  repeatItem: 0.1,
-  swapItems: 0.2,
-  foreignName: 0.1,
-  typeSuffix: 0.1,
-  placeholder: 0.5,
-  gluedCitation: 0.3,
-  reasoningPrefix: 0.1,
-  longString: 0.05,
-  emptyString: 0.05,
-  thinking: 0.1,
-  renumberedIds: 0.1,
-  textUnderTwoIds: 0.05,
-  fixedKeyDrift: 0.05,
-  flippedVerdict: 0.05,
-  inflatedScore: 0.15,
-  sourceLanguage: 0.05,
-  repetitionLoop: 0.03,
-  emptyReply: 0.05,
-  runtimeError: 0.02,
-};
-
-/*
- * Where the rates come from: none is measured on a real model in this repository. They are set
- * from the failure modes seen when small (≤ 4B) instruction models answer batched JSON under a
- * grammar, at an order of magnitude chosen so that 50 seeds of the product test meet every kind
- * many times (the coverage test checks that) while a cooperative reply stays the most likely one:
- * - renumberedIds 0.1, textUnderTwoIds 0.05: a model that skips an item usually numbers on from
- *   the skipped one, then fills the count the grammar enforces with a copy; same order as dropItem;
- * - fixedKeyDrift 0.05: a copied vocabulary term or id rarely changes (casing, "_" as a space,
- *   "q2" as "2");
- * - flippedVerdict 0.05: a wrong yes/no from a small judge, a minority of its verdicts;
- * - inflatedScore 0.15: judges of this size score leniently far more often than harshly;
- * - sourceLanguage 0.05: a translation left in its language (the model copies its input);
- * - repetitionLoop 0.03: greedy decoding that falls into a loop and runs to maxTokens;
- * - emptyReply 0.05 (a single-item batch answered with an empty text, as emptyString);
- * - runtimeError 0.02: a call that fails in the runtime (LLM_OUTPUT_INVALID after its retry).
- */
-/** One degradation made: which prompt, what, and where in the reply (a JSON path). */
-export interface Degradation {
-  prompt: string;
-  kind: DegradationKind;
-  at: string;
-  /** The variables of the prompt whose reply was degraded (which chunk, which pairs): tests attribute a loss to it. */
-  variables: Readonly<Record<string, string>>;
-  /** The reply's batch item the degradation removed or changed, as the cooperative model wrote it (JSON replies). */
-  item?: unknown;
-}
-
-/** Keys whose strings are names (of entities, answers, placeholders). */
-const NAME_KEY = /^(subject|object|source|target|canonical|name|entity|value)$/i;
-/** Keys whose strings are closed vocabularies or references: a model copies them. */
-const FIXED_KEY = /(type|relation|id|ids|direction|dependsOn|language)$/i;
-/** Booleans that are a model's verdict on its input. */
-const VERDICT_KEY = /^(same|found|consistent|sufficient)$/;
-/** Numbers that are a judge's score. */
-const SCORE_KEY = /(score|directness|clarity|relevance)$/i;
-/** Variables holding the text a translation prompt translates. */
-const SOURCE_VARIABLE = ['chunk', 'question', 'text'] as const;
-const PLACEHOLDER = /^\?[A-Za-z]\w*$/;
-const PLACEHOLDER_SPELLINGS = (p: string): string[] => [
-  p.slice(1),
-  `[${p.slice(1)}]`,
-  `<${p.slice(1)}>`,
-  '?',
-  'unknown',
-];
-const REASONING = [
-  'Let me check the passages first. ',
-  'Based on the given information, ',
-  'Thinking step by step: the text says that ',
-];
-
-type Path = (string | number)[];
 
 export class UncooperativeLlm implements Llm {
   readonly identity: string;
@@ -398,9 +322,15 @@ export class UncooperativeLlm implements Llm {
 
   /**
    * Walks the reply and tries each degradation where it can happen; one the schema rejects is
-   * undone (the grammar would not have let the model write it).
+   * undone (the model could not have written it, or the caller's check would refuse it anyway).
    */
   #degradeJson(prompt: string, value: unknown, schema: z.ZodType): unknown {
+    const grammar = this.#options.schema === 'grammar' ? new GrammarValues(schema) : null;
+    const unwritable = grammar?.violation(value);
+    if (unwritable)
+      throw new Error(
+        `UncooperativeLlm: the cooperative model wrote ${JSON.stringify(unwritable.written)} at ${jsonPath(unwritable.path)} of ${prompt}, which the grammar does not allow (${JSON.stringify(unwritable.allowed)})`,
+      );
     let reply = structuredClone(value);
     const attempt = (
       kind: DegradationKind,
@@ -408,9 +338,19 @@ export class UncooperativeLlm implements Llm {
       change: (reply: unknown) => void,
       itemAt: Path = path,
     ): void => {
-      const next = structuredClone(reply);
+      let next = structuredClone(reply);
       const item = batchItem(reply, itemAt);
       change(next);
+      const forbidden = grammar?.violation(next);
+      if (forbidden) {
+        // Where the grammar lists a field's values, a model that miscopies or loses the thread there
+        // still writes one of them: the neighbouring item's. Other changes it does not let it make.
+        const wrong = jsonPath(forbidden.path) === jsonPath(path) ? grammar!.wrongButAllowed(reply, path) : undefined;
+        if (wrong === undefined) return;
+        next = structuredClone(reply);
+        setAt(next, path, wrong);
+        kind = 'wrongAllowedValue';
+      }
       if (!schema.safeParse(next).success) return;
       reply = next;
       this.#note(prompt, kind, jsonPath(path), item);
@@ -586,80 +526,3 @@ export class UncooperativeLlm implements Llm {
     return null;
   }
 }
-
-/**
- * A repetition loop: the text, then one phrase of it again and again past `room` tokens (greedy
- * decoding stuck in a cycle until the budget stops it; JSON so cut is unterminated).
- */
-function loop(text: string, room: number): string {
-  const tail = text.slice(Math.max(0, text.length - 40)) || 'and ';
-  let out = text.slice(0, Math.max(0, text.length - 2));
-  while (countTokens(out) <= room) out += tail.repeat(Math.max(1, Math.ceil(room / 8)));
-  return out;
-}
-
-/** Generated text to `onTextChunk` a few tokens at a time, as a model streams it (a JSON call's raw JSON included). */
-function stream(text: string, options: LlmCallOptions): void {
-  if (options.onTextChunk) for (const chunk of modelChunks(text)) options.onTextChunk(chunk);
-}
-
-interface Site {
-  path: Path;
-  node: unknown;
-  key: string | number | undefined;
-  parent: unknown;
-}
-
-/** Every array, string, boolean and number of a JSON value, outermost first. */
-function* sites(value: unknown, path: Path = [], key?: string | number, parent?: unknown): Generator<Site> {
-  if (Array.isArray(value)) {
-    yield { path, node: value, key, parent };
-    // Items of a string array take the array's key (descriptions, summaries).
-    for (let i = 0; i < value.length; i++)
-      yield* sites(value[i], [...path, i], typeof value[i] === 'string' ? key : i, value);
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) yield* sites(v, [...path, k], k, value);
-  } else if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') {
-    yield { path, node: value, key, parent };
-  }
-}
-
-function hasNumericId(item: unknown): item is { id: number } {
-  return !!item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'number';
-}
-
-/** A vocabulary term or reference as a model may miscopy it: "_" as a space, another casing, "q2" as "2". */
-function driftFixed(text: string): string {
-  if (text.includes('_')) return text.replaceAll('_', ' ');
-  if (/^[a-z]+\d+$/i.test(text)) return text.replace(/^[a-z]+/i, '');
-  if (/[A-Z]/.test(text)) return text.toLowerCase();
-  return text.toUpperCase();
-}
-
-/** Every list emptied and every text blanked, in place (an empty reply). */
-function emptied(node: unknown): void {
-  if (!node || typeof node !== 'object') return;
-  for (const [k, v] of Object.entries(node)) {
-    const o = node as Record<string, unknown>;
-    if (Array.isArray(v)) o[k] = [];
-    else if (typeof v === 'string') o[k] = '';
-    else emptied(v);
-  }
-}
-
-/** The item of the innermost array on a path (the batch item a change hits), as it is now. */
-function batchItem(root: unknown, path: Path): unknown {
-  for (let n = path.length; n > 0; n--)
-    if (typeof path[n - 1] === 'number') return structuredClone(at(root, path.slice(0, n)));
-  return undefined;
-}
-
-function at(root: unknown, path: Path): unknown {
-  return path.reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root);
-}
-
-function setAt(root: unknown, path: Path, value: unknown): void {
-  (at(root, path.slice(0, -1)) as Record<string | number, unknown>)[path.at(-1)!] = value;
-}
-
-const jsonPath = (path: Path): string => `$${path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`;

@@ -6,6 +6,8 @@ import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { DEFAULT_RATES, UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { qwen3CountTokens } from '../../support/qwen3Tokens.js';
 import { NAME_VARIANTS } from '../../support/corpusScript.js';
+import { batchReplySchema } from '../../../src-main/engine/mder/askInBatches.js';
+import { GrammarValues } from '../../support/grammarValues.js';
 
 const prompt = (name: string, user = 'question'): RenderedPrompt => ({
   name,
@@ -140,5 +142,114 @@ describe('UncooperativeLlm', () => {
     expect(llm.resolveName('Ulisse (Person)')).toBe('Odysseus');
     expect(llm.resolveName('Ithaca (Island)')).toBe('Ithaca');
     expect(llm.resolveName('Telémaco')).toBe('Telemachus');
+  });
+
+  describe('the schema, as a grammar holds a local model to it or as an endpoint ignores it', () => {
+    const KEYS = ['Ithaca', 'Laertes', 'Icarius', 'Telemachus'];
+    // Content keys are a grammar enum that zod does not check (keyOneOf): only the grammar stops a foreign name.
+    const Keyed = batchReplySchema(KEYS, 'items', 'name', 'text');
+    type KeyedItem = { id: number; name: string; text: string };
+    const itemsOf = (value: unknown): KeyedItem[] => (value as { items: KeyedItem[] }).items;
+    const keyed = () =>
+      new ScriptedLlm([
+        { prompt: 'keyed', reply: () => ({ items: KEYS.map((name, i) => ({ id: i + 1, name, text: `${name}.` })) }) },
+      ]);
+    const names = { Ithaca: ['Itaca'], Laertes: ['Laerte'], Icarius: ['Icario'], Telemachus: ['Telemaco'] };
+    const only = (rates: Record<string, number>) => ({
+      ...Object.fromEntries(Object.keys(DEFAULT_RATES).map((k) => [k, 0])),
+      ...rates,
+    });
+
+    it("under a grammar, a degraded content key is another item's key, never a string outside the enum", async () => {
+      let wrong = 0;
+      for (let seed = 1; seed <= 20; seed++) {
+        const llm = new UncooperativeLlm(keyed(), {
+          seed,
+          nameVariants: names,
+          schema: 'grammar',
+          rates: only({ foreignName: 0.5, typeSuffix: 0.5, emptyString: 0.3 }),
+        });
+        const { value } = await llm.generateJson(prompt('keyed'), Keyed, { maxTokens: 4000 });
+        expect(new GrammarValues(Keyed).violation(value), `seed ${seed}`).toBeNull();
+        for (const [k, item] of itemsOf(value).entries()) {
+          expect(KEYS, `seed ${seed}`).toContain(item.name);
+          if (item.name !== KEYS[k]) wrong++;
+        }
+        expect(llm.count('foreignName') + llm.count('typeSuffix') + llm.count('emptyString'), `seed ${seed}`).toBe(0);
+        // Each wrong key is the neighbour's (or the next allowed one), noted with the item it hit.
+        expect(llm.count('wrongAllowedValue')).toBe(itemsOf(value).filter((it, k) => it.name !== KEYS[k]).length);
+      }
+      expect(wrong).toBeGreaterThan(10);
+    });
+
+    it('an endpoint that ignores the schema writes the degraded key itself (zod takes any string there)', async () => {
+      const written = new Set<string>();
+      for (let seed = 1; seed <= 20; seed++) {
+        const llm = new UncooperativeLlm(keyed(), {
+          seed,
+          nameVariants: names,
+          schema: 'ignored',
+          rates: only({ foreignName: 0.5, typeSuffix: 0.5 }),
+        });
+        const { value } = await llm.generateJson(prompt('keyed'), Keyed, { maxTokens: 4000 });
+        for (const item of itemsOf(value)) written.add(item.name);
+        expect(llm.count('wrongAllowedValue')).toBe(0);
+      }
+      expect([...written].filter((n) => !KEYS.includes(n)).length).toBeGreaterThan(3);
+    });
+
+    it('reads the allowed values from the schema (enums, literals, optional and nested fields), not from key names', () => {
+      const Nested = z.object({
+        pairs: z.array(z.object({ pair: z.enum(['P1', 'P2']), note: z.string().optional(), n: z.literal([1, 2]) })),
+        free: z.string(),
+      });
+      const grammar = new GrammarValues(Nested);
+      const reply = { pairs: [{ pair: 'P1', n: 2 }], free: 'x' };
+      expect(grammar.allowedAt(reply, ['pairs', 0, 'pair'])).toEqual(['P1', 'P2']);
+      expect(grammar.allowedAt(reply, ['pairs', 0, 'n'])).toEqual([1, 2]);
+      expect(grammar.allowedAt(reply, ['free'])).toBeUndefined();
+      expect(grammar.allowedAt({ pairs: [{ pair: 'P1', n: 1, note: 'a' }] }, ['pairs', 0, 'note'])).toBeUndefined();
+      expect(grammar.violation({ pairs: [{ pair: 'P3', n: 1 }], free: '' })).toEqual({
+        path: ['pairs', 0, 'pair'],
+        written: 'P3',
+        allowed: ['P1', 'P2'],
+      });
+      expect(
+        grammar.wrongButAllowed(
+          {
+            pairs: [
+              { pair: 'P1', n: 1 },
+              { pair: 'P2', n: 1 },
+            ],
+          },
+          ['pairs', 0, 'pair'],
+        ),
+      ).toBe('P2');
+      // A neighbour without the optional field: the next allowed value.
+      const Optional = z.object({
+        items: z.array(z.object({ ref: z.object({ kind: z.enum(['a', 'b']) }).optional() })),
+      });
+      expect(
+        new GrammarValues(Optional).wrongButAllowed({ items: [{ ref: { kind: 'a' } }, {}] }, [
+          'items',
+          0,
+          'ref',
+          'kind',
+        ]),
+      ).toBe('b');
+    });
+
+    it('a script that writes what the grammar forbids is a test error under a grammar, a reply when the schema is ignored', async () => {
+      const rules = [
+        { prompt: 'keyed', reply: () => ({ items: KEYS.map((_, i) => ({ id: i + 1, name: 'Itaca', text: 'x.' })) }) },
+      ];
+      await expect(
+        new ScriptedLlm(rules, { schema: 'grammar' }).generateJson(prompt('keyed'), Keyed, { maxTokens: 4000 }),
+      ).rejects.toThrow(/grammar does not allow/);
+      const { value } = await new ScriptedLlm(rules, { schema: 'ignored' }).generateJson(prompt('keyed'), Keyed, {
+        maxTokens: 4000,
+      });
+      expect(itemsOf(value)[0]!.name).toBe('Itaca');
+    });
   });
 });
