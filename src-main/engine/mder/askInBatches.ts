@@ -86,16 +86,20 @@ export function keyOneOf(names: readonly string[]): z.ZodString {
 
 /** Whether a reply's content key names `expected` (case, accents, a "(Type)" suffix aside). */
 export function sameKey(written: string, expected: string): boolean {
-  const fold = (s: string) => foldName(splitName(s).name);
-  return fold(written) === fold(expected);
+  return foldedKey(written) === foldedKey(expected);
+}
+
+function foldedKey(key: string): string {
+  return foldName(splitName(key).name);
 }
 
 /**
  * Asks for one text per item, many items per call, and matches the reply to the items by the id
  * each entry carries, never by position, checked by its content key: a model that skips, repeats
  * or reorders items, or numbers on after a skipped one, attaches nothing to the wrong one. Items
- * missing from a reply, named twice with different texts, answered with another item's key, or
- * given the same text as another item without naming their own key are asked again on their own;
+ * missing from a reply, named twice with different texts, answered with another item's key, whose
+ * key another entry of the reply also carries, or given the same text as another item without
+ * naming their own key are asked again on their own;
  * items that share a content key are never asked in one call. A call whose prompt and output would not fit the context is split
  * before it is made, and one whose output is cut or invalid is split and asked again, so a
  * dense unit costs more calls instead of losing all its texts. What still fails is in `misses`.
@@ -141,15 +145,21 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     }
     const byId = new Map<number, string | null>();
     const idsOfText = new Map<string, Set<number>>();
+    const idsOfKey = new Map<string, Set<number>>();
     for (const entry of reply[request.listKey] ?? []) {
       const text = entry[request.textKey] as string;
+      const key = entry[request.keyField] as string;
       const seen = byId.get(entry.id);
       // An entry keyed to another item belongs to it, or to none: the numbering slipped.
-      const keyed = sameKey(entry[request.keyField] as string, request.keyOf(items[entry.id - 1]!));
+      const keyed = sameKey(key, request.keyOf(items[entry.id - 1]!));
       // The same id with two different texts: one of them belongs to another item, and we cannot tell which.
       byId.set(entry.id, keyed && (seen === undefined || seen === text) ? text : null);
       idsOfText.set(text, (idsOfText.get(text) ?? new Set()).add(entry.id));
+      idsOfKey.set(foldedKey(key), (idsOfKey.get(foldedKey(key)) ?? new Set()).add(entry.id));
     }
+    // A call's keys are distinct (see sharedKeys), so one key under two ids means an entry took
+    // its neighbour's key; the one whose id matches may carry the other's text: neither is trusted.
+    for (const ids of idsOfKey.values()) if (ids.size > 1) for (const id of ids) byId.set(id, null);
     // One text under two ids: kept only for the items whose key it names (a sentence may state two
     // facts); for the others it is another item's text, written again.
     for (const [text, ids] of idsOfText) {
@@ -176,7 +186,7 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
   const sharedKeys = (indexes: readonly number[]): number[] => {
     const seen = new Set<string>();
     return indexes.filter((i) => {
-      const key = foldName(splitName(request.keyOf(request.items[i]!)).name);
+      const key = foldedKey(request.keyOf(request.items[i]!));
       if (seen.has(key)) return true;
       seen.add(key);
       return false;

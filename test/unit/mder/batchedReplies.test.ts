@@ -52,14 +52,18 @@ describe('batched replies are matched by id and content key', () => {
     const r = await enrichChunk(llm, { ...input, triples: four }, { prompts });
     expect(r.descriptions).toEqual(four.map((t) => `${t.source} ${t.relation} ${t.target}.`));
     expect(r.misses).toEqual([]);
-    // Items 2 (no entry of its own) and 3 (its entry keyed to item 4's object) are asked alone; item 4's
-    // text, written twice, is kept where its key and text name Telemachus.
+    // Item 2 (no entry of its own) is asked alone, and so are 3 and 4: item 4's key, Telemachus, came
+    // under both their ids, and the entry whose id matches its key could carry the other's text.
     expect(
       llm
         .callsOf('mder/enrich')
         .slice(1)
         .map((c) => c.prompt.variables.triples),
-    ).toEqual(['1. Odysseus | SON_OF | Laertes', '1. Penelope | DAUGHTER_OF | Icarius']);
+    ).toEqual([
+      '1. Odysseus | SON_OF | Laertes',
+      '1. Penelope | DAUGHTER_OF | Icarius',
+      '1. Odysseus | FATHER_OF | Telemachus',
+    ]);
   });
 
   it('one text under two ids is kept only where it names the item; an id named twice with different texts is kept nowhere', async () => {

@@ -73,6 +73,12 @@ describe('askInBatches with a model held to the grammar', () => {
     ['ids shifted after a skipped item, each key still beside its own text', { renumberedIds: 1 }, 'renumberedIds'],
     ['one entry written again under a second id: two ids with one key', { textUnderTwoIds: 1 }, 'textUnderTwoIds'],
     ["a key swapped for the neighbour's, the text left on its own id", { typeSuffix: 0.4 }, 'wrongAllowedValue'],
+    [
+      "a swapped key, then the entry written again under the neighbour's id",
+      { typeSuffix: 0.4, textUnderTwoIds: 1 },
+      'wrongAllowedValue',
+    ],
+    ['a swapped key, then the ids shifted', { typeSuffix: 0.4, renumberedIds: 1 }, 'wrongAllowedValue'],
   ] as const)('%s: caught, asked again alone, every text on its own item (seeds 1-8)', async (_, rates, kind) => {
     let drifts = 0;
     for (let seed = 1; seed <= 8; seed++) {
