@@ -23,6 +23,7 @@ import { watchHandlers } from './handlers/watch.js';
 import { WatchService, type WatchTimings } from './WatchService.js';
 import { KbSessions } from './KbSessions.js';
 import { StoreService } from './StoreService.js';
+import { startUpgradeIfDue } from './upgradeKb.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
 import { PromptLibrary } from '../models/PromptLibrary.js';
@@ -64,8 +65,11 @@ export class Engine {
     this.paths = options.paths;
     mkdirSync(this.paths.dataDir, { recursive: true });
     this.settings = new SettingsStore(join(this.paths.dataDir, 'settings.json'));
-    this.jobs = new JobManager((name, payload) => this.#emit(name, payload));
-    this.kbs = new KbSessions(this.paths.dataDir);
+    this.jobs = new JobManager((name, payload) => {
+      this.#emit(name, payload);
+      if (name === 'job:finished') this.#afterJob(payload as Events['job:finished']);
+    });
+    this.kbs = new KbSessions(this.paths.dataDir, (session) => startUpgradeIfDue(this, session));
     this.stores = new StoreService(this);
     this.watches = new WatchService(this, (name, payload) => this.#emit(name, payload), options.watchTimings);
     this.models = new ModelRuntime(this.settings, options.models, (notice) => this.#emit('endpoint:notice', notice));
@@ -112,6 +116,13 @@ export class Engine {
     await this.jobs.dispose();
     await this.kbs.dispose();
     await this.models.dispose();
+  }
+
+  /** Indexing or re-embedding may leave a large vector family due for recentring: the upgrade job does it. */
+  #afterJob({ jobId, kind }: Events['job:finished']): void {
+    const kb = kind === 'index' || kind === 'reembed' ? this.jobs.get(jobId)?.kb : null;
+    if (!kb || !this.kbs.registry.list().some((k) => k.name === kb && !k.problem)) return;
+    startUpgradeIfDue(this, this.kbs.get(kb));
   }
 
   #emit<E extends EventName>(name: E, payload: Events[E]): void {
