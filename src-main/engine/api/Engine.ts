@@ -37,6 +37,8 @@ export interface EngineOptions {
   models?: InjectedModels;
   /** @internal Watcher timings (tests shorten the debounce). */
   watchTimings?: WatchTimings;
+  /** @internal Least interval between a job's progress events (tests that act on each one set 0). Default: 100 ms. */
+  progressIntervalMs?: number;
 }
 
 export type EngineEventListener = (event: PolyhopEvent) => void;
@@ -65,10 +67,13 @@ export class Engine {
     this.paths = options.paths;
     mkdirSync(this.paths.dataDir, { recursive: true });
     this.settings = new SettingsStore(join(this.paths.dataDir, 'settings.json'));
-    this.jobs = new JobManager((name, payload) => {
-      this.#emit(name, payload);
-      if (name === 'job:finished') this.#afterJob(payload as Events['job:finished']);
-    });
+    this.jobs = new JobManager(
+      (name, payload) => {
+        this.#emit(name, payload);
+        if (name === 'job:finished') this.#afterJob(payload as Events['job:finished']);
+      },
+      { progressIntervalMs: options.progressIntervalMs },
+    );
     this.kbs = new KbSessions(this.paths.dataDir, (session) => startUpgradeIfDue(this, session));
     this.stores = new StoreService(this);
     this.watches = new WatchService(this, (name, payload) => this.#emit(name, payload), options.watchTimings);

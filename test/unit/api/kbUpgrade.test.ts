@@ -35,7 +35,11 @@ describe('kb upgrade job', () => {
     file = made.engine.kbs.registry.get('old').file;
     await made.engine.dispose();
     downgradeToV14(file, ['chunk']);
-    engine = await Engine.create({ paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')) });
+    // Every progress event goes out: the cancel test acts on one.
+    engine = await Engine.create({
+      paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+      progressIntervalMs: 0,
+    });
   });
   afterEach(async () => {
     await engine.dispose();
