@@ -14,7 +14,7 @@ const CENTRE_UNTIL = 65_536;
  * Families of at most this many vectors are recentred at once by the write or search that finds
  * it due; larger ones are left to {@link VectorCentres.step} (the KB upgrade job), which stages the
  * new codes in batches. A whole recode reads every float vector twice and rewrites every code:
- * about 60 µs a vector (1M took about a minute, `npm run bench citations`' KB), so 0.25 s here at
+ * about 60 µs a vector (1M took about a minute), so about 0.25 s here at
  * most, once per doubling; a search never waits longer than that.
  */
 export const RECENTRE_AT_ONCE_UNTIL = 4096;
