@@ -23,6 +23,7 @@ import { watchHandlers } from './handlers/watch.js';
 import { WatchService, type WatchTimings } from './WatchService.js';
 import { KbSessions } from './KbSessions.js';
 import { StoreService } from './StoreService.js';
+import { startUpgradeIfDue } from './upgradeKb.js';
 import { ModelRuntime, type InjectedModels } from './ModelRuntime.js';
 import { ModelManager } from '../models/ModelManager.js';
 import { PromptLibrary } from '../models/PromptLibrary.js';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   models?: InjectedModels;
   /** @internal Watcher timings (tests shorten the debounce). */
   watchTimings?: WatchTimings;
+  /** @internal Least interval between a job's progress events (tests that act on each one set 0). Default: 100 ms. */
+  progressIntervalMs?: number;
 }
 
 export type EngineEventListener = (event: PolyhopEvent) => void;
@@ -64,8 +67,14 @@ export class Engine {
     this.paths = options.paths;
     mkdirSync(this.paths.dataDir, { recursive: true });
     this.settings = new SettingsStore(join(this.paths.dataDir, 'settings.json'));
-    this.jobs = new JobManager((name, payload) => this.#emit(name, payload));
-    this.kbs = new KbSessions(this.paths.dataDir);
+    this.jobs = new JobManager(
+      (name, payload) => {
+        this.#emit(name, payload);
+        if (name === 'job:finished') this.#afterJob(payload as Events['job:finished']);
+      },
+      { progressIntervalMs: options.progressIntervalMs },
+    );
+    this.kbs = new KbSessions(this.paths.dataDir, (session) => startUpgradeIfDue(this, session));
     this.stores = new StoreService(this);
     this.watches = new WatchService(this, (name, payload) => this.#emit(name, payload), options.watchTimings);
     this.models = new ModelRuntime(this.settings, options.models, (notice) => this.#emit('endpoint:notice', notice));
@@ -112,6 +121,13 @@ export class Engine {
     await this.jobs.dispose();
     await this.kbs.dispose();
     await this.models.dispose();
+  }
+
+  /** Indexing or re-embedding may leave a large vector family due for recentring: the upgrade job does it. */
+  #afterJob({ jobId, kind }: Events['job:finished']): void {
+    const kb = kind === 'index' || kind === 'reembed' ? this.jobs.get(jobId)?.kb : null;
+    if (!kb || !this.kbs.registry.list().some((k) => k.name === kb && !k.problem)) return;
+    startUpgradeIfDue(this, this.kbs.get(kb));
   }
 
   #emit<E extends EventName>(name: E, payload: Events[E]): void {

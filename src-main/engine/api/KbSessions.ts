@@ -15,8 +15,12 @@ export class KbSessions {
   readonly registry: KbRegistry;
   readonly #sessions = new Map<string, KbSession>();
 
-  constructor(dataDir: string) {
+  /** Called with each session as its KB is opened (the engine starts its upgrade job there). */
+  readonly #onDidOpen: (session: KbSession) => void;
+
+  constructor(dataDir: string, onDidOpen: (session: KbSession) => void = () => undefined) {
     this.registry = new KbRegistry({ dataDir });
+    this.#onDidOpen = onDidOpen;
   }
 
   /** The open KB called `name` (NOT_FOUND when none). */
@@ -35,6 +39,7 @@ export class KbSessions {
       rdf: RdfView.open(knowledgeBaseRdfSource(kb), { autoLoad: false }),
     };
     this.#sessions.set(id, session);
+    this.#onDidOpen(session);
     return session;
   }
 

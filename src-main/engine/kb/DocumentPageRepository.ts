@@ -35,6 +35,23 @@ export class DocumentPageRepository {
       .all(documentId) as { page: number; startOffset: number }[];
   }
 
+  /**
+   * Ids after `after`, in order, of documents in a paged format (PDF, TIFF) that have indexed text
+   * but no kept pages: indexed before v16, so their citations read the file again until the
+   * upgrade job keeps their pages.
+   */
+  missing(after = 0, limit = 100): number[] {
+    return this.#context.statements
+      .get(
+        `SELECT d.id FROM documents d WHERE d.id > ? AND d.mime IN ('application/pdf', 'image/tiff')
+           AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)
+           AND NOT EXISTS (SELECT 1 FROM document_pages p WHERE p.document_id = d.id)
+         ORDER BY d.id LIMIT ?`,
+      )
+      .pluck()
+      .all(after, limit) as number[];
+  }
+
   /** One page with its text, or undefined. */
   get(documentId: number, page: number): DocumentPageRecord | undefined {
     return this.#context.statements

@@ -3,6 +3,7 @@ import { sqlNotEnglish } from '../base/englishLanguage.js';
 import type { MetaRepository } from './MetaRepository.js';
 import type { RepositoryContext } from './RepositoryContext.js';
 import { BinaryIndex } from './utils/BinaryIndex.js';
+import { bytesOf, VectorCentres, type RecentreStep } from './VectorCentres.js';
 import type { EmbedderRecord, ScoredId, SimilarityCalibration, VectorKind } from './types.js';
 
 export interface KnnOptions {
@@ -45,16 +46,6 @@ export const VECTOR_KINDS = Object.keys(VECTOR_OWNERS) as VectorKind[];
 
 /** Sign-bit codes read per query when an in-memory index is loaded (a few MB of hex text each). */
 const CODE_PAGE_ROWS = 65_536;
-/**
- * A family's codes are recentred (see {@link VectorIndexRepository}) each time its count has doubled
- * since the last centring, from this count on. Below it the centre stays zero: a mean of fewer
- * vectors is noisy, and the prefilter then passes every code on anyway (k × oversample ≥ 80).
- */
-const CENTRE_FROM = 64;
-/** … and no more once centred at this count or more: the mean has settled, and a recode is O(n). */
-const CENTRE_UNTIL = 65_536;
-/** Float vectors read per query when a family is recentred. */
-const RECODE_PAGE_ROWS = 4096;
 
 /**
  * The embedder record and the vectors of every kind: float blobs (vec_*, compared with sqlite-vec's
@@ -67,18 +58,25 @@ const RECODE_PAGE_ROWS = 4096;
  * texts around 0.7–0.8), so plain sign bits are mostly that direction's and carry little about the
  * text. On vectors like that (24k × 384, mean cosine 0.78: test/unit/kb/vectorCentres.test.ts),
  * recall@10 at oversample 80 went from 0.89 with plain sign bits to 0.99. The centre is recomputed
- * and every code rewritten, in one transaction, when the count has doubled since (CENTRE_FROM,
- * CENTRE_UNTIL); on a write, or on the first search of a KB whose codes predate centring (0015).
+ * and every code rewritten when the count has doubled since (VectorCentres.ts): by the write or
+ * search that finds it due in a small family, in one transaction; in a large one (or a KB whose
+ * codes predate centring, 0015) by the upgrade job's {@link recentreStep}s, searches meanwhile
+ * using the live codes and centre.
  */
 export class VectorIndexRepository {
   readonly #context: RepositoryContext;
   readonly #meta: MetaRepository;
   /** In-memory sign-bit codes per vector kind, loaded on first search; dropped on any rollback. */
   readonly #binary = new Map<VectorKind, BinaryIndex>();
+  readonly #centres: VectorCentres;
 
   constructor(context: RepositoryContext, meta: MetaRepository) {
     this.#context = context;
     this.#meta = meta;
+    this.#centres = new VectorCentres(context, (kind) => {
+      this.#bumpGeneration(kind);
+      this.#binary.delete(kind);
+    });
   }
 
   /** Drops the in-memory indexes (after a rollback or on close); they reload on next use. */
@@ -166,19 +164,19 @@ export class VectorIndexRepository {
     });
     this.#context.transaction(() => {
       const index = this.#currentIndex(kind);
-      const { centre, centredAt } = this.#centreOf(kind);
+      const state = this.#centres.state(kind);
+      const other = state.live === 'code' ? 'code_alt' : 'code';
       const putVector = this.#stmt(`INSERT OR REPLACE INTO vec_${kind} (id, vector) VALUES (?, ?)`);
-      const putCode = this.#stmt(`INSERT OR REPLACE INTO vcode_${kind} (id, code) VALUES (?, ?)`);
+      const putCode = this.#stmt(`INSERT OR REPLACE INTO vcode_${kind} (id, ${state.live}, ${other}) VALUES (?, ?, ?)`);
       const codes = prepared.map((item) => {
         if (!this.#context.exists(owner, item.id)) throw this.#context.notFound(ROW_NAMES[owner] ?? owner, item.id);
-        const code = bytesOf(BinaryIndex.encode(item.unit, centre));
+        const code = this.#centres.codesOf(state, item.unit);
         putVector.run(item.id, bytesOf(item.unit));
-        putCode.run(item.id, code);
-        return code;
+        putCode.run(item.id, code.live, code.other);
+        return code.live;
       });
       const generation = this.#bumpGeneration(kind);
-      if (this.#recentreDue(kind, centredAt)) this.#recentre(kind, dimension);
-      else if (index) {
+      if (!this.#centres.recentreIfSmall(kind, dimension, state.centredAt) && index) {
         prepared.forEach((item, i) => index.set(item.id, codes[i] as Buffer));
         index.generation = generation;
       }
@@ -209,7 +207,7 @@ export class VectorIndexRepository {
     for (const kind of kinds) {
       this.#context.db.exec(`DELETE FROM vec_${kind}; DELETE FROM vcode_${kind};`);
       // The next vectors may come from another embedder, with a mean of their own.
-      this.#stmt('UPDATE vector_state SET centre = NULL, centred_at = 0 WHERE kind = ?').run(kind);
+      this.#centres.reset(kind);
       this.#bumpGeneration(kind);
       this.#binary.delete(kind);
     }
@@ -274,6 +272,21 @@ export class VectorIndexRepository {
       }
       return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
     });
+  }
+
+  /** Whether `kind` has a recentre due or begun that {@link recentreStep} is to do (the KB upgrade job). */
+  recentrePending(kind: VectorKind): boolean {
+    vectorOwner(kind);
+    return this.embedder() !== null && this.#centres.pending(kind);
+  }
+
+  /**
+   * One batch (`rows` vectors, one transaction) of `kind`'s recentre: the mean, then the codes
+   * around it in the column not searched; the last one makes them live. A kill loses one batch.
+   */
+  recentreStep(kind: VectorKind, rows?: number): RecentreStep {
+    vectorOwner(kind);
+    return this.#centres.step(kind, this.#requireEmbedder().dimension, rows);
   }
 
   /** Ids of `kind` rows without a vector yet, by id, after id `after`: what an embedding stage still has to do, a page at a time. */
@@ -363,75 +376,28 @@ export class VectorIndexRepository {
     return undefined;
   }
 
-  /** The centre `kind`'s codes are signs around (null: zero), and the count it was computed at (0: never). */
-  #centreOf(kind: VectorKind): { centre: Float32Array | null; centredAt: number } {
-    const row = this.#stmt('SELECT centre, centred_at AS centredAt FROM vector_state WHERE kind = ?').get(kind) as {
-      centre: Buffer | null;
-      centredAt: number;
-    };
-    return { centre: row.centre ? floatsOf(row.centre) : null, centredAt: row.centredAt };
-  }
-
-  /** Whether `kind`'s count has doubled since it was centred at `centredAt` (see {@link CENTRE_FROM}). */
-  #recentreDue(kind: VectorKind, centredAt: number): boolean {
-    if (centredAt >= CENTRE_UNTIL) return false;
-    const count = this.#stmt(`SELECT COUNT(*) FROM vcode_${kind}`).pluck().get() as number;
-    return count >= CENTRE_FROM && count >= 2 * centredAt;
-  }
-
-  /**
-   * Sets `kind`'s centre to the mean of its vectors and rewrites every code around it, all in one
-   * transaction (a savepoint inside the caller's), so an interrupted recode leaves the old centre
-   * with the old codes. Drops the loaded index: it reloads with the new centre.
-   */
-  #recentre(kind: VectorKind, dimension: number): void {
-    this.#context.transaction(() => {
-      const sum = new Float64Array(dimension);
-      let count = 0;
-      this.#eachVector(kind, (_, vector) => {
-        for (let i = 0; i < dimension; i++) sum[i]! += vector[i] as number;
-        count++;
-      });
-      const centre = Float32Array.from(sum, (x) => x / Math.max(1, count));
-      const putCode = this.#stmt(`UPDATE vcode_${kind} SET code = ? WHERE id = ?`);
-      this.#eachVector(kind, (id, vector) => putCode.run(bytesOf(BinaryIndex.encode(vector, centre)), id));
-      this.#stmt('UPDATE vector_state SET centre = ?, centred_at = ? WHERE kind = ?').run(bytesOf(centre), count, kind);
-      this.#bumpGeneration(kind);
-      this.#binary.delete(kind);
-    });
-  }
-
-  /** Calls `fn` with each stored float vector of `kind`, read a page at a time (so `fn` may write). */
-  #eachVector(kind: VectorKind, fn: (id: number, vector: Float32Array) => void): void {
-    const page = this.#stmt(`SELECT id, vector FROM vec_${kind} WHERE id > ? ORDER BY id LIMIT ${RECODE_PAGE_ROWS}`);
-    for (let after = 0; ;) {
-      const rows = page.all(after) as { id: number; vector: Buffer }[];
-      for (const row of rows) fn(row.id, floatsOf(row.vector));
-      if (rows.length < RECODE_PAGE_ROWS) return;
-      after = (rows.at(-1) as { id: number }).id;
-    }
-  }
-
   #loadedIndex(kind: VectorKind, dimension: number): BinaryIndex {
     const current = this.#currentIndex(kind);
     if (current && current.words === Math.ceil(dimension / 32)) return current;
-    // Codes written before centring existed (or before the count doubled) are recentred here, on the
-    // first search, when this connection may write. A recode that fails (a busy or full disk) rolls
-    // back and the search goes on with the codes as they are, consistent with their centre.
-    if (!this.#context.db.readonly && this.#recentreDue(kind, this.#centreOf(kind).centredAt)) {
+    // A small family's codes written before centring existed (or before the count doubled) are
+    // recentred here, on the first search, when this connection may write; a large one's are the
+    // upgrade job's. A recode that fails (a busy or full disk) rolls back and the search goes on
+    // with the codes as they are, consistent with their centre.
+    if (!this.#context.db.readonly) {
       try {
-        this.#recentre(kind, dimension);
+        this.#centres.recentreIfSmall(kind, dimension);
       } catch (error) {
         if (!String((error as { code?: unknown }).code).startsWith('SQLITE_')) throw error;
       }
     }
-    const index = new BinaryIndex(dimension, this.#generation(kind), this.#centreOf(kind).centre);
+    const { centre, live } = this.#centres.state(kind);
+    const index = new BinaryIndex(dimension, this.#generation(kind), centre);
     // Codes come concatenated by SQLite, a page of ids per round trip: reading them row by row cost
     // ~6 µs a row in better-sqlite3 (6.2 s for the first search at 1M vectors). Both aggregates
     // read the same ordered rows, so ids and codes line up.
     const page = this.#stmt(
       `SELECT unhex(group_concat(hex(code), '')) AS codes, json_group_array(id) AS ids, max(id) AS last, COUNT(*) AS count
-       FROM (SELECT id, code FROM vcode_${kind} WHERE id > ? ORDER BY id LIMIT ${CODE_PAGE_ROWS})`,
+       FROM (SELECT id, ${live} AS code FROM vcode_${kind} WHERE id > ? ORDER BY id LIMIT ${CODE_PAGE_ROWS})`,
     );
     for (let after = 0; ;) {
       const { codes, ids, last, count } = page.get(after) as {
@@ -477,13 +443,4 @@ function normalised(vector: Float32Array): Float32Array | null {
   const out = new Float32Array(vector.length);
   for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) / norm;
   return out;
-}
-
-/** A float32 blob as floats (copied: a blob's bytes need not be 4-aligned). */
-function floatsOf(blob: Buffer): Float32Array {
-  return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-}
-
-function bytesOf(array: Float32Array | Uint32Array): Buffer {
-  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }

@@ -1,47 +1,9 @@
+import { copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
-import { BinaryIndex } from '../../../src-main/engine/kb/utils/BinaryIndex.js';
 import { addDoc, anisotropicVectors, createKb, tempDir } from './kbFixtures.js';
-
-/** The stored centre of `kind` and whether every stored code is sign(v − centre), read on a connection of its own. */
-function storedCodes(
-  file: string,
-  kind: string,
-): { centre: Float32Array | null; centredAt: number; consistent: boolean; count: number } {
-  const db = new Database(file, { readonly: true });
-  try {
-    const state = db.prepare('SELECT centre, centred_at AS centredAt FROM vector_state WHERE kind = ?').get(kind) as {
-      centre: Buffer | null;
-      centredAt: number;
-    };
-    const floats = (b: Buffer): Float32Array =>
-      new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-    const centre = state.centre ? floats(state.centre) : null;
-    const rows = db.prepare(`SELECT v.vector, c.code FROM vec_${kind} v JOIN vcode_${kind} c USING (id)`).all() as {
-      vector: Buffer;
-      code: Buffer;
-    }[];
-    const consistent = rows.every(({ vector, code }) =>
-      Buffer.from(BinaryIndex.encode(floats(vector), centre).buffer).equals(code),
-    );
-    return { centre, centredAt: state.centredAt, consistent, count: rows.length };
-  } finally {
-    db.close();
-  }
-}
-
-/** Rewrites `kind`'s codes as plain sign bits, as Polyhop wrote them before centring (schema v14). */
-function plainSignCodes(db: Database.Database, kind: string): void {
-  const put = db.prepare(`UPDATE vcode_${kind} SET code = ? WHERE id = ?`);
-  for (const { id, vector } of db.prepare(`SELECT id, vector FROM vec_${kind}`).all() as {
-    id: number;
-    vector: Buffer;
-  }[]) {
-    const floats = new Float32Array(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength));
-    put.run(Buffer.from(BinaryIndex.encode(floats).buffer), id);
-  }
-}
+import { downgradeToV14, plainSignCodes, recentreInSteps, storedCodes } from './vectorCentreFixtures.js';
 
 /** Mean recall@10 of the approximate search against the exact one over `queries`. */
 function recallAt10(kb: KnowledgeBase, kind: 'chunk' | 'entity_name', queries: readonly Float32Array[]): number {
@@ -94,6 +56,11 @@ describe('centred sign-bit codes', () => {
       'entity_name',
       ids.map((id, i) => ({ id, vector: vectors[i]! })),
     );
+    // Too large to recode within the write: the upgrade job's batches do it.
+    expect(storedCodes(kb.file, 'entity_name')).toMatchObject({ centre: null, centredAt: 0 });
+    expect(kb.vectors.recentrePending('entity_name')).toBe(true);
+    expect(recentreInSteps(kb, 'entity_name', 4096)).toBe(12); // 6 batches for the mean, 6 for the codes
+    expect(kb.vectors.recentrePending('entity_name')).toBe(false);
     const queries = Array.from({ length: 30 }, sample);
     expect(recallAt10(kb, 'entity_name', queries)).toBeGreaterThanOrEqual(0.95);
     const { centre, centredAt, consistent } = storedCodes(kb.file, 'entity_name');
@@ -171,7 +138,7 @@ describe('centred sign-bit codes', () => {
     expect(kb.vectors.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[7]);
   });
 
-  it('recentres a KB whose codes predate centring on its first search, keeping recall', () => {
+  it('recentres a small KB whose codes predate centring on its first search, keeping recall', () => {
     const sample = anisotropicVectors({ dimension, clusters: 200, spread: 1.7, seed: 10, meanCosine: 0.78 });
     const chunkIds = addDoc(kb, '/a', ...Array.from({ length: 3000 }, (_, i) => `chunk ${i}`)).chunkIds;
     kb.vectors.putVectors(
@@ -180,14 +147,7 @@ describe('centred sign-bit codes', () => {
     );
     const file = kb.file;
     kb.close();
-    // Back to schema v14: plain sign-bit codes, no centre columns and no later tables, as an older Polyhop wrote it.
-    const raw = new Database(file);
-    plainSignCodes(raw, 'chunk');
-    raw.exec(
-      'DROP TABLE IF EXISTS document_pages; ALTER TABLE vector_state DROP COLUMN centre; ALTER TABLE vector_state DROP COLUMN centred_at',
-    );
-    raw.pragma('user_version = 14');
-    raw.close();
+    downgradeToV14(file, ['chunk']);
 
     kb = KnowledgeBase.open(file);
     expect(storedCodes(file, 'chunk')).toMatchObject({ centre: null, centredAt: 0, consistent: true });
@@ -202,5 +162,79 @@ describe('centred sign-bit codes', () => {
     const queries = Array.from({ length: 20 }, sample);
     expect(recallAt10(kb, 'chunk', queries)).toBeGreaterThanOrEqual(0.95);
     expect(storedCodes(file, 'chunk')).toMatchObject({ centredAt: 3000, consistent: true });
+  });
+
+  describe('a large KB whose codes predate centring (staged recentre)', () => {
+    // More than a search or write recodes at once (RECENTRE_AT_ONCE_UNTIL, 4096).
+    const count = 5000;
+    let sample: () => Float32Array;
+    let chunkIds: number[];
+    beforeEach(() => {
+      sample = anisotropicVectors({ dimension, clusters: 200, spread: 1.7, seed: 11, meanCosine: 0.78 });
+      chunkIds = addDoc(kb, '/a', ...Array.from({ length: count + 1 }, (_, i) => `chunk ${i}`)).chunkIds;
+      kb.vectors.putVectors(
+        'chunk',
+        chunkIds.slice(0, count).map((id) => ({ id, vector: sample() })),
+      );
+      const file = kb.file;
+      kb.close();
+      downgradeToV14(file, ['chunk']);
+      kb = KnowledgeBase.open(file);
+    });
+
+    it('searches with the old codes until the switch, finding the same neighbours midway, then with the new centre', () => {
+      const queries = Array.from({ length: 20 }, sample);
+      const neighbours = (): number[][] => queries.map((q) => kb.vectors.knn('chunk', q, 10).map((r) => r.id));
+      const before = neighbours();
+      // The first search did not recode: that is the job's.
+      expect(storedCodes(kb.file, 'chunk')).toMatchObject({ centre: null, centredAt: 0, consistent: true });
+      expect(kb.vectors.recentrePending('chunk')).toBe(true);
+      for (let i = 0; i < 8; i++) expect(kb.vectors.recentreStep('chunk', 1000).finished).toBe(false);
+      // Midway through the codes: the live ones are untouched, and so are the answers.
+      expect(storedCodes(kb.file, 'chunk')).toMatchObject({ centre: null, centredAt: 0, consistent: true });
+      expect(neighbours()).toEqual(before);
+      // Vectors written meanwhile, before and after the batches' position, are coded for both
+      // centres, and found after the switch.
+      const [probe, added] = [sample(), sample()];
+      kb.vectors.putVectors('chunk', [
+        { id: chunkIds[3]!, vector: probe },
+        { id: chunkIds[count]!, vector: added },
+      ]);
+      expect(recentreInSteps(kb, 'chunk', 1000)).toBe(4);
+      expect(storedCodes(kb.file, 'chunk')).toMatchObject({ centredAt: count, consistent: true, count: count + 1 });
+      expect(kb.vectors.knn('chunk', probe, 1)[0]?.id).toBe(chunkIds[3]);
+      expect(kb.vectors.knn('chunk', added, 1)[0]?.id).toBe(chunkIds[count]);
+      expect(recallAt10(kb, 'chunk', queries)).toBeGreaterThanOrEqual(0.95);
+      expect(kb.vectors.recentrePending('chunk')).toBe(false);
+    });
+
+    it('ends with the same centre and codes when stopped midway and resumed on a reopened KB', () => {
+      const file = kb.file;
+      kb.close();
+      const copy = `${file}.copy`;
+      copyFileSync(file, copy);
+      const other = KnowledgeBase.open(copy);
+      try {
+        recentreInSteps(other, 'chunk', 700);
+      } finally {
+        other.close();
+      }
+      kb = KnowledgeBase.open(file);
+      for (let i = 0; i < 10; i++) kb.vectors.recentreStep('chunk', 700);
+      // A batch cut by a kill rolls back whole (its transaction): the next run redoes it.
+      const raw = new Database(file);
+      raw.exec(`CREATE TRIGGER stop_recode BEFORE UPDATE ON vcode_chunk BEGIN SELECT RAISE(ABORT, 'stopped'); END`);
+      expect(() => kb.vectors.recentreStep('chunk', 700)).toThrow('stopped');
+      raw.exec('DROP TRIGGER stop_recode');
+      raw.close();
+      kb.close();
+      kb = KnowledgeBase.open(file);
+      expect(storedCodes(file, 'chunk')).toMatchObject({ centre: null, centredAt: 0 });
+      recentreInSteps(kb, 'chunk', 700);
+      const resumed = storedCodes(file, 'chunk');
+      const whole = storedCodes(copy, 'chunk');
+      expect(resumed).toMatchObject({ centredAt: count, consistent: true });
+      expect(resumed).toEqual(whole);
+    });
   });
 });

@@ -15,6 +15,7 @@ export const METHODS = [
   'kb:rename',
   'kb:delete',
   'kb:reembed',
+  'kb:upgrade',
   'kb:backup',
   'kb:restore',
   'docs:add',

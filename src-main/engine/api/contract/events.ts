@@ -4,7 +4,7 @@ import type { WatchSync } from '../../kb/views.js';
 import type { ErrorData } from './responses.js';
 
 export type JobKind =
-  'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed' | 'store';
+  'index' | 'export' | 'import' | 'ask' | 'download' | 'eval' | 'backup' | 'restore' | 'reembed' | 'store' | 'upgrade';
 export type JobStatus = 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
 
 export interface JobProgress extends StageProgress {

@@ -35,6 +35,8 @@ export const requestSchemas = {
   'kb:delete': z.object({ kb: kbName }).strict(),
   /** Rebuilds every vector with the loaded embedding model (after switching models). */
   'kb:reembed': z.object({ kb: kbName }).strict(),
+  /** Does now what a KB made by an older version still needs (started on opening it, too); jobId null: nothing to do. */
+  'kb:upgrade': z.object({ kb: kbName }).strict(),
   /** One-file backup, usable while indexing runs. */
   'kb:backup': z.object({ kb: kbName, outputPath: path }).strict(),
   /** Verifies a backup file, then restores it as a KB named `name` (replacing it only when `replace`). */

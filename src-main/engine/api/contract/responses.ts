@@ -115,6 +115,7 @@ export interface Responses {
   'kb:rename': KbSummary;
   'kb:delete': { deleted: true };
   'kb:reembed': JobRef;
+  'kb:upgrade': { jobId: string | null };
   'kb:backup': JobRef;
   'kb:restore': JobRef;
   'docs:add': AddDocumentsResult;

@@ -2,7 +2,6 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { PolyhopError } from '../../base/errors.js';
 import { badInput } from '../../ingest/badInput.js';
-import { DocumentLoader } from '../../ingest/load/DocumentLoader.js';
 import { readFileGuarded } from '../../ingest/load/readFileGuarded.js';
 import { pageAt } from '../../ingest/chunk/chunkRecord.js';
 import { pageTexts } from '../../ingest/pageTexts.js';
@@ -14,7 +13,7 @@ import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import { FileStatCache } from '../FileStatCache.js';
 import { toRow } from '../documentChanges.js';
-import { documentLimitOptions } from './indexing.js';
+import { loadFileAgain, readTextAgain, requireDocument } from '../readDocumentAgain.js';
 
 type SourceMethods = 'docs:source' | 'docs:page' | 'docs:file';
 
@@ -37,35 +36,12 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
     loaded.get(
       file.path,
       file.hash,
-      async () => {
-        // The file is read by the indexing loader with the same limits and options, and must be
-        // the bytes that were indexed (else BAD_INPUT "file changed").
-        const settings = engine.settings.get();
-        const { limits, load } = documentLimitOptions(settings.documentLimits, settings.ocrLanguages);
-        const loader = new DocumentLoader(limits);
-        try {
-          return await loader.load(file.path, { ...load, expectedSha256: file.hash });
-        } finally {
-          await loader.dispose();
-        }
-      },
+      () => loadFileAgain(engine.settings.get(), file),
       (d) => 2 * (d.text.length + (d.parts ?? []).reduce((n, p) => n + (p.loaded?.text.length ?? 0), 0)),
     );
 
-  // The document's text as the loader reads it again (a part's: found in its file, read again whole).
-  const readAgain = async (kb: KnowledgeBase, document: DocumentRecord): Promise<LoadedText> => {
-    const file =
-      document.containerId === null
-        ? document
-        : requireDocument(kb.documents.getDocument(document.containerId), document.id);
-    const whole = await load(file);
-    const text =
-      document.containerId === null
-        ? whole
-        : whole.parts?.find((p) => `${file.path}#${p.partId}` === document.path)?.loaded;
-    if (!text) throw badInput(document.path, 'this part is no longer in its file');
-    return text;
-  };
+  const readAgain = (kb: KnowledgeBase, document: DocumentRecord): Promise<LoadedText> =>
+    readTextAgain(kb, document, load);
 
   return {
     'docs:source': async ({ kb: name, id }) => {
@@ -163,9 +139,4 @@ function requireIndexed(document: DocumentRecord | undefined | null, id: number)
   const found = requireDocument(document, id);
   if (!found.chunkCount) throw new PolyhopError('NOT_FOUND', `Document ${id} has no indexed text`, { details: { id } });
   return found;
-}
-
-function requireDocument(document: DocumentRecord | undefined | null, id: number): DocumentRecord {
-  if (!document) throw new PolyhopError('NOT_FOUND', `No document ${id} in this knowledge base`, { details: { id } });
-  return document;
 }

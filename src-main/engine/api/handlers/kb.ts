@@ -3,8 +3,9 @@ import type { KbEntry } from '../../kb/KbRegistry.js';
 import type { KbInfo, KbSummary } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
+import { startUpgradeIfDue } from '../upgradeKb.js';
 
-type KbMethods = 'kb:list' | 'kb:create' | 'kb:info' | 'kb:rename' | 'kb:delete';
+type KbMethods = 'kb:list' | 'kb:create' | 'kb:info' | 'kb:rename' | 'kb:delete' | 'kb:upgrade';
 
 export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
   const { kbs } = engine;
@@ -30,6 +31,7 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
         calibration: session.kb.vectors.similarityCalibration(),
       };
     },
+    'kb:upgrade': ({ kb: name }) => ({ jobId: startUpgradeIfDue(engine, kbs.get(name)) }),
     'kb:rename': ({ kb: name, newName }) => {
       kbs.registry.rename(name, newName);
       return summarise(kbs.registry.get(newName), kbs.get(newName).kb);

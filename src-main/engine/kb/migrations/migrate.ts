@@ -13,6 +13,7 @@ import { migration0013 } from './0013_partial_triples.js';
 import { migration0014 } from './0014_answer_graphs.js';
 import { migration0015 } from './0015_vector_centres.js';
 import { migration0016 } from './0016_document_pages.js';
+import { migration0017 } from './0017_staged_recentring.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0014,
   migration0015,
   migration0016,
+  migration0017,
 ];
 /** The highest version (numbers are given out per branch, so the list may have gaps until they merge). */
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
