@@ -14,12 +14,19 @@
  *
  *   npm run bench uiLatency                        # 10,000 documents, 20 rounds of actions per phase
  *   npm run bench uiLatency -- --docs 6000 --rounds 5
+ *   npm run bench uiLatency -- --docs 1000 --scans 8  # and 8 two-page scanned PDFs, OCR'd while the input runs
+ *
+ * `--scans` adds scanned PDFs (no text layer, 40 lines a page at 200 dpi) named to sort before the
+ * corpus, so the indexing job's first documents are read by OCR in the loader threads while the
+ * actions run; the bench says how many of them were read by the end of the measurement.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { JobProgress, JobState } from '../../src-main/engine/api/contract.js';
+import type { DocumentPage } from '../../src-main/engine/kb/views.js';
+import { scanOf, writeScanPdf } from '../support/scanWriter.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { seededRandom } from '../support/seededRandom.js';
 import { launchChromium, openApp } from '../support/chromium.js';
@@ -58,6 +65,7 @@ interface PhaseResult {
 export async function run(args: string[]): Promise<void> {
   const docs = numberArg(args, '--docs', 10000);
   const rounds = numberArg(args, '--rounds', 20);
+  const scans = numberArg(args, '--scans', 0);
   const work = mkdtempSync(join(tmpdir(), 'polyhop-bench-ui-'));
   const llm = new ScriptedLlm(syntheticRules(), { parallelism: 4, recordCalls: false });
   const server = await startE2eServer({ models: { llm, embedder: new SyntheticEmbedder() } });
@@ -66,10 +74,12 @@ export async function run(args: string[]): Promise<void> {
     let t = performance.now();
     const corpus = join(work, 'corpus');
     writeSyntheticCorpus(corpus, docs);
+    for (let i = 0; i < scans; i++)
+      writeFileSync(join(corpus, `000-scan-${i}.pdf`), writeScanPdf([1, 2].map((p) => scanOf(scanLines(i, p)))));
     await ok(server.engine.call('kb:create', { name: KB }));
     await ok(server.engine.call('docs:add', { kb: KB, paths: [corpus] }));
     console.log(
-      `corpus: ${docs} synthetic documents written and added in ${((performance.now() - t) / 1000).toFixed(1)} s (zero-latency scripted LLM, n-gram embedder)`,
+      `corpus: ${docs} synthetic documents${scans > 0 ? ` and ${scans} scanned PDFs` : ''} written and added in ${((performance.now() - t) / 1000).toFixed(1)} s (zero-latency scripted LLM, n-gram embedder)`,
     );
     console.log(
       `host: ${cpus().length} cores, load average ${loadavg()
@@ -81,7 +91,7 @@ export async function run(args: string[]): Promise<void> {
     await page.getByTestId('kb-switcher').selectOption(KB);
     await page
       .getByTestId('docs-total')
-      .filter({ hasText: `(${docs.toLocaleString('en-US')})` })
+      .filter({ hasText: `(${(docs + scans).toLocaleString('en-US')})` })
       .waitFor();
     await actions(page, 1); // warm-up: code split chunks loaded, caches primed; not measured
 
@@ -109,6 +119,13 @@ export async function run(args: string[]): Promise<void> {
       `indexing job ${stillRunning ? 'still running at the end of the measurement' : 'FINISHED before the end of the measurement (use more --docs)'}: ` +
         `stage ${progress?.stage ?? '?'} ${progress?.done ?? '?'}/${progress?.total ?? '?'} after ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
+    if (scans > 0) {
+      const { rows } = await ok<DocumentPage>(
+        server.engine.call('docs:list', { kb: KB, filter: '000-scan-', limit: 1000 }),
+      );
+      const read = rows.filter((r) => r.chunkCount > 0).length;
+      console.log(`scanned PDFs read by OCR by the end of the measurement: ${read} of ${scans} (${2 * read} pages)`);
+    }
     if (stillRunning) await server.engine.call('jobs:cancel', { jobId });
 
     console.log(
@@ -301,4 +318,12 @@ async function ok<T = unknown>(
   const r = await reply;
   if (!r.ok) throw new Error(`uiLatency bench: ${r.error.code}: ${r.error.message}`);
   return r.value as T;
+}
+
+/** A scanned page's 40 lines, different for each scan and page so no two pages are the same text. */
+function scanLines(scan: number, page: number): string[] {
+  return Array.from(
+    { length: 40 },
+    (_, l) => `Scan ${scan} page ${page} line ${l + 1}: the harbour of Ithaca at dawn.`,
+  );
 }
