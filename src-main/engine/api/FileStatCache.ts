@@ -31,9 +31,12 @@ export class FileStatCache<T> {
     this.#maxWeight = options.maxWeight ?? 64 * 1024 ** 2;
   }
 
-  /** The cached value, else `read()`'s, which is kept with the file's stat from before the read. */
-  async get(path: string, sha256: string, read: () => Promise<T>, weigh: (value: T) => number): Promise<T> {
-    const key = `${sha256}\0${path}`;
+  /**
+   * The cached value, else `read()`'s, which is kept with the file's stat from before the read.
+   * `part` names what in the file the value is of, when not the whole file (a mail's attachment).
+   */
+  async get(path: string, sha256: string, read: () => Promise<T>, weigh: (value: T) => number, part = ''): Promise<T> {
+    const key = `${sha256}\0${path}\0${part}`;
     const before = await stat(path).catch(() => null);
     const hit = this.#entries.get(key);
     this.#entries.delete(key);

@@ -66,6 +66,8 @@ export type LoadedPart = {
   partId: string;
   /** Bytes of the part (the message, or the decoded attachment). */
   size: number;
+  /** A PDF attachment's own bytes, kept only when asked (LoadDocumentOptions `keepPdfPartBytes`). */
+  bytes?: Uint8Array;
 } & ({ loaded: LoadedText & { title: string; language: string }; error?: never } | { loaded?: never; error: string });
 
 /** A half-open character range `[start, end)` into a text. */

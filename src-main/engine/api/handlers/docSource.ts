@@ -13,7 +13,7 @@ import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
 import { FileStatCache } from '../FileStatCache.js';
 import { toRow } from '../documentChanges.js';
-import { loadFileAgain, readTextAgain, requireDocument } from '../readDocumentAgain.js';
+import { loadFileAgain, readPartAgain, readTextAgain, requireDocument } from '../readDocumentAgain.js';
 
 type SourceMethods = 'docs:source' | 'docs:page' | 'docs:file';
 
@@ -23,7 +23,7 @@ export const MAX_DOCUMENT_FILE_BYTES = 64 * 1024 ** 2;
 /**
  * Citations opened at their source: the cited page as indexed (`docs:page`), a document's text as
  * the indexing loader reads it again (`docs:source`, and `docs:page` for documents indexed before
- * their pages were kept) and a PDF's own bytes (`docs:file`), so that the renderer draws the cited
+ * their pages were kept) and a PDF's own bytes (`docs:file`; a mail's PDF attachment's too), so that the renderer draws the cited
  * page without any file access of its own. Both are kept per file (and sha256) while the file is
  * unchanged, so that a second citation into the same file is not read (or OCR'd) again.
  */
@@ -42,6 +42,19 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
 
   const readAgain = (kb: KnowledgeBase, document: DocumentRecord): Promise<LoadedText> =>
     readTextAgain(kb, document, load);
+
+  /** A mail's PDF attachment, its bytes taken from its file read again (the indexed version only). */
+  const attachedPdf = async (kb: KnowledgeBase, part: DocumentRecord & { containerId: number }) => {
+    const { bytes } = await readPartAgain(kb, part, (file) =>
+      loadFileAgain(engine.settings.get(), file, { keepPdfPartBytes: true }),
+    );
+    if (!bytes) throw badInput(part.path, 'this attachment is no longer a PDF');
+    if (bytes.byteLength > MAX_DOCUMENT_FILE_BYTES) throw badInput(part.path, 'the attachment is too large to show');
+    return {
+      base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+      size: bytes.byteLength,
+    };
+  };
 
   return {
     'docs:source': async ({ kb: name, id }) => {
@@ -73,20 +86,24 @@ export function docSourceHandlers(engine: Engine): Pick<Handlers, SourceMethods>
       return onPage(document, page, startOffset, endOffset, 'file');
     },
     'docs:file': async ({ kb: name, id }) => {
-      const document = requireDocument(kbs.get(name).kb.documents.getDocument(id), id);
-      if (document.mime !== 'application/pdf' || document.containerId !== null)
-        throw new PolyhopError('UNSUPPORTED', `Document ${id} is not a PDF file of its own`, {
-          details: { id, mime: document.mime },
-        });
+      const { kb } = kbs.get(name);
+      const document = requireDocument(kb.documents.getDocument(id), id);
+      if (document.mime !== 'application/pdf')
+        throw new PolyhopError('UNSUPPORTED', `Document ${id} is not a PDF`, { details: { id, mime: document.mime } });
+      const { containerId } = document;
+      // A part is kept under its file's path, so that the file's own stat says whether it changed.
+      const file = containerId === null ? document : requireDocument(kb.documents.getDocument(containerId), id);
       const { base64, size } = await files.get(
-        document.path,
+        file.path,
         document.hash,
         async () => {
+          if (containerId !== null) return attachedPdf(kb, { ...document, containerId });
           const read = await readFileGuarded(document.path, { maxBytes: MAX_DOCUMENT_FILE_BYTES });
           if (read.sha256 !== document.hash) throw badInput(document.path, 'file changed since it was scanned');
           return { base64: read.bytes.toString('base64'), size: read.size };
         },
         (f) => f.base64.length,
+        document.path,
       );
       return { mime: document.mime, size, base64 };
     },

@@ -136,7 +136,8 @@ export async function loadContent(
   const loadPart: MailPartLoader = async (partBytes, fileName, partPath) => {
     const format = chooseFormat(fileName, sniffFormat(partBytes), formatForPath(fileName));
     const content = await loadContent(partBytes, partPath, format, options, depth + 1);
-    return finishText({ ...content, title: content.title ?? fileName }, partPath, maxTextChars);
+    const finished = finishText({ ...content, title: content.title ?? fileName }, partPath, maxTextChars);
+    return options.keepPdfPartBytes && format === 'pdf' ? { ...finished, bytes: partBytes } : finished;
   };
   let loaded: LoadedContent;
   switch (format) {

@@ -36,6 +36,11 @@ export interface LoadDocumentOptions {
   mail?: MailLimits;
   /** OCR of scanned PDF pages, PDF pages with unreadable text, and image files (PNG, JPEG, TIFF). Default: on, every installed language. */
   ocr?: OcrLoadOptions;
+  /**
+   * PDF attachments of mail keep their own bytes (LoadedPart `bytes`), so that their pages can be
+   * drawn; off for indexing, which needs only their text. Default: false.
+   */
+  keepPdfPartBytes?: boolean;
   /** The sha256 the file had when scanned; a different one means it changed since: BAD_INPUT. */
   expectedSha256?: string;
   /** Bytes per read call. Default: 1 MiB. */

@@ -29,7 +29,7 @@ export type MailPartLoader = (
   bytes: Buffer,
   fileName: string,
   partPath: string,
-) => Promise<LoadedText & { title: string; language: string; parts?: LoadedPart[] }>;
+) => Promise<LoadedText & { title: string; language: string; parts?: LoadedPart[]; bytes?: Uint8Array }>;
 
 /** One parsed message: its text (header block, body, attachment names) and the attachments we can read. */
 export interface MailMessage {
@@ -140,12 +140,12 @@ export async function attachmentParts(
     const partId = `${prefix}attachment/${index + 1}`;
     const size = attachment.content.length;
     try {
-      const { parts: nested = [], ...loaded } = await loadPart(
-        attachment.content,
-        attachment.fileName,
-        `${path}#${partId}`,
-      );
-      parts.push({ partId, size, loaded });
+      const {
+        parts: nested = [],
+        bytes,
+        ...loaded
+      } = await loadPart(attachment.content, attachment.fileName, `${path}#${partId}`);
+      parts.push({ partId, size, loaded, ...(bytes ? { bytes } : {}) });
       for (const part of nested.slice(0, room - parts.length))
         parts.push({ ...part, partId: `${partId}/${part.partId}` });
     } catch (error) {
