@@ -36,8 +36,9 @@ export async function readTextAgain(
   document: DocumentRecord,
   load: (file: DocumentRecord) => Promise<LoadedDocument>,
 ): Promise<LoadedText> {
-  if (document.containerId === null) return load(document);
-  const text = (await readPartAgain(kb, document, load)).loaded;
+  const { containerId } = document;
+  if (containerId === null) return load(document);
+  const text = (await readPartAgain(kb, { ...document, containerId }, load)).loaded;
   if (!text) throw badInput(document.path, 'this part is no longer in its file');
   return text;
 }
