@@ -29,7 +29,7 @@ export default defineConfig({
   },
   preload: {
     build: {
-      // A sandboxed preload cannot require npm packages: bundle what it imports (the bridge's channels, its method list).
+      // A sandboxed preload cannot require npm packages: bundle what it imports (bridge.ts, methods.ts).
       externalizeDeps: false,
       outDir: 'out/preload',
       rollupOptions: {

@@ -114,7 +114,7 @@ describe('the window and its preload', () => {
     expect(main).not.toMatch(/shell\.openExternal|openExternal\(/);
   });
 
-  it('exposes exactly the Api: one object with invoke, onEvent, the dropped-file path helper, the native dialogs and opening a KB document, on fixed channels', () => {
+  it("exposes exactly the Api on fixed channels: invoke, onEvent, a dropped file's path, the dialogs, opening a KB document", () => {
     const exposed = [...preload.matchAll(/exposeInMainWorld\(\s*'([^']+)'/g)].map((m) => m[1]);
     expect(exposed).toEqual(['polyhop']);
     const imports = [...preload.matchAll(/from '([^']+)'/g)].map((m) => m[1]).sort();
