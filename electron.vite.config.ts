@@ -29,7 +29,7 @@ export default defineConfig({
   },
   preload: {
     build: {
-      // A sandboxed preload cannot require npm packages: bundle what it imports (the contract).
+      // A sandboxed preload cannot require npm packages: bundle what it imports (bridge.ts, methods.ts).
       externalizeDeps: false,
       outDir: 'out/preload',
       rollupOptions: {

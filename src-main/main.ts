@@ -8,10 +8,11 @@ import { Engine } from './engine/api/Engine.js';
 import { appPaths } from './engine/api/paths.js';
 import { DOCUMENT_EXTENSIONS } from './engine/api/documentExtensions.js';
 import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
-import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from './engine/api/contract.js';
 import { documentFilePath } from './engine/api/handlers/docSource.js';
 import {
   DIALOG_CHANNELS,
+  IPC_EVENT_CHANNEL,
+  IPC_INVOKE_CHANNEL,
   OPEN_DOCUMENT_CHANNEL,
   parseOpenDocumentRequest,
   parseSavePathOptions,

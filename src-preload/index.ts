@@ -5,20 +5,20 @@
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import type { EventName, Reply } from '../src-main/engine/api/contract.js';
-import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, METHODS } from '../src-main/engine/api/contract/channels.js';
 import {
   DIALOG_CHANNELS,
+  IPC_EVENT_CHANNEL,
+  IPC_INVOKE_CHANNEL,
   OPEN_DOCUMENT_CHANNEL,
   type OpenDocumentRequest,
   type PolyhopBridge,
   type SavePathOptions,
 } from '../src-renderer/api/bridge.js';
-
-const methods = new Set<string>(METHODS);
+import { METHODS } from './methods.js';
 
 contextBridge.exposeInMainWorld('polyhop', {
   invoke(method: string, request: unknown): Promise<Reply<unknown>> {
-    if (!methods.has(method))
+    if (!METHODS.has(method))
       return Promise.resolve({
         ok: false,
         error: { code: 'INVALID_REQUEST', message: `Unknown method: ${method}`, details: {} },

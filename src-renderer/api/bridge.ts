@@ -44,7 +44,11 @@ export interface PolyhopBridge {
   shell: PolyhopShell;
 }
 
-/** The fixed IPC channels of the dialogs (the Api's own channels are in the contract). */
+/** The Api's IPC channels: one invoke per call, one event stream. */
+export const IPC_INVOKE_CHANNEL = 'polyhop:invoke';
+export const IPC_EVENT_CHANNEL = 'polyhop:event';
+
+/** The fixed IPC channels of the dialogs. */
 export const DIALOG_CHANNELS = {
   chooseFiles: 'polyhop:dialog:choose-files',
   chooseFolder: 'polyhop:dialog:choose-folder',

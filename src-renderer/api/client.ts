@@ -13,8 +13,8 @@ import type {
   Request,
   Responses,
 } from '../../src-main/engine/api/contract.js';
-import { EVENT_NAMES } from '../../src-main/engine/api/contract/channels.js';
 import type { PolyhopBridge } from './bridge.js';
+import { EVENT_NAMES } from './contractValues.js';
 
 declare global {
   interface Window {

@@ -1,4 +1,5 @@
-/** The renderer's view of the engine: the contract's types plus the client. */
-export * from '../../src-main/engine/api/contract.js';
+/** The renderer's view of the engine: the contract's types, the few values it needs, and the client. */
+export type * from '../../src-main/engine/api/contract.js';
+export { EVENT_NAMES, isBaseIri, isKbName, RDF_FORMATS, STRATEGIES } from './contractValues.js';
 export { api, ApiError, createClient, UNREACHABLE } from './client.js';
 export type { PolyhopBridge, PolyhopDialogs, SavePathOptions } from './bridge.js';

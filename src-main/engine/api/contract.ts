@@ -2,8 +2,8 @@
  * The one contract between the engine and its front doors (Electron IPC, browser mode, CLI,
  * in-memory test transport), composed here from the domains' own types and split by area under
  * `contract/`: request schemas, responses, events, names. Nothing below `api/` imports it, so the
- * wire format never defines the domain; the renderer and the preload import its types only (and
- * the zod-free names of `contract/channels.ts`).
+ * wire format never defines the domain; the renderer and the preload import its types only
+ * (dependency-cruiser's `front-ends-import-contract-types`).
  *
  * Every method is `area:verb`, takes one JSON payload validated against its request schema at
  * the front door, and answers `{ ok: true, value } | { ok: false, error }`. Long operations answer

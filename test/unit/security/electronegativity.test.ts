@@ -114,14 +114,14 @@ describe('the window and its preload', () => {
     expect(main).not.toMatch(/shell\.openExternal|openExternal\(/);
   });
 
-  it('exposes exactly the Api: one object with invoke, onEvent, the dropped-file path helper, the native dialogs and opening a KB document, on fixed channels', () => {
+  it("exposes exactly the Api on fixed channels: invoke, onEvent, a dropped file's path, the dialogs, opening a KB document", () => {
     const exposed = [...preload.matchAll(/exposeInMainWorld\(\s*'([^']+)'/g)].map((m) => m[1]);
     expect(exposed).toEqual(['polyhop']);
     const imports = [...preload.matchAll(/from '([^']+)'/g)].map((m) => m[1]).sort();
     expect(imports).toEqual([
       '../src-main/engine/api/contract.js',
-      '../src-main/engine/api/contract/channels.js',
       '../src-renderer/api/bridge.js',
+      './methods.js',
       'electron',
     ]);
     const body = preload.slice(preload.indexOf('exposeInMainWorld'));
@@ -130,7 +130,7 @@ describe('the window and its preload', () => {
     const dialogs = [...body.matchAll(/^ {4}(\w+): \(/gm)].map((m) => m[1]);
     expect(dialogs).toEqual(['chooseFiles', 'chooseFolder', 'chooseSavePath', 'openDocument']);
     expect(preload).toMatch(/return webUtils\.getPathForFile\(file\);/);
-    // Channels are fixed constants (the contract's, the bridge's dialogs), never caller-chosen; ipcRenderer itself never leaves.
+    // Channels are fixed constants (the bridge's), never caller-chosen; ipcRenderer itself never leaves.
     expect([...preload.matchAll(/ipcRenderer\.(\w+)\(([^,)]+)/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual([
       'invoke IPC_INVOKE_CHANNEL',
       'on IPC_EVENT_CHANNEL',
@@ -154,7 +154,7 @@ describe('the window and its preload', () => {
     expect(open?.[2]).toMatch(/if \(!fromRenderer\(event\) \|\| !request\)/);
     expect(main).toMatch(/shell\.openPath\(await documentFilePath\(engine, request\.kb, request\.documentId\)\)/);
     expect(body).not.toMatch(/:\s*ipcRenderer\b|ipcRenderer\s*[,}]|\bsend\(|sendSync\(|require\(|process\./);
-    expect(preload).toMatch(/if \(!methods\.has\(method\)\)/);
+    expect(preload).toMatch(/if \(!METHODS\.has\(method\)\)/);
   });
 
   it('gives the file:// window a strict Content-Security-Policy', () => {

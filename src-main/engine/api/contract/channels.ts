@@ -1,10 +1,9 @@
 /**
- * The contract's names as plain constants, importing nothing, so the sandboxed preload and the
- * renderer take them without the schema library: every method, every event, the IPC channels.
- * `requests.ts` has one schema per method (the compiler checks the two lists agree).
+ * The contract's method names, importing nothing. `requests.ts` has one schema per method (the
+ * compiler checks the two lists agree). The renderer and the preload import the contract's types
+ * only: they declare the few names they need themselves against these types
+ * (src-renderer/api/contractValues.ts, src-preload/methods.ts).
  */
-import type { EventName } from './events.js';
-
 export const METHODS = [
   'system:doctor',
   'system:getSettings',
@@ -71,9 +70,3 @@ export const METHODS = [
   'eval:report',
 ] as const;
 export type Method = (typeof METHODS)[number];
-
-export const EVENT_NAMES: EventName[] = ['job:progress', 'job:finished', 'qa:token', 'watch:synced', 'endpoint:notice'];
-
-/** Channel names on the Electron IPC bridge. */
-export const IPC_INVOKE_CHANNEL = 'polyhop:invoke';
-export const IPC_EVENT_CHANNEL = 'polyhop:event';

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, requestSchemas, type KbSummary } from '../../../api/index.js';
+import { api, isKbName, type KbSummary } from '../../../api/index.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
@@ -8,13 +8,11 @@ import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 import { latestJob, useJobs } from '../../store/jobs.js';
 
-const kbName = requestSchemas['kb:create'].shape.name;
-
 /** The name's first problem in the user's language, or null when valid. */
 function useNameProblem(name: string): string | null {
   const { t } = useTranslation();
   if (!name) return null;
-  return kbName.safeParse(name).success ? null : t('corpus.kbNameRule');
+  return isKbName(name) ? null : t('corpus.kbNameRule');
 }
 
 export function CreateKbForm({ onCreated }: { onCreated?: (kb: KbSummary) => void }) {

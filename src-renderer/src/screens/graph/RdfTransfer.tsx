@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, RDF_FORMATS, requestSchemas, type RdfFormat, type Request } from '../../../api/index.js';
+import { api, isBaseIri, isKbName, RDF_FORMATS, type RdfFormat, type Request } from '../../../api/index.js';
 import { JobPanel } from '../../components/JobPanel.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { useAction } from '../../lib/useApi.js';
@@ -181,9 +181,6 @@ export function ExportPanel({ kb }: { kb: string }) {
   );
 }
 
-const kbName = requestSchemas['kb:create'].shape.name;
-const baseIriSchema = requestSchemas['rdf:import'].shape.baseIri;
-
 /** Import an RDF file as a new knowledge base: kb:create, then rdf:import. */
 export function ImportPanel() {
   const { t } = useTranslation();
@@ -193,8 +190,8 @@ export function ImportPanel() {
   const [baseIri, setBaseIri] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
-  const nameOk = kbName.safeParse(name).success;
-  const baseOk = baseIri.trim() === '' || baseIriSchema.safeParse(baseIri.trim()).success;
+  const nameOk = isKbName(name);
+  const baseOk = baseIri.trim() === '' || isBaseIri(baseIri.trim());
   const run = useAction(async () => {
     const kb = await api().call('kb:create', { name, description: t('rdf.importedFrom', { path: inputPath }) });
     const ref = await api().call('rdf:import', {
