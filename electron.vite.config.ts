@@ -47,6 +47,8 @@ export default defineConfig({
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
     },
+    // PDF.js's binary CMaps (lib/pdfPage.ts imports them `?inline`).
+    assetsInclude: ['**/*.bcmap'],
     plugins: [react()],
   },
 });

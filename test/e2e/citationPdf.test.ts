@@ -9,6 +9,7 @@ import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { e2eRules, E2E_CORPUS_PATHS } from '../support/e2eCorpus.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
 import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
+import { writeCmapPdf } from '../support/pdfBuilder.js';
 import { writePdf } from '../support/pdfWriter.js';
 import { ScriptedLlm } from '../support/ScriptedLlm.js';
 import { call, runJobToEnd } from '../support/tempEngine.js';
@@ -26,6 +27,10 @@ let browser: Browser;
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-citation-pdf-'));
 const pdfPath = join(dir, 'ithaca.pdf');
 let pdfId: number;
+// A page in a CID font the file does not embed, its codes in the predefined UniJIS-UCS2-H CMap.
+const JAPANESE = '東京都の天気は晴れです';
+const cmapPdfPath = join(dir, 'tokyo.pdf');
+let cmapPdfId: number;
 
 beforeAll(async () => {
   writeFileSync(
@@ -38,12 +43,18 @@ beforeAll(async () => {
       ],
     }),
   );
+  const ucs2 = [...JAPANESE].map((c) => c.charCodeAt(0).toString(16).padStart(4, '0')).join('');
+  writeFileSync(
+    cmapPdfPath,
+    writeCmapPdf({ cmap: 'UniJIS-UCS2-H', ordering: 'Japan1', baseFont: 'KozMinPr6N-Regular', hexCodes: ucs2 }),
+  );
   server = await startE2eServer({ models: { llm, embedder: new QaEmbedder() } });
   await call(server.engine, 'kb:create', { name: 'odyssey' });
-  await call(server.engine, 'docs:add', { kb: 'odyssey', paths: [...E2E_CORPUS_PATHS, pdfPath] });
+  await call(server.engine, 'docs:add', { kb: 'odyssey', paths: [...E2E_CORPUS_PATHS, pdfPath, cmapPdfPath] });
   expect((await runJobToEnd(server.engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
   const { rows } = await call<DocumentPage>(server.engine, 'docs:list', { kb: 'odyssey', limit: 100 });
   pdfId = rows.find((r) => r.path === pdfPath)!.id;
+  cmapPdfId = rows.find((r) => r.path === cmapPdfPath)!.id;
   browser = await launchChromium();
 });
 
@@ -123,6 +134,26 @@ describeInBrowser('a citation into a PDF', () => {
       expect(await marks.first().isVisible()).toBe(true);
       // Browser mode has no system viewer to open.
       expect(await page.getByTestId('open-in-viewer').count()).toBe(0);
+      expect(appConsoleErrors(consoleErrors)).toEqual([]);
+      expect(externalRequests).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('draws a page whose font is not embedded (a predefined CJK CMap, bundled with the app) with its text layer', async () => {
+    const { context, page, consoleErrors, externalRequests } = await openApp(browser, server.authUrl);
+    try {
+      await askVector(page);
+      await page.locator(`[data-testid="citation-link"][data-document-id="${cmapPdfId}"]`).first().click();
+      // Drawn, or shown as text with the reason (without the CMaps the text layer is not the indexed text).
+      await page
+        .locator('[data-testid="pdf-page"][data-drawn="true"], [data-testid="pdf-page-unavailable"]')
+        .first()
+        .waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId('pdf-page-unavailable').allTextContents()).toEqual([]);
+      // The text layer PDF.js built from the CMap is the text the engine indexed.
+      expect((await page.getByTestId('pdf-text-layer').textContent())?.replace(/\s/g, '')).toBe(JAPANESE);
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
       expect(externalRequests).toEqual([]);
     } finally {

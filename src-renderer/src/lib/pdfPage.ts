@@ -26,6 +26,29 @@ const loadPdfjs = () =>
     return m;
   }));
 
+// The predefined Adobe CMaps, which a PDF in a font it does not embed (CJK, mostly) needs to map
+// its character codes to text: the engine's loader reads them from pdfjs-dist, so the page's text
+// layer must too, or it is not the indexed text. Each is bundled as a lazily loaded module holding
+// its bytes as a data URL, so reading one is a script import from the app (the CSP's script-src
+// 'self', file:// in the window), not a fetch.
+const CMAPS = import.meta.glob<string>('../../../node_modules/pdfjs-dist/cmaps/*.bcmap', {
+  query: '?inline',
+  import: 'default',
+});
+
+/** PDF.js's CMap reader (its `CMapReaderFactory` option), from the bundled CMaps. */
+class BundledCMapReader {
+  async fetch({ name }: { name: string }): Promise<{ cMapData: Uint8Array; isCompressed: boolean }> {
+    const load = CMAPS[`../../../node_modules/pdfjs-dist/cmaps/${name}.bcmap`];
+    if (!load) throw new Error(`No CMap ${name}`);
+    const url = await load();
+    return {
+      cMapData: Uint8Array.from(atob(url.slice(url.indexOf(',') + 1)), (c) => c.charCodeAt(0)),
+      isCompressed: true,
+    };
+  }
+}
+
 // The last file opened stays open, so that the next citation into it does not fetch it again.
 let open: { key: string; document: Promise<PDFDocumentProxy> } | null = null;
 
@@ -38,7 +61,13 @@ function openDocument(kb: string, source: DocumentPageText): Promise<PDFDocument
     const [{ getDocument }, file] = await Promise.all([loadPdfjs(), api().call('docs:file', { kb, id })]);
     const data = Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0));
     // No eval (the CSP forbids it), nothing fetched: fonts the file does not embed are drawn with system fonts.
-    return getDocument({ data, isEvalSupported: false, useSystemFonts: true, verbosity: 0 }).promise;
+    return getDocument({
+      data,
+      isEvalSupported: false,
+      useSystemFonts: true,
+      CMapReaderFactory: BundledCMapReader,
+      verbosity: 0,
+    }).promise;
   })();
   open = { key, document };
   document.catch(() => {
