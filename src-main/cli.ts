@@ -50,6 +50,7 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
   registerChatCommand(program, () => ({
     job: (method, request) => ctx.job(method, request),
     input: input ?? process.stdin,
+    storeSynced: ctx.storeSynced,
   }));
   registerRdfCommands(program, ctx);
   registerStoreCommands(program, ctx);

@@ -7,6 +7,8 @@ export interface ChatDeps {
   job: <M extends Method>(method: M, request: Request<M>) => Promise<JobResult>;
   /** Where the questions are read from (default: stdin). */
   input: NodeJS.ReadableStream;
+  /** Waits for the store sync a change to `kb` started; see `finishStoreSync`. */
+  storeSynced: (kb: string) => Promise<void>;
 }
 
 /**
@@ -22,7 +24,7 @@ export function registerChatCommand(program: Command, deps: () => ChatDeps): voi
     .requiredOption('--kb <name>', 'knowledge base')
     .option('--strategy <name>', 'answering strategy', 'dr')
     .action(async (opts: { kb: string; strategy: string }) => {
-      const { job, input } = deps();
+      const { job, input, storeSynced } = deps();
       let strategy = parseStrategy(opts.strategy);
       let thread: number | 'new' = 'new';
       const lines = createInterface({ input, terminal: false });
@@ -50,7 +52,11 @@ export function registerChatCommand(program: Command, deps: () => ChatDeps): voi
         console.log(`${answer.text}\n`);
       }
       lines.close();
-      if (thread !== 'new') console.log(`Thread ${thread}: continue with polyhop ask --thread ${thread}`);
+      if (thread === 'new') return;
+      console.log(`Thread ${thread}: continue with polyhop ask --thread ${thread}`);
+      // The answers' graphs go to an auto-synced external store; exiting would cancel that. Once at
+      // the end, so the conversation does not wait on the store between questions.
+      await storeSynced(opts.kb);
     });
 }
 

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { CliError, type CliContext } from './CliContext.js';
+import type { UpgradeResult } from '../engine/api/upgradeKb.js';
 import { missingVectorsHint, printTable } from './format.js';
+import { runJob } from './runJob.js';
 
-/** `polyhop kb create|list|info|rename|delete|reembed|backup|restore`. */
-export function registerKbCommands(program: Command, { call, job, out }: CliContext): void {
+/** `polyhop kb create|list|info|rename|delete|reembed|upgrade|backup|restore`. */
+export function registerKbCommands(program: Command, { call, job, out, getEngine, json }: CliContext): void {
   const kb = program.command('kb').description('manage knowledge bases');
   kb.command('create <name>')
     .description('create a knowledge base')
@@ -30,6 +32,7 @@ export function registerKbCommands(program: Command, { call, job, out }: CliCont
             entities: k.entityCount,
             triples: k.tripleCount,
             embedder: k.embedder?.identity ?? '-',
+            upgrade: k.upgradeDue ? 'due' : '-',
           })),
         ),
       );
@@ -63,6 +66,24 @@ export function registerKbCommands(program: Command, { call, job, out }: CliCont
       const result = await job('kb:reembed', { kb: name });
       if (result.status !== 'done') throw new CliError(result.error?.message ?? `re-embedding ${result.status}`);
       out(result.result, () => console.log(`Re-embedded "${name}"`));
+    });
+  kb.command('upgrade <name>')
+    .description('do the work a knowledge base made by an older Polyhop still needs (also started when it is used)')
+    .action(async (name: string) => {
+      // Null when nothing is due; else the job running or just started (using the KB starts it too).
+      const { jobId } = await call('kb:upgrade', { kb: name });
+      if (!jobId) return out({ upgraded: false }, () => console.log(`"${name}" needs no upgrade`));
+      const result = await runJob(await getEngine(), jobId, { quiet: json() });
+      if (result.status !== 'done')
+        throw new CliError(
+          `the upgrade of "${name}" ${result.status === 'failed' ? `failed: ${result.error?.message ?? 'unknown error'}` : result.status}; run \`polyhop kb upgrade ${name}\` again to go on from where it stopped`,
+        );
+      const { recentred, pagesKept, pagesUnavailable } = result.result as UpgradeResult;
+      out(result.result, () =>
+        console.log(
+          `Upgraded "${name}": ${recentred.length ? `recentred ${recentred.join(', ')}; ` : ''}pages kept for ${pagesKept} documents${pagesUnavailable ? `, ${pagesUnavailable} unreadable (their citations read the file)` : ''}`,
+        ),
+      );
     });
   kb.command('backup <name> <file>')
     .description('write the knowledge base to one file (works while indexing runs)')

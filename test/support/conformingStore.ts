@@ -7,9 +7,10 @@ import oxigraph from 'oxigraph';
  * it is not. SPARQL 1.1 Protocol §2.1.4: a query with `default-graph-uri` and no `named-graph-uri`
  * has a dataset of that default graph and no named graphs, so a `GRAPH <g>` pattern matches nothing.
  * Update (`update=` form) and the Graph Store HTTP Protocol (`?graph=`, PUT replaces, POST adds,
- * Turtle) on one URL, as Oxigraph server and Fuseki serve them.
+ * Turtle) on one URL, as Oxigraph server and Fuseki serve them. `hold`, when given, is awaited
+ * before each request is answered (a test keeps a sync in flight until a moment it chooses).
  */
-export async function startConformingStore(): Promise<{
+export async function startConformingStore(options: { hold?: () => Promise<void> } = {}): Promise<{
   url: string;
   store: oxigraph.Store;
   close: () => Promise<void>;
@@ -18,7 +19,7 @@ export async function startConformingStore(): Promise<{
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
+    const answer = (): void => {
       try {
         const url = new URL(req.url ?? '/', 'http://store');
         const graph = url.searchParams.get('graph');
@@ -45,7 +46,8 @@ export async function startConformingStore(): Promise<{
       } catch (error) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error));
       }
-    });
+    };
+    req.on('end', () => void Promise.resolve(options.hold?.()).then(answer));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/store`;

@@ -20,6 +20,11 @@ export interface KbSummary {
    * the next one and not counted.
    */
   missingVectors: number;
+  /**
+   * Work an older Polyhop left (recentring vector codes, keeping the pages of PDFs and TIFFs): the
+   * upgrade job does it when the KB is first used, or on `kb:upgrade`.
+   */
+  upgradeDue: boolean;
   createdAt: string;
 }
 

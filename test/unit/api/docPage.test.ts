@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,7 @@ import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { pageTexts } from '../../../src-main/engine/ingest/pageTexts.js';
 import { pageText, type PdfTextItem } from '../../../src-renderer/src/lib/pdfTextMap.js';
 import { CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
-import { writePdf } from '../../support/pdfWriter.js';
+import { writeIthacaPdf } from '../../support/ithacaPdf.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { QaEmbedder, WIFE_OF_KING } from '../qa/support/qaScript.js';
 import { corpusLlm } from '../security/support/fullRun.js';
@@ -26,18 +25,15 @@ import { corpusLlm } from '../security/support/fullRun.js';
  */
 let engine: Engine;
 let dispose: () => Promise<void>;
-const dir = mkdtempSync(join(tmpdir(), 'polyhop-page-'));
-const pdfPath = join(dir, 'ithaca.pdf');
-const PDF_PAGES = [
-  'Ithaca is an island in the Ionian Sea. Odysseus was its king.',
-  'Penelope waited twenty years for Odysseus.\nShe wove a shroud by day and undid it by night.',
+const ithaca = writeIthacaPdf('polyhop-page-', [
   'Penelope, the wife of the king of Ithaca, kept the suitors waiting.\nTelemachus sailed to Pylos.',
-];
+]);
+const pdfPath = ithaca.path;
+const PDF_PAGES = ithaca.pages;
 let pdfId: number;
 const citations: Citation[] = [];
 
 beforeAll(async () => {
-  writeFileSync(pdfPath, writePdf({ pages: PDF_PAGES }));
   ({ engine, dispose } = await tempEngine({ llm: corpusLlm(), embedder: new QaEmbedder() }));
   await call(engine, 'kb:create', { name: 'odyssey' });
   await call(engine, 'docs:add', { kb: 'odyssey', paths: [...CORPUS_FILES.map((f) => join(CORPUS_DIR, f)), pdfPath] });
@@ -57,7 +53,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await dispose();
-  rmSync(dir, { recursive: true, force: true });
+  ithaca.remove();
 });
 
 const page = (c: Pick<Citation, 'documentId' | 'startOffset' | 'endOffset'>) =>

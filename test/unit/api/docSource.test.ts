@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import type {
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
 import { pageText, type PdfTextItem } from '../../../src-renderer/src/lib/pdfTextMap.js';
+import { writeIthacaPdf } from '../../support/ithacaPdf.js';
 import { writePdf } from '../../support/pdfWriter.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { corpusLlm } from '../security/support/fullRun.js';
@@ -21,15 +21,10 @@ import { QaEmbedder, WIFE_OF_KING } from '../qa/support/qaScript.js';
 /** `docs:source`: the document's text, which every cited passage's offsets point into (and, for a PDF, its pages). */
 let engine: Engine;
 let dispose: () => Promise<void>;
-const dir = mkdtempSync(join(tmpdir(), 'polyhop-source-'));
-const pdfPath = join(dir, 'ithaca.pdf');
-const PDF_PAGES = [
-  'Ithaca is an island in the Ionian Sea. Odysseus was its king.',
-  'Penelope waited twenty years for Odysseus.\nShe wove a shroud by day and undid it by night.',
-];
+const ithaca = writeIthacaPdf('polyhop-source-');
+const pdfPath = ithaca.path;
 
 beforeAll(async () => {
-  writeFileSync(pdfPath, writePdf({ pages: PDF_PAGES }));
   ({ engine, dispose } = await tempEngine({ llm: corpusLlm(), embedder: new QaEmbedder() }));
   await call(engine, 'kb:create', { name: 'odyssey' });
   await call(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
@@ -37,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await dispose();
-  rmSync(dir, { recursive: true, force: true });
+  ithaca.remove();
 });
 
 const pdfId = async () =>

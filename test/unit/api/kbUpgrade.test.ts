@@ -1,13 +1,12 @@
-import { copyFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobState } from '../../../src-main/engine/api/contract.js';
-import { Engine } from '../../../src-main/engine/api/Engine.js';
-import { appPaths } from '../../../src-main/engine/api/paths.js';
+import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { KnowledgeBase } from '../../../src-main/engine/kb/KnowledgeBase.js';
-import { repoRoot, call, tempEngine } from '../../support/tempEngine.js';
+import { oldKbEngine } from '../../support/oldKbEngine.js';
+import { call } from '../../support/tempEngine.js';
 import { addDoc, anisotropicVectors } from '../kb/kbFixtures.js';
-import { downgradeToV14, recentreInSteps, storedCodes } from '../kb/vectorCentreFixtures.js';
+import { recentreInSteps, storedCodes } from '../kb/vectorCentreFixtures.js';
 
 /**
  * The upgrade job: a KB made before centred codes (schema v14) with more vectors than a search
@@ -15,36 +14,29 @@ import { downgradeToV14, recentreInSteps, storedCodes } from '../kb/vectorCentre
  * cancellable, and resumed by `kb:upgrade` to the same end as an uninterrupted run.
  */
 describe('kb upgrade job', () => {
-  let dataDir: string;
+  let made: Awaited<ReturnType<typeof oldKbEngine>>;
   let file: string;
   let engine: Engine;
   const count = 9000;
 
   beforeEach(async () => {
-    const made = await tempEngine();
-    dataDir = made.dataDir;
-    await call(made.engine, 'kb:create', { name: 'old' });
-    const { kb } = made.engine.kbs.get('old');
-    kb.vectors.setEmbedder('test-384', 384);
-    const sample = anisotropicVectors({ dimension: 384, clusters: 50, spread: 1.7, seed: 12, meanCosine: 0.78 });
-    const { chunkIds } = addDoc(kb, '/a', ...Array.from({ length: count }, (_, i) => `chunk ${i}`));
-    kb.vectors.putVectors(
-      'chunk',
-      chunkIds.map((id) => ({ id, vector: sample() })),
-    );
-    file = made.engine.kbs.registry.get('old').file;
-    await made.engine.dispose();
-    downgradeToV14(file, ['chunk']);
-    // Every progress event goes out: the cancel test acts on one.
-    engine = await Engine.create({
-      paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
-      progressIntervalMs: 0,
+    made = await oldKbEngine({
+      names: ['old'],
+      families: ['chunk'],
+      fill: (kb) => {
+        kb.vectors.setEmbedder('test-384', 384);
+        const sample = anisotropicVectors({ dimension: 384, clusters: 50, spread: 1.7, seed: 12, meanCosine: 0.78 });
+        const { chunkIds } = addDoc(kb, '/a', ...Array.from({ length: count }, (_, i) => `chunk ${i}`));
+        kb.vectors.putVectors(
+          'chunk',
+          chunkIds.map((id) => ({ id, vector: sample() })),
+        );
+      },
     });
+    ({ engine } = made);
+    file = made.files.old!;
   });
-  afterEach(async () => {
-    await engine.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(() => made.dispose());
 
   const upgradeJobs = (): JobState[] => engine.jobs.list().filter((j) => j.kind === 'upgrade');
 

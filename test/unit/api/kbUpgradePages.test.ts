@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobState } from '../../../src-main/engine/api/contract.js';
-import { Engine } from '../../../src-main/engine/api/Engine.js';
-import { appPaths } from '../../../src-main/engine/api/paths.js';
+import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { writePdf } from '../../support/pdfWriter.js';
-import { call, repoRoot, tempEngine } from '../../support/tempEngine.js';
+import { oldKbEngine } from '../../support/oldKbEngine.js';
+import { call } from '../../support/tempEngine.js';
 import { chunks } from '../kb/kbFixtures.js';
-import { downgradeToV14 } from '../kb/vectorCentreFixtures.js';
 
 /**
  * The upgrade job keeps the pages of PDFs indexed before v16 (read again, cut by
@@ -17,42 +16,40 @@ import { downgradeToV14 } from '../kb/vectorCentreFixtures.js';
  * the citation's fallback. Cancelled midway and run again, it ends as one run does.
  */
 describe('kb upgrade job: pages of documents indexed before v16', () => {
-  let dataDir: string;
+  let made: Awaited<ReturnType<typeof oldKbEngine>>;
   let file: string;
   let engine: Engine;
   const pdfPages = (name: string) => [`${name} one is about Ithaca.`, `${name} two is about Penelope.`];
   const ids: Record<string, number> = {};
 
   beforeEach(async () => {
-    const made = await tempEngine();
-    dataDir = made.dataDir;
-    await call(made.engine, 'kb:create', { name: 'old' });
-    const { kb } = made.engine.kbs.get('old');
-    for (const name of ['first', 'second', 'gone']) {
-      const path = join(dataDir, `${name}.pdf`);
-      const bytes = writePdf({ pages: pdfPages(name) });
-      writeFileSync(path, bytes);
-      const hash = createHash('sha256').update(bytes).digest('hex');
-      const doc = kb.documents.addDocument({ path, title: name, hash, mime: 'application/pdf', size: bytes.length });
-      kb.documents.replaceChunks(doc.id, chunks(...pdfPages(name)));
-      ids[name] = doc.id;
-    }
-    const text = kb.documents.addDocument({ path: '/t.txt', title: 't', hash: 'h', mime: 'text/plain', size: 1 });
-    kb.documents.replaceChunks(text.id, chunks('plain text'));
-    file = made.engine.kbs.registry.get('old').file;
-    await made.engine.dispose();
-    rmSync(join(dataDir, 'gone.pdf'));
-    downgradeToV14(file, []);
-    // Every progress event goes out: the cancel test acts on one.
-    engine = await Engine.create({
-      paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
-      progressIntervalMs: 0,
+    made = await oldKbEngine({
+      names: ['old'],
+      fill: (kb, dataDir) => {
+        for (const name of ['first', 'second', 'gone']) {
+          const path = join(dataDir, `${name}.pdf`);
+          const bytes = writePdf({ pages: pdfPages(name) });
+          writeFileSync(path, bytes);
+          const hash = createHash('sha256').update(bytes).digest('hex');
+          const doc = kb.documents.addDocument({
+            path,
+            title: name,
+            hash,
+            mime: 'application/pdf',
+            size: bytes.length,
+          });
+          kb.documents.replaceChunks(doc.id, chunks(...pdfPages(name)));
+          ids[name] = doc.id;
+        }
+        const text = kb.documents.addDocument({ path: '/t.txt', title: 't', hash: 'h', mime: 'text/plain', size: 1 });
+        kb.documents.replaceChunks(text.id, chunks('plain text'));
+      },
     });
+    ({ engine } = made);
+    file = made.files.old!;
+    rmSync(join(made.dataDir, 'gone.pdf'));
   });
-  afterEach(async () => {
-    await engine.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(() => made.dispose());
 
   const keptPages = (): { document_id: number; page: number; text: string }[] => {
     const db = new Database(file, { readonly: true });

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentPageText, DocumentSource } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { polyhopInProcess } from '../../support/cliInProcess.js';
 import { CORPUS_DIR, CORPUS_FILES } from '../../support/corpusScript.js';
-import { writePdf } from '../../support/pdfWriter.js';
+import { writeIthacaPdf } from '../../support/ithacaPdf.js';
 import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
 import { QaEmbedder, WIFE_OF_KING } from '../qa/support/qaScript.js';
 import { corpusLlm } from '../security/support/fullRun.js';
@@ -15,12 +13,9 @@ import { corpusLlm } from '../security/support/fullRun.js';
 let engine: Engine;
 let dataDir: string;
 let dispose: () => Promise<void>;
-const dir = mkdtempSync(join(tmpdir(), 'polyhop-source-'));
-const pdfPath = join(dir, 'ithaca.pdf');
-const PDF_PAGES = [
-  'Ithaca is an island in the Ionian Sea. Odysseus was its king.',
-  'Penelope waited twenty years for Odysseus.\nShe wove a shroud by day and undid it by night.',
-];
+const ithaca = writeIthacaPdf('polyhop-source-');
+const pdfPath = ithaca.path;
+const PDF_PAGES = ithaca.pages;
 let pdfId: number;
 const polyhop = (...args: string[]) => polyhopInProcess(dataDir, args, { engine });
 const pageOf = (id: number, startOffset: number, endOffset: number) =>
@@ -29,7 +24,6 @@ const pageOf = (id: number, startOffset: number, endOffset: number) =>
 const marked = (out: string) => /»([\s\S]*)«/.exec(out)?.[1];
 
 beforeAll(async () => {
-  writeFileSync(pdfPath, writePdf({ pages: PDF_PAGES }));
   ({ engine, dataDir, dispose } = await tempEngine({ llm: corpusLlm(), embedder: new QaEmbedder() }));
   await call(engine, 'kb:create', { name: 'odyssey' });
   await call(engine, 'docs:add', { kb: 'odyssey', paths: [...CORPUS_FILES.map((f) => join(CORPUS_DIR, f)), pdfPath] });
@@ -39,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await dispose();
-  rmSync(dir, { recursive: true, force: true });
+  ithaca.remove();
 });
 
 describe('polyhop source', () => {

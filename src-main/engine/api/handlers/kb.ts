@@ -3,15 +3,16 @@ import type { KbEntry } from '../../kb/KbRegistry.js';
 import type { KbInfo, KbSummary } from '../contract.js';
 import type { Handlers } from '../dispatch.js';
 import type { Engine } from '../Engine.js';
-import { startUpgradeIfDue } from '../upgradeKb.js';
+import { startUpgradeIfDue, upgradeDue } from '../upgradeKb.js';
 
 type KbMethods = 'kb:list' | 'kb:create' | 'kb:info' | 'kb:rename' | 'kb:delete' | 'kb:upgrade';
 
 export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
   const { kbs } = engine;
   return {
+    // Listing reads each KB without opening it for use: that would start every old KB's upgrade job at once.
     'kb:list': () =>
-      kbs.registry.list().flatMap((entry) => (entry.problem ? [] : [summarise(entry, kbs.get(entry.name).kb)])),
+      kbs.registry.list().flatMap((entry) => (entry.problem ? [] : [summarise(entry, kbs.registry.open(entry.name))])),
     'kb:create': (request) => {
       const { kb } = kbs.create(request);
       return summarise(kbs.registry.get(request.name), kb);
@@ -58,6 +59,7 @@ function summarise(entry: KbEntry, kb: KnowledgeBase): KbSummary {
     embedder: entry.embedder,
     // Without an embedder every row waits; with one, only original-language vectors a KB indexed before they existed lacks (a cached count).
     missingVectors: kb.vectors.embedder() ? kb.vectors.countMissingOriginalVectors() : kb.vectors.countMissingVectors(),
+    upgradeDue: upgradeDue(kb),
     createdAt: entry.createdAt,
   };
 }

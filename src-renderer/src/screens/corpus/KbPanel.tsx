@@ -7,6 +7,7 @@ import { formatNumber } from '../../lib/format.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 import { latestJob, useJobs } from '../../store/jobs.js';
+import { KbUpgradeNotice } from './KbUpgradeNotice.js';
 
 /** The name's first problem in the user's language, or null when valid. */
 function useNameProblem(name: string): string | null {
@@ -168,6 +169,7 @@ function KbItem({ kb, current }: { kb: KbSummary; current: boolean }) {
                 })}
               </p>
             )}
+            <KbUpgradeNotice kb={kb} />
           </div>
           <div className="row">
             {!current && (

@@ -1,0 +1,52 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Engine } from '../../src-main/engine/api/Engine.js';
+import { appPaths } from '../../src-main/engine/api/paths.js';
+import type { KnowledgeBase } from '../../src-main/engine/kb/KnowledgeBase.js';
+import { downgradeToV14 } from '../unit/kb/vectorCentreFixtures.js';
+import { call, repoRoot, tempEngine } from './tempEngine.js';
+
+export interface OldKbEngineOptions {
+  /** The KBs to make, each filled by `fill` on a first engine. */
+  names: readonly string[];
+  fill: (kb: KnowledgeBase, dataDir: string) => void;
+  /** Vector families whose codes go back to plain signs (`downgradeToV14`). Default: none. */
+  families?: readonly string[];
+}
+
+/**
+ * An engine over a data folder whose KBs an older Polyhop made (schema v14: no centred codes, no
+ * kept pages), for the upgrade job's tests. The KBs are made and filled on a first engine, which
+ * is disposed before their files are taken back to v14; the engine returned opens none of them yet
+ * and sends every progress event (tests act on one).
+ */
+export async function oldKbEngine({ names, fill, families = [] }: OldKbEngineOptions): Promise<{
+  engine: Engine;
+  dataDir: string;
+  files: Record<string, string>;
+  dispose: () => Promise<void>;
+}> {
+  const made = await tempEngine();
+  const { dataDir } = made;
+  const files: Record<string, string> = {};
+  for (const name of names) {
+    await call(made.engine, 'kb:create', { name });
+    fill(made.engine.kbs.get(name).kb, dataDir);
+    files[name] = made.engine.kbs.registry.get(name).file;
+  }
+  await made.engine.dispose();
+  for (const file of Object.values(files)) downgradeToV14(file, families);
+  const engine = await Engine.create({
+    paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+    progressIntervalMs: 0,
+  });
+  return {
+    engine,
+    dataDir,
+    files,
+    dispose: async () => {
+      await engine.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
