@@ -161,6 +161,31 @@ describe('batched replies are matched by id and content key', () => {
     ]);
   });
 
+  it('the triples left undescribed are listed in their order, also when a twin asked later misses before them', async () => {
+    const twins = [
+      { source: 'Telemachus', relation: 'SON_OF', target: 'Odysseus' },
+      { source: 'Poseidon', relation: 'ANGRY_WITH', target: 'Odysseus' },
+      { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
+    ];
+    // Telemachus's and Penelope's triples are asked together, Poseidon's (its object is Telemachus's) after
+    // them; the model writes no description (an empty one, which fails the schema) but Telemachus's.
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/enrich',
+        reply: (v) => ({
+          descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
+            id: Number(id),
+            object: t!,
+            description: s === 'Telemachus' ? `${s} ${r} ${t}.` : '',
+          })),
+        }),
+      },
+    ]);
+    const r = await enrichChunk(llm, { ...input, triples: twins }, { prompts });
+    expect(r.descriptions).toEqual(['Telemachus SON_OF Odysseus.', null, null]);
+    expect(r.misses.map((m) => m.index)).toEqual([1, 2]);
+  });
+
   it('the reply schema allows only the batch ids and content keys, and exactly one entry per item (grammar enums and counts)', async () => {
     const keys = ['Ithaca', 'Zoë "the Owl"', 'Icarius'];
     const grammar = JSON.stringify(

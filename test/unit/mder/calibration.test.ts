@@ -4,6 +4,7 @@ import {
   needsCalibration,
   PAPER_THRESHOLDS,
 } from '../../../src-main/engine/mder/calibration/index.js';
+import { REFERENCE_NAMES } from '../../../src-main/engine/mder/calibration/referenceTexts.js';
 import { fuseGraphs, type SubQuestion } from '../../../src-main/engine/qa/dapt/SubQuestionGraph.js';
 import { cosine } from '../../../src-main/engine/models/Embedder.js';
 import { CHUNK_SCRIPT, CORPUS_FILES } from '../../support/corpusScript.js';
@@ -110,6 +111,19 @@ describe('similarity calibration on an e5-like crowded scale', () => {
     expect(large.mergePercentile).toBeCloseTo(0.99999, 6);
     expect(large.mergeThreshold).toBeGreaterThan(small.mergeThreshold);
     expect(large.mergeThreshold).toBeLessThanOrEqual(large.names.max);
+  });
+
+  it('pairs each KB name with every reference name, leaving out a KB name that is a reference name', async () => {
+    const own = ['Odysseus', 'Penelope', 'Telemachus'];
+    const calibrated = (names: string[]) =>
+      calibrateSimilarity(embedder, { names, sentences: corpusSentences, entityCount: names.length });
+    const r = REFERENCE_NAMES.length;
+    const amongReferences = (r * (r - 1)) / 2;
+    expect((await calibrated(own)).names.pairs).toBe(amongReferences + r * own.length);
+    // A KB name that is one of the references, in another case, would be paired with itself: left out.
+    expect((await calibrated([...own, REFERENCE_NAMES[0]!.toUpperCase()])).names.pairs).toBe(
+      amongReferences + r * own.length,
+    );
   });
 
   it('is redone when the KB has doubled', () => {

@@ -12,6 +12,7 @@ import {
   type MergeGroup,
 } from '../../../src-main/engine/mder/disambiguate.js';
 import { enrichChunk } from '../../../src-main/engine/mder/enrichChunk.js';
+import { compatibleTypes } from '../../../src-main/engine/mder/entityTypes.js';
 import { planReduceUnits, reduceUnit } from '../../../src-main/engine/mder/reduceEntities.js';
 import { foldName, lexicalEvidence, normaliseRelation } from '../../../src-main/engine/mder/names.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
@@ -177,6 +178,30 @@ describe('map', () => {
     ]);
   });
 
+  it('keeps each other form of a name once, whatever its case, and every distinct one', async () => {
+    const triple = (subject: string, relation: string, object: string) => ({
+      subject,
+      subjectType: 'Person',
+      relation,
+      object,
+      objectType: 'Person',
+    });
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/map',
+        reply: () => ({
+          triples: [
+            triple('Ulisse (Ulysses)', 'SON_OF', 'Laertes'),
+            triple('Ulisse (ULYSSES)', 'MARRIED_TO', 'Penelope'),
+            triple('Ulisse (Odysseus)', 'FATHER_OF', 'Telemaco'),
+          ],
+        }),
+      },
+    ]);
+    const r = await mapChunk(llm, { title: 'odissea', englishText: 'Ulisse, figlio di Laerte.' }, { prompts });
+    expect(r.entities.find((e) => e.name === 'Ulisse')!.variants).toEqual(['Ulysses', 'Odysseus']);
+  });
+
   it('finds lexical evidence on folded letters, acronyms and a shared head proper noun only', () => {
     expect(lexicalEvidence('Pénélope', 'PENELOPE')).toBe('same letters');
     expect(lexicalEvidence('EU', 'European Union')).toBe('acronym');
@@ -328,12 +353,52 @@ describe('disambiguate', () => {
       onFailure: (f) => failures.push(`${f.stage}: ${f.code}: ${f.unit}`),
     });
     expect(result.merges).toEqual([]);
+    // Nothing merged, so nothing renamed to compare again: one round.
+    expect(result.rounds).toBe(1);
     // The batch, then each of its 5 pairs asked alone.
     expect(failures).toHaveLength(6);
     expect(failures[0]).toMatch(/^disambiguate: LLM_OUTPUT_INVALID: pairs "Ulysses"~"Odysseus"/);
     expect(failures.slice(1).every((f) => /^disambiguate: LLM_OUTPUT_INVALID: pairs "[^"]+"~"[^"]+"$/.test(f))).toBe(
       true,
     );
+  });
+
+  it('a pair whose reply, asked alone, names other entities is undecided and reported as such', async () => {
+    // An endpoint that does not enforce the schema: the decision is keyed to names the pair does not have.
+    const llm = new ScriptedLlm([
+      {
+        prompt: 'mder/disambiguate',
+        reply: (v) => ({
+          decisions: askedPairs(v).map(({ pair }) => ({
+            pair,
+            a: 'Ithaca',
+            b: 'Sparta',
+            same: true,
+            canonical: 'Ithaca',
+          })),
+        }),
+      },
+    ]);
+    const store = new MemoryStore([
+      ['Penelope', 'Person'],
+      ['Pénélope', 'Person'],
+    ]);
+    const failures: string[] = [];
+    const result = await disambiguate(llm, new CorpusEmbedder(), store, [1, 2], {
+      prompts,
+      onFailure: (f) => failures.push(`${f.code}: ${f.unit}: ${f.message}`),
+    });
+    expect(result.merges).toEqual([]);
+    expect(result.undecided).toEqual([1, 2]);
+    expect(failures).toEqual([
+      'LLM_OUTPUT_INVALID: pairs "Penelope"~"Pénélope": no decision for this pair, also when asked alone',
+    ]);
+  });
+
+  it('an entity of no known type class may be the same as one of any class, in either order', () => {
+    expect(compatibleTypes('Person', 'Thing')).toBe(true);
+    expect(compatibleTypes('Thing', 'Person')).toBe(true);
+    expect(compatibleTypes('Person', 'City')).toBe(false);
   });
 
   it('matches decisions by pair id: a reordered reply merges the right pairs, a skipped pair is asked alone', async () => {
