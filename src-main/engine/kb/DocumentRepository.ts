@@ -98,22 +98,38 @@ export class DocumentRepository {
       DocumentRecord | undefined;
   }
 
-  /** One page of documents; `filter` matches title or path (case-insensitive for ASCII letters). */
+  /**
+   * One page of documents; `filter` matches title or path (case-insensitive for ASCII letters);
+   * `grouped` lists parts under their file only, `containerId` one file's parts.
+   */
   listDocuments(options: ListDocumentsOptions = {}): DocumentList {
-    const { offset = 0, limit = 200, sort = 'addedAt', descending = false, filter = '' } = options;
+    const { offset = 0, limit = 200, sort = 'addedAt', descending = false, filter = '', grouped = false } = options;
     const order = DOCUMENT_SORT[sort];
     if (!order) throw new PolyhopError('BAD_INPUT', `Cannot sort documents by "${String(sort)}"`);
     const direction = descending ? 'DESC' : 'ASC';
-    const where = filter ? `WHERE title LIKE :pattern ESCAPE '\\' OR path LIKE :pattern ESCAPE '\\'` : '';
-    const params = filter ? { pattern: `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : {};
-    const total = this.#stmt(`SELECT COUNT(*) FROM documents ${where}`).pluck().get(params) as number;
+    const matches = (table: string) =>
+      `(${table}.title LIKE :pattern ESCAPE '\\' OR ${table}.path LIKE :pattern ESCAPE '\\')`;
+    const conditions = [
+      ...(options.containerId !== undefined ? ['d.container_id = :containerId'] : []),
+      ...(grouped ? ['d.container_id IS NULL'] : []),
+      ...(filter
+        ? [
+            grouped
+              ? `(${matches('d')} OR EXISTS (SELECT 1 FROM documents p WHERE p.container_id = d.id AND ${matches('p')}))`
+              : matches('d'),
+          ]
+        : []),
+    ];
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const params = {
+      ...(filter ? { pattern: `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : {}),
+      ...(options.containerId !== undefined ? { containerId: options.containerId } : {}),
+    };
+    const total = this.#stmt(`SELECT COUNT(*) FROM documents d ${where}`).pluck().get(params) as number;
     const rows = this.#stmt(
-      `SELECT ${DOCUMENT_COLUMNS} FROM documents ${where} ORDER BY ${order} ${direction}, id ${direction} LIMIT :limit OFFSET :offset`,
-    ).all({
-      ...params,
-      limit,
-      offset,
-    }) as DocumentRecord[];
+      `SELECT ${DOCUMENT_COLUMNS}, (SELECT COUNT(*) FROM documents p WHERE p.container_id = d.id) AS partCount
+       FROM documents d ${where} ORDER BY ${order} ${direction}, id ${direction} LIMIT :limit OFFSET :offset`,
+    ).all({ ...params, limit, offset }) as DocumentList['rows'];
     return { total, rows };
   }
 

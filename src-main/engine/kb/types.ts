@@ -169,12 +169,21 @@ export interface ListDocumentsOptions {
   descending?: boolean;
   /** Case-insensitive substring of the title or path; default '' (all). */
   filter?: string;
+  /**
+   * Parts of a file (a mail's messages and attachments) listed under it, not beside it: only
+   * documents that are no part, one counted when it or one of its parts matches the filter.
+   * Default: false (every document).
+   */
+  grouped?: boolean;
+  /** Only the parts of this document (its file's messages and attachments). */
+  containerId?: number;
 }
 
 export interface DocumentList {
   /** Rows matching the filter, before offset/limit. */
   total: number;
-  rows: DocumentRecord[];
+  /** Each with the number of parts it holds. */
+  rows: (DocumentRecord & { partCount: number })[];
 }
 
 /** What {@link DocumentRepository.deleteDocument} (and chunk replacement) removed and touched. */

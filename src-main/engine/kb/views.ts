@@ -77,9 +77,14 @@ export interface DocumentRow {
   addedAt: string;
 }
 
+/** A row of a document list: the document, and how many parts (a mail's messages and attachments) it holds. */
+export interface DocumentListRow extends DocumentRow {
+  partCount: number;
+}
+
 export interface DocumentPage {
   total: number;
-  rows: DocumentRow[];
+  rows: DocumentListRow[];
 }
 
 export interface ChunkView {

@@ -53,6 +53,10 @@ export const requestSchemas = {
         .default('addedAt'),
       descending: z.boolean().default(false),
       filter: z.string().max(500).default(''),
+      /** Parts of a file (a mail's messages and attachments) under it only: see ListDocumentsOptions. */
+      grouped: z.boolean().default(false),
+      /** Only this document's parts. */
+      containerId: id.optional(),
     })
     .strict(),
   'docs:get': z.object({ kb: kbName, id }).strict(),

@@ -14,7 +14,7 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
     'docs:add': async ({ kb: name, paths }) => addDocuments(engine, name, paths),
     'docs:list': ({ kb: name, ...options }) => {
       const page = kbs.get(name).kb.documents.listDocuments(options);
-      return { total: page.total, rows: page.rows.map(toRow) };
+      return { total: page.total, rows: page.rows.map((row) => ({ ...toRow(row), partCount: row.partCount })) };
     },
     'docs:get': ({ kb: name, id }) => {
       const { kb } = kbs.get(name);

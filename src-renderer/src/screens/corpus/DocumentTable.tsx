@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DocumentRow } from '../../../api/index.js';
+import type { DocumentListRow, DocumentRow } from '../../../api/index.js';
 import { formatBytes, formatDate, formatNumber } from '../../lib/format.js';
 import { ErrorView, Empty, Loading } from '../../components/StateViews.js';
 import { useDocumentPages, type DocSort } from './useDocumentPages.js';
@@ -22,6 +22,8 @@ const COLUMNS: { key: DocSort; label: string; className: string }[] = [
 /**
  * Virtualised document table: fixed-height rows, only the visible window is in the DOM and only
  * its pages are fetched. Sortable headers (aria-sort), a filter box, a row button opens details.
+ * A file of several documents (a mail file's messages and attachments) is one row with its parts'
+ * count; that opens its parts in the table, with a way back.
  */
 export function DocumentTable({
   kb,
@@ -39,10 +41,17 @@ export function DocumentTable({
   const [descending, setDescending] = useState(true);
   const [filterInput, setFilterInput] = useState('');
   const [filter, setFilter] = useState('');
+  const [container, setContainer] = useState<DocumentListRow | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(480);
   const scroller = useRef<HTMLDivElement>(null);
-  const { total, error, rowAt, ensure, refresh } = useDocumentPages(kb, sort, descending, filter);
+  const { total, error, rowAt, ensure, refresh } = useDocumentPages(
+    kb,
+    sort,
+    descending,
+    filter,
+    container?.id ?? null,
+  );
   // The scroller exists once the first page has come (it is then observed once).
   const loaded = total !== null;
 
@@ -63,10 +72,12 @@ export function DocumentTable({
     return () => observer.disconnect();
   }, [loaded]);
 
+  useEffect(() => setContainer(null), [kb]);
+
   useEffect(() => {
     scroller.current?.scrollTo({ top: 0 });
     setScrollTop(0);
-  }, [kb, sort, descending, filter]);
+  }, [kb, sort, descending, filter, container]);
 
   const count = total ?? 0;
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
@@ -108,6 +119,11 @@ export function DocumentTable({
               >
                 {row.title || row.path}
               </button>
+              {row.partCount > 0 && (
+                <button type="button" className="link small" onClick={() => setContainer(row)} data-testid="docs-parts">
+                  {t('corpus.parts', { count: row.partCount })}
+                </button>
+              )}
             </div>
             <div role="cell" className="c-type">
               {row.mime}
@@ -165,6 +181,14 @@ export function DocumentTable({
           />
         </label>
       </div>
+      {container && (
+        <div className="row wrap" data-testid="docs-container">
+          <button type="button" className="link" onClick={() => setContainer(null)} data-testid="docs-back">
+            {t('corpus.allDocuments')}
+          </button>
+          <span className="muted">{t('corpus.partsOf', { title: container.title || container.path })}</span>
+        </div>
+      )}
       {error && <ErrorView error={error} onRetry={refresh} compact />}
       {total === null && !error && <Loading />}
       {total === 0 &&

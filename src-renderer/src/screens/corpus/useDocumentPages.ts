@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ApiError, DocumentRow, Request } from '../../../api/index.js';
+import type { ApiError, DocumentListRow, Request } from '../../../api/index.js';
 import { api } from '../../../api/index.js';
 import { toApiError } from '../../lib/errors.js';
 
@@ -7,16 +7,24 @@ export type DocSort = NonNullable<Request<'docs:list'>['sort']>;
 export const PAGE_SIZE = 200;
 
 interface Page {
-  rows: DocumentRow[];
+  rows: DocumentListRow[];
   generation: number;
 }
 
 /**
  * A sparse, paged view of `docs:list`: only pages the table asks for (the visible rows) are
  * fetched, so 50,000 documents cost a few requests. Changing kb/sort/filter starts afresh;
- * `refresh()` re-fetches visible pages while still showing the old rows (no flicker).
+ * `refresh()` re-fetches visible pages while still showing the old rows (no flicker). Parts of a
+ * file (a mail's messages and attachments) are listed under it: `containerId` null lists the
+ * documents that are no part, a document's id lists its parts.
  */
-export function useDocumentPages(kb: string, sort: DocSort, descending: boolean, filter: string) {
+export function useDocumentPages(
+  kb: string,
+  sort: DocSort,
+  descending: boolean,
+  filter: string,
+  containerId: number | null,
+) {
   const pages = useRef(new Map<number, Page>());
   const inflight = useRef(new Set<string>());
   const generation = useRef(0);
@@ -24,7 +32,7 @@ export function useDocumentPages(kb: string, sort: DocSort, descending: boolean,
   const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [, setTick] = useState(0);
-  const query = JSON.stringify([kb, sort, descending, filter]);
+  const query = JSON.stringify([kb, sort, descending, filter, containerId]);
   const queryRef = useRef(query);
 
   const fetchPage = useCallback(
@@ -35,7 +43,15 @@ export function useDocumentPages(kb: string, sort: DocSort, descending: boolean,
       if ((have && have.generation === gen) || inflight.current.has(key)) return;
       inflight.current.add(key);
       api()
-        .call('docs:list', { kb, sort, descending, filter, offset: index * PAGE_SIZE, limit: PAGE_SIZE })
+        .call('docs:list', {
+          kb,
+          sort,
+          descending,
+          filter,
+          ...(containerId === null ? { grouped: true } : { containerId }),
+          offset: index * PAGE_SIZE,
+          limit: PAGE_SIZE,
+        })
         .then(
           (page) => {
             if (queryRef.current !== query) return;
@@ -48,7 +64,7 @@ export function useDocumentPages(kb: string, sort: DocSort, descending: boolean,
         )
         .finally(() => inflight.current.delete(key));
     },
-    [query, kb, sort, descending, filter],
+    [query, kb, sort, descending, filter, containerId],
   );
 
   /** Makes sure rows [from, to) are loaded. */
@@ -76,7 +92,7 @@ export function useDocumentPages(kb: string, sort: DocSort, descending: boolean,
     ensure(0, PAGE_SIZE);
   }, [query, ensure]);
 
-  const rowAt = (i: number): DocumentRow | undefined =>
+  const rowAt = (i: number): DocumentListRow | undefined =>
     pages.current.get(Math.floor(i / PAGE_SIZE))?.rows[i % PAGE_SIZE];
   return { total, error, rowAt, ensure, refresh };
 }
