@@ -344,8 +344,12 @@ export class UncooperativeLlm implements Llm {
       const forbidden = grammar?.violation(next);
       if (forbidden) {
         // Where the grammar lists a field's values, a model that miscopies or loses the thread there
-        // still writes one of them: the neighbouring item's. Other changes it does not let it make.
-        const wrong = jsonPath(forbidden.path) === jsonPath(path) ? grammar!.wrongButAllowed(reply, path) : undefined;
+        // still writes one of them: the neighbouring item's. Other changes it does not let it make,
+        // nor a score above the top one: a lenient judge capped there writes the top score, not a lower one.
+        const wrong =
+          kind !== 'inflatedScore' && jsonPath(forbidden.path) === jsonPath(path)
+            ? grammar!.wrongButAllowed(reply, path)
+            : undefined;
         if (wrong === undefined) return;
         next = structuredClone(reply);
         setAt(next, path, wrong);

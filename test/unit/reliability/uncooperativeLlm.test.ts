@@ -8,6 +8,7 @@ import { qwen3CountTokens } from '../../support/qwen3Tokens.js';
 import { NAME_VARIANTS } from '../../support/corpusScript.js';
 import { batchReplySchema } from '../../../src-main/engine/mder/askInBatches.js';
 import { GrammarValues } from '../../support/grammarValues.js';
+import { judgeSchema } from '../../../src-main/engine/qa/hyp/HypStrategy.js';
 
 const prompt = (name: string, user = 'question'): RenderedPrompt => ({
   name,
@@ -180,6 +181,24 @@ describe('UncooperativeLlm', () => {
         expect(llm.count('wrongAllowedValue')).toBe(itemsOf(value).filter((it, k) => it.name !== KEYS[k]).length);
       }
       expect(wrong).toBeGreaterThan(10);
+    });
+
+    it('under a grammar, a lenient judge never scores lower than it meant: a top score stays top', async () => {
+      const Judge = judgeSchema(4);
+      const meant = [2, 0, 2, 1].map((v, i) => ({ id: i + 1, directness: v, entityClarity: 2, contextRelevance: v }));
+      const judge = () => new ScriptedLlm([{ prompt: 'judge', reply: () => ({ scores: meant }) }]);
+      let inflated = 0;
+      for (let seed = 1; seed <= 20; seed++) {
+        const llm = new UncooperativeLlm(judge(), { seed, schema: 'grammar', rates: only({ inflatedScore: 0.5 }) });
+        const { value } = await llm.generateJson(prompt('judge'), Judge, { maxTokens: 4000 });
+        expect(new GrammarValues(Judge).violation(value), `seed ${seed}`).toBeNull();
+        for (const [k, written] of value.scores.entries())
+          for (const field of ['directness', 'entityClarity', 'contextRelevance'] as const)
+            expect(written[field], `seed ${seed} ${field} of ${k + 1}`).toBeGreaterThanOrEqual(meant[k]![field]);
+        expect(llm.count('wrongAllowedValue'), `seed ${seed}`).toBe(0);
+        inflated += llm.count('inflatedScore');
+      }
+      expect(inflated).toBeGreaterThan(10);
     });
 
     it('an endpoint that ignores the schema writes the degraded key itself (zod takes any string there)', async () => {
