@@ -290,11 +290,15 @@ export class IndexingJob {
       .map((e) => ({ entity: e, triples: inSourceOrder(kb.graph.triplesOfEntity(e.id, 'both', ALL)) }))
       .filter((e) => e.triples.length > 0)
       .sort((a, b) => a.entity.id - b.entity.id);
-    // An entity with one described fact is summarised by that description and its type: a model would only rephrase it.
+    // An entity whose facts all have one description (one fact, or several of one sentence) is
+    // summarised by that description and its type: a model would only rephrase it.
     const copied =
       options.copySingleFact === false
         ? []
-        : stale.filter((e) => e.triples.length === 1 && e.triples[0]!.description !== null);
+        : stale.filter(
+            (e) =>
+              e.triples[0]!.description !== null && e.triples.every((t) => t.description === e.triples[0]!.description),
+          );
     kb.transaction(() =>
       copied.forEach((e) =>
         kb.graph.setEntitySummary(e.entity.id, `${e.entity.name} (${e.entity.type}): ${e.triples[0]!.description!}`),

@@ -6,6 +6,7 @@ import { splitName } from './names.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
 import { fitsContext, keyOneOf, sameKey } from './askInBatches.js';
 import { compatibleTypes } from './entityTypes.js';
+import { excerptBlocks, type ExcerptEntity } from './excerptBlocks.js';
 import {
   idPair,
   type CandidatePair,
@@ -125,15 +126,17 @@ async function askPairs(
   // Each entity and its excerpt is written once per call, however many of its pairs the call
   // holds: the excerpts are most of the prompt, and an entity's candidates are asked together.
   const entityIds = new Map<number, string>();
-  const entities: string[] = [];
+  const entities: ExcerptEntity[] = [];
   const ref = (e: DisambiguationEntity): string => {
     let id = entityIds.get(e.id);
     if (id === undefined) {
       id = `E${entityIds.size + 1}`;
       entityIds.set(e.id, id);
-      entities.push(
-        `${id}: "${fence(e.name)}" (${fence(e.type)})\n<document>\n${fence(excerptAround(store.context(e.id), e.name, chars))}\n</document>`,
-      );
+      entities.push({
+        line: `${id}: "${fence(e.name)}" (${fence(e.type)})`,
+        name: e.name,
+        context: store.context(e.id),
+      });
     }
     return id;
   };
@@ -141,7 +144,7 @@ async function askPairs(
     (p, i) => `${ids[i]}: ${ref(p.a)} ~ ${ref(p.b)} (candidate because: ${fence(p.evidence.join('; '))})`,
   );
   const prompt = options.prompts.render('mder/disambiguate', {
-    entities: entities.join('\n\n'),
+    entities: excerptBlocks(entities, chars),
     pairs: pairLines.join('\n'),
   });
   const maxTokens = options.maxTokens ?? 1024;
@@ -198,14 +201,6 @@ function canonicalFor(store: DisambiguationStore, pair: CandidatePair, proposed:
   const holder = name ? store.entityNamed(name) : undefined;
   if (name && (!holder || holder.id === pair.a.id || holder.id === pair.b.id)) return name;
   return shorter(pair.a.name, pair.b.name);
-}
-
-/** Up to `maxChars` of `text` centred on the first mention of `name` (case-insensitive). */
-export function excerptAround(text: string, name: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const at = text.toLowerCase().indexOf(name.toLowerCase());
-  const start = Math.max(0, Math.min(text.length - maxChars, (at < 0 ? 0 : at) - Math.floor(maxChars / 3)));
-  return `${start > 0 ? '…' : ''}${text.slice(start, start + maxChars)}${start + maxChars < text.length ? '…' : ''}`;
 }
 
 function shorter(a: string, b: string): string {

@@ -24,7 +24,7 @@ export type {
   MergeGroup,
 } from './disambiguationTypes.js';
 export { planMerges } from './planMerges.js';
-export { disambiguateReplySchema, excerptAround } from './confirmPairs.js';
+export { disambiguateReplySchema } from './confirmPairs.js';
 
 /** Merges applied per store call: a bounded stretch of work between yields to the event loop. */
 const MERGES_PER_CALL = 32;

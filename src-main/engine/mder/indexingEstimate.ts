@@ -16,10 +16,11 @@ export interface IndexingTokenRates {
 /**
  * Measured by `npm run bench indexing -- --n 500` (MuSiQue passages, the batched MDER plan, counted
  * as Qwen3-8B with its chat template, the default reasoning policy: only Disambiguate reasons, with
- * its whole 1024-token budget counted as spent, an upper bound) on 2026-12-02. Rerun the bench and
- * update these when the plan, the prompts or the reasoning policy change.
+ * its whole 1024-token budget counted as spent, an upper bound) on 2026-12-07, its line "LLM tokens
+ * per source character". Rerun the bench and update these when the plan, the prompts or the
+ * reasoning policy change.
  */
-export const MEASURED_INDEXING_RATES: IndexingTokenRates = { inputPerChar: 7.72, outputPerChar: 4.79 };
+export const MEASURED_INDEXING_RATES: IndexingTokenRates = { inputPerChar: 5.81, outputPerChar: 4.16 };
 
 /** A page for estimates: 500 words of running English text, ~3,000 characters. */
 export const PAGE_CHARS = 3000;

@@ -55,7 +55,7 @@ export interface IndexingJobOptions {
   reduce?: ReduceBatchingOptions & {
     /** Completion budget of one summary at most (its length grows with the entity's facts up to this). Default: 496. */
     maxTokensPerEntity?: number;
-    /** An entity with a single described triple takes that description as its summary, without a call. Default: true. */
+    /** An entity whose triples share one description (a single triple, or several of one sentence) takes it as its summary, without a call. Default: true. */
     copySingleFact?: boolean;
   };
   /** Texts per embedder call. Default: 32. */

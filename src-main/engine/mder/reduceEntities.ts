@@ -85,7 +85,7 @@ export function planReduceUnits(
   let current: ReduceEntity[] = [];
   let used = 0;
   for (const entity of entities) {
-    const cost = factTokens(entity.facts, countTokens);
+    const cost = factTokens(distinctFacts(entity.facts), countTokens);
     if (cost > budget) {
       units.push({ kind: 'hub', entity });
       continue;
@@ -145,16 +145,19 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
     );
 
   if (unit.kind === 'batch') {
-    const items = unit.entities.map((e): ReduceItem => ({
-      name: e.name,
-      type: e.type,
-      lines: e.facts,
-      factCount: e.facts.length,
-      maxTokens: summaryTokens(
-        e.facts.length,
-        factTokens(e.facts, (t) => llm.countTokens(t)),
-      ),
-    }));
+    const items = unit.entities.map((e): ReduceItem => {
+      const lines = distinctFacts(e.facts);
+      return {
+        name: e.name,
+        type: e.type,
+        lines,
+        factCount: lines.length,
+        maxTokens: summaryTokens(
+          lines.length,
+          factTokens(lines, (t) => llm.countTokens(t)),
+        ),
+      };
+    });
     const result = await ask(items, options.maxEntitiesPerCall ?? 12);
     unit.entities.forEach((e, i) => result.texts[i] && summaries.set(e.id, result.texts[i]));
     for (const miss of result.misses) misses.push({ id: unit.entities[miss.index]!.id, reason: miss.reason });
@@ -244,6 +247,17 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
   if (result.texts[0]) summaries.set(entity.id, result.texts[0]);
   for (const miss of result.misses) misses.push({ id: entity.id, reason: miss.reason });
   return { summaries, partials, misses, usage };
+}
+
+/**
+ * An entity's facts with repeated lines written once: triples stated by one sentence often get
+ * its words as their description, and a line sent twice costs its tokens twice for nothing (the
+ * prompt asks to merge repetitions). A hub's lines stay as they are: its partial summaries cite
+ * facts by their position.
+ */
+function distinctFacts(facts: readonly string[]): readonly string[] {
+  const distinct = [...new Set(facts)];
+  return distinct.length === facts.length ? facts : distinct;
 }
 
 function factTokens(lines: readonly string[], countTokens: (text: string) => number): number {

@@ -14,6 +14,9 @@ import {
   CorpusEmbedder,
   corpusRules,
   DESCRIPTIONS,
+  NO_MERGES_RULE,
+  reduceBlocks,
+  scriptedSummary,
   type CorpusRulesOptions,
 } from '../../support/corpusScript.js';
 import { openKb, prompts, snapshot } from './support/corpusKb.js';
@@ -282,6 +285,72 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     expect(kb.graph.countEntities({ stale: true })).toBe(1); // Pénélope; Icarius and Ulysses have one fact each
     await job(kb, scripted()).run();
     expect(kb.graph.countEntities({ stale: true })).toBe(0);
+    kb.close();
+  });
+
+  it('an entity whose triples share one description takes it as its summary without a reduce call; one with two is reduced', async () => {
+    const kb = openKb(join(dir, 'kb.sqlite'));
+    const born = 'Kenji Treschuk was born in Honolulu in 1982.';
+    const capital = 'Honolulu is the capital of Hawaii.';
+    const text = `${born} ${capital}`;
+    const doc = kb.documents.addDocument({
+      path: 'treschuk.txt',
+      title: 'Treschuk',
+      hash: 'treschuk',
+      mime: 'text/plain',
+      size: text.length,
+      language: 'en',
+    });
+    kb.documents.replaceChunks(doc.id, [
+      { ord: 0, text, language: 'en', startOffset: 0, endOffset: text.length, page: null },
+    ]);
+    const triple = (subject: string, relation: string, object: string, objectType: string) => ({
+      subject,
+      subjectType: subject === 'Honolulu' ? 'City' : 'Person',
+      relation,
+      object,
+      objectType,
+    });
+    const llm = new ScriptedLlm([
+      { prompt: 'ingest/summarise', reply: () => ({ text }) },
+      {
+        prompt: 'mder/map',
+        reply: () => ({
+          triples: [
+            triple('Kenji Treschuk', 'BORN_IN', 'Honolulu', 'City'),
+            triple('Kenji Treschuk', 'BORN_IN_YEAR', '1982', 'Year'),
+            triple('Honolulu', 'CAPITAL_OF', 'Hawaii', 'State'),
+          ],
+        }),
+      },
+      NO_MERGES_RULE,
+      {
+        prompt: 'mder/enrich',
+        reply: (v) => ({
+          descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, , t]) => ({
+            id: Number(id),
+            object: t!,
+            description: s === 'Honolulu' ? capital : born,
+          })),
+        }),
+      },
+      {
+        prompt: 'mder/reduce',
+        reply: (v) => ({
+          summaries: reduceBlocks(v.entities!).map((b) => ({
+            id: b.id,
+            name: b.name,
+            summary: scriptedSummary(b.name, b.type, b.facts),
+          })),
+        }),
+      },
+    ]);
+    const result = await job(kb, llm).run();
+    expect(result.failures).toEqual([]);
+    expect(reducedNames(llm)).toEqual(['Honolulu']);
+    expect(kb.graph.findEntityByName('Kenji Treschuk')?.summary).toBe(`Kenji Treschuk (Person): ${born}`);
+    const honolulu = kb.graph.findEntityByName('Honolulu')?.summary;
+    expect([born, capital].every((fact) => honolulu?.includes(fact))).toBe(true);
     kb.close();
   });
 

@@ -637,6 +637,22 @@ describe('reduce', () => {
     ).toEqual([[1, 2], [3]]);
   });
 
+  it('reads a fact line that several triples repeat once: planned at its cost once, written once', async () => {
+    const sentence = 'Kenji Treschuk (born December 26, 1982 in Honolulu, Hawaii) is an American soccer player.';
+    const entity = {
+      id: 1,
+      name: 'Kenji Treschuk',
+      type: 'Person',
+      facts: [sentence, sentence, sentence, 'He plays.'],
+    };
+    const units = planReduceUnits([entity], words, { maxInputTokens: 3 * words(sentence) });
+    expect(units.map((u) => u.kind)).toEqual(['batch']);
+    const llm = new ScriptedLlm(corpusRules());
+    const r = await reduceUnit(llm, units[0]!, { prompts });
+    expect(r.summaries.get(1)).toBe(`Kenji Treschuk (Person): ${sentence} He plays.`);
+    expect(llm.calls[0]!.prompt.variables.entities!.split(sentence)).toHaveLength(2);
+  });
+
   it('summarises a batch in one call, one summary per entity in order', async () => {
     const llm = new ScriptedLlm(corpusRules());
     const [unit] = planReduceUnits(
