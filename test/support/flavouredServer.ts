@@ -121,6 +121,8 @@ export interface FlavouredServer {
    * (seconds or an HTTP date) as a rate-limiting proxy in front of any of them sends.
    */
   busy: (times: number, reply?: BusyReply) => void;
+  /** Drops the busy answers not given yet: the next work request is served (the queue drained). */
+  notBusy: () => void;
   /**
    * Until `ready()`, llama-server answers every route 503 "Loading model" (`unavailable_error`),
    * before any key check (server-http.cpp `middleware_server_state`), as it does while it loads.
@@ -153,6 +155,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     busy: (times, busyReply = { status: 503 }) => {
       for (let i = 0; i < times; i++) busyReplies.push(busyReply);
     },
+    notBusy: () => void busyReplies.splice(0),
     loading: () => void (loading = true),
     ready: () => void (loading = false),
   };
