@@ -144,18 +144,29 @@ describe('EndpointPool failover', () => {
   it('spreads calls by concurrency: parallelism is the sum of the healthy endpoints’ slots, each capped to the slots its server reports', async () => {
     // A server of three slots (its /props says total_slots 3): a's concurrency 3 stands.
     const three = await OpenAiTestServer.start({ modelPath, contextSize: 1024, slots: 3 });
+    const started: Promise<unknown>[] = [];
     try {
       const llm = await pool([endpoint('a', three, { concurrency: 3 }), endpoint('b', b, { concurrency: 1 })]);
       expect(llm.parallelism).toBe(4);
-      await Promise.all(Array.from({ length: 8 }, (_, i) => llm.generateText(prompt(`spread ${i}`), { maxTokens: 4 })));
-      expect(statusOf(llm, 'a').calls).toBeGreaterThan(statusOf(llm, 'b').calls);
-      expect(statusOf(llm, 'b').calls).toBeGreaterThan(0);
+      // A call takes its slot before its first await (run → #acquire), so the split is seen at once,
+      // however fast either server answers.
+      const start = (n: number) => {
+        for (let i = 0; i < n; i++)
+          started.push(llm.generateText(prompt(`spread ${started.length}`), { maxTokens: 4 }));
+        return { a: statusOf(llm, 'a').inFlight, b: statusOf(llm, 'b').inFlight };
+      };
+      expect(start(2)).toEqual({ a: 2, b: 0 }); // the most free slots first
+      expect(start(2)).toEqual({ a: 3, b: 1 }); // every slot taken
+      expect(start(1)).toEqual({ a: 3, b: 1 }); // past parallelism: it waits for a slot to free
+      await Promise.all(started);
+      expect(statusOf(llm, 'a').calls + statusOf(llm, 'b').calls).toBe(5);
       three.inject('http500');
       await llm.generateText(prompt('spread x'), { maxTokens: 4 });
       expect(llm.parallelism).toBe(1);
       // a's one-slot server caps concurrency 3 to 1.
       expect((await pool([endpoint('a', a, { concurrency: 3 })])).parallelism).toBe(1);
     } finally {
+      await Promise.allSettled(started); // a failed check leaves no call to the closing server
       await three.close();
     }
   });
