@@ -8,7 +8,13 @@ import { PolyhopError } from '../../base/errors.js';
  * {@link minimumRoom} is no use (the answer would be cut): the prompt is too long, BAD_INPUT, which
  * batched steps answer by asking for fewer items at a time.
  */
-export function fitMaxTokens(o: { wanted: number; contextTokens: number | undefined; promptTokens: number; endpoint: string; prompt: string }): number {
+export function fitMaxTokens(o: {
+  wanted: number;
+  contextTokens: number | undefined;
+  promptTokens: number;
+  endpoint: string;
+  prompt: string;
+}): number {
   if (o.contextTokens === undefined) return o.wanted;
   const room = o.contextTokens - o.promptTokens;
   if (room < minimumRoom(o.wanted)) {
@@ -32,6 +38,9 @@ export function minimumRoom(wanted: number): number {
  * by the server's own tokenizer, where ours was an estimate). Undefined for other wordings.
  */
 export function roomStatedByRefusal(message: string): number | undefined {
-  const m = /passed (\d+) input tokens and requested (\d+) output tokens\. However, the model's context length is only (\d+) tokens/i.exec(message);
+  const m =
+    /passed (\d+) input tokens and requested (\d+) output tokens\. However, the model's context length is only (\d+) tokens/i.exec(
+      message,
+    );
   return m ? Number(m[3]) - Number(m[1]) : undefined;
 }
