@@ -238,7 +238,9 @@ export class LlamaCppLlm implements Llm {
         const explanation = [
           runtime.description,
           where,
-          `context ${context.contextSize} tokens × ${sequences} sequences (${contextWhy(options.contextSize, trained, context.contextSize)}${plan.why === 'auto' || plan.why === 'as set' ? '' : `; ${plan.why}`})`,
+          `context ${context.contextSize} tokens × ${sequences} sequences ` +
+            `(${contextWhy(options.contextSize, trained, context.contextSize)}` +
+            `${plan.why === 'auto' || plan.why === 'as set' ? '' : `; ${plan.why}`})`,
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');

@@ -137,7 +137,14 @@ export class TransformersEmbedder implements Embedder {
     };
     const normalise = options.normalise ?? true;
     const fingerprint = await fileFingerprint(modelFile.path);
-    const identity = `transformers:${basename(modelDir)}:${pooling}:${hashParts([fingerprint, basename(modelFile.path), prefixes.query, prefixes.passage, String(normalise)]).slice(0, 12)}`;
+    const hash = hashParts([
+      fingerprint,
+      basename(modelFile.path),
+      prefixes.query,
+      prefixes.passage,
+      String(normalise),
+    ]);
+    const identity = `transformers:${basename(modelDir)}:${pooling}:${hash.slice(0, 12)}`;
 
     const session: OnnxSession = {
       tokenizer,

@@ -53,7 +53,8 @@ export function chatReasoning(
   const how = !reasons
     ? 'does not reason (its template has no reasoning segment)'
     : off
-      ? `reasons (${opener || 'thought segment'}); steps without reasoning switch it off with the template's ${template.includes('enable_thinking') ? 'enable_thinking' : 'reasoning_effort'}`
+      ? `reasons (${opener || 'thought segment'}); steps without reasoning switch it off with the template's ` +
+        (template.includes('enable_thinking') ? 'enable_thinking' : 'reasoning_effort')
       : `always reasons (${opener || 'thought segment'}; its template has no switch to turn it off)`;
   return {
     wrapperName: wrapperLabel(wrapper),

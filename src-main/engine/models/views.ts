@@ -120,7 +120,10 @@ export interface EndpointStatusView {
   slots?: number;
   /** The latest wait the endpoint caused (busy, loading), with when it was; null when none. */
   notice?: string | null;
-  /** A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need (models/contextPlan.ts `serverContextPlan`), once connected. */
+  /**
+   * A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need
+   * (models/contextPlan.ts `serverContextPlan`), once connected.
+   */
   context?: string;
 }
 

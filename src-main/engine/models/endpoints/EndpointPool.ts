@@ -119,7 +119,9 @@ export class EndpointPool<M extends EndpointModel> {
         options.onNotice?.({
           endpoint: configs[0]?.id ?? '',
           role: configs[0]?.role ?? 'generation',
-          message: `No ${configs[0]?.role} endpoint answers yet (${configs[0]?.id}: ${errorText(first.reason)}); waiting up to ${Math.ceil(left / 1000)} s more for one to start`,
+          message:
+            `No ${configs[0]?.role} endpoint answers yet (${configs[0]?.id}: ${errorText(first.reason)}); ` +
+            `waiting up to ${Math.ceil(left / 1000)} s more for one to start`,
         });
       }
       await sleep(Math.min(pause, left), signal);
@@ -159,7 +161,8 @@ export class EndpointPool<M extends EndpointModel> {
       await disposeAll();
       throw new PolyhopError(
         'BAD_INPUT',
-        `The ${configs[0]?.role} endpoints serve different models, and one pool runs one model: ${up.map((m) => `${m.config.id} serves ${(m.model as M).servedModel} (${(m.model as M).identity})`).join('; ')}`,
+        `The ${configs[0]?.role} endpoints serve different models, and one pool runs one model: ` +
+          up.map((m) => `${m.config.id} serves ${(m.model as M).servedModel} (${(m.model as M).identity})`).join('; '),
         {
           details: { endpoints: up.map((m) => ({ id: m.config.id, identity: (m.model as M).identity })) },
         },
@@ -245,7 +248,8 @@ export class EndpointPool<M extends EndpointModel> {
           member.busyUntil = Math.max(member.busyUntil, Date.now() + wait);
           this.#notify(
             member,
-            `${member.config.id} is busy (${errorText(error)}); asking again in ${Math.ceil(wait / 1000)} s${asked !== undefined ? ' as it asked (Retry-After)' : ''}`,
+            `${member.config.id} is busy (${errorText(error)}); ` +
+              `asking again in ${Math.ceil(wait / 1000)} s${asked !== undefined ? ' as it asked (Retry-After)' : ''}`,
           );
           onRetry?.();
           continue;
@@ -298,7 +302,8 @@ export class EndpointPool<M extends EndpointModel> {
         if (left <= 0) {
           throw new PolyhopError(
             'MODEL_ERROR',
-            `Every ${this.#members[0]?.config.role} endpoint is down (waited ${Math.round(this.#allDownWaitMs / 1000)} s for one to return): ${describe(this.#members)}`,
+            `Every ${this.#members[0]?.config.role} endpoint is down ` +
+              `(waited ${Math.round(this.#allDownWaitMs / 1000)} s for one to return): ${describe(this.#members)}`,
             {
               details: { endpoints: this.#members.map((m) => ({ id: m.config.id, lastError: m.lastError })) },
             },

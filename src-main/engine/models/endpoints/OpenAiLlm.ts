@@ -352,7 +352,11 @@ export class OpenAiLlm implements Llm {
     this.#contextTokens = Math.min(this.#contextTokens ?? Infinity, counted);
     throw new PolyhopError(
       'BAD_INPUT',
-      `${prompt.name}: endpoint ${this.config.id} (${this.config.baseUrl}) read ${counted} prompt tokens of about ${estimate}: the server cut the prompt to its context without saying so${this.serverKind === 'ollama' ? " (Ollama truncates to its num_ctx: start it with OLLAMA_CONTEXT_LENGTH, or set the model's num_ctx, above the prompt)" : ''}`,
+      `${prompt.name}: endpoint ${this.config.id} (${this.config.baseUrl}) read ${counted} prompt tokens ` +
+        `of about ${estimate}: the server cut the prompt to its context without saying so` +
+        (this.serverKind === 'ollama'
+          ? " (Ollama truncates to its num_ctx: start it with OLLAMA_CONTEXT_LENGTH, or set the model's num_ctx, above the prompt)"
+          : ''),
       { details: { endpoint: this.config.id, promptTokens: estimate, countedTokens: counted, truncated: true } },
     );
   }

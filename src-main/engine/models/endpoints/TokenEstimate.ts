@@ -1,7 +1,8 @@
 /**
  * Characters by what a tokenizer makes of them: `latin` (Latin letters and spaces: a word is one
  * or two tokens), `symbol` (digits, punctuation, symbols: mostly a token each, which is what makes
- * code and tables dense; Qwen's and Llama 2's vocabularies split every digit), `cjk` (Han, kana, Hangul: about a token a character), `alphabet` (Cyrillic, Greek,
+ * code and tables dense; Qwen's and Llama 2's vocabularies split every digit), `cjk` (Han, kana,
+ * Hangul: about a token a character), `alphabet` (Cyrillic, Greek,
  * Arabic, Hebrew and the like: vocabularies trained mostly on English cut their words short) and
  * `other` (any other script, combining marks).
  */

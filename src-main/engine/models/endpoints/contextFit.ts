@@ -20,7 +20,8 @@ export function fitMaxTokens(o: {
   if (room < minimumRoom(o.wanted)) {
     throw new PolyhopError(
       'BAD_INPUT',
-      `${o.prompt}: the prompt (about ${o.promptTokens} tokens) leaves ${Math.max(0, room)} of endpoint ${o.endpoint}'s ${o.contextTokens}-token context for the reply`,
+      `${o.prompt}: the prompt (about ${o.promptTokens} tokens) leaves ${Math.max(0, room)} ` +
+        `of endpoint ${o.endpoint}'s ${o.contextTokens}-token context for the reply`,
       { details: { endpoint: o.endpoint, promptTokens: o.promptTokens, contextTokens: o.contextTokens } },
     );
   }

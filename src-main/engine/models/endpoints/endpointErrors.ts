@@ -152,7 +152,8 @@ export function endpointError(
   const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
   return new PolyhopError(
     overflow ? 'BAD_INPUT' : 'MODEL_ERROR',
-    `${what}: endpoint ${config.id} (${config.baseUrl}) ${busy ? 'is busy' : atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`,
+    `${what}: endpoint ${config.id} (${config.baseUrl}) ` +
+      `${busy ? 'is busy' : atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`,
     {
       details: {
         endpoint: config.id,
