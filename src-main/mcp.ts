@@ -160,7 +160,9 @@ export function createMcpServer(engine: Engine): McpServer {
     {
       title: 'Ask',
       description:
-        'Answers a question over the knowledge base with a strategy (dr: MDER-DR, hyp: HyP-KGRAG, dapt: DaPT, vector, llm-only): the short answer, the explained answer with [n] citations, and the cited sources.',
+        'Answers a question over the knowledge base with a strategy ' +
+        '(dr: MDER-DR, hyp: HyP-KGRAG, dapt: DaPT, vector, llm-only): ' +
+        'the short answer, the explained answer with [n] citations, and the cited sources.',
       inputSchema: {
         kb,
         question: z.string().min(1).max(4000),
@@ -227,7 +229,8 @@ export function createMcpServer(engine: Engine): McpServer {
     {
       title: 'Cited page',
       description:
-        "The page a cited passage is on (a document without pages: its whole text), with the passage's offsets on it, so the citation can be shown at its source.",
+        'The page a cited passage is on (a document without pages: its whole text), ' +
+        "with the passage's offsets on it, so the citation can be shown at its source.",
       inputSchema: {
         kb,
         documentId: z.number().int().positive().describe("a source's documentId (from ask or search_passages)"),

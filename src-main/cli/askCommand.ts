@@ -66,7 +66,8 @@ export function registerAskCommand(program: Command, { job, out, json, storeSync
           if (opts.trace)
             for (const step of answer.trace)
               console.log(
-                `\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`,
+                `\n# ${step.step} (${step.llmCalls} calls, ${step.promptTokens}+${step.completionTokens} tokens, ` +
+                  `${Math.round(step.ms)} ms)\n${JSON.stringify(step.detail, null, 2)}`,
               );
           if (answer.question !== question.trim()) console.log(`\nAsked as: ${answer.question}`);
           if (answer.thread)

@@ -59,7 +59,8 @@ export function addEndpointCommands(models: Command, { call, out, fail }: Endpoi
         });
         out(added, () =>
           console.log(
-            `Added ${added.role} server "${added.id}": ${added.baseUrl}, model ${added.model}${added.hasApiKey ? ', with an API key' : ''} (test it: polyhop models endpoint test ${added.id})`,
+            `Added ${added.role} server "${added.id}": ${added.baseUrl}, model ${added.model}` +
+              `${added.hasApiKey ? ', with an API key' : ''} (test it: polyhop models endpoint test ${added.id})`,
           ),
         );
       },

@@ -32,7 +32,8 @@ export async function finishStoreSync(ctx: FinishStoreSyncContext, kb: string): 
     }
     if (result.status === 'failed') {
       ctx.fail(
-        `the change to "${kb}" is done, but the store sync failed: ${result.error?.message ?? 'unknown error'}; the changes not yet sent stay journalled; ${resume}`,
+        `the change to "${kb}" is done, but the store sync failed: ${result.error?.message ?? 'unknown error'}; ` +
+          `the changes not yet sent stay journalled; ${resume}`,
       );
     }
   }

@@ -87,9 +87,17 @@ export function networkLine(report: Pick<DoctorReport, 'remoteHosts' | 'storeOri
 export function missingVectorsHint(kb: string, missing: number, embedded = false): string | null {
   if (missing === 0) return null;
   if (embedded) {
-    return `Original-language vectors missing: ${missing} non-English chunks of "${kb}" were indexed before they existed. Answers work; DaPT ranks these chunks by their English vectors until you run \`polyhop kb reembed ${kb}\` (same embedding model: only the missing vectors are made).`;
+    return (
+      `Original-language vectors missing: ${missing} non-English chunks of "${kb}" were indexed before they existed. ` +
+      `Answers work; DaPT ranks these chunks by their English vectors until you run \`polyhop kb reembed ${kb}\` ` +
+      '(same embedding model: only the missing vectors are made).'
+    );
   }
-  return `Vectors missing: ${missing} rows of "${kb}" are not embedded yet (imported without an embedding model). Browsing, SPARQL and export work now; to ask questions run \`polyhop models use embedding PATH\`, then \`polyhop kb reembed ${kb}\`.`;
+  return (
+    `Vectors missing: ${missing} rows of "${kb}" are not embedded yet (imported without an embedding model). ` +
+    'Browsing, SPARQL and export work now; to ask questions run `polyhop models use embedding PATH`, ' +
+    `then \`polyhop kb reembed ${kb}\`.`
+  );
 }
 
 /** The failed units of an indexing job's result, as a message grouped by reason; null when none failed. */
@@ -107,6 +115,10 @@ export function indexingFailureMessage(result: unknown): string | null {
 export function truncationNote(result: SparqlResult, maxRows: number): string {
   const shown = result.kind === 'graph' ? 'triples' : 'rows';
   if (result.storeMaxRows !== undefined && result.rows.length < maxRows)
-    return `(truncated: the store answers at most ${result.storeMaxRows.toLocaleString('en')} rows per query and this one could not be fetched in pages; raise the store's limit (Virtuoso: ResultSetMaxRows in virtuoso.ini) or add LIMIT/OFFSET)`;
+    return (
+      `(truncated: the store answers at most ${result.storeMaxRows.toLocaleString('en')} rows per query ` +
+      "and this one could not be fetched in pages; raise the store's limit " +
+      '(Virtuoso: ResultSetMaxRows in virtuoso.ini) or add LIMIT/OFFSET)'
+    );
   return `(truncated at ${maxRows.toLocaleString('en')} ${shown}; --max-rows raises the cap)`;
 }

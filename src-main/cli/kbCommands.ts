@@ -76,12 +76,16 @@ export function registerKbCommands(program: Command, { call, job, out, getEngine
       const result = await runJob(await getEngine(), jobId, { quiet: json() });
       if (result.status !== 'done')
         throw new CliError(
-          `the upgrade of "${name}" ${result.status === 'failed' ? `failed: ${result.error?.message ?? 'unknown error'}` : result.status}; run \`polyhop kb upgrade ${name}\` again to go on from where it stopped`,
+          `the upgrade of "${name}" ` +
+            `${result.status === 'failed' ? `failed: ${result.error?.message ?? 'unknown error'}` : result.status}; ` +
+            `run \`polyhop kb upgrade ${name}\` again to go on from where it stopped`,
         );
       const { recentred, pagesKept, pagesUnavailable } = result.result as UpgradeResult;
       out(result.result, () =>
         console.log(
-          `Upgraded "${name}": ${recentred.length ? `recentred ${recentred.join(', ')}; ` : ''}pages kept for ${pagesKept} documents${pagesUnavailable ? `, ${pagesUnavailable} unreadable (their citations read the file)` : ''}`,
+          `Upgraded "${name}": ${recentred.length ? `recentred ${recentred.join(', ')}; ` : ''}` +
+            `pages kept for ${pagesKept} documents` +
+            (pagesUnavailable ? `, ${pagesUnavailable} unreadable (their citations read the file)` : ''),
         ),
       );
     });

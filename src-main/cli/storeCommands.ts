@@ -154,7 +154,8 @@ function printStatus(status: StoreStatus): void {
   const s = status.sync;
   if (s) {
     lines.push(
-      `state:   ${s.fullNeeded ? 'full publish due' : `${s.pendingDocuments} documents and ${s.pendingEntities} entities to sync`}${status.jobId ? ' (running)' : ''}`,
+      `state:   ${s.fullNeeded ? 'full publish due' : `${s.pendingDocuments} documents and ${s.pendingEntities} entities to sync`}` +
+        (status.jobId ? ' (running)' : ''),
     );
     lines.push(`synced:  ${s.syncedAt ?? 'never'}${s.publishedAt ? ` (published ${s.publishedAt})` : ''}`);
     if (s.lastError) lines.push(`error:   ${s.lastError}`);
@@ -164,7 +165,10 @@ function printStatus(status: StoreStatus): void {
   if (status.probeError) lines.push(`store:   ${status.probeError}`);
   if (status.graphOwner)
     lines.push(
-      `owner:   ${status.graphOwner.thisKb ? 'this knowledge base' : `the knowledge base "${status.graphOwner.name}" (id ${status.graphOwner.id}); publishing here needs --take-over`}`,
+      'owner:   ' +
+        (status.graphOwner.thisKb
+          ? 'this knowledge base'
+          : `the knowledge base "${status.graphOwner.name}" (id ${status.graphOwner.id}); publishing here needs --take-over`),
     );
   if (status.updateProbe)
     lines.push(

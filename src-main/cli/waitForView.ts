@@ -31,7 +31,9 @@ export async function waitForView(kb: string, options: WaitForViewOptions): Prom
     const waited = Date.now() - started;
     if (waited >= options.timeoutMs) {
       options.fail(
-        `the RDF view of "${kb}" was still loading after ${Math.round(waited / 1000)} s (${rdf.triples.toLocaleString('en')} triples so far); give it longer with --load-timeout, or query the KB's external store (--store)`,
+        `the RDF view of "${kb}" was still loading after ${Math.round(waited / 1000)} s ` +
+          `(${rdf.triples.toLocaleString('en')} triples so far); ` +
+          "give it longer with --load-timeout, or query the KB's external store (--store)",
       );
     }
     console.error(

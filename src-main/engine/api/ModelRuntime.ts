@@ -91,7 +91,8 @@ export class ModelRuntime {
     if (!embedder)
       throw new PolyhopError(
         'MODEL_ERROR',
-        `${purpose} needs an embedding model: put an ONNX folder or GGUF embedding model in models/ and select it (Models screen, or \`polyhop models use embedding PATH\`)`,
+        `${purpose} needs an embedding model: put an ONNX folder or GGUF embedding model in models/ ` +
+          'and select it (Models screen, or `polyhop models use embedding PATH`)',
       );
     return embedder;
   }
@@ -260,7 +261,10 @@ export class ModelRuntime {
     return role === 'generation' ? createGeneration(selection) : (await createEmbedder(selection)).model;
   }
 
-  /** Context per sequence the answering prompts need for their evidence with the saved strategy parameters (none when they are invalid: answering refuses them anyway). */
+  /**
+   * Context per sequence the answering prompts need for their evidence with the saved strategy parameters
+   * (none when they are invalid: answering refuses them anyway).
+   */
   #contextNeed(): ((reasons: boolean) => number) | undefined {
     try {
       const settings = resolveQaSettings(this.#settings.get().strategyParams);

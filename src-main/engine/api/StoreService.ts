@@ -188,7 +188,9 @@ export class StoreService {
           stage: 'waiting',
           done: Math.round(waitedMs / 1000),
           total: Math.round(timeoutMs / 1000),
-          message: `waiting for the store's answer: ${Math.round(waitedMs / 1000)} s of the ${Math.round(timeoutMs / 1000)} s limit (\`polyhop store set --timeout\`)`,
+          message:
+            `waiting for the store's answer: ${Math.round(waitedMs / 1000)} s ` +
+            `of the ${Math.round(timeoutMs / 1000)} s limit (\`polyhop store set --timeout\`)`,
         });
       try {
         return await syncStore(knowledgeBaseRdfSource(session.kb), client, session.kb.storeJournal, {

@@ -11,7 +11,10 @@ export interface PublishedFigure {
   paper: 'MDER-DR' | 'DaPT' | 'HyP-KGRAG';
   /** Paper and table, e.g. `MDER-DR Table 1`. */
   source: string;
-  /** Our dataset key: the run's format (`hotpotqa`, `2wiki`, `musique`, `mse-kg`) or, for data sets we read as CSV/JSONL, the run's name (`wikiqa`, `benchee`). */
+  /**
+   * Our dataset key: the run's format (`hotpotqa`, `2wiki`, `musique`, `mse-kg`) or, for data sets we read
+   * as CSV/JSONL, the run's name (`wikiqa`, `benchee`).
+   */
   dataset: string;
   /** Our metric id (see metricIds.ts). */
   metric: string;
@@ -57,7 +60,10 @@ const DAPT_SYSTEMS: Record<string, StrategyName | null> = {
   HippoRAG2: null,
   DaPT: 'dapt',
 };
-/** DaPT Table 1 (HippoRAG 2's rows are DaPT's run of it): EM, F1 per language in Sw, Th, De, Es, Zh, En order (the Avg. columns are left out: they are the mean of these). */
+/**
+ * DaPT Table 1 (HippoRAG 2's rows are DaPT's run of it): EM, F1 per language in Sw, Th, De, Es, Zh, En order
+ * (the Avg. columns are left out: they are the mean of these).
+ */
 const DAPT_TABLE_1: [string, string, number[]][] = [
   ['hotpotqa', 'Zero-shot', [17.9, 28.1, 17.2, 21.8, 23.2, 32.1, 23.9, 34.3, 15.9, 33.7, 27.9, 38.4]],
   ['hotpotqa', 'CoT', [16.8, 27.3, 16.7, 21.2, 24.6, 34.6, 24.3, 35.1, 15.3, 33.5, 29.8, 40.5]],

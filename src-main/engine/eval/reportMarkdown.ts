@@ -14,8 +14,10 @@ export function renderReportMarkdown(
   for (const r of runs) {
     const m = r.manifest;
     out.push(
-      `- **${m.dataset.name}** (${m.dataset.format}, \`${m.dataset.path}\`): ${m.dataset.questions} questions, ${m.dataset.passages} passages in ${m.dataset.kbLanguage}; ` +
-        `languages ${m.languages.join(', ')}; strategies ${m.strategies.join(', ')}; ${r.rows.length} answers (${r.rows.filter((x) => x.error).length} failed)` +
+      `- **${m.dataset.name}** (${m.dataset.format}, \`${m.dataset.path}\`): ` +
+        `${m.dataset.questions} questions, ${m.dataset.passages} passages in ${m.dataset.kbLanguage}; ` +
+        `languages ${m.languages.join(', ')}; strategies ${m.strategies.join(', ')}; ` +
+        `${r.rows.length} answers (${r.rows.filter((x) => x.error).length} failed)` +
         `${m.dataset.notes?.length ? `; note: ${m.dataset.notes.join('; ')}` : ''}.`,
     );
     if (m.models) {
@@ -33,8 +35,13 @@ export function renderReportMarkdown(
     '',
     `Scores are means over questions ± standard error (standard deviation of ${boot.samples.toLocaleString('en')} bootstrap resamples, seed ${boot.seed}). ` +
       "Match ✓: the question is in the knowledge base's language; otherwise all mismatching languages are pooled. " +
-      `Δ (%): best non-baseline vs best baseline (${[...s.baselines].join(', ')}); 1σ: their paired difference exceeds its bootstrap standard error (MDER-DR's significance rule); p: two-sided paired bootstrap of the difference (the same ${boot.samples.toLocaleString('en')} resamples of questions). ` +
-      "EM and F1 score the short answer under the dataset's official script (HotpotQA/2Wiki yes/no rule, MuSiQue empty answers, SQuAD v1.1 otherwise); Soft EM, the judge, ROUGE, BLEU and similarity read the full answer (citation markers removed for ROUGE, BLEU and similarity). " +
+      `Δ (%): best non-baseline vs best baseline (${[...s.baselines].join(', ')}); ` +
+      "1σ: their paired difference exceeds its bootstrap standard error (MDER-DR's significance rule); " +
+      `p: two-sided paired bootstrap of the difference (the same ${boot.samples.toLocaleString('en')} resamples of questions). ` +
+      "EM and F1 score the short answer under the dataset's official script " +
+      '(HotpotQA/2Wiki yes/no rule, MuSiQue empty answers, SQuAD v1.1 otherwise); ' +
+      'Soft EM, the judge, ROUGE, BLEU and similarity read the full answer ' +
+      '(citation markers removed for ROUGE, BLEU and similarity). ' +
       'A judge reply that fails its schema after a retry scores 0 and is counted under "Judge failures".',
     '',
     '## Scores',
@@ -75,7 +82,8 @@ export function renderReportMarkdown(
       '',
       '## Beside the papers',
       '',
-      'Published figures for the same dataset, metric and language (or language condition), with the model each paper used; ours are from the models named above. ' +
+      'Published figures for the same dataset, metric and language (or language condition), ' +
+        'with the model each paper used; ours are from the models named above. ' +
         'A paper\'s figure is comparable only as far as its setting is (sample, corpus, model, judge): see README, "Reproducing the papers\' tables".',
       '',
     );

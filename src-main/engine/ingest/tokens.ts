@@ -5,7 +5,9 @@ import type { Span, TokenCounter } from './types.js';
  * token: BPE vocabularies give CJK about 1–1.5 tokens per character and Thai about 1, so this
  * errs on the side of smaller chunks.
  */
-const NO_SPACE = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}`;
+const NO_SPACE =
+  String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}` +
+  String.raw`\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}`;
 
 /** Max characters of one letter run per piece, so a run without spaces never exceeds a chunk. */
 const MAX_RUN = 64;

@@ -332,7 +332,8 @@ export class GraphRepository extends GraphReader {
       .pluck()
       .all({ supported: JSON.stringify(supported), chunks }) as number[];
     const touched = this.stmt(
-      `SELECT source_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids)) UNION SELECT target_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids))`,
+      `SELECT source_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids))
+       UNION SELECT target_id FROM triples WHERE id IN (SELECT value FROM json_each(:ids))`,
     )
       .pluck()
       .all({ ids: JSON.stringify(supported) }) as number[];

@@ -52,7 +52,8 @@ export class SqliteCallCache implements CallCacheStore {
       .all() as CallCacheStats['byPrompt'];
     const totals = this.#db
       .prepare(
-        'SELECT COUNT(*) AS entries, COALESCE(SUM(hits), 0) AS hits, COALESCE(SUM(prompt_tokens), 0) AS promptTokens, COALESCE(SUM(completion_tokens), 0) AS completionTokens FROM llm_cache',
+        `SELECT COUNT(*) AS entries, COALESCE(SUM(hits), 0) AS hits, COALESCE(SUM(prompt_tokens), 0) AS promptTokens,
+           COALESCE(SUM(completion_tokens), 0) AS completionTokens FROM llm_cache`,
       )
       .get() as Omit<CallCacheStats, 'byPrompt'>;
     return { ...totals, byPrompt };

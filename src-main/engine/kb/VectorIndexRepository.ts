@@ -120,7 +120,8 @@ export class VectorIndexRepository {
     throw new PolyhopError(
       'CONFLICT',
       `Knowledge base "${this.#context.name()}" was embedded with ${current.identity} (${current.dimension} dimensions), not ${identity} (${dimension}). ` +
-        `Load ${current.identity} again, or re-embed the knowledge base with ${identity} (\`polyhop kb reembed\`, or Re-embed on the Corpus screen: its vectors are rebuilt; documents, entities and triples are kept).`,
+        `Load ${current.identity} again, or re-embed the knowledge base with ${identity} (\`polyhop kb reembed\`, ` +
+        'or Re-embed on the Corpus screen: its vectors are rebuilt; documents, entities and triples are kept).',
       { details: { recorded: current, offered: { identity, dimension }, remedy: 're-embed' } },
     );
   }
@@ -267,7 +268,8 @@ export class VectorIndexRepository {
         ).all(blob, k) as typeof rows;
       } else {
         rows = this.#stmt(
-          `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v WHERE id IN (SELECT value FROM json_each(?)) ${filter} ORDER BY distance, id LIMIT ?`,
+          `SELECT id, vec_distance_cosine(vector, ?) AS distance FROM vec_${kind} v
+           WHERE id IN (SELECT value FROM json_each(?)) ${filter} ORDER BY distance, id LIMIT ?`,
         ).all(blob, JSON.stringify(candidates[next++]), k) as typeof rows;
       }
       return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
@@ -423,7 +425,10 @@ export function vectorOwner(kind: VectorKind): string {
   return owner;
 }
 
-/** FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary, original-language ones only for non-English chunks). */
+/**
+ * FROM and WHERE of the `kind` rows without a vector (summary vectors exist only for entities with a summary,
+ * original-language ones only for non-English chunks).
+ */
 function missingVectorsFrom(kind: VectorKind): string {
   const extra =
     kind === 'entity_summary'

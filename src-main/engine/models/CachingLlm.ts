@@ -1,7 +1,16 @@
 import type { z } from 'zod';
 import { hashParts } from '../base/hash.js';
 import type { CallCacheStore } from './CallCache.js';
-import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
+import {
+  LLM_CALL_DEFAULTS,
+  type Llm,
+  type LlmCallOptions,
+  type LlmJsonResult,
+  type LlmStopReason,
+  type LlmTextResult,
+  type LlmUsage,
+  type RenderedPrompt,
+} from './Llm.js';
 import { zodJsonSchema } from './grammarSchema.js';
 import { firstSampling } from './structuredReply.js';
 import { UsageMeter } from './UsageMeter.js';
@@ -67,7 +76,11 @@ export class CachingLlm implements Llm {
 
   /** The same model and cache, recording usage into `meter` (usually `this.meter.child()` for a job or question). */
   withMeter(meter: UsageMeter): CachingLlm {
-    return new CachingLlm(this.#inner, { store: this.#store, meter, ...(this.#reasoning ? { reasoning: this.#reasoning } : {}) });
+    return new CachingLlm(this.#inner, {
+      store: this.#store,
+      meter,
+      ...(this.#reasoning ? { reasoning: this.#reasoning } : {}),
+    });
   }
 
   /** The cache key of a call (exposed for tests and for tools that inspect the cache). */
@@ -78,9 +91,21 @@ export class CachingLlm implements Llm {
       // A seed joins the key only when set, so caches written before it existed still hit.
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       // Only a non-default reasoning budget joins the key, so caches written before it existed still hit.
-      ...(options.reasoningTokens !== undefined && options.reasoningTokens !== LLM_CALL_DEFAULTS.reasoningTokens ? { reasoningTokens: options.reasoningTokens } : {}),
+      ...(options.reasoningTokens !== undefined && options.reasoningTokens !== LLM_CALL_DEFAULTS.reasoningTokens
+        ? { reasoningTokens: options.reasoningTokens }
+        : {}),
     });
-    return hashParts([KEY_VERSION, this.identity, kind, prompt.name, prompt.version, prompt.system, prompt.user, schemaText, sampling]);
+    return hashParts([
+      KEY_VERSION,
+      this.identity,
+      kind,
+      prompt.name,
+      prompt.version,
+      prompt.system,
+      prompt.user,
+      schemaText,
+      sampling,
+    ]);
   }
 
   async generateText(prompt: RenderedPrompt, callOptions: LlmCallOptions = {}): Promise<LlmTextResult> {
@@ -94,11 +119,16 @@ export class CachingLlm implements Llm {
     const result = await this.#inner.generateText(prompt, options);
     this.meter.record(result.usage);
     // An empty reply is a miss, not an answer: kept, a greedy call would return it on every run.
-    if (result.text.trim() !== '') this.#save(key, prompt, { text: result.text, stopReason: result.stopReason, ...tokens(result.usage) });
+    if (result.text.trim() !== '')
+      this.#save(key, prompt, { text: result.text, stopReason: result.stopReason, ...tokens(result.usage) });
     return result;
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, callOptions: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    callOptions: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const options = this.#withPolicy(prompt, callOptions);
     const key = this.keyFor('json', prompt, options, zodJsonSchema(schema).text);
     const hit = this.#lookup(key);
@@ -149,7 +179,12 @@ export class CachingLlm implements Llm {
   }
 
   #hitUsage(hit: StoredCall): LlmUsage {
-    const usage: LlmUsage = { promptTokens: hit.promptTokens, completionTokens: hit.completionTokens, durationMs: 0, cached: true };
+    const usage: LlmUsage = {
+      promptTokens: hit.promptTokens,
+      completionTokens: hit.completionTokens,
+      durationMs: 0,
+      cached: true,
+    };
     this.meter.record(usage);
     return usage;
   }
@@ -167,7 +202,10 @@ export class CachingLlm implements Llm {
 /** Sampling of the second ask after an empty reply: not greedy, and a seed neither the first call nor its invalid-reply retry used. */
 function emptyRetrySampling(options: LlmCallOptions): Pick<LlmCallOptions, 'temperature' | 'seed'> {
   const first = firstSampling(options);
-  return { temperature: Math.max(first.temperature, EMPTY_RETRY_TEMPERATURE), seed: EMPTY_RETRY_SEED + (first.seed ?? 0) };
+  return {
+    temperature: Math.max(first.temperature, EMPTY_RETRY_TEMPERATURE),
+    seed: EMPTY_RETRY_SEED + (first.seed ?? 0),
+  };
 }
 
 const EMPTY_RETRY_TEMPERATURE = 0.5;
@@ -180,7 +218,13 @@ export function isEmptyReply(value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0;
   if (typeof value === 'object') {
     const fields = Object.values(value as Record<string, unknown>);
-    return fields.every((f) => f === null || f === undefined || (typeof f === 'string' && f.trim() === '') || (Array.isArray(f) && f.length === 0));
+    return fields.every(
+      (f) =>
+        f === null ||
+        f === undefined ||
+        (typeof f === 'string' && f.trim() === '') ||
+        (Array.isArray(f) && f.length === 0),
+    );
   }
   return false;
 }

@@ -82,8 +82,12 @@ export class LlamaCppEmbedder implements Embedder {
     }
     const batchSize = options.batchSize ?? 32;
     const parallel = options.contexts ?? 1;
-    for (const [name, value] of [['batch size', batchSize], ['contexts', parallel]] as const) {
-      if (!Number.isInteger(value) || value < 1) throw new PolyhopError('BAD_INPUT', `Embedding ${name} must be a positive integer, got ${value}`);
+    for (const [name, value] of [
+      ['batch size', batchSize],
+      ['contexts', parallel],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1)
+        throw new PolyhopError('BAD_INPUT', `Embedding ${name} must be a positive integer, got ${value}`);
     }
 
     const { llama } = await getLlamaRuntime(options.gpu ?? 'auto');
@@ -99,7 +103,10 @@ export class LlamaCppEmbedder implements Embedder {
       }
 
       const detected = detectEmbeddingPrefixes([basename(modelPath), model.fileInfo.metadata.general?.name ?? '']);
-      const prefixes = { query: options.queryPrefix ?? detected.query, passage: options.passagePrefix ?? detected.passage };
+      const prefixes = {
+        query: options.queryPrefix ?? detected.query,
+        passage: options.passagePrefix ?? detected.passage,
+      };
       const normalise = options.normalise ?? true;
       const fingerprint = await fileFingerprint(modelPath);
       const identity = `llama.cpp:${basename(modelPath)}:${hashParts([fingerprint, prefixes.query, prefixes.passage, String(normalise)]).slice(0, 12)}`;
@@ -107,13 +114,17 @@ export class LlamaCppEmbedder implements Embedder {
       const maxTokens = contextSize - 3;
       const init = { identity, dimension: 0, prefixes, model, contexts, maxTokens, batchSize, normalise };
       const probe = await embedText({ ...init, prefix: '' }, contexts[0] as LlamaEmbeddingContext, 'dimension probe');
-      if (probe.length === 0) throw new PolyhopError('MODEL_ERROR', `${modelPath} returned an empty embedding`, { details: { modelPath } });
+      if (probe.length === 0)
+        throw new PolyhopError('MODEL_ERROR', `${modelPath} returned an empty embedding`, { details: { modelPath } });
       return new LlamaCppEmbedder({ ...init, dimension: probe.length });
     } catch (cause) {
       for (const context of contexts) await context.dispose();
       await model?.dispose();
       if (cause instanceof PolyhopError) throw cause;
-      throw new PolyhopError('MODEL_ERROR', `Cannot use ${modelPath} as an embedding model: ${errorMessage(cause)}`, { details: { modelPath }, cause });
+      throw new PolyhopError('MODEL_ERROR', `Cannot use ${modelPath} as an embedding model: ${errorMessage(cause)}`, {
+        details: { modelPath },
+        cause,
+      });
     }
   }
 
@@ -147,7 +158,8 @@ export class LlamaCppEmbedder implements Embedder {
 
 async function loadModel(llama: Llama, modelPath: string, options: LlamaCppEmbedderOptions): Promise<LlamaModel> {
   const requested = options.gpuLayers ?? 'auto';
-  const load = (gpuLayers: LlamaCppEmbedderOptions['gpuLayers']) => llama.loadModel({ modelPath, gpuLayers, loadSignal: options.signal });
+  const load = (gpuLayers: LlamaCppEmbedderOptions['gpuLayers']) =>
+    llama.loadModel({ modelPath, gpuLayers, loadSignal: options.signal });
   try {
     return await load(requested);
   } catch (cause) {
@@ -167,7 +179,11 @@ interface EmbedTextSettings {
 }
 
 /** One text's vector; a text past the context is embedded in windows and pooled (see pooledWindows). */
-async function embedText(settings: EmbedTextSettings, context: LlamaEmbeddingContext, text: string): Promise<Float32Array> {
+async function embedText(
+  settings: EmbedTextSettings,
+  context: LlamaEmbeddingContext,
+  text: string,
+): Promise<Float32Array> {
   const { model, maxTokens, normalise, prefix } = settings;
   let tokens: Token[] = model.tokenize(text);
   // An empty text has no tokens and node-llama-cpp would return an empty vector; embed BOS alone.
@@ -182,5 +198,9 @@ async function embedText(settings: EmbedTextSettings, context: LlamaEmbeddingCon
   const windows = tokenWindows(body, Math.max(1, maxTokens - prefixTokens.length));
   const vectors: Float32Array[] = [];
   for (const window of windows) vectors.push(await vectorOf([...prefixTokens, ...window]));
-  return poolWindowVectors(vectors, windows.map((w) => w.length), normalise);
+  return poolWindowVectors(
+    vectors,
+    windows.map((w) => w.length),
+    normalise,
+  );
 }

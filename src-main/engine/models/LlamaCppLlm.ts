@@ -15,7 +15,16 @@ import { asCancelled, throwIfAborted } from '../base/abort.js';
 import { PolyhopError } from '../base/errors.js';
 import { RecentMap } from '../base/RecentMap.js';
 import type { ModelStatus } from './views.js';
-import { LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from './Llm.js';
+import {
+  LLM_CALL_DEFAULTS,
+  type Llm,
+  type LlmCallOptions,
+  type LlmJsonResult,
+  type LlmStopReason,
+  type LlmTextResult,
+  type LlmUsage,
+  type RenderedPrompt,
+} from './Llm.js';
 import { withSpellableEnums, zodJsonSchema, type JsonSchema } from './grammarSchema.js';
 import { firstSampling, generateStructured, type Sampling } from './structuredReply.js';
 import { fileFingerprint } from './embedders/fileFingerprint.js';
@@ -147,7 +156,9 @@ export class LlamaCppLlm implements Llm {
       return {
         sequence,
         chat: new LlamaChat({ contextSequence: sequence, chatWrapper: init.wrapper, autoDisposeSequence: false }),
-        quiet: off ? new LlamaChat({ contextSequence: sequence, chatWrapper: off, autoDisposeSequence: false }) : undefined,
+        quiet: off
+          ? new LlamaChat({ contextSequence: sequence, chatWrapper: off, autoDisposeSequence: false })
+          : undefined,
       };
     });
     this.parallelism = this.#slots.length;
@@ -169,7 +180,12 @@ export class LlamaCppLlm implements Llm {
     const layerSequences = options.sequences ?? DEFAULT_SEQUENCES;
     const trained = info.contextLength;
     const fitContext = options.contextSize ?? Math.min(trained ?? LAYER_FIT_CONTEXT, LAYER_FIT_CONTEXT);
-    const attempts = planGpuLayers(options.gpuLayers ?? 'auto', totalLayers, llama.supportsGpuOffloading, fitContext * layerSequences);
+    const attempts = planGpuLayers(
+      options.gpuLayers ?? 'auto',
+      totalLayers,
+      llama.supportsGpuOffloading,
+      fitContext * layerSequences,
+    );
     const failures: string[] = [];
 
     for (const attempt of attempts) {
@@ -208,17 +224,23 @@ export class LlamaCppLlm implements Llm {
             break;
           } catch (error) {
             if (signal?.aborted || i === plans.length - 1) throw error;
-            failures.push(`${plan.sequences} × ${JSON.stringify(plan.contextSize)}: ${error instanceof Error ? error.message : String(error)}`);
+            failures.push(
+              `${plan.sequences} × ${JSON.stringify(plan.contextSize)}: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
         }
         if (!context) throw new PolyhopError('MODEL_ERROR', `${basename(path)}: no context could be created`);
         const sequences = plan.sequences;
         const where =
-          model.gpuLayers === 0 ? `all ${modelLayers} layers on the CPU` : `${model.gpuLayers}/${modelLayers} layers on the GPU (${attempt.why})`;
+          model.gpuLayers === 0
+            ? `all ${modelLayers} layers on the CPU`
+            : `${model.gpuLayers}/${modelLayers} layers on the GPU (${attempt.why})`;
         const explanation = [
           runtime.description,
           where,
-          `context ${context.contextSize} tokens × ${sequences} sequences (${contextWhy(options.contextSize, trained, context.contextSize)}${plan.why === 'auto' || plan.why === 'as set' ? '' : `; ${plan.why}`})`,
+          `context ${context.contextSize} tokens × ${sequences} sequences ` +
+            `(${contextWhy(options.contextSize, trained, context.contextSize)}` +
+            `${plan.why === 'auto' || plan.why === 'as set' ? '' : `; ${plan.why}`})`,
           `${context.idealThreads} threads${options.threads === undefined ? ' (default)' : ''}`,
           ...(failures.length > 0 ? [`after failed attempts: ${failures.join('; ')}`] : []),
         ].join('; ');
@@ -242,7 +264,9 @@ export class LlamaCppLlm implements Llm {
         failures.push(`${attempt.label}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    throw new PolyhopError('MODEL_ERROR', `Could not load ${basename(path)}: ${failures.join('; ')}`, { details: { file: path, attempts: failures } });
+    throw new PolyhopError('MODEL_ERROR', `Could not load ${basename(path)}: ${failures.join('; ')}`, {
+      details: { file: path, attempts: failures },
+    });
   }
 
   status(): ModelStatus {
@@ -268,10 +292,19 @@ export class LlamaCppLlm implements Llm {
     return { text: result.text, stopReason: result.stopReason, usage: result.usage };
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const { json, grammar: grammarSchema } = zodJsonSchema(schema);
-    const grammar = await this.#grammar(withSpellableEnums(grammarSchema, (text) => this.#spells(text)), prompt);
-    return generateStructured(prompt, schema, json, options, (sampling) => this.#generate(prompt, options, grammar, sampling));
+    const grammar = await this.#grammar(
+      withSpellableEnums(grammarSchema, (text) => this.#spells(text)),
+      prompt,
+    );
+    return generateStructured(prompt, schema, json, options, (sampling) =>
+      this.#generate(prompt, options, grammar, sampling),
+    );
   }
 
   async dispose(): Promise<void> {
@@ -294,20 +327,31 @@ export class LlamaCppLlm implements Llm {
     let grammar = this.#grammars.get(key);
     if (!grammar) {
       // The schema is only known at run time, so the generic inference of the typed API does not apply.
-      const create = this.#runtime.llama.createGrammarForJsonSchema.bind(this.#runtime.llama) as (s: GbnfJsonSchema) => Promise<LlamaGrammar>;
+      const create = this.#runtime.llama.createGrammarForJsonSchema.bind(this.#runtime.llama) as (
+        s: GbnfJsonSchema,
+      ) => Promise<LlamaGrammar>;
       grammar = create(schema as GbnfJsonSchema).catch((error: unknown) => {
         this.#grammars.delete(key);
-        throw new PolyhopError('UNSUPPORTED', `${prompt.name}: its JSON schema cannot be turned into a grammar: ${error instanceof Error ? error.message : String(error)}`, {
-          details: { prompt: prompt.name, schema },
-          cause: error,
-        });
+        throw new PolyhopError(
+          'UNSUPPORTED',
+          `${prompt.name}: its JSON schema cannot be turned into a grammar: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            details: { prompt: prompt.name, schema },
+            cause: error,
+          },
+        );
       });
       this.#grammars.set(key, grammar);
     }
     return grammar;
   }
 
-  async #generate(prompt: RenderedPrompt, options: LlmCallOptions, grammar: LlamaGrammar | undefined, sampling: Sampling) {
+  async #generate(
+    prompt: RenderedPrompt,
+    options: LlmCallOptions,
+    grammar: LlamaGrammar | undefined,
+    sampling: Sampling,
+  ) {
     if (this.#disposed) throw new PolyhopError('MODEL_ERROR', `${basename(this.#path)} was unloaded`);
     const { signal } = options;
     throwIfAborted(signal);
@@ -330,12 +374,18 @@ export class LlamaCppLlm implements Llm {
         { type: 'user', text: prompt.user },
         { type: 'model', response: [] },
       ];
-      const promptTokens = chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.#model.tokenizer).length;
+      const promptTokens = chat.chatWrapper
+        .generateContextState({ chatHistory: history })
+        .contextText.tokenize(this.#model.tokenizer).length;
       const room = slot.sequence.contextSize - promptTokens;
       if (room <= 0) {
-        throw new PolyhopError('BAD_INPUT', `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${slot.sequence.contextSize}-token context`, {
-          details: { prompt: prompt.name, promptTokens, contextSize: slot.sequence.contextSize },
-        });
+        throw new PolyhopError(
+          'BAD_INPUT',
+          `${prompt.name}: prompt of ${promptTokens} tokens does not fit the ${slot.sequence.contextSize}-token context`,
+          {
+            details: { prompt: prompt.name, promptTokens, contextSize: slot.sequence.contextSize },
+          },
+        );
       }
       const budget = generationBudget({
         answerTokens: options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens,
@@ -365,15 +415,25 @@ export class LlamaCppLlm implements Llm {
         ...(options.onTextChunk ? { onTextChunk: options.onTextChunk } : {}),
         onResponseChunk: count,
       });
-      const usage: LlmUsage = { promptTokens, completionTokens, reasoningTokens, durationMs: performance.now() - started, cached: false };
+      const usage: LlmUsage = {
+        promptTokens,
+        completionTokens,
+        reasoningTokens,
+        durationMs: performance.now() - started,
+        cached: false,
+      };
       return { text: response.response, stopReason: toStopReason(response.metadata.stopReason), usage };
     } catch (error) {
       if (signal?.aborted) throw asCancelled(signal.reason);
       if (error instanceof PolyhopError) throw error;
-      throw new PolyhopError('MODEL_ERROR', `${prompt.name}: generation failed: ${error instanceof Error ? error.message : String(error)}`, {
-        details: { prompt: prompt.name },
-        cause: error,
-      });
+      throw new PolyhopError(
+        'MODEL_ERROR',
+        `${prompt.name}: generation failed: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          details: { prompt: prompt.name },
+          cause: error,
+        },
+      );
     } finally {
       this.#pool.release(slot);
     }
@@ -409,7 +469,9 @@ export class LlamaCppLlm implements Llm {
         },
       });
       throwIfAborted(signal);
-      return phase.fullResponse.flatMap((item) => (typeof item !== 'string' && item.segmentType === 'thought' ? [{ ...item, ended: true }] : []));
+      return phase.fullResponse.flatMap((item) =>
+        typeof item !== 'string' && item.segmentType === 'thought' ? [{ ...item, ended: true }] : [],
+      );
     } finally {
       signal?.removeEventListener('abort', forward);
     }
@@ -421,12 +483,16 @@ export class LlamaCppLlm implements Llm {
  * `reasoningTokens` for it on top of the answer's `answerTokens` (node-llama-cpp makes it close
  * the segment and answer when spent), so reasoning cannot eat the answer; all within `room`.
  */
-export function generationBudget(o: { answerTokens: number; reasoningTokens: number; room: number; reasons: boolean }): { maxTokens: number; thoughtTokens?: number } {
+export function generationBudget(o: {
+  answerTokens: number;
+  reasoningTokens: number;
+  room: number;
+  reasons: boolean;
+}): { maxTokens: number; thoughtTokens?: number } {
   if (!o.reasons) return { maxTokens: Math.min(o.answerTokens, o.room) };
   const thoughtTokens = Math.max(0, Math.min(o.reasoningTokens, o.room - Math.min(o.answerTokens, o.room)));
   return { maxTokens: Math.min(o.answerTokens + thoughtTokens, o.room), thoughtTokens };
 }
-
 
 function contextWhy(requested: number | undefined, trained: number | undefined, actual: number): string {
   if (requested !== undefined) return 'as set';
@@ -441,16 +507,29 @@ interface LayerAttempt {
 }
 
 /** The offload settings to try in order: the requested one, then half the layers, then CPU only. */
-export function planGpuLayers(requested: 'auto' | number, totalLayers: number, canOffload: boolean, totalContextTokens: number): LayerAttempt[] {
+export function planGpuLayers(
+  requested: 'auto' | number,
+  totalLayers: number,
+  canOffload: boolean,
+  totalContextTokens: number,
+): LayerAttempt[] {
   const cpu: LayerAttempt = { gpuLayers: 0, label: 'CPU only', why: 'CPU only' };
   if (!canOffload || requested === 0) return [cpu];
   const first: LayerAttempt =
     requested === 'auto'
-      ? { gpuLayers: { fitContext: { contextSize: totalContextTokens } }, label: 'auto offload', why: 'auto: as many as fit in free VRAM beside the context' }
+      ? {
+          gpuLayers: { fitContext: { contextSize: totalContextTokens } },
+          label: 'auto offload',
+          why: 'auto: as many as fit in free VRAM beside the context',
+        }
       : { gpuLayers: Math.min(requested, totalLayers), label: `${requested} GPU layers`, why: 'as requested' };
   const requestedLayers = requested === 'auto' ? totalLayers : Math.min(requested, totalLayers);
   const half = Math.floor(requestedLayers / 2);
-  const halfAttempt: LayerAttempt = { gpuLayers: half, label: `${half} GPU layers`, why: 'fallback: half the layers after the first attempt failed' };
+  const halfAttempt: LayerAttempt = {
+    gpuLayers: half,
+    label: `${half} GPU layers`,
+    why: 'fallback: half the layers after the first attempt failed',
+  };
   return half > 0 && half !== requestedLayers ? [first, halfAttempt, cpu] : [first, cpu];
 }
 

@@ -95,7 +95,11 @@ export interface Llm {
    * Generates under a grammar derived from `schema` (JSON Schema via zod), then validates with it.
    * Rejects with PolyhopError `LLM_OUTPUT_INVALID` (details: prompt, raw) when output still fails.
    */
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options?: LlmCallOptions): Promise<LlmJsonResult<z.infer<S>>>;
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options?: LlmCallOptions,
+  ): Promise<LlmJsonResult<z.infer<S>>>;
   countTokens(text: string): number;
   dispose(): Promise<void>;
 }

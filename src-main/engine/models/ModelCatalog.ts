@@ -25,13 +25,18 @@ const entrySchema = z
     uri: z.string().regex(/^(hf:|https:\/\/|http:\/\/)/),
     /** onnx only: paths relative to `uri`, kept under `file/`. */
     files: z.array(z.string().regex(/^[\w.-]+(\/[\w.-]+)*$/)).optional(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
     notes: z.string().optional(),
   })
   .strict()
   .refine((e) => e.format !== 'onnx' || (e.files?.length ?? 0) > 0, 'onnx entries list their files');
 
-export const catalogSchema = z.object({ version: z.literal(1), note: z.string().optional(), models: z.array(entrySchema) }).strict();
+export const catalogSchema = z
+  .object({ version: z.literal(1), note: z.string().optional(), models: z.array(entrySchema) })
+  .strict();
 
 export type CatalogModel = z.infer<typeof entrySchema>;
 
@@ -40,19 +45,32 @@ export async function loadCatalog(path: string): Promise<CatalogModel[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new PolyhopError('NOT_FOUND', `Model catalog ${path} cannot be read`, { details: { file: path }, cause: error });
+    throw new PolyhopError('NOT_FOUND', `Model catalog ${path} cannot be read`, {
+      details: { file: path },
+      cause: error,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new PolyhopError('BAD_INPUT', `Model catalog ${path} is not JSON: ${error instanceof Error ? error.message : String(error)}`, { details: { file: path } });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `Model catalog ${path} is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { details: { file: path } },
+    );
   }
   const parsed = catalogSchema.safeParse(json);
-  if (!parsed.success) throw new PolyhopError('BAD_INPUT', `Model catalog ${path} is invalid: ${parsed.error.message}`, { details: { file: path } });
+  if (!parsed.success)
+    throw new PolyhopError('BAD_INPUT', `Model catalog ${path} is invalid: ${parsed.error.message}`, {
+      details: { file: path },
+    });
   const ids = new Set<string>();
   for (const m of parsed.data.models) {
-    if (ids.has(m.id)) throw new PolyhopError('BAD_INPUT', `Model catalog ${path} lists id "${m.id}" twice`, { details: { file: path } });
+    if (ids.has(m.id))
+      throw new PolyhopError('BAD_INPUT', `Model catalog ${path} lists id "${m.id}" twice`, {
+        details: { file: path },
+      });
     ids.add(m.id);
   }
   return parsed.data.models;
@@ -86,9 +104,13 @@ export function allowedDownloadUrl(url: string): string {
   const remoteOk = parsed?.protocol === 'https:' && DOWNLOAD_HOSTS.includes(parsed.hostname);
   const localOk = (parsed?.protocol === 'https:' || parsed?.protocol === 'http:') && LOOPBACK.test(parsed.hostname);
   if (!parsed || !(remoteOk || localOk)) {
-    throw new PolyhopError('NETWORK_BLOCKED', `Refusing to download from ${url}: downloads go over https to ${DOWNLOAD_HOSTS.join(', ')} (or a mirror on this machine) only`, {
-      details: { url, allowedHosts: DOWNLOAD_HOSTS },
-    });
+    throw new PolyhopError(
+      'NETWORK_BLOCKED',
+      `Refusing to download from ${url}: downloads go over https to ${DOWNLOAD_HOSTS.join(', ')} (or a mirror on this machine) only`,
+      {
+        details: { url, allowedHosts: DOWNLOAD_HOSTS },
+      },
+    );
   }
   return parsed.href;
 }
@@ -110,9 +132,13 @@ export function allowedRedirect(from: string, location: string): string {
     ? (to?.protocol === 'https:' || to?.protocol === 'http:') && LOOPBACK.test(to.hostname)
     : to?.protocol === 'https:' && REDIRECT_DOMAINS.some((d) => to.hostname === d || to.hostname.endsWith(`.${d}`));
   if (!to || !ok) {
-    throw new PolyhopError('NETWORK_BLOCKED', `Refusing to follow the redirect of ${from} to ${location}: downloads stay on ${REDIRECT_DOMAINS.join(', ')} over https (or on this machine)`, {
-      details: { url: from, location, allowedDomains: REDIRECT_DOMAINS },
-    });
+    throw new PolyhopError(
+      'NETWORK_BLOCKED',
+      `Refusing to follow the redirect of ${from} to ${location}: downloads stay on ${REDIRECT_DOMAINS.join(', ')} over https (or on this machine)`,
+      {
+        details: { url: from, location, allowedDomains: REDIRECT_DOMAINS },
+      },
+    );
   }
   return to.href;
 }

@@ -46,12 +46,20 @@ export class ModelManager {
     const entries = await readdir(this.#dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = join(this.#dir, entry.name);
-      if (entry.isFile() && entry.name.toLowerCase().endsWith('.gguf')) found.push({ file: entry.name, path, kind: 'gguf', sizeBytes: (await stat(path)).size });
-      else if (entry.isDirectory() && onnxModelFile(path)) found.push({ file: entry.name, path, kind: 'onnx', sizeBytes: await folderSize(path) });
+      if (entry.isFile() && entry.name.toLowerCase().endsWith('.gguf'))
+        found.push({ file: entry.name, path, kind: 'gguf', sizeBytes: (await stat(path)).size });
+      else if (entry.isDirectory() && onnxModelFile(path))
+        found.push({ file: entry.name, path, kind: 'onnx', sizeBytes: await folderSize(path) });
     }
     for (const path of await this.#references()) {
       const kind = modelKind(path);
-      if (kind) found.push({ file: basename(path), path, kind, sizeBytes: kind === 'gguf' ? (await stat(path)).size : await folderSize(path) });
+      if (kind)
+        found.push({
+          file: basename(path),
+          path,
+          kind,
+          sizeBytes: kind === 'gguf' ? (await stat(path)).size : await folderSize(path),
+        });
     }
     return found.sort((a, b) => a.file.localeCompare(b.file));
   }
@@ -62,7 +70,11 @@ export class ModelManager {
     if (kind === 'gguf') return inspectGguf(path);
     if (kind === 'onnx') return inspectOnnx(path);
     if (!existsSync(path)) throw new PolyhopError('NOT_FOUND', `No model at ${path}`, { details: { file: path } });
-    throw new PolyhopError('BAD_INPUT', `${basename(path)} is neither a .gguf file nor an ONNX model folder (onnx/model.onnx or model.onnx with config.json)`, { details: { file: path } });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `${basename(path)} is neither a .gguf file nor an ONNX model folder (onnx/model.onnx or model.onnx with config.json)`,
+      { details: { file: path } },
+    );
   }
 
   /** Validates, then copies into the models folder or records a reference to where it lies. */
@@ -76,7 +88,10 @@ export class ModelManager {
       return (await this.list()).find((m) => m.path === source) as ModelFile;
     }
     const dest = join(this.#dir, basename(source));
-    if (existsSync(dest)) throw new PolyhopError('ALREADY_EXISTS', `${basename(source)} is already in ${this.#dir}`, { details: { file: dest } });
+    if (existsSync(dest))
+      throw new PolyhopError('ALREADY_EXISTS', `${basename(source)} is already in ${this.#dir}`, {
+        details: { file: dest },
+      });
     await mkdir(this.#dir, { recursive: true });
     const tmp = `${dest}.importing`;
     try {
@@ -88,7 +103,12 @@ export class ModelManager {
       await rm(tmp, { recursive: true, force: true });
       throw error;
     }
-    return { file: basename(dest), path: dest, kind, sizeBytes: kind === 'gguf' ? (await stat(dest)).size : await folderSize(dest) };
+    return {
+      file: basename(dest),
+      path: dest,
+      kind,
+      sizeBytes: kind === 'gguf' ? (await stat(dest)).size : await folderSize(dest),
+    };
   }
 
   /** Deletes an installed model, or forgets a referenced one (never deleting the user's original). */
@@ -128,9 +148,13 @@ export class ModelManager {
    */
   async download(catalogId: string, options: ModelDownloadOptions = {}): Promise<ModelFile> {
     const entry = (await loadCatalog(this.#catalogPath)).find((m) => m.id === catalogId);
-    if (!entry) throw new PolyhopError('NOT_FOUND', `No model "${catalogId}" in the catalog`, { details: { catalogId } });
+    if (!entry)
+      throw new PolyhopError('NOT_FOUND', `No model "${catalogId}" in the catalog`, { details: { catalogId } });
     // Every URL is checked before the first byte is asked for, so a bad entry fetches nothing.
-    const urls = entry.format === 'gguf' ? [allowedDownloadUrl(catalogUrl(entry.uri))] : (entry.files ?? []).map((file) => allowedDownloadUrl(new URL(file, withSlash(catalogUrl(entry.uri))).href));
+    const urls =
+      entry.format === 'gguf'
+        ? [allowedDownloadUrl(catalogUrl(entry.uri))]
+        : (entry.files ?? []).map((file) => allowedDownloadUrl(new URL(file, withSlash(catalogUrl(entry.uri))).href));
     await mkdir(this.#dir, { recursive: true });
     const dest = join(this.#dir, entry.file);
     if (entry.format === 'gguf') await downloadFile(urls[0] as string, dest, options);
@@ -147,7 +171,11 @@ export class ModelManager {
       const actual = await sha256File(dest, options.signal);
       if (actual !== entry.sha256) {
         await rm(dest, { force: true });
-        throw new PolyhopError('BAD_INPUT', `${entry.file}: checksum mismatch (expected ${entry.sha256}, got ${actual}); the file was deleted`, { details: { file: dest } });
+        throw new PolyhopError(
+          'BAD_INPUT',
+          `${entry.file}: checksum mismatch (expected ${entry.sha256}, got ${actual}); the file was deleted`,
+          { details: { file: dest } },
+        );
       }
     }
     await this.inspect(dest);
@@ -187,10 +215,14 @@ async function inspectOnnx(dir: string): Promise<ModelInfo> {
   try {
     config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
   } catch (error) {
-    throw new PolyhopError('BAD_INPUT', `${basename(dir)}: config.json is not valid JSON`, { details: { file: join(dir, 'config.json') }, cause: error });
+    throw new PolyhopError('BAD_INPUT', `${basename(dir)}: config.json is not valid JSON`, {
+      details: { file: join(dir, 'config.json') },
+      cause: error,
+    });
   }
   const metadata: Record<string, string | number | boolean> = {};
-  for (const [k, v] of Object.entries(config)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') metadata[k] = v;
+  for (const [k, v] of Object.entries(config))
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') metadata[k] = v;
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const contextLength = num(config.max_position_embeddings);
   const embeddingLength = num(config.hidden_size);

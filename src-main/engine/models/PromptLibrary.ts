@@ -39,7 +39,8 @@ export class PromptLibrary {
     const system = fill(prompt.system);
     const user = fill(prompt.user);
     const unused = Object.keys(vars).filter((k) => !used.has(k));
-    if (unused.length > 0) throw new PolyhopError('INTERNAL', `Prompt ${name} does not use variable(s): ${unused.join(', ')}`);
+    if (unused.length > 0)
+      throw new PolyhopError('INTERNAL', `Prompt ${name} does not use variable(s): ${unused.join(', ')}`);
     return { name, version: prompt.version, system, user, variables: vars };
   }
 
@@ -47,7 +48,8 @@ export class PromptLibrary {
     const cached = this.#cache.get(name);
     if (cached) return cached;
     const file = join(this.#dir, `${name}.md`);
-    if (!/^[a-z0-9/_-]+$/i.test(name) || !existsSync(file)) throw new PolyhopError('NOT_FOUND', `No prompt file ${name}.md in ${this.#dir}`);
+    if (!/^[a-z0-9/_-]+$/i.test(name) || !existsSync(file))
+      throw new PolyhopError('NOT_FOUND', `No prompt file ${name}.md in ${this.#dir}`);
     const parsed = parsePromptFile(readFileSync(file, 'utf8'), file);
     this.#cache.set(name, parsed);
     return parsed;
@@ -62,6 +64,7 @@ interface ParsedPrompt {
 
 export function parsePromptFile(text: string, file: string): ParsedPrompt {
   const match = /^version:\s*(\S+)\s*\n--- system\n([\s\S]*?)\n--- user\n([\s\S]*)$/.exec(text.replace(/\r\n/g, '\n'));
-  if (!match) throw new PolyhopError('BAD_INPUT', `${file}: expected "version: N", "--- system" and "--- user" sections`);
+  if (!match)
+    throw new PolyhopError('BAD_INPUT', `${file}: expected "version: N", "--- system" and "--- user" sections`);
   return { version: match[1] as string, system: (match[2] as string).trim(), user: (match[3] as string).trim() };
 }

@@ -97,7 +97,8 @@ export class TransformersEmbedder implements Embedder {
     const modelFile = checkModelFolder(modelDir);
     const config = readJson(join(modelDir, 'config.json'));
     const batchSize = options.batchSize ?? 32;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new PolyhopError('BAD_INPUT', `Embedding batch size must be a positive integer, got ${batchSize}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1)
+      throw new PolyhopError('BAD_INPUT', `Embedding batch size must be a positive integer, got ${batchSize}`);
 
     const { AutoModel, AutoTokenizer, env } = await import('@huggingface/transformers');
     // Library-wide: no download may happen behind the user's back, and nothing is cached
@@ -109,9 +110,14 @@ export class TransformersEmbedder implements Embedder {
     env.useBrowserCache = false;
     throwIfAborted(options.signal);
 
-    const tokenizer = await AutoTokenizer.from_pretrained(modelDir, { local_files_only: true }).catch((cause: unknown) => {
-      throw new PolyhopError('BAD_INPUT', `Cannot read the tokenizer of ${modelDir}: ${errorMessage(cause)}`, { details: { modelDir }, cause });
-    });
+    const tokenizer = await AutoTokenizer.from_pretrained(modelDir, { local_files_only: true }).catch(
+      (cause: unknown) => {
+        throw new PolyhopError('BAD_INPUT', `Cannot read the tokenizer of ${modelDir}: ${errorMessage(cause)}`, {
+          details: { modelDir },
+          cause,
+        });
+      },
+    );
     const load = (device: 'cpu' | 'cuda') =>
       AutoModel.from_pretrained(modelDir, {
         local_files_only: true,
@@ -125,18 +131,47 @@ export class TransformersEmbedder implements Embedder {
 
     const pooling = options.pooling ?? defaultPooling(modelDir, config);
     const detected = detectEmbeddingPrefixes([basename(modelDir), String(config._name_or_path ?? '')]);
-    const prefixes = { query: options.queryPrefix ?? detected.query, passage: options.passagePrefix ?? detected.passage };
+    const prefixes = {
+      query: options.queryPrefix ?? detected.query,
+      passage: options.passagePrefix ?? detected.passage,
+    };
     const normalise = options.normalise ?? true;
     const fingerprint = await fileFingerprint(modelFile.path);
-    const identity = `transformers:${basename(modelDir)}:${pooling}:${hashParts([fingerprint, basename(modelFile.path), prefixes.query, prefixes.passage, String(normalise)]).slice(0, 12)}`;
+    const hash = hashParts([
+      fingerprint,
+      basename(modelFile.path),
+      prefixes.query,
+      prefixes.passage,
+      String(normalise),
+    ]);
+    const identity = `transformers:${basename(modelDir)}:${pooling}:${hash.slice(0, 12)}`;
 
-    const session: OnnxSession = { tokenizer, model, modelFile: modelFile.path, window: modelWindow(tokenizer, config) };
+    const session: OnnxSession = {
+      tokenizer,
+      model,
+      modelFile: modelFile.path,
+      window: modelWindow(tokenizer, config),
+    };
     try {
       const [probe] = await encode(session, ['dimension probe'], pooling, normalise);
-      return new TransformersEmbedder({ identity, dimension: probe?.length ?? 0, device, pooling, prefixes, session, batchSize, normalise });
+      return new TransformersEmbedder({
+        identity,
+        dimension: probe?.length ?? 0,
+        device,
+        pooling,
+        prefixes,
+        session,
+        batchSize,
+        normalise,
+      });
     } catch (cause) {
       await model.dispose();
-      throw cause instanceof PolyhopError ? cause : new PolyhopError('MODEL_ERROR', `The ONNX model in ${modelDir} failed to run: ${errorMessage(cause)}`, { details: { modelDir }, cause });
+      throw cause instanceof PolyhopError
+        ? cause
+        : new PolyhopError('MODEL_ERROR', `The ONNX model in ${modelDir} failed to run: ${errorMessage(cause)}`, {
+            details: { modelDir },
+            cause,
+          });
     }
   }
 
@@ -144,14 +179,22 @@ export class TransformersEmbedder implements Embedder {
     const prefix = applyPrefix([''], this.prefixes, options.purpose)[0] as string;
     const pieces = splitToWindow(this.#session, applyPrefix(texts, this.prefixes, options.purpose), prefix);
     // Batching texts of similar length wastes less work on padding; results go back in input order.
-    const order = pieces.texts.map((_, i) => i).sort((a, b) => (pieces.texts[a] as string).length - (pieces.texts[b] as string).length);
+    const order = pieces.texts
+      .map((_, i) => i)
+      .sort((a, b) => (pieces.texts[a] as string).length - (pieces.texts[b] as string).length);
     const sorted = order.map((i) => pieces.texts[i] as string);
-    const vectors = await embedInBatches(sorted, this.#batchSize, options.signal, (batch) => encode(this.#session, batch, this.pooling, this.#normalise));
+    const vectors = await embedInBatches(sorted, this.#batchSize, options.signal, (batch) =>
+      encode(this.#session, batch, this.pooling, this.#normalise),
+    );
     const byPiece = new Array<Float32Array>(pieces.texts.length);
     order.forEach((original, k) => (byPiece[original] = vectors[k] as Float32Array));
     return texts.map((_, i) => {
       const mine = pieces.owners.flatMap((owner, k) => (owner === i ? [k] : []));
-      return poolWindowVectors(mine.map((k) => byPiece[k] as Float32Array), mine.map((k) => pieces.weights[k] as number), this.#normalise);
+      return poolWindowVectors(
+        mine.map((k) => byPiece[k] as Float32Array),
+        mine.map((k) => pieces.weights[k] as number),
+        this.#normalise,
+      );
     });
   }
 
@@ -174,7 +217,9 @@ interface OnnxSession {
 
 /** The model's window: the tokenizer's limit, bounded by the position embeddings (some tokenizers say 1e30). */
 function modelWindow(tokenizer: PreTrainedTokenizer, config: Record<string, unknown>): number {
-  const limits = [Number(tokenizer.model_max_length), Number(config.max_position_embeddings)].filter((n) => Number.isFinite(n) && n > 0 && n < 1e6);
+  const limits = [Number(tokenizer.model_max_length), Number(config.max_position_embeddings)].filter(
+    (n) => Number.isFinite(n) && n > 0 && n < 1e6,
+  );
   return limits.length > 0 ? Math.min(...limits) : 512;
 }
 
@@ -182,11 +227,18 @@ function modelWindow(tokenizer: PreTrainedTokenizer, config: Record<string, unkn
  * Each text as pieces the model takes whole: itself when it fits, else its token windows decoded
  * back to text, each with the purpose prefix, weighted by their tokens (see pooledWindows).
  */
-function splitToWindow(session: OnnxSession, texts: readonly string[], prefix: string): { texts: string[]; owners: number[]; weights: number[] } {
+function splitToWindow(
+  session: OnnxSession,
+  texts: readonly string[],
+  prefix: string,
+): { texts: string[]; owners: number[]; weights: number[] } {
   const { tokenizer, window } = session;
   const out = { texts: [] as string[], owners: [] as number[], weights: [] as number[] };
   // Room for the special tokens, the prefix, and a re-tokenised window a few tokens longer than it was.
-  const room = Math.max(1, window - tokenizer.encode('').length - tokenizer.encode(prefix, { add_special_tokens: false }).length - 8);
+  const room = Math.max(
+    1,
+    window - tokenizer.encode('').length - tokenizer.encode(prefix, { add_special_tokens: false }).length - 8,
+  );
   texts.forEach((text, owner) => {
     const length = tokenizer.encode(text).length;
     if (length <= window) {
@@ -205,14 +257,23 @@ function splitToWindow(session: OnnxSession, texts: readonly string[], prefix: s
 }
 
 /** Tokenises, runs the model and pools each text's token vectors (padding excluded by the mask). */
-async function encode(session: OnnxSession, texts: readonly string[], pooling: EmbeddingPooling, normalise: boolean): Promise<Float32Array[]> {
+async function encode(
+  session: OnnxSession,
+  texts: readonly string[],
+  pooling: EmbeddingPooling,
+  normalise: boolean,
+): Promise<Float32Array[]> {
   const inputs = session.tokenizer([...texts], { padding: true, truncation: true });
   const outputs = (await session.model(inputs)) as Record<string, Tensor | undefined>;
   const hidden = outputs.last_hidden_state;
   if (!hidden || hidden.dims.length !== 3) {
-    throw new PolyhopError('BAD_INPUT', `${session.modelFile} has no last_hidden_state [batch, tokens, dim] output (found: ${Object.keys(outputs).join(', ')})`, {
-      details: { modelFile: session.modelFile },
-    });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `${session.modelFile} has no last_hidden_state [batch, tokens, dim] output (found: ${Object.keys(outputs).join(', ')})`,
+      {
+        details: { modelFile: session.modelFile },
+      },
+    );
   }
   const [batch, tokens, dim] = hidden.dims as [number, number, number];
   const data = hidden.data as Float32Array;
@@ -242,7 +303,9 @@ function checkModelFolder(modelDir: string): ModelFile {
   if (!existsSync(modelDir) || !statSync(modelDir).isDirectory()) {
     throw new PolyhopError('BAD_INPUT', `Embedding model folder not found: ${modelDir}`, { details: { modelDir } });
   }
-  const missing = ['config.json', 'tokenizer.json', 'tokenizer_config.json'].filter((f) => !existsSync(join(modelDir, f)));
+  const missing = ['config.json', 'tokenizer.json', 'tokenizer_config.json'].filter(
+    (f) => !existsSync(join(modelDir, f)),
+  );
   let weights: ModelFile | undefined;
   for (const subfolder of ['onnx', ''] as const) {
     const found = MODEL_FILES.find(({ file }) => existsSync(join(modelDir, subfolder, file)));
@@ -253,7 +316,9 @@ function checkModelFolder(modelDir: string): ModelFile {
   }
   if (!weights) missing.push('onnx/model.onnx (or model_quantized.onnx, model_fp16.onnx, …)');
   if (missing.length > 0 || !weights) {
-    throw new PolyhopError('BAD_INPUT', `Embedding model folder ${modelDir} is missing ${missing.join(', ')}`, { details: { modelDir, missing } });
+    throw new PolyhopError('BAD_INPUT', `Embedding model folder ${modelDir} is missing ${missing.join(', ')}`, {
+      details: { modelDir, missing },
+    });
   }
   return weights;
 }
@@ -293,7 +358,11 @@ async function loadOnDevice(
   modelDir: string,
   load: (device: 'cpu' | 'cuda') => Promise<PreTrainedModel>,
 ): Promise<{ model: PreTrainedModel; device: 'cpu' | 'cuda' }> {
-  const fail = (cause: unknown) => new PolyhopError('MODEL_ERROR', `Cannot load the ONNX model in ${modelDir}: ${errorMessage(cause)}`, { details: { modelDir }, cause });
+  const fail = (cause: unknown) =>
+    new PolyhopError('MODEL_ERROR', `Cannot load the ONNX model in ${modelDir}: ${errorMessage(cause)}`, {
+      details: { modelDir },
+      cause,
+    });
   if (requested !== 'cpu' && onnxCudaProviderInstalled()) {
     try {
       return { model: await load('cuda'), device: 'cuda' };
@@ -302,9 +371,13 @@ async function loadOnDevice(
       // auto: no usable GPU/driver behind the installed provider; the CPU always works.
     }
   } else if (requested === 'cuda') {
-    throw new PolyhopError('UNSUPPORTED', `ONNX Runtime's CUDA provider is not installed (onnxruntime-node add-on), so ${modelDir} cannot run on CUDA`, {
-      details: { modelDir },
-    });
+    throw new PolyhopError(
+      'UNSUPPORTED',
+      `ONNX Runtime's CUDA provider is not installed (onnxruntime-node add-on), so ${modelDir} cannot run on CUDA`,
+      {
+        details: { modelDir },
+      },
+    );
   }
   try {
     return { model: await load('cpu'), device: 'cpu' };

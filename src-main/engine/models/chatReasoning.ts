@@ -39,7 +39,10 @@ export interface ChatReasoning {
  * that is not loaded, its GGUF header (`readGgufFileInfo`): the verdict only reads the template;
  * the tokenizer is only needed by the switch-off wrapper a loaded model's calls use.
  */
-export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel | { fileInfo: GgufFileInfo; tokenizer?: Tokenizer }): ChatReasoning {
+export function chatReasoning(
+  wrapper: ChatWrapper,
+  model: LlamaModel | { fileInfo: GgufFileInfo; tokenizer?: Tokenizer },
+): ChatReasoning {
   const template = model.fileInfo.metadata.tokenizer?.chat_template ?? '';
   const thought = wrapper.settings.segments?.thought;
   const opener = thought && LlamaText.isLlamaText(thought.prefix) ? thought.prefix.toString().trim() : '';
@@ -50,9 +53,17 @@ export function chatReasoning(wrapper: ChatWrapper, model: LlamaModel | { fileIn
   const how = !reasons
     ? 'does not reason (its template has no reasoning segment)'
     : off
-      ? `reasons (${opener || 'thought segment'}); steps without reasoning switch it off with the template's ${template.includes('enable_thinking') ? 'enable_thinking' : 'reasoning_effort'}`
+      ? `reasons (${opener || 'thought segment'}); steps without reasoning switch it off with the template's ` +
+        (template.includes('enable_thinking') ? 'enable_thinking' : 'reasoning_effort')
       : `always reasons (${opener || 'thought segment'}; its template has no switch to turn it off)`;
-  return { wrapperName: wrapperLabel(wrapper), reasons, switchable: off !== undefined, opensAtStart, off, summary: `chat wrapper ${wrapperLabel(wrapper)}; ${how}` };
+  return {
+    wrapperName: wrapperLabel(wrapper),
+    reasons,
+    switchable: off !== undefined,
+    opensAtStart,
+    off,
+    summary: `chat wrapper ${wrapperLabel(wrapper)}; ${how}`,
+  };
 }
 
 /**
@@ -76,7 +87,12 @@ export function resolveFileChatWrapper(fileInfo: GgufFileInfo, filename: string)
   const tokens = fileInfo.metadata.tokenizer?.ggml?.tokens;
   const bosId = fileInfo.metadata.tokenizer?.ggml?.bos_token_id;
   const bosString = Array.isArray(tokens) && typeof bosId === 'number' ? tokens[bosId] : undefined;
-  const resolved = resolveChatWrapper({ fileInfo, filename, ...(typeof bosString === 'string' ? { bosString } : {}), warningLogs: false });
+  const resolved = resolveChatWrapper({
+    fileInfo,
+    filename,
+    ...(typeof bosString === 'string' ? { bosString } : {}),
+    warningLogs: false,
+  });
   return withThoughtAtStart(resolved ?? new GeneralChatWrapper(), fileInfo);
 }
 
@@ -91,7 +107,9 @@ function withThoughtAtStart(wrapper: ChatWrapper, fileInfo: GgufFileInfo): ChatW
 const OPENS_THINK_IN_PROMPT = /add_generation_prompt\s*%\}\s*\{\{-?\s*'<\|im_start\|>assistant\\n<think>\\n'/;
 
 function wrapperLabel(wrapper: ChatWrapper): string {
-  return wrapper instanceof QwenChatWrapper ? `${wrapper.wrapperName} (variation ${wrapper.variation})` : wrapper.wrapperName;
+  return wrapper instanceof QwenChatWrapper
+    ? `${wrapper.wrapperName} (variation ${wrapper.variation})`
+    : wrapper.wrapperName;
 }
 
 /**
@@ -100,7 +118,11 @@ function wrapperLabel(wrapper: ChatWrapper): string {
  * QwenChatWrapper's `thoughts: "discourage"` writes and the Jinja wrapper gets from the template;
  * gpt-oss's is `Reasoning: low` (the grammar's response prefix then opens the final channel).
  */
-function thinkingOff(wrapper: ChatWrapper, template: string, model: { tokenizer?: Tokenizer }): ChatWrapper | undefined {
+function thinkingOff(
+  wrapper: ChatWrapper,
+  template: string,
+  model: { tokenizer?: Tokenizer },
+): ChatWrapper | undefined {
   if (wrapper instanceof HarmonyChatWrapper) {
     if (!template.includes('reasoning_effort')) return undefined;
     return new HarmonyChatWrapper({
@@ -112,7 +134,17 @@ function thinkingOff(wrapper: ChatWrapper, template: string, model: { tokenizer?
     });
   }
   if (!template.includes('enable_thinking')) return undefined;
-  if (wrapper instanceof QwenChatWrapper) return new QwenChatWrapper({ variation: wrapper.variation, keepOnlyLastThought: wrapper.keepOnlyLastThought, thoughts: 'discourage' });
-  if (wrapper instanceof JinjaTemplateChatWrapper) return new JinjaTemplateChatWrapper({ template: wrapper.template, ...(model.tokenizer ? { tokenizer: model.tokenizer } : {}), reasoning: false });
+  if (wrapper instanceof QwenChatWrapper)
+    return new QwenChatWrapper({
+      variation: wrapper.variation,
+      keepOnlyLastThought: wrapper.keepOnlyLastThought,
+      thoughts: 'discourage',
+    });
+  if (wrapper instanceof JinjaTemplateChatWrapper)
+    return new JinjaTemplateChatWrapper({
+      template: wrapper.template,
+      ...(model.tokenizer ? { tokenizer: model.tokenizer } : {}),
+      reasoning: false,
+    });
   return undefined;
 }

@@ -85,7 +85,8 @@ export function serverContextPlan(input: ServerContextInput): string {
   const n = (x: number): string => x.toLocaleString('en-US');
   if (contextTokens === undefined)
     return `the server reports no context size: the evidence budget is the default (the strategies' evidence wants ${n(needTokens)} tokens a call)`;
-  if (contextTokens >= needTokens) return `${n(contextTokens)} tokens a call as the server reports it: holds the ${n(needTokens)} the strategies' evidence needs`;
+  if (contextTokens >= needTokens)
+    return `${n(contextTokens)} tokens a call as the server reports it: holds the ${n(needTokens)} the strategies' evidence needs`;
   return (
     `${n(contextTokens)} tokens a call as the server reports it, less than the ${n(needTokens)} the strategies' evidence needs: evidence is cut to what fits ` +
     `(llama-server: -c ${n(needTokens * slots)} for ${slots} slot${slots === 1 ? '' : 's'}; vLLM: --max-model-len ${n(needTokens)})`

@@ -24,7 +24,16 @@ export interface DownloadFileOptions {
 /** Redirects followed per request (Hugging Face uses one). */
 const MAX_REDIRECTS = 5;
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Downloads `url` to `dest` through `dest.part`, resuming a previous partial download with an
@@ -35,10 +44,20 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUN
 export async function downloadFile(url: string, dest: string, options: DownloadFileOptions = {}): Promise<void> {
   const part = `${dest}.part`;
   await mkdir(dirname(dest), { recursive: true });
-  const have = await stat(part).then((s) => s.size, () => 0);
-  const response = await request(url, { method: 'GET', ...(have > 0 ? { headers: { range: `bytes=${have}-` } } : {}) }, options);
+  const have = await stat(part).then(
+    (s) => s.size,
+    () => 0,
+  );
+  const response = await request(
+    url,
+    { method: 'GET', ...(have > 0 ? { headers: { range: `bytes=${have}-` } } : {}) },
+    options,
+  );
   const resumed = response.status === 206;
-  if (!response.ok || !response.body) throw new PolyhopError('MODEL_ERROR', `Download of ${url} failed: HTTP ${response.status}`, { details: { url, status: response.status } });
+  if (!response.ok || !response.body)
+    throw new PolyhopError('MODEL_ERROR', `Download of ${url} failed: HTTP ${response.status}`, {
+      details: { url, status: response.status },
+    });
   const start = resumed ? have : 0;
   const length = Number(response.headers.get('content-length') ?? 0);
   const total = length > 0 ? start + length : 0;
@@ -49,12 +68,21 @@ export async function downloadFile(url: string, dest: string, options: DownloadF
     options.onProgress?.({ downloadedBytes: downloaded, totalBytes: total });
   });
   try {
-    await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }), ...(options.signal ? [{ signal: options.signal }] : []));
+    await pipeline(
+      body,
+      createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
+      ...(options.signal ? [{ signal: options.signal }] : []),
+    );
   } catch (error) {
     if (options.signal?.aborted) throw asCancelled(options.signal.reason);
     throw networkError(url, error);
   }
-  if (total > 0 && downloaded !== total) throw new PolyhopError('MODEL_ERROR', `Download of ${url} ended at ${downloaded} of ${total} bytes; run it again to resume`, { details: { url } });
+  if (total > 0 && downloaded !== total)
+    throw new PolyhopError(
+      'MODEL_ERROR',
+      `Download of ${url} ended at ${downloaded} of ${total} bytes; run it again to resume`,
+      { details: { url } },
+    );
   await rename(part, dest);
 }
 
@@ -74,7 +102,10 @@ async function request(url: string, init: RequestInit, options: DownloadFileOpti
     const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
     if (location === null) return response;
     await response.body?.cancel();
-    if (hop === MAX_REDIRECTS) throw new PolyhopError('MODEL_ERROR', `Download of ${url} failed: more than ${MAX_REDIRECTS} redirects`, { details: { url } });
+    if (hop === MAX_REDIRECTS)
+      throw new PolyhopError('MODEL_ERROR', `Download of ${url} failed: more than ${MAX_REDIRECTS} redirects`, {
+        details: { url },
+      });
     current = allowedRedirect(current, location);
   }
 }

@@ -51,11 +51,13 @@ export async function ggufPreflight(path: string): Promise<GgufPreflight> {
     const magic = (await r.bytes(4)).toString('latin1');
     if (magic !== 'GGUF') throw bad('it does not start with the GGUF magic bytes');
     const version = await r.u32();
-    if (version !== 2 && version !== 3) throw bad(`GGUF version ${version} is not supported (2 or 3 expected; a big-endian file also reads this way)`);
+    if (version !== 2 && version !== 3)
+      throw bad(`GGUF version ${version} is not supported (2 or 3 expected; a big-endian file also reads this way)`);
     const tensorCount = await r.u64();
     const metadataCount = await r.u64();
     if (tensorCount > MAX_TENSORS || tensorCount * 24 > fileSize) throw bad(`header claims ${tensorCount} tensors`);
-    if (metadataCount > MAX_METADATA || metadataCount * 13 > fileSize) throw bad(`header claims ${metadataCount} metadata entries`);
+    if (metadataCount > MAX_METADATA || metadataCount * 13 > fileSize)
+      throw bad(`header claims ${metadataCount} metadata entries`);
 
     for (let i = 0; i < metadataCount; i++) {
       await r.string('metadata key');
@@ -89,7 +91,9 @@ class BoundedReader {
 
   #check(n: number, what: string): void {
     if (!Number.isSafeInteger(n) || n < 0 || this.position + n > this.#size) {
-      throw this.#bad(`${what} at byte ${this.position} needs ${n} bytes but the file ends at ${this.#size} (truncated or corrupt)`);
+      throw this.#bad(
+        `${what} at byte ${this.position} needs ${n} bytes but the file ends at ${this.#size} (truncated or corrupt)`,
+      );
     }
   }
 
@@ -132,7 +136,8 @@ class BoundedReader {
     const scalar = SCALAR_SIZE[type];
     if (scalar !== undefined) return this.skip(scalar);
     if (type === STRING) return this.string('metadata string');
-    if (type !== ARRAY || depth >= MAX_ARRAY_DEPTH) throw this.#bad(`unknown metadata value type ${type} at byte ${this.position - 4}`);
+    if (type !== ARRAY || depth >= MAX_ARRAY_DEPTH)
+      throw this.#bad(`unknown metadata value type ${type} at byte ${this.position - 4}`);
     const itemType = await this.u32();
     const count = await this.u64();
     const itemSize = SCALAR_SIZE[itemType];

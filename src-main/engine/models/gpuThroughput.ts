@@ -28,7 +28,8 @@ export interface GpuThroughput {
 export const RTX_3090_LLAMA_8B: GpuThroughput = {
   gpu: 'RTX 3090',
   measuredWith: 'llama 8B Q4_0 (decode) / Q5_0 (prompt), llama.cpp CUDA',
-  source: 'github.com/ggml-org/llama.cpp/pull/15802 (decode, ubatch 1-8); github.com/ggml-org/llama.cpp/pull/7716 (prompt, ubatch 512)',
+  source:
+    'github.com/ggml-org/llama.cpp/pull/15802 (decode, ubatch 1-8); github.com/ggml-org/llama.cpp/pull/7716 (prompt, ubatch 512)',
   promptTokensPerSecond: 2187.5,
   decodeTokensPerSecond: [156.56, 279.89, 390.96, 470.48, 509.7, 541.57, 559.3, 583.77],
 };
@@ -46,7 +47,10 @@ export function decodeRate(profile: GpuThroughput, sequences: number): number {
  * Seconds a GPU takes for `inputTokens` of prompts and `outputTokens` of replies with `parallel`
  * sequences kept busy: prompts at the prompt rate, replies at the batched decode rate.
  */
-export function inferenceSeconds(profile: GpuThroughput, work: { inputTokens: number; outputTokens: number; parallel: number }): number {
+export function inferenceSeconds(
+  profile: GpuThroughput,
+  work: { inputTokens: number; outputTokens: number; parallel: number },
+): number {
   return work.inputTokens / profile.promptTokensPerSecond + work.outputTokens / decodeRate(profile, work.parallel);
 }
 
@@ -54,13 +58,16 @@ export function inferenceSeconds(profile: GpuThroughput, work: { inputTokens: nu
 export function roundForPlan(seconds: number): { hours: number; minutes: number; seconds: number } {
   if (seconds < 90) return { hours: 0, minutes: 0, seconds: Math.max(1, Math.round(seconds)) };
   const minutes = Math.round(seconds / 60);
-  const rounded = minutes < 60 ? minutes : minutes < 600 ? Math.round(minutes / 10) * 10 : Math.round(minutes / 60) * 60;
+  const rounded =
+    minutes < 60 ? minutes : minutes < 600 ? Math.round(minutes / 10) * 10 : Math.round(minutes / 60) * 60;
   return { hours: Math.floor(rounded / 60), minutes: rounded % 60, seconds: 0 };
 }
 
 /** "about 2 h 10 min", "about 40 min", "about 25 s" (see {@link roundForPlan}). */
 export function formatAbout(seconds: number): string {
   const r = roundForPlan(seconds);
-  const parts = [r.hours && `${r.hours} h`, r.minutes && `${r.minutes} min`, r.seconds && `${r.seconds} s`].filter(Boolean);
+  const parts = [r.hours && `${r.hours} h`, r.minutes && `${r.minutes} min`, r.seconds && `${r.seconds} s`].filter(
+    Boolean,
+  );
   return `about ${parts.join(' ')}`;
 }

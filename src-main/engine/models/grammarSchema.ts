@@ -44,7 +44,11 @@ const MAX_INTEGER_ENUM = 64;
 const GRAMMAR_FORMATS = new Set(['date-time', 'time', 'date']);
 const IMMUTABLE_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 const ANY: JsonSchema = {
-  oneOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'object', additionalProperties: true }, { type: 'array' }],
+  oneOf: [
+    { type: ['string', 'number', 'boolean', 'null'] },
+    { type: 'object', additionalProperties: true },
+    { type: 'array' },
+  ],
 };
 
 /** Maps a full JSON Schema (as zod emits it) onto node-llama-cpp's grammar subset. */
@@ -61,7 +65,8 @@ export function toGrammarSchema(root: JsonSchema): JsonSchema {
 
 function mapNode(node: unknown): JsonSchema {
   if (node === true || !isRecord(node)) return ANY;
-  const described = (s: JsonSchema): JsonSchema => (typeof node.description === 'string' ? { ...s, description: node.description } : s);
+  const described = (s: JsonSchema): JsonSchema =>
+    typeof node.description === 'string' ? { ...s, description: node.description } : s;
 
   if (typeof node.$ref === 'string') {
     if (node.$ref === '#') return { $ref: `#/$defs/${ROOT_DEF}` };
@@ -76,13 +81,15 @@ function mapNode(node: unknown): JsonSchema {
   const type = node.type;
   if (Array.isArray(type)) {
     const stringKeywords = node.minLength !== undefined || node.maxLength !== undefined || node.format !== undefined;
-    if (type.every((t) => typeof t === 'string' && IMMUTABLE_TYPES.has(t)) && !stringKeywords) return described({ type });
+    if (type.every((t) => typeof t === 'string' && IMMUTABLE_TYPES.has(t)) && !stringKeywords)
+      return described({ type });
     // Mixed lists (or strings with length limits) become one alternative per type, each keeping its own keywords.
     return described({ oneOf: type.map((t) => mapNode({ ...node, type: t, description: undefined })) });
   }
   switch (type) {
     case 'string': {
-      if (typeof node.format === 'string' && GRAMMAR_FORMATS.has(node.format)) return described({ type, format: node.format });
+      if (typeof node.format === 'string' && GRAMMAR_FORMATS.has(node.format))
+        return described({ type, format: node.format });
       return described(pick({ type }, node, ['minLength', 'maxLength']));
     }
     case 'integer': {
@@ -177,7 +184,8 @@ export function dropGrammarNulls(value: unknown, schema: JsonSchema, root: JsonS
 
 function deref(schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
   if (typeof schema.$ref !== 'string') return schema;
-  const target = schema.$ref === '#' ? root : isRecord(root.$defs) ? root.$defs[schema.$ref.replace('#/$defs/', '')] : undefined;
+  const target =
+    schema.$ref === '#' ? root : isRecord(root.$defs) ? root.$defs[schema.$ref.replace('#/$defs/', '')] : undefined;
   return isRecord(target) ? target : undefined;
 }
 

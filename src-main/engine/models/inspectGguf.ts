@@ -14,12 +14,20 @@ import { chatReasoning, resolveFileChatWrapper } from './chatReasoning.js';
 export async function inspectGguf(path: string, llama?: Llama): Promise<ModelInfo> {
   const name = basename(path);
   const bad = (reason: string, cause?: unknown): PolyhopError =>
-    new PolyhopError('BAD_INPUT', `${name} is not a usable GGUF model: ${reason}`, { details: { file: path, reason }, cause });
+    new PolyhopError('BAD_INPUT', `${name} is not a usable GGUF model: ${reason}`, {
+      details: { file: path, reason },
+      cause,
+    });
 
   const preflight = await ggufPreflight(path);
   let info: Awaited<ReturnType<typeof readGgufFileInfo>>;
   try {
-    info = await readGgufFileInfo(path, { readTensorInfo: true, sourceType: 'filesystem', spliceSplitFiles: false, logWarnings: false });
+    info = await readGgufFileInfo(path, {
+      readTensorInfo: true,
+      sourceType: 'filesystem',
+      spliceSplitFiles: false,
+      logWarnings: false,
+    });
   } catch (error) {
     throw bad(error instanceof Error ? error.message : String(error), error);
   }
@@ -32,18 +40,23 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<ModelInf
   } catch (error) {
     throw bad(`its tensors cannot be read (${error instanceof Error ? error.message : String(error)})`, error);
   }
-  if (!insights.isSupportedByLlamaCpp) throw bad(`architecture "${architecture}" is not supported by this llama.cpp build`);
+  if (!insights.isSupportedByLlamaCpp)
+    throw bad(`architecture "${architecture}" is not supported by this llama.cpp build`);
   const first = info.fullTensorInfo?.[0];
   if (first) {
     // modelSize never exceeds the bytes the tensor data really needs, so a shorter file is truncated.
     const dataStart = Number(first.fileOffset) - Number(first.offset);
     const needed = dataStart + insights.modelSize;
-    if (preflight.fileSize < needed) throw bad(`tensor data needs ${needed} bytes but the file has ${preflight.fileSize} (truncated download?)`);
+    if (preflight.fileSize < needed)
+      throw bad(`tensor data needs ${needed} bytes but the file has ${preflight.fileSize} (truncated download?)`);
   }
 
   const fileType = info.metadata.general.file_type;
   const chatTemplate = info.metadata.tokenizer?.chat_template;
-  const chat = typeof chatTemplate === 'string' && chatTemplate.trim() !== '' ? chatReasoning(resolveFileChatWrapper(info, name), { fileInfo: info }) : undefined;
+  const chat =
+    typeof chatTemplate === 'string' && chatTemplate.trim() !== ''
+      ? chatReasoning(resolveFileChatWrapper(info, name), { fileInfo: info })
+      : undefined;
   return {
     path,
     architecture,
@@ -58,7 +71,11 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<ModelInf
 }
 
 /** Scalar metadata as `a.b.c → value`; arrays (vocabularies) become their length, long strings are left out. */
-function flattenScalars(tree: Record<string, unknown>, prefix = '', out: Record<string, string | number | boolean> = {}): Record<string, string | number | boolean> {
+function flattenScalars(
+  tree: Record<string, unknown>,
+  prefix = '',
+  out: Record<string, string | number | boolean> = {},
+): Record<string, string | number | boolean> {
   for (const [key, value] of Object.entries(tree)) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (path === 'tokenizer.chat_template') continue;

@@ -33,20 +33,38 @@ export function getLlamaRuntime(gpu: LlamaGpuChoice = 'auto'): Promise<LlamaRunt
 async function load(gpu: LlamaGpuChoice): Promise<LlamaRuntime> {
   let llama: Llama;
   try {
-    llama = await getLlama({ gpu, build: 'never', skipDownload: true, progressLogs: false, logLevel: LlamaLogLevel.error });
-  } catch (error) {
-    throw new PolyhopError('UNSUPPORTED', `No usable llama.cpp backend for gpu=${key(gpu)}: ${error instanceof Error ? error.message : String(error)}`, {
-      details: { gpu },
-      cause: error,
+    llama = await getLlama({
+      gpu,
+      build: 'never',
+      skipDownload: true,
+      progressLogs: false,
+      logLevel: LlamaLogLevel.error,
     });
+  } catch (error) {
+    throw new PolyhopError(
+      'UNSUPPORTED',
+      `No usable llama.cpp backend for gpu=${key(gpu)}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        details: { gpu },
+        cause: error,
+      },
+    );
   }
   const backend = llama.gpu === false ? 'cpu' : llama.gpu;
   if (llama.gpu === false) {
-    return { llama, backend, description: `CPU (${llama.cpuMathCores} math cores; no GPU backend available${gpu === false ? ', GPU disabled' : ''})` };
+    return {
+      llama,
+      backend,
+      description: `CPU (${llama.cpuMathCores} math cores; no GPU backend available${gpu === false ? ', GPU disabled' : ''})`,
+    };
   }
   const [names, vram] = await Promise.all([llama.getGpuDeviceNames(), llama.getVramState()]);
   const gib = (n: number) => `${(n / 2 ** 30).toFixed(1)} GiB`;
-  return { llama, backend, description: `${backend.toUpperCase()} on ${names.join(', ') || 'unknown device'} (${gib(vram.free)} free of ${gib(vram.total)})` };
+  return {
+    llama,
+    backend,
+    description: `${backend.toUpperCase()} on ${names.join(', ') || 'unknown device'} (${gib(vram.free)} free of ${gib(vram.total)})`,
+  };
 }
 
 const key = (gpu: LlamaGpuChoice): string => (gpu === false ? 'cpu' : gpu);

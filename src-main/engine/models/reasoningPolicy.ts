@@ -46,7 +46,9 @@ export function resolveReasoningPolicy(policy: ReasoningPolicy = {}): Record<Rea
   const out = {} as Record<ReasoningStep, ReasoningMode>;
   for (const step of Object.keys(REASONING_STEPS) as ReasoningStep[]) {
     if (policy[step] !== undefined && policy[step] !== 'on' && policy[step] !== 'off') {
-      throw new PolyhopError('INVALID_REQUEST', `reasoning: step "${step}" must be "on" or "off"`, { details: { step, value: policy[step] } });
+      throw new PolyhopError('INVALID_REQUEST', `reasoning: step "${step}" must be "on" or "off"`, {
+        details: { step, value: policy[step] },
+      });
     }
     out[step] = stepReasons(step, policy) ? 'on' : 'off';
   }
@@ -57,7 +59,11 @@ export function resolveReasoningPolicy(policy: ReasoningPolicy = {}): Record<Rea
  * The reasoning budget a call of `promptName` gets: 0 (reasoning off) when its step does not
  * reason, else the call's own budget. Prompts outside the table keep the call's budget.
  */
-export function reasoningTokensFor(promptName: string, policy: ReasoningPolicy | undefined, callTokens: number | undefined): number | undefined {
+export function reasoningTokensFor(
+  promptName: string,
+  policy: ReasoningPolicy | undefined,
+  callTokens: number | undefined,
+): number | undefined {
   const step = reasoningStepOf(promptName);
   if (step === undefined || policy === undefined) return callTokens;
   return stepReasons(step, policy) ? callTokens : 0;

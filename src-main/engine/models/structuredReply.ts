@@ -1,13 +1,24 @@
 import type { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
 import { dropGrammarNulls, type JsonSchema } from './grammarSchema.js';
-import { LLM_CALL_DEFAULTS, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmUsage, type RenderedPrompt } from './Llm.js';
+import {
+  LLM_CALL_DEFAULTS,
+  type LlmCallOptions,
+  type LlmJsonResult,
+  type LlmStopReason,
+  type LlmUsage,
+  type RenderedPrompt,
+} from './Llm.js';
 
 /**
  * What every Llm does with a structured reply: parse it, drop the nulls the grammar allowed in
  * optional properties, validate with the zod schema. Shared by the local and the server-side model.
  */
-export function parseStructuredReply(raw: string, schema: z.ZodType, json: JsonSchema): { ok: true; value: unknown } | { ok: false; reason: string } {
+export function parseStructuredReply(
+  raw: string,
+  schema: z.ZodType,
+  json: JsonSchema,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -61,7 +72,8 @@ export async function generateStructured<S extends z.ZodType>(
     usage.promptTokens += result.usage.promptTokens;
     usage.completionTokens += result.usage.completionTokens;
     usage.durationMs += result.usage.durationMs;
-    if (result.usage.reasoningTokens !== undefined) usage.reasoningTokens = (usage.reasoningTokens ?? 0) + result.usage.reasoningTokens;
+    if (result.usage.reasoningTokens !== undefined)
+      usage.reasoningTokens = (usage.reasoningTokens ?? 0) + result.usage.reasoningTokens;
     raw = result.text;
     const parsed = parseStructuredReply(raw, schema, json);
     if (parsed.ok) return { value: parsed.value as z.infer<S>, usage };

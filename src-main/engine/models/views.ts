@@ -120,7 +120,10 @@ export interface EndpointStatusView {
   slots?: number;
   /** The latest wait the endpoint caused (busy, loading), with when it was; null when none. */
   notice?: string | null;
-  /** A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need (models/contextPlan.ts `serverContextPlan`), once connected. */
+  /**
+   * A generation endpoint's context as it reports it, and whether it holds the evidence the strategies need
+   * (models/contextPlan.ts `serverContextPlan`), once connected.
+   */
   context?: string;
 }
 
@@ -136,9 +139,25 @@ export interface EndpointProbeView {
   latencyMs: number;
   error: string | null;
   /** The call made for the endpoint's role (a one-token completion, a one-input embedding); null when the model list already failed. */
-  roleCall: { role: 'generation' | 'embedding'; ok: boolean; what: string; error: string | null; dimension?: number } | null;
+  roleCall: {
+    role: 'generation' | 'embedding';
+    ok: boolean;
+    what: string;
+    error: string | null;
+    dimension?: number;
+  } | null;
 }
 
 /** The pipeline steps a reasoning policy names (models/reasoningPolicy.ts: which prompts each covers, its default). */
-export type ReasoningStep = 'preprocess' | 'map' | 'disambiguate' | 'enrich' | 'reduce' | 'translate' | 'decompose' | 'resolve' | 'judge' | 'answer';
+export type ReasoningStep =
+  | 'preprocess'
+  | 'map'
+  | 'disambiguate'
+  | 'enrich'
+  | 'reduce'
+  | 'translate'
+  | 'decompose'
+  | 'resolve'
+  | 'judge'
+  | 'answer';
 export type ReasoningMode = 'on' | 'off';

@@ -222,7 +222,8 @@ export class StepScope {
 export function emptyReason(stopReason: string, maxTokens: number, reasoningTokens: number): string {
   const reasoned = reasoningTokens > 0 ? `it reasoned for ${reasoningTokens} tokens, then ` : '';
   return stopReason === 'maxTokens'
-    ? `the model gave no answer: ${reasoned}its ${maxTokens}-token answer budget ran out before any text (raise shared.answerMaxTokens or shared.reasoningMaxTokens)`
+    ? `the model gave no answer: ${reasoned}its ${maxTokens}-token answer budget ran out before any text ` +
+        '(raise shared.answerMaxTokens or shared.reasoningMaxTokens)'
     : `the model gave no answer: ${reasoned}it stopped without writing any text`;
 }
 

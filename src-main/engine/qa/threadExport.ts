@@ -31,7 +31,8 @@ export function threadMarkdown(thread: Thread, kbName: string): string {
     const u = answer.usage;
     lines.push(
       '',
-      `_${answer.strategy}${answer.retrievalOnly ? ' (retrieval only)' : ''} · ${u.llmCalls} LLM calls · ${u.promptTokens}+${u.completionTokens} tokens · ${u.ms} ms · ${turn.askedAt}_`,
+      `_${answer.strategy}${answer.retrievalOnly ? ' (retrieval only)' : ''} · ${u.llmCalls} LLM calls · ` +
+        `${u.promptTokens}+${u.completionTokens} tokens · ${u.ms} ms · ${turn.askedAt}_`,
     );
   }
   return `${lines.join('\n')}\n`;

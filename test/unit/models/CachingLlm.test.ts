@@ -7,10 +7,18 @@ import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { UsageMeter } from '../../../src-main/engine/models/UsageMeter.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 
-const prompt = (user: string, version = '1'): RenderedPrompt => ({ name: 'test/echo', version, system: 'sys', user, variables: { user } });
+const prompt = (user: string, version = '1'): RenderedPrompt => ({
+  name: 'test/echo',
+  version,
+  system: 'sys',
+  user,
+  variables: { user },
+});
 
 function setup() {
-  const inner = new ScriptedLlm([{ prompt: 'test/echo', reply: (v) => ({ echo: v.user }) }], { identity: 'scripted:a' });
+  const inner = new ScriptedLlm([{ prompt: 'test/echo', reply: (v) => ({ echo: v.user }) }], {
+    identity: 'scripted:a',
+  });
   const store = new MemoryCallCacheStore();
   const meter = new UsageMeter();
   return { inner, store, meter, llm: new CachingLlm(inner, { store, meter }) };
@@ -38,7 +46,10 @@ describe('CachingLlm', () => {
     await llm.generateJson(prompt('hi'), z.object({ echo: z.string().max(10) }));
     await llm.generateJson(prompt('hi'), schema, { temperature: 0.5 });
     await llm.generateText(prompt('hi'));
-    const other = new CachingLlm(new ScriptedLlm([{ prompt: 'test/echo', reply: () => ({ echo: 'x' }) }], { identity: 'scripted:b' }), { store });
+    const other = new CachingLlm(
+      new ScriptedLlm([{ prompt: 'test/echo', reply: () => ({ echo: 'x' }) }], { identity: 'scripted:b' }),
+      { store },
+    );
     await other.generateJson(prompt('hi'), schema);
     expect(inner.calls).toHaveLength(6);
     expect(store.size).toBe(7);
@@ -55,7 +66,9 @@ describe('CachingLlm', () => {
   });
 
   it('streams a cached JSON reply as its JSON text, which decodes to the stored answer', async () => {
-    const model = new ScriptedLlm([{ prompt: 'test/echo', reply: () => ({ short: 'Penelope', answer: 'Penelope [1], "wife" of Odysseus.' }) }]);
+    const model = new ScriptedLlm([
+      { prompt: 'test/echo', reply: () => ({ short: 'Penelope', answer: 'Penelope [1], "wife" of Odysseus.' }) },
+    ]);
     const answers = new CachingLlm(model, { store: new MemoryCallCacheStore() });
     const schema = z.object({ answer: z.string(), short: z.string() });
     await answers.generateJson(prompt('j'), schema);

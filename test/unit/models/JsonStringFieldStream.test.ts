@@ -18,7 +18,7 @@ function chunkings(raw: string): string[][] {
   const random = seededRandom(raw.length);
   for (let n = 0; n < 20; n++) {
     const chunks: string[] = [];
-    for (let i = 0; i < raw.length; ) {
+    for (let i = 0; i < raw.length;) {
       const size = 1 + Math.floor(random() * 6);
       chunks.push(raw.slice(i, i + size));
       i += size;
@@ -31,28 +31,47 @@ function chunkings(raw: string): string[][] {
 const ANSWER = 'Penelope [1].\n"Wife" of \\ Odysseus\t/ é 😀 ✓ {not: [json]}, "short": "x"';
 const REPLIES: Record<string, string> = {
   'answer first': JSON.stringify({ answer: ANSWER, short: 'Penelope' }),
-  'answer last, after other fields': JSON.stringify({ short: 'Pe"ne\\lope', n: 3, ok: true, none: null, tags: ['answer', '{'], nested: { answer: 'inner' }, answer: ANSWER }),
+  'answer last, after other fields': JSON.stringify({
+    short: 'Pe"ne\\lope',
+    n: 3,
+    ok: true,
+    none: null,
+    tags: ['answer', '{'],
+    nested: { answer: 'inner' },
+    answer: ANSWER,
+  }),
   'pretty-printed': JSON.stringify({ short: 'Penelope', answer: ANSWER }, null, 2),
-  'every character escaped': `{"short":"\\u0050","answer":"${ANSWER.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`,
+  'every character escaped': `{"short":"\\u0050","answer":"${ANSWER.split('')
+    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('')}"}`,
   'escaped surrogate pairs': `{"answer":"a\\ud83d\\ude00b\\uD83C\\uDF0D"}`,
   'a key spelled with an escape': `{"\\u0061nswer":"${'yes'}"}`,
   'whitespace around the colon': `{ "short" : "no" ,\n  "answer"\n : \n"${'spaced'}" }`,
 };
 
 describe('JsonStringFieldStream', () => {
-  it.each(Object.entries(REPLIES))('decodes the field exactly as JSON.parse, however the text is cut (%s)', (_name, raw) => {
-    const expected = (JSON.parse(raw) as { answer: string }).answer;
-    for (const chunks of chunkings(raw)) {
-      const { pieces, reader } = stream(chunks);
-      expect(pieces.join(''), JSON.stringify(chunks)).toBe(expected);
-      expect(reader.found && reader.done).toBe(true);
-      // A surrogate pair is never emitted half.
-      for (const piece of pieces) expect(piece, JSON.stringify(chunks)).toMatch(/^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/);
-    }
-  });
+  it.each(Object.entries(REPLIES))(
+    'decodes the field exactly as JSON.parse, however the text is cut (%s)',
+    (_name, raw) => {
+      const expected = (JSON.parse(raw) as { answer: string }).answer;
+      for (const chunks of chunkings(raw)) {
+        const { pieces, reader } = stream(chunks);
+        expect(pieces.join(''), JSON.stringify(chunks)).toBe(expected);
+        expect(reader.found && reader.done).toBe(true);
+        // A surrogate pair is never emitted half.
+        for (const piece of pieces)
+          expect(piece, JSON.stringify(chunks)).toMatch(/^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/);
+      }
+    },
+  );
 
   it('emits nothing for other fields, nested fields of the same name, or array items', () => {
-    const raw = JSON.stringify({ short: 'SHORT', nested: { answer: 'NESTED' }, list: ['answer', 'ITEM'], answer: 'the answer' });
+    const raw = JSON.stringify({
+      short: 'SHORT',
+      nested: { answer: 'NESTED' },
+      list: ['answer', 'ITEM'],
+      answer: 'the answer',
+    });
     for (const chunks of chunkings(raw)) expect(stream(chunks).pieces.join('')).toBe('the answer');
     expect(decoded([raw], 'short')).toBe('SHORT');
     expect(stream([JSON.stringify({ short: 'x', other: { answer: 'y' } })]).reader.found).toBe(false);

@@ -12,16 +12,31 @@ describe('model catalog', () => {
     const models = await loadCatalog(repoCatalog);
     const tiers = new Set(models.filter((m) => m.role === 'generation').map((m) => m.tier));
     expect(tiers).toEqual(new Set(['small', 'medium', 'workstation']));
-    expect(models.filter((m) => m.role === 'embedding' && m.languages.includes('multilingual')).length).toBeGreaterThanOrEqual(2);
+    expect(
+      models.filter((m) => m.role === 'embedding' && m.languages.includes('multilingual')).length,
+    ).toBeGreaterThanOrEqual(2);
     expect(models.some((m) => m.role === 'embedding' && m.format === 'gguf')).toBe(true);
   });
 
   it('refuses duplicate ids and malformed entries, naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
     const file = join(dir, 'catalog.json');
-    const entry = { id: 'x', role: 'generation', name: 'X', format: 'gguf', file: 'x.gguf', sizeBytes: 1, licence: 'MIT', languages: ['en'], uri: 'hf:a/b/x.gguf' };
+    const entry = {
+      id: 'x',
+      role: 'generation',
+      name: 'X',
+      format: 'gguf',
+      file: 'x.gguf',
+      sizeBytes: 1,
+      licence: 'MIT',
+      languages: ['en'],
+      uri: 'hf:a/b/x.gguf',
+    };
     writeFileSync(file, JSON.stringify({ version: 1, models: [entry, entry] }));
-    await expect(loadCatalog(file)).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining(file) });
+    await expect(loadCatalog(file)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining(file),
+    });
     writeFileSync(file, JSON.stringify({ version: 1, models: [{ ...entry, file: '../evil.gguf' }] }));
     await expect(loadCatalog(file)).rejects.toMatchObject({ code: 'BAD_INPUT' });
   });

@@ -24,13 +24,27 @@ const model = (alone: 'answers' | 'skips') =>
       reply: (v) => {
         const names = v.list!.split('\n').map((l) => l.replace(/^\d+\. /, ''));
         const skip = (name: string): boolean => name === 'Penelope' && (names.length > 1 || alone === 'skips');
-        const entries = names.flatMap((name, i) => (skip(name) ? [] : [{ id: i + 1, name, description: `About ${name}.` }]));
+        const entries = names.flatMap((name, i) =>
+          skip(name) ? [] : [{ id: i + 1, name, description: `About ${name}.` }],
+        );
         // Under a grammar that wants one entry per item, a skipped item becomes a repeated one.
-        return { descriptions: entries.length > 0 && entries.length < names.length ? [...entries, entries.at(-1)] : entries };
+        return {
+          descriptions: entries.length > 0 && entries.length < names.length ? [...entries, entries.at(-1)] : entries,
+        };
       },
     },
   ]);
-const ask = (llm: CachingLlm) => askInBatches(llm, { items: ITEMS, render, listKey: 'descriptions', textKey: 'description', keyField: 'name', keyOf: (x) => x, maxTokens: () => 256, maxItemsPerCall: 8 });
+const ask = (llm: CachingLlm) =>
+  askInBatches(llm, {
+    items: ITEMS,
+    render,
+    listKey: 'descriptions',
+    textKey: 'description',
+    keyField: 'name',
+    keyOf: (x) => x,
+    maxTokens: () => 256,
+    maxItemsPerCall: 8,
+  });
 
 describe('the call cache and batched replies that skipped items', () => {
   it('caches the incomplete batch and the retry apart: the retry is asked, and a re-run repeats neither', async () => {

@@ -86,6 +86,8 @@ describe('context sizing for the evidence', () => {
     ]);
     expect(planContexts({ trained: 8192, needTokens: 12_000, sequences: 2 }).map((a) => a.sequences)).toEqual([2, 2]);
     // No need given: four sequences of the automatic size, as before.
-    expect(planContexts({ trained: 8192 })).toEqual([{ sequences: 4, contextSize: { min: 4096, max: 8192 }, why: 'auto' }]);
+    expect(planContexts({ trained: 8192 })).toEqual([
+      { sequences: 4, contextSize: { min: 4096, max: 8192 }, why: 'auto' },
+    ]);
   });
 });

@@ -65,7 +65,10 @@ describe('downloadFile', () => {
   });
 
   it('stops a redirect loop', async () => {
-    await expect(downloadFile(`${base}/loop`, join(dir, 'loop.bin'))).rejects.toMatchObject({ code: 'MODEL_ERROR', message: /more than 5 redirects/ });
+    await expect(downloadFile(`${base}/loop`, join(dir, 'loop.bin'))).rejects.toMatchObject({
+      code: 'MODEL_ERROR',
+      message: /more than 5 redirects/,
+    });
   });
 
   it('resumes a partial download with a Range request', async () => {
@@ -81,10 +84,19 @@ describe('downloadFile', () => {
 describe('allowedRedirect', () => {
   it("allows the catalog host's delivery hosts over https only", () => {
     const from = 'https://huggingface.co/o/r/resolve/main/m.gguf';
-    expect(allowedRedirect(from, 'https://cdn-lfs.huggingface.co/x?sig=1')).toBe('https://cdn-lfs.huggingface.co/x?sig=1');
+    expect(allowedRedirect(from, 'https://cdn-lfs.huggingface.co/x?sig=1')).toBe(
+      'https://cdn-lfs.huggingface.co/x?sig=1',
+    );
     expect(allowedRedirect(from, 'https://cas-bridge.xethub.hf.co/x')).toBe('https://cas-bridge.xethub.hf.co/x');
     expect(allowedRedirect(from, '/o/r/resolve/abc/m.gguf')).toBe('https://huggingface.co/o/r/resolve/abc/m.gguf');
-    for (const bad of ['http://cdn-lfs.huggingface.co/x', 'https://hf.co.evil.example/x', 'https://evilhf.co/x', 'https://127.0.0.1/x', 'file:///etc/passwd', 'https://huggingface.co@203.0.113.5/x']) {
+    for (const bad of [
+      'http://cdn-lfs.huggingface.co/x',
+      'https://hf.co.evil.example/x',
+      'https://evilhf.co/x',
+      'https://127.0.0.1/x',
+      'file:///etc/passwd',
+      'https://huggingface.co@203.0.113.5/x',
+    ]) {
       expect(() => allowedRedirect(from, bad), bad).toThrow(/Refusing to follow/);
     }
   });

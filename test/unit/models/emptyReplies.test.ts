@@ -5,14 +5,28 @@ import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { MapReplySchema } from '../../../src-main/engine/mder/mapChunk.js';
 import { SamplingLlm } from '../mder/support/SamplingLlm.js';
 
-const prompt = (chunk: string): RenderedPrompt => ({ name: 'mder/map', version: '1', system: 'sys', user: chunk, variables: { chunk } });
+const prompt = (chunk: string): RenderedPrompt => ({
+  name: 'mder/map',
+  version: '1',
+  system: 'sys',
+  user: chunk,
+  variables: { chunk },
+});
 
-const triple = { subject: 'Penelope', subjectType: 'Person', relation: 'wife of', object: 'Odysseus', objectType: 'Person' };
+const triple = {
+  subject: 'Penelope',
+  subjectType: 'Person',
+  relation: 'wife of',
+  object: 'Odysseus',
+  objectType: 'Person',
+};
 
 describe('empty single-item replies', () => {
   it('are not cached, and the call is asked again with other sampling', async () => {
     // Greedy, this model writes an empty list for the chunk (as small models do); sampled, it finds the triple.
-    const inner = new SamplingLlm([{ prompt: 'mder/map', reply: (_v, s) => ({ triples: s.temperature === 0 ? [] : [triple] }) }]);
+    const inner = new SamplingLlm([
+      { prompt: 'mder/map', reply: (_v, s) => ({ triples: s.temperature === 0 ? [] : [triple] }) },
+    ]);
     const store = new MemoryCallCacheStore();
     const llm = new CachingLlm(inner, { store });
     const reply = await llm.generateJson(prompt('Penelope is the wife of Odysseus.'), MapReplySchema);
@@ -40,7 +54,9 @@ describe('empty single-item replies', () => {
   });
 
   it('an empty text reply is not cached', async () => {
-    const inner = new SamplingLlm([{ prompt: 'test/text', reply: (_v, s) => (s.seed === undefined ? '' : 'an answer') }]);
+    const inner = new SamplingLlm([
+      { prompt: 'test/text', reply: (_v, s) => (s.seed === undefined ? '' : 'an answer') },
+    ]);
     const store = new MemoryCallCacheStore();
     const llm = new CachingLlm(inner, { store });
     const p: RenderedPrompt = { name: 'test/text', version: '1', system: 's', user: 'u', variables: {} };

@@ -13,7 +13,13 @@ import { startFlavouredServer, type FlavouredServer, type ServerFlavour } from '
  * prompt leaves of a known context, and a prompt that leaves no room is "prompt too long"
  * (BAD_INPUT, so batched steps split) whichever wording the server uses.
  */
-const prompt = (user: string): RenderedPrompt => ({ name: 'mder/map', version: '1', system: 'Extract triples.', user, variables: {} });
+const prompt = (user: string): RenderedPrompt => ({
+  name: 'mder/map',
+  version: '1',
+  system: 'Extract triples.',
+  user,
+  variables: {},
+});
 const words = (n: number, w: string) => Array.from({ length: n }, () => w).join(' ');
 
 let server: FlavouredServer | undefined;
@@ -25,9 +31,14 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function connect(flavour: ServerFlavour, contextTokens: number): Promise<{ server: FlavouredServer; llm: OpenAiLlm }> {
+async function connect(
+  flavour: ServerFlavour,
+  contextTokens: number,
+): Promise<{ server: FlavouredServer; llm: OpenAiLlm }> {
   server = await startFlavouredServer({ flavour, model: 'qwen2.5-7b', contextTokens, answer: () => 'Some triples.' });
-  llm = await OpenAiLlm.create(endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'qwen2.5-7b' }));
+  llm = await OpenAiLlm.create(
+    endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'qwen2.5-7b' }),
+  );
   return { server, llm };
 }
 
@@ -60,24 +71,35 @@ describe('max_tokens fitted to the context', () => {
     expect(server.chats.map((c) => c.body.max_completion_tokens)).toEqual([1024 - (3 + 900 + 8)]);
   });
 
-  it.each(['vllm', 'llama-server'] as const)('%s: a prompt that leaves no room is BAD_INPUT (prompt too long), before any request', async (flavour) => {
-    const { server, llm } = await connect(flavour, 512);
-    const error = (await llm.generateText(prompt(words(600, 'Ithaca'))).catch((e: unknown) => e)) as PolyhopError;
-    expect(error.code).toBe('BAD_INPUT');
-    expect(error.message).toMatch(/leaves 0 of endpoint gen's 512-token context/);
-    expect(server.refusals).toBe(0);
-  });
+  it.each(['vllm', 'llama-server'] as const)(
+    '%s: a prompt that leaves no room is BAD_INPUT (prompt too long), before any request',
+    async (flavour) => {
+      const { server, llm } = await connect(flavour, 512);
+      const error = (await llm.generateText(prompt(words(600, 'Ithaca'))).catch((e: unknown) => e)) as PolyhopError;
+      expect(error.code).toBe('BAD_INPUT');
+      expect(error.message).toMatch(/leaves 0 of endpoint gen's 512-token context/);
+      expect(server.refusals).toBe(0);
+    },
+  );
 });
 
 // vLLM's "You passed N input tokens … context length is only L" and llama-server's "exceeds the
 // available context size" were recognised before (endpointErrorBodies.test.ts covers the latter).
 describe("vLLM's budget-past-the-context wording is 'prompt too long' (BAD_INPUT), not a generic failure", () => {
   it.each([
-    ['vLLM, a budget past max_model_len (params.py __post_init__)', 'max_tokens=2048 cannot be greater than max_model_len=1024. Please request fewer output tokens.'],
+    [
+      'vLLM, a budget past max_model_len (params.py __post_init__)',
+      'max_tokens=2048 cannot be greater than max_model_len=1024. Please request fewer output tokens.',
+    ],
   ])('%s', async (_name, message) => {
-    const list = await startModelListServer({ models: ['m'], chatRefusal: { status: 400, body: { error: { message, type: 'BadRequestError', code: 400 } } } });
+    const list = await startModelListServer({
+      models: ['m'],
+      chatRefusal: { status: 400, body: { error: { message, type: 'BadRequestError', code: 400 } } },
+    });
     try {
-      const model = await OpenAiLlm.create(endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: list.baseUrl, model: 'm' }));
+      const model = await OpenAiLlm.create(
+        endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: list.baseUrl, model: 'm' }),
+      );
       const error = (await model.generateText(prompt('x'), { maxTokens: 8 }).catch((e: unknown) => e)) as PolyhopError;
       expect(error.code).toBe('BAD_INPUT');
       expect(isEndpointFailure(error)).toBe(false);

@@ -3,7 +3,12 @@ import { cosine } from '../../../src-main/engine/models/Embedder.js';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
 import { OpenAiEmbedder } from '../../../src-main/engine/models/endpoints/OpenAiEmbedder.js';
 import { PooledEmbedder } from '../../../src-main/engine/models/endpoints/PooledEmbedder.js';
-import { startFlavouredServer, toyTokens, type FlavouredServer, type FlavouredServerOptions } from '../../support/flavouredServer.js';
+import {
+  startFlavouredServer,
+  toyTokens,
+  type FlavouredServer,
+  type FlavouredServerOptions,
+} from '../../support/flavouredServer.js';
 
 /**
  * The README's embedding set-up (a 512-token e5 behind a server) on passages longer than the
@@ -30,7 +35,8 @@ async function serve(options: Omit<FlavouredServerOptions, 'model' | 'embeddings
   return server;
 }
 
-const config = (s: FlavouredServer) => endpointConfigSchema.parse({ id: 'emb', role: 'embedding', baseUrl: s.baseUrl, model: MODEL, concurrency: 1 });
+const config = (s: FlavouredServer) =>
+  endpointConfigSchema.parse({ id: 'emb', role: 'embedding', baseUrl: s.baseUrl, model: MODEL, concurrency: 1 });
 
 /** Every token of the long text reached the model: the windows' tokens (less the prefix and special tokens of each) cover it. */
 function coveredWholly(windows: readonly number[]): void {

@@ -18,7 +18,12 @@ afterEach(async () => {
 
 async function refusal(status: number, body: unknown): Promise<string> {
   server = await startModelListServer({ models: ['served'], chatRefusal: { status, body } });
-  const config = endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'served' });
+  const config = endpointConfigSchema.parse({
+    id: 'gen',
+    role: 'generation',
+    baseUrl: server.baseUrl,
+    model: 'served',
+  });
   const llm = await OpenAiLlm.create(config);
   try {
     await llm.generateText({ name: 'test/x', version: '1', system: 'sys', user: 'hello', variables: {} });
@@ -48,10 +53,17 @@ describe('error bodies of every shape', () => {
     [
       'llama-server/OpenAI',
       400,
-      { error: { code: 400, message: 'the request exceeds the available context size', type: 'invalid_request_error' } },
+      {
+        error: { code: 400, message: 'the request exceeds the available context size', type: 'invalid_request_error' },
+      },
       /HTTP 400\): 400 the request exceeds the available context size$/,
     ],
-    ['Ollama', 404, { error: 'model "alias" not found, try pulling it first' }, /HTTP 404\): 404 model "alias" not found, try pulling it first$/],
+    [
+      'Ollama',
+      404,
+      { error: 'model "alias" not found, try pulling it first' },
+      /HTTP 404\): 404 model "alias" not found, try pulling it first$/,
+    ],
     ['plain text', 502, 'Bad Gateway: upstream closed', /HTTP 502\): 502 Bad Gateway: upstream closed$/],
   ] as const)('%s', async (_shape, status, body, shown) => {
     const message = await refusal(status, body);
@@ -66,17 +78,30 @@ describe('the served model id, not the configured alias, goes with each request'
       models: ['intfloat/multilingual-e5-small'],
       embeddings: true,
       unknownModel404: true,
-      chatRefusal: { status: 400, body: { error: { message: 'refused after the model check', type: 'invalid_request_error' } } },
+      chatRefusal: {
+        status: 400,
+        body: { error: { message: 'refused after the model check', type: 'invalid_request_error' } },
+      },
     });
-    const embedding = endpointConfigSchema.parse({ id: 'emb', role: 'embedding', baseUrl: server.baseUrl, model: 'e5' });
+    const embedding = endpointConfigSchema.parse({
+      id: 'emb',
+      role: 'embedding',
+      baseUrl: server.baseUrl,
+      model: 'e5',
+    });
     const embedder = await OpenAiEmbedder.create(embedding);
     expect((await embedder.embed(['Odysseus']))[0]!.length).toBe(64);
     await embedder.dispose();
-    const generation = endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'e5' });
+    const generation = endpointConfigSchema.parse({
+      id: 'gen',
+      role: 'generation',
+      baseUrl: server.baseUrl,
+      model: 'e5',
+    });
     const llm = await OpenAiLlm.create(generation);
-    await expect(llm.generateText({ name: 'test/x', version: '1', system: 's', user: 'u', variables: {} })).rejects.toThrow(
-      /refused after the model check/,
-    );
+    await expect(
+      llm.generateText({ name: 'test/x', version: '1', system: 's', user: 'u', variables: {} }),
+    ).rejects.toThrow(/refused after the model check/);
     await llm.dispose();
     expect(new Set(server.requestedModels)).toEqual(new Set(['intfloat/multilingual-e5-small']));
   });

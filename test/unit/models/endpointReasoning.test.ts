@@ -6,7 +6,11 @@ import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import { InlineThoughtSplitter } from '../../../src-main/engine/models/endpoints/replyReasoning.js';
 import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
-import { startFlavouredServer, type FlavouredServer, type FlavouredServerOptions } from '../../support/flavouredServer.js';
+import {
+  startFlavouredServer,
+  type FlavouredServer,
+  type FlavouredServerOptions,
+} from '../../support/flavouredServer.js';
 
 /**
  * A thinking model behind each server: the thought arrives beside the answer (`reasoning_content`,
@@ -15,11 +19,17 @@ import { startFlavouredServer, type FlavouredServer, type FlavouredServerOptions
  * for what each server does, from its source.
  */
 const THOUGHT = 'Penelope is the wife of Odysseus , the king of Ithaca ; the question asks for her .';
-const PROMPT: RenderedPrompt = { name: 'qa/answer', version: '1', system: 'Answer in JSON.', user: 'Who was the wife of the king of Ithaca?', variables: {} };
+const PROMPT: RenderedPrompt = {
+  name: 'qa/answer',
+  version: '1',
+  system: 'Answer in JSON.',
+  user: 'Who was the wife of the king of Ithaca?',
+  variables: {},
+};
 const schema = z.object({ answer: z.string() });
 /** A catalog model's own chat template (`../shared/data/chat-templates/`, see its SOURCE.md). */
-const template = (file: string): string => readFileSync(join(import.meta.dirname, '../../../../shared/data/chat-templates', file), 'utf8');
-
+const template = (file: string): string =>
+  readFileSync(join(import.meta.dirname, '../../../../shared/data/chat-templates', file), 'utf8');
 
 let server: FlavouredServer | undefined;
 let llm: OpenAiLlm | undefined;
@@ -30,15 +40,27 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function connect(options: Omit<FlavouredServerOptions, 'model'>): Promise<{ server: FlavouredServer; llm: OpenAiLlm }> {
-  server = await startFlavouredServer({ model: 'qwen3-8b', thought: THOUGHT, answer: (b) => (b.response_format ? '{"answer":"Penelope"}' : 'Penelope.'), ...options });
-  llm = await OpenAiLlm.create(endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b' }));
+async function connect(
+  options: Omit<FlavouredServerOptions, 'model'>,
+): Promise<{ server: FlavouredServer; llm: OpenAiLlm }> {
+  server = await startFlavouredServer({
+    model: 'qwen3-8b',
+    thought: THOUGHT,
+    answer: (b) => (b.response_format ? '{"answer":"Penelope"}' : 'Penelope.'),
+    ...options,
+  });
+  llm = await OpenAiLlm.create(
+    endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b' }),
+  );
   return { server, llm };
 }
 
 describe('the thought is read where each server puts it, and counted as reasoning', () => {
   it.each([
-    ['llama-server --reasoning-format deepseek (reasoning_content)', { flavour: 'llama-server', reasoningFormat: 'deepseek' }],
+    [
+      'llama-server --reasoning-format deepseek (reasoning_content)',
+      { flavour: 'llama-server', reasoningFormat: 'deepseek' },
+    ],
     ['llama-server --reasoning-format none (inline <think>)', { flavour: 'llama-server', reasoningFormat: 'none' }],
     ['vLLM with a reasoning parser (reasoning)', { flavour: 'vllm' }],
     ['Ollama (reasoning)', { flavour: 'ollama' }],
@@ -59,8 +81,12 @@ describe('the thought is read where each server puts it, and counted as reasonin
     expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
   });
 
-  it("a template that opens the thought in the prompt (QwQ) on llama-server: the JSON its schema forced from the first token arrives as reasoning_content, and is the answer", async () => {
-    const { llm, server } = await connect({ flavour: 'llama-server', chatTemplate: template('Qwen-QwQ-32B.jinja'), opensThoughtInPrompt: true });
+  it('a template that opens the thought in the prompt (QwQ) on llama-server: the JSON its schema forced from the first token arrives as reasoning_content, and is the answer', async () => {
+    const { llm, server } = await connect({
+      flavour: 'llama-server',
+      chatTemplate: template('Qwen-QwQ-32B.jinja'),
+      opensThoughtInPrompt: true,
+    });
     const result = await llm.generateJson(PROMPT, schema);
     expect(server.chats[0]?.thought).toBe(false);
     expect(result.value).toEqual({ answer: 'Penelope' });
@@ -88,11 +114,31 @@ describe('whether a server model reasons is learnt before its first reply, where
   // The first call's max_tokens: the answer budget (12), plus the reasoning budget (64) when the
   // model is known to reason. Learnt only from a reply, the first reply is cut in its thought.
   it.each([
-    ["llama-server, Qwen3-8B's template in /props (<think>)", { flavour: 'llama-server', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') }, true],
-    ["llama-server, gpt-oss's template in /props (analysis channel)", { flavour: 'llama-server', chatTemplate: template('openai-gpt-oss-120b.jinja') }, true],
-    ["llama-server, Qwen3-4B-Instruct-2507's template in /props (no thought)", { flavour: 'llama-server', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null }, false],
-    ["Ollama, /api/show's capabilities list 'thinking' (Qwen3-8B's template)", { flavour: 'ollama', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') }, true],
-    ["Ollama, no 'thinking' capability (Qwen3-4B-Instruct-2507's template)", { flavour: 'ollama', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null }, false],
+    [
+      "llama-server, Qwen3-8B's template in /props (<think>)",
+      { flavour: 'llama-server', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') },
+      true,
+    ],
+    [
+      "llama-server, gpt-oss's template in /props (analysis channel)",
+      { flavour: 'llama-server', chatTemplate: template('openai-gpt-oss-120b.jinja') },
+      true,
+    ],
+    [
+      "llama-server, Qwen3-4B-Instruct-2507's template in /props (no thought)",
+      { flavour: 'llama-server', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null },
+      false,
+    ],
+    [
+      "Ollama, /api/show's capabilities list 'thinking' (Qwen3-8B's template)",
+      { flavour: 'ollama', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') },
+      true,
+    ],
+    [
+      "Ollama, no 'thinking' capability (Qwen3-4B-Instruct-2507's template)",
+      { flavour: 'ollama', chatTemplate: template('Qwen3-4B-Instruct-2507.jinja'), thought: null },
+      false,
+    ],
   ] as const)('%s', async (_name, options, reasons) => {
     const { llm, server } = await connect(options);
     expect(llm.reasons).toBe(reasons);
@@ -102,7 +148,7 @@ describe('whether a server model reasons is learnt before its first reply, where
     expect(result.text).toBe('Penelope.');
   });
 
-  it("vLLM does not say (its reasoning parser is a launch flag no route reports): the first reply tells", async () => {
+  it('vLLM does not say (its reasoning parser is a launch flag no route reports): the first reply tells', async () => {
     const { llm } = await connect({ flavour: 'vllm', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') });
     expect(llm.reasons).toBe(false);
     await llm.generateText(PROMPT, { maxTokens: 64, reasoningTokens: 64 });

@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
 import { OpenAiEmbedder } from '../../../src-main/engine/models/endpoints/OpenAiEmbedder.js';
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
-import { startFlavouredServer, toyTokens, type FlavouredServer, type ServerFlavour } from '../../support/flavouredServer.js';
+import {
+  startFlavouredServer,
+  toyTokens,
+  type FlavouredServer,
+  type ServerFlavour,
+} from '../../support/flavouredServer.js';
 
 /**
  * Issue 24: servers without a tokenizer route (Ollama, LM Studio) and texts that are not English.
@@ -11,10 +16,18 @@ import { startFlavouredServer, toyTokens, type FlavouredServer, type ServerFlavo
  * a Japanese or Russian passage far past a 512-token window: Ollama truncated it silently, vLLM
  * and llama-server refused it.
  */
-const JAPANESE = 'オデュッセウスはイタカの王であった。彼はトロイア戦争の後、十年をかけて故郷へ帰った。妻のペネロペは機を織りながら夫を待ち続けた。'.repeat(20);
-const RUSSIAN = 'Одиссей был царём Итаки. После Троянской войны он десять лет возвращался домой. Его жена Пенелопа ткала саван и ждала мужа. '.repeat(15);
+const JAPANESE =
+  'オデュッセウスはイタカの王であった。彼はトロイア戦争の後、十年をかけて故郷へ帰った。妻のペネロペは機を織りながら夫を待ち続けた。'.repeat(
+    20,
+  );
+const RUSSIAN =
+  'Одиссей был царём Итаки. После Троянской войны он десять лет возвращался домой. Его жена Пенелопа ткала саван и ждала мужа. '.repeat(
+    15,
+  );
 const CODE = 'for (let i = 0; i < xs.length; i++) { if (xs[i] > max) { max = xs[i]; } }\n'.repeat(4);
-const ENGLISH = 'Penelope waited for Odysseus in Ithaca while the suitors crowded her hall and ate his cattle. '.repeat(55);
+const ENGLISH = 'Penelope waited for Odysseus in Ithaca while the suitors crowded her hall and ate his cattle. '.repeat(
+  55,
+);
 const MODEL = 'intfloat/multilingual-e5-small';
 
 const servers: FlavouredServer[] = [];
@@ -25,7 +38,9 @@ afterEach(async () => {
 async function embedderOn(flavour: ServerFlavour): Promise<{ server: FlavouredServer; embedder: OpenAiEmbedder }> {
   const server = await startFlavouredServer({ flavour, model: MODEL, embeddings: true, contextTokens: 512 });
   servers.push(server);
-  const embedder = await OpenAiEmbedder.create(endpointConfigSchema.parse({ id: 'emb', role: 'embedding', baseUrl: server.baseUrl, model: MODEL, concurrency: 1 }));
+  const embedder = await OpenAiEmbedder.create(
+    endpointConfigSchema.parse({ id: 'emb', role: 'embedding', baseUrl: server.baseUrl, model: MODEL, concurrency: 1 }),
+  );
   return { server, embedder };
 }
 
@@ -54,7 +69,7 @@ describe('a passage in another script fits a 512-token embedding window', () => 
     }
   }
 
-  it("Ollama: the usage of replies it cannot have cut corrects the estimate: English windows grow towards the window", async () => {
+  it('Ollama: the usage of replies it cannot have cut corrects the estimate: English windows grow towards the window', async () => {
     const long = ENGLISH;
     const fresh = await embedderOn('ollama');
     await fresh.embedder.embed([long]);
@@ -62,7 +77,9 @@ describe('a passage in another script fits a 512-token embedding window', () => 
 
     const { server, embedder } = await embedderOn('ollama');
     // Short English texts: their count (below one window) is exact, and says English takes fewer tokens than assumed.
-    await embedder.embed(Array<string>(20).fill('Penelope waited for Odysseus in Ithaca for twenty years, as the story tells.'));
+    await embedder.embed(
+      Array<string>(20).fill('Penelope waited for Odysseus in Ithaca for twenty years, as the story tells.'),
+    );
     const before = server.embedded.length;
     await embedder.embed([long]);
     const taught = server.embedded.length - before;
@@ -76,7 +93,10 @@ describe('a generation endpoint without /tokenize counts other scripts and code 
   it('Ollama: Japanese, Russian and code are estimated at no fewer tokens than the server counts', async () => {
     const server = await startFlavouredServer({ flavour: 'ollama', model: 'qwen3-8b' });
     servers.push(server);
-    const llm = await OpenAiLlm.create(endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b' }));
-    for (const text of [JAPANESE, RUSSIAN, CODE]) expect(llm.countTokens(text)).toBeGreaterThanOrEqual(toyTokens(text).length);
+    const llm = await OpenAiLlm.create(
+      endpointConfigSchema.parse({ id: 'gen', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b' }),
+    );
+    for (const text of [JAPANESE, RUSSIAN, CODE])
+      expect(llm.countTokens(text)).toBeGreaterThanOrEqual(toyTokens(text).length);
   });
 });

@@ -9,7 +9,11 @@ import { PooledEmbedder } from '../../../src-main/engine/models/endpoints/Pooled
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import { PooledLlm, type PooledLlmOptions } from '../../../src-main/engine/models/endpoints/PooledLlm.js';
 import { probeEndpoint } from '../../../src-main/engine/models/endpoints/probeEndpoint.js';
-import { startFlavouredServer, type FlavouredServer, type FlavouredServerOptions } from '../../support/flavouredServer.js';
+import {
+  startFlavouredServer,
+  type FlavouredServer,
+  type FlavouredServerOptions,
+} from '../../support/flavouredServer.js';
 import { refusedPort } from '../../support/modelListServer.js';
 
 /**
@@ -19,7 +23,13 @@ import { refusedPort } from '../../support/modelListServer.js';
  * from its source in test/support/flavouredServer.ts.
  */
 const KEY = 'sk-edge-2c4e6a8b0d1f3e5a7c9b';
-const PROMPT: RenderedPrompt = { name: 'test/edge', version: '1', system: 'Answer briefly.', user: 'Who waited for Odysseus?', variables: {} };
+const PROMPT: RenderedPrompt = {
+  name: 'test/edge',
+  version: '1',
+  system: 'Answer briefly.',
+  user: 'Who waited for Odysseus?',
+  variables: {},
+};
 
 const servers: FlavouredServer[] = [];
 const pools: { dispose(): Promise<void> }[] = [];
@@ -46,11 +56,20 @@ describe('models endpoint test makes one authenticated call per role', () => {
     const server = await serve({ flavour: 'llama-server', apiKey: KEY });
     const wrong = await probeEndpoint(config(server, { apiKey: `${KEY}-old` }));
     // The model list answered (it is public there); the completion did not.
-    expect(wrong).toMatchObject({ ok: false, servedModels: ['qwen3-8b'], modelServed: true, roleCall: { role: 'generation', ok: false } });
+    expect(wrong).toMatchObject({
+      ok: false,
+      servedModels: ['qwen3-8b'],
+      modelServed: true,
+      roleCall: { role: 'generation', ok: false },
+    });
     expect(wrong.error).toMatch(/401.*Invalid API Key/);
     expect(wrong.error).not.toContain(KEY);
     const right = await probeEndpoint(config(server, { apiKey: KEY }));
-    expect(right).toMatchObject({ ok: true, error: null, roleCall: { ok: true, what: 'a one-token completion answered' } });
+    expect(right).toMatchObject({
+      ok: true,
+      error: null,
+      roleCall: { ok: true, what: 'a one-token completion answered' },
+    });
     expect(server.chats.at(-1)?.body).toMatchObject({ max_tokens: 1 });
   });
 
@@ -67,7 +86,9 @@ describe('models endpoint test makes one authenticated call per role', () => {
 
   it("connecting with a wrong key fails on /props' 401 instead of taking the server for another kind", async () => {
     const server = await serve({ flavour: 'llama-server', apiKey: KEY });
-    const error = (await OpenAiLlm.create(config(server, { apiKey: 'sk-wrong' })).catch((e: unknown) => e)) as PolyhopError;
+    const error = (await OpenAiLlm.create(config(server, { apiKey: 'sk-wrong' })).catch(
+      (e: unknown) => e,
+    )) as PolyhopError;
     expect(error).toBeInstanceOf(PolyhopError);
     expect(error.message).toMatch(/reading \/props: .*HTTP 401.*Invalid API Key/);
     const llm = await OpenAiLlm.create(config(server, { apiKey: KEY }));
@@ -102,23 +123,30 @@ describe('a slow or busy server is waited for, not dropped', () => {
 
   // llama-server answers 503 in more wordings than "Loading model" (and a proxy in front says
   // "Service Unavailable"): each is the server being unavailable for now, not dead.
-  it.each(['generation', 'embedding'] as const)('%s: a 503 in no busy wording is waited out, not taken for a dead server', async (role) => {
-    const server = await serve({ flavour: 'llama-server', embeddings: true });
-    const notices: string[] = [];
-    const options = { allDownWaitMs: 1000, onNotice: (n: EndpointNotice) => notices.push(n.message) };
-    const endpoint = config(server, { role });
-    const model = role === 'generation' ? await pool([endpoint], options) : await PooledEmbedder.create([endpoint], { healthIntervalMs: 60_000, ...options });
-    pools.push(model);
-    server.busy(1, { status: 503, message: 'Service Unavailable' });
-    server.busy(1, { status: 503, message: 'Service Unavailable', retryAfter: '1' });
-    if (model instanceof PooledLlm) await expect(model.generateText(PROMPT, { maxTokens: 8 })).resolves.toMatchObject({ text: 'An answer.' });
-    else expect(await model.embed(['Penelope waited.'])).toHaveLength(1);
-    expect(notices).toEqual([
-      expect.stringMatching(/gpu1 is busy .*HTTP 503.*Service Unavailable.*asking again in 1 s$/),
-      expect.stringMatching(/gpu1 is busy .*HTTP 503.*asking again in 1 s as it asked \(Retry-After\)/),
-    ]);
-    expect(model.status()[0]).toMatchObject({ health: 'up', failures: 0 });
-  });
+  it.each(['generation', 'embedding'] as const)(
+    '%s: a 503 in no busy wording is waited out, not taken for a dead server',
+    async (role) => {
+      const server = await serve({ flavour: 'llama-server', embeddings: true });
+      const notices: string[] = [];
+      const options = { allDownWaitMs: 1000, onNotice: (n: EndpointNotice) => notices.push(n.message) };
+      const endpoint = config(server, { role });
+      const model =
+        role === 'generation'
+          ? await pool([endpoint], options)
+          : await PooledEmbedder.create([endpoint], { healthIntervalMs: 60_000, ...options });
+      pools.push(model);
+      server.busy(1, { status: 503, message: 'Service Unavailable' });
+      server.busy(1, { status: 503, message: 'Service Unavailable', retryAfter: '1' });
+      if (model instanceof PooledLlm)
+        await expect(model.generateText(PROMPT, { maxTokens: 8 })).resolves.toMatchObject({ text: 'An answer.' });
+      else expect(await model.embed(['Penelope waited.'])).toHaveLength(1);
+      expect(notices).toEqual([
+        expect.stringMatching(/gpu1 is busy .*HTTP 503.*Service Unavailable.*asking again in 1 s$/),
+        expect.stringMatching(/gpu1 is busy .*HTTP 503.*asking again in 1 s as it asked \(Retry-After\)/),
+      ]);
+      expect(model.status()[0]).toMatchObject({ health: 'up', failures: 0 });
+    },
+  );
 
   it('gives up after busyWaitMs in all, as a busy failure, the endpoint still in', async () => {
     const server = await serve({ flavour: 'ollama' });
@@ -130,7 +158,7 @@ describe('a slow or busy server is waited for, not dropped', () => {
     expect(llm.status()[0]).toMatchObject({ health: 'up', failures: 0 });
   });
 
-  it("caps calls in flight to the slots llama-server reports (its default 4), whatever the concurrency says", async () => {
+  it('caps calls in flight to the slots llama-server reports (its default 4), whatever the concurrency says', async () => {
     const two = await serve({ flavour: 'llama-server', slots: 2 });
     const capped = await pool([config(two, { concurrency: 8 })]);
     expect(capped.parallelism).toBe(2);
@@ -148,11 +176,19 @@ describe('an embedding waits for the first byte as long as a generation does', (
     // Each request holds the one slot 700 ms; the stall time is 300 ms.
     const server = await serve({ flavour: 'llama-server', embeddings: true, slots: 1, workMs: 700 });
     const endpoint = config(server, { role: 'embedding' });
-    const embedder = await PooledEmbedder.create([endpoint], { healthIntervalMs: 60_000, allDownWaitMs: 1000, stallMs: 300 });
+    const embedder = await PooledEmbedder.create([endpoint], {
+      healthIntervalMs: 60_000,
+      allDownWaitMs: 1000,
+      stallMs: 300,
+    });
     pools.push(embedder);
     // Two other clients take the slot and the queue first.
     const others = [1, 2].map(() =>
-      fetch(`${server.baseUrl}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-8b', input: ['Ithaca'] }) }),
+      fetch(`${server.baseUrl}/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'qwen3-8b', input: ['Ithaca'] }),
+      }),
     );
     // The probe at connect time, then the two others, are in before this one.
     await vi.waitFor(() => expect(server.requests.filter((r) => r.startsWith('POST /v1/embeddings'))).toHaveLength(3));
@@ -164,7 +200,9 @@ describe('an embedding waits for the first byte as long as a generation does', (
 
   it('a reply that starts and then goes quiet past stallMs is a stall (an endpoint failure)', async () => {
     const server = await serve({ flavour: 'llama-server', embeddings: true, embeddingBodyStallMs: 3000 });
-    const error = await OpenAiEmbedder.create(config(server, { role: 'embedding' }), { stallMs: 300 }).catch((e: unknown) => e);
+    const error = await OpenAiEmbedder.create(config(server, { role: 'embedding' }), { stallMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect(isEndpointFailure(error)).toBe(true);
     expect((error as PolyhopError).message).toMatch(/no data for 300 ms after the reply started/);
   });
@@ -178,14 +216,19 @@ describe('a job started while the server loads waits for it, and says so', () =>
     const creating = pool([config(server)], { allDownWaitMs: 20_000, onNotice: (n) => notices.push(n.message) });
     setTimeout(() => server.ready(), 1500);
     const llm = await creating;
-    expect(notices[0]).toMatch(/No generation endpoint answers yet \(gpu1: .*HTTP 503.*Loading model\); waiting up to \d+ s more/);
+    expect(notices[0]).toMatch(
+      /No generation endpoint answers yet \(gpu1: .*HTTP 503.*Loading model\); waiting up to \d+ s more/,
+    );
     await expect(llm.generateText(PROMPT, { maxTokens: 8 })).resolves.toMatchObject({ text: 'An answer.' });
   });
 
   it('vLLM refusing connections until its API server listens', async () => {
     const port = await refusedPort();
     const notices: string[] = [];
-    const creating = pool([config({ baseUrl: `http://127.0.0.1:${port}/v1` })], { allDownWaitMs: 20_000, onNotice: (n) => notices.push(n.message) });
+    const creating = pool([config({ baseUrl: `http://127.0.0.1:${port}/v1` })], {
+      allDownWaitMs: 20_000,
+      onNotice: (n) => notices.push(n.message),
+    });
     setTimeout(() => void serve({ flavour: 'vllm', port }), 1500);
     const llm = await creating;
     expect(notices.length).toBeGreaterThan(0);
@@ -194,13 +237,18 @@ describe('a job started while the server loads waits for it, and says so', () =>
 
   it('a server that never comes up fails after allDownWaitMs, naming it', async () => {
     const port = await refusedPort();
-    const error = (await pool([config({ baseUrl: `http://127.0.0.1:${port}/v1` })], { allDownWaitMs: 1200 }).catch((e: unknown) => e)) as PolyhopError;
+    const error = (await pool([config({ baseUrl: `http://127.0.0.1:${port}/v1` })], { allDownWaitMs: 1200 }).catch(
+      (e: unknown) => e,
+    )) as PolyhopError;
     expect(error.message).toMatch(/No generation endpoint answers: gpu1/);
   });
 });
 
 describe('servers that report no context size', () => {
-  const long: RenderedPrompt = { ...PROMPT, user: `${'Penelope waited for Odysseus in Ithaca . '.repeat(120)}Who waited?` };
+  const long: RenderedPrompt = {
+    ...PROMPT,
+    user: `${'Penelope waited for Odysseus in Ithaca . '.repeat(120)}Who waited?`,
+  };
 
   it('Ollama cutting a prompt to its num_ctx is caught from prompt_tokens, and its context learned', async () => {
     const server = await serve({ flavour: 'ollama', numCtx: 256 });
@@ -210,7 +258,9 @@ describe('servers that report no context size', () => {
     const error = (await llm.generateText(long, { maxTokens: 8 }).catch((e: unknown) => e)) as PolyhopError;
     expect(server.truncatedInputs).toBe(1);
     expect(error.code).toBe('BAD_INPUT');
-    expect(error.message).toMatch(/read 256 prompt tokens of about \d+: the server cut the prompt .*OLLAMA_CONTEXT_LENGTH/);
+    expect(error.message).toMatch(
+      /read 256 prompt tokens of about \d+: the server cut the prompt .*OLLAMA_CONTEXT_LENGTH/,
+    );
     expect(llm.contextTokens).toBe(256);
     expect(llm.status()[0]).toMatchObject({ health: 'up', failures: 0 });
   });
@@ -232,7 +282,11 @@ describe('each server gets the budget field it reads', () => {
       const server = await serve({ flavour });
       await (await OpenAiLlm.create(config(server))).generateText(PROMPT, { maxTokens: 8 });
       const body = server.chats[0]?.body ?? {};
-      expect([flavour, 'max_completion_tokens' in body, 'max_tokens' in body]).toEqual([flavour, flavour === 'vllm', flavour !== 'vllm']);
+      expect([flavour, 'max_completion_tokens' in body, 'max_tokens' in body]).toEqual([
+        flavour,
+        flavour === 'vllm',
+        flavour !== 'vllm',
+      ]);
     }
   });
 });

@@ -1,9 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { decodeRate, formatAbout, inferenceSeconds, type GpuThroughput } from '../../../src-main/engine/models/gpuThroughput.js';
+import {
+  decodeRate,
+  formatAbout,
+  inferenceSeconds,
+  type GpuThroughput,
+} from '../../../src-main/engine/models/gpuThroughput.js';
 import { SimulatedGpu } from '../../support/SimulatedGpu.js';
 
 // Round figures so the expected times can be worked out by hand.
-const GPU: GpuThroughput = { gpu: 'test', measuredWith: 'test', source: 'test', promptTokensPerSecond: 1000, decodeTokensPerSecond: [100, 150, 180, 200] };
+const GPU: GpuThroughput = {
+  gpu: 'test',
+  measuredWith: 'test',
+  source: 'test',
+  promptTokensPerSecond: 1000,
+  decodeTokensPerSecond: [100, 150, 180, 200],
+};
 
 describe('inferenceSeconds', () => {
   it('times prompts at the prompt rate and replies at the batched decode rate', () => {
@@ -28,7 +39,10 @@ describe('SimulatedGpu (on a fake clock)', () => {
     vi.useRealTimers();
   });
 
-  async function finishTimes(gpu: SimulatedGpu, calls: { prompt: number; output: number; at?: number }[]): Promise<number[]> {
+  async function finishTimes(
+    gpu: SimulatedGpu,
+    calls: { prompt: number; output: number; at?: number }[],
+  ): Promise<number[]> {
     const start = performance.now();
     const times: number[] = [];
     const runs = calls.map(async (c, i) => {
@@ -47,7 +61,10 @@ describe('SimulatedGpu (on a fake clock)', () => {
   });
 
   it('decodes parallel calls in one batch: each slower, all together faster than one after another', async () => {
-    const times = await finishTimes(new SimulatedGpu(GPU), Array.from({ length: 4 }, () => ({ prompt: 0, output: 200 })));
+    const times = await finishTimes(
+      new SimulatedGpu(GPU),
+      Array.from({ length: 4 }, () => ({ prompt: 0, output: 200 })),
+    );
     // 4 sequences decode at 200 t/s in all, 50 each: 200 tokens take 4 s (serially: 8 s).
     for (const t of times) expect(t).toBeCloseTo(4, 2);
   });

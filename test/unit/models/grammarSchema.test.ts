@@ -10,7 +10,13 @@ import {
 describe('zod → node-llama-cpp grammar schema', () => {
   it('keeps what the grammar supports and drops $schema', () => {
     const { json, grammar } = zodJsonSchema(
-      z.object({ name: z.string().min(1).max(20), kind: z.enum(['a', 'b']), tags: z.array(z.string()).max(3), ok: z.boolean(), lit: z.literal('x') }),
+      z.object({
+        name: z.string().min(1).max(20),
+        kind: z.enum(['a', 'b']),
+        tags: z.array(z.string()).max(3),
+        ok: z.boolean(),
+        lit: z.literal('x'),
+      }),
     );
     expect(json.$schema).toBeUndefined();
     expect(grammar).toEqual({
@@ -26,7 +32,11 @@ describe('zod → node-llama-cpp grammar schema', () => {
   });
 
   it('makes optional properties nullable in the grammar and drops those nulls before validation', () => {
-    const schema = z.object({ a: z.string().optional(), b: z.string().nullable(), c: z.object({ d: z.number().optional() }).optional() });
+    const schema = z.object({
+      a: z.string().optional(),
+      b: z.string().nullable(),
+      c: z.object({ d: z.number().optional() }).optional(),
+    });
     const { json, grammar } = zodJsonSchema(schema);
     const props = grammar.properties as Record<string, unknown>;
     expect(props.a).toEqual({ oneOf: [{ type: 'string' }, { type: 'null' }] });
@@ -54,7 +64,12 @@ describe('zod → node-llama-cpp grammar schema', () => {
     expect(p.i).toEqual({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
     expect(p.any?.oneOf).toHaveLength(3);
     expect(p.rec).toEqual({ type: 'object', properties: {}, additionalProperties: { type: 'number' } });
-    expect(p.tup).toEqual({ type: 'array', minItems: 2, maxItems: 2, prefixItems: [{ type: 'string' }, { type: 'boolean' }] });
+    expect(p.tup).toEqual({
+      type: 'array',
+      minItems: 2,
+      maxItems: 2,
+      prefixItems: [{ type: 'string' }, { type: 'boolean' }],
+    });
     expect(p.email).toEqual({ type: 'string' }); // pattern/format left to zod
     expect(p.day).toEqual({ type: 'string', format: 'date' });
   });
@@ -71,15 +86,28 @@ describe('zod → node-llama-cpp grammar schema', () => {
       name: string;
       children: Node[];
     }
-    const node: z.ZodType<Node> = z.object({ name: z.string(), get children() { return z.array(node); } });
+    const node: z.ZodType<Node> = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(node);
+      },
+    });
     const g = zodJsonSchema(node).grammar;
     expect(g.$ref).toBe('#/$defs/__root');
     const root = (g.$defs as Record<string, Record<string, unknown>>).__root as Record<string, unknown>;
-    expect((root.properties as Record<string, unknown>).children).toEqual({ type: 'array', items: { $ref: '#/$defs/__root' } });
+    expect((root.properties as Record<string, unknown>).children).toEqual({
+      type: 'array',
+      items: { $ref: '#/$defs/__root' },
+    });
   });
 
   it('keeps named $defs', () => {
-    const g = toGrammarSchema({ type: 'object', properties: { a: { $ref: '#/$defs/X' } }, required: ['a'], $defs: { X: { type: 'string' } } });
+    const g = toGrammarSchema({
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/X' } },
+      required: ['a'],
+      $defs: { X: { type: 'string' } },
+    });
     expect(g).toEqual({ type: 'object', properties: { a: { $ref: '#/$defs/X' } }, $defs: { X: { type: 'string' } } });
   });
 
@@ -93,7 +121,10 @@ describe('zod → node-llama-cpp grammar schema', () => {
       type: 'object',
       properties: {
         pair: { enum: ['P1', 'P2'] },
-        items: { type: 'array', items: { type: 'object', properties: { a: { type: 'string', enum: ['Ann', '뽑기'] } } } },
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { a: { type: 'string', enum: ['Ann', '뽑기'] } } },
+        },
       },
     };
     const spellable = (text: string) => !text.includes('뽑');

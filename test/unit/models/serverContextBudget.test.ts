@@ -16,7 +16,13 @@ import { startFlavouredServer, type FlavouredServer } from '../../support/flavou
  * endpoint's status says whether its reported context (vLLM `max_model_len`, llama-server's
  * per-slot `n_ctx`) holds the evidence the strategies need.
  */
-const PROMPT: RenderedPrompt = { name: 'qa/answer', version: '1', system: 'Answer in JSON.', user: 'Who was the wife of Odysseus?', variables: {} };
+const PROMPT: RenderedPrompt = {
+  name: 'qa/answer',
+  version: '1',
+  system: 'Answer in JSON.',
+  user: 'Who was the wife of Odysseus?',
+  variables: {},
+};
 const schema = z.object({ answer: z.string() });
 const settings = resolveQaSettings();
 
@@ -29,11 +35,32 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function connect(flavour: 'vllm' | 'llama-server', thought: string | null, contextTokens: number): Promise<{ llm: CachingLlm; pool: PooledLlm }> {
-  server = await startFlavouredServer({ flavour, model: 'qwen3-8b', thought, contextTokens, answer: () => '{"answer":"Penelope"}' });
-  pool = await PooledLlm.create([endpointConfigSchema.parse({ id: 'gpu1', role: 'generation', baseUrl: server.baseUrl, model: 'qwen3-8b', concurrency: 4 })], {
-    contextNeed: (reasons) => largestContextNeed(settings, reasons),
+async function connect(
+  flavour: 'vllm' | 'llama-server',
+  thought: string | null,
+  contextTokens: number,
+): Promise<{ llm: CachingLlm; pool: PooledLlm }> {
+  server = await startFlavouredServer({
+    flavour,
+    model: 'qwen3-8b',
+    thought,
+    contextTokens,
+    answer: () => '{"answer":"Penelope"}',
   });
+  pool = await PooledLlm.create(
+    [
+      endpointConfigSchema.parse({
+        id: 'gpu1',
+        role: 'generation',
+        baseUrl: server.baseUrl,
+        model: 'qwen3-8b',
+        concurrency: 4,
+      }),
+    ],
+    {
+      contextNeed: (reasons) => largestContextNeed(settings, reasons),
+    },
+  );
   return { llm: new CachingLlm(pool, { store: new MemoryCallCacheStore() }), pool };
 }
 
@@ -51,14 +78,21 @@ describe('evidence budget on an inference server', () => {
   it("llama-server's template says the model reasons: the first question's evidence budget already keeps the reasoning budget out", async () => {
     const { llm } = await connect('llama-server', 'Penelope married Odysseus , king of Ithaca .', 16_384);
     expect(llm.reasons).toBe(true);
-    expect(evidenceBudget(settings, llm.contextTokens, llm.reasons === true)).toBe(16_384 - Math.max(settings.shared.answerMaxTokens, settings.shared.stepMaxTokens) - PROMPT_ROOM_TOKENS - settings.shared.reasoningMaxTokens);
+    expect(evidenceBudget(settings, llm.contextTokens, llm.reasons === true)).toBe(
+      16_384 -
+        Math.max(settings.shared.answerMaxTokens, settings.shared.stepMaxTokens) -
+        PROMPT_ROOM_TOKENS -
+        settings.shared.reasoningMaxTokens,
+    );
   });
 
   it('a model that does not reason keeps the whole context for evidence', async () => {
     const { llm } = await connect('vllm', null, 16_384);
     await llm.generateJson(PROMPT, schema, { reasoningTokens: 256 });
     expect(llm.reasons).toBe(false);
-    expect(evidenceBudget(settings, llm.contextTokens, llm.reasons === true)).toBe(16_384 - Math.max(settings.shared.answerMaxTokens, settings.shared.stepMaxTokens) - PROMPT_ROOM_TOKENS);
+    expect(evidenceBudget(settings, llm.contextTokens, llm.reasons === true)).toBe(
+      16_384 - Math.max(settings.shared.answerMaxTokens, settings.shared.stepMaxTokens) - PROMPT_ROOM_TOKENS,
+    );
   });
 
   it("each endpoint's status says whether its reported context holds the strategies' evidence, and what to start it with", async () => {
@@ -71,6 +105,8 @@ describe('evidence budget on an inference server', () => {
     await pool?.dispose();
     await server?.close();
     const large = await connect('vllm', null, 2 * need);
-    expect(large.pool.status()[0]?.context).toContain(`holds the ${need.toLocaleString('en-US')} the strategies' evidence needs`);
+    expect(large.pool.status()[0]?.context).toContain(
+      `holds the ${need.toLocaleString('en-US')} the strategies' evidence needs`,
+    );
   });
 });

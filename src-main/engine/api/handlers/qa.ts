@@ -229,7 +229,8 @@ function vectorsMissing(kb: string, strategy: StrategyName, rows: number): Polyh
   return new PolyhopError(
     'CONFLICT',
     `"${kb}" has no vectors yet (${rows} rows; it was imported without an embedding model), and ${strategy} retrieves by vector similarity. ` +
-      `Choose an embedding model (Models screen, or \`polyhop models use embedding PATH\`), then embed the knowledge base (Embed on the Corpus screen, or \`polyhop kb reembed ${kb}\`). ` +
+      'Choose an embedding model (Models screen, or `polyhop models use embedding PATH`), ' +
+      `then embed the knowledge base (Embed on the Corpus screen, or \`polyhop kb reembed ${kb}\`). ` +
       'Browsing, search by name, SPARQL and export work meanwhile.',
     { details: { kb, strategy, missingVectors: rows } },
   );

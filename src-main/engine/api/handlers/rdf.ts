@@ -73,8 +73,11 @@ export function beyondViewLimit(error: unknown, kb: string, storeConfigured: boo
   if (!(error instanceof PolyhopError) || error.code !== 'UNSUPPORTED' || error.details.maxQuads === undefined)
     return error;
   const next = storeConfigured
-    ? `publish it to its SPARQL store (\`polyhop store publish --kb "${kb}"\`, or Publish on the SPARQL screen) and query the store there (\`polyhop sparql --store\`)`
-    : `publish it to an external SPARQL store (configure one with \`polyhop store set --kb "${kb}" --query-url …\` or on the SPARQL screen, then publish) and query it there, or export it`;
+    ? `publish it to its SPARQL store (\`polyhop store publish --kb "${kb}"\`, or Publish on the SPARQL screen) ` +
+      'and query the store there (`polyhop sparql --store`)'
+    : 'publish it to an external SPARQL store ' +
+      `(configure one with \`polyhop store set --kb "${kb}" --query-url …\` or on the SPARQL screen, then publish) ` +
+      'and query it there, or export it';
   return new PolyhopError('UNSUPPORTED', `${error.message.split(';')[0]}; ${next}`, {
     details: { ...error.details, storeConfigured },
     cause: error,

@@ -121,7 +121,8 @@ export class PdfAnnotationReader {
       if (lines.length === 0) continue;
       if (lines.length > this.#maxPerPage)
         this.notes.push(
-          `page ${page}: ${count(lines.length - this.#maxPerPage)} of ${count(lines.length)} annotation and form-field texts left out (at most ${count(this.#maxPerPage)} a page)`,
+          `page ${page}: ${count(lines.length - this.#maxPerPage)} of ${count(lines.length)} ` +
+            `annotation and form-field texts left out (at most ${count(this.#maxPerPage)} a page)`,
         );
       this.#byPage.set(page, lines.slice(0, this.#maxPerPage));
     }

@@ -16,7 +16,9 @@ export const migration0004: Migration = {
   up(db: Database): void {
     const rows = db
       .prepare(
-        `SELECT t.id, s.name AS source, t.relation, o.name AS target FROM triples t JOIN entities s ON s.id = t.source_id JOIN entities o ON o.id = t.target_id WHERE t.id IN (SELECT rowid FROM fts_triple)`,
+        `SELECT t.id, s.name AS source, t.relation, o.name AS target FROM triples t
+         JOIN entities s ON s.id = t.source_id JOIN entities o ON o.id = t.target_id
+         WHERE t.id IN (SELECT rowid FROM fts_triple)`,
       )
       .all() as { id: number; source: string; relation: string; target: string }[];
     const remove = db.prepare('DELETE FROM fts_triple WHERE rowid = ?');

@@ -25,7 +25,8 @@ export const migration0005: Migration = {
       CREATE INDEX chunks_not_english ON chunks (id) WHERE ${sqlNotEnglish('language')};
     `);
     const page = db.prepare(
-      'SELECT id, text, language, english_text AS englishText FROM chunks c WHERE id > ? AND EXISTS (SELECT 1 FROM fts_chunk WHERE rowid = c.id) ORDER BY id LIMIT 1000',
+      `SELECT id, text, language, english_text AS englishText FROM chunks c
+       WHERE id > ? AND EXISTS (SELECT 1 FROM fts_chunk WHERE rowid = c.id) ORDER BY id LIMIT 1000`,
     );
     const remove = db.prepare('DELETE FROM fts_chunk WHERE rowid = ?');
     const english = db.prepare('INSERT INTO fts_chunk (rowid, text) VALUES (?, ?)');

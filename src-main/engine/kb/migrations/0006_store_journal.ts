@@ -38,16 +38,19 @@ export const migration0006: Migration = {
       CREATE INDEX store_journal_record ON store_journal (kind, record_id);
 
       CREATE TRIGGER store_documents_ins AFTER INSERT ON documents WHEN ${tracking} BEGIN ${note('document', 'NEW.id')} END;
-      CREATE TRIGGER store_documents_upd AFTER UPDATE OF path, title, hash, mime, language ON documents WHEN ${tracking} BEGIN ${note('document', 'NEW.id')} END;
+      CREATE TRIGGER store_documents_upd AFTER UPDATE OF path, title, hash, mime, language ON documents
+        WHEN ${tracking} BEGIN ${note('document', 'NEW.id')} END;
       CREATE TRIGGER store_documents_del AFTER DELETE ON documents WHEN ${tracking} BEGIN ${note('document', 'OLD.id')} END;
       CREATE TRIGGER store_chunks_ins AFTER INSERT ON chunks WHEN ${tracking} BEGIN ${note('document', 'NEW.document_id')} END;
-      CREATE TRIGGER store_chunks_upd AFTER UPDATE ON chunks WHEN ${tracking} BEGIN ${note('document', 'NEW.document_id')} ${note('document', 'OLD.document_id')} END;
+      CREATE TRIGGER store_chunks_upd AFTER UPDATE ON chunks
+        WHEN ${tracking} BEGIN ${note('document', 'NEW.document_id')} ${note('document', 'OLD.document_id')} END;
       CREATE TRIGGER store_chunks_del AFTER DELETE ON chunks WHEN ${tracking} BEGIN ${note('document', 'OLD.document_id')} END;
       CREATE TRIGGER store_entities_ins AFTER INSERT ON entities WHEN ${tracking} BEGIN ${note('entity', 'NEW.id')} END;
       CREATE TRIGGER store_entities_upd AFTER UPDATE OF name, type, summary ON entities WHEN ${tracking} BEGIN ${note('entity', 'NEW.id')} END;
       CREATE TRIGGER store_entities_del AFTER DELETE ON entities WHEN ${tracking} BEGIN ${note('entity', 'OLD.id')} END;
       CREATE TRIGGER store_aliases_ins AFTER INSERT ON entity_aliases WHEN ${tracking} BEGIN ${note('entity', 'NEW.entity_id')} END;
-      CREATE TRIGGER store_aliases_upd AFTER UPDATE ON entity_aliases WHEN ${tracking} BEGIN ${note('entity', 'NEW.entity_id')} ${note('entity', 'OLD.entity_id')} END;
+      CREATE TRIGGER store_aliases_upd AFTER UPDATE ON entity_aliases
+        WHEN ${tracking} BEGIN ${note('entity', 'NEW.entity_id')} ${note('entity', 'OLD.entity_id')} END;
       CREATE TRIGGER store_aliases_del AFTER DELETE ON entity_aliases WHEN ${tracking} BEGIN ${note('entity', 'OLD.entity_id')} END;
       -- A triple is published with both its entities (deleted and rewritten with them).
       CREATE TRIGGER store_triples_ins AFTER INSERT ON triples WHEN ${tracking} BEGIN ${note('entity', 'NEW.source_id')} ${note('entity', 'NEW.target_id')} END;

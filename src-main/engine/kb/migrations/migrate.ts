@@ -61,7 +61,8 @@ export function assertSupportedVersion(current: number, file: string): void {
   if (current > LATEST_SCHEMA_VERSION) {
     throw new PolyhopError(
       'UNSUPPORTED',
-      `${file}: this knowledge base was written by a newer Polyhop (schema v${current}; this version reads up to v${LATEST_SCHEMA_VERSION}). Update Polyhop to open it.`,
+      `${file}: this knowledge base was written by a newer Polyhop ` +
+        `(schema v${current}; this version reads up to v${LATEST_SCHEMA_VERSION}). Update Polyhop to open it.`,
       { details: { file, schemaVersion: current, supported: LATEST_SCHEMA_VERSION } },
     );
   }

@@ -138,7 +138,8 @@ function blankLabel(label: string): string {
 
 // Turtle's PN_LOCAL, restricted to what minted IRIs use (no backslash escapes).
 const BASE =
-  'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
+  'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F' +
+  '\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
 const CHARS = `${BASE}_\\-0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040`;
 const PLX = '%[0-9A-Fa-f]{2}';
 // The grammar's ranges include combining marks and ZWNJ/ZWJ on purpose.

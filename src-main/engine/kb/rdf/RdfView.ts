@@ -283,7 +283,10 @@ export class RdfView {
       const estimate = estimateQuads(await this.#source.recordCounts());
       if (!current()) return await this.#overtaken();
       if (estimate > this.#options.maxQuads) {
-        const message = `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory and this knowledge base makes about ${estimate.toLocaleString('en')}; publish it to an external SPARQL store and query it there, or export it (Turtle, N-Triples) for a dedicated triple store`;
+        const message =
+          `the RDF view holds at most ${this.#options.maxQuads.toLocaleString('en')} statements in memory ` +
+          `and this knowledge base makes about ${estimate.toLocaleString('en')}; publish it to an external SPARQL store ` +
+          'and query it there, or export it (Turtle, N-Triples) for a dedicated triple store';
         this.#setStatus({ state: 'error', triples: 0, message });
         throw new PolyhopError('UNSUPPORTED', `RDF view: ${message}`, {
           details: { estimate, maxQuads: this.#options.maxQuads },

@@ -109,7 +109,8 @@ export function checkedSparql(
   if (fn !== null) {
     throw new PolyhopError(
       'BAD_INPUT',
-      `sparql: function ${fn} is not a SPARQL built-in; a store may run it as a procedure that writes or executes, so it is refused unless allowUpdate is set; ${readOnlyWhy}`,
+      `sparql: function ${fn} is not a SPARQL built-in; a store may run it as a procedure that writes or executes, ` +
+        `so it is refused unless allowUpdate is set; ${readOnlyWhy}`,
       { details: { form, function: fn } },
     );
   }

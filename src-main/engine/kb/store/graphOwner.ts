@@ -48,11 +48,15 @@ export async function claimGraph(
 ): Promise<void> {
   const current = await graphOwner(client, options);
   if (current?.id === owner.id && current.name === owner.name) return;
-  const takeOverHint = `Give "${owner.name}" a graph of its own (\`polyhop store set --kb "${owner.name}" --graph IRI …\`), or take the graph over deliberately (\`polyhop store publish --kb "${owner.name}" --take-over\`, or Take over in the Graph screen's store panel)`;
+  const takeOverHint =
+    `Give "${owner.name}" a graph of its own (\`polyhop store set --kb "${owner.name}" --graph IRI …\`), ` +
+    `or take the graph over deliberately (\`polyhop store publish --kb "${owner.name}" --take-over\`, ` +
+    "or Take over in the Graph screen's store panel)";
   if (current && current.id !== owner.id && !takeOver) {
     throw new PolyhopError(
       'CONFLICT',
-      `store: graph <${client.graphIri}> belongs to the knowledge base "${current.name}" (id ${current.id}), not to "${owner.name}"; writing into it would replace that knowledge base's statements. ${takeOverHint}`,
+      `store: graph <${client.graphIri}> belongs to the knowledge base "${current.name}" (id ${current.id}), ` +
+        `not to "${owner.name}"; writing into it would replace that knowledge base's statements. ${takeOverHint}`,
       { details: { graphIri: client.graphIri, ownerId: current.id, ownerName: current.name } },
     );
   }
@@ -61,7 +65,9 @@ export async function claimGraph(
     if (statements > 0)
       throw new PolyhopError(
         'CONFLICT',
-        `store: graph <${client.graphIri}> already holds ${statements} statements that no knowledge base claims (written by another tool, or by a Polyhop that did not record owners) and "${owner.name}" never published there; writing into it would replace them. ${takeOverHint}`,
+        `store: graph <${client.graphIri}> already holds ${statements} statements that no knowledge base claims ` +
+          `(written by another tool, or by a Polyhop that did not record owners) and "${owner.name}" never published there; ` +
+          `writing into it would replace them. ${takeOverHint}`,
         { details: { graphIri: client.graphIri, statements } },
       );
   }

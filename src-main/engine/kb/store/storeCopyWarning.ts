@@ -18,7 +18,9 @@ export function storeCopyWarning(kb: string, sync: StoreSyncView, syncRunning: b
     ? 'a sync is running now'
     : `\`polyhop store ${sync.fullNeeded ? 'publish' : 'sync'} --kb "${kb}"\` brings it up to date`;
   const what: Record<StoreCopyWarning['state'], string> = {
-    partial: `the store's copy of "${kb}" is incomplete: its last ${sync.fullNeeded ? 'publish' : 'sync'} stopped before it completed (${sync.lastError ?? ''})`,
+    partial:
+      `the store's copy of "${kb}" is incomplete: ` +
+      `its last ${sync.fullNeeded ? 'publish' : 'sync'} stopped before it completed (${sync.lastError ?? ''})`,
     unpublished: `"${kb}" was never published completely to this store: its graph may be empty or another's`,
     stale: sync.fullNeeded
       ? `"${kb}" changed since it was published (a full publish is due)`

@@ -15,12 +15,17 @@ export interface EmbeddingPrefixes {
  */
 export function detectEmbeddingPrefixes(names: readonly string[]): EmbeddingPrefixes {
   const name = names.join(' ').toLowerCase();
-  if (/(^|[^a-z0-9])e5([^a-z0-9]|$)/.test(name) && !name.includes('instruct')) return { query: 'query: ', passage: 'passage: ' };
+  if (/(^|[^a-z0-9])e5([^a-z0-9]|$)/.test(name) && !name.includes('instruct'))
+    return { query: 'query: ', passage: 'passage: ' };
   if (name.includes('nomic-embed')) return { query: 'search_query: ', passage: 'search_document: ' };
   return { query: '', passage: '' };
 }
 
-export function applyPrefix(texts: readonly string[], prefixes: EmbeddingPrefixes, purpose: EmbedPurpose = 'passage'): string[] {
+export function applyPrefix(
+  texts: readonly string[],
+  prefixes: EmbeddingPrefixes,
+  purpose: EmbedPurpose = 'passage',
+): string[] {
   const prefix = purpose === 'query' ? prefixes.query : prefixes.passage;
   return prefix ? texts.map((t) => prefix + t) : [...texts];
 }

@@ -97,13 +97,19 @@ export class EndpointPool<M extends EndpointModel> {
    * answers because every server is still starting (refusing connections, busy or loading: endpoint
    * failures, not refusals), it waits for one up to `allDownWaitMs`, saying so, as a running job does.
    */
-  static async create<M extends EndpointModel>(configs: readonly EndpointConfig[], options: EndpointPoolOptions<M>, signal?: AbortSignal): Promise<EndpointPool<M>> {
+  static async create<M extends EndpointModel>(
+    configs: readonly EndpointConfig[],
+    options: EndpointPoolOptions<M>,
+    signal?: AbortSignal,
+  ): Promise<EndpointPool<M>> {
     if (configs.length === 0) throw new PolyhopError('BAD_INPUT', 'An endpoint pool needs at least one endpoint');
     let settled = await Promise.allSettled(configs.map((c) => options.connect(c, signal)));
     const deadline = Date.now() + (options.allDownWaitMs ?? 120_000);
     let told = 0;
     for (let pause = BUSY_FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, 5_000)) {
-      const starting = settled.every((s) => s.status === 'rejected' && (isEndpointFailure(s.reason) || isEndpointBusy(s.reason)));
+      const starting = settled.every(
+        (s) => s.status === 'rejected' && (isEndpointFailure(s.reason) || isEndpointBusy(s.reason)),
+      );
       const left = deadline - Date.now();
       if (!starting || left <= 0 || signal?.aborted) break;
       const first = settled[0] as PromiseRejectedResult;
@@ -111,9 +117,11 @@ export class EndpointPool<M extends EndpointModel> {
       if (Date.now() - told >= 15_000) {
         told = Date.now();
         options.onNotice?.({
-        endpoint: configs[0]?.id ?? '',
-        role: configs[0]?.role ?? 'generation',
-          message: `No ${configs[0]?.role} endpoint answers yet (${configs[0]?.id}: ${errorText(first.reason)}); waiting up to ${Math.ceil(left / 1000)} s more for one to start`,
+          endpoint: configs[0]?.id ?? '',
+          role: configs[0]?.role ?? 'generation',
+          message:
+            `No ${configs[0]?.role} endpoint answers yet (${configs[0]?.id}: ${errorText(first.reason)}); ` +
+            `waiting up to ${Math.ceil(left / 1000)} s more for one to start`,
         });
       }
       await sleep(Math.min(pause, left), signal);
@@ -122,7 +130,18 @@ export class EndpointPool<M extends EndpointModel> {
     const members: Member<M>[] = configs.map((config, i) => {
       const s = settled[i] as PromiseSettledResult<M>;
       const up = s.status === 'fulfilled';
-      return { config, model: up ? s.value : null, health: up ? 'up' : 'down', inFlight: 0, calls: 0, failures: up ? 0 : 1, lastError: up ? null : errorText(s.reason), checking: false, busyUntil: 0, notice: null };
+      return {
+        config,
+        model: up ? s.value : null,
+        health: up ? 'up' : 'down',
+        inFlight: 0,
+        calls: 0,
+        failures: up ? 0 : 1,
+        lastError: up ? null : errorText(s.reason),
+        checking: false,
+        busyUntil: 0,
+        notice: null,
+      };
     });
     const disposeAll = () => Promise.all(members.map((m) => m.model?.dispose()));
     if (signal?.aborted) {
@@ -133,14 +152,21 @@ export class EndpointPool<M extends EndpointModel> {
     const refused = settled.find((s) => s.status === 'rejected' && !isEndpointFailure(s.reason));
     if (up.length === 0) {
       if (refused?.status === 'rejected' && configs.length === 1) throw refused.reason;
-      throw new PolyhopError('MODEL_ERROR', `No ${configs[0]?.role} endpoint answers: ${describe(members)}`, { details: { endpoints: members.map((m) => m.config.id) } });
+      throw new PolyhopError('MODEL_ERROR', `No ${configs[0]?.role} endpoint answers: ${describe(members)}`, {
+        details: { endpoints: members.map((m) => m.config.id) },
+      });
     }
     const identities = new Set(up.map((m) => (m.model as M).identity));
     if (identities.size > 1) {
       await disposeAll();
-      throw new PolyhopError('BAD_INPUT', `The ${configs[0]?.role} endpoints serve different models, and one pool runs one model: ${up.map((m) => `${m.config.id} serves ${(m.model as M).servedModel} (${(m.model as M).identity})`).join('; ')}`, {
-        details: { endpoints: up.map((m) => ({ id: m.config.id, identity: (m.model as M).identity })) },
-      });
+      throw new PolyhopError(
+        'BAD_INPUT',
+        `The ${configs[0]?.role} endpoints serve different models, and one pool runs one model: ` +
+          up.map((m) => `${m.config.id} serves ${(m.model as M).servedModel} (${(m.model as M).identity})`).join('; '),
+        {
+          details: { endpoints: up.map((m) => ({ id: m.config.id, identity: (m.model as M).identity })) },
+        },
+      );
     }
     return new EndpointPool(members, (up[0]?.model as M).identity, options);
   }
@@ -153,7 +179,10 @@ export class EndpointPool<M extends EndpointModel> {
 
   /** Calls the pool can run at once: the slots of the endpoints in it (at least 1, so callers keep going while all are down). */
   get parallelism(): number {
-    return Math.max(1, this.#members.filter((m) => m.health !== 'down').reduce((n, m) => n + slotsOf(m), 0));
+    return Math.max(
+      1,
+      this.#members.filter((m) => m.health !== 'down').reduce((n, m) => n + slotsOf(m), 0),
+    );
   }
 
   /** Models of the endpoints that connected (e.g. for the smallest context of them). */
@@ -185,7 +214,11 @@ export class EndpointPool<M extends EndpointModel> {
    * endpoint out and runs it again elsewhere; when the endpoint is busy, pauses it and asks again
    * (see the class). `onRetry` is told before a call runs again.
    */
-  async run<T>(call: (model: M, signal?: AbortSignal) => Promise<T>, signal?: AbortSignal, onRetry?: () => void): Promise<T> {
+  async run<T>(
+    call: (model: M, signal?: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+    onRetry?: () => void,
+  ): Promise<T> {
     // A request that brings down every endpoint it meets must not go round for ever.
     const attempts = 2 * this.#members.length + 1;
     let failed = 0;
@@ -203,13 +236,21 @@ export class EndpointPool<M extends EndpointModel> {
           const wait = asked ?? pause;
           pause = Math.min(2 * pause, BUSY_MAX_PAUSE_MS);
           if (busyWaited + wait > this.#busyWaitMs) {
-            throw new PolyhopError('MODEL_ERROR', `Endpoint ${member.config.id} stayed busy (waited ${Math.round(busyWaited / 1000)} s in all): ${errorText(error)}`, {
-              details: { endpoint: member.config.id, busy: true },
-            });
+            throw new PolyhopError(
+              'MODEL_ERROR',
+              `Endpoint ${member.config.id} stayed busy (waited ${Math.round(busyWaited / 1000)} s in all): ${errorText(error)}`,
+              {
+                details: { endpoint: member.config.id, busy: true },
+              },
+            );
           }
           busyWaited += wait;
           member.busyUntil = Math.max(member.busyUntil, Date.now() + wait);
-          this.#notify(member, `${member.config.id} is busy (${errorText(error)}); asking again in ${Math.ceil(wait / 1000)} s${asked !== undefined ? ' as it asked (Retry-After)' : ''}`);
+          this.#notify(
+            member,
+            `${member.config.id} is busy (${errorText(error)}); ` +
+              `asking again in ${Math.ceil(wait / 1000)} s${asked !== undefined ? ' as it asked (Retry-After)' : ''}`,
+          );
           onRetry?.();
           continue;
         }
@@ -223,7 +264,9 @@ export class EndpointPool<M extends EndpointModel> {
         this.#wake();
       }
     }
-    throw new PolyhopError('MODEL_ERROR', `A call failed on ${attempts} endpoint attempts: ${errorText(last)}`, { details: { endpoints: this.#members.map((m) => m.config.id) } });
+    throw new PolyhopError('MODEL_ERROR', `A call failed on ${attempts} endpoint attempts: ${errorText(last)}`, {
+      details: { endpoints: this.#members.map((m) => m.config.id) },
+    });
   }
 
   async dispose(): Promise<void> {
@@ -239,7 +282,8 @@ export class EndpointPool<M extends EndpointModel> {
     let deadline: number | null = null;
     for (;;) {
       throwIfAborted(signal);
-      if (this.#disposed) throw new PolyhopError('MODEL_ERROR', 'The endpoint pool was closed (the endpoint settings changed)');
+      if (this.#disposed)
+        throw new PolyhopError('MODEL_ERROR', 'The endpoint pool was closed (the endpoint settings changed)');
       const usable = this.#members.filter((m) => m.health !== 'down' && m.model);
       const now = Date.now();
       const free = usable.filter((m) => m.inFlight < slotsOf(m) && m.busyUntil <= now);
@@ -256,9 +300,14 @@ export class EndpointPool<M extends EndpointModel> {
         deadline ??= Date.now() + this.#allDownWaitMs;
         const left = deadline - Date.now();
         if (left <= 0) {
-          throw new PolyhopError('MODEL_ERROR', `Every ${this.#members[0]?.config.role} endpoint is down (waited ${Math.round(this.#allDownWaitMs / 1000)} s for one to return): ${describe(this.#members)}`, {
-            details: { endpoints: this.#members.map((m) => ({ id: m.config.id, lastError: m.lastError })) },
-          });
+          throw new PolyhopError(
+            'MODEL_ERROR',
+            `Every ${this.#members[0]?.config.role} endpoint is down ` +
+              `(waited ${Math.round(this.#allDownWaitMs / 1000)} s for one to return): ${describe(this.#members)}`,
+            {
+              details: { endpoints: this.#members.map((m) => ({ id: m.config.id, lastError: m.lastError })) },
+            },
+          );
         }
         this.#checkDown();
         await this.#wait(signal, left);

@@ -8,7 +8,13 @@ import { detectEmbeddingPrefixes, type EmbeddingPrefixes } from '../embedders/em
 import { l2Normalise } from '../embedders/l2Normalise.js';
 import { poolWindowVectors } from '../embedders/pooledWindows.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_FIRST_BYTE_MS, DEFAULT_STALL_MS, endpointClient, readBodyWithin, withCallSignal } from './endpointClient.js';
+import {
+  DEFAULT_FIRST_BYTE_MS,
+  DEFAULT_STALL_MS,
+  endpointClient,
+  readBodyWithin,
+  withCallSignal,
+} from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { measureTokenEstimate, serverFacts, type ServerFacts, type ServerKind } from './serverFacts.js';
 import type { TokenEstimate } from './TokenEstimate.js';
@@ -108,16 +114,42 @@ export class OpenAiEmbedder implements Embedder {
     const { servedModel } = facts;
     const prefixes = detectEmbeddingPrefixes([config.model, servedModel]);
     const batchSize = options.batchSize ?? 32;
-    const { vectors: probe } = await requestVectors(client, config, servedModel, ['dimension probe'], stallMs, options.signal);
+    const { vectors: probe } = await requestVectors(
+      client,
+      config,
+      servedModel,
+      ['dimension probe'],
+      stallMs,
+      options.signal,
+    );
     const dimension = probe[0]?.length ?? 0;
-    if (dimension === 0) throw new PolyhopError('MODEL_ERROR', `Endpoint ${config.id} (${config.baseUrl}) returned an empty embedding for model "${config.model}"`, { details: { endpoint: config.id } });
+    if (dimension === 0)
+      throw new PolyhopError(
+        'MODEL_ERROR',
+        `Endpoint ${config.id} (${config.baseUrl}) returned an empty embedding for model "${config.model}"`,
+        { details: { endpoint: config.id } },
+      );
     const tokens = await measureTokenEstimate(client, config, options.signal, servedModel);
-    return new OpenAiEmbedder({ config, client, servedModel, dimension, prefixes, batchSize, stallMs, windowTokens: embeddingWindow(facts), tokens, kind: facts.kind, slots: facts.slots });
+    return new OpenAiEmbedder({
+      config,
+      client,
+      servedModel,
+      dimension,
+      prefixes,
+      batchSize,
+      stallMs,
+      windowTokens: embeddingWindow(facts),
+      tokens,
+      kind: facts.kind,
+      slots: facts.slots,
+    });
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const prefix = options.purpose === 'query' ? this.prefixes.query : this.prefixes.passage;
-    return embedInBatches(texts, this.batchSize, options.signal, (batch) => this.#embedBatch(batch, prefix, options.signal));
+    return embedInBatches(texts, this.batchSize, options.signal, (batch) =>
+      this.#embedBatch(batch, prefix, options.signal),
+    );
   }
 
   /** One batch of texts, each cut into windows; asked again with shorter windows when the server refuses one as too long. */
@@ -126,17 +158,32 @@ export class OpenAiEmbedder implements Embedder {
       const windowed = texts.map((t) => this.#windows(t, prefix));
       const sent = windowed.flat();
       try {
-        const { vectors, promptTokens } = await requestVectors(this.#client, this.config, this.servedModel, sent, this.#stallMs, signal);
+        const { vectors, promptTokens } = await requestVectors(
+          this.#client,
+          this.config,
+          this.servedModel,
+          sent,
+          this.#stallMs,
+          signal,
+        );
         if (promptTokens !== undefined) this.#learnFromCount(sent, promptTokens);
         for (const v of vectors) {
           if (v.length !== this.dimension) {
-            throw new PolyhopError('MODEL_ERROR', `Endpoint ${this.config.id} returned a ${v.length}-dimensional vector; the model gave ${this.dimension} before`, { details: { endpoint: this.config.id } });
+            throw new PolyhopError(
+              'MODEL_ERROR',
+              `Endpoint ${this.config.id} returned a ${v.length}-dimensional vector; the model gave ${this.dimension} before`,
+              { details: { endpoint: this.config.id } },
+            );
           }
         }
         let at = 0;
         return windowed.map((pieces) => {
           const own = vectors.slice(at, (at += pieces.length));
-          return poolWindowVectors(own, pieces.map((p) => p.length), true);
+          return poolWindowVectors(
+            own,
+            pieces.map((p) => p.length),
+            true,
+          );
         });
       } catch (error) {
         if (!(error instanceof PolyhopError) || error.code !== 'BAD_INPUT' || shrink >= MAX_SHRINKS) throw error;
@@ -151,7 +198,8 @@ export class OpenAiEmbedder implements Embedder {
    * estimate of the refused texts' scripts.
    */
   #learnFromRefusal(named: unknown, sent: readonly string[]): void {
-    if (typeof named === 'number' && (this.#windowTokens === undefined || named < this.#windowTokens)) this.#windowTokens = named;
+    if (typeof named === 'number' && (this.#windowTokens === undefined || named < this.#windowTokens))
+      this.#windowTokens = named;
     else if (this.#windowTokens !== undefined) this.#tokens.stretch(sent);
     else this.#windowTokens = 512;
   }
@@ -181,12 +229,21 @@ export class OpenAiEmbedder implements Embedder {
 }
 
 /** One `/embeddings` request; vectors matched to texts by their `index`, never by position; the tokens the server counted, when it says. */
-async function requestVectors(client: OpenAI, config: EndpointConfig, servedModel: string, texts: readonly string[], stallMs: number, signal?: AbortSignal): Promise<{ vectors: Float32Array[]; promptTokens: number | undefined }> {
+async function requestVectors(
+  client: OpenAI,
+  config: EndpointConfig,
+  servedModel: string,
+  texts: readonly string[],
+  stallMs: number,
+  signal?: AbortSignal,
+): Promise<{ vectors: Float32Array[]; promptTokens: number | undefined }> {
   throwIfAborted(signal);
   let reply: OpenAI.Embeddings.CreateEmbeddingResponse;
   try {
     reply = await withCallSignal(signal, async (own) => {
-      const response = await client.embeddings.create({ model: servedModel, input: [...texts], encoding_format: 'float' }, own ? { signal: own } : {}).asResponse();
+      const response = await client.embeddings
+        .create({ model: servedModel, input: [...texts], encoding_format: 'float' }, own ? { signal: own } : {})
+        .asResponse();
       const text = await readBodyWithin(response, stallMs);
       try {
         return JSON.parse(text) as OpenAI.Embeddings.CreateEmbeddingResponse;
@@ -199,16 +256,24 @@ async function requestVectors(client: OpenAI, config: EndpointConfig, servedMode
   }
   const out = new Array<Float32Array | undefined>(texts.length);
   for (const item of reply.data ?? []) {
-    if (Number.isInteger(item.index) && item.index >= 0 && item.index < texts.length && Array.isArray(item.embedding)) out[item.index] = l2Normalise(Float32Array.from(item.embedding));
+    if (Number.isInteger(item.index) && item.index >= 0 && item.index < texts.length && Array.isArray(item.embedding))
+      out[item.index] = l2Normalise(Float32Array.from(item.embedding));
   }
   const missing = out.findIndex((v) => v === undefined);
   if (missing >= 0) {
-    throw new PolyhopError('MODEL_ERROR', `Endpoint ${config.id} (${config.baseUrl}) returned ${reply.data?.length ?? 0} embeddings for ${texts.length} texts (none for text ${missing})`, {
-      details: { endpoint: config.id },
-    });
+    throw new PolyhopError(
+      'MODEL_ERROR',
+      `Endpoint ${config.id} (${config.baseUrl}) returned ${reply.data?.length ?? 0} embeddings for ${texts.length} texts (none for text ${missing})`,
+      {
+        details: { endpoint: config.id },
+      },
+    );
   }
   const counted = reply.usage?.prompt_tokens;
-  return { vectors: out as Float32Array[], promptTokens: typeof counted === 'number' && counted > 0 ? counted : undefined };
+  return {
+    vectors: out as Float32Array[],
+    promptTokens: typeof counted === 'number' && counted > 0 ? counted : undefined,
+  };
 }
 
 /** The embedding window a server reports: vLLM `max_model_len`, llama-server's slot `n_ctx`, Ollama's `context_length`. */

@@ -2,11 +2,27 @@ import type OpenAI from 'openai';
 import type { z } from 'zod';
 import { throwIfAborted } from '../../base/abort.js';
 import { PolyhopError } from '../../base/errors.js';
-import { CHAT_TEMPLATE_TOKENS, LLM_CALL_DEFAULTS, type Llm, type LlmCallOptions, type LlmJsonResult, type LlmStopReason, type LlmTextResult, type LlmUsage, type RenderedPrompt } from '../Llm.js';
+import {
+  CHAT_TEMPLATE_TOKENS,
+  LLM_CALL_DEFAULTS,
+  type Llm,
+  type LlmCallOptions,
+  type LlmJsonResult,
+  type LlmStopReason,
+  type LlmTextResult,
+  type LlmUsage,
+  type RenderedPrompt,
+} from '../Llm.js';
 import { zodJsonSchema } from '../grammarSchema.js';
 import { firstSampling, generateStructured, type Sampling } from '../structuredReply.js';
 import type { EndpointConfig } from './EndpointConfig.js';
-import { DEFAULT_FIRST_BYTE_MS, DEFAULT_STALL_MS, endpointClient, serverRoot, withCallSignal } from './endpointClient.js';
+import {
+  DEFAULT_FIRST_BYTE_MS,
+  DEFAULT_STALL_MS,
+  endpointClient,
+  serverRoot,
+  withCallSignal,
+} from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
 import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
@@ -143,10 +159,24 @@ export class OpenAiLlm implements Llm {
     return this.#complete(prompt, options, undefined, firstSampling(options));
   }
 
-  async generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
+  async generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
     const { json } = zodJsonSchema(schema);
-    const format: ResponseFormat = { type: 'json_schema', json_schema: { name: schemaName(prompt.name), schema: json, strict: true } };
-    return generateStructured(prompt, schema, json, options, (sampling) => this.#complete(prompt, options, format, sampling), { endpoint: this.config.id });
+    const format: ResponseFormat = {
+      type: 'json_schema',
+      json_schema: { name: schemaName(prompt.name), schema: json, strict: true },
+    };
+    return generateStructured(
+      prompt,
+      schema,
+      json,
+      options,
+      (sampling) => this.#complete(prompt, options, format, sampling),
+      { endpoint: this.config.id },
+    );
   }
 
   async dispose(): Promise<void> {
@@ -157,14 +187,29 @@ export class OpenAiLlm implements Llm {
    * One call with `max_tokens` fitted to the context; when vLLM refuses it all the same (our token
    * count was an estimate) and states the room its own count leaves, asked once more with that.
    */
-  async #complete(prompt: RenderedPrompt, options: LlmCallOptions, format: ResponseFormat | undefined, sampling: Sampling): Promise<Completion> {
+  async #complete(
+    prompt: RenderedPrompt,
+    options: LlmCallOptions,
+    format: ResponseFormat | undefined,
+    sampling: Sampling,
+  ): Promise<Completion> {
     const wanted = this.#maxTokens(options);
-    const maxTokens = fitMaxTokens({ wanted, contextTokens: this.contextTokens, promptTokens: await this.#promptTokens(prompt, wanted, options.signal), endpoint: this.config.id, prompt: prompt.name });
-    const once = (budget: number) => withCallSignal(options.signal, (requestSignal) => this.#stream(prompt, options, requestSignal, format, sampling, budget));
+    const maxTokens = fitMaxTokens({
+      wanted,
+      contextTokens: this.contextTokens,
+      promptTokens: await this.#promptTokens(prompt, wanted, options.signal),
+      endpoint: this.config.id,
+      prompt: prompt.name,
+    });
+    const once = (budget: number) =>
+      withCallSignal(options.signal, (requestSignal) =>
+        this.#stream(prompt, options, requestSignal, format, sampling, budget),
+      );
     try {
       return await once(maxTokens);
     } catch (error) {
-      const room = error instanceof PolyhopError && error.code === 'BAD_INPUT' ? roomStatedByRefusal(error.message) : undefined;
+      const room =
+        error instanceof PolyhopError && error.code === 'BAD_INPUT' ? roomStatedByRefusal(error.message) : undefined;
       if (room === undefined || room >= maxTokens || room < minimumRoom(wanted)) throw error;
       return once(room);
     }
@@ -181,7 +226,10 @@ export class OpenAiLlm implements Llm {
     if (this.serverKind !== 'llama-server' && this.serverKind !== 'vllm') return estimate;
     try {
       const body = { content: text, prompt: text, model: this.servedModel };
-      const reply = await this.#client.post<{ tokens?: unknown[] }>(`${serverRoot(this.config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
+      const reply = await this.#client.post<{ tokens?: unknown[] }>(`${serverRoot(this.config.baseUrl)}/tokenize`, {
+        body,
+        ...(signal ? { signal } : {}),
+      });
       return Array.isArray(reply.tokens) ? reply.tokens.length + CHAT_TEMPLATE_TOKENS : estimate;
     } catch {
       throwIfAborted(signal);
@@ -190,7 +238,14 @@ export class OpenAiLlm implements Llm {
   }
 
   /** One streamed chat completion; every failure becomes a PolyhopError saying whether the endpoint is at fault. */
-  async #stream(prompt: RenderedPrompt, options: LlmCallOptions, requestSignal: AbortSignal | undefined, format: ResponseFormat | undefined, sampling: Sampling, maxTokens: number): Promise<Completion> {
+  async #stream(
+    prompt: RenderedPrompt,
+    options: LlmCallOptions,
+    requestSignal: AbortSignal | undefined,
+    format: ResponseFormat | undefined,
+    sampling: Sampling,
+    maxTokens: number,
+  ): Promise<Completion> {
     const { signal } = options;
     throwIfAborted(signal);
     const started = performance.now();
@@ -247,7 +302,10 @@ export class OpenAiLlm implements Llm {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
       throwIfAborted(signal);
-      if (stalled) throw new EndpointStall(`no data for ${quietMs} ms${quietMs === this.#firstByteMs ? ' (waiting for the first token)' : ''}`);
+      if (stalled)
+        throw new EndpointStall(
+          `no data for ${quietMs} ms${quietMs === this.#firstByteMs ? ' (waiting for the first token)' : ''}`,
+        );
       if (finish === null) throw new EndpointStall('the reply stream ended before the reply was complete');
     } catch (error) {
       throw endpointError(error, this.config, prompt.name, signal);
@@ -268,7 +326,11 @@ export class OpenAiLlm implements Llm {
       thought = '';
     }
     if (thought) this.#reasons = true;
-    return { text: answer, stopReason: finish === 'length' ? 'maxTokens' : 'eos', usage: this.#usage(reported, prompt, answer, thought, started) };
+    return {
+      text: answer,
+      stopReason: finish === 'length' ? 'maxTokens' : 'eos',
+      usage: this.#usage(reported, prompt, answer, thought, started),
+    };
   }
 
   /**
@@ -279,13 +341,22 @@ export class OpenAiLlm implements Llm {
    */
   #checkNotCut(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt): void {
     const counted = reported?.prompt_tokens;
-    if (counted === undefined || counted <= 0 || (this.#contextTokens !== undefined && this.serverKind !== 'ollama' && this.serverKind !== 'other')) return;
+    if (
+      counted === undefined ||
+      counted <= 0 ||
+      (this.#contextTokens !== undefined && this.serverKind !== 'ollama' && this.serverKind !== 'other')
+    )
+      return;
     const estimate = this.countTokens(`${prompt.system}\n${prompt.user}`) + CHAT_TEMPLATE_TOKENS;
     if (counted >= TRUNCATED_SHARE * estimate) return;
     this.#contextTokens = Math.min(this.#contextTokens ?? Infinity, counted);
     throw new PolyhopError(
       'BAD_INPUT',
-      `${prompt.name}: endpoint ${this.config.id} (${this.config.baseUrl}) read ${counted} prompt tokens of about ${estimate}: the server cut the prompt to its context without saying so${this.serverKind === 'ollama' ? " (Ollama truncates to its num_ctx: start it with OLLAMA_CONTEXT_LENGTH, or set the model's num_ctx, above the prompt)" : ''}`,
+      `${prompt.name}: endpoint ${this.config.id} (${this.config.baseUrl}) read ${counted} prompt tokens ` +
+        `of about ${estimate}: the server cut the prompt to its context without saying so` +
+        (this.serverKind === 'ollama'
+          ? " (Ollama truncates to its num_ctx: start it with OLLAMA_CONTEXT_LENGTH, or set the model's num_ctx, above the prompt)"
+          : ''),
       { details: { endpoint: this.config.id, promptTokens: estimate, countedTokens: counted, truncated: true } },
     );
   }
@@ -309,7 +380,9 @@ export class OpenAiLlm implements Llm {
    */
   #maxTokens(options: LlmCallOptions): number {
     const answer = options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens;
-    return this.#reasons && !reasoningOff(options) ? answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens) : answer;
+    return this.#reasons && !reasoningOff(options)
+      ? answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens)
+      : answer;
   }
 
   /**
@@ -317,8 +390,15 @@ export class OpenAiLlm implements Llm {
    * thought's tokens are the server's `reasoning_tokens` where it gives them, else estimated from
    * the thought's text (llama-server, vLLM and Ollama report none).
    */
-  #usage(reported: OpenAI.Completions.CompletionUsage | undefined, prompt: RenderedPrompt, text: string, thought: string, started: number): LlmUsage {
-    const reasoningTokens = reported?.completion_tokens_details?.reasoning_tokens ?? (thought ? this.countTokens(thought) : undefined);
+  #usage(
+    reported: OpenAI.Completions.CompletionUsage | undefined,
+    prompt: RenderedPrompt,
+    text: string,
+    thought: string,
+    started: number,
+  ): LlmUsage {
+    const reasoningTokens =
+      reported?.completion_tokens_details?.reasoning_tokens ?? (thought ? this.countTokens(thought) : undefined);
     return {
       promptTokens: reported?.prompt_tokens ?? this.countTokens(prompt.system + prompt.user),
       completionTokens: reported?.completion_tokens ?? this.countTokens(thought + text),

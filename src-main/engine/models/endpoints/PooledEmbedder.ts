@@ -4,7 +4,8 @@ import type { EndpointConfig, EndpointStatus } from './EndpointConfig.js';
 import { EndpointPool, type EndpointPoolOptions } from './EndpointPool.js';
 import { OpenAiEmbedder, type OpenAiEmbedderOptions } from './OpenAiEmbedder.js';
 
-export type PooledEmbedderOptions = Omit<EndpointPoolOptions<OpenAiEmbedder>, 'connect'> & Omit<OpenAiEmbedderOptions, 'signal'>;
+export type PooledEmbedderOptions = Omit<EndpointPoolOptions<OpenAiEmbedder>, 'connect'> &
+  Omit<OpenAiEmbedderOptions, 'signal'>;
 
 /** The embedding model served by a pool of endpoints: batches spread over them, each retried elsewhere if its endpoint fails. */
 export class PooledEmbedder implements Embedder {
@@ -18,10 +19,25 @@ export class PooledEmbedder implements Embedder {
     this.dimension = pool.sample.dimension;
   }
 
-  static async create(configs: readonly EndpointConfig[], options: PooledEmbedderOptions = {}, signal?: AbortSignal): Promise<PooledEmbedder> {
+  static async create(
+    configs: readonly EndpointConfig[],
+    options: PooledEmbedderOptions = {},
+    signal?: AbortSignal,
+  ): Promise<PooledEmbedder> {
     const { stallMs, firstByteMs, batchSize, ...poolOptions } = options;
-    const embedderOptions = { ...(stallMs !== undefined ? { stallMs } : {}), ...(firstByteMs !== undefined ? { firstByteMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
-    const pool = await EndpointPool.create<OpenAiEmbedder>(configs, { ...poolOptions, connect: (config, s) => OpenAiEmbedder.create(config, { ...embedderOptions, ...(s ? { signal: s } : {}) }) }, signal);
+    const embedderOptions = {
+      ...(stallMs !== undefined ? { stallMs } : {}),
+      ...(firstByteMs !== undefined ? { firstByteMs } : {}),
+      ...(batchSize !== undefined ? { batchSize } : {}),
+    };
+    const pool = await EndpointPool.create<OpenAiEmbedder>(
+      configs,
+      {
+        ...poolOptions,
+        connect: (config, s) => OpenAiEmbedder.create(config, { ...embedderOptions, ...(s ? { signal: s } : {}) }),
+      },
+      signal,
+    );
     return new PooledEmbedder(pool);
   }
 
@@ -36,7 +52,8 @@ export class PooledEmbedder implements Embedder {
     const results = await mapConcurrent(
       batches,
       this.#pool.parallelism,
-      (batch, _i, signal) => this.#pool.run((embedder, s) => embedder.embed(batch, { ...options, ...(s ? { signal: s } : {}) }), signal),
+      (batch, _i, signal) =>
+        this.#pool.run((embedder, s) => embedder.embed(batch, { ...options, ...(s ? { signal: s } : {}) }), signal),
       options.signal ? { signal: options.signal } : {},
     );
     return results.flat();

@@ -32,10 +32,21 @@ export class PooledLlm implements Llm {
     return contexts.length > 0 ? Math.min(...contexts) : undefined;
   }
 
-  static async create(configs: readonly EndpointConfig[], options: PooledLlmOptions = {}, signal?: AbortSignal): Promise<PooledLlm> {
+  static async create(
+    configs: readonly EndpointConfig[],
+    options: PooledLlmOptions = {},
+    signal?: AbortSignal,
+  ): Promise<PooledLlm> {
     const { stallMs, firstByteMs, contextNeed, ...poolOptions } = options;
-    const timing = { ...(stallMs !== undefined ? { stallMs } : {}), ...(firstByteMs !== undefined ? { firstByteMs } : {}) };
-    const pool = await EndpointPool.create<OpenAiLlm>(configs, { ...poolOptions, connect: (config, s) => OpenAiLlm.create(config, { ...timing, ...(s ? { signal: s } : {}) }) }, signal);
+    const timing = {
+      ...(stallMs !== undefined ? { stallMs } : {}),
+      ...(firstByteMs !== undefined ? { firstByteMs } : {}),
+    };
+    const pool = await EndpointPool.create<OpenAiLlm>(
+      configs,
+      { ...poolOptions, connect: (config, s) => OpenAiLlm.create(config, { ...timing, ...(s ? { signal: s } : {}) }) },
+      signal,
+    );
     return new PooledLlm(pool, contextNeed);
   }
 
@@ -54,7 +65,12 @@ export class PooledLlm implements Llm {
     const models = new Map(this.#pool.models.map((m) => [m.config.id, m]));
     return this.#pool.status().map((s) => {
       const model = models.get(s.id);
-      return model ? { ...s, context: serverContextPlan({ contextTokens: model.contextTokens, needTokens: need, slots: s.concurrency }) } : s;
+      return model
+        ? {
+            ...s,
+            context: serverContextPlan({ contextTokens: model.contextTokens, needTokens: need, slots: s.concurrency }),
+          }
+        : s;
     });
   }
 
@@ -65,11 +81,23 @@ export class PooledLlm implements Llm {
   // A call that runs again on another endpoint streams from the start: listeners are told to drop
   // what the failed attempt sent (`onTextRestart`), as for a retried JSON reply.
   generateText(prompt: RenderedPrompt, options: LlmCallOptions = {}): Promise<LlmTextResult> {
-    return this.#pool.run((llm, signal) => llm.generateText(prompt, { ...options, ...(signal ? { signal } : {}) }), options.signal, options.onTextRestart);
+    return this.#pool.run(
+      (llm, signal) => llm.generateText(prompt, { ...options, ...(signal ? { signal } : {}) }),
+      options.signal,
+      options.onTextRestart,
+    );
   }
 
-  generateJson<S extends z.ZodType>(prompt: RenderedPrompt, schema: S, options: LlmCallOptions = {}): Promise<LlmJsonResult<z.infer<S>>> {
-    return this.#pool.run((llm, signal) => llm.generateJson(prompt, schema, { ...options, ...(signal ? { signal } : {}) }), options.signal, options.onTextRestart);
+  generateJson<S extends z.ZodType>(
+    prompt: RenderedPrompt,
+    schema: S,
+    options: LlmCallOptions = {},
+  ): Promise<LlmJsonResult<z.infer<S>>> {
+    return this.#pool.run(
+      (llm, signal) => llm.generateJson(prompt, schema, { ...options, ...(signal ? { signal } : {}) }),
+      options.signal,
+      options.onTextRestart,
+    );
   }
 
   dispose(): Promise<void> {

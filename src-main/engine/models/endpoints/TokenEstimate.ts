@@ -1,7 +1,8 @@
 /**
  * Characters by what a tokenizer makes of them: `latin` (Latin letters and spaces: a word is one
  * or two tokens), `symbol` (digits, punctuation, symbols: mostly a token each, which is what makes
- * code and tables dense; Qwen's and Llama 2's vocabularies split every digit), `cjk` (Han, kana, Hangul: about a token a character), `alphabet` (Cyrillic, Greek,
+ * code and tables dense; Qwen's and Llama 2's vocabularies split every digit), `cjk` (Han, kana,
+ * Hangul: about a token a character), `alphabet` (Cyrillic, Greek,
  * Arabic, Hebrew and the like: vocabularies trained mostly on English cut their words short) and
  * `other` (any other script, combining marks).
  */
@@ -10,7 +11,8 @@ export type ScriptClass = 'latin' | 'symbol' | 'cjk' | 'alphabet' | 'other';
 const CLASSES: readonly ScriptClass[] = ['latin', 'symbol', 'cjk', 'alphabet', 'other'];
 const CJK = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]/u;
 const LATIN = /[\p{sc=Latin}\s]/u;
-const ALPHABET = /[\p{sc=Cyrillic}\p{sc=Greek}\p{sc=Armenian}\p{sc=Georgian}\p{sc=Hebrew}\p{sc=Arabic}\p{sc=Syriac}\p{sc=Thaana}]/u;
+const ALPHABET =
+  /[\p{sc=Cyrillic}\p{sc=Greek}\p{sc=Armenian}\p{sc=Georgian}\p{sc=Hebrew}\p{sc=Arabic}\p{sc=Syriac}\p{sc=Thaana}]/u;
 const SYMBOL = /[\p{N}\p{P}\p{S}]/u;
 
 function classify(char: string): ScriptClass {
@@ -22,7 +24,9 @@ function classify(char: string): ScriptClass {
 }
 
 /** ASCII looked up, not matched: prompts of tens of thousands of characters are counted often. */
-const ASCII_CLASSES: readonly ScriptClass[] = Array.from({ length: 128 }, (_, code) => classify(String.fromCharCode(code)));
+const ASCII_CLASSES: readonly ScriptClass[] = Array.from({ length: 128 }, (_, code) =>
+  classify(String.fromCharCode(code)),
+);
 
 /** The class of one character (a code point). */
 export function scriptClass(char: string): ScriptClass {
@@ -73,7 +77,8 @@ export class TokenEstimate {
   static calibrated(sample: string, tokens: number): TokenEstimate {
     const chars = classChars([sample]);
     const others = CLASSES.reduce((n, c) => (c === 'latin' ? n : n + chars[c] * DEFAULT_TOKENS_PER_CHAR[c]), 0);
-    const latin = chars.latin > 0 ? clamp((tokens - others) / chars.latin, FLOOR.latin, CEILING) : DEFAULT_TOKENS_PER_CHAR.latin;
+    const latin =
+      chars.latin > 0 ? clamp((tokens - others) / chars.latin, FLOOR.latin, CEILING) : DEFAULT_TOKENS_PER_CHAR.latin;
     return new TokenEstimate({ ...DEFAULT_TOKENS_PER_CHAR, latin });
   }
 
@@ -121,7 +126,8 @@ export class TokenEstimate {
   stretch(texts: readonly string[]): void {
     const { parts, total } = this.#parts(classChars(texts));
     for (const c of CLASSES) {
-      if (parts[c] > 0 && parts[c] >= REFUSED_SHARE * total) this.#tokensPerChar[c] = Math.min(CEILING, this.#tokensPerChar[c] * REFUSAL_STRETCH);
+      if (parts[c] > 0 && parts[c] >= REFUSED_SHARE * total)
+        this.#tokensPerChar[c] = Math.min(CEILING, this.#tokensPerChar[c] * REFUSAL_STRETCH);
     }
   }
 

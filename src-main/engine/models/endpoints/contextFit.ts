@@ -8,13 +8,20 @@ import { PolyhopError } from '../../base/errors.js';
  * {@link minimumRoom} is no use (the answer would be cut): the prompt is too long, BAD_INPUT, which
  * batched steps answer by asking for fewer items at a time.
  */
-export function fitMaxTokens(o: { wanted: number; contextTokens: number | undefined; promptTokens: number; endpoint: string; prompt: string }): number {
+export function fitMaxTokens(o: {
+  wanted: number;
+  contextTokens: number | undefined;
+  promptTokens: number;
+  endpoint: string;
+  prompt: string;
+}): number {
   if (o.contextTokens === undefined) return o.wanted;
   const room = o.contextTokens - o.promptTokens;
   if (room < minimumRoom(o.wanted)) {
     throw new PolyhopError(
       'BAD_INPUT',
-      `${o.prompt}: the prompt (about ${o.promptTokens} tokens) leaves ${Math.max(0, room)} of endpoint ${o.endpoint}'s ${o.contextTokens}-token context for the reply`,
+      `${o.prompt}: the prompt (about ${o.promptTokens} tokens) leaves ${Math.max(0, room)} ` +
+        `of endpoint ${o.endpoint}'s ${o.contextTokens}-token context for the reply`,
       { details: { endpoint: o.endpoint, promptTokens: o.promptTokens, contextTokens: o.contextTokens } },
     );
   }
@@ -32,6 +39,9 @@ export function minimumRoom(wanted: number): number {
  * by the server's own tokenizer, where ours was an estimate). Undefined for other wordings.
  */
 export function roomStatedByRefusal(message: string): number | undefined {
-  const m = /passed (\d+) input tokens and requested (\d+) output tokens\. However, the model's context length is only (\d+) tokens/i.exec(message);
+  const m =
+    /passed (\d+) input tokens and requested (\d+) output tokens\. However, the model's context length is only (\d+) tokens/i.exec(
+      message,
+    );
   return m ? Number(m[3]) - Number(m[1]) : undefined;
 }

@@ -18,7 +18,13 @@ export const DEFAULT_FIRST_BYTE_MS = 600_000;
  * decides where a failed call goes next. Servers without authentication ignore the placeholder key.
  */
 export function endpointClient(config: EndpointConfig, timeoutMs: number = DEFAULT_STALL_MS): OpenAI {
-  return new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'no-key', maxRetries: 0, timeout: timeoutMs, fetch: fetchWithReadableErrors });
+  return new OpenAI({
+    baseURL: config.baseUrl,
+    apiKey: config.apiKey ?? 'no-key',
+    maxRetries: 0,
+    timeout: timeoutMs,
+    fetch: fetchWithReadableErrors,
+  });
 }
 
 /**
@@ -34,7 +40,10 @@ export function serverRoot(baseUrl: string): string {
  * listener to the signal of every request and never removes it, so handing it a job's long-lived
  * signal would pile up one listener per call for the whole job.
  */
-export async function withCallSignal<T>(signal: AbortSignal | undefined, request: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+export async function withCallSignal<T>(
+  signal: AbortSignal | undefined,
+  request: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
   if (!signal) return request(undefined);
   const own = new AbortController();
   const follow = () => own.abort(signal.reason);

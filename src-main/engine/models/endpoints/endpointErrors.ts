@@ -27,9 +27,13 @@ function endpointIsAtFault(error: unknown): boolean {
   if (isContextOverflow(error)) return false;
   if (error instanceof APIConnectionError || error instanceof EndpointStall) return true;
   if (isPhysicalBatchRefusal(error)) return false;
-  if (error instanceof APIError) return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
+  if (error instanceof APIError)
+    return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
   // A body cut mid-read surfaces from fetch as a TypeError ("terminated") or a socket error.
-  return error instanceof TypeError || (error instanceof Error && 'code' in error && typeof error.code === 'string' && /^E[A-Z]+/.test(error.code));
+  return (
+    error instanceof TypeError ||
+    (error instanceof Error && 'code' in error && typeof error.code === 'string' && /^E[A-Z]+/.test(error.code))
+  );
 }
 
 export function isEndpointFailure(error: unknown): boolean {
@@ -97,7 +101,8 @@ function isContextOverflow(error: unknown): boolean {
  * the context length", "Cannot truncate prompt with n_keep (N) >= n_ctx (M)" (its llama.cpp
  * engine; lmstudio-ai/lmstudio-bug-tracker issues 237, 546).
  */
-const CONTEXT_REFUSAL = /context (size|length|window)|maximum context|maximum input length|cannot be greater than|context the overflows|n_keep \(\d+\) >= n_ctx/i;
+const CONTEXT_REFUSAL =
+  /context (size|length|window)|maximum context|maximum input length|cannot be greater than|context the overflows|n_keep \(\d+\) >= n_ctx/i;
 
 /**
  * llama-server's refusal of an embedding input longer than its physical batch: HTTP 500 "input (N
@@ -132,7 +137,12 @@ export function refusedWindow(message: string): number | undefined {
  * the prompt does not fit the server's context, a MODEL_ERROR marked as an endpoint failure when
  * the server is at fault, else a MODEL_ERROR for the request.
  */
-export function endpointError(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): PolyhopError {
+export function endpointError(
+  error: unknown,
+  config: EndpointConfig,
+  what: string,
+  signal?: AbortSignal,
+): PolyhopError {
   if (signal?.aborted) return asCancelled(signal.reason);
   if (error instanceof PolyhopError) return error;
   const busy = busyStatus(error);
@@ -140,13 +150,25 @@ export function endpointError(error: unknown, config: EndpointConfig, what: stri
   const overflow = isContextOverflow(error);
   const window = error instanceof Error ? refusedWindow(error.message) : undefined;
   const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
-  return new PolyhopError(overflow ? 'BAD_INPUT' : 'MODEL_ERROR', `${what}: endpoint ${config.id} (${config.baseUrl}) ${busy ? 'is busy' : atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`, {
-    details: {
-      endpoint: config.id,
-      ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}),
-      ...(overflow && window !== undefined ? { windowTokens: window } : {}),
-      [ENDPOINT_FAILURE]: atFault,
-      ...(busy ? { [ENDPOINT_BUSY]: true, ...(error instanceof APIError && retryAfterMs(error) !== undefined ? { retryAfterMs: retryAfterMs(error) } : {}) } : {}),
+  return new PolyhopError(
+    overflow ? 'BAD_INPUT' : 'MODEL_ERROR',
+    `${what}: endpoint ${config.id} (${config.baseUrl}) ` +
+      `${busy ? 'is busy' : atFault ? 'failed' : 'refused the request'}${status}: ${redactedMessage(error, config)}`,
+    {
+      details: {
+        endpoint: config.id,
+        ...(error instanceof APIError && error.status !== undefined ? { status: error.status } : {}),
+        ...(overflow && window !== undefined ? { windowTokens: window } : {}),
+        [ENDPOINT_FAILURE]: atFault,
+        ...(busy
+          ? {
+              [ENDPOINT_BUSY]: true,
+              ...(error instanceof APIError && retryAfterMs(error) !== undefined
+                ? { retryAfterMs: retryAfterMs(error) }
+                : {}),
+            }
+          : {}),
+      },
     },
-  });
+  );
 }

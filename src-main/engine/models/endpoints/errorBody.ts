@@ -16,7 +16,10 @@ export function errorBodyText(body: string): string | null {
   const shown = (value: unknown): string | null => {
     if (typeof value === 'string') return value.trim() || null;
     if (Array.isArray(value))
-      return value.map((v) => (v && typeof v === 'object' && 'msg' in v ? String(v.msg) : JSON.stringify(v))).join('; ') || null;
+      return (
+        value.map((v) => (v && typeof v === 'object' && 'msg' in v ? String(v.msg) : JSON.stringify(v))).join('; ') ||
+        null
+      );
     return value === undefined || value === null ? null : JSON.stringify(value);
   };
   if (!parsed || typeof parsed !== 'object') return shown(parsed);

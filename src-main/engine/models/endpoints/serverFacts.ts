@@ -63,12 +63,20 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
   }
   const entry = listed.find((m) => m.id === config.model) ?? (listed.length === 1 ? listed[0] : undefined);
   if (!entry) {
-    throw new PolyhopError('BAD_INPUT', `Endpoint ${config.id} (${config.baseUrl}) does not serve model "${config.model}"; it serves: ${listed.map((m) => m.id).join(', ') || 'nothing'}`, {
-      details: { endpoint: config.id, servedModels: listed.map((m) => m.id) },
-    });
+    throw new PolyhopError(
+      'BAD_INPUT',
+      `Endpoint ${config.id} (${config.baseUrl}) does not serve model "${config.model}"; it serves: ${listed.map((m) => m.id).join(', ') || 'nothing'}`,
+      {
+        details: { endpoint: config.id, servedModels: listed.map((m) => m.id) },
+      },
+    );
   }
   if (typeof entry.max_model_len === 'number' || entry.owned_by === 'vllm') {
-    return { servedModel: entry.id, contextTokens: typeof entry.max_model_len === 'number' ? entry.max_model_len : undefined, kind: 'vllm' };
+    return {
+      servedModel: entry.id,
+      contextTokens: typeof entry.max_model_len === 'number' ? entry.max_model_len : undefined,
+      kind: 'vllm',
+    };
   }
   const props = await llamaServerProps(client, config, signal);
   if (props)
@@ -76,7 +84,9 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
       servedModel: entry.id,
       contextTokens: props.contextTokens,
       kind: 'llama-server',
-      ...(props.chatTemplate ? { chatTemplate: props.chatTemplate, reasons: templateHasThought(props.chatTemplate) } : {}),
+      ...(props.chatTemplate
+        ? { chatTemplate: props.chatTemplate, reasons: templateHasThought(props.chatTemplate) }
+        : {}),
       ...(props.slots !== undefined ? { slots: props.slots } : {}),
     };
   const ollama = await ollamaShow(client, config, entry.id, signal);
@@ -94,9 +104,18 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
 }
 
 /** llama-server's per-slot context and chat template from `/props`; null when the server has no such route. */
-async function llamaServerProps(client: OpenAI, config: EndpointConfig, signal?: AbortSignal): Promise<{ contextTokens: number | undefined; chatTemplate: string | undefined; slots: number | undefined } | null> {
+async function llamaServerProps(
+  client: OpenAI,
+  config: EndpointConfig,
+  signal?: AbortSignal,
+): Promise<{ contextTokens: number | undefined; chatTemplate: string | undefined; slots: number | undefined } | null> {
   try {
-    const props = await client.get<{ n_ctx?: unknown; default_generation_settings?: { n_ctx?: unknown }; chat_template?: unknown; total_slots?: unknown }>(`${serverRoot(config.baseUrl)}/props`, signal ? { signal } : {});
+    const props = await client.get<{
+      n_ctx?: unknown;
+      default_generation_settings?: { n_ctx?: unknown };
+      chat_template?: unknown;
+      total_slots?: unknown;
+    }>(`${serverRoot(config.baseUrl)}/props`, signal ? { signal } : {});
     if (!props || typeof props !== 'object') return null;
     const nCtx = props.default_generation_settings?.n_ctx ?? props.n_ctx;
     const slots = props.total_slots;
@@ -119,7 +138,8 @@ async function llamaServerProps(client: OpenAI, config: EndpointConfig, signal?:
  */
 function refuseAuthFailure(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): void {
   throwIfAborted(signal);
-  if (error instanceof APIError && (error.status === 401 || error.status === 403)) throw endpointError(error, config, what, signal);
+  if (error instanceof APIError && (error.status === 401 || error.status === 403))
+    throw endpointError(error, config, what, signal);
 }
 
 /**
@@ -127,14 +147,27 @@ function refuseAuthFailure(error: unknown, config: EndpointConfig, what: string,
  * and its `capabilities` (server/routes.go GetModelInfo, `Capabilities: m.Capabilities()`; older
  * Ollama sends none). Null when the server has no such route (not Ollama).
  */
-async function ollamaShow(client: OpenAI, config: EndpointConfig, model: string, signal?: AbortSignal): Promise<{ contextLength: number | undefined; capabilities: string[] | undefined } | null> {
+async function ollamaShow(
+  client: OpenAI,
+  config: EndpointConfig,
+  model: string,
+  signal?: AbortSignal,
+): Promise<{ contextLength: number | undefined; capabilities: string[] | undefined } | null> {
   try {
-    const shown = await client.post<{ model_info?: Record<string, unknown>; capabilities?: unknown }>(`${serverRoot(config.baseUrl)}/api/show`, { body: { model }, ...(signal ? { signal } : {}) });
+    const shown = await client.post<{ model_info?: Record<string, unknown>; capabilities?: unknown }>(
+      `${serverRoot(config.baseUrl)}/api/show`,
+      { body: { model }, ...(signal ? { signal } : {}) },
+    );
     const info = shown?.model_info;
     if (!info || typeof info !== 'object') return null;
     const arch = info['general.architecture'];
-    const length = typeof arch === 'string' ? info[`${arch}.context_length`] : Object.entries(info).find(([k]) => k.endsWith('.context_length'))?.[1];
-    const capabilities = Array.isArray(shown.capabilities) ? shown.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
+    const length =
+      typeof arch === 'string'
+        ? info[`${arch}.context_length`]
+        : Object.entries(info).find(([k]) => k.endsWith('.context_length'))?.[1];
+    const capabilities = Array.isArray(shown.capabilities)
+      ? shown.capabilities.filter((c): c is string => typeof c === 'string')
+      : undefined;
     return { contextLength: typeof length === 'number' && length > 0 ? length : undefined, capabilities };
   } catch (error) {
     refuseAuthFailure(error, config, 'reading /api/show', signal);
@@ -152,10 +185,18 @@ const CALIBRATION_TEXT =
  * `content`, vLLM `model` and `prompt`; both answer `tokens`), or the per-script defaults when the
  * server has no tokenizer route (Ollama, LM Studio).
  */
-export async function measureTokenEstimate(client: OpenAI, config: EndpointConfig, signal?: AbortSignal, model?: string): Promise<TokenEstimate> {
+export async function measureTokenEstimate(
+  client: OpenAI,
+  config: EndpointConfig,
+  signal?: AbortSignal,
+  model?: string,
+): Promise<TokenEstimate> {
   try {
     const body = { content: CALIBRATION_TEXT, prompt: CALIBRATION_TEXT, ...(model ? { model } : {}) };
-    const reply = await client.post<{ tokens?: unknown[] }>(`${serverRoot(config.baseUrl)}/tokenize`, { body, ...(signal ? { signal } : {}) });
+    const reply = await client.post<{ tokens?: unknown[] }>(`${serverRoot(config.baseUrl)}/tokenize`, {
+      body,
+      ...(signal ? { signal } : {}),
+    });
     const count = Array.isArray(reply.tokens) ? reply.tokens.length : 0;
     return count > 0 ? TokenEstimate.calibrated(CALIBRATION_TEXT, count) : new TokenEstimate();
   } catch (error) {

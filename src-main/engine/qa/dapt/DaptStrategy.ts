@@ -92,7 +92,8 @@ async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; 
     const missing = !isEnglish(run.questionLanguage) ? run.retriever.missingOriginalVectors() : 0;
     if (missing > 0) {
       s.detail.originalCorpus =
-        `${missing} non-English chunks have no original-language vectors yet (indexed before they existed): the source-language corpus is ranked by BM25 over the text as written ` +
+        `${missing} non-English chunks have no original-language vectors yet (indexed before they existed): ` +
+        'the source-language corpus is ranked by BM25 over the text as written ' +
         'and by the English vectors until the knowledge base is embedded again (Embed on the Corpus screen, or `polyhop kb reembed`).';
     }
     return Promise.all([

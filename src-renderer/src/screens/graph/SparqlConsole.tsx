@@ -19,7 +19,9 @@ const EXAMPLES: { id: string; query: string }[] = [
   },
   {
     id: 'triples',
-    query: `${PREFIXES}\nSELECT ?source ?relation ?target WHERE {\n  ?t a ph:Triple ;\n     ph:hasSource/ph:hasName ?source ;\n     ph:hasRelationship/ph:hasName ?relation ;\n     ph:hasTarget/ph:hasName ?target .\n}\nLIMIT 50`,
+    query:
+      `${PREFIXES}\nSELECT ?source ?relation ?target WHERE {\n  ?t a ph:Triple ;\n     ph:hasSource/ph:hasName ?source ;\n` +
+      '     ph:hasRelationship/ph:hasName ?relation ;\n     ph:hasTarget/ph:hasName ?target .\n}\nLIMIT 50',
   },
   {
     id: 'documents',

@@ -19,7 +19,14 @@ function AddServerForm({ onAdded }: { onAdded: () => void }) {
   const [apiKey, setApiKey] = useState('');
   const [concurrency, setConcurrency] = useState(4);
   const add = useAction(async () => {
-    await api().call('endpoints:add', { id: id.trim(), role, baseUrl: baseUrl.trim(), model: model.trim(), concurrency, ...(apiKey ? { apiKey } : {}) });
+    await api().call('endpoints:add', {
+      id: id.trim(),
+      role,
+      baseUrl: baseUrl.trim(),
+      model: model.trim(),
+      concurrency,
+      ...(apiKey ? { apiKey } : {}),
+    });
     setId('');
     setBaseUrl('');
     setModel('');
@@ -37,7 +44,14 @@ function AddServerForm({ onAdded }: { onAdded: () => void }) {
       <div className="row wrap">
         <label className="inline">
           <span>{t('models.servers.id')}</span>
-          <input value={id} onChange={(e) => setId(e.target.value)} spellCheck={false} required placeholder="gpu1" data-testid="endpoint-add-id" />
+          <input
+            value={id}
+            onChange={(e) => setId(e.target.value)}
+            spellCheck={false}
+            required
+            placeholder="gpu1"
+            data-testid="endpoint-add-id"
+          />
         </label>
         <label className="inline">
           <span>{t('models.roleLabel')}</span>
@@ -48,20 +62,49 @@ function AddServerForm({ onAdded }: { onAdded: () => void }) {
         </label>
         <label className="inline">
           <span>{t('models.servers.concurrency')}</span>
-          <input type="number" min={1} max={256} value={concurrency} onChange={(e) => setConcurrency(Math.min(256, Math.max(1, Number(e.target.value) || 1)))} data-testid="endpoint-add-concurrency" />
+          <input
+            type="number"
+            min={1}
+            max={256}
+            value={concurrency}
+            onChange={(e) => setConcurrency(Math.min(256, Math.max(1, Number(e.target.value) || 1)))}
+            data-testid="endpoint-add-concurrency"
+          />
         </label>
       </div>
       <label>
         <span>{t('models.servers.url')}</span>
-        <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} spellCheck={false} required placeholder="http://gpu1:8080/v1" data-testid="endpoint-add-url" />
+        <input
+          type="url"
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.target.value)}
+          spellCheck={false}
+          required
+          placeholder="http://gpu1:8080/v1"
+          data-testid="endpoint-add-url"
+        />
       </label>
       <label>
         <span>{t('models.servers.model')}</span>
-        <input value={model} onChange={(e) => setModel(e.target.value)} spellCheck={false} required placeholder="qwen3-8b" data-testid="endpoint-add-model" />
+        <input
+          value={model}
+          onChange={(e) => setModel(e.target.value)}
+          spellCheck={false}
+          required
+          placeholder="qwen3-8b"
+          data-testid="endpoint-add-model"
+        />
       </label>
       <label>
         <span>{t('models.servers.apiKey')}</span>
-        <input type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" placeholder={t('models.servers.apiKeyNone')} data-testid="endpoint-add-key" />
+        <input
+          type="password"
+          value={apiKey}
+          onChange={(e) => setApiKey(e.target.value)}
+          autoComplete="off"
+          placeholder={t('models.servers.apiKeyNone')}
+          data-testid="endpoint-add-key"
+        />
       </label>
       <button type="submit" className="primary" disabled={!ready || add.pending} data-testid="endpoint-add-submit">
         {add.pending ? t('common.working') : t('models.servers.addButton')}
@@ -74,12 +117,24 @@ function AddServerForm({ onAdded }: { onAdded: () => void }) {
 function ProbeResult({ probe, model }: { probe: EndpointProbeView; model: string }) {
   const { t } = useTranslation();
   return (
-    <p className={probe.ok && probe.modelServed ? 'small' : 'small error-text'} role="status" data-testid="endpoint-probe" data-ok={String(probe.ok)} data-model-served={String(probe.modelServed)}>
+    <p
+      className={probe.ok && probe.modelServed ? 'small' : 'small error-text'}
+      role="status"
+      data-testid="endpoint-probe"
+      data-ok={String(probe.ok)}
+      data-model-served={String(probe.modelServed)}
+    >
       {probe.ok
-        ? t('models.servers.probeOk', { ms: formatNumber(probe.latencyMs), models: probe.servedModels.join(', ') || '—' })
+        ? t('models.servers.probeOk', {
+            ms: formatNumber(probe.latencyMs),
+            models: probe.servedModels.join(', ') || '—',
+          })
         : t('models.servers.probeFailed', { ms: formatNumber(probe.latencyMs), error: probe.error ?? '' })}
       {probe.ok && ' '}
-      {probe.ok && (probe.modelServed ? t('models.servers.modelServed', { model }) : t('models.servers.modelNotServed', { model }))}
+      {probe.ok &&
+        (probe.modelServed
+          ? t('models.servers.modelServed', { model })
+          : t('models.servers.modelNotServed', { model }))}
       {probe.roleCall?.ok && ' '}
       {probe.roleCall?.ok && (
         <span data-testid="endpoint-role-call">
@@ -110,7 +165,11 @@ function ServerRow({ server, onRemoved }: { server: EndpointStatusView; onRemove
         <td className="break">{server.baseUrl}</td>
         <td className="break">{server.model}</td>
         <td>
-          <span className={`badge health-${server.health}`} title={server.lastError ?? undefined} data-testid="endpoint-health">
+          <span
+            className={`badge health-${server.health}`}
+            title={server.lastError ?? undefined}
+            data-testid="endpoint-health"
+          >
             {t(`models.servers.health.${server.health}`)}
           </span>
         </td>
@@ -128,15 +187,29 @@ function ServerRow({ server, onRemoved }: { server: EndpointStatusView; onRemove
           )}
         </td>
         <td data-testid="endpoint-concurrency">
-          {server.slots !== undefined && server.slots < server.concurrency ? t('models.servers.slotsCapped', { slots: server.slots, concurrency: server.concurrency }) : server.concurrency}
+          {server.slots !== undefined && server.slots < server.concurrency
+            ? t('models.servers.slotsCapped', { slots: server.slots, concurrency: server.concurrency })
+            : server.concurrency}
         </td>
         <td data-testid="endpoint-in-flight">{server.inFlight}</td>
         <td>
           <div className="row">
-            <button type="button" onClick={() => void test.run()} disabled={test.pending} aria-label={t('models.servers.testLabel', { id: server.id })} data-testid={`endpoint-test-${server.id}`}>
+            <button
+              type="button"
+              onClick={() => void test.run()}
+              disabled={test.pending}
+              aria-label={t('models.servers.testLabel', { id: server.id })}
+              data-testid={`endpoint-test-${server.id}`}
+            >
               {test.pending ? t('common.working') : t('models.servers.test')}
             </button>
-            <button type="button" onClick={() => void remove.run()} disabled={remove.pending} aria-label={t('models.servers.removeLabel', { id: server.id })} data-testid={`endpoint-remove-${server.id}`}>
+            <button
+              type="button"
+              onClick={() => void remove.run()}
+              disabled={remove.pending}
+              aria-label={t('models.servers.removeLabel', { id: server.id })}
+              data-testid={`endpoint-remove-${server.id}`}
+            >
               {t('common.remove')}
             </button>
           </div>

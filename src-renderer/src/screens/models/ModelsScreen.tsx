@@ -52,7 +52,12 @@ function StatusCard({ role, status, onUnloaded }: { role: Role; status: ModelSta
     onUnloaded();
   });
   return (
-    <article className="panel" data-testid={`model-status-${role}`} data-loaded={status ? 'true' : 'false'} aria-labelledby={`status-${role}`}>
+    <article
+      className="panel"
+      data-testid={`model-status-${role}`}
+      data-loaded={status ? 'true' : 'false'}
+      aria-labelledby={`status-${role}`}
+    >
       <h3 id={`status-${role}`}>{t(`models.role.${role}`)}</h3>
       {status ? (
         <>
@@ -97,7 +102,12 @@ function StatusCard({ role, status, onUnloaded }: { role: Role; status: ModelSta
           <p className="explanation" data-testid={`model-explanation-${role}`}>
             {status.explanation}
           </p>
-          <button type="button" onClick={() => void unload.run()} disabled={unload.pending} data-testid={`model-unload-${role}`}>
+          <button
+            type="button"
+            onClick={() => void unload.run()}
+            disabled={unload.pending}
+            data-testid={`model-unload-${role}`}
+          >
             {t('models.unload')}
           </button>
           {unload.error && <ErrorView error={unload.error} compact />}
@@ -149,39 +159,90 @@ function LoadForm({ path, setPath, onLoaded }: { path: string; setPath: (p: stri
       </label>
       <label>
         <span>{t('models.path')}</span>
-        <input value={path} onChange={(e) => setPath(e.target.value)} spellCheck={false} required placeholder="/path/to/model.gguf" data-testid="model-load-path" />
+        <input
+          value={path}
+          onChange={(e) => setPath(e.target.value)}
+          spellCheck={false}
+          required
+          placeholder="/path/to/model.gguf"
+          data-testid="model-load-path"
+        />
       </label>
       <div className="row wrap">
         <label className="check">
-          <input type="checkbox" checked={autoGpu} onChange={(e) => setAutoGpu(e.target.checked)} data-testid="model-load-gpu-auto" />
+          <input
+            type="checkbox"
+            checked={autoGpu}
+            onChange={(e) => setAutoGpu(e.target.checked)}
+            data-testid="model-load-gpu-auto"
+          />
           <span>{t('models.gpuAuto')}</span>
         </label>
         {!autoGpu && (
           <label className="inline">
             <span>{t('models.gpuLayers')}</span>
-            <input type="number" min={0} value={gpuLayers} onChange={(e) => setGpuLayers(Math.max(0, Number(e.target.value) || 0))} data-testid="model-load-gpu-layers" />
+            <input
+              type="number"
+              min={0}
+              value={gpuLayers}
+              onChange={(e) => setGpuLayers(Math.max(0, Number(e.target.value) || 0))}
+              data-testid="model-load-gpu-layers"
+            />
           </label>
         )}
       </div>
       <div className="row wrap">
         <label className="inline">
           <span>{t('models.contextSize')}</span>
-          <input type="number" min={512} step={512} value={contextSize} onChange={(e) => setContextSize(e.target.value)} placeholder={t('models.auto')} data-testid="model-load-context" />
+          <input
+            type="number"
+            min={512}
+            step={512}
+            value={contextSize}
+            onChange={(e) => setContextSize(e.target.value)}
+            placeholder={t('models.auto')}
+            data-testid="model-load-context"
+          />
         </label>
         <label className="inline">
           <span>{t('models.threads')}</span>
-          <input type="number" min={1} value={threads} onChange={(e) => setThreads(e.target.value)} placeholder={t('models.auto')} data-testid="model-load-threads" />
+          <input
+            type="number"
+            min={1}
+            value={threads}
+            onChange={(e) => setThreads(e.target.value)}
+            placeholder={t('models.auto')}
+            data-testid="model-load-threads"
+          />
         </label>
         <label className="inline">
           <span>{t('models.sequences')}</span>
-          <input type="number" min={1} max={64} value={sequences} onChange={(e) => setSequences(e.target.value)} placeholder={t('models.auto')} data-testid="model-load-sequences" />
+          <input
+            type="number"
+            min={1}
+            max={64}
+            value={sequences}
+            onChange={(e) => setSequences(e.target.value)}
+            placeholder={t('models.auto')}
+            data-testid="model-load-sequences"
+          />
         </label>
       </div>
       <div className="row wrap">
-        <button type="submit" className="primary" disabled={!path.trim() || load.pending} data-testid="model-load-submit">
+        <button
+          type="submit"
+          className="primary"
+          disabled={!path.trim() || load.pending}
+          data-testid="model-load-submit"
+        >
           {load.pending ? t('models.loading') : t('models.loadButton')}
         </button>
-        <button type="button" onClick={() => void inspect.run()} disabled={!path.trim() || inspect.pending} data-testid="model-inspect">
+        <button
+          type="button"
+          onClick={() => void inspect.run()}
+          disabled={!path.trim() || inspect.pending}
+          data-testid="model-inspect"
+        >
           {t('models.inspect')}
         </button>
       </div>
@@ -225,7 +286,13 @@ function CatalogRow({ entry, onDone }: { entry: CatalogEntry; onDone: () => void
         {entry.installed ? (
           <span className="badge status-done">{t('models.installed')}</span>
         ) : (
-          <button type="button" onClick={() => void download.run()} disabled={download.pending || job?.status === 'running'} aria-label={t('models.downloadLabel', { name: entry.name })} data-testid={`catalog-download-${entry.id}`}>
+          <button
+            type="button"
+            onClick={() => void download.run()}
+            disabled={download.pending || job?.status === 'running'}
+            aria-label={t('models.downloadLabel', { name: entry.name })}
+            data-testid={`catalog-download-${entry.id}`}
+          >
             {t('models.download')}
           </button>
         )}
@@ -240,7 +307,12 @@ function TryIt() {
   const { t } = useTranslation();
   const [prompt, setPrompt] = useState('');
   const [maxTokens, setMaxTokens] = useState(128);
-  const [reply, setReply] = useState<{ text: string; promptTokens: number; completionTokens: number; ms: number } | null>(null);
+  const [reply, setReply] = useState<{
+    text: string;
+    promptTokens: number;
+    completionTokens: number;
+    ms: number;
+  } | null>(null);
   const run = useAction(async () => setReply(await api().call('models:try', { prompt, maxTokens })));
   return (
     <form
@@ -258,7 +330,13 @@ function TryIt() {
       </label>
       <label className="inline">
         <span>{t('models.maxTokens')}</span>
-        <input type="number" min={1} max={4096} value={maxTokens} onChange={(e) => setMaxTokens(Math.min(4096, Math.max(1, Number(e.target.value) || 1)))} />
+        <input
+          type="number"
+          min={1}
+          max={4096}
+          value={maxTokens}
+          onChange={(e) => setMaxTokens(Math.min(4096, Math.max(1, Number(e.target.value) || 1)))}
+        />
       </label>
       <button type="submit" disabled={!prompt.trim() || run.pending} data-testid="model-try-submit">
         {run.pending ? t('common.working') : t('models.generate')}
@@ -267,7 +345,13 @@ function TryIt() {
       {reply && (
         <div aria-live="polite" data-testid="model-try-result">
           <p className="answer-text">{reply.text}</p>
-          <p className="muted small">{t('models.tryStats', { prompt: reply.promptTokens, completion: reply.completionTokens, ms: formatNumber(reply.ms) })}</p>
+          <p className="muted small">
+            {t('models.tryStats', {
+              prompt: reply.promptTokens,
+              completion: reply.completionTokens,
+              ms: formatNumber(reply.ms),
+            })}
+          </p>
         </div>
       )}
     </form>
@@ -281,7 +365,12 @@ function Doctor() {
     <section className="panel" aria-labelledby="doctor-heading" data-testid="doctor">
       <div className="row between">
         <h3 id="doctor-heading">{t('models.doctor')}</h3>
-        <button type="button" onClick={doctor.reload} disabled={doctor.status === 'loading'} data-testid="doctor-refresh">
+        <button
+          type="button"
+          onClick={doctor.reload}
+          disabled={doctor.status === 'loading'}
+          data-testid="doctor-refresh"
+        >
           {t('common.refresh')}
         </button>
       </div>
@@ -302,7 +391,9 @@ function Doctor() {
             </dd>
             <dt>{t('models.network')}</dt>
             <dd className="break" data-testid="doctor-network">
-              {doctor.data.remoteHosts.length === 0 ? t('models.networkNone') : t('models.networkHosts', { hosts: doctor.data.remoteHosts.join(', ') })}
+              {doctor.data.remoteHosts.length === 0
+                ? t('models.networkNone')
+                : t('models.networkHosts', { hosts: doctor.data.remoteHosts.join(', ') })}
             </dd>
           </dl>
           {doctor.data.llama.error && <p className="error-text">{doctor.data.llama.error}</p>}
@@ -313,7 +404,8 @@ function Doctor() {
             <ul data-testid="doctor-devices">
               {doctor.data.llama.devices.map((d, i) => (
                 <li key={i}>
-                  {d.name}: {t('models.vram', { free: formatBytes(d.vramFreeBytes), total: formatBytes(d.vramTotalBytes) })}
+                  {d.name}:{' '}
+                  {t('models.vram', { free: formatBytes(d.vramFreeBytes), total: formatBytes(d.vramTotalBytes) })}
                 </li>
               ))}
             </ul>
@@ -364,12 +456,19 @@ export function ModelsScreen() {
           </div>
           {files.status === 'loading' && !files.data && <Loading />}
           {files.status === 'error' && <ErrorView error={files.error} onRetry={files.reload} compact />}
-          {files.data?.length === 0 && <Empty title={t('models.noFiles')} hint={t('models.noFilesHint')} testId="models-files-empty" />}
+          {files.data?.length === 0 && (
+            <Empty title={t('models.noFiles')} hint={t('models.noFilesHint')} testId="models-files-empty" />
+          )}
           {files.data && files.data.length > 0 && (
             <ul className="file-list" data-testid="models-files">
               {files.data.map((f) => (
                 <li key={f.path}>
-                  <button type="button" className="link" onClick={() => setPath(f.path)} aria-label={t('models.useFile', { file: f.file })}>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => setPath(f.path)}
+                    aria-label={t('models.useFile', { file: f.file })}
+                  >
                     {f.file}
                   </button>{' '}
                   <span className="muted small">
