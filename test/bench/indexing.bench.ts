@@ -453,6 +453,7 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
       reply: (v) => ({
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
           id: Number(id),
+          relation: r!,
           object: t!,
           description: sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`,
         })),
