@@ -434,7 +434,7 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
       prompt: 'mder/map',
       reply: (v) => {
         const triples = extraction(passageOf.get(v.chunk!)!).triples;
-        for (const t of triples) sentenceOf.set(`${t.subject}|${t.object}`, t.sentence);
+        for (const t of triples) sentenceOf.set(`${t.subject}|${t.relation}|${t.object}`, t.sentence);
         return { triples: triples.map(({ sentence: _s, ...t }) => t) };
       },
     },
@@ -453,8 +453,9 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
       reply: (v) => ({
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
           id: Number(id),
+          relation: r!,
           object: t!,
-          description: sentenceOf.get(`${s}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`,
+          description: sentenceOf.get(`${s}|${r}|${t}`) ?? `${s} ${r!.toLowerCase().replace(/_/g, ' ')} ${t}.`,
         })),
       }),
     },

@@ -355,7 +355,7 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => {
           const key = `${canonical(s!)}|${r}|${canonical(t!)}`;
           const scripted = DESCRIPTIONS[key] ?? (options.describeUnscripted ? plainDescription(s!, r!, t!) : undefined);
-          return { id: Number(id), object: t!, description: need(scripted, `description of ${key}`) };
+          return { id: Number(id), relation: r!, object: t!, description: need(scripted, `description of ${key}`) };
         }),
       }),
     },

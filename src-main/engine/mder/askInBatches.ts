@@ -31,6 +31,12 @@ export interface BatchRequest<I> {
    */
   keyField: string;
   keyOf: (item: I) => string;
+  /**
+   * A second content-key field written before the key (Enrich: the relation), which with the key
+   * tells apart items that share their key, so they can share a call: an entry is checked on both,
+   * and only items alike on both are asked in separate calls. Its grammar enum is the call's values.
+   */
+  qualifier?: { field: string; of: (item: I) => string };
   /** Completion budget of a call for these items (at least 256 tokens are given). */
   maxTokens: (items: readonly I[]) => number;
   /** Items per call at most (the grammar's id enum grows with it). */
@@ -58,12 +64,24 @@ export interface BatchResult {
 /**
  * Reply schema of a batch: exactly one entry per item (an empty or short list is no answer, so it
  * fails and is never cached), each naming its item by id (an enum the grammar enforces) and by
- * content key, which the grammar lets be one of the batch's `keys` only (see {@link keyOneOf}).
+ * content key, which the grammar lets be one of the batch's `keys` only (see {@link keyOneOf}),
+ * after its qualifier (one of the batch's `qualifier.values`) where there is one.
  */
-export function batchReplySchema(keys: readonly string[], listKey: string, keyField: string, textKey: string) {
+export function batchReplySchema(
+  keys: readonly string[],
+  listKey: string,
+  keyField: string,
+  textKey: string,
+  qualifier?: { field: string; values: readonly string[] },
+) {
   const n = keys.length;
   const ids = Array.from({ length: n }, (_, i) => i + 1) as [number, ...number[]];
-  const entry = z.object({ id: z.literal(ids), [keyField]: keyOneOf(keys), [textKey]: z.string().trim().min(1) });
+  const id = z.literal(ids);
+  const key = keyOneOf(keys);
+  const text = z.string().trim().min(1);
+  const entry = qualifier
+    ? z.object({ id, [qualifier.field]: keyOneOf(qualifier.values), [keyField]: key, [textKey]: text })
+    : z.object({ id, [keyField]: key, [textKey]: text });
   return z.object({ [listKey]: z.array(entry).min(n).max(n) });
 }
 
@@ -99,10 +117,11 @@ function foldedKey(key: string): string {
  * or reorders items, or numbers on after a skipped one, attaches nothing to the wrong one. Items
  * missing from a reply, named twice with different texts, answered with another item's key, whose
  * key another entry of the reply also carries, or given the same text as another item without
- * naming their own key are asked again on their own;
- * items that share a content key are never asked in one call. A call whose prompt and output would not fit the context is split
- * before it is made, and one whose output is cut or invalid is split and asked again, so a
- * dense unit costs more calls instead of losing all its texts. What still fails is in `misses`.
+ * naming their own key are asked again on their own; items that share a content key (and
+ * qualifier, where there is one) are never asked in one call. A call whose prompt and output
+ * would not fit the context is split before it is made, and one whose output is cut or invalid
+ * is split and asked again, so a dense unit costs more calls instead of losing all its texts.
+ * What still fails is in `misses`.
  */
 export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promise<BatchResult> {
   const texts: (string | null)[] = request.items.map(() => null);
@@ -126,11 +145,13 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     let reply: Record<string, { id: number; [k: string]: unknown }[]>;
     try {
       calls++;
+      const qualifier = request.qualifier;
       const schema = batchReplySchema(
         items.map((item) => request.keyOf(item)),
         request.listKey,
         request.keyField,
         request.textKey,
+        qualifier && { field: qualifier.field, values: items.map((item) => qualifier.of(item)) },
       );
       const result = await llm.generateJson(prompt, schema, { ...request.sampling, maxTokens, signal: request.signal });
       addUsage(usage, result.usage);
@@ -148,23 +169,34 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     const idsOfKey = new Map<string, Set<number>>();
     for (const entry of reply[request.listKey] ?? []) {
       const text = entry[request.textKey] as string;
-      const key = entry[request.keyField] as string;
+      const written = {
+        key: entry[request.keyField] as string,
+        qualifier: request.qualifier && entry[request.qualifier.field],
+      };
       const seen = byId.get(entry.id);
       // An entry keyed to another item belongs to it, or to none: the numbering slipped.
-      const keyed = sameKey(key, request.keyOf(items[entry.id - 1]!));
+      const keyed = sameContentKey(written, items[entry.id - 1]!);
       // The same id with two different texts: one of them belongs to another item, and we cannot tell which.
       byId.set(entry.id, keyed && (seen === undefined || seen === text) ? text : null);
       idsOfText.set(text, (idsOfText.get(text) ?? new Set()).add(entry.id));
-      idsOfKey.set(foldedKey(key), (idsOfKey.get(foldedKey(key)) ?? new Set()).add(entry.id));
+      const key = writtenKey(written);
+      idsOfKey.set(key, (idsOfKey.get(key) ?? new Set()).add(entry.id));
     }
-    // A call's keys are distinct (see sharedKeys), so one key under two ids means an entry took
-    // its neighbour's key; the one whose id matches may carry the other's text: neither is trusted.
+    // A call's content keys are distinct (see sharedKeys), so one key under two ids means an entry
+    // took its neighbour's key; the one whose id matches may carry the other's text: neither is trusted.
     for (const ids of idsOfKey.values()) if (ids.size > 1) for (const id of ids) byId.set(id, null);
     // One text under two ids: kept only for the items whose key it names (a sentence may state two
-    // facts); for the others it is another item's text, written again.
+    // facts); for the others it is another item's text, written again. Items that share their key
+    // (told apart by the qualifier only) keep it only where it names their qualifier too.
     for (const [text, ids] of idsOfText) {
       if (ids.size < 2) continue;
-      for (const id of ids) if (!foldName(text).includes(foldName(request.keyOf(items[id - 1]!)))) byId.set(id, null);
+      const names = (value: string): boolean => foldName(text).includes(foldName(value));
+      const keys = [...ids].map((id) => request.keyOf(items[id - 1]!));
+      [...ids].forEach((id, k) => {
+        const qualifier = request.qualifier?.of(items[id - 1]!);
+        const shared = keys.filter((key) => sameKey(key, keys[k]!)).length > 1;
+        if (!names(keys[k]!) || (shared && qualifier !== undefined && !names(qualifier))) byId.set(id, null);
+      });
     }
     const missing: number[] = [];
     indexes.forEach((index, k) => {
@@ -182,11 +214,21 @@ export async function askInBatches<I>(llm: Llm, request: BatchRequest<I>): Promi
     }
     for (const index of missing) await ask([index]);
   };
+  /** Whether an entry's key (and qualifier) name `item`'s. */
+  const sameContentKey = (written: { key: string; qualifier: unknown }, item: I): boolean =>
+    sameKey(written.key, request.keyOf(item)) &&
+    (!request.qualifier || sameKey(String(written.qualifier), request.qualifier.of(item)));
+  /** The folded content key of an entry or item: its key, after its qualifier where there is one. */
+  const writtenKey = (written: { key: string; qualifier: unknown }): string =>
+    request.qualifier
+      ? `${foldedKey(String(written.qualifier))}\u0000${foldedKey(written.key)}`
+      : foldedKey(written.key);
+  const itemKey = (item: I): string => writtenKey({ key: request.keyOf(item), qualifier: request.qualifier?.of(item) });
   /** The items after the first of those whose content key an earlier item of `indexes` has too. */
   const sharedKeys = (indexes: readonly number[]): number[] => {
     const seen = new Set<string>();
     return indexes.filter((i) => {
-      const key = foldedKey(request.keyOf(request.items[i]!));
+      const key = itemKey(request.items[i]!);
       if (seen.has(key)) return true;
       seen.add(key);
       return false;

@@ -62,9 +62,11 @@ export async function enrichChunk(llm: Llm, input: EnrichInput, options: EnrichO
       }),
     listKey: 'descriptions',
     textKey: 'description',
-    // The object, not the subject: a chunk's triples mostly share their subject.
+    // The object, not the subject: a chunk's triples mostly share their subject. The relation
+    // tells apart triples with one object, so they share a call (each call re-sends the chunk).
     keyField: 'object',
     keyOf: (t) => t.target,
+    qualifier: { field: 'relation', of: (t) => t.relation },
     maxTokens: (triples) => REPLY_OVERHEAD + perTriple * triples.length,
     maxItemsPerCall: options.maxTriplesPerCall ?? 24,
     sampling: options.sampling,

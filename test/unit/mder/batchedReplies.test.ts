@@ -8,7 +8,7 @@ import { batchReplySchema } from '../../../src-main/engine/mder/askInBatches.js'
 import { disambiguateReplySchema } from '../../../src-main/engine/mder/disambiguate.js';
 import { zodJsonSchema } from '../../../src-main/engine/models/grammarSchema.js';
 import { tripleText } from '../../../src-main/engine/mder/names.js';
-import { ScriptedLlm } from '../../support/ScriptedLlm.js';
+import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import {
   addCorpusDocument,
@@ -30,6 +30,18 @@ const triples = [
   { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
 ];
 const input = { previous: null, current: 'x', next: null, other: [], triples };
+/** A model that describes each triple as its own words, with its relation and object as keys. */
+const describingRule: ScriptRule = {
+  prompt: 'mder/enrich',
+  reply: (v) => ({
+    descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
+      id: Number(id),
+      relation: r!,
+      object: t!,
+      description: `${s} ${r} ${t}.`,
+    })),
+  }),
+};
 
 describe('batched replies are matched by id and content key', () => {
   it('a model that skips item 2 but numbers on 1..n shifts no description onto the wrong triple', async () => {
@@ -39,6 +51,7 @@ describe('batched replies are matched by id and content key', () => {
         prompt: 'mder/enrich',
         reply: (v) => {
           const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({
+            relation: r!,
             object: t!,
             description: `${s} ${r} ${t}.`,
           }));
@@ -73,21 +86,25 @@ describe('batched replies are matched by id and content key', () => {
         when: (v) => v.triples!.includes('\n'),
         reply: () => ({
           descriptions: [
-            { id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' },
-            { id: 2, object: 'Laertes', description: 'Odysseus was king of Ithaca.' },
-            { id: 3, object: 'Icarius', description: 'Penelope was the daughter of Icarius.' },
+            { id: 1, relation: 'KING_OF', object: 'Ithaca', description: 'Odysseus was king of Ithaca.' },
+            { id: 2, relation: 'SON_OF', object: 'Laertes', description: 'Odysseus was king of Ithaca.' },
+            { id: 3, relation: 'DAUGHTER_OF', object: 'Icarius', description: 'Penelope was the daughter of Icarius.' },
           ],
         }),
       },
       {
         prompt: 'mder/enrich',
         when: (v) => v.triples!.includes('KING_OF'),
-        reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }),
+        reply: () => ({
+          descriptions: [{ id: 1, relation: 'KING_OF', object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }],
+        }),
       },
       {
         prompt: 'mder/enrich',
         reply: () => ({
-          descriptions: [{ id: 1, object: 'Laertes', description: 'Odysseus was the son of Laertes.' }],
+          descriptions: [
+            { id: 1, relation: 'SON_OF', object: 'Laertes', description: 'Odysseus was the son of Laertes.' },
+          ],
         }),
       },
     ]);
@@ -110,16 +127,18 @@ describe('batched replies are matched by id and content key', () => {
         when: (v) => v.triples!.includes('\n'),
         reply: () => ({
           descriptions: [
-            { id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' },
-            { id: 1, object: 'Ithaca', description: 'Odysseus was the son of Laertes.' },
-            { id: 3, object: 'Icarius', description: 'Penelope was the daughter of Icarius.' },
+            { id: 1, relation: 'KING_OF', object: 'Ithaca', description: 'Odysseus was king of Ithaca.' },
+            { id: 1, relation: 'KING_OF', object: 'Ithaca', description: 'Odysseus was the son of Laertes.' },
+            { id: 3, relation: 'DAUGHTER_OF', object: 'Icarius', description: 'Penelope was the daughter of Icarius.' },
           ],
         }),
       },
       {
         prompt: 'mder/enrich',
         when: (v) => v.triples!.includes('KING_OF'),
-        reply: () => ({ descriptions: [{ id: 1, object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }] }),
+        reply: () => ({
+          descriptions: [{ id: 1, relation: 'KING_OF', object: 'Ithaca', description: 'Odysseus was king of Ithaca.' }],
+        }),
       },
       { prompt: 'mder/enrich', reply: () => ({ descriptions: [] }) },
     ]);
@@ -129,52 +148,96 @@ describe('batched replies are matched by id and content key', () => {
     expect(t.misses[0]).toMatchObject({ index: 1, reason: expect.stringMatching(/schema/) });
   });
 
-  it('items that share a content key are asked in separate calls, so a text copied between them cannot pass its key', async () => {
-    const twins = [
+  it('triples that share their object share a call, told apart by their relation; a text moved between them is kept only where it names the relation', async () => {
+    const shared = [
       { source: 'Telemachus', relation: 'SON_OF', target: 'Odysseus' },
       { source: 'Poseidon', relation: 'ANGRY_WITH', target: 'Odysseus' },
       { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
     ];
-    // A model that writes the first triple's entry again under every id whose object it shares.
-    const llm = new ScriptedLlm([
-      {
-        prompt: 'mder/enrich',
-        reply: (v) => {
-          const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({
-            object: t!,
-            description: `${s} ${r} ${t}.`,
-          }));
-          return {
-            descriptions: lines.map((l, i) => ({
-              id: i + 1,
-              ...(lines.findIndex((o) => o.object === l.object) < i ? lines.find((o) => o.object === l.object)! : l),
-            })),
-          };
+    const all =
+      '1. Telemachus | SON_OF | Odysseus\n2. Poseidon | ANGRY_WITH | Odysseus\n3. Penelope | DAUGHTER_OF | Icarius';
+    // A model that, among the triples of one object, writes the first one's text again under the
+    // other ids (`text`), its whole entry (`entry`), or the entries of the first two swapped (`swap`).
+    type Slip = 'text' | 'entry' | 'swap';
+    type Entry = { relation: string; object: string; description: string };
+    const slipped = (slip: Slip, entry: Entry, alike: Entry[]): Entry => {
+      if (alike.length < 2) return entry;
+      if (slip === 'swap') return alike.find((o) => o !== entry)!;
+      if (entry === alike[0]) return entry;
+      return slip === 'entry' ? alike[0]! : { ...entry, description: alike[0]!.description };
+    };
+    const slipping = (slip: Slip) =>
+      new ScriptedLlm([
+        {
+          prompt: 'mder/enrich',
+          reply: (v) => {
+            const lines = [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, , s, r, t]) => ({
+              relation: r!,
+              object: t!,
+              description: `${s} ${r} ${t}.`,
+            }));
+            return {
+              descriptions: lines.map((l, i) => {
+                const alike = lines.filter((o) => o.object === l.object);
+                return { id: i + 1, ...slipped(slip, l, alike) };
+              }),
+            };
+          },
         },
-      },
-    ]);
+      ]);
+    const honest = new ScriptedLlm([describingRule]);
+    const r = await enrichChunk(honest, { ...input, triples: shared }, { prompts });
+    expect(r.descriptions).toEqual(shared.map((t) => `${t.source} ${t.relation} ${t.target}.`));
+    expect(honest.callsOf('mder/enrich').map((c) => c.prompt.variables.triples)).toEqual([all]);
+    // The text alone moved: it names SON_OF, not ANGRY_WITH, so only Telemachus's is kept. The
+    // whole entry moved: its key comes under two ids, so neither is trusted. Swapped: each entry's
+    // relation is the other item's.
+    const askedAgain: Record<Slip, string[]> = {
+      text: ['1. Poseidon | ANGRY_WITH | Odysseus'],
+      entry: ['1. Telemachus | SON_OF | Odysseus', '1. Poseidon | ANGRY_WITH | Odysseus'],
+      swap: ['1. Telemachus | SON_OF | Odysseus', '1. Poseidon | ANGRY_WITH | Odysseus'],
+    };
+    for (const slip of ['text', 'entry', 'swap'] as const) {
+      const llm = slipping(slip);
+      const c = await enrichChunk(llm, { ...input, triples: shared }, { prompts });
+      expect(c.descriptions, slip).toEqual(shared.map((t) => `${t.source} ${t.relation} ${t.target}.`));
+      expect(llm.callsOf('mder/enrich').map((call) => call.prompt.variables.triples)).toEqual([
+        all,
+        ...askedAgain[slip],
+      ]);
+    }
+  });
+
+  it('triples alike in relation and object are asked in separate calls, so a text copied between them cannot pass its key', async () => {
+    const twins = [
+      { source: 'Telemachus', relation: 'SON_OF', target: 'Odysseus' },
+      { source: 'Telegonus', relation: 'SON_OF', target: 'Odysseus' },
+      { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
+    ];
+    const llm = new ScriptedLlm([describingRule]);
     const r = await enrichChunk(llm, { ...input, triples: twins }, { prompts });
     expect(r.descriptions).toEqual(twins.map((t) => `${t.source} ${t.relation} ${t.target}.`));
     expect(llm.callsOf('mder/enrich').map((c) => c.prompt.variables.triples)).toEqual([
       '1. Telemachus | SON_OF | Odysseus\n2. Penelope | DAUGHTER_OF | Icarius',
-      '1. Poseidon | ANGRY_WITH | Odysseus',
+      '1. Telegonus | SON_OF | Odysseus',
     ]);
   });
 
   it('the triples left undescribed are listed in their order, also when a twin asked later misses before them', async () => {
     const twins = [
       { source: 'Telemachus', relation: 'SON_OF', target: 'Odysseus' },
-      { source: 'Poseidon', relation: 'ANGRY_WITH', target: 'Odysseus' },
+      { source: 'Telegonus', relation: 'SON_OF', target: 'Odysseus' },
       { source: 'Penelope', relation: 'DAUGHTER_OF', target: 'Icarius' },
     ];
-    // Telemachus's and Penelope's triples are asked together, Poseidon's (its object is Telemachus's) after
-    // them; the model writes no description (an empty one, which fails the schema) but Telemachus's.
+    // Telemachus's and Penelope's triples are asked together, Telegonus's (its relation and object
+    // are Telemachus's) after them; the model writes no description (an empty one, which fails the schema) but Telemachus's.
     const llm = new ScriptedLlm([
       {
         prompt: 'mder/enrich',
         reply: (v) => ({
           descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
             id: Number(id),
+            relation: r!,
             object: t!,
             description: s === 'Telemachus' ? `${s} ${r} ${t}.` : '',
           })),
@@ -195,10 +258,23 @@ describe('batched replies are matched by id and content key', () => {
     expect(grammar).toContain(`"object":{"enum":${JSON.stringify(keys)}}`);
     expect(grammar).toContain('"maxItems":3');
     expect(grammar).toContain('"minItems":3');
+    const qualified = JSON.stringify(
+      zodJsonSchema(
+        batchReplySchema(keys, 'descriptions', 'object', 'description', {
+          field: 'relation',
+          values: ['KING_OF', 'NAMED', 'DAUGHTER_OF'],
+        }),
+      ).grammar,
+    );
+    expect(qualified).toContain(
+      `"relation":{"enum":["KING_OF","NAMED","DAUGHTER_OF"]},"object":{"enum":${JSON.stringify(keys)}}`,
+    );
     const llm = new ScriptedLlm([
       {
         prompt: 'mder/enrich',
-        reply: () => ({ descriptions: [{ id: 9, object: 'Ithaca', description: 'From another batch.' }] }),
+        reply: () => ({
+          descriptions: [{ id: 9, relation: 'KING_OF', object: 'Ithaca', description: 'From another batch.' }],
+        }),
       },
     ]);
     const r = await enrichChunk(llm, { ...input, triples: triples.slice(0, 1) }, { prompts });

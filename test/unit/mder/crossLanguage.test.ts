@@ -105,6 +105,7 @@ function smallModelRules(): ScriptRule[] {
       reply: (v) => ({
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
           id: Number(id),
+          relation: r!,
           object: t!,
           description: `${s} ${r!.toLowerCase()} ${t}.`,
         })),

@@ -42,8 +42,9 @@ const hubRules: ScriptRule[] = [
   {
     prompt: 'mder/enrich',
     reply: (v) => ({
-      descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({
+      descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| (\S+) \| Harbour (\d+)$/gm)].map(([, id, r, k]) => ({
         id: Number(id),
+        relation: r!,
         object: `Harbour ${k}`,
         description: description(Number(k)),
       })),

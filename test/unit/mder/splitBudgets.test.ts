@@ -37,8 +37,9 @@ const script = () =>
     {
       prompt: 'mder/enrich',
       reply: (v) => ({
-        descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| \S+ \| Harbour (\d+)$/gm)].map(([, id, k]) => ({
+        descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| (\S+) \| Harbour (\d+)$/gm)].map(([, id, r, k]) => ({
           id: Number(id),
+          relation: r!,
           object: `Harbour ${k}`,
           description: description(Number(k)),
         })),

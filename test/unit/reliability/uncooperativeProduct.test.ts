@@ -327,7 +327,6 @@ const DEGRADED_IN_EVERY_MODE = [
   'mder/enrich textUnderTwoIds',
   'mder/reduce renumberedIds',
   'mder/disambiguate flippedVerdict',
-  'qa/translate sourceLanguage',
   'qa/dapt-subanswer flippedVerdict',
   'qa/hyp-judge inflatedScore',
   'qa/hyp-judge renumberedIds',
@@ -340,6 +339,14 @@ const DEGRADED_IN_EVERY_MODE = [
   'qa/answer emptyReply',
   'qa/answer runtimeError',
 ];
+/**
+ * Degradations the seeds of all modes run must make between them: steps whose replies hold no key
+ * the grammar constrains, so a mode meets them as the other does. A question's translation is a
+ * few calls a seed: at sourceLanguage 0.05, the 25 seeds of one mode can miss it (the grammar's
+ * seeds did once Enrich asked a chunk's triples with one object in one call, which moved the seeded
+ * draws of every later call).
+ */
+const DEGRADED_IN_SOME_MODE = ['qa/translate sourceLanguage'];
 /**
  * What only one mode makes: under a grammar, a degraded content key comes out as another item's key
  * (the case that shifted Odysseus's summary onto Ithaca); without it, the degraded key itself.
@@ -393,6 +400,11 @@ describe('the whole product with an uncooperative model', () => {
       const all = await Promise.all(Array.from({ length: Math.max(SEEDS, MIN_SEEDS) }, (_, i) => seedRun(i + 1)));
       const modesRun = FORCED_MODE === undefined ? MODES : MODES.filter((m) => m === FORCED_MODE);
       expect(new Set(all.map((r) => r.schema))).toEqual(new Set(modesRun));
+      const madeAll = new Set(all.flatMap((r) => r.llm.degradations.map((d) => `${d.prompt} ${d.kind}`)));
+      expect(
+        DEGRADED_IN_SOME_MODE.filter((m) => !madeAll.has(m)),
+        'made by no mode',
+      ).toEqual([]);
       for (const schema of modesRun) {
         const runs = all.filter((r) => r.schema === schema);
         const ms = runs.map(measure);

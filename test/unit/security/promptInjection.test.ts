@@ -115,6 +115,7 @@ beforeAll(async () => {
         descriptions: [
           {
             id: 1,
+            relation: 'HAS_NOTICE',
             object: /^1\. .+? \| HAS_NOTICE \| (.+)$/m.exec(v.triples!)![1]!,
             description: `Ithaca has a harbour notice that reads: ${ATTACK.replace(/\s+/g, ' ')}`,
           },

@@ -238,6 +238,7 @@ export function syntheticRules(): ScriptRule[] {
       reply: (v) => ({
         descriptions: [...v.triples!.matchAll(/^(\d+)\. (.+) \| (\S+) \| (.+)$/gm)].map(([, id, s, r, t]) => ({
           id: Number(id),
+          relation: r!,
           object: t!,
           description: syntheticDescription(s!, r!, t!),
         })),
