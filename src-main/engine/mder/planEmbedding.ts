@@ -27,9 +27,10 @@ export interface EmbeddingPlan {
 /**
  * Embeds every row that has no vector yet: chunks in English (their English text) and, when not
  * English, as written (their original text; see kb/chunkCorpora.ts: an English chunk is embedded
- * once), with the BM25 text of both corpora; fixed-size passages, entity names, entity summaries, hub entities' partial summaries and triples by their linear verbalisation
- * alone (HyP-KGRAG 3.1; their MDER descriptions go into the evidence, not the index). The
- * indexing job's embed stage, and re-embedding a KB with another embedder, are this.
+ * once), with the BM25 text of both corpora; fixed-size passages, entity names, entity summaries,
+ * hub entities' partial summaries and triples by their linear verbalisation alone (HyP-KGRAG 3.1;
+ * their MDER descriptions go into the evidence, not the index). The indexing job's embed stage, and
+ * re-embedding a KB with another embedder, are this.
  */
 export interface PlanEmbeddingOptions {
   /** Rows per embedder call. Default 32. */

@@ -217,7 +217,9 @@ export async function reduceUnit(llm: Llm, unit: ReduceUnit, options: ReduceOpti
       if (retry && retry.misses.length === 0) continue;
       misses.push({
         id: entity.id,
-        reason: `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} (or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}`,
+        reason:
+          `${level === 0 ? 'facts' : 'partial summaries'} ${part.first}–${part.last} of ${part.of} ` +
+          `(or some of them) reached no partial summary: ${(retry?.misses[0] ?? miss).reason}`,
       });
     }
     const kept = written.flat().filter((w): w is { text: string; part: typeof w.part } => w.text !== null);
@@ -288,7 +290,8 @@ function itemBlock(item: ReduceItem): string {
   const head = [`Entity: ${fence(item.name)} (type: ${fence(item.type)})`];
   if (item.part)
     head.push(
-      `Part: ${item.combining ? 'partial summaries' : 'facts'} ${item.part.first}–${item.part.last} of ${item.part.of} (summarise only these; at most ${sentences} sentences)`,
+      `Part: ${item.combining ? 'partial summaries' : 'facts'} ${item.part.first}–${item.part.last} of ${item.part.of} ` +
+        `(summarise only these; at most ${sentences} sentences)`,
     );
   else
     head.push(
