@@ -110,8 +110,11 @@ describeInBrowser('the Ask screen as a conversation', () => {
       await byId('thread-rename').click();
       await byId('thread-rename-input').fill('Penelope');
       await byId('thread-rename-save').click();
+      // The title changes at once; the side list after it fetches the threads again.
       await page.waitForFunction(
-        () => document.querySelector('[data-testid="conversation-title"]')?.textContent === 'Penelope',
+        () =>
+          document.querySelector('[data-testid="conversation-title"]')?.textContent === 'Penelope' &&
+          document.querySelector('[data-testid="thread-select"]')?.textContent === 'Penelope',
         undefined,
         { timeout: 10_000 },
       );
