@@ -1,16 +1,14 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentDetail, DocumentPage, DocumentPageText } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
-import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
 import { pageText, type PdfTextItem } from '../../../src-renderer/src/lib/pdfTextMap.js';
-import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { writePdf } from '../../support/pdfWriter.js';
-import { call, tempEngine } from '../../support/tempEngine.js';
+import { ingestedFolder } from '../../support/ingestedFolder.js';
+import { call } from '../../support/tempEngine.js';
 
 /**
  * `docs:file` of a mail's PDF attachment (`file.eml#attachment/1`): the attachment's own bytes,
@@ -20,9 +18,7 @@ import { call, tempEngine } from '../../support/tempEngine.js';
 describe('docs:file of a PDF attached to an e-mail', () => {
   let engine: Engine;
   let dispose: () => Promise<void>;
-  const embedder = new NgramEmbedder(32);
-  const folder = mkdtempSync(join(tmpdir(), 'polyhop-mailpdf-'));
-  const eml = join(folder, 'report.eml');
+  let eml: string;
   const pdf = writePdf({
     pages: [
       'The Marlow regatta of 1931 was rowed on the second of May.',
@@ -41,16 +37,12 @@ describe('docs:file of a PDF attached to an e-mail', () => {
     })
       .compile()
       .build();
-    writeFileSync(eml, message);
-    ({ engine, dispose } = await tempEngine({ embedder }));
-    await call(engine, 'kb:create', { name: 'mail' });
-    await call(engine, 'docs:add', { kb: 'mail', paths: [folder] });
-    await ingestPending(engine.kbs.get('mail').kb, { embedder });
+    ({ engine, dispose } = await ingestedFolder('mail', (folder) => {
+      eml = join(folder, 'report.eml');
+      writeFileSync(eml, message);
+    }));
   });
-  afterAll(async () => {
-    await dispose();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => dispose());
 
   it("hands over the attachment's own bytes, whose pages are the pages its citations open on", async () => {
     const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'mail', limit: 100 });

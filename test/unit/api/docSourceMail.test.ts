@@ -1,34 +1,26 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentDetail, DocumentPage, DocumentSource } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { documentFilePath } from '../../../src-main/engine/api/handlers/docSource.js';
-import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
 import { parseOpenDocumentRequest } from '../../../src-renderer/api/bridge.js';
-import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { call, tempEngine } from '../../support/tempEngine.js';
+import { ingestedFolder } from '../../support/ingestedFolder.js';
+import { call } from '../../support/tempEngine.js';
 
 /** `docs:source` of the documents a mail file holds (`file#part`): each found in its file, read again. */
 describe('docs:source of mail parts', () => {
   let engine: Engine;
   let dispose: () => Promise<void>;
-  const embedder = new NgramEmbedder(32);
-  const folder = mkdtempSync(join(tmpdir(), 'polyhop-mailsource-'));
-  const mbox = join(folder, 'letters.mbox');
+  let mbox: string;
 
   beforeAll(async () => {
-    copyFileSync(join(import.meta.dirname, '../../fixtures/producers/letters.mbox'), mbox);
-    ({ engine, dispose } = await tempEngine({ embedder }));
-    await call(engine, 'kb:create', { name: 'mail' });
-    await call(engine, 'docs:add', { kb: 'mail', paths: [folder] });
-    await ingestPending(engine.kbs.get('mail').kb, { embedder });
+    ({ engine, dispose } = await ingestedFolder('mail', (folder) => {
+      mbox = join(folder, 'letters.mbox');
+      copyFileSync(join(import.meta.dirname, '../../fixtures/producers/letters.mbox'), mbox);
+    }));
   });
-  afterAll(async () => {
-    await dispose();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => dispose());
 
   it("gives each message's and attachment's own text, which its chunks' offsets point into", async () => {
     const { rows } = await call<DocumentPage>(engine, 'docs:list', { kb: 'mail', limit: 100 });

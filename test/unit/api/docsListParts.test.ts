@@ -1,35 +1,27 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentPage } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
-import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
-import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { call, tempEngine } from '../../support/tempEngine.js';
+import { ingestedFolder } from '../../support/ingestedFolder.js';
+import { call } from '../../support/tempEngine.js';
 
 /** `docs:list` with `grouped` (parts of a file under it only) and `containerId` (one file's parts). */
 describe('docs:list of files with parts', () => {
   let engine: Engine;
   let dispose: () => Promise<void>;
-  const embedder = new NgramEmbedder(32);
-  const folder = mkdtempSync(join(tmpdir(), 'polyhop-listparts-'));
-  const mbox = join(folder, 'letters.mbox');
+  let folder: string;
+  let mbox: string;
   const list = (options: object) => call<DocumentPage>(engine, 'docs:list', { kb: 'mail', limit: 100, ...options });
 
   beforeAll(async () => {
-    copyFileSync(join(import.meta.dirname, '../../fixtures/producers/letters.mbox'), mbox);
-    copyFileSync(join(import.meta.dirname, '../../fixtures/producers/minutes.eml'), join(folder, 'minutes.eml'));
-    copyFileSync(join(import.meta.dirname, '../../fixtures/producers/club.odt'), join(folder, 'club.odt'));
-    ({ engine, dispose } = await tempEngine({ embedder }));
-    await call(engine, 'kb:create', { name: 'mail' });
-    await call(engine, 'docs:add', { kb: 'mail', paths: [folder] });
-    await ingestPending(engine.kbs.get('mail').kb, { embedder });
+    ({ engine, dispose, folder } = await ingestedFolder('mail', (into) => {
+      for (const file of ['letters.mbox', 'minutes.eml', 'club.odt'])
+        copyFileSync(join(import.meta.dirname, '../../fixtures/producers', file), join(into, file));
+    }));
+    mbox = join(folder, 'letters.mbox');
   });
-  afterAll(async () => {
-    await dispose();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => dispose());
 
   it('lists each file once with its count of parts, and a file’s parts on their own', async () => {
     const all = await list({});
