@@ -9,6 +9,7 @@ import { logUnhandledRejections } from './engine/api/logUnhandledRejections.js';
 import { registerAskCommand } from './cli/askCommand.js';
 import { registerChatCommand } from './cli/chatCommand.js';
 import { createCliContext } from './cli/CliContext.js';
+import { onStoreSyncFailed } from './cli/finishStoreSync.js';
 import { registerDocumentCommands } from './cli/documentCommands.js';
 import { registerEvalCommands } from './cli/evalCommands.js';
 import { registerKbCommands } from './cli/kbCommands.js';
@@ -51,6 +52,7 @@ export async function runCli({ appRoot, argv, serve, engine: injected, input }: 
     job: (method, request) => ctx.job(method, request),
     input: input ?? process.stdin,
     storeSynced: ctx.storeSynced,
+    onStoreSyncFailed: async (kb, report) => onStoreSyncFailed(await ctx.getEngine(), kb, report),
   }));
   registerRdfCommands(program, ctx);
   registerStoreCommands(program, ctx);

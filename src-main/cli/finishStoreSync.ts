@@ -18,12 +18,23 @@ export interface FinishStoreSyncContext {
  * says how to send it. A failed sync fails the command, saying the KB's own change is done.
  */
 export async function finishStoreSync(ctx: FinishStoreSyncContext, kb: string): Promise<void> {
-  const resume = `\`polyhop store sync --kb "${kb}"\` sends them`;
+  const resume = storeSyncResume(kb);
   for (;;) {
     // A sync that saw more changes arrive starts the next one from a setImmediate after it ends.
     await new Promise((resolve) => setImmediate(resolve));
     const status = await ctx.call('store:show', { kb });
-    if (!status.jobId) return;
+    if (!status.jobId) {
+      // A sync that failed before this looked (a store refusing at once, or one of a conversation's
+      // answers) has no job left to wait for: only the journal says the store is behind.
+      const failed = status.config?.autoSync ? status.sync?.lastError : null;
+      if (failed) {
+        ctx.fail(
+          `the change to "${kb}" is done, but the last store sync failed: ${failed}; ` +
+            `the changes not yet sent stay journalled; ${resume}`,
+        );
+      }
+      return;
+    }
     console.error(`Syncing the external store of "${kb}" (Ctrl-C stops; unsent changes stay journalled)…`);
     const result = await runJob(await ctx.getEngine(), status.jobId, { quiet: ctx.quiet });
     if (result.status === 'cancelled' || result.status === 'paused') {
@@ -37,4 +48,22 @@ export async function finishStoreSync(ctx: FinishStoreSyncContext, kb: string): 
       );
     }
   }
+}
+
+/** How to send what a failed or cancelled sync of `kb` left in the journal. */
+export function storeSyncResume(kb: string): string {
+  return `\`polyhop store sync --kb "${kb}"\` sends them`;
+}
+
+/**
+ * Calls `report` as soon as a sync of `kb`'s external store fails, until the returned function is
+ * called: a conversation's answers are synced in the background while the next question runs, and
+ * its user should not learn of a failure only from `polyhop store show`.
+ */
+export function onStoreSyncFailed(engine: Engine, kb: string, report: (message: string) => void): () => void {
+  return engine.onEvent((event) => {
+    if (event.name !== 'job:finished' || event.payload.kind !== 'store' || event.payload.status !== 'failed') return;
+    if (engine.jobs.get(event.payload.jobId)?.kb !== kb) return;
+    report(event.payload.error?.message ?? 'unknown error');
+  });
 }

@@ -8,9 +8,12 @@ import oxigraph from 'oxigraph';
  * has a dataset of that default graph and no named graphs, so a `GRAPH <g>` pattern matches nothing.
  * Update (`update=` form) and the Graph Store HTTP Protocol (`?graph=`, PUT replaces, POST adds,
  * Turtle) on one URL, as Oxigraph server and Fuseki serve them. `hold`, when given, is awaited
- * before each request is answered (a test keeps a sync in flight until a moment it chooses).
+ * before each request is answered (a test keeps a sync in flight until a moment it chooses);
+ * while `down()` is true every request is answered 503, as a store restarting or overloaded does.
  */
-export async function startConformingStore(options: { hold?: () => Promise<void> } = {}): Promise<{
+export async function startConformingStore(
+  options: { hold?: () => Promise<void>; down?: () => boolean } = {},
+): Promise<{
   url: string;
   store: oxigraph.Store;
   close: () => Promise<void>;
@@ -20,6 +23,7 @@ export async function startConformingStore(options: { hold?: () => Promise<void>
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     const answer = (): void => {
+      if (options.down?.()) return void res.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');
       try {
         const url = new URL(req.url ?? '/', 'http://store');
         const graph = url.searchParams.get('graph');
