@@ -43,7 +43,7 @@ describe('kb upgrade job: started by use, not by listing', () => {
 
   const upgradeJobs = (): JobState[] => engine.jobs.list().filter((j) => j.kind === 'upgrade');
 
-  it('listing two old KBs starts no job and says both need one; using one starts its job only', async () => {
+  it('listing or renaming old KBs starts no job and says they need one; using one starts its job only', async () => {
     const listed = await call<KbSummary[]>(engine, 'kb:list', {});
     expect(listed.map((k) => [k.name, k.upgradeDue])).toEqual([
       ['first', true],
@@ -62,7 +62,12 @@ describe('kb upgrade job: started by use, not by listing', () => {
     ]);
     expect(upgradeJobs().map((j) => j.kb)).toEqual(['first']);
 
-    const { jobId } = await call<{ jobId: string }>(engine, 'kb:upgrade', { kb: 'second' });
-    expect(await engine.jobs.settled(jobId)).toMatchObject({ kb: 'second', status: 'done' });
+    // Renaming is not using: the list still says the renamed KB needs its upgrade, and none started.
+    const renamed = await call<KbSummary>(engine, 'kb:rename', { kb: 'second', newName: 'renamed' });
+    expect(renamed).toMatchObject({ name: 'renamed', upgradeDue: true });
+    expect(upgradeJobs().map((j) => j.kb)).toEqual(['first']);
+
+    const { jobId } = await call<{ jobId: string }>(engine, 'kb:upgrade', { kb: 'renamed' });
+    expect(await engine.jobs.settled(jobId)).toMatchObject({ kb: 'renamed', status: 'done' });
   });
 });

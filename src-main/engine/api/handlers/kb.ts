@@ -33,9 +33,10 @@ export function kbHandlers(engine: Engine): Pick<Handlers, KbMethods> {
       };
     },
     'kb:upgrade': ({ kb: name }) => ({ jobId: startUpgradeIfDue(engine, kbs.get(name)) }),
+    // Like listing, renaming reads the KB without opening it for use (an open session takes the new name on its next use).
     'kb:rename': ({ kb: name, newName }) => {
-      kbs.registry.rename(name, newName);
-      return summarise(kbs.registry.get(newName), kbs.get(newName).kb);
+      const entry = kbs.registry.rename(name, newName);
+      return summarise(entry, kbs.registry.open(entry.name));
     },
     'kb:delete': async ({ kb: name }) => {
       engine.stores.forget(name);
