@@ -1,5 +1,7 @@
+import { lstat } from 'node:fs/promises';
 import parcelWatcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { IgnoreRules } from './IgnoreRules.js';
+import { inotifyRefusal, inotifyWatchedInodes } from './inotifyLimits.js';
 
 /** How a folder is being followed: file-system events, or periodic scans once the system's watch limit is reached. */
 export type WatchMode = 'events' | 'polling';
@@ -25,7 +27,14 @@ export interface FolderWatcherOptions {
   onError?: (error: unknown) => void;
   /** @internal Tests pass one that fails as the system's does. Default: @parcel/watcher's `subscribe`. */
   subscribeFn?: typeof parcelWatcher.subscribe;
+  /** @internal Default: {@link inotifyRefusal}. */
+  inotifyRefusalFn?: typeof inotifyRefusal;
+  /** @internal Default: {@link inotifyWatchedInodes}. */
+  watchedInodesFn?: typeof inotifyWatchedInodes;
 }
+
+/** Native subscriptions open in this process: while there is one, @parcel/watcher's inotify instance exists. */
+let openSubscriptions = 0;
 
 /**
  * @parcel/watcher's errors carry no `code`, only the C library's `strerror` text: inotify_add_watch
@@ -56,11 +65,10 @@ function limitCode(error: unknown): string | undefined {
  * hand-over runs at a time, and what arrives meanwhile waits for the next. When the system's
  * watch limit is reached, it scans the folder every `pollIntervalMs` instead, and says so.
  *
- * Not caught (in @parcel/watcher 2.6 itself; seen with a user namespace's inotify limits): a
- * folder created after the limit was reached is left unwatched without an error, its creation
- * comes with the next other event (the hand-over then scans it) and later changes inside it are
- * missed; and with no inotify instance left (fs.inotify.max_user_instances) `subscribe` blocks
- * the calling thread (parcel-bundler/watcher PR #246, open).
+ * Two limits @parcel/watcher 2.6 does not report are checked from outside it (inotifyLimits.ts):
+ * with no inotify instance left `subscribe` would hang the process, so the first subscription
+ * asks the kernel first; and a folder created once the watch limit is reached is reported but
+ * left unwatched, so each created folder is looked up among the watched ones.
  */
 export class FolderWatcher {
   readonly root: string;
@@ -72,6 +80,7 @@ export class FolderWatcher {
   #pending = new Set<string>();
   #running: Promise<void> = Promise.resolve();
   #busy = false;
+  #rescanDue = false;
   #mode: WatchMode = 'events';
   #disposed = false;
 
@@ -107,11 +116,14 @@ export class FolderWatcher {
   }
 
   async #start(): Promise<void> {
-    const { subscribeFn = parcelWatcher.subscribe } = this.#options;
+    const { subscribeFn = parcelWatcher.subscribe, inotifyRefusalFn = inotifyRefusal } = this.#options;
     try {
+      const refused = openSubscriptions === 0 ? await inotifyRefusalFn(this.root) : undefined;
+      if (refused) return await this.#fallBackToPolling(refused);
       this.#subscription = await subscribeFn(this.root, (error, events) => this.#received(error, events), {
         ignore: this.#rules.watcherGlobs(),
       });
+      openSubscriptions++;
     } catch (error) {
       const code = limitCode(error);
       if (code === undefined) throw error;
@@ -121,14 +133,20 @@ export class FolderWatcher {
 
   #received(error: Error | null, events: readonly Event[]): void {
     if (this.#disposed || this.#mode !== 'events') return;
-    for (const event of events) if (!this.#rules.covers(event.path)) this.#changed(event.path);
+    const created: string[] = [];
+    for (const event of events) {
+      if (this.#rules.covers(event.path)) continue;
+      this.#changed(event.path);
+      if (event.type === 'create') created.push(event.path);
+    }
+    if (created.length > 0) void this.#checkCreatedFolders(created).catch((e: unknown) => this.#options.onError?.(e));
     if (!error) return;
     if (/must be re-?scanned/i.test(error.message)) {
       // FSEvents' "Too many events. File system must be re-scanned.": the stream goes on, but
       // events were dropped, so a scan finds them.
       this.#options.onError?.(error);
       this.#pending.clear();
-      this.#handOver(() => this.#options.onRescan());
+      this.#rescan();
       return;
     }
     // Any other error has ended the native watch (inotify's "Unable to poll: Interrupted system
@@ -139,11 +157,28 @@ export class FolderWatcher {
   async #unsubscribe(): Promise<void> {
     const subscription = this.#subscription;
     this.#subscription = null;
-    await subscription?.unsubscribe().catch((error: unknown) => this.#options.onError?.(error));
+    if (!subscription) return;
+    openSubscriptions--;
+    await subscription.unsubscribe().catch((error: unknown) => this.#options.onError?.(error));
   }
 
-  /** `limit`: the errno name of the system limit reached; without one, `stopped` ended the watch. */
-  async #fallBackToPolling(limit: string | undefined, stopped?: Error): Promise<void> {
+  /** A created folder the native watcher reported but does not watch: the watch limit was reached after it started. */
+  async #checkCreatedFolders(paths: readonly string[]): Promise<void> {
+    let watched: Set<bigint> | null | undefined;
+    for (const path of paths) {
+      const stat = await lstat(path, { bigint: true }).catch(() => null);
+      if (!stat?.isDirectory()) continue;
+      watched ??= await (this.#options.watchedInodesFn ?? inotifyWatchedInodes)();
+      if (watched === null) return;
+      if (!watched.has(stat.ino)) return this.#fallBackToPolling('ENOSPC', undefined, path);
+    }
+  }
+
+  /**
+   * `limit`: the errno name of the system limit reached (`unwatched`: the folder it left without
+   * a watch); without one, `stopped` ended the watch.
+   */
+  async #fallBackToPolling(limit: string | undefined, stopped?: Error, unwatched?: string): Promise<void> {
     if (this.#mode === 'polling' || this.#disposed) return;
     this.#mode = 'polling';
     await this.#unsubscribe();
@@ -153,16 +188,27 @@ export class FolderWatcher {
       'polling',
       limit === undefined
         ? `the watcher stopped (${stopped?.message}); ${every}`
-        : `the system's limit on watched files was reached (${limit}); ${every}` +
-            (limit === 'ENOSPC' ? ' (raise fs.inotify.max_user_watches to get events again)' : ''),
+        : `the system's limit on watched files was reached (${limit}` +
+            (unwatched ? `: the new folder ${unwatched} could not be watched` : '') +
+            `); ${every}` +
+            (limit === 'ENOSPC' ? ' (raise fs.inotify.max_user_watches to get events again)' : '') +
+            (limit === 'EMFILE'
+              ? ' (raise fs.inotify.max_user_instances or the open-files limit to get events again)'
+              : ''),
     );
-    this.#poller = setInterval(() => this.#handOver(() => this.#options.onRescan()), pollIntervalMs);
+    this.#poller = setInterval(() => this.#rescan(), pollIntervalMs);
     this.#poller.unref();
     // What changed between the last event and the switch is found by a scan now.
     this.#pending.clear();
     if (this.#debounce) clearTimeout(this.#debounce);
     this.#debounce = null;
-    this.#handOver(() => this.#options.onRescan());
+    this.#rescan();
+  }
+
+  /** A scan of the whole folder, now or, during a hand-over, right after it. */
+  #rescan(): void {
+    if (this.#busy) this.#rescanDue = true;
+    else this.#handOver(() => this.#options.onRescan());
   }
 
   #changed(path: string): void {
@@ -182,15 +228,21 @@ export class FolderWatcher {
     this.#handOver(() => this.#options.onChanges(paths));
   }
 
-  /** Runs one hand-over after the one before; then hands over what gathered meanwhile. */
+  /** Runs one hand-over after the one before; then a scan that came due meanwhile, or what gathered meanwhile. */
   #handOver(work: () => Promise<void>): void {
-    if (this.#busy) return; // a poll tick during a sync: the next tick catches up
+    if (this.#busy) return;
     this.#busy = true;
     this.#running = work()
       .catch((error: unknown) => this.#options.onError?.(error))
       .finally(() => {
         this.#busy = false;
-        if (!this.#disposed && !this.#debounce) this.#flush();
+        if (this.#disposed) return;
+        if (this.#rescanDue) {
+          // A scan finds what the gathered paths name too.
+          this.#rescanDue = false;
+          this.#pending.clear();
+          this.#rescan();
+        } else if (!this.#debounce) this.#flush();
       });
   }
 }
