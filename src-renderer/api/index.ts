@@ -1,5 +1,6 @@
 /** The renderer's view of the engine: the contract's types, the few values it needs, and the client. */
 export type * from '../../src-main/engine/api/contract.js';
-export { EVENT_NAMES, isBaseIri, isKbName, RDF_FORMATS, STRATEGIES } from './contractValues.js';
+export { EVENT_NAMES, RDF_FORMATS, STRATEGIES } from './contractValues.js';
+export { isAbsoluteIri, isKbName } from '../../src-main/engine/kb/kbNaming.js';
 export { api, ApiError, createClient, UNREACHABLE } from './client.js';
 export type { PolyhopBridge, PolyhopDialogs, SavePathOptions } from './bridge.js';

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { PolyhopError } from '../base/errors.js';
 import { entityKey } from './entityKey.js';
+import { isKbName, KB_NAME_RULE } from './kbNaming.js';
 import { KnowledgeBase } from './KnowledgeBase.js';
 import { LATEST_SCHEMA_VERSION } from './migrations/migrate.js';
 import { checkBaseIri } from './utils/baseIri.js';
@@ -32,9 +33,6 @@ export interface KbEntry extends KbMeta {
   /** Why the KB cannot be opened (e.g. written by a newer Polyhop), or null. */
   problem: string | null;
 }
-
-/** Same rule as the Api contract's kbName. */
-const KB_NAME = /^[\p{L}\p{N}][\p{L}\p{N} _.-]*$/u;
 
 /**
  * The KBs of one data directory, addressed by name. Each lives in its own directory named by a
@@ -188,10 +186,10 @@ export class KbRegistry {
 
 function checkName(name: string): string {
   const clean = name.trim();
-  if (clean.length < 1 || clean.length > 64 || !KB_NAME.test(clean)) {
+  if (!isKbName(clean)) {
     throw new PolyhopError(
       'BAD_INPUT',
-      `"${name.slice(0, 100)}" is not a valid knowledge base name: use 1–64 letters, digits, spaces, "_", "-" or ".", starting with a letter or digit`,
+      `"${name.slice(0, 100)}" is not a valid knowledge base name: use ${KB_NAME_RULE}`,
       {
         details: { name },
       },

@@ -1,16 +1,14 @@
 /** Request schemas, one per method, composed from the domains' own value sets. */
 import { z } from 'zod';
 import { DATASET_FORMATS } from '../../eval/types.js';
+import { ABSOLUTE_IRI_RULE, isAbsoluteIri, isKbName, KB_NAME_RULE } from '../../kb/kbNaming.js';
 import { RDF_FORMATS } from '../../kb/rdf/RdfFormat.js';
 import { modelSelectionSchema } from '../../models/views.js';
 import { STRATEGIES, THREAD_EXPORT_FORMATS } from '../../qa/Answer.js';
 import type { Method } from './channels.js';
 
-const kbName = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _.-]*$/u, 'letters, digits, space, "_", "-", "." only');
+const kbName = z.string().refine(isKbName, KB_NAME_RULE);
+const absoluteIri = z.string().trim().refine(isAbsoluteIri, ABSOLUTE_IRI_RULE);
 const id = z.number().int().nonnegative();
 const offset = z.number().int().nonnegative();
 const path = z.string().min(1).max(4096);
@@ -27,9 +25,7 @@ export const requestSchemas = {
   'system:setSettings': z.object({ settings: z.record(z.string().max(100), z.unknown()) }).strict(),
 
   'kb:list': empty,
-  'kb:create': z
-    .object({ name: kbName, description: shortText.optional(), baseIri: z.string().url().max(2000).optional() })
-    .strict(),
+  'kb:create': z.object({ name: kbName, description: shortText.optional(), baseIri: absoluteIri.optional() }).strict(),
   'kb:info': z.object({ kb: kbName }).strict(),
   'kb:rename': z.object({ kb: kbName, newName: kbName }).strict(),
   'kb:delete': z.object({ kb: kbName }).strict(),
@@ -122,7 +118,7 @@ export const requestSchemas = {
       inputPath: path,
       format: z.enum(RDF_FORMATS).optional(),
       /** Base for the file's relative IRIs. Default: the file's own file:// URL. */
-      baseIri: z.string().url().max(2000).optional(),
+      baseIri: absoluteIri.optional(),
     })
     .strict(),
   'sparql:query': z

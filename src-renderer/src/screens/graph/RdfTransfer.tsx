@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, isBaseIri, isKbName, RDF_FORMATS, type RdfFormat, type Request } from '../../../api/index.js';
+import { api, isAbsoluteIri, isKbName, RDF_FORMATS, type RdfFormat, type Request } from '../../../api/index.js';
 import { JobPanel } from '../../components/JobPanel.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { useAction } from '../../lib/useApi.js';
@@ -191,7 +191,7 @@ export function ImportPanel() {
   const [jobId, setJobId] = useState<string | null>(null);
   const job = useJob(jobId);
   const nameOk = isKbName(name);
-  const baseOk = baseIri.trim() === '' || isBaseIri(baseIri.trim());
+  const baseOk = baseIri.trim() === '' || isAbsoluteIri(baseIri.trim());
   const run = useAction(async () => {
     const kb = await api().call('kb:create', { name, description: t('rdf.importedFrom', { path: inputPath }) });
     const ref = await api().call('rdf:import', {
