@@ -3,7 +3,6 @@ import { mapConcurrent } from '../base/concurrency.js';
 import type { Llm } from '../models/Llm.js';
 import { fence } from '../base/fence.js';
 import { differInNumber, splitName } from './names.js';
-import { pairBatches } from './pairBatches.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
 import { fitsContext, keyOneOf, sameKey } from './askInBatches.js';
 import { compatibleTypes } from './entityTypes.js';
@@ -53,10 +52,9 @@ interface Confirmations {
 }
 
 /**
- * Asks the model about `pairs`, many per call, those that share entities together (a pair it
- * skipped or contradicted is asked again alone); returns the pairs it confirmed, with their
- * proposed canonical names. A pair whose names differ in a number is decided "not the same"
- * without a call.
+ * Asks the model about `pairs`, many per call (a pair it skipped or contradicted is asked again
+ * alone); returns the pairs it confirmed, with their proposed canonical names. A pair whose names
+ * differ in a number is decided "not the same" without a call.
  */
 export async function confirmPairs(
   llm: Llm,
@@ -73,7 +71,8 @@ export async function confirmPairs(
     decided_.add(idPair(p.a.id, p.b.id));
     return false;
   });
-  const batches = pairBatches(asked, perCall);
+  const batches: CandidatePair[][] = [];
+  for (let i = 0; i < asked.length; i += perCall) batches.push(asked.slice(i, i + perCall));
   let done = pairs.length - asked.length;
   const results = await mapConcurrent(
     batches,

@@ -13,7 +13,7 @@ import { askedPairs } from '../../support/disambiguatePrompt.js';
 
 const prompts = new PromptLibrary(join(import.meta.dirname, '../../../prompts'));
 
-/** Each entity found in a text of its own, so every entity of a call gets an excerpt of its own. */
+/** Each entity found in a text of its own. */
 function store(entities: readonly DisambiguationEntity[]): DisambiguationStore {
   const byId = new Map(entities.map((e) => [e.id, e]));
   return {
@@ -47,28 +47,7 @@ const sayingSame = () =>
     },
   ]);
 
-describe('confirmPairs: what a call holds', () => {
-  it('asks the pairs that share entities in one call, whatever order they were found in', async () => {
-    // Two groups of pairs found interleaved (candidates come out entity by entity): Rome's and Paris's.
-    const [rome, romeCity, romeItaly, paris, parisCity, parisFrance] = [
-      entity(1, 'Rome'),
-      entity(2, 'Rome City'),
-      entity(3, 'Rome Italy'),
-      entity(4, 'Paris'),
-      entity(5, 'Paris City'),
-      entity(6, 'Paris France'),
-    ];
-    const pairs = [pair(rome, romeCity), pair(paris, parisCity), pair(rome, romeItaly), pair(paris, parisFrance)];
-    const llm = sayingSame();
-    const all = [rome, romeCity, romeItaly, paris, parisCity, parisFrance];
-    const result = await confirmPairs(llm, store(all), pairs, { prompts, pairsPerCall: 2, concurrency: 1 });
-    expect(result.confirmed).toHaveLength(4);
-    // Each call writes the three entities of one group, not four of two groups.
-    const written = llm.calls.map((c) => askedPairs(c.prompt.variables).flatMap((p) => [p.a, p.b]));
-    expect(written.map((names) => new Set(names).size)).toEqual([3, 3]);
-    expect(written.map((names) => names.every((n) => n.startsWith(names[0]!.slice(0, 4))))).toEqual([true, true]);
-  });
-
+describe('confirmPairs: pairs decided without a call', () => {
   it('decides pairs whose names differ in a number without a call: different things, never merged', async () => {
     const [y1960, y1963, apollo11, apollo13, apollo11b, ulysses, ulisse] = [
       entity(1, '1960', 'Year'),
