@@ -139,7 +139,7 @@ export async function run(args: string[]): Promise<void> {
       for (const pair of askedPairs(call.prompt.variables)) {
         const single = prompts.render('mder/disambiguate', {
           entities: pair.blocks.map((b, i) => b.replace(/^E\d+/, `E${i + 1}`)).join('\n\n'),
-          pairs: `P1: E1 ~ E2 (candidate because: ${pair.evidence})`,
+          pairs: `P1: E1 ~ E2 (${pair.evidence})`,
         });
         add(naiveGlobal, {
           calls: 1,

@@ -13,7 +13,7 @@ export interface AskedPair {
 /** One excerpt and the lines of the entities it is the context of, above it. */
 const BLOCK = /^((?:E\d+: ".+" \(.*\)\n)+)(<document>\n[\s\S]*?\n<\/document>)/gm;
 const ENTITY = /^(E\d+): "(.+)" \((.*)\)$/gm;
-const PAIR = /^(P\d+): (E\d+) ~ (E\d+) \(candidate because: (.*)\)$/gm;
+const PAIR = /^(P\d+): (E\d+) ~ (E\d+) \((.*)\)$/gm;
 
 /**
  * The pairs a Disambiguate prompt asks about, from its variables (each entity and its excerpt is

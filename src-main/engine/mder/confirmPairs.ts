@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { mapConcurrent } from '../base/concurrency.js';
 import type { Llm } from '../models/Llm.js';
 import { fence } from '../base/fence.js';
-import { splitName } from './names.js';
+import { differInNumber, splitName } from './names.js';
 import { asUnitFailure, type UnitFailure } from './unitFailure.js';
 import { fitsContext, keyOneOf, sameKey } from './askInBatches.js';
 import { compatibleTypes } from './entityTypes.js';
@@ -53,7 +53,8 @@ interface Confirmations {
 
 /**
  * Asks the model about `pairs`, many per call (a pair it skipped or contradicted is asked again
- * alone); returns the pairs it confirmed, with their proposed canonical names.
+ * alone); returns the pairs it confirmed, with their proposed canonical names. A pair whose names
+ * differ in a number is decided "not the same" without a call.
  */
 export async function confirmPairs(
   llm: Llm,
@@ -64,9 +65,15 @@ export async function confirmPairs(
   const perCall = options.pairsPerCall ?? 24;
   const decided_ = new Set<string>();
   const undecided: CandidatePair[] = [];
+  // Names that differ in a number are different things (the prompt says so): decided, not asked.
+  const asked = pairs.filter((p) => {
+    if (!differInNumber(p.a.name, p.b.name)) return true;
+    decided_.add(idPair(p.a.id, p.b.id));
+    return false;
+  });
   const batches: CandidatePair[][] = [];
-  for (let i = 0; i < pairs.length; i += perCall) batches.push(pairs.slice(i, i + perCall));
-  let done = 0;
+  for (let i = 0; i < asked.length; i += perCall) batches.push(asked.slice(i, i + perCall));
+  let done = pairs.length - asked.length;
   const results = await mapConcurrent(
     batches,
     options.concurrency ?? llm.parallelism,
@@ -140,9 +147,7 @@ async function askPairs(
     }
     return id;
   };
-  const pairLines = batch.map(
-    (p, i) => `${ids[i]}: ${ref(p.a)} ~ ${ref(p.b)} (candidate because: ${fence(p.evidence.join('; '))})`,
-  );
+  const pairLines = batch.map((p, i) => `${ids[i]}: ${ref(p.a)} ~ ${ref(p.b)} (${fence(p.evidence.join('; '))})`);
   const prompt = options.prompts.render('mder/disambiguate', {
     entities: excerptBlocks(entities, chars),
     pairs: pairLines.join('\n'),

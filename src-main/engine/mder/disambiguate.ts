@@ -38,7 +38,8 @@ const EVIDENCE_ORDER = ['same letters', 'acronym', 'same head noun'] as const;
  * folded, acronyms, the same head proper noun; found by full-text search over names and aliases)
  * and the other form Map saw written beside a name; only entities of compatible types (see
  * entityTypes), and at most `maxCandidatesPerEntity` per entity. The LLM confirms the pairs with
- * the contexts, many per call. Confirmed pairs merge under a canonical name only as cliques: a
+ * the contexts, many per call (pairs whose names differ in a number are decided without one: see
+ * confirmPairs). Confirmed pairs merge under a canonical name only as cliques: a
  * chain of verdicts (A~B, B~C) has its unasked pairs (A~C) asked first, and joins only what they
  * confirm. Renamed entities are compared again until a round merges nothing.
  */

@@ -162,3 +162,20 @@ function isAcronymOf(short: string, longFolded: string): boolean {
   const target = foldName(letters).replace(/ /g, '');
   return initials(words) === target || initials(words.filter((w) => !FUNCTION_WORDS.has(w) && w.length > 2)) === target;
 }
+
+/**
+ * Whether two names both hold numbers and not the same ones ("1960" / "1963", "Apollo 11" /
+ * "Apollo 13", "2014 Winter Olympics" / "2018 Winter Olympics"): the Disambiguate prompt tells
+ * the model such names are different things, so the pair is decided without a call. Thousands
+ * separators and leading zeros aside ("2,000" is "2000", "July 07" is "July 7"); a name with no
+ * digits ("Apollo XI", "First World War") is never decided this way.
+ */
+export function differInNumber(a: string, b: string): boolean {
+  const numbers = (name: string): string =>
+    (name.replace(/(\d)[,.\u00a0\u202f ](?=\d{3}(?!\d))/g, '$1').match(/\d+/g) ?? [])
+      .map((n) => n.replace(/^0+(?=\d)/, ''))
+      .sort()
+      .join(' ');
+  const [x, y] = [numbers(a), numbers(b)];
+  return x !== '' && y !== '' && x !== y;
+}

@@ -36,8 +36,8 @@ describe('preprocess', () => {
     expect(llm.calls).toHaveLength(1);
     const vars = llm.calls[0]!.prompt.variables;
     expect(vars.outputLanguage).toBe('English');
-    expect(vars.previous).toBe(p0!.text);
-    expect(vars.next).toBe(p2!.text);
+    expect(vars.before).toBe(`<document part="previous">\n${p0!.text}\n</document>\n`);
+    expect(vars.after).toBe(`<document part="next">\n${p2!.text}\n</document>\n`);
   });
 
   it('writes the English summary of a non-English chunk directly (one call), or in two calls when asked', async () => {
@@ -47,7 +47,9 @@ describe('preprocess', () => {
     expect(one.englishText).toBe('Ulysses, king of Ithaca, returned home disguised as a beggar.');
     expect(llm.calls.map((c) => c.prompt.name)).toEqual(['ingest/summarise']);
     expect(llm.calls[0]!.prompt.variables.language).toBe('Italian');
-    expect(llm.calls[0]!.prompt.variables.previous).toBe('(none)');
+    // A chunk without neighbours sends no empty parts for them (their tokens would be paid on every call).
+    expect(llm.calls[0]!.prompt.user).not.toMatch(/part="(previous|next)"/);
+    expect(llm.calls[0]!.prompt.user).toContain('<document part="central">');
 
     const two = new ScriptedLlm([
       { prompt: 'ingest/summarise', reply: (v) => ({ text: `riassunto in ${v.outputLanguage}` }) },

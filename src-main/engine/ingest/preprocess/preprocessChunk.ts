@@ -70,12 +70,16 @@ export async function preprocessChunk(
     return { summary: null, englishText: english ? input.text : await translate(input.text), usage };
   }
   const inSource = !english && options.summaryInSourceLanguage === true;
+  // A neighbour the chunk lacks is left out of the prompt, not written as an empty part: most
+  // documents are one chunk, and a call per chunk would pay the empty parts' tokens for nothing.
+  const section = (part: string, text: string | null): string =>
+    text?.trim() ? `<document part="${part}">\n${fence(text)}\n</document>\n` : '';
   const summary = await ask('ingest/summarise', {
     language: languageName(input.language),
     outputLanguage: inSource ? languageName(input.language) : 'English',
-    previous: fence(input.previous),
+    before: section('previous', input.previous),
     chunk: fence(input.text),
-    next: fence(input.next),
+    after: section('next', input.next),
   });
   return { summary, englishText: inSource ? await translate(summary) : summary, usage };
 }
