@@ -164,18 +164,25 @@ function isAcronymOf(short: string, longFolded: string): boolean {
 }
 
 /**
- * Whether two names both hold numbers and not the same ones ("1960" / "1963", "Apollo 11" /
+ * Whether two names are the same words with different numbers ("1960" / "1963", "Apollo 11" /
  * "Apollo 13", "2014 Winter Olympics" / "2018 Winter Olympics"): the Disambiguate prompt tells
  * the model such names are different things, so the pair is decided without a call. Thousands
- * separators and leading zeros aside ("2,000" is "2000", "July 07" is "July 7"); a name with no
- * digits ("Apollo XI", "First World War") is never decided this way.
+ * separators and leading zeros aside ("2,000" is "2000", "July 07" is "July 7"). Never decided
+ * this way: a name with no digits ("Apollo XI"), or names whose words differ too ("July 14, 1789"
+ * / "1789-07-14", a month written as a word and as a number).
  */
 export function differInNumber(a: string, b: string): boolean {
-  const numbers = (name: string): string =>
-    (name.replace(/(\d)[,.\u00a0\u202f ](?=\d{3}(?!\d))/g, '$1').match(/\d+/g) ?? [])
-      .map((n) => n.replace(/^0+(?=\d)/, ''))
-      .sort()
-      .join(' ');
-  const [x, y] = [numbers(a), numbers(b)];
-  return x !== '' && y !== '' && x !== y;
+  const parts = (name: string): { numbers: string; words: string } => {
+    const joined = name.replace(/(\d)[,.\u00a0\u202f ](?=\d{3}(?!\d))/g, '$1');
+    // A set: "1789-07-07" and "7 July 1789" hold 7 twice and once.
+    const numbers = [...new Set((joined.match(/\d+/g) ?? []).map((n) => n.replace(/^0+(?=\d)/, '')))].sort();
+    const words = joined
+      .replace(/\d+/g, ' ')
+      .toLowerCase()
+      .split(/[^\p{L}]+/u)
+      .filter(Boolean);
+    return { numbers: numbers.join(' '), words: words.join(' ') };
+  };
+  const [x, y] = [parts(a), parts(b)];
+  return x.numbers !== '' && y.numbers !== '' && x.words === y.words && x.numbers !== y.numbers;
 }

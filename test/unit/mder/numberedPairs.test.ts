@@ -80,6 +80,9 @@ describe('differInNumber', () => {
     ['Apollo 11', 'Apollo 11 mission', false],
     ['2,000 Guineas', '2000 Guineas', false],
     ['July 07, 1789', '7 July 1789', false],
+    ['1789-07-07', '7 July 1789', false],
+    ['July 14, 1789', '1789-07-14', false], // a month as a word and as a number: the model decides
+    ['1789-07-14', '1789-07-07', true],
     ['First World War', 'World War I', false],
     ['Boeing 747', '747', false],
   ] as const)('%s / %s → %s', (a, b, expected) => {
