@@ -120,6 +120,8 @@ describe('dapt with a small model', () => {
       ['english', true],
     ]);
     expect(wife.regenerations!.every((r) => !r.found)).toBe(true);
+    // Each later attempt is told of the empty one before it, as "(none)".
+    expect(llm.callsOf('qa/dapt-regenerate')[1]!.prompt.variables.candidates).toMatch(/Penelope \| \(none\)/u);
     expect(llm.callsOf('qa/dapt-final')[0]!.prompt.variables.chain).toMatch(/→ Penelope\s*$/u);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
   });

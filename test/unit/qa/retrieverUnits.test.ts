@@ -46,5 +46,11 @@ describe('Retriever helpers', () => {
     expect(await r.originalKnn('c', 0)).toEqual([]);
     expect(embedder.calls).toHaveLength(1);
     expect(knn).toEqual([]);
+    expect(await r.summariesByText('c', 0)).toEqual([]);
+  });
+
+  it('names a document the KB no longer has by its id', () => {
+    const kb = { documents: { getDocument: () => undefined } } as unknown as QaKb;
+    expect(new Retriever(kb, new RecordingEmbedder(), 60).documentTitle(7)).toBe('document 7');
   });
 });
