@@ -49,6 +49,19 @@ describe('Retriever helpers', () => {
     expect(await r.summariesByText('c', 0)).toEqual([]);
   });
 
+  it('grounds a value in the nearest name spelled at least 0.6 alike, the limit included', async () => {
+    // "abcde" and "abcdx" share 3 of their 5 padded trigrams each: Dice exactly 0.6.
+    const entity = { id: 1, name: 'abcdx' };
+    const kb = {
+      graph: { findEntityByName: () => undefined, getEntities: () => [entity] },
+      vectors: { knn: () => [{ id: 1, score: 0.5 }] },
+    } as unknown as QaKb;
+    const r = new Retriever(kb, new RecordingEmbedder(), 60);
+    expect(spellingSimilarity('abcde', 'abcdx')).toBe(0.6);
+    expect(await r.groundEntity('abcde')).toEqual([{ entity, score: 0.5 }]);
+    expect(await r.groundEntity('abxyz')).toEqual([]);
+  });
+
   it('names a document the KB no longer has by its id', () => {
     const kb = { documents: { getDocument: () => undefined } } as unknown as QaKb;
     expect(new Retriever(kb, new RecordingEmbedder(), 60).documentTitle(7)).toBe('document 7');
