@@ -54,6 +54,16 @@ const judge: ScriptRule = {
 };
 
 describe('dapt with a small model', () => {
+  it('puts the answer of the node a source-language sub-question references in place of its #id', async () => {
+    const { llm } = await run([]);
+    const wife = llm
+      .callsOf('qa/dapt-subanswer')
+      .map((c) => c.prompt.variables.subQuestion!)
+      .filter((q) => /moglie/.test(q));
+    expect(wife.length).toBeGreaterThan(0);
+    for (const q of wife) expect(q).toMatch(/^Chi era la moglie di [^#()]+\?$/u);
+  });
+
   it('regenerates until the judge accepts, each attempt told what was rejected', async () => {
     let calls = 0;
     // First regeneration repeats the rejected husband, the second finds the wife in the passages.
@@ -120,6 +130,8 @@ describe('dapt with a small model', () => {
       ['english', true],
     ]);
     expect(wife.regenerations!.every((r) => !r.found)).toBe(true);
+    // Each later attempt is told of the empty one before it, as "(none)".
+    expect(llm.callsOf('qa/dapt-regenerate')[1]!.prompt.variables.candidates).toMatch(/Penelope \| \(none\)/u);
     expect(llm.callsOf('qa/dapt-final')[0]!.prompt.variables.chain).toMatch(/→ Penelope\s*$/u);
     expect(answer.text).toMatch(/Penelope \[\d+\]/);
   });

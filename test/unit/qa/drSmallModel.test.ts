@@ -89,6 +89,8 @@ describe('dr with a small model', () => {
     const first = resolves(answer)[0]!;
     expect(first.value).toBeNull();
     expect(first.unresolved).toMatch(/anchor "Ithaca"/);
+    // What it cited still joins the evidence, listed by label.
+    expect(first.added).toEqual([expect.stringMatching(/^Ithaca/)]);
   });
 
   it('resolves every independent triple past one it cannot, skipping only those that wait for it, and says so', async () => {

@@ -102,6 +102,8 @@ describe('rewriting a follow-up into a standalone question', () => {
     expect(rewriteProblem('Where was Penelope born?', 'Where was Penelope born?', earlier)).toBeNull();
     expect(rewriteProblem('Where was she born?', 'Where was she born?', earlier)).toMatch(/referent/);
     expect(rewriteProblem('x'.repeat(1001), 'Where was she born?', earlier)).toMatch(/longer/);
+    // 1,000 characters is still within the limit.
+    expect(rewriteProblem(`Where was Penelope born?${' '.repeat(976)}`, 'Where was she born?', earlier)).toBeNull();
   });
 
   it('never fails a follow-up with a model that degrades its replies: the standalone question is accepted or falls back', async () => {

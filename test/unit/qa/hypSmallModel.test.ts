@@ -84,6 +84,19 @@ describe('hyp with a small model', () => {
     expect(judge.scores.every((s) => s.kept && s.unjudged === 'not scored after 3 asks')).toBe(true);
   });
 
+  it('keeps the candidates of a judge reply that fails its schema, saying so', async () => {
+    const broken: ScriptRule = { prompt: 'qa/hyp-judge', reply: () => ({ scores: 'all fine' }) };
+    const llm = new ScriptedLlm([broken, ...qaRules()]);
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings: resolveQaSettings() },
+      WIFE_OF_KING.en,
+      { strategy: 'hyp' },
+    );
+    const judge = answer.trace.find((s) => s.step === 'judge')!.detail as JudgeDetail;
+    expect(judge.scores.length).toBeGreaterThan(0);
+    expect(judge.scores.every((s) => s.kept && s.unjudged === 'reply failed its schema')).toBe(true);
+  });
+
   it('lets the judge name only the candidates of its batch', () => {
     const ok = { directness: 1, entityClarity: 2, contextRelevance: 1 };
     expect(judgeSchema(3).safeParse({ scores: [{ id: 3, ...ok }] }).success).toBe(true);

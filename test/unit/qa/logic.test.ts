@@ -293,6 +293,9 @@ describe('dapt sub-question graphs', () => {
     expect(combine('Who is the wife of #1?', ['e:1'], answers, (id) => (id === '1' ? 's:1' : `e:${id}`))).toBe(
       'Who is the wife of Odysseus?',
     );
+    // A reference is the whole id after "#", not its first character.
+    const long = new Map([['s:q12', 'Odysseus']]);
+    expect(combine('Who is the wife of #q12?', ['s:q12'], long, own)).toBe('Who is the wife of Odysseus?');
   });
 });
 

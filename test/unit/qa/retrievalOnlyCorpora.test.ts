@@ -31,5 +31,13 @@ describe('retrieval-only answers over the two chunk corpora', () => {
     const settings = resolveQaSettings({ 'shared.retrievalOnlyK': 3 });
     const answer = await ask({ kb, llm: null, embedder, prompts, settings }, QUESTION.it, { strategy: 'vector' });
     expect(answer.evidence.map((e) => e.text)).toContain(WEAVING.it);
+    // The answer text: a heading, a blank line, then the evidence numbered as ranked.
+    const [first] = answer.evidence;
+    expect(
+      answer.text.startsWith(
+        'Retrieval only (no answer was generated): ranked evidence for the question.\n\n' +
+          `1. [${first!.kind}] ${first!.label}: ${first!.text}\n2. `,
+      ),
+    ).toBe(true);
   });
 });

@@ -69,6 +69,13 @@ describe('exporting a thread', () => {
     expect(md.match(/Asked as/g)).toHaveLength(1);
   });
 
+  it('writes no bold line for an answer without a short answer, and "(no answer)" for a blank one', () => {
+    const bare: Thread = { ...thread, turns: [{ ...thread.turns[0]!, answer: answer('  ', '') }] };
+    const md = threadMarkdown(bare, 'odyssey');
+    expect(md).toContain('## 1. Chi era la moglie del re di Itaca?\n\n(no answer)\n');
+    expect(md).not.toContain('**');
+  });
+
   it('writes JSON that reads back as the thread, with its KB', () => {
     expect(JSON.parse(threadJson(thread, 'odyssey'))).toEqual({ kb: 'odyssey', ...thread });
   });
