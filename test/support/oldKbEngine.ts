@@ -1,9 +1,12 @@
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../src-main/engine/api/Engine.js';
 import { appPaths } from '../../src-main/engine/api/paths.js';
 import type { KnowledgeBase } from '../../src-main/engine/kb/KnowledgeBase.js';
+import { chunks } from '../unit/kb/kbFixtures.js';
 import { downgradeToV14 } from '../unit/kb/vectorCentreFixtures.js';
+import { writePdf } from './pdfWriter.js';
 import { call, repoRoot, tempEngine } from './tempEngine.js';
 
 export interface OldKbEngineOptions {
@@ -49,4 +52,16 @@ export async function oldKbEngine({ names, fill, families = [] }: OldKbEngineOpt
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The pages of {@link addIthacaPdf}'s document. */
+export const ITHACA_PAGES = ['Page one is about Ithaca.', 'Page two is about Penelope.'] as const;
+
+/** A `fill` for {@link oldKbEngine}: writes a two-page PDF at `path` and adds it, one chunk a page, to `kb`. */
+export function addIthacaPdf(kb: KnowledgeBase, path: string): void {
+  const bytes = writePdf({ pages: [...ITHACA_PAGES] });
+  writeFileSync(path, bytes);
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const doc = kb.documents.addDocument({ path, title: 'ithaca', hash, mime: 'application/pdf', size: bytes.length });
+  kb.documents.replaceChunks(doc.id, chunks(...ITHACA_PAGES));
 }

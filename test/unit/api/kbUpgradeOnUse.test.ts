@@ -1,13 +1,9 @@
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobState, KbSummary } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
-import { oldKbEngine } from '../../support/oldKbEngine.js';
-import { writePdf } from '../../support/pdfWriter.js';
+import { addIthacaPdf, oldKbEngine } from '../../support/oldKbEngine.js';
 import { call } from '../../support/tempEngine.js';
-import { chunks } from '../kb/kbFixtures.js';
 
 /**
  * Listing KBs must not start their upgrade jobs (the app lists every KB at start: each old one
@@ -21,21 +17,7 @@ describe('kb upgrade job: started by use, not by listing', () => {
   beforeEach(async () => {
     made = await oldKbEngine({
       names: ['first', 'second'],
-      fill: (kb, dataDir) => {
-        const path = join(dataDir, `${kb.metadata.meta().name}.pdf`);
-        const pages = ['Page one is about Ithaca.', 'Page two is about Penelope.'];
-        const bytes = writePdf({ pages });
-        writeFileSync(path, bytes);
-        const hash = createHash('sha256').update(bytes).digest('hex');
-        const doc = kb.documents.addDocument({
-          path,
-          title: 'ithaca',
-          hash,
-          mime: 'application/pdf',
-          size: bytes.length,
-        });
-        kb.documents.replaceChunks(doc.id, chunks(...pages));
-      },
+      fill: (kb, dataDir) => addIthacaPdf(kb, join(dataDir, `${kb.metadata.meta().name}.pdf`)),
     });
     ({ engine } = made);
   });

@@ -1,12 +1,8 @@
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { polyhopInProcess } from '../../support/cliInProcess.js';
-import { oldKbEngine } from '../../support/oldKbEngine.js';
-import { writePdf } from '../../support/pdfWriter.js';
-import { chunks } from '../kb/kbFixtures.js';
+import { addIthacaPdf, oldKbEngine } from '../../support/oldKbEngine.js';
 
 /** `polyhop kb upgrade NAME`: runs the upgrade job to its end, says what it did, and exits non-zero when it fails. */
 describe('polyhop kb upgrade', () => {
@@ -16,21 +12,7 @@ describe('polyhop kb upgrade', () => {
   beforeEach(async () => {
     made = await oldKbEngine({
       names: ['old'],
-      fill: (kb, dataDir) => {
-        const pages = ['Page one is about Ithaca.', 'Page two is about Penelope.'];
-        const path = join(dataDir, 'ithaca.pdf');
-        const bytes = writePdf({ pages });
-        writeFileSync(path, bytes);
-        const hash = createHash('sha256').update(bytes).digest('hex');
-        const doc = kb.documents.addDocument({
-          path,
-          title: 'ithaca',
-          hash,
-          mime: 'application/pdf',
-          size: bytes.length,
-        });
-        kb.documents.replaceChunks(doc.id, chunks(...pages));
-      },
+      fill: (kb, dataDir) => addIthacaPdf(kb, join(dataDir, 'ithaca.pdf')),
     });
   });
   afterEach(() => made.dispose());
