@@ -7,6 +7,7 @@ import { Empty, ErrorView } from '../../components/StateViews.js';
 import { useAction } from '../../lib/useApi.js';
 import { useJobs } from '../../store/jobs.js';
 import { TableScroll } from '../../components/TableScroll.js';
+import { TextField } from '../../components/TextField.js';
 
 type Format = Request<'eval:run'>['format'];
 const FORMATS: Format[] = ['hotpotqa', '2wiki', 'musique', 'mse-kg', 'xquad', 'csv', 'jsonl'];
@@ -101,17 +102,15 @@ export function EvaluateScreen() {
       <form className="panel form" onSubmit={submit} aria-labelledby="eval-form-heading">
         <h3 id="eval-form-heading">{t('evaluate.run')}</h3>
         <p className="muted small">{t('evaluate.hint')}</p>
-        <label>
-          <span>{t('evaluate.dataset')}</span>
-          <input
-            value={datasetPath}
-            onChange={(e) => setDatasetPath(e.target.value)}
-            spellCheck={false}
-            required
-            placeholder="/data/hotpot_dev_distractor_v1.json"
-            data-testid="eval-dataset"
-          />
-        </label>
+        <TextField
+          label={t('evaluate.dataset')}
+          value={datasetPath}
+          onValue={setDatasetPath}
+          spellCheck={false}
+          required
+          placeholder="/data/hotpot_dev_distractor_v1.json"
+          data-testid="eval-dataset"
+        />
         <label>
           <span>{t('evaluate.format')}</span>
           <select value={format} onChange={(e) => setFormat(e.target.value as Format)} data-testid="eval-format">
@@ -164,37 +163,31 @@ export function EvaluateScreen() {
         <p id="eval-lang-hint" className={langsOk ? 'muted small' : 'error-text small'}>
           {t('evaluate.languagesHint')}
         </p>
-        <label>
-          <span>{t('evaluate.judgeModel')}</span>
-          <input
-            value={judgeModel}
-            onChange={(e) => setJudgeModel(e.target.value)}
-            spellCheck={false}
-            placeholder="/models/judge.gguf"
-            data-testid="eval-judge-model"
-          />
-        </label>
-        <label>
-          <span>{t('evaluate.similarityModel')}</span>
-          <input
-            value={similarityModel}
-            onChange={(e) => setSimilarityModel(e.target.value)}
-            spellCheck={false}
-            placeholder="/models/all-MiniLM-L6-v2"
-            data-testid="eval-similarity-model"
-          />
-        </label>
-        <label>
-          <span>{t('evaluate.outDir')}</span>
-          <input
-            value={outDir}
-            onChange={(e) => setOutDir(e.target.value)}
-            spellCheck={false}
-            required
-            placeholder="/home/me/polyhop-eval"
-            data-testid="eval-outdir"
-          />
-        </label>
+        <TextField
+          label={t('evaluate.judgeModel')}
+          value={judgeModel}
+          onValue={setJudgeModel}
+          spellCheck={false}
+          placeholder="/models/judge.gguf"
+          data-testid="eval-judge-model"
+        />
+        <TextField
+          label={t('evaluate.similarityModel')}
+          value={similarityModel}
+          onValue={setSimilarityModel}
+          spellCheck={false}
+          placeholder="/models/all-MiniLM-L6-v2"
+          data-testid="eval-similarity-model"
+        />
+        <TextField
+          label={t('evaluate.outDir')}
+          value={outDir}
+          onValue={setOutDir}
+          spellCheck={false}
+          required
+          placeholder="/home/me/polyhop-eval"
+          data-testid="eval-outdir"
+        />
         <div className="row">
           <button
             type="submit"

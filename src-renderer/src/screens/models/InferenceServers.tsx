@@ -4,6 +4,7 @@ import { api, type EndpointProbeView, type EndpointStatusView } from '../../../a
 import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { formatNumber } from '../../lib/format.js';
 import { useAction, useApi } from '../../lib/useApi.js';
+import { TextField } from '../../components/TextField.js';
 
 type Role = EndpointStatusView['role'];
 
@@ -72,40 +73,34 @@ function AddServerForm({ onAdded }: { onAdded: () => void }) {
           />
         </label>
       </div>
-      <label>
-        <span>{t('models.servers.url')}</span>
-        <input
-          type="url"
-          value={baseUrl}
-          onChange={(e) => setBaseUrl(e.target.value)}
-          spellCheck={false}
-          required
-          placeholder="http://gpu1:8080/v1"
-          data-testid="endpoint-add-url"
-        />
-      </label>
-      <label>
-        <span>{t('models.servers.model')}</span>
-        <input
-          value={model}
-          onChange={(e) => setModel(e.target.value)}
-          spellCheck={false}
-          required
-          placeholder="qwen3-8b"
-          data-testid="endpoint-add-model"
-        />
-      </label>
-      <label>
-        <span>{t('models.servers.apiKey')}</span>
-        <input
-          type="password"
-          value={apiKey}
-          onChange={(e) => setApiKey(e.target.value)}
-          autoComplete="off"
-          placeholder={t('models.servers.apiKeyNone')}
-          data-testid="endpoint-add-key"
-        />
-      </label>
+      <TextField
+        label={t('models.servers.url')}
+        type="url"
+        value={baseUrl}
+        onValue={setBaseUrl}
+        spellCheck={false}
+        required
+        placeholder="http://gpu1:8080/v1"
+        data-testid="endpoint-add-url"
+      />
+      <TextField
+        label={t('models.servers.model')}
+        value={model}
+        onValue={setModel}
+        spellCheck={false}
+        required
+        placeholder="qwen3-8b"
+        data-testid="endpoint-add-model"
+      />
+      <TextField
+        label={t('models.servers.apiKey')}
+        type="password"
+        value={apiKey}
+        onValue={setApiKey}
+        autoComplete="off"
+        placeholder={t('models.servers.apiKeyNone')}
+        data-testid="endpoint-add-key"
+      />
       <button type="submit" className="primary" disabled={!ready || add.pending} data-testid="endpoint-add-submit">
         {add.pending ? t('common.working') : t('models.servers.addButton')}
       </button>
