@@ -7,6 +7,7 @@ import { formatBytes, formatNumber } from '../../lib/format.js';
 import { useAction, useApi } from '../../lib/useApi.js';
 import { useJobs } from '../../store/jobs.js';
 import { InferenceServers } from './InferenceServers.js';
+import { TextField } from '../../components/TextField.js';
 
 type Role = ModelStatus['role'];
 
@@ -157,17 +158,15 @@ function LoadForm({ path, setPath, onLoaded }: { path: string; setPath: (p: stri
           <option value="embedding">{t('models.role.embedding')}</option>
         </select>
       </label>
-      <label>
-        <span>{t('models.path')}</span>
-        <input
-          value={path}
-          onChange={(e) => setPath(e.target.value)}
-          spellCheck={false}
-          required
-          placeholder="/path/to/model.gguf"
-          data-testid="model-load-path"
-        />
-      </label>
+      <TextField
+        label={t('models.path')}
+        value={path}
+        onValue={setPath}
+        spellCheck={false}
+        required
+        placeholder="/path/to/model.gguf"
+        data-testid="model-load-path"
+      />
       <div className="row wrap">
         <label className="check">
           <input
