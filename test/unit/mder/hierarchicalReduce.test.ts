@@ -9,6 +9,7 @@ import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { NO_MERGES_RULE, reduceBlocks } from '../../support/corpusScript.js';
 import { openKb, prompts } from './support/corpusKb.js';
+import { harbourRules } from './support/harbourRules.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-hub-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,29 +28,7 @@ const description = (k: number): string =>
  */
 const hubRules: ScriptRule[] = [
   NO_MERGES_RULE,
-  {
-    prompt: 'mder/map',
-    reply: (v) => ({
-      triples: [...v.chunk!.matchAll(/Harbour (\d+)/g)].map((m) => ({
-        subject: 'Odysseus',
-        subjectType: 'Person',
-        relation: 'LANDED_AT',
-        object: m[0],
-        objectType: 'Harbour',
-      })),
-    }),
-  },
-  {
-    prompt: 'mder/enrich',
-    reply: (v) => ({
-      descriptions: [...v.triples!.matchAll(/^(\d+)\. .+ \| (\S+) \| Harbour (\d+)$/gm)].map(([, id, r, k]) => ({
-        id: Number(id),
-        relation: r!,
-        object: `Harbour ${k}`,
-        description: description(Number(k)),
-      })),
-    }),
-  },
+  ...harbourRules(description),
   {
     prompt: 'mder/reduce',
     reply: (v) => ({
