@@ -24,8 +24,10 @@ export async function run(args: string[]): Promise<void> {
   let calls = 0;
   const perSeed: number[] = [];
   for (let seed = from; seed <= to; seed++) {
-    const inner = new ScriptedLlm([...corpusRules({ describeUnscripted: true }), ...qaRules()]);
-    const llm = new UncooperativeLlm(inner, { seed, nameVariants: NAME_VARIANTS, contextTokens: 4096 });
+    // As the product test: even seeds held to the grammar, odd ones ignoring the schema.
+    const schema = seed % 2 === 0 ? 'grammar' : 'ignored';
+    const inner = new ScriptedLlm([...corpusRules({ describeUnscripted: true }), ...qaRules()], { schema });
+    const llm = new UncooperativeLlm(inner, { seed, schema, nameVariants: NAME_VARIANTS, contextTokens: 4096 });
     const { engine, dispose } = await tempEngine({ llm, embedder: new QaEmbedder() });
     try {
       await call(engine, 'kb:create', { name: 'odyssey' });

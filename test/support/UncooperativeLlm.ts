@@ -78,7 +78,9 @@ export interface UncooperativeLlmOptions {
   /**
    * `grammar`: a local model under node-llama-cpp, which writes only the values a field's `enum` or
    * `const` allows (the wrong one, maybe); `ignored`: an endpoint that does not enforce the
-   * schema, held only by the zod check after it. See {@link SchemaEnforcement}. Default: `ignored`.
+   * schema, held only by the zod check after it. See {@link SchemaEnforcement}. Default: `grammar`,
+   * what the local runtime does (LlamaCppLlm holds every structured call to its grammar); a test
+   * of an inference server's behaviour asks for `ignored`.
    */
   schema?: SchemaEnforcement;
 }
@@ -325,7 +327,7 @@ export class UncooperativeLlm implements Llm {
    * undone (the model could not have written it, or the caller's check would refuse it anyway).
    */
   #degradeJson(prompt: string, value: unknown, schema: z.ZodType): unknown {
-    const grammar = this.#options.schema === 'grammar' ? new GrammarValues(schema) : null;
+    const grammar = (this.#options.schema ?? 'grammar') === 'grammar' ? new GrammarValues(schema) : null;
     const unwritable = grammar?.violation(value);
     if (unwritable)
       throw new Error(

@@ -83,19 +83,50 @@ const NO_DEGRADATION: DegradationRates = {
   runtimeError: 0,
 };
 
+interface Yields {
+  triples: number;
+  merged: number;
+  answers: Record<StrategyName, number>;
+}
 /**
- * Minimum yields over each mode's seeds, as a share of what a perfect model yields: what the product
- * keeps from a model that degrades at DEFAULT_RATES. Set just under what the product kept when they
- * were set (printed by the yield test: triples 0.852, merged 0.567, answers dr 0.72, hyp 0.74, dapt
- * 0.9, vector 0.94, llm-only 0.84), so a change that loses what the model did not lose fails even
- * where each loss has some excuse. It keeps more now: over the 25 grammar seeds triples 0.893,
- * merged 0.653, answers dr 0.8, hyp 0.8, dapt 1, vector 1, llm-only 0.88; over the 25 ignored
- * seeds 0.935, 0.627, dr 0.92, hyp 0.84, dapt 1, vector 1, llm-only 0.96. They were 0.953 / 0.647 / dr 0.82 with a kinder double; the drop is the
- * double's new losses (ids renumbered after a skipped item, miscopied relations, untranslated
- * chunks, repetition loops and runtime errors that fail a whole Map or Preprocess unit, which the
- * product records as a document failure and does not ask again within the run: open work).
+ * What the product keeps, per mode, from a model that degrades at DEFAULT_RATES, as a share of what
+ * a perfect model yields: printed by the yield test over seeds 1–50 (25 per mode) on 2026-12-07,
+ * main at 5dfe1aa. Over seeds 51–100 (POLYHOP_UNCOOPERATIVE_SEEDS=100, the same day) the grammar
+ * seeds kept triples 0.917, merged 0.707, answers dr 0.76, hyp 0.6, dapt 0.92, vector 1, llm-only
+ * 0.88; the ignored seeds triples 0.931, merged 0.533, answers dr 0.84, hyp 0.88, dapt 1, vector
+ * 0.96, llm-only 1 (the spread the margins below are sized by). Remeasure when a change moves the
+ * double's seeded draws (a new call, a new degradation) and say so in the commit.
  */
-const MIN_YIELD = { triples: 0.83, merged: 0.55, answers: 0.68 } as const;
+const MEASURED: Record<SchemaEnforcement, Yields> = {
+  grammar: { triples: 0.893, merged: 0.653, answers: { dr: 0.8, hyp: 0.72, dapt: 0.96, vector: 1, 'llm-only': 0.92 } },
+  ignored: { triples: 0.935, merged: 0.627, answers: { dr: 0.76, hyp: 0.72, dapt: 0.96, vector: 1, 'llm-only': 0.96 } },
+};
+/** Seeds per mode at the default setting: the sample the margins are sized for. */
+const SEEDS_PER_MODE = MIN_SEEDS / 2;
+/**
+ * A strategy's answer rate is a count of seeds (25 per mode): its floor is 1.5 binomial standard
+ * deviations under what was measured, and at least two seeds (rule of three: 25 of 25 is
+ * compatible with a true rate of 0.89), so a change that only reshuffles the seeded draws passes
+ * and one that loses a strategy's answer on a few seeds in 25 fails. Triples are a share of many
+ * facts per seed: 1.5 times the largest spread between seeds 1–50 and 51–100 (0.024). Merges are
+ * three per seed and move together: the largest spread itself (0.094, ignored seeds).
+ * Aggregate floors, not per-seed ones: per seed the reference is already the cooperative run's (it
+ * reaches the script exactly, its own test), and a seed's losses with a recorded reason are allowed
+ * by the per-seed test; what only a rate over seeds can see is a change that makes excused losses
+ * more frequent. Most of what is lost is the double's (ids renumbered after a skipped item,
+ * untranslated chunks, repetition loops and runtime errors that fail a whole Map or Preprocess
+ * unit, which the product records as a document failure and does not ask again within the run:
+ * open work).
+ */
+const answerFloor = (p: number): number =>
+  Math.floor((p - Math.max(2 / SEEDS_PER_MODE, 1.5 * Math.sqrt((p * (1 - p)) / SEEDS_PER_MODE))) * 1000) / 1000;
+const MIN_YIELD: Record<SchemaEnforcement, Yields> = Object.fromEntries(
+  MODES.map((mode) => {
+    const m = MEASURED[mode];
+    const answers = Object.fromEntries(STRATEGIES.map((s) => [s, answerFloor(m.answers[s])]));
+    return [mode, { triples: m.triples - 0.035, merged: m.merged - 0.1, answers }];
+  }),
+) as Record<SchemaEnforcement, Yields>;
 
 function model(seed: number, schema: SchemaEnforcement, rates?: DegradationRates): UncooperativeLlm {
   // The script reads prompts as written: it understands only the names the corpus uses, not the double's degradations.
@@ -413,13 +444,16 @@ describe('the whole product with an uncooperative model', () => {
         const merged = sum((m) => m.merged) / sum((m) => m.groups);
         const answers = Object.fromEntries(
           STRATEGIES.map((s) => [s, ms.filter((m) => m.answered.includes(s)).length / ms.length]),
-        );
+        ) as Record<StrategyName, number>;
         console.log(
           `uncooperative yields over ${ms.length} ${schema} seeds: triples ${triples.toFixed(3)}, merged ${merged.toFixed(3)}, answers ${JSON.stringify(answers)}`,
         );
-        expect(triples, schema).toBeGreaterThanOrEqual(MIN_YIELD.triples);
-        expect(merged, schema).toBeGreaterThanOrEqual(MIN_YIELD.merged);
-        for (const s of STRATEGIES) expect(answers[s], `${schema} ${s}`).toBeGreaterThanOrEqual(MIN_YIELD.answers);
+        // Soft: one run prints and checks every mode and strategy, whichever fails first.
+        const floor = MIN_YIELD[schema];
+        expect.soft(triples, `${schema} triples`).toBeGreaterThanOrEqual(floor.triples);
+        expect.soft(merged, `${schema} merged`).toBeGreaterThanOrEqual(floor.merged);
+        for (const s of STRATEGIES)
+          expect.soft(answers[s], `${schema} ${s} answers`).toBeGreaterThanOrEqual(floor.answers[s]);
 
         const made = new Set(runs.flatMap((r) => r.llm.degradations.map((d) => `${d.prompt} ${d.kind}`)));
         const expected = [...DEGRADED_IN_EVERY_MODE, ...DEGRADED_IN_MODE[schema]];
