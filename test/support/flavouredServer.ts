@@ -12,7 +12,8 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  * modelled on the server's own source (cited where modelled; line numbers where the source tools
  * gave them, else the function and the quoted text, which can be searched for):
  * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
- * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py;
+ * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py (lines at
+ *   vllm-project/vllm 1aa021e);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
  * - LM Studio (closed source): its refusals as users report them (lmstudio-ai/lmstudio-bug-tracker #237, #546).
  * The model is a script (a thought and an answer); tokens are words and punctuation marks
@@ -245,7 +246,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
     const schema = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
     if (flavour === 'vllm' && asked !== undefined && asked > context) {
-      // renderers/params.py TokenizeParams.__post_init__, with the chat request's parameter names.
+      // renderers/params.py:133-151 (1aa021e) TokenizeParams.__post_init__, with the chat request's parameter names.
       state.refusals++;
       return reply(
         res,
@@ -256,7 +257,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       );
     }
     if (flavour === 'vllm' && promptTokens + (asked ?? 0) > context) {
-      // renderers/params.py _token_len_check: the prompt must fit max_model_len - max_tokens.
+      // renderers/params.py:333-350 (1aa021e) _token_len_check: the prompt must fit max_model_len - max_tokens.
       state.refusals++;
       return reply(
         res,
