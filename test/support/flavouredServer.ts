@@ -60,9 +60,11 @@ export interface FlavouredServerOptions {
   opensThoughtInPrompt?: boolean;
   /**
    * The key it was started with (`--api-key`). llama-server checks it on every route but
-   * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp,
-   * `get_public_endpoints` and `middleware_validate_api_key`: 401 "Invalid API Key",
-   * `authentication_error`); vLLM on every route under `/v1` (its API server's auth middleware).
+   * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp
+   * at ggml-org/llama.cpp aa6192d: `middleware_validate_api_key`, its public set at :121-127 (which
+   * also holds Ollama's `/api/tags`), the 401 "Invalid API Key", `authentication_error`, at
+   * :158-168; later versions name the set `get_public_endpoints`); vLLM on every route under `/v1`
+   * (its API server's auth middleware).
    */
   apiKey?: string;
   /**
@@ -126,7 +128,9 @@ export interface FlavouredServer {
   notBusy: () => void;
   /**
    * Until `ready()`, llama-server answers every route 503 "Loading model" (`unavailable_error`),
-   * before any key check (server-http.cpp `middleware_server_state`), as it does while it loads.
+   * before any key check (server-http.cpp at aa6192d: `middleware_server_state` :175-201, run
+   * before the key's middleware at :214-219), as it does while it loads. The source lets
+   * `/models`, `/v1/models` and `/api/tags` through while loading (:182-184); this double does not.
    */
   loading: () => void;
   ready: () => void;
