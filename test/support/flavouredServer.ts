@@ -127,10 +127,10 @@ export interface FlavouredServer {
   /** Drops the busy answers not given yet: the next work request is served (the queue drained). */
   notBusy: () => void;
   /**
-   * Until `ready()`, llama-server answers every route 503 "Loading model" (`unavailable_error`),
+   * Until `ready()`, llama-server answers its routes 503 "Loading model" (`unavailable_error`),
    * before any key check (server-http.cpp at aa6192d: `middleware_server_state` :175-201, run
    * before the key's middleware at :214-219), as it does while it loads. The source lets
-   * `/models`, `/v1/models` and `/api/tags` through while loading (:182-184); this double does not.
+   * `/models`, `/v1/models` and `/api/tags` through while loading (:182-184), and so does this double.
    */
   loading: () => void;
   ready: () => void;
@@ -170,7 +170,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const body = req.method === 'POST' ? await readJson(req) : {};
     const authorization = req.headers.authorization ?? '';
     state.requests.push(`${req.method} ${path} ${authorization}`);
-    if (loading && flavour === 'llama-server')
+    if (loading && flavour === 'llama-server' && !['/models', '/v1/models', '/api/tags'].includes(path))
       return reply(res, 503, { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } });
     if (options.apiKey !== undefined && needsKey(flavour, path) && authorization !== `Bearer ${options.apiKey}`)
       return reply(res, 401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });

@@ -126,6 +126,9 @@ async function llamaServerProps(
     };
   } catch (error) {
     refuseAuthFailure(error, config, 'reading /props', signal);
+    // A loading llama-server lists its model but answers 503 "Loading model" here
+    // (server-http.cpp middleware_server_state): the server is not ready, not without the route.
+    if (error instanceof APIError && error.status === 503) throw endpointError(error, config, 'reading /props', signal);
     return null;
   }
 }
