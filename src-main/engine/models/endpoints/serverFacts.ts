@@ -136,8 +136,8 @@ async function llamaServerProps(
 /**
  * Rethrows a refused key (401, 403) or a cancel; any other failure of a server's own route means
  * the server does not have it. llama-server serves `/v1/models` without a key
- * (tools/server/server-http.cpp, `get_public_endpoints`) but nothing else, so a wrong key passes
- * the model list and shows first here.
+ * (tools/server/server-http.cpp:121-127 at ggml-org/llama.cpp aa6192d) but nothing else, so a
+ * wrong key passes the model list and shows first here.
  */
 function refuseAuthFailure(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): void {
   throwIfAborted(signal);
