@@ -54,7 +54,7 @@ export async function embedReply(
       });
     }
     if (flavour === 'vllm' && n > context) {
-      // vllm/renderers/params.py TokenizeParams._token_len_check (pooling asks 0 output tokens),
+      // vllm/renderers/params.py:333-350 (1aa021e) TokenizeParams._token_len_check (pooling asks 0 output tokens),
       // a VLLMValidationError answered 400.
       state.refusals++;
       return reply(

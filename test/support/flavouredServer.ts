@@ -12,7 +12,8 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  * modelled on the server's own source (cited where modelled; line numbers where the source tools
  * gave them, else the function and the quoted text, which can be searched for):
  * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
- * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py;
+ * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py (lines at
+ *   vllm-project/vllm 1aa021e);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
  * - LM Studio (closed source): its refusals as users report them (lmstudio-ai/lmstudio-bug-tracker #237, #546).
  * The model is a script (a thought and an answer); tokens are words and punctuation marks
@@ -59,9 +60,11 @@ export interface FlavouredServerOptions {
   opensThoughtInPrompt?: boolean;
   /**
    * The key it was started with (`--api-key`). llama-server checks it on every route but
-   * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp,
-   * `get_public_endpoints` and `middleware_validate_api_key`: 401 "Invalid API Key",
-   * `authentication_error`); vLLM on every route under `/v1` (its API server's auth middleware).
+   * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp
+   * at ggml-org/llama.cpp aa6192d: `middleware_validate_api_key`, its public set at :121-127 (which
+   * also holds Ollama's `/api/tags`), the 401 "Invalid API Key", `authentication_error`, at
+   * :158-168; later versions name the set `get_public_endpoints`); vLLM on every route under `/v1`
+   * (its API server's auth middleware).
    */
   apiKey?: string;
   /**
@@ -124,8 +127,10 @@ export interface FlavouredServer {
   /** Drops the busy answers not given yet: the next work request is served (the queue drained). */
   notBusy: () => void;
   /**
-   * Until `ready()`, llama-server answers every route 503 "Loading model" (`unavailable_error`),
-   * before any key check (server-http.cpp `middleware_server_state`), as it does while it loads.
+   * Until `ready()`, llama-server answers its routes 503 "Loading model" (`unavailable_error`),
+   * before any key check (server-http.cpp at aa6192d: `middleware_server_state` :175-201, run
+   * before the key's middleware at :214-219), as it does while it loads. The source lets
+   * `/models`, `/v1/models` and `/api/tags` through while loading (:182-184), and so does this double.
    */
   loading: () => void;
   ready: () => void;
@@ -165,7 +170,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const body = req.method === 'POST' ? await readJson(req) : {};
     const authorization = req.headers.authorization ?? '';
     state.requests.push(`${req.method} ${path} ${authorization}`);
-    if (loading && flavour === 'llama-server')
+    if (loading && flavour === 'llama-server' && !['/models', '/v1/models', '/api/tags'].includes(path))
       return reply(res, 503, { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } });
     if (options.apiKey !== undefined && needsKey(flavour, path) && authorization !== `Bearer ${options.apiKey}`)
       return reply(res, 401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
@@ -245,7 +250,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
     const schema = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
     if (flavour === 'vllm' && asked !== undefined && asked > context) {
-      // renderers/params.py TokenizeParams.__post_init__, with the chat request's parameter names.
+      // renderers/params.py:133-151 (1aa021e) TokenizeParams.__post_init__, with the chat request's parameter names.
       state.refusals++;
       return reply(
         res,
@@ -256,7 +261,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       );
     }
     if (flavour === 'vllm' && promptTokens + (asked ?? 0) > context) {
-      // renderers/params.py _token_len_check: the prompt must fit max_model_len - max_tokens.
+      // renderers/params.py:333-350 (1aa021e) _token_len_check: the prompt must fit max_model_len - max_tokens.
       state.refusals++;
       return reply(
         res,

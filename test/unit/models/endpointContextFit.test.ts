@@ -83,18 +83,33 @@ describe('max_tokens fitted to the context', () => {
   );
 });
 
-// vLLM's "You passed N input tokens … context length is only L" and llama-server's "exceeds the
-// available context size" were recognised before (endpointErrorBodies.test.ts covers the latter).
-describe("vLLM's budget-past-the-context wording is 'prompt too long' (BAD_INPUT), not a generic failure", () => {
+// vLLM's "You passed N input tokens … context length is only L" was recognised before.
+describe("the servers' overflow wordings are 'prompt too long' (BAD_INPUT), not a generic failure", () => {
   it.each([
     [
       'vLLM, a budget past max_model_len (params.py __post_init__)',
-      'max_tokens=2048 cannot be greater than max_model_len=1024. Please request fewer output tokens.',
+      {
+        message: 'max_tokens=2048 cannot be greater than max_model_len=1024. Please request fewer output tokens.',
+        type: 'BadRequestError',
+        code: 400,
+      },
     ],
-  ])('%s', async (_name, message) => {
+    [
+      // The body test/support/flavouredServer.ts models (ERROR_TYPE_EXCEED_CONTEXT_SIZE): its code
+      // is a number, so only the wording tells it apart from any other 400.
+      'llama-server, a prompt past the slot (exceed_context_size_error)',
+      {
+        code: 400,
+        message: 'the request exceeds the available context size, try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 600,
+        n_ctx: 512,
+      },
+    ],
+  ])('%s', async (_name, error) => {
     const list = await startModelListServer({
       models: ['m'],
-      chatRefusal: { status: 400, body: { error: { message, type: 'BadRequestError', code: 400 } } },
+      chatRefusal: { status: 400, body: { error } },
     });
     try {
       const model = await OpenAiLlm.create(

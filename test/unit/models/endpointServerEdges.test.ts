@@ -3,12 +3,14 @@ import { PolyhopError } from '../../../src-main/engine/base/errors.js';
 import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import { endpointConfigSchema, type EndpointConfig } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
 import type { EndpointNotice } from '../../../src-main/engine/models/endpoints/EndpointPool.js';
+import { endpointClient } from '../../../src-main/engine/models/endpoints/endpointClient.js';
 import { isEndpointFailure } from '../../../src-main/engine/models/endpoints/endpointErrors.js';
 import { OpenAiEmbedder } from '../../../src-main/engine/models/endpoints/OpenAiEmbedder.js';
 import { PooledEmbedder } from '../../../src-main/engine/models/endpoints/PooledEmbedder.js';
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import { PooledLlm, type PooledLlmOptions } from '../../../src-main/engine/models/endpoints/PooledLlm.js';
 import { probeEndpoint } from '../../../src-main/engine/models/endpoints/probeEndpoint.js';
+import { measureTokenEstimate } from '../../../src-main/engine/models/endpoints/serverFacts.js';
 import {
   startFlavouredServer,
   type FlavouredServer,
@@ -93,6 +95,17 @@ describe('models endpoint test makes one authenticated call per role', () => {
     expect(error.message).toMatch(/reading \/props: .*HTTP 401.*Invalid API Key/);
     const llm = await OpenAiLlm.create(config(server, { apiKey: KEY }));
     expect(llm.serverKind).toBe('llama-server');
+  });
+
+  it("a wrong key on llama-server's /tokenize is refused, not taken for a server without a tokenizer", async () => {
+    // /props answers first at connect time, so its 401 hides this one there: ask /tokenize alone.
+    const server = await serve({ flavour: 'llama-server', apiKey: KEY });
+    const wrong = config(server, { apiKey: 'sk-wrong' });
+    const error = (await measureTokenEstimate(endpointClient(wrong), wrong).catch((e: unknown) => e)) as PolyhopError;
+    expect(error).toBeInstanceOf(PolyhopError);
+    expect(error.message).toMatch(/tokenizing: .*HTTP 401.*Invalid API Key/);
+    const right = config(server, { apiKey: KEY });
+    expect(await measureTokenEstimate(endpointClient(right), right)).toBeDefined();
   });
 });
 

@@ -18,10 +18,10 @@ export interface ProbeEndpointOptions {
 
 /**
  * A real test of an endpoint: `GET /models`, then one call of the endpoint's role. The model list
- * alone proves little: llama-server serves it without a key (tools/server/server-http.cpp,
- * `get_public_endpoints`), so a wrong key passed; and a server of the other role lists its model
- * all the same. Never throws for network or HTTP errors; they come back as `ok: false` with the
- * reason (and never the API key).
+ * alone proves little: llama-server serves it without a key (tools/server/server-http.cpp, the
+ * public routes of `middleware_validate_api_key`, :121-127 at ggml-org/llama.cpp aa6192d), so a
+ * wrong key passed; and a server of the other role lists its model all the same. Never throws for
+ * network or HTTP errors; they come back as `ok: false` with the reason (and never the API key).
  */
 export async function probeEndpoint(
   config: EndpointConfig,

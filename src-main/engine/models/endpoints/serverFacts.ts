@@ -126,6 +126,9 @@ async function llamaServerProps(
     };
   } catch (error) {
     refuseAuthFailure(error, config, 'reading /props', signal);
+    // A loading llama-server lists its model but answers 503 "Loading model" here
+    // (server-http.cpp middleware_server_state): the server is not ready, not without the route.
+    if (error instanceof APIError && error.status === 503) throw endpointError(error, config, 'reading /props', signal);
     return null;
   }
 }
@@ -133,8 +136,8 @@ async function llamaServerProps(
 /**
  * Rethrows a refused key (401, 403) or a cancel; any other failure of a server's own route means
  * the server does not have it. llama-server serves `/v1/models` without a key
- * (tools/server/server-http.cpp, `get_public_endpoints`) but nothing else, so a wrong key passes
- * the model list and shows first here.
+ * (tools/server/server-http.cpp:121-127 at ggml-org/llama.cpp aa6192d) but nothing else, so a
+ * wrong key passes the model list and shows first here.
  */
 function refuseAuthFailure(error: unknown, config: EndpointConfig, what: string, signal?: AbortSignal): void {
   throwIfAborted(signal);
