@@ -1,5 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { DocumentSource, Thread, ThreadSummary } from '../../src-main/engine/api/contract.js';
 import { describeInBrowser } from '../support/browserSuite.js';
 import { launchChromium, openApp, screenshot } from '../support/chromium.js';
@@ -7,7 +8,7 @@ import { appConsoleErrors } from '../support/e2ePage.js';
 import type { E2eServer } from '../support/e2eServer.js';
 import { startOdysseyE2eServer } from '../support/odysseyE2eServer.js';
 import type { ScriptedLlm } from '../support/ScriptedLlm.js';
-import { call } from '../support/tempEngine.js';
+import { call, runJobToEnd } from '../support/tempEngine.js';
 import { WIFE_OF_KING } from '../unit/qa/support/qaScript.js';
 
 /**
@@ -28,6 +29,36 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
+
+/** Clicks a citation; the whole document text is shown, the passage marked at the citation's offsets and in view. */
+async function opensAtPassage(page: Page, link: Locator): Promise<void> {
+  const byId = (id: string) => page.getByTestId(id);
+  const documentId = Number(await link.getAttribute('data-document-id'));
+  await link.click();
+  await byId('source-text').waitFor();
+  const source = await call<DocumentSource>(server.engine, 'docs:source', { kb: 'odyssey', id: documentId });
+  // The whole document is shown, not the chunk alone, and the mark sits at the citation's offsets.
+  expect(await byId('source-text').textContent()).toBe(source.text);
+  const mark = byId('passage-highlight');
+  const [start, end] = [Number(await mark.getAttribute('data-start')), Number(await mark.getAttribute('data-end'))];
+  expect(end).toBeGreaterThan(start);
+  expect(await mark.textContent()).toBe(source.text.slice(start, end));
+  const { chunks } = await call<{ chunks: { id: number; text: string }[] }>(server.engine, 'docs:get', {
+    kb: 'odyssey',
+    id: documentId,
+  });
+  const chunkId = Number(await link.getAttribute('data-chunk-id'));
+  const chunk = chunks.find((c) => c.id === chunkId)!;
+  expect(await mark.textContent()).toBe(chunk.text);
+  expect(source.text.length).toBeGreaterThan(chunk.text.length); // more than the chunk is shown
+  expect(await mark.isVisible()).toBe(true);
+  expect(
+    await mark.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
+    }),
+  ).toBe(true);
+}
 
 async function runEnds(page: Page, strategy: string): Promise<void> {
   const run = page.locator(`[data-testid="ask-run-${strategy}"]`);
@@ -143,33 +174,30 @@ describeInBrowser('the Ask screen as a conversation', () => {
       await byId('ask-strategy').selectOption('vector');
       await byId('ask-submit').click();
       await runEnds(page, 'vector');
-      const link = byId('citation-link').first();
-      const documentId = Number(await link.getAttribute('data-document-id'));
-      await link.click();
-      await byId('source-text').waitFor();
-      const source = await call<DocumentSource>(server.engine, 'docs:source', { kb: 'odyssey', id: documentId });
-      // The whole document is shown, not the chunk alone, and the mark sits at the citation's offsets.
-      expect(await byId('source-text').textContent()).toBe(source.text);
-      const mark = byId('passage-highlight');
-      const [start, end] = [Number(await mark.getAttribute('data-start')), Number(await mark.getAttribute('data-end'))];
-      expect(end).toBeGreaterThan(start);
-      expect(await mark.textContent()).toBe(source.text.slice(start, end));
-      const { chunks } = await call<{ chunks: { id: number; text: string }[] }>(server.engine, 'docs:get', {
-        kb: 'odyssey',
-        id: documentId,
-      });
-      const chunkId = Number(await link.getAttribute('data-chunk-id'));
-      const chunk = chunks.find((c) => c.id === chunkId)!;
-      expect(await mark.textContent()).toBe(chunk.text);
-      expect(source.text.length).toBeGreaterThan(chunk.text.length); // more than the chunk is shown
-      expect(await mark.isVisible()).toBe(true);
-      expect(
-        await mark.evaluate((el) => {
-          const r = el.getBoundingClientRect();
-          return r.bottom > 0 && r.top < window.innerHeight;
-        }),
-      ).toBe(true);
+      await opensAtPassage(page, byId('citation-link').first());
       await screenshot(page, 'ask-citation-source');
+      expect(appConsoleErrors(consoleErrors)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+  it("opens a citation into LibreOffice's DOCX on the document text with the passage marked and in view", async () => {
+    const docx = fileURLToPath(new URL('../fixtures/producers/club.docx', import.meta.url));
+    await call(server.engine, 'docs:add', { kb: 'odyssey', paths: [docx] });
+    expect((await runJobToEnd(server.engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+    const rows = await call<{ rows: { id: number; path: string }[] }>(server.engine, 'docs:list', { kb: 'odyssey' });
+    const id = rows.rows.find((r) => r.path === docx)!.id;
+    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    const byId = (testId: string) => page.getByTestId(testId);
+    try {
+      await page.setViewportSize({ width: 1200, height: 700 });
+      await byId('nav-ask').click();
+      await byId('ask-question').fill('Who founded the Marlow Rowing Club, and when did it move to Henley?');
+      await byId('ask-strategy').selectOption('vector');
+      await byId('ask-submit').click();
+      await runEnds(page, 'vector');
+      await opensAtPassage(page, page.locator(`[data-testid="citation-link"][data-document-id="${id}"]`).first());
+      await screenshot(page, 'ask-citation-docx');
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,24 @@ let engine: Engine;
 let dispose: () => Promise<void>;
 const ithaca = writeIthacaPdf('polyhop-source-');
 const pdfPath = ithaca.path;
+/** LibreOffice's own DOCX, and an HTML page with what a real page has: markup, an entity, script and style. */
+const docxPath = join(CORPUS_DIR, '..', '..', 'fixtures', 'producers', 'club.docx');
+const pageDir = mkdtempSync(join(tmpdir(), 'polyhop-source-html-'));
+const htmlPath = join(pageDir, 'suitors.html');
+writeFileSync(
+  htmlPath,
+  `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Penelope &amp; the Suitors</title>
+<style>body { font-family: serif; } h1::before { content: "Penelope waited"; }</style>
+<script>var note = "Penelope waited for nobody";</script></head>
+<body><h1>Penelope &amp; the Suitors</h1>
+<p>Penelope waited twenty years for Odysseus &amp; kept the suitors at bay.</p>
+<h2>What she wove</h2>
+<ul><li>She wove a shroud for Laertes by day.</li><li>She undid it by night, so the weaving never ended.</li></ul>
+<script>document.title = "She wove a shroud";</script>
+</body></html>
+`,
+);
 
 beforeAll(async () => {
   ({ engine, dispose } = await tempEngine({ llm: corpusLlm(), embedder: new QaEmbedder() }));
@@ -33,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispose();
   ithaca.remove();
+  rmSync(pageDir, { recursive: true, force: true });
 });
 
 const pdfId = async () =>
@@ -138,6 +158,33 @@ describe('docs:source', () => {
     const markdown = rows.rows.find((r) => r.mime === 'text/markdown')!.id;
     const reply = await engine.call('docs:file', { kb: 'odyssey', id: markdown });
     expect(!reply.ok && reply.error.code).toBe('UNSUPPORTED');
+  });
+
+  it('finds every cited passage of a run into a DOCX and an HTML page at its offsets in the document text', async () => {
+    await call(engine, 'docs:add', { kb: 'odyssey', paths: [docxPath, htmlPath] });
+    expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+    const rows = await call<{ rows: { id: number; path: string }[] }>(engine, 'docs:list', { kb: 'odyssey' });
+    const ids = [docxPath, htmlPath].map((p) => rows.rows.find((r) => r.path === p)!.id);
+    const citations: Citation[] = [];
+    for (const question of [PENELOPE_QUESTION, 'Who founded the Marlow Rowing Club, and when did it move to Henley?']) {
+      const job = await runJobToEnd(engine, 'qa:ask', { kb: 'odyssey', question, strategy: 'vector' });
+      expect(job.error).toBeNull();
+      citations.push(...(job.result as Answer).evidence.flatMap((e) => e.citations));
+    }
+    for (const id of ids) {
+      const cited = citations.filter((c) => c.documentId === id);
+      const { text, pages, document } = await source(id);
+      expect(cited.length, document.title).toBeGreaterThan(0);
+      expect(pages).toBeNull();
+      expect(text).not.toMatch(/font-family|document\.title|&amp;/); // neither script, style nor raw entities
+      const { chunks } = await call<DocumentDetail>(engine, 'docs:get', { kb: 'odyssey', id });
+      for (const c of cited) {
+        const chunk = chunks.find((k) => k.id === c.chunkId)!;
+        expect(text.slice(c.startOffset, c.endOffset), `${document.title} [${c.startOffset}, ${c.endOffset})`).toBe(
+          chunk.text,
+        );
+      }
+    }
   });
 
   it('refuses a file that changed since it was indexed', async () => {

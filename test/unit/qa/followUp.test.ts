@@ -61,6 +61,33 @@ describe('rewriting a follow-up into a standalone question', () => {
     expect(rewrite.usage).toMatchObject({ llmCalls: 1, promptTokens: rewrite.step.promptTokens });
   });
 
+  // Every language the UI has beyond en and it: a first turn asked in it, a follow-up that leaves out whom it asks about.
+  it.each([
+    [
+      'de',
+      'German',
+      'Wer war die Frau des Königs von Ithaka?',
+      'Penelope',
+      'und wo wurde sie geboren?',
+      'Wo wurde Penelope geboren?',
+    ],
+    ['fr', 'French', WIFE_OF_KING.fr, 'Penelope', 'et où est-elle née ?', 'Où Penelope est-elle née ?'],
+    ['es', 'Spanish', WIFE_OF_KING.es, 'Penelope', '¿y dónde nació?', '¿Dónde nació Penelope?'],
+    // No spaces and no capitals: the referent is found by character pairs.
+    ['zh', 'Chinese', '伊萨卡国王的妻子是谁？', '佩涅罗珀', '她出生在哪里？', '佩涅罗珀出生在哪里？'],
+  ])(
+    'keeps a %s follow-up in its language (%s in the prompt) and names the referent',
+    async (code, name, question, answer, followUp, standalone) => {
+      const llm = scripted();
+      const earlier: EarlierTurn[] = [{ question, answer, language: code }];
+      const rewrite = await rewriteFollowUp(context(llm), earlier, followUp);
+      expect(llm.callsOf('qa/rewrite')).toHaveLength(1);
+      expect(llm.callsOf('qa/rewrite')[0]!.prompt.variables.language).toBe(name);
+      expect(rewrite).toMatchObject({ how: 'model', standalone, language: code });
+      expect(rewrite.step.detail).toMatchObject({ languageKept: true, followUp });
+    },
+  );
+
   it('heads the answer trace with the rewrite, and counts its tokens in the answer cost', async () => {
     const earlier: EarlierTurn[] = [{ question: 'Who was the king of Ithaca?', answer: 'Odysseus', language: 'en' }];
     const rewrite = await rewriteFollowUp(context(scripted()), earlier, 'And who was his wife?');
