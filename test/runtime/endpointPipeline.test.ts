@@ -71,6 +71,13 @@ async function indexOver(servers: Record<string, OpenAiTestServer>, during?: (p:
   return { engine, dataDir, stages, result: job.result as IndexingResult & { ingestFailures: unknown[] } };
 }
 
+/** Failures without what a second server changes: the endpoint that answered, and wall-clock durations. */
+function sameFailures(failures: readonly unknown[]): unknown {
+  return JSON.parse(JSON.stringify(failures), (key, value: unknown) =>
+    key === 'endpoint' || key === 'durationMs' ? undefined : value,
+  );
+}
+
 /** The KB as Turtle: everything indexed, in a stable order. */
 async function dump(engine: Engine, dataDir: string): Promise<string> {
   const out = join(dataDir, 'dump.ttl');
@@ -183,7 +190,8 @@ describe('the product with its models on inference servers', () => {
       status.find((s) => s.id === 'a-gen')!.failures + status.find((s) => s.id === 'a-emb')!.failures,
     ).toBeGreaterThan(0);
     expect(status.find((s) => s.id === 'b-gen')!.calls).toBeGreaterThan(0);
-    expect(twin.result.failures).toEqual(single.result.failures);
+    // The same units fail for the same reasons; which server answered them and how long they took differ.
+    expect(sameFailures(twin.result.failures)).toEqual(sameFailures(single.result.failures));
     expect(await dump(twin.engine, twin.dataDir)).toBe(reference);
   }, 900_000);
 });
