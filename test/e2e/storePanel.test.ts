@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type Socket, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -14,7 +15,8 @@ import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
 
 /**
  * Issue 16 part 2 on the SPARQL screen: configure a Virtuoso store, publish with progress, query it;
- * and (issue 24) a graph that holds statements no KB claims is taken over only when confirmed.
+ * and (issue 24) a graph that holds statements no KB claims is taken over only when confirmed, and
+ * the panel's timeout is the one a publish to a store that never answers gives up at (point 15).
  */
 let server: E2eServer;
 let browser: Browser;
@@ -148,6 +150,57 @@ describe('the External SPARQL store panel', () => {
     } finally {
       await context.close();
       await foreign.close();
+    }
+  });
+  it('saves the timeout field, and a publish to a store that never answers gives up at it', async () => {
+    // Accepts connections, reads each request, never writes a byte (a hung server).
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    const base = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const { context, page, consoleErrors, byId } = await openSparqlScreen();
+    try {
+      await byId('store-query-url').fill(`${base}/sparql`);
+      await byId('store-update-url').fill(`${base}/sparql`);
+      await byId('store-gsp-url').fill(`${base}/sparql`);
+      await byId('store-graph').fill('http://example.org/graphs/silent');
+      await byId('store-auth').selectOption('none');
+      await byId('store-auto-sync').uncheck();
+      await byId('store-timeout').fill('2');
+      await byId('store-save').click();
+      await page.waitForFunction(
+        (url) => document.querySelector<HTMLInputElement>('[data-testid="store-query-url"]')?.value === url,
+        `${base}/sparql`,
+      );
+      expect(await call<StoreStatus>(server.engine, 'store:show', { kb: 'mse' })).toMatchObject({
+        config: { queryUrl: `${base}/sparql`, requestTimeoutMs: 2000 },
+      });
+      // Saved, not only typed: a fresh page shows it from the store's settings.
+      await page.reload();
+      await byId('nav-graph').click();
+      await byId('graph-view-sparql').click();
+      await settled(page);
+      await page.waitForFunction(
+        () => document.querySelector<HTMLInputElement>('[data-testid="store-timeout"]')?.value === '2',
+      );
+
+      await byId('store-publish').click();
+      // The default limit (300 s) would outlast this wait.
+      await page.locator('[data-testid="job-progress"][data-status="failed"]').waitFor({ timeout: 60_000 });
+      await page.waitForFunction(
+        () => /no answer within 2000 ms/.test(document.querySelector('[data-testid="store-panel"]')?.textContent ?? ''),
+        undefined,
+        { timeout: 30_000 },
+      );
+      expect(sockets.length).toBeGreaterThan(0);
+      expect(appConsoleErrors(consoleErrors)).toEqual([]);
+    } finally {
+      await context.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => silent.close(() => ok()));
     }
   });
 });

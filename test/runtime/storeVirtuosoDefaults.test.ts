@@ -29,7 +29,7 @@ describe("an external store on Debian's default Virtuoso limits, from the CLI", 
     polyhop(...virtuosoStoreSetArgs(kb, base, ...more));
 
   beforeAll(async () => {
-    virtuoso = await startVirtuoso({ limits: 'debian' });
+    virtuoso = await startVirtuoso();
     proxy = await StoreProxy.start(virtuoso.httpPort);
     dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-defaults-'));
     process.env.POLYHOP_STORE_PASSWORD = virtuoso.password;

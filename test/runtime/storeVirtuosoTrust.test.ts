@@ -49,7 +49,7 @@ describe('an external store says how far its copy can be trusted, and whose grap
     (await json<StoreStatus>('store', 'show', '--kb', kb, '--probe')).storeQuads!;
 
   beforeAll(async () => {
-    virtuoso = await startVirtuoso({ limits: 'debian' });
+    virtuoso = await startVirtuoso();
     proxy = await StoreProxy.start(virtuoso.httpPort);
     dir = mkdtempSync(join(tmpdir(), 'polyhop-store-trust-'));
     small = join(dir, 'small.ttl');

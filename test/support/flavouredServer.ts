@@ -12,8 +12,8 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  * modelled on the server's own source (cited where modelled; line numbers where the source tools
  * gave them, else the function and the quoted text, which can be searched for):
  * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
- * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py, vllm/renderers/params.py (lines at
- *   vllm-project/vllm 1aa021e);
+ * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py (lines at vllm-project/vllm d5dba2d),
+ *   vllm/renderers/params.py (lines at 1aa021e);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
  * - LM Studio (closed source): its refusals as users report them (lmstudio-ai/lmstudio-bug-tracker #237, #546).
  * The model is a script (a thought and an answer); tokens are words and punctuation marks
@@ -378,11 +378,11 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
 
 /**
  * Whether the template lets the model reason for this request: llama-server and vLLM pass
- * `chat_template_kwargs` to the template (vLLM protocol.py `chat_template_kwargs`; llama.cpp
- * chat.cpp copies them into the template's extra context), so Qwen3's `enable_thinking: false`
- * renders the empty thought; Ollama's OpenAI layer has no such field and maps
- * `reasoning_effort: "none"` to `think: false` (openai.go:531-549, used at :697-706); LM Studio is
- * given no switch here (none documented).
+ * `chat_template_kwargs` to the template (vLLM protocol.py:265-271 at d5dba2d, the field of
+ * `ChatCompletionRequest`; llama.cpp chat.cpp copies them into the template's extra context), so
+ * Qwen3's `enable_thinking: false` renders the empty thought; Ollama's OpenAI layer has no such
+ * field and maps `reasoning_effort: "none"` to `think: false` (openai.go:531-549, used at
+ * :697-706); LM Studio is given no switch here (none documented).
  */
 /** Whether a route needs the key (see {@link FlavouredServerOptions.apiKey}). */
 function needsKey(flavour: ServerFlavour, path: string): boolean {
@@ -412,8 +412,9 @@ function ollamaCapabilities(template: string, embeddings: boolean): string[] {
 /**
  * Where the thought goes: llama-server with `--reasoning-format deepseek` and vLLM with a
  * reasoning parser move it out of `content` (llama.cpp `common_chat_msg::to_json_oaicompat`
- * writes `reasoning_content`; vLLM's ChatMessage has `reasoning`), as does Ollama (openai.go:35
- * and :46, `reasoning`); with `--reasoning-format none`, and on LM Studio here, it stays inline.
+ * writes `reasoning_content`; vLLM's ChatMessage has `reasoning`, protocol.py:65 at d5dba2d), as
+ * does Ollama (openai.go:35 and :46, `reasoning`); with `--reasoning-format none`, and on LM
+ * Studio here, it stays inline.
  */
 function splitThought(
   flavour: ServerFlavour,

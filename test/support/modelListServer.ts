@@ -5,7 +5,13 @@ import { NgramEmbedder } from './NgramEmbedder.js';
 export interface ModelListServerOptions {
   /** The ids `GET /v1/models` lists. */
   models: string[];
-  /** Only this bearer token is accepted; any other gets a 401 whose message quotes the token it got (as careless servers do). */
+  /**
+   * Only this bearer token is accepted. Any other gets a 401: on `GET /v1/models` one whose message
+   * quotes the token it got (as careless servers do; the tests check Polyhop never repeats it), on
+   * the work routes llama-server's `{"error": {"message": "Invalid API Key", "type":
+   * "authentication_error", "code": 401}}` (tools/server/server-http.cpp at ggml-org/llama.cpp
+   * aa6192d, `middleware_validate_api_key` :158-168, as flavouredServer.ts cites it).
+   */
   apiKey?: string;
   /** Address to listen on. Default: 127.0.0.1. */
   host?: string;
@@ -18,9 +24,13 @@ export interface ModelListServerOptions {
    */
   chatRefusal?: { status: number; body: unknown };
   /**
-   * A work request naming a model `/v1/models` does not list gets 404, as vLLM answers
-   * ("The model `x` does not exist.", its ErrorResponse with a top-level message) and Ollama does
-   * ({"error": "model \"x\" not found, try pulling it first"}); llama-server ignores the name.
+   * A work request naming a model `/v1/models` does not list gets 404 as vLLM answers it: every
+   * request passes `OpenAIServing._check_model` first (vllm/entrypoints/openai/engine/serving.py
+   * at vllm-project/vllm 619e4b3: called from `_pipeline` :516-538, the check :746-774, "The model
+   * `x` does not exist." :770, NotFoundError, param "model"), and `create_error_response`
+   * (:645-698) wraps it as `{"error": {message, type, code, param}}` (:691-698; older vLLM put
+   * the fields at the top level, a shape endpointErrorBodies.test.ts also reads). Ollama answers
+   * `{"error": "model \"x\" not found, try pulling it first"}`; llama-server ignores the name.
    */
   unknownModel404?: boolean;
 }
@@ -69,11 +79,12 @@ export async function startModelListServer({
         requestedModels.push(model);
         if (unknownModel404 && !models.includes(model))
           return reply(404, {
-            object: 'error',
-            message: `The model \`${model}\` does not exist.`,
-            type: 'NotFoundError',
-            param: null,
-            code: 404,
+            error: {
+              message: `The model \`${model}\` does not exist.`,
+              type: 'NotFoundError',
+              param: 'model',
+              code: 404,
+            },
           });
         if (req.url === '/v1/chat/completions' && chatRefusal) return reply(chatRefusal.status, chatRefusal.body);
         if (req.url === '/v1/chat/completions')

@@ -41,20 +41,16 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * `[SPARQL]` limits: `generous` so a test's counts are never capped, or `debian` as Debian's
- * packaged /etc/virtuoso-opensource-7/virtuoso.ini sets them (what a user running the package gets).
+ * `[SPARQL]` limits exactly as Debian's packaged /etc/virtuoso-opensource-7/virtuoso.ini sets them
+ * (what a user running the package gets; issue 24): Polyhop pages past ResultSetMaxRows or reports
+ * the cut itself, so no test raises them.
  */
-export type VirtuosoLimits = 'generous' | 'debian';
-
-const SPARQL_LIMITS: Record<VirtuosoLimits, string> = {
-  generous: 'ResultSetMaxRows = 1000000\nMaxQueryExecutionTime = 600\nMaxQueryCostEstimationTime = 600',
-  debian: 'ResultSetMaxRows = 10000\nMaxQueryCostEstimationTime = 400\nMaxQueryExecutionTime = 60',
-};
+const DEBIAN_SPARQL_LIMITS = 'ResultSetMaxRows = 10000\nMaxQueryCostEstimationTime = 400\nMaxQueryExecutionTime = 60';
 
 /** `buffers`: 8 KiB pages of cache (Virtuoso's guide: about 2/3 of the memory it may use; a bench of millions of quads wants far more than a test). */
-function iniText(dir: string, sqlPort: number, httpPort: number, buffers: number, limits: VirtuosoLimits): string {
+function iniText(dir: string, sqlPort: number, httpPort: number, buffers: number): string {
   // Only what differs from Virtuoso's built-in defaults: every file in `dir`, both ports on
-  // loopback, no plugins, and the chosen result limits.
+  // loopback, no plugins, and Debian's result limits.
   return `[Database]
 DatabaseFile = ${dir}/virtuoso.db
 ErrorLogFile = ${dir}/virtuoso.log
@@ -92,7 +88,7 @@ Charset = UTF-8
 EnabledGzipContent = 0
 
 [SPARQL]
-${SPARQL_LIMITS[limits]}
+${DEBIAN_SPARQL_LIMITS}
 `;
 }
 
@@ -102,7 +98,7 @@ ${SPARQL_LIMITS[limits]}
  * machine and far more on a busy one) until `/sparql` answers.
  */
 export async function startVirtuoso(
-  options: { readyTimeoutMs?: number; buffers?: number; limits?: VirtuosoLimits } = {},
+  options: { readyTimeoutMs?: number; buffers?: number } = {},
 ): Promise<VirtuosoInstance> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 280_000;
   if (!existsSync(VIRTUOSO_BINARY)) {
@@ -113,10 +109,7 @@ export async function startVirtuoso(
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-virtuoso-'));
   const sqlPort = await freePort();
   const httpPort = await freePort();
-  writeFileSync(
-    join(dir, 'virtuoso.ini'),
-    iniText(dir, sqlPort, httpPort, options.buffers ?? 20_000, options.limits ?? 'generous'),
-  );
+  writeFileSync(join(dir, 'virtuoso.ini'), iniText(dir, sqlPort, httpPort, options.buffers ?? 20_000));
   const base = `http://127.0.0.1:${httpPort}`;
   let child: ChildProcess | null = null;
 

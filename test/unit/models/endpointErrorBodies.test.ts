@@ -7,8 +7,9 @@ import { startModelListServer, type ModelListServer } from '../../support/modelL
 /**
  * Error replies as servers write them reach the user as text. Shapes: OpenAI's and llama-server's
  * `{"error": {"message", "type", "code"}}`; Ollama's `{"error": "…"}` (gin `gin.H{"error": …}`);
- * FastAPI's `{"detail": …}` (an HTTPException, as vLLM's server answers some routes); vLLM's older
- * top-level `{"object": "error", "message": …}` ("The model `x` does not exist."); plain text.
+ * FastAPI's `{"detail": …}` (an HTTPException, as vLLM's server answers some routes); vLLM's
+ * `{"error": {message, type, code, param}}` and its older top-level `{"object": "error", "message": …}`
+ * ("The model `x` does not exist."); plain text.
  */
 let server: ModelListServer | undefined;
 afterEach(async () => {
@@ -42,6 +43,12 @@ describe('error bodies of every shape', () => {
       'vLLM ErrorResponse',
       404,
       { object: 'error', message: 'The model `alias` does not exist.', type: 'NotFoundError', param: null, code: 404 },
+      /HTTP 404\): 404 The model `alias` does not exist\.$/,
+    ],
+    [
+      'vLLM ErrorResponse wrapping ErrorInfo (serving.py create_error_response at 619e4b3)',
+      404,
+      { error: { message: 'The model `alias` does not exist.', type: 'NotFoundError', param: 'model', code: 404 } },
       /HTTP 404\): 404 The model `alias` does not exist\.$/,
     ],
     [
