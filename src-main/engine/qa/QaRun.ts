@@ -23,6 +23,12 @@ export class QaRun {
   readonly question: string;
   /** Set once by `ask`'s language step (a model may break a tie the detector left). */
   questionLanguage: string;
+  /**
+   * The languages the question may be in that the KB has a corpus in, the detector's likeliest
+   * first, {@link questionLanguage} among them; more than one only when the detector could not rule
+   * them out (set by `ask`'s language step).
+   */
+  questionLanguages: readonly string[];
   readonly #answerLanguage: string | undefined;
   readonly signal: AbortSignal | undefined;
   /** The final answer as it streams to the asker. */
@@ -40,6 +46,7 @@ export class QaRun {
     this.settings = settings;
     this.question = question;
     this.questionLanguage = questionLanguage;
+    this.questionLanguages = [questionLanguage];
     this.#answerLanguage = options.answerLanguage;
     this.signal = options.signal;
     this.answerStream = new AnswerStream(options);
@@ -99,9 +106,14 @@ export class QaRun {
     }
   }
 
-  /** The question in English: itself when English, else translated once (step `translate`). */
-  englishQuestion(): Promise<string> {
-    this.#english ??= isEnglish(this.questionLanguage)
+  /**
+   * The question in English: itself when English, else translated once (step `translate`).
+   * `unsure: true` translates also a question taken as English that may be in another language
+   * ({@link questionLanguages}): a translation of an English question is itself.
+   */
+  englishQuestion(options: { unsure?: boolean } = {}): Promise<string> {
+    const english = options.unsure ? this.questionLanguages.every(isEnglish) : isEnglish(this.questionLanguage);
+    this.#english ??= english
       ? Promise.resolve(this.question)
       : this.step('translate', async (s) => {
           // An unusable translation leaves the question as asked (multilingual embedders still retrieve).

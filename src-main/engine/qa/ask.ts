@@ -4,7 +4,7 @@ import { PolyhopError } from '../base/errors.js';
 import { citeEvidence } from './citations.js';
 import { z } from 'zod';
 import { fence } from '../base/fence.js';
-import { guessLanguage, languageName, type LanguageGuess } from './language.js';
+import { guessLanguage, languageName, plausibleCorpusLanguages, type LanguageGuess } from './language.js';
 import { QaRun, type StepScope } from './QaRun.js';
 import { retrievalOnlyAnswer } from './retrievalOnly.js';
 import { QA_DEFAULTS } from './settings.js';
@@ -24,8 +24,9 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
   const strategy = STRATEGY_REGISTRY[options.strategy];
   if (!strategy) throw new PolyhopError('INVALID_REQUEST', `qa/ask: unknown strategy "${options.strategy}"`);
   const settings = ctx.settings ?? QA_DEFAULTS;
+  const kbLanguages = ctx.kb.documents.documentLanguages();
   const guess = guessLanguage(trimmed, {
-    kbLanguages: ctx.kb.documents.documentLanguages(),
+    kbLanguages,
     ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}),
   });
   const run = new QaRun(ctx, settings, trimmed, guess.language, options);
@@ -37,10 +38,14 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
       confident: guess.confident,
       why: guess.why,
       candidates: guess.candidates,
+      plausible: guess.plausible,
     };
     if (!guess.confident && !retrievalOnly && guess.candidates.length > 1)
       run.questionLanguage = await tieBreak(s, trimmed, guess);
+    // The tie-break names the question's language; it does not rule out the detector's other close ones.
+    run.questionLanguages = plausibleCorpusLanguages(run.questionLanguage, guess, kbLanguages);
     s.detail.question = run.questionLanguage;
+    if (run.questionLanguages.length > 1) s.detail.plausible = run.questionLanguages;
     s.detail.answer = run.answerLanguage;
     s.detail.mode = retrievalOnly
       ? ctx.llm === null

@@ -20,6 +20,11 @@ export interface LanguageGuess {
   confident: boolean;
   /** The likeliest languages, best first (the guess first). */
   candidates: string[];
+  /**
+   * The candidates the text cannot rule out, best first: the guess alone when confident, else those
+   * scoring at least 1/{@link CONFIDENT_RATIO} of the guess (the margin under which it is not confident).
+   */
+  plausible: string[];
   /** In words, for the trace. */
   why: string;
 }
@@ -51,6 +56,22 @@ const CONFIDENT_RATIO = 2;
 /** … and at least this (tinyld gives a short text low accuracies all round). */
 const CONFIDENT_SCORE = 0.4;
 const MAX_CANDIDATES = 5;
+
+/**
+ * The languages a question may be in that the KB has a corpus in (English always has one), the
+ * detector's likeliest first, and `chosen` (the tie-breaker's pick) among them: more than one only
+ * when the detector could not rule them out (see {@link LanguageGuess.plausible}), so that a
+ * strategy can search each corpus rather than trust one guess, the tie-breaker's included (a small
+ * model under a grammar may pick the wrong candidate).
+ */
+export function plausibleCorpusLanguages(
+  chosen: string,
+  guess: LanguageGuess,
+  kbLanguages: readonly string[],
+): string[] {
+  const corpora = new Set(['en', ...kbLanguages.map((l) => primaryLanguage(l) ?? 'und')]);
+  return [...new Set([...guess.plausible.filter((l) => corpora.has(l)), chosen])];
+}
 
 /** The language a text reads as when it is clearly not `expected`, else null (too short, names only, or right). */
 export function writtenLanguage(text: string, expected: string): string | null {
@@ -84,6 +105,7 @@ export function guessLanguage(text: string, hints: LanguageHints = {}): Language
         language: single[1],
         confident: true,
         candidates: [single[1]],
+        plausible: [single[1]],
         why: 'its script is written in one language',
       };
   }
@@ -95,11 +117,14 @@ export function guessLanguage(text: string, hints: LanguageHints = {}): Language
   const own = ownWords(text);
   // A lone word ("Odysseus?") is a name in any language: the interface's, the KB's or English, as the asker may say.
   const fallback = primaryLanguage(hints.uiLanguage) ?? hinted[0] ?? 'en';
+  // No scores to compare: nothing among the fallbacks can be ruled out.
+  const fallbacks = [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES);
   if (own.split(/\s+/u).filter((w) => LETTER_ONE.test(w)).length < 2) {
     return {
       language: fallback,
       confident: false,
-      candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES),
+      candidates: fallbacks,
+      plausible: fallbacks,
       why: 'too few words of its own to tell',
     };
   }
@@ -112,7 +137,8 @@ export function guessLanguage(text: string, hints: LanguageHints = {}): Language
     return {
       language: fallback,
       confident: false,
-      candidates: [...new Set([fallback, ...hinted, 'en'])].slice(0, MAX_CANDIDATES),
+      candidates: fallbacks,
+      plausible: fallbacks,
       why: 'no detector answer',
     };
   const confident = top[1] >= CONFIDENT_SCORE && top[1] >= CONFIDENT_RATIO * (second?.[1] ?? 0);
@@ -125,7 +151,8 @@ export function guessLanguage(text: string, hints: LanguageHints = {}): Language
         .slice(0, 2)
         .map(([l, s]) => `${l} (${Math.round(s * 100) / 100})`)
         .join(' or ')}`;
-  return { language: top[0], confident, candidates, why };
+  const plausible = confident ? [top[0]] : candidates.filter((l) => CONFIDENT_RATIO * scores.get(l)! >= top[1]);
+  return { language: top[0], confident, candidates, plausible, why };
 }
 
 /**

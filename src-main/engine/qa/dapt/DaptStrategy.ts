@@ -46,15 +46,16 @@ export const daptStrategy: Strategy = {
   usesRetrieval: true,
   async answer(run: QaRun): Promise<StrategyResult> {
     const { retrievalK, finalK } = run.settings.dapt;
-    const english = await run.englishQuestion();
-    const { order, alias } = await plan(run, english);
+    const english = await run.englishQuestion({ unsure: true });
+    const source = sourceLanguage(run);
+    const { order, alias } = await plan(run, english, source);
 
     const pool = new EvidencePool();
     const solved: Solved[] = [];
     const answers = new Map<string, string>();
     for (const node of order) {
       const result = await run.step(`solve ${node.id}`, (s) =>
-        solveNode(run, s, node, { answers, alias, solved, pool, k: retrievalK }),
+        solveNode(run, s, node, { answers, alias, solved, pool, k: retrievalK, sourceLanguage: source ?? 'en' }),
       );
       solved.push(result);
       answers.set(node.id, result.answer);
@@ -63,7 +64,8 @@ export const daptStrategy: Strategy = {
     return run.step('answer', async (s) => {
       // The chain plus retrieval for the original question only (the paper, to cut noise): the
       // sub-questions' passages stay in their steps' traces.
-      const final = await passages(run, run.question, finalK, corpusOf(run.questionLanguage));
+      const asked = readsAsEnglish(run) ? 'en' : (source ?? run.questionLanguage);
+      const final = await passages(run, run.question, finalK, corpusOf(asked));
       s.detail.finalRetrieval = final.map(evidenceBrief);
       s.detail.subQuestionPassages = pool.size;
       const chain =
@@ -78,18 +80,26 @@ export const daptStrategy: Strategy = {
 };
 
 /** Parallel planning, node fusion and topological order (steps `plan`, `fuse`). */
-async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; alias: Map<string, string> }> {
+async function plan(
+  run: QaRun,
+  english: string,
+  language: string | null,
+): Promise<{ order: FusedNode[]; alias: Map<string, string> }> {
   const { tau, maxNodes } = run.settings.dapt;
   // A translation that failed or came back in the question's language (a small model copies its
   // input) would plan an "English" graph in the source language and search the English corpus with
-  // source-language words: the source-language graph answers alone, and the trace says why.
-  const untranslated = !isEnglish(run.questionLanguage) && english.trim() === run.question.trim();
-  const bilingual = !isEnglish(run.questionLanguage) && !untranslated;
+  // source-language words: the source-language graph answers alone, and the trace says why. A
+  // question taken as English that may be in `language` plans both graphs; an English question's
+  // translation is itself, so it keeps one as asked only when it reads as English (see readsAsEnglish).
+  const untranslated = language !== null && !readsAsEnglish(run) && english.trim() === run.question.trim();
+  const bilingual = language !== null && !untranslated;
   const [source, target] = await run.step('plan', (s) => {
     if (untranslated)
       s.detail.untranslated =
         'the translation failed or kept the question as asked: no English graph is planned, the source-language graph answers alone';
-    const missing = !isEnglish(run.questionLanguage) ? run.retriever.missingOriginalVectors() : 0;
+    if (language !== null && isEnglish(run.questionLanguage))
+      s.detail.unsureLanguage = `taken as English, but it may be ${languageName(language)}: both paths are planned`;
+    const missing = language !== null ? run.retriever.missingOriginalVectors() : 0;
     if (missing > 0) {
       s.detail.originalCorpus =
         `${missing} non-English chunks have no original-language vectors yet (indexed before they existed): ` +
@@ -97,7 +107,7 @@ async function plan(run: QaRun, english: string): Promise<{ order: FusedNode[]; 
         'and by the English vectors until the knowledge base is embedded again (Embed on the Corpus screen, or `polyhop kb reembed`).';
     }
     return Promise.all([
-      decompose(s, run.question, run.questionLanguage, maxNodes, 'source'),
+      decompose(s, run.question, language ?? 'en', maxNodes, 'source'),
       bilingual ? decompose(s, english, 'en', maxNodes, 'english') : Promise.resolve([]),
     ]);
   });
@@ -167,9 +177,11 @@ async function solveNode(
     solved: readonly Solved[];
     pool: EvidencePool;
     k: number;
+    /** The source path's language ('en' when the question has one, English, path). */
+    sourceLanguage: string;
   },
 ): Promise<Solved> {
-  const { answers, alias, solved, pool, k } = state;
+  const { answers, alias, solved, pool, k, sourceLanguage: language } = state;
   const path = solved.map((x) => `- ${x.question} → ${x.found ? x.answer : '(not found)'}`).join('\n') || '(none yet)';
   const sides = (['source', 'english'] as const).filter((side) => node[side] !== null);
   const budget = run.evidenceTokens - run.llm.countTokens(path);
@@ -178,7 +190,7 @@ async function solveNode(
       // "#id" in a sub-question names a node of its own graph; English nodes may have been fused into source ones.
       const refKey = (id: string): string => (side === 'source' ? `s:${id}` : (alias.get(`e:${id}`) ?? `e:${id}`));
       const question = combine(node[side] as string, node.dependsOn, answers, refKey);
-      const corpus = corpusOf(side === 'source' ? run.questionLanguage : 'en');
+      const corpus = corpusOf(side === 'source' ? language : 'en');
       const retrieved = await passages(run, question, k, corpus);
       // The prompt carries the path too: the passages get what the context leaves after it.
       const { kept: evidence, dropped } = fitEvidence(retrieved, budget, (t) => run.llm.countTokens(t));
@@ -306,6 +318,27 @@ export function combine(
   if (referenced) return text;
   const context = dependsOn.map((d) => answers.get(d)).filter((a): a is string => !!a);
   return context.length > 0 ? `${text} (${context.join('; ')})` : text;
+}
+
+/**
+ * The source path's language, null for an English question with one path: the question's, or for
+ * one taken as English, a KB language the detector could not rule out (`QaRun.questionLanguages`).
+ * The paper knows the source language; a detector's or a small model's one guess would otherwise
+ * decide alone which corpus a short question reads.
+ */
+function sourceLanguage(run: QaRun): string | null {
+  if (!isEnglish(run.questionLanguage)) return run.questionLanguage;
+  return run.questionLanguages.find((l) => !isEnglish(l)) ?? null;
+}
+
+/**
+ * Whether the question as written reads as English: taken as English and the detector's likeliest
+ * too. A tie-break that took an Italian question for English (a small model under the grammar's
+ * enum) leaves it read as Italian: its unchanged "translation" is then a failed one, and its final
+ * retrieval reads the chunks as written.
+ */
+function readsAsEnglish(run: QaRun): boolean {
+  return isEnglish(run.questionLanguage) && isEnglish(run.questionLanguages[0] ?? 'en');
 }
 
 /** The two corpora of seed 002 (see kb/chunkCorpora.ts). */
