@@ -31,15 +31,18 @@ export class PdfBuilder {
     );
   }
 
-  /** Pages with the given content streams, resources and extra page-dictionary entries; returns the page ids and the Pages id. */
-  pages(pages: readonly { content: number; resources?: string; extra?: string }[]): {
+  /**
+   * Pages with the given content streams, resources, extra page-dictionary entries and size in
+   * points (default US Letter, 612 x 792); returns the page ids and the Pages id.
+   */
+  pages(pages: readonly { content: number; resources?: string; extra?: string; size?: readonly [number, number] }[]): {
     pagesId: number;
     pageIds: number[];
   } {
     const pagesId = this.reserve();
     const pageIds = pages.map((p) =>
       this.add(
-        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 612 792] /Contents ${p.content} 0 R /Resources << ${p.resources ?? ''} >> ${p.extra ?? ''} >>`,
+        `<< /Type /Page /Parent ${pagesId} 0 R /MediaBox [0 0 ${(p.size ?? [612, 792]).join(' ')}] /Contents ${p.content} 0 R /Resources << ${p.resources ?? ''} >> ${p.extra ?? ''} >>`,
       ),
     );
     this.set(

@@ -32,11 +32,23 @@ export interface Scan {
   jpeg: Buffer;
 }
 
-/** Lines of text as a scan: 32 px type (about 11.5 pt at 200 dpi), black on white. */
-export function scanOf(lines: readonly string[], { script = 'latin' }: { script?: 'latin' | 'hans' } = {}): Scan {
-  const width = 1400;
+/** An A4 page in PDF points (210 x 297 mm), and in pixels at SCAN_DPI (1654 x 2339). */
+export const A4_POINTS = [595.28, 841.89] as const;
+export const A4_PIXELS = {
+  width: Math.round((A4_POINTS[0] * SCAN_DPI) / 72),
+  height: Math.round((A4_POINTS[1] * SCAN_DPI) / 72),
+};
+
+/**
+ * Lines of text as a scan: 32 px type (about 11.5 pt at 200 dpi), black on white; 1400 px wide and
+ * as tall as the lines unless a size is given (A4_PIXELS: a whole page).
+ */
+export function scanOf(
+  lines: readonly string[],
+  { script = 'latin', size }: { script?: 'latin' | 'hans'; size?: { width: number; height: number } } = {},
+): Scan {
   const lineHeight = 56;
-  const height = 40 + lineHeight * lines.length;
+  const { width, height } = size ?? { width: 1400, height: 40 + lineHeight * lines.length };
   const canvas = createCanvas(width, height);
   const context = canvas.getContext('2d');
   context.fillStyle = '#ffffff';
@@ -97,15 +109,25 @@ export function tiffOf(scans: Scan | readonly Scan[], pages = 1): Buffer {
   return out;
 }
 
-/** A PDF whose pages are scans (an image, no text layer) or Helvetica text (a text layer). */
-export function writeScanPdf(pages: readonly (Scan | { text: string })[]): Buffer {
+/**
+ * A PDF whose pages are scans (an image, no text layer) or Helvetica text (a text layer), on US
+ * Letter pages with the scan 0.5 in from the top left; with `a4`, on A4 pages, a scan of
+ * A4_PIXELS filling its page.
+ */
+export function writeScanPdf(
+  pages: readonly (Scan | { text: string })[],
+  { a4 = false }: { a4?: boolean } = {},
+): Buffer {
+  const [pageWidth, pageHeight, margin] = a4 ? [...A4_POINTS, 0] : [612, 792, 36];
+  const size = [pageWidth, pageHeight] as const;
   const pdf = new PdfBuilder();
   const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
   const specs = pages.map((page) => {
     if ('text' in page)
       return {
-        content: pdf.stream(`BT /F1 12 Tf 72 720 Td ${pdfString(page.text)} Tj ET`),
+        content: pdf.stream(`BT /F1 12 Tf 72 ${pageHeight - 72} Td ${pdfString(page.text)} Tj ET`),
         resources: `/Font << /F1 ${font} 0 R >>`,
+        size,
       };
     const image = pdf.stream(page.gray, {
       dict: `/Type /XObject /Subtype /Image /Width ${page.width} /Height ${page.height} /ColorSpace /DeviceGray /BitsPerComponent 8`,
@@ -114,8 +136,11 @@ export function writeScanPdf(pages: readonly (Scan | { text: string })[]): Buffe
     const w = (page.width * 72) / SCAN_DPI;
     const h = (page.height * 72) / SCAN_DPI;
     return {
-      content: pdf.stream(`q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} 36 ${(792 - 36 - h).toFixed(2)} cm /Im1 Do Q`),
+      content: pdf.stream(
+        `q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} ${margin} ${(pageHeight - margin - h).toFixed(2)} cm /Im1 Do Q`,
+      ),
       resources: `/XObject << /Im1 ${image} 0 R >>`,
+      size,
     };
   });
   const { pagesId } = pdf.pages(specs);

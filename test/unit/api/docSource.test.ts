@@ -187,6 +187,35 @@ describe('docs:source', () => {
     }
   });
 
+  it("puts an HTML page's title in its text, searchable, at offsets the chunks keep, without the site's name", async () => {
+    const decoyPath = join(pageDir, 'loom.html');
+    writeFileSync(
+      decoyPath,
+      `<html lang="en"><head><title>The Loom of Laertes | Ithaca Gazette</title></head><body><article>
+      <h1>The Loom of Laertes</h1><p>Penelope told the suitors she would choose a husband when the shroud was done.</p>
+      <p>Each night a maid saw her unpick the day's work, and in the fourth year the maid told the suitors.</p></article></body></html>`,
+    );
+    await call(engine, 'docs:add', { kb: 'odyssey', paths: [decoyPath] });
+    expect((await runJobToEnd(engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
+    const rows = await call<{ rows: { id: number; path: string }[] }>(engine, 'docs:list', { kb: 'odyssey' });
+    const { kb } = engine.kbs.get('odyssey');
+    for (const [path, title] of [
+      [htmlPath, 'Penelope & the Suitors'],
+      [decoyPath, 'The Loom of Laertes'],
+    ] as const) {
+      const id = rows.rows.find((r) => r.path === path)!.id;
+      const { text } = await source(id);
+      expect(text.startsWith(`${title}\n\n`), text).toBe(true);
+      const { chunks } = await call<DocumentDetail>(engine, 'docs:get', { kb: 'odyssey', id });
+      for (const chunk of chunks) expect(text.slice(chunk.startOffset, chunk.endOffset)).toBe(chunk.text);
+      const word = title.split(' ').at(-1)!; // "Suitors" is in the page's text too, "Laertes" only in its title
+      const found = new Set(kb.textIndex.bm25('chunk', word, 50).map((r) => r.id));
+      expect(chunks.some((c) => found.has(c.id) && c.text.startsWith(title))).toBe(true);
+    }
+    expect((await source(rows.rows.find((r) => r.path === decoyPath)!.id)).text).not.toMatch(/Gazette|\|/);
+    expect(kb.textIndex.bm25('chunk', 'Gazette', 50)).toEqual([]);
+  });
+
   it('refuses a file that changed since it was indexed', async () => {
     const id = await pdfId();
     writeFileSync(pdfPath, writePdf({ pages: ['Something else entirely.'] }));

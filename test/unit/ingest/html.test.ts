@@ -84,4 +84,29 @@ describe('HTML main content', () => {
     const doc = await loadDocument(put('math.html', html));
     expect(doc.text).toBe('Energy is E = mc^2 and the sum is x^2+a_1=1/2.');
   });
+
+  it("the page's title is the text's first line: the h1 Readability drops as a repeat of it, without the site's name", async () => {
+    const article = ARTICLE.map((p) => `<p>${p}</p>`).join('');
+    const page = (title: string, h1: string) =>
+      `<html><head><title>${title}</title></head><body><article>${h1 ? `<h1>${h1}</h1>` : ''}${article}</article></body></html>`;
+    const text = async (name: string, title: string, h1: string) =>
+      (await loadDocument(put(name, page(title, h1)))).text;
+    const body = ARTICLE.join('\n\n');
+    expect(await text('same.html', 'Marlow lock &amp; weir', 'Marlow lock &amp; weir')).toBe(
+      `Marlow lock & weir\n\n${body}`,
+    );
+    // The h1 is the title less the site's name, on either side of the separator.
+    expect(await text('site.html', 'Marlow lock closes | Thames Gazette', 'Marlow lock closes')).toBe(
+      `Marlow lock closes\n\n${body}`,
+    );
+    expect(await text('before.html', 'Thames Gazette \u00bb Marlow lock closes', 'Marlow lock closes')).toBe(
+      `Marlow lock closes\n\n${body}`,
+    );
+    // A fuller h1 that Readability keeps is the title already: it is not repeated.
+    expect(await text('fuller.html', 'Marlow lock | Gazette', 'Marlow lock to close for eleven weeks')).toBe(
+      `Marlow lock to close for eleven weeks\n\n${body}`,
+    );
+    // No h1 to tell a site's name from a subtitle: the title as given.
+    expect(await text('bare.html', 'Marlow lock - repairs', '')).toBe(`Marlow lock - repairs\n\n${body}`);
+  });
 });

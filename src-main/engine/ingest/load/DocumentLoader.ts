@@ -12,7 +12,9 @@ export interface DocumentLimits {
    * Memory one document may take while it loads, in MiB: the loader thread's own memory (its JS
    * heap, the buffers outside it such as decoded streams and images, and its OCR thread's wasm
    * heap) may grow by this much while the document loads, sampled every 100 ms; the thread's JS
-   * heap is also capped at it. Memory taken elsewhere in the process is not counted. Default: 2048.
+   * heap is also capped at it. The first sample past it stops the document, so it gets at most one
+   * interval's growth (or one synchronous allocation's) past the limit: `details.grownMb` says how
+   * much. Memory taken elsewhere in the process is not counted. Default: 2048.
    */
   memoryMb?: number;
   /** Time one document may take to load, in seconds, from when the loader thread starts on it. Default: 300. */
@@ -74,11 +76,20 @@ export class DocumentLoader {
           this.#kill(worker);
           reject(error);
         };
-        const overMemory = (measure: 'heap' | 'thread') =>
+        // `grownMb`: what the sample that tripped the limit read (the thread is stopped then), so a
+        // caller or test can see how far past the limit a document got.
+        const overMemory = (measure: 'heap' | 'thread', grownBytes?: number) =>
           badInput(
             path,
             `loading stopped: it needed more than ${memoryMb} MiB of memory (the per-document memory limit)`,
-            { details: { limit: 'memory', measure, memoryMb } },
+            {
+              details: {
+                limit: 'memory',
+                measure,
+                memoryMb,
+                ...(grownBytes === undefined ? {} : { grownMb: Math.ceil(grownBytes / 1024 ** 2) }),
+              },
+            },
           );
         const onMessage = (reply: LoaderReply) => {
           if (reply.id !== id) return;
@@ -95,7 +106,7 @@ export class DocumentLoader {
                 ),
               timeSeconds * 1000,
             );
-          } else if (reply.type === 'overMemory') stop(overMemory('thread'));
+          } else if (reply.type === 'overMemory') stop(overMemory('thread', reply.grownBytes));
           else if (reply.type === 'done') resolve(reply.document);
           else reject(fromErrorData(reply.error));
         };

@@ -28,7 +28,8 @@ const MIN_ARTICLE_SHARE = 0.2;
  * Main content of an HTML page: Readability (on linkedom's DOM) picks the article and drops
  * navigation (link lists left inside it are dropped too); when it finds none (or only a fragment), the `main` landmark (else the longest
  * `article`, else the body) without nav/header/footer/aside, link-dense blocks and blocks named
- * as furniture (comments, sidebars, share bars).
+ * as furniture (comments, sidebars, share bars). The page's title opens the text (Readability drops
+ * an h1 that repeats it, and a title only in metadata would be neither searched nor shown).
  */
 export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): LoadedText {
   const { maxDepth = 500, maxElements = 50_000 } = options;
@@ -41,6 +42,8 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
 
   const { document } = parseHTML(html);
   if (!document.body) return { text: stripHtml(html), ...meta };
+  // Read before Readability, which removes the h1 that repeats the title.
+  const headings = [...document.getElementsByTagName('h1')].slice(0, 5).map((h) => oneLine(h.textContent ?? ''));
   const bodyText = domToText(document.body, { whole: true });
   let fallbackDocument = document;
   if (document.getElementsByTagName('*').length <= maxElements) {
@@ -51,7 +54,8 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
       dropBoilerplate(articleBody);
       const articleText = domToText(articleBody);
       if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= bodyText.length * MIN_ARTICLE_SHARE) {
-        return { text: articleText, ...meta, ...(article.title ? { title: article.title } : {}) };
+        const title = pageTitle(article.title || rawTitle, headings);
+        return { text: withTitle(articleText, title), ...meta, ...(article.title ? { title: article.title } : {}) };
       }
     }
     // Readability changed the DOM it read: the fallback starts from a fresh one.
@@ -59,8 +63,38 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
   }
   const main = mainLandmark(fallbackDocument)!;
   dropBoilerplate(main);
-  const text = domToText(main, { whole: true });
-  return { text: text || bodyText, ...meta };
+  const text = domToText(main, { whole: true }) || bodyText;
+  return { text: withTitle(text, pageTitle(rawTitle, headings)), ...meta };
+}
+
+/** Separators between a page's title and its site's name ("Title | Site", "Title - Site", "Site » Title"). */
+const TITLE_SEPARATOR = /\s+[|\-\u2013\u2014\u00b7\u00bb\u00ab]\s+/;
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+const comparable = (text: string) => oneLine(text).toLowerCase();
+
+/**
+ * The page's own title: an h1 that is the `<title>` or a run of its parts between separators
+ * (the title without the site's name), or that starts with its first part (a fuller heading);
+ * else the `<title>` as given (with no h1 to compare, a site name cannot be told from a subtitle).
+ */
+function pageTitle(title: string, headings: readonly string[]): string {
+  const parts = oneLine(title).split(TITLE_SEPARATOR).map(comparable).filter(Boolean);
+  if (parts.length === 0) return '';
+  const runs = new Set<string>();
+  for (let i = 0; i < parts.length; i++)
+    for (let j = i + 1; j <= parts.length; j++) runs.add(parts.slice(i, j).join(' '));
+  const heading = headings.find((h) => {
+    const c = comparable(h).split(TITLE_SEPARATOR).join(' ');
+    return c !== '' && (runs.has(c) || c.startsWith(`${parts[0]} `));
+  });
+  return heading ?? oneLine(title);
+}
+
+/** The title as the text's first line, unless the text already opens with it (an h1 Readability kept). */
+function withTitle(text: string, title: string): string {
+  if (!title || !text) return text;
+  const first = comparable(text.slice(0, text.indexOf('\n') + 1 || text.length));
+  return first === comparable(title) ? text : `${title}\n\n${text}`;
 }
 
 /**
