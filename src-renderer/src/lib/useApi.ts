@@ -11,11 +11,13 @@ export type LoadState<T> =
 
 /**
  * Calls `method` with `request` whenever the request (compared as JSON) changes, keeping only the
- * newest answer. Pass `null` to not call. `reload` repeats the last call.
+ * newest answer. Pass `null` to not call. `reload` repeats the last call, as does each change of
+ * `refreshKey` (a counter the parent bumps when what it shows may have changed).
  */
 export function useApi<M extends Method>(
   method: M,
   request: Request<M> | null,
+  refreshKey = 0,
 ): LoadState<Responses[M]> & { reload: () => void } {
   const [state, setState] = useState<LoadState<Responses[M]>>({ status: 'idle', data: null, error: null });
   const [nonce, setNonce] = useState(0);
@@ -36,10 +38,21 @@ export function useApi<M extends Method>(
         (error: unknown) =>
           ticket === latest.current && setState((s) => ({ status: 'error', data: s.data, error: toApiError(error) })),
       );
-  }, [method, key, nonce]);
+  }, [method, key, nonce, refreshKey]);
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
   return { ...state, reload };
+}
+
+/** A search box's text, and the same text trimmed once typing has paused (what to search for). */
+export function useDebouncedSearch(delayMs = 250): { input: string; setInput: (text: string) => void; search: string } {
+  const [input, setInput] = useState('');
+  const [search, setSearch] = useState('');
+  useEffect(() => {
+    const id = setTimeout(() => setSearch(input.trim()), delayMs);
+    return () => clearTimeout(id);
+  }, [input, delayMs]);
+  return { input, setInput, search };
 }
 
 /** Runs an action (a click), tracking pending/error so the button and message can show it. */

@@ -22,11 +22,8 @@ export function Conversation({
   hiddenTurns: ReadonlySet<number>;
   onMissing: () => void;
 }) {
-  const view = useApi('threads:get', { kb, thread });
+  const view = useApi('threads:get', { kb, thread }, refreshKey);
   const { reload } = view;
-  useEffect(() => {
-    if (refreshKey) reload();
-  }, [refreshKey, reload]);
   useEffect(() => {
     if (view.status === 'error' && view.error.code === 'NOT_FOUND') onMissing();
   }, [view.status, view.error, onMissing]);

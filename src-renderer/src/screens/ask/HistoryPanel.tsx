@@ -1,9 +1,8 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { HistoryEntry } from '../../../api/index.js';
 import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { downloadText, formatDate } from '../../lib/format.js';
-import { useApi } from '../../lib/useApi.js';
+import { useApi, useDebouncedSearch } from '../../lib/useApi.js';
 
 /** History as Markdown: question, strategy, answer, then sources per entry. */
 export function historyMarkdown(kb: string, entries: HistoryEntry[], heading: string): string {
@@ -42,17 +41,9 @@ export function HistoryPanel({
   onReask: (e: HistoryEntry) => void;
 }) {
   const { t } = useTranslation();
-  const [input, setInput] = useState('');
-  const [search, setSearch] = useState('');
-  useEffect(() => {
-    const id = setTimeout(() => setSearch(input.trim()), 250);
-    return () => clearTimeout(id);
-  }, [input]);
-  const history = useApi('qa:history', { kb, search, limit: 100 });
+  const { input, setInput, search } = useDebouncedSearch();
+  const history = useApi('qa:history', { kb, search, limit: 100 }, refreshKey);
   const reload = history.reload;
-  useEffect(() => {
-    if (refreshKey) reload();
-  }, [refreshKey, reload]);
   const entries = history.data ?? [];
   return (
     <section className="panel history" aria-labelledby="history-heading">

@@ -1,9 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, type ThreadExportFormat, type ThreadSummary } from '../../../api/index.js';
 import { Empty, ErrorView, Loading } from '../../components/StateViews.js';
 import { downloadText, formatDate } from '../../lib/format.js';
-import { useAction, useApi } from '../../lib/useApi.js';
+import { useAction, useApi, useDebouncedSearch } from '../../lib/useApi.js';
 
 /** Rename, export and delete for the selected thread. */
 function ThreadActions({
@@ -125,17 +125,9 @@ export function ThreadsPanel({
   onChanged: (deleted: boolean) => void;
 }) {
   const { t } = useTranslation();
-  const [input, setInput] = useState('');
-  const [search, setSearch] = useState('');
-  useEffect(() => {
-    const id = setTimeout(() => setSearch(input.trim()), 250);
-    return () => clearTimeout(id);
-  }, [input]);
-  const list = useApi('threads:list', { kb, ...(search ? { search } : {}), limit: 100 });
+  const { input, setInput, search } = useDebouncedSearch();
+  const list = useApi('threads:list', { kb, ...(search ? { search } : {}), limit: 100 }, refreshKey);
   const reload = list.reload;
-  useEffect(() => {
-    if (refreshKey) reload();
-  }, [refreshKey, reload]);
   const threads = list.data ?? [];
   const current = threads.find((th) => th.id === selected);
   return (

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { DocumentListRow, DocumentRow } from '../../../api/index.js';
 import { formatBytes, formatDate, formatNumber } from '../../lib/format.js';
 import { ErrorView, Empty, Loading } from '../../components/StateViews.js';
+import { useDebouncedSearch } from '../../lib/useApi.js';
 import { useDocumentPages, type DocSort } from './useDocumentPages.js';
 
 const ROW_HEIGHT = 36;
@@ -39,8 +40,7 @@ export function DocumentTable({
   const { t } = useTranslation();
   const [sort, setSort] = useState<DocSort>('addedAt');
   const [descending, setDescending] = useState(true);
-  const [filterInput, setFilterInput] = useState('');
-  const [filter, setFilter] = useState('');
+  const { input: filterInput, setInput: setFilterInput, search: filter } = useDebouncedSearch();
   const [container, setContainer] = useState<DocumentListRow | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(480);
@@ -54,11 +54,6 @@ export function DocumentTable({
   );
   // The scroller exists once the first page has come (it is then observed once).
   const loaded = total !== null;
-
-  useEffect(() => {
-    const id = setTimeout(() => setFilter(filterInput.trim()), 250);
-    return () => clearTimeout(id);
-  }, [filterInput]);
 
   useEffect(() => {
     if (refreshKey) refresh();

@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, isAbsoluteIri, isKbName, RDF_FORMATS, type RdfFormat, type Request } from '../../../api/index.js';
 import { JobPanel } from '../../components/JobPanel.js';
+import { TextField } from '../../components/TextField.js';
 import { ErrorView } from '../../components/StateViews.js';
 import { useAction } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
@@ -21,6 +22,57 @@ function fileName(title: string): string {
   );
 }
 
+type ExportScope = 'all' | 'original' | 'document' | 'entity';
+
+function ScopeOption(props: {
+  value: ExportScope;
+  scope: ExportScope;
+  onPick: (scope: ExportScope) => void;
+  label: string;
+  disabled?: boolean;
+}) {
+  return (
+    <label className="check">
+      <input
+        type="radio"
+        name="export-scope"
+        checked={props.scope === props.value}
+        onChange={() => props.onPick(props.value)}
+        disabled={props.disabled}
+        data-testid={`export-scope-${props.value}`}
+      />
+      <span>{props.label}</span>
+    </label>
+  );
+}
+
+/** The RDF format choice; with `autoLabel`, an empty first option leaves the format to the file's extension. */
+function FormatSelect(props: {
+  value: RdfFormat | '';
+  onPick: (format: RdfFormat | '') => void;
+  testId: string;
+  autoLabel?: string;
+}) {
+  const { t } = useTranslation();
+  return (
+    <label>
+      <span>{t('rdf.format')}</span>
+      <select
+        value={props.value}
+        onChange={(e) => props.onPick(e.target.value as RdfFormat | '')}
+        data-testid={props.testId}
+      >
+        {props.autoLabel !== undefined && <option value="">{props.autoLabel}</option>}
+        {RDF_FORMATS.map((f) => (
+          <option key={f} value={f}>
+            {t(`rdf.formats.${f}`)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function useJob(jobId: string | null) {
   return useJobs((s) => (jobId ? s.jobs[jobId] : undefined));
 }
@@ -30,7 +82,7 @@ export function ExportPanel({ kb }: { kb: string }) {
   const { t } = useTranslation();
   const doc = useApp((s) => s.openDocument);
   const entity = useApp((s) => s.openEntity);
-  const [scope, setScope] = useState<'all' | 'original' | 'document' | 'entity'>('all');
+  const [scope, setScope] = useState<ExportScope>('all');
   const [hops, setHops] = useState(1);
   const [format, setFormat] = useState<RdfFormat>('turtle');
   const [outputPath, setOutputPath] = useState('');
@@ -69,48 +121,22 @@ export function ExportPanel({ kb }: { kb: string }) {
       <h3 id="export-heading">{t('rdf.export')}</h3>
       <fieldset>
         <legend>{t('rdf.scope')}</legend>
-        <label className="check">
-          <input
-            type="radio"
-            name="export-scope"
-            checked={scope === 'all'}
-            onChange={() => setScope('all')}
-            data-testid="export-scope-all"
-          />
-          <span>{t('rdf.scopeAll', { kb })}</span>
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name="export-scope"
-            checked={scope === 'original'}
-            onChange={() => setScope('original')}
-            data-testid="export-scope-original"
-          />
-          <span>{t('rdf.scopeOriginal')}</span>
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name="export-scope"
-            checked={scope === 'document'}
-            onChange={() => setScope('document')}
-            disabled={!doc}
-            data-testid="export-scope-document"
-          />
-          <span>{doc ? t('rdf.scopeDocument', { title: doc.title }) : t('rdf.scopeDocumentNone')}</span>
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name="export-scope"
-            checked={scope === 'entity'}
-            onChange={() => setScope('entity')}
-            disabled={!entity}
-            data-testid="export-scope-entity"
-          />
-          <span>{entity ? t('rdf.scopeEntity', { name: entity.name }) : t('rdf.scopeEntityNone')}</span>
-        </label>
+        <ScopeOption value="all" scope={scope} onPick={setScope} label={t('rdf.scopeAll', { kb })} />
+        <ScopeOption value="original" scope={scope} onPick={setScope} label={t('rdf.scopeOriginal')} />
+        <ScopeOption
+          value="document"
+          scope={scope}
+          onPick={setScope}
+          disabled={!doc}
+          label={doc ? t('rdf.scopeDocument', { title: doc.title }) : t('rdf.scopeDocumentNone')}
+        />
+        <ScopeOption
+          value="entity"
+          scope={scope}
+          onPick={setScope}
+          disabled={!entity}
+          label={entity ? t('rdf.scopeEntity', { name: entity.name }) : t('rdf.scopeEntityNone')}
+        />
         {scope === 'entity' && (
           <label className="inline">
             <span>{t('graph.hops')}</span>
@@ -131,27 +157,16 @@ export function ExportPanel({ kb }: { kb: string }) {
         />
         <span>{t('rdf.withAnswers')}</span>
       </label>
-      <label>
-        <span>{t('rdf.format')}</span>
-        <select value={format} onChange={(e) => setFormat(e.target.value as RdfFormat)} data-testid="export-format">
-          {RDF_FORMATS.map((f) => (
-            <option key={f} value={f}>
-              {t(`rdf.formats.${f}`)}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <span>{t('rdf.outputPath')}</span>
-        <input
-          value={outputPath}
-          onChange={(e) => setOutputPath(e.target.value)}
-          placeholder={`/home/me/${kb}.${EXTENSIONS[format]}`}
-          spellCheck={false}
-          required
-          data-testid="export-path"
-        />
-      </label>
+      <FormatSelect value={format} onPick={(f) => f && setFormat(f)} testId="export-format" />
+      <TextField
+        label={t('rdf.outputPath')}
+        value={outputPath}
+        onValue={setOutputPath}
+        placeholder={`/home/me/${kb}.${EXTENSIONS[format]}`}
+        spellCheck={false}
+        required
+        data-testid="export-path"
+      />
       {dialogs && (
         <button type="button" onClick={() => void saveAs.run()} disabled={saveAs.pending} data-testid="export-save-as">
           {t('rdf.saveAs')}
@@ -202,8 +217,16 @@ export function ImportPanel() {
     });
     useJobs.getState().track(ref.jobId, 'import', kb.name);
     setJobId(ref.jobId);
-    await useApp.getState().refreshKbs();
   });
+  // The KB list is refreshed once the import is done, not when its KB is created: with no KB open
+  // the refresh selects the new KB and replaces this form, so the outcome goes to the status line
+  // too. A failed import keeps the form and its error in view.
+  const done = job?.status === 'done';
+  useEffect(() => {
+    if (!done) return;
+    useApp.getState().announce(t('rdf.imported', { name }));
+    void useApp.getState().refreshKbs();
+  }, [done]); // eslint-disable-line react-hooks/exhaustive-deps -- once per finished import
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (nameOk && baseOk && inputPath.trim()) void run.run();
@@ -211,54 +234,34 @@ export function ImportPanel() {
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="import-heading">
       <h3 id="import-heading">{t('rdf.import')}</h3>
-      <label>
-        <span>{t('rdf.newKbName')}</span>
-        <input
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          aria-invalid={name && !nameOk ? true : undefined}
-          required
-          data-testid="import-kb-name"
-        />
-      </label>
+      <TextField
+        label={t('rdf.newKbName')}
+        value={name}
+        onValue={setName}
+        aria-invalid={name && !nameOk ? true : undefined}
+        required
+        data-testid="import-kb-name"
+      />
       {name && !nameOk && <p className="error-text small">{t('corpus.kbNameRule')}</p>}
-      <label>
-        <span>{t('rdf.inputPath')}</span>
-        <input
-          value={inputPath}
-          onChange={(e) => setInputPath(e.target.value)}
-          placeholder="/home/me/graph.ttl"
-          spellCheck={false}
-          required
-          data-testid="import-path"
-        />
-      </label>
-      <label>
-        <span>{t('rdf.format')}</span>
-        <select
-          value={format}
-          onChange={(e) => setFormat(e.target.value as RdfFormat | '')}
-          data-testid="import-format"
-        >
-          <option value="">{t('rdf.formatAuto')}</option>
-          {RDF_FORMATS.map((f) => (
-            <option key={f} value={f}>
-              {t(`rdf.formats.${f}`)}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <span>{t('rdf.baseIri')}</span>
-        <input
-          value={baseIri}
-          onChange={(e) => setBaseIri(e.target.value)}
-          placeholder="https://example.org/graph/"
-          spellCheck={false}
-          aria-invalid={baseOk ? undefined : true}
-          data-testid="import-base"
-        />
-      </label>
+      <TextField
+        label={t('rdf.inputPath')}
+        value={inputPath}
+        onValue={setInputPath}
+        placeholder="/home/me/graph.ttl"
+        spellCheck={false}
+        required
+        data-testid="import-path"
+      />
+      <FormatSelect value={format} onPick={setFormat} testId="import-format" autoLabel={t('rdf.formatAuto')} />
+      <TextField
+        label={t('rdf.baseIri')}
+        value={baseIri}
+        onValue={setBaseIri}
+        placeholder="https://example.org/graph/"
+        spellCheck={false}
+        aria-invalid={baseOk ? undefined : true}
+        data-testid="import-base"
+      />
       <p className="muted small">{t('rdf.baseIriHint')}</p>
       <button
         type="submit"
