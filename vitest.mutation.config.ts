@@ -9,6 +9,11 @@ if (include.length === 0) throw new Error('POLYHOP_MUTATION_TESTS names no test 
 export default defineConfig({
   test: {
     include,
+    // Stryker forces pool 'threads' (one worker). @parcel/watcher's addon is not context-aware: loaded
+    // once per process, so with a fresh thread per file the second file importing the Engine
+    // (questionEstimate.test.ts after answerGraph.test.ts) fails "Module did not self-register" and
+    // loads no tests. One shared thread loads it once.
+    isolate: false,
     testTimeout: 120_000,
     hookTimeout: 300_000,
   },
