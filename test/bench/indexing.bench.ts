@@ -21,7 +21,10 @@
  * (tokens per call; default the Llm default, 1024) and `--reasoning-used` (share of the budget
  * spent; default 1, an upper bound).
  *
- *   npm run bench indexing -- --n 500 [--context 8192] [--reasoning-steps policy] [--reasoning-budget 1024] [--reasoning-used 1]
+ * `--chunks-per-call K`: Preprocess's documents of one chunk K to a call (IndexingJob's
+ * `preprocess.chunksPerCall`; default the job's); a batched call's cost is shared evenly by its passages.
+ *
+ *   npm run bench indexing -- --n 500 [--context 8192] [--chunks-per-call K] [--reasoning-steps policy] [--reasoning-budget 1024] [--reasoning-used 1]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,6 +66,7 @@ export async function run(args: string[]): Promise<void> {
   const n = numberArg(args, '--n', 500);
   const contextTokens = numberArg(args, '--context', 8192);
   const reasoning = reasoningPolicy(args);
+  const chunksPerCall = args.includes('--chunks-per-call') ? numberArg(args, '--chunks-per-call', 1) : undefined;
   const passages = (JSON.parse(readFileSync(CORPUS, 'utf8')) as Passage[]).slice(0, n);
   const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-indexing-'));
@@ -93,7 +97,11 @@ export async function run(args: string[]): Promise<void> {
     const ingestMs = performance.now() - ingestStart;
 
     const jobStart = performance.now();
-    const result = await new IndexingJob(kb, llm, { prompts, embedder: new NgramEmbedder(256) }).run();
+    const result = await new IndexingJob(kb, llm, {
+      prompts,
+      embedder: new NgramEmbedder(256),
+      ...(chunksPerCall === undefined ? {} : { preprocess: { chunksPerCall } }),
+    }).run();
     const jobMs = performance.now() - jobStart;
     const failed = result.failures.length;
 
@@ -101,8 +109,10 @@ export async function run(args: string[]): Promise<void> {
     const batched = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
     const global: Cost = { calls: 0, input: 0, output: 0 };
     for (const call of llm.calls) {
+      const shared = batchedPassages(call, passageOf);
+      if (shared) for (const i of shared) add(batched[i]!, cost(call, shared.length));
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
-      add(index === undefined ? global : batched[index]!, cost(call));
+      if (!shared) add(index === undefined ? global : batched[index]!, cost(call));
     }
     const batchedLog = [...llm.calls];
     const batchedPer = batched.map((c) => amortise(c, global, n));
@@ -111,6 +121,8 @@ export async function run(args: string[]): Promise<void> {
     const naiveLlm = qwen();
     const naive = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
     for (const call of batchedLog) {
+      const shared = batchedPassages(call, passageOf);
+      if (shared) for (const i of shared) add(naive[i]!, cost(call, shared.length));
       if (call.prompt.name !== 'ingest/summarise' && call.prompt.name !== 'mder/map') continue;
       add(naive[passageOf.get(call.prompt.variables.chunk!)!]!, cost(call));
     }
@@ -231,8 +243,26 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-function cost(call: ScriptedCall): Cost {
-  return { calls: 1, input: call.promptTokens, output: call.completionTokens };
+/** A call's cost, or the share of it of one of the `sharedBy` passages it was made for. */
+function cost(call: ScriptedCall, sharedBy = 1): Cost {
+  return { calls: 1 / sharedBy, input: call.promptTokens / sharedBy, output: call.completionTokens / sharedBy };
+}
+
+const BATCH_DOCUMENT = /<document id="(\d+)" title="([^"]*)">\n([\s\S]*?)\n<\/document>/g;
+
+/** The passages of a batched Preprocess call (each item a `<document id title>` block), by number. */
+function batchItems(passagesVar: string): { id: number; title: string; chunk: string }[] {
+  return [...passagesVar.matchAll(BATCH_DOCUMENT)].map(([, id, title, chunk]) => ({
+    id: Number(id),
+    title: title!,
+    chunk: chunk!,
+  }));
+}
+
+/** The passages a batched Preprocess call was made for; null for any other call. */
+function batchedPassages(call: ScriptedCall, passageOf: Map<string, number>): number[] | null {
+  if (call.prompt.name !== 'ingest/summarise-batch') return null;
+  return batchItems(call.prompt.variables.passages!).map((item) => passageOf.get(item.chunk)!);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -430,6 +460,16 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
   return [
     // A faithful rewrite keeps every fact: about as long as the passage.
     { prompt: 'ingest/summarise', reply: (v) => ({ text: passages[passageOf.get(v.chunk!)!]!.text }) },
+    {
+      prompt: 'ingest/summarise-batch',
+      reply: (v) => ({
+        passages: batchItems(v.passages!).map(({ id, title, chunk }) => ({
+          id,
+          title,
+          text: passages[passageOf.get(chunk)!]!.text,
+        })),
+      }),
+    },
     {
       prompt: 'mder/map',
       reply: (v) => {
