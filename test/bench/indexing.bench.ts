@@ -48,6 +48,7 @@ import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
 import { formatMergeRecall, mergeRecall } from './support/mergeRecall.js';
 import { askedPairs } from '../support/disambiguatePrompt.js';
+import { batchedPassages } from '../support/summariseBatchPrompt.js';
 
 const CORPUS = join(import.meta.dirname, '../../../shared/data/musique/hipporag_musique_train_sample_corpus.json');
 
@@ -109,7 +110,7 @@ export async function run(args: string[]): Promise<void> {
     const batched = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
     const global: Cost = { calls: 0, input: 0, output: 0 };
     for (const call of llm.calls) {
-      const shared = batchedPassages(call, passageOf);
+      const shared = batchedPassageIndexes(call, passageOf);
       if (shared) for (const i of shared) add(batched[i]!, cost(call, shared.length));
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
       if (!shared) add(index === undefined ? global : batched[index]!, cost(call));
@@ -121,7 +122,7 @@ export async function run(args: string[]): Promise<void> {
     const naiveLlm = qwen();
     const naive = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
     for (const call of batchedLog) {
-      const shared = batchedPassages(call, passageOf);
+      const shared = batchedPassageIndexes(call, passageOf);
       if (shared) for (const i of shared) add(naive[i]!, cost(call, shared.length));
       if (call.prompt.name !== 'ingest/summarise' && call.prompt.name !== 'mder/map') continue;
       add(naive[passageOf.get(call.prompt.variables.chunk!)!]!, cost(call));
@@ -248,21 +249,10 @@ function cost(call: ScriptedCall, sharedBy = 1): Cost {
   return { calls: 1 / sharedBy, input: call.promptTokens / sharedBy, output: call.completionTokens / sharedBy };
 }
 
-const BATCH_DOCUMENT = /<document id="(\d+)" title="([^"]*)">\n([\s\S]*?)\n<\/document>/g;
-
-/** The passages of a batched Preprocess call (each item a `<document id title>` block), by number. */
-function batchItems(passagesVar: string): { id: number; title: string; chunk: string }[] {
-  return [...passagesVar.matchAll(BATCH_DOCUMENT)].map(([, id, title, chunk]) => ({
-    id: Number(id),
-    title: title!,
-    chunk: chunk!,
-  }));
-}
-
 /** The passages a batched Preprocess call was made for; null for any other call. */
-function batchedPassages(call: ScriptedCall, passageOf: Map<string, number>): number[] | null {
+function batchedPassageIndexes(call: ScriptedCall, passageOf: Map<string, number>): number[] | null {
   if (call.prompt.name !== 'ingest/summarise-batch') return null;
-  return batchItems(call.prompt.variables.passages!).map((item) => passageOf.get(item.chunk)!);
+  return batchedPassages(call.prompt.variables.passages!).map((item) => passageOf.get(item.chunk)!);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -463,7 +453,7 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
     {
       prompt: 'ingest/summarise-batch',
       reply: (v) => ({
-        passages: batchItems(v.passages!).map(({ id, title, chunk }) => ({
+        passages: batchedPassages(v.passages!).map(({ id, title, chunk }) => ({
           id,
           title,
           text: passages[passageOf.get(chunk)!]!.text,

@@ -6,6 +6,7 @@ import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { sha256Hex } from '../../../src-main/engine/base/hash.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
+import { batchedPassages } from '../../support/summariseBatchPrompt.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-preprocess-batch-'));
@@ -26,10 +27,9 @@ interface Entry {
   title: string;
   text: string;
 }
-const ITEM = /<document id="(\d+)" title="([^"]*)">\n([\s\S]*?)\n<\/document>/g;
 /** The entries a cooperative model writes for a batch: each passage's own title and rewrite, under its number. */
 const entries = (v: Readonly<Record<string, string>>): Entry[] =>
-  [...v.passages!.matchAll(ITEM)].map(([, id, title, text]) => ({ id: Number(id), title: title!, text: clean(text!) }));
+  batchedPassages(v.passages!).map(({ id, title, chunk }) => ({ id, title, text: clean(chunk) }));
 
 /** A Preprocess model that writes its first batch of four as `degrade` says, and cooperates after. */
 function model(degrade: (cooperative: Entry[]) => Entry[]): ScriptedLlm {
@@ -90,7 +90,11 @@ const askedAlone = (llm: ScriptedLlm): string[] =>
   llm
     .callsOf('ingest/summarise-batch')
     .slice(1)
-    .map((c) => [...c.prompt.variables.passages!.matchAll(ITEM)].map(([, , title]) => title).join('+'));
+    .map((c) =>
+      batchedPassages(c.prompt.variables.passages!)
+        .map((p) => p.title)
+        .join('+'),
+    );
 
 describe('Preprocess several documents of one chunk per call', () => {
   it('a cooperative model: one call for four chunks, each given its own text', async () => {
@@ -158,7 +162,7 @@ describe('Preprocess several documents of one chunk per call', () => {
     expect(failures).toEqual([]);
     expect(askedAlone(llm)).toEqual([]);
     expect(
-      llm.callsOf('ingest/summarise-batch').map((c) => [...c.prompt.variables.passages!.matchAll(ITEM)].length),
+      llm.callsOf('ingest/summarise-batch').map((c) => batchedPassages(c.prompt.variables.passages!).length),
     ).toEqual([4]);
   });
 });
