@@ -13,7 +13,7 @@ import { tripleText, nameKey } from './names.js';
 import { INGEST_NOTE } from './ingestPending.js';
 import { planEmbedding } from './planEmbedding.js';
 import { calibrateKb, PAPER_THRESHOLDS } from './calibration/index.js';
-import { describeFailure, missFailure } from './unitFailure.js';
+import { asUnitFailure, describeFailure, missFailure } from './unitFailure.js';
 import { Attempts, samplingFor } from './attempts.js';
 import { addVariants, disambiguationQueue, finishDisambiguation, kbDisambiguationStore } from './kbDisambiguation.js';
 import { IndexingWork, type ChunkRef } from './IndexingWork.js';
@@ -32,6 +32,8 @@ export type {
 const ALL = 2 ** 31 - 1;
 /** Chunks whose triples Enrich reads per query while planning its units. */
 const ENRICH_PLAN_CHUNKS = 2000;
+/** Documents of one chunk that Preprocess summarises per call by default (see `preprocess.chunksPerCall`). */
+const PREPROCESS_CHUNKS_PER_CALL = 1;
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
 
 /**
@@ -94,7 +96,7 @@ export class IndexingJob {
   // ── stages ────────────────────────────────────────────────────────────────────
 
   async #preprocess(work: IndexingWork): Promise<void> {
-    const { chunksPerCall = 1, ...preprocess } = this.#options.preprocess ?? {};
+    const { chunksPerCall = PREPROCESS_CHUNKS_PER_CALL, ...preprocess } = this.#options.preprocess ?? {};
     const options = { ...preprocess, prompts: this.#options.prompts };
     const attempts = new Attempts(this.#kb, 'preprocess');
     const one = async (ref: ChunkRef, signal: AbortSignal, retry: UnitRetry | null): Promise<void> => {
@@ -123,10 +125,21 @@ export class IndexingJob {
       'preprocess',
       units,
       async (refs, signal, retry) => {
+        // Asked again after a failure: only the chunks it did not write.
         const left = refs.filter((r) => !r.preprocessed);
-        if (left.length > 1 && retry === null) await this.#preprocessBatch(work, left, attempts, signal);
-        // A unit's chunks the batch left without a text (or all of them, asked again after a failure) are asked one by one.
-        for (const ref of left) if (!ref.preprocessed) await one(ref, signal, retry);
+        if (left.length === 1) return one(left[0]!, signal, retry);
+        await this.#preprocessBatch(work, left, { chunksPerCall, maxTokens: preprocess.maxTokens }, attempts, signal);
+        // The chunks the batch left without a text are asked one by one with the single-chunk prompt; one
+        // that fails there too is recorded as its own document's failure, and the others go on.
+        for (const ref of left) {
+          if (ref.preprocessed) continue;
+          try {
+            await one(ref, signal, null);
+          } catch (error) {
+            // A cancel or a bug stops the stage, as StageRunner.units does (asUnitFailure rethrows them).
+            this.#runner.fail('preprocess', asUnitFailure(error, 'preprocess', work.unitName(ref)), ref.documentId);
+          }
+        }
       },
       (refs) => (refs.length === 1 ? work.unitName(refs[0]!) : `${refs.length} chunks from ${work.unitName(refs[0]!)}`),
       (refs) => refs[0]!.documentId,
@@ -135,13 +148,18 @@ export class IndexingJob {
   }
 
   /** Summarises chunks with no neighbours several to a call, one call per language; writes each text it got. */
-  async #preprocessBatch(work: IndexingWork, refs: ChunkRef[], attempts: Attempts, signal: AbortSignal): Promise<void> {
+  async #preprocessBatch(
+    work: IndexingWork,
+    refs: ChunkRef[],
+    budget: { chunksPerCall: number; maxTokens: number | undefined },
+    attempts: Attempts,
+    signal: AbortSignal,
+  ): Promise<void> {
     const byLanguage = new Map<string | null, { ref: ChunkRef; chunk: ChunkRecord }[]>();
     for (const ref of refs) {
       const chunk = work.load(ref);
       byLanguage.set(chunk.language, [...(byLanguage.get(chunk.language) ?? []), { ref, chunk }]);
     }
-    const { chunksPerCall = 1, maxTokens } = this.#options.preprocess ?? {};
     for (const [language, group] of byLanguage) {
       const sampling = samplingFor(Math.max(...group.map((g) => attempts.count(g.chunk.id))));
       const items = group.map((g) => ({
@@ -150,8 +168,7 @@ export class IndexingJob {
       }));
       const { texts } = await preprocessBatch(this.#llm, items, language, {
         prompts: this.#options.prompts,
-        chunksPerCall,
-        maxTokens,
+        ...budget,
         sampling,
         signal,
       });

@@ -78,7 +78,8 @@ async function index(llm: ScriptedLlm, docs = DOCS, file = join(dir, `kb${runs++
     const english = Object.fromEntries(
       [...kb.documents.iterateChunks()].map((c) => [title.get(c.documentId)!, c.englishText]),
     );
-    return { english, failures: result.failures.map((f) => f.message) };
+    const status = Object.fromEntries(result.documents.map((d) => [title.get(d.id)!, d.status]));
+    return { english, status, failures: result.failures.map((f) => f.message) };
   } finally {
     kb.close();
   }
@@ -164,5 +165,27 @@ describe('Preprocess several documents of one chunk per call', () => {
     expect(
       llm.callsOf('ingest/summarise-batch').map((c) => batchedPassages(c.prompt.variables.passages!).length),
     ).toEqual([4]);
+  });
+
+  it('a chunk that no prompt gets a text for fails its own document only; the others of its batch are indexed', async () => {
+    // Telemachus's rewrite never fits, batched or alone.
+    const endless = `${'and his father '.repeat(2000)}`;
+    const rules: ScriptRule[] = [
+      {
+        prompt: 'ingest/summarise-batch',
+        reply: (v) => ({
+          passages: entries(v).map((e) => (e.title === 'Telemachus' ? { ...e, text: endless } : e)),
+        }),
+      },
+      {
+        prompt: 'ingest/summarise',
+        reply: (v) => ({ text: v.chunk === DOCS[2]!.text ? endless : clean(v.chunk!) }),
+      },
+      { prompt: 'mder/map', reply: () => ({ triples: [] }) },
+    ];
+    const { english, status, failures } = await index(new ScriptedLlm(rules));
+    expect(english).toEqual({ ...everyOwnText, Telemachus: null });
+    expect(status).toEqual({ Odysseus: 'indexed', Penelope: 'indexed', Telemachus: 'error', Argos: 'indexed' });
+    expect(failures).toHaveLength(1);
   });
 });
