@@ -21,7 +21,10 @@
  * (tokens per call; default the Llm default, 1024) and `--reasoning-used` (share of the budget
  * spent; default 1, an upper bound).
  *
- *   npm run bench indexing -- --n 500 [--context 8192] [--reasoning-steps policy] [--reasoning-budget 1024] [--reasoning-used 1]
+ * `--chunks-per-call K`: Preprocess's documents of one chunk K to a call (IndexingJob's
+ * `preprocess.chunksPerCall`; default the job's); a batched call's cost is shared evenly by its passages.
+ *
+ *   npm run bench indexing -- --n 500 [--context 8192] [--chunks-per-call K] [--reasoning-steps policy] [--reasoning-budget 1024] [--reasoning-used 1]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +48,7 @@ import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
 import { formatMergeRecall, mergeRecall } from './support/mergeRecall.js';
 import { askedPairs } from '../support/disambiguatePrompt.js';
+import { batchedPassages } from '../support/summariseBatchPrompt.js';
 
 const CORPUS = join(import.meta.dirname, '../../../shared/data/musique/hipporag_musique_train_sample_corpus.json');
 
@@ -63,6 +67,7 @@ export async function run(args: string[]): Promise<void> {
   const n = numberArg(args, '--n', 500);
   const contextTokens = numberArg(args, '--context', 8192);
   const reasoning = reasoningPolicy(args);
+  const chunksPerCall = args.includes('--chunks-per-call') ? numberArg(args, '--chunks-per-call', 1) : undefined;
   const passages = (JSON.parse(readFileSync(CORPUS, 'utf8')) as Passage[]).slice(0, n);
   const prompts = new PromptLibrary(join(import.meta.dirname, '../../prompts'));
   const dir = mkdtempSync(join(tmpdir(), 'polyhop-bench-indexing-'));
@@ -93,7 +98,11 @@ export async function run(args: string[]): Promise<void> {
     const ingestMs = performance.now() - ingestStart;
 
     const jobStart = performance.now();
-    const result = await new IndexingJob(kb, llm, { prompts, embedder: new NgramEmbedder(256) }).run();
+    const result = await new IndexingJob(kb, llm, {
+      prompts,
+      embedder: new NgramEmbedder(256),
+      ...(chunksPerCall === undefined ? {} : { preprocess: { chunksPerCall } }),
+    }).run();
     const jobMs = performance.now() - jobStart;
     const failed = result.failures.length;
 
@@ -101,8 +110,10 @@ export async function run(args: string[]): Promise<void> {
     const batched = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
     const global: Cost = { calls: 0, input: 0, output: 0 };
     for (const call of llm.calls) {
+      const shared = batchedPassageIndexes(call, passageOf);
+      if (shared) for (const i of shared) add(batched[i]!, cost(call, shared.length));
       const index = call.prompt.variables.chunk === undefined ? undefined : passageOf.get(call.prompt.variables.chunk);
-      add(index === undefined ? global : batched[index]!, cost(call));
+      if (!shared) add(index === undefined ? global : batched[index]!, cost(call));
     }
     const batchedLog = [...llm.calls];
     const batchedPer = batched.map((c) => amortise(c, global, n));
@@ -111,6 +122,8 @@ export async function run(args: string[]): Promise<void> {
     const naiveLlm = qwen();
     const naive = passages.map((): Cost => ({ calls: 0, input: 0, output: 0 }));
     for (const call of batchedLog) {
+      const shared = batchedPassageIndexes(call, passageOf);
+      if (shared) for (const i of shared) add(naive[i]!, cost(call, shared.length));
       if (call.prompt.name !== 'ingest/summarise' && call.prompt.name !== 'mder/map') continue;
       add(naive[passageOf.get(call.prompt.variables.chunk!)!]!, cost(call));
     }
@@ -231,8 +244,15 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-function cost(call: ScriptedCall): Cost {
-  return { calls: 1, input: call.promptTokens, output: call.completionTokens };
+/** A call's cost, or the share of it of one of the `sharedBy` passages it was made for. */
+function cost(call: ScriptedCall, sharedBy = 1): Cost {
+  return { calls: 1 / sharedBy, input: call.promptTokens / sharedBy, output: call.completionTokens / sharedBy };
+}
+
+/** The passages a batched Preprocess call was made for; null for any other call. */
+function batchedPassageIndexes(call: ScriptedCall, passageOf: Map<string, number>): number[] | null {
+  if (call.prompt.name !== 'ingest/summarise-batch') return null;
+  return batchedPassages(call.prompt.variables.passages!).map((item) => passageOf.get(item.chunk)!);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -430,6 +450,16 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
   return [
     // A faithful rewrite keeps every fact: about as long as the passage.
     { prompt: 'ingest/summarise', reply: (v) => ({ text: passages[passageOf.get(v.chunk!)!]!.text }) },
+    {
+      prompt: 'ingest/summarise-batch',
+      reply: (v) => ({
+        passages: batchedPassages(v.passages!).map(({ id, title, chunk }) => ({
+          id,
+          title,
+          text: passages[passageOf.get(chunk)!]!.text,
+        })),
+      }),
+    },
     {
       prompt: 'mder/map',
       reply: (v) => {

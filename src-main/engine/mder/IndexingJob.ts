@@ -13,11 +13,12 @@ import { tripleText, nameKey } from './names.js';
 import { INGEST_NOTE } from './ingestPending.js';
 import { planEmbedding } from './planEmbedding.js';
 import { calibrateKb, PAPER_THRESHOLDS } from './calibration/index.js';
-import { describeFailure, missFailure } from './unitFailure.js';
+import { asUnitFailure, describeFailure, missFailure } from './unitFailure.js';
 import { Attempts, samplingFor } from './attempts.js';
 import { addVariants, disambiguationQueue, finishDisambiguation, kbDisambiguationStore } from './kbDisambiguation.js';
-import { IndexingWork } from './IndexingWork.js';
-import { StageRunner } from './StageRunner.js';
+import { IndexingWork, type ChunkRef } from './IndexingWork.js';
+import { preprocessBatch } from './preprocessBatch.js';
+import { StageRunner, type UnitRetry } from './StageRunner.js';
 import type { IndexingJobOptions, IndexingResult } from './indexingTypes.js';
 
 export type {
@@ -31,6 +32,8 @@ export type {
 const ALL = 2 ** 31 - 1;
 /** Chunks whose triples Enrich reads per query while planning its units. */
 const ENRICH_PLAN_CHUNKS = 2000;
+/** Documents of one chunk that Preprocess summarises per call by default (see `preprocess.chunksPerCall`). */
+const PREPROCESS_CHUNKS_PER_CALL = 1;
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
 
 /**
@@ -93,35 +96,96 @@ export class IndexingJob {
   // ── stages ────────────────────────────────────────────────────────────────────
 
   async #preprocess(work: IndexingWork): Promise<void> {
-    const pending = work.chunks.filter((c) => !c.preprocessed);
-    const options = { ...this.#options.preprocess, prompts: this.#options.prompts };
+    const { chunksPerCall = PREPROCESS_CHUNKS_PER_CALL, ...preprocess } = this.#options.preprocess ?? {};
+    const options = { ...preprocess, prompts: this.#options.prompts };
     const attempts = new Attempts(this.#kb, 'preprocess');
+    const one = async (ref: ChunkRef, signal: AbortSignal, retry: UnitRetry | null): Promise<void> => {
+      const chunk = work.load(ref);
+      // Asked again after a failure for length: without the neighbours' text, the prompt's largest optional part.
+      const { previous, next } = retry?.forLength ? { previous: null, next: null } : work.neighbours(ref);
+      const input = {
+        text: chunk.text,
+        language: chunk.language,
+        previous: previous?.text ?? null,
+        next: next?.text ?? null,
+      };
+      const result = await retried(attempts, chunk.id, (sampling) =>
+        preprocessChunk(this.#llm, input, { ...options, sampling, signal }),
+      );
+      this.#written(ref, result.summary, result.englishText, attempts);
+    };
+    // Batched: documents of one chunk, summarised in English, K to a call; the rest one per call.
+    const batchable = (ref: ChunkRef): boolean =>
+      chunksPerCall > 1 && options.summarise !== false && options.summaryInSourceLanguage !== true && work.alone(ref);
+    const pending = work.chunks.filter((c) => !c.preprocessed);
+    const alone = pending.filter(batchable);
+    const units: ChunkRef[][] = pending.filter((c) => !batchable(c)).map((c) => [c]);
+    for (let i = 0; i < alone.length; i += chunksPerCall) units.push(alone.slice(i, i + chunksPerCall));
     await this.#runner.units(
       'preprocess',
-      pending,
-      async (ref, signal, retry) => {
-        const chunk = work.load(ref);
-        // Asked again after a failure for length: without the neighbours' text, the prompt's largest optional part.
-        const { previous, next } = retry?.forLength ? { previous: null, next: null } : work.neighbours(ref);
-        const input = {
-          text: chunk.text,
-          language: chunk.language,
-          previous: previous?.text ?? null,
-          next: next?.text ?? null,
-        };
-        const result = await retried(attempts, chunk.id, (sampling) =>
-          preprocessChunk(this.#llm, input, { ...options, sampling, signal }),
-        );
-        this.#kb.transaction(() => {
-          this.#kb.documents.updateChunk(chunk.id, { summary: result.summary, englishText: result.englishText });
-          attempts.succeeded(chunk.id);
-        });
-        ref.preprocessed = true;
+      units,
+      async (refs, signal, retry) => {
+        // Asked again after a failure: only the chunks it did not write.
+        const left = refs.filter((r) => !r.preprocessed);
+        if (left.length === 1) return one(left[0]!, signal, retry);
+        await this.#preprocessBatch(work, left, { chunksPerCall, maxTokens: preprocess.maxTokens }, attempts, signal);
+        // The chunks the batch left without a text are asked one by one with the single-chunk prompt; one
+        // that fails there too is recorded as its own document's failure, and the others go on.
+        for (const ref of left) {
+          if (ref.preprocessed) continue;
+          try {
+            await one(ref, signal, null);
+          } catch (error) {
+            // A cancel or a bug stops the stage, as StageRunner.units does (asUnitFailure rethrows them).
+            this.#runner.fail('preprocess', asUnitFailure(error, 'preprocess', work.unitName(ref)), ref.documentId);
+          }
+        }
       },
-      (ref) => work.unitName(ref),
-      (ref) => ref.documentId,
+      (refs) => (refs.length === 1 ? work.unitName(refs[0]!) : `${refs.length} chunks from ${work.unitName(refs[0]!)}`),
+      (refs) => refs[0]!.documentId,
       { retryFailed: true },
     );
+  }
+
+  /** Summarises chunks with no neighbours several to a call, one call per language; writes each text it got. */
+  async #preprocessBatch(
+    work: IndexingWork,
+    refs: ChunkRef[],
+    budget: { chunksPerCall: number; maxTokens: number | undefined },
+    attempts: Attempts,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const byLanguage = new Map<string | null, { ref: ChunkRef; chunk: ChunkRecord }[]>();
+    for (const ref of refs) {
+      const chunk = work.load(ref);
+      byLanguage.set(chunk.language, [...(byLanguage.get(chunk.language) ?? []), { ref, chunk }]);
+    }
+    for (const [language, group] of byLanguage) {
+      const sampling = samplingFor(Math.max(...group.map((g) => attempts.count(g.chunk.id))));
+      const items = group.map((g) => ({
+        title: work.document(g.ref).title || work.document(g.ref).path,
+        text: g.chunk.text,
+      }));
+      const { texts } = await preprocessBatch(this.#llm, items, language, {
+        prompts: this.#options.prompts,
+        ...budget,
+        sampling,
+        signal,
+      });
+      group.forEach((g, i) => {
+        const text = texts[i];
+        if (text) this.#written(g.ref, text, text, attempts);
+      });
+    }
+  }
+
+  /** A chunk's preprocessed text, written with its checkpoint (its English text) in one transaction. */
+  #written(ref: ChunkRef, summary: string | null, englishText: string, attempts: Attempts): void {
+    this.#kb.transaction(() => {
+      this.#kb.documents.updateChunk(ref.id, { summary, englishText });
+      attempts.succeeded(ref.id);
+    });
+    ref.preprocessed = true;
   }
 
   async #map(work: IndexingWork): Promise<void> {

@@ -67,6 +67,11 @@ export class IndexingWork {
     return { previous: at(i - 1), next: at(i + 1) };
   }
 
+  /** The only chunk of its document: it has no neighbours to window, so it can share a call with others. */
+  alone(ref: ChunkRef): boolean {
+    return this.#byDoc.get(ref.documentId)!.length === 1;
+  }
+
   unitName(ref: ChunkRef): string {
     return `chunk ${ref.ord} of "${this.document(ref).path}"`;
   }

@@ -33,7 +33,14 @@ export interface IndexingJobOptions {
    * The run rejects with CancelledError.
    */
   signal?: AbortSignal;
-  preprocess?: Pick<PreprocessOptions, 'summarise' | 'summaryInSourceLanguage' | 'maxTokens'>;
+  preprocess?: Pick<PreprocessOptions, 'summarise' | 'summaryInSourceLanguage' | 'maxTokens'> & {
+    /**
+     * Documents of one chunk summarised per call at most (`ingest/summarise-batch`; chunks with
+     * neighbours, or summarised in their own language, are asked one per call). 1: one call per
+     * chunk. Default: 1.
+     */
+    chunksPerCall?: number;
+  };
   map?: { /** Default: 2048. */ maxTokens?: number };
   /** `threshold` set here wins over {@link thresholds}. */
   disambiguate?: Pick<DisambiguateOptions, 'threshold' | 'neighbours' | 'pairsPerCall' | 'contextChars' | 'maxTokens'>;

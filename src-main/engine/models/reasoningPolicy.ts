@@ -10,7 +10,7 @@ import type { ReasoningMode, ReasoningStep } from './views.js';
  * has no switch (QwQ) reasons in every step, and one without a reasoning segment in none.
  */
 export const REASONING_STEPS = {
-  preprocess: { prompts: ['ingest/summarise', 'ingest/translate'], reasons: false },
+  preprocess: { prompts: ['ingest/summarise', 'ingest/summarise-batch', 'ingest/translate'], reasons: false },
   map: { prompts: ['mder/map'], reasons: false },
   disambiguate: { prompts: ['mder/disambiguate'], reasons: true },
   enrich: { prompts: ['mder/enrich'], reasons: false },
