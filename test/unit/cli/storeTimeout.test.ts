@@ -1,12 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { type Server, type Socket, createServer } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { polyhopInProcess } from '../../support/cliInProcess.js';
-import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { smallGraphTurtle } from '../../support/smallGraph.js';
-import { call, runJobToEnd, tempEngine } from '../../support/tempEngine.js';
+import { engineWithSmallKb, startSilentStore, type SilentStore } from '../../support/silentStore.js';
 
 /**
  * Issue 24 point 15 from the CLI: `polyhop store set --timeout` against a store that accepts
@@ -18,26 +13,16 @@ describe('polyhop store set --timeout, against a store that never answers', () =
   let engine: Engine;
   let dataDir: string;
   let dispose: () => Promise<void>;
-  let silent: Server;
+  let silent: SilentStore;
   let base: string;
-  const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    silent = createServer((socket) => {
-      sockets.push(socket);
-      socket.resume(); // reads the request, never writes a byte
-    });
-    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
-    base = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    ({ engine, dataDir, dispose } = await tempEngine({ embedder: new NgramEmbedder(64) }));
-    const file = join(dataDir, 'small.ttl');
-    writeFileSync(file, smallGraphTurtle().turtle);
-    await call(engine, 'kb:create', { name: 'small' });
-    expect((await runJobToEnd(engine, 'rdf:import', { kb: 'small', inputPath: file })).error).toBeNull();
+    silent = await startSilentStore();
+    base = silent.base;
+    ({ engine, dataDir, dispose } = await engineWithSmallKb());
   });
   afterAll(async () => {
     await dispose();
-    for (const s of sockets) s.destroy();
     silent.close();
   });
 
@@ -53,6 +38,6 @@ describe('polyhop store set --timeout, against a store that never answers', () =
     const published = await polyhopInProcess(dataDir, ['store', 'publish', '--kb', 'small'], { engine });
     expect(published.code).not.toBe(0);
     expect(published.err).toContain(`TIMEOUT: SPARQL store ${base}: no answer within 2000 ms`);
-    expect(sockets.length).toBeGreaterThan(0); // it did reach the store: the limit, not a refusal, ended it
+    expect(silent.connections()).toBeGreaterThan(0); // it did reach the store: the limit, not a refusal, ended it
   }, 60_000);
 });

@@ -1,13 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import { type Server, type Socket, createServer } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DoctorReport, StoreStatus } from '../../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../../src-main/engine/api/Engine.js';
 import { networkLine } from '../../../../src-main/cli/format.js';
-import { NgramEmbedder } from '../../../support/NgramEmbedder.js';
-import { smallGraphTurtle } from '../../../support/smallGraph.js';
-import { call, runJobToEnd, tempEngine } from '../../../support/tempEngine.js';
+import { engineWithSmallKb, startSilentStore, type SilentStore } from '../../../support/silentStore.js';
+import { call, runJobToEnd } from '../../../support/tempEngine.js';
 
 /**
  * A store that accepts connections and never answers (a hung server, a firewall that holds the
@@ -15,30 +11,17 @@ import { call, runJobToEnd, tempEngine } from '../../../support/tempEngine.js';
  */
 describe('a store that never answers, and federated queries', () => {
   let engine: Engine;
-  let dataDir: string;
   let dispose: () => Promise<void>;
-  let silent: Server;
+  let silent: SilentStore;
   let base: string;
-  const sockets: Socket[] = [];
-  let connections = 0;
 
   beforeAll(async () => {
-    silent = createServer((socket) => {
-      connections++;
-      sockets.push(socket);
-      socket.resume(); // reads the request, never writes a byte
-    });
-    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
-    base = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    ({ engine, dataDir, dispose } = await tempEngine({ embedder: new NgramEmbedder(64) }));
-    const file = join(dataDir, 'small.ttl');
-    writeFileSync(file, smallGraphTurtle().turtle);
-    await call(engine, 'kb:create', { name: 'small' });
-    expect((await runJobToEnd(engine, 'rdf:import', { kb: 'small', inputPath: file })).error).toBeNull();
+    silent = await startSilentStore();
+    base = silent.base;
+    ({ engine, dispose } = await engineWithSmallKb());
   });
   afterAll(async () => {
     await dispose();
-    for (const s of sockets) s.destroy();
     silent.close();
   });
 
@@ -73,7 +56,7 @@ describe('a store that never answers, and federated queries', () => {
   });
 
   it('refuses SERVICE, on the view and the store, unless allowService is set; nothing is sent', async () => {
-    const before = connections;
+    const before = silent.connections();
     const federated = `SELECT * WHERE { SERVICE <${base}/elsewhere> { ?s ?p ?o } }`;
     for (const target of ['view', 'store'] as const) {
       for (const allowUpdate of [false, true]) {
@@ -97,7 +80,7 @@ describe('a store that never answers, and federated queries', () => {
         ok: false,
         error: { code: 'NETWORK_BLOCKED' },
       });
-    expect(connections).toBe(before);
+    expect(silent.connections()).toBe(before);
     // Allowed, the view's own engine is asked (and answers in its own words, whatever they are).
     const allowed = await engine.call('sparql:query', {
       kb: 'small',
