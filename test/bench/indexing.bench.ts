@@ -35,7 +35,7 @@ import { IndexingJob } from '../../src-main/engine/mder/IndexingJob.js';
 import { enrichChunk } from '../../src-main/engine/mder/enrichChunk.js';
 import { planReduceUnits, reduceUnit } from '../../src-main/engine/mder/reduceEntities.js';
 import { fence } from '../../src-main/engine/base/fence.js';
-import { sha256Hex } from '../../src-main/engine/base/hash.js';
+import { addPassageDocument } from '../support/passageDocument.js';
 import { quantileOf } from '../../src-main/engine/base/quantile.js';
 import { estimateIndexing, PAGE_CHARS } from '../../src-main/engine/mder/indexingEstimate.js';
 import { decodeRate, RTX_3090_LLAMA_8B } from '../../src-main/engine/models/gpuThroughput.js';
@@ -82,17 +82,7 @@ export async function run(args: string[]): Promise<void> {
 
     const ingestStart = performance.now();
     passages.forEach((p, i) => {
-      const doc = kb.documents.addDocument({
-        path: `dataset:2wiki/${i}`,
-        title: p.title,
-        hash: sha256Hex(p.text),
-        mime: 'text/plain',
-        size: p.text.length,
-        language: 'en',
-      });
-      kb.documents.replaceChunks(doc.id, [
-        { ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null },
-      ]);
+      addPassageDocument(kb, { path: `dataset:2wiki/${i}`, title: p.title, text: p.text });
       passageOf.set(fence(p.text), i);
     });
     const ingestMs = performance.now() - ingestStart;

@@ -22,7 +22,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sha256Hex } from '../../src-main/engine/base/hash.js';
+import { addPassageDocument } from '../support/passageDocument.js';
 import { KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import { IndexingJob } from '../../src-main/engine/mder/IndexingJob.js';
 import { RTX_3090_LLAMA_8B } from '../../src-main/engine/models/gpuThroughput.js';
@@ -93,17 +93,7 @@ export async function run(args: string[]): Promise<void> {
         create: { name: `bench${count}`, baseIri: 'https://polyhop.invalid/bench/' },
       });
       passages.forEach((p, i) => {
-        const doc = kb.documents.addDocument({
-          path: `dataset:2wiki/${i}`,
-          title: p.title,
-          hash: sha256Hex(p.text),
-          mime: 'text/plain',
-          size: p.text.length,
-          language: 'en',
-        });
-        kb.documents.replaceChunks(doc.id, [
-          { ord: 0, text: p.text, language: 'en', startOffset: 0, endOffset: p.text.length, page: null },
-        ]);
+        addPassageDocument(kb, { path: `dataset:2wiki/${i}`, title: p.title, text: p.text });
       });
       const before = used.reduce((t, s) => t + s.workRequests, 0);
       const replayedBefore = used.reduce((t, s) => t + s.replayed, 0);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
-import { sha256Hex } from '../../../src-main/engine/base/hash.js';
+import { addPassageDocument } from '../../support/passageDocument.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { batchedPassages } from '../../support/summariseBatchPrompt.js';
@@ -56,17 +56,7 @@ async function index(llm: ScriptedLlm, docs = DOCS, file = join(dir, `kb${runs++
   const kb = openKb(file);
   try {
     for (const d of docs) {
-      const doc = kb.documents.addDocument({
-        path: `${d.title}.txt`,
-        title: d.title,
-        hash: sha256Hex(d.text),
-        mime: 'text/plain',
-        size: d.text.length,
-        language: 'en',
-      });
-      kb.documents.replaceChunks(doc.id, [
-        { ord: 0, text: d.text, language: 'en', startOffset: 0, endOffset: d.text.length, page: null },
-      ]);
+      addPassageDocument(kb, { path: `${d.title}.txt`, title: d.title, text: d.text });
     }
     const result = await new IndexingJob(kb, llm, {
       prompts,
