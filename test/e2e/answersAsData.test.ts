@@ -10,7 +10,7 @@ import { launchChromium, openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
 import type { E2eServer } from '../support/e2eServer.js';
 import { startOdysseyE2eServer } from '../support/odysseyE2eServer.js';
-import { call, runJobToEnd } from '../support/tempEngine.js';
+import { call } from '../support/tempEngine.js';
 import { WIFE_OF_KING } from '../unit/qa/support/qaScript.js';
 
 /**
@@ -224,9 +224,16 @@ describeInBrowser('answers as data on the screens', () => {
       const item = byId('history-item').filter({ has: page.getByRole('button', { name: KING, exact: true }) });
       expect(await item.getByTestId('history-stale').count()).toBe(0);
 
-      await call(server.engine, 'docs:reindex', { kb: 'odyssey', id: cited.documentId });
-      expect((await runJobToEnd(server.engine, 'index:start', { kb: 'odyssey' })).status).toBe('done');
-      await page.reload();
+      // Re-indexed from the Corpus screen, as a person would: the document's detail, then an indexing run.
+      await byId('nav-corpus').click();
+      await byId(`docs-row-${cited.documentId}`).getByTestId('docs-open').click();
+      await byId('doc-reindex').click();
+      await byId('doc-detail').waitFor({ state: 'detached' });
+      const previousJob = await byId('job-progress').getAttribute('data-job-id', { timeout: 1_000 }).catch(() => null);
+      await byId('index-start').click();
+      await page
+        .locator(`[data-testid="job-progress"][data-status="done"]:not([data-job-id="${previousJob}"])`)
+        .waitFor({ timeout: 90_000 });
       await byId('nav-ask').click();
       const stale = byId('answer-stale');
       await stale.waitFor();

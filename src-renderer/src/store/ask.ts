@@ -51,6 +51,8 @@ interface AskState {
   selectThread(kb: string, thread: number | null): void;
   /** The thread an answer was filed in becomes the current one (remembered for the KB). */
   filed(kb: string, answer: Answer): void;
+  /** Finished runs filed in a thread leave the live area: the conversation shows them as they read now (stale, say). */
+  settleFiled(): void;
   show(answer: Answer): void;
   cancel(): Promise<void>;
 }
@@ -147,6 +149,14 @@ export const useAsk = create<AskState>()((set, get) => ({
     if (!answer.thread || answer.thread.id === get().threadId) return;
     remember(kb, answer.thread.id);
     set({ threadId: answer.thread.id, threadKb: kb });
+  },
+  settleFiled() {
+    const jobs = useJobs.getState().jobs;
+    const settled = (run: AskRun): boolean => {
+      const job = run.jobId ? jobs[run.jobId] : undefined;
+      return job?.status === 'done' && (job.result as Answer | null)?.thread != null;
+    };
+    if (get().runs.some(settled)) set({ runs: get().runs.filter((run) => !settled(run)) });
   },
   show(answer) {
     set({

@@ -40,6 +40,9 @@ export function AskScreen({ kb }: { kb: string }) {
     [finished, runs],
   );
 
+  // Coming back to the screen: the answers filed meanwhile are read again in the conversation.
+  useEffect(() => useAsk.getState().settleFiled(), []);
+
   // The thread this KB was last continued in, kept across reloads.
   useEffect(() => {
     if (useAsk.getState().threadKb !== kb) useAsk.getState().selectThread(kb, rememberedThread(kb));
