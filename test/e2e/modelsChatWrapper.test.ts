@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { describeInBrowser } from '../support/browserSuite.js';
-import { launchChromium, openApp, screenshot } from '../support/chromium.js';
-import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
+import { expect, it } from 'vitest';
+import { describeInBrowser, freshAppInBrowser } from '../support/browserSuite.js';
+import { openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
 import { TEMPLATED_MODELS, templatedLlamaPath } from '../fixtures/templatedLlama.js';
 
@@ -11,22 +9,11 @@ import { TEMPLATED_MODELS, templatedLlamaPath } from '../fixtures/templatedLlama
  * before the file is loaded (issue 21.2): the engine reads the GGUF header only.
  */
 
-let server: E2eServer;
-let browser: Browser;
-
 describeInBrowser('chat wrapper of a model file on the Models screen', () => {
-  beforeAll(async () => {
-    server = await startE2eServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = freshAppInBrowser();
 
   it('Inspect shows the wrapper and how the model reasons, and loads nothing', async () => {
-    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    const { context, page, consoleErrors } = await openApp(app.browser, app.server.authUrl);
     try {
       await page.getByTestId('nav-models').click();
       await page.getByTestId('screen-models').waitFor();
@@ -47,7 +34,7 @@ describeInBrowser('chat wrapper of a model file on the Models screen', () => {
       expect(await page.getByTestId('model-inspect-chat').textContent()).toBe('Qwen (variation 3): does not reason');
       await screenshot(page, 'models-inspect-chat');
 
-      const status = (await server.engine.call('models:status', {})) as {
+      const status = (await app.server.engine.call('models:status', {})) as {
         ok: boolean;
         value?: { generation: unknown };
       };

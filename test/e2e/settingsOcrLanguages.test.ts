@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect, it } from 'vitest';
 import type { Settings } from '../../src-main/engine/api/contract.js';
-import { describeInBrowser } from '../support/browserSuite.js';
-import { launchChromium, openApp, screenshot } from '../support/chromium.js';
-import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
+import { describeInBrowser, freshAppInBrowser } from '../support/browserSuite.js';
+import { openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
+import { call } from '../support/tempEngine.js';
 
 /**
  * The Settings screen chooses the OCR languages among the installed ones (issue 25): every box
@@ -12,32 +11,15 @@ import { appConsoleErrors } from '../support/e2ePage.js';
  * across a reload; the last ticked box cannot be cleared.
  */
 
-let server: E2eServer;
-let browser: Browser;
-
-async function engineSettings(): Promise<Settings> {
-  const reply = (await server.engine.call('system:getSettings', {})) as { ok: boolean; value?: Settings };
-  expect(reply.ok).toBe(true);
-  return reply.value!;
-}
-
 const INSTALLED = ['chi_sim', 'deu', 'eng', 'fra', 'ita', 'spa'];
 
 describeInBrowser('OCR languages on the Settings screen', () => {
-  beforeAll(async () => {
-    server = await startE2eServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = freshAppInBrowser();
 
   it('lists the installed languages by name, saves a choice to the engine and shows it after a reload', async () => {
-    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    const { context, page, consoleErrors } = await openApp(app.browser, app.server.authUrl);
     try {
-      expect((await engineSettings()).ocrLanguages).toBeNull();
+      expect((await call<Settings>(app.server.engine, 'system:getSettings', {})).ocrLanguages).toBeNull();
       await page.getByTestId('nav-settings').click();
       const panel = page.getByTestId('settings-ocr-languages');
       await panel.waitFor();
@@ -48,7 +30,12 @@ describeInBrowser('OCR languages on the Settings screen', () => {
       await page.getByTestId('settings-ocr-deu').uncheck();
       await page.getByTestId('settings-save').click();
       await page.getByTestId('settings-saved').waitFor();
-      expect((await engineSettings()).ocrLanguages).toEqual(['eng', 'fra', 'ita', 'spa']);
+      expect((await call<Settings>(app.server.engine, 'system:getSettings', {})).ocrLanguages).toEqual([
+        'eng',
+        'fra',
+        'ita',
+        'spa',
+      ]);
       await screenshot(page, 'settings-ocr-languages');
 
       await page.reload();
@@ -60,7 +47,7 @@ describeInBrowser('OCR languages on the Settings screen', () => {
       expect(await page.getByTestId('settings-ocr-eng').isDisabled()).toBe(true);
       await page.getByTestId('settings-save').click();
       await page.getByTestId('settings-saved').waitFor();
-      expect((await engineSettings()).ocrLanguages).toEqual(['eng']);
+      expect((await call<Settings>(app.server.engine, 'system:getSettings', {})).ocrLanguages).toEqual(['eng']);
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
     } finally {
       await context.close();

@@ -1,40 +1,22 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect, it } from 'vitest';
 import type { Settings } from '../../src-main/engine/api/contract.js';
-import { describeInBrowser } from '../support/browserSuite.js';
-import { launchChromium, openApp, screenshot } from '../support/chromium.js';
-import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
+import { describeInBrowser, freshAppInBrowser } from '../support/browserSuite.js';
+import { openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors } from '../support/e2ePage.js';
+import { call } from '../support/tempEngine.js';
 
 /**
  * The Settings screen shows the engine's per-step reasoning policy (issue 21.1): each step's box
  * reflects its effective mode, a change is saved to the engine, and it survives a reload.
  */
 
-let server: E2eServer;
-let browser: Browser;
-
-async function engineSettings(): Promise<Settings> {
-  const reply = (await server.engine.call('system:getSettings', {})) as { ok: boolean; value?: Settings };
-  expect(reply.ok).toBe(true);
-  return reply.value!;
-}
-
 describeInBrowser('reasoning policy on the Settings screen', () => {
-  beforeAll(async () => {
-    server = await startE2eServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = freshAppInBrowser();
 
   it('shows every step with its effective mode and saves a change to the engine', async () => {
-    const { context, page, consoleErrors } = await openApp(browser, server.authUrl);
+    const { context, page, consoleErrors } = await openApp(app.browser, app.server.authUrl);
     try {
-      const before = await engineSettings();
+      const before = await call<Settings>(app.server.engine, 'system:getSettings', {});
       await page.getByTestId('nav-settings').click();
       await page.getByTestId('settings-reasoning').waitFor();
       for (const [step, mode] of Object.entries(before.reasoning)) {
@@ -47,7 +29,7 @@ describeInBrowser('reasoning policy on the Settings screen', () => {
       await page.getByTestId('settings-reasoning-answer').uncheck();
       await page.getByTestId('settings-save').click();
       await page.getByTestId('settings-saved').waitFor();
-      const after = await engineSettings();
+      const after = await call<Settings>(app.server.engine, 'system:getSettings', {});
       expect(after.reasoning).toEqual({ ...before.reasoning, map: 'on', answer: 'off' });
       await screenshot(page, 'settings-reasoning');
 

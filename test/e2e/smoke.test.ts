@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { describeInBrowser } from '../support/browserSuite.js';
-import { launchChromium, openApp, screenshot } from '../support/chromium.js';
-import { startE2eServer, type E2eServer } from '../support/e2eServer.js';
+import { describe, expect, it } from 'vitest';
+import { describeInBrowser, freshAppInBrowser } from '../support/browserSuite.js';
+import { openApp, screenshot } from '../support/chromium.js';
 import { appConsoleErrors, axeViolations, settled, type AxeFinding } from '../support/e2ePage.js';
 
 /**
@@ -22,24 +20,14 @@ const SCREENS = [
   ['settings', 'settings-data-dir'],
 ] as const;
 
-let server: E2eServer;
-let browser: Browser;
 const backgrounds: Record<string, string> = {};
 
 describeInBrowser('every screen of a fresh install', () => {
-  beforeAll(async () => {
-    server = await startE2eServer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const app = freshAppInBrowser();
 
   describe.each(THEMES)('every screen in the %s theme', (theme) => {
     it('shows its empty state, offline, without errors or serious accessibility violations', async () => {
-      const { context, page, externalRequests, consoleErrors } = await openApp(browser, server.authUrl, {
+      const { context, page, externalRequests, consoleErrors } = await openApp(app.browser, app.server.authUrl, {
         colorScheme: theme,
       });
       try {
@@ -55,7 +43,7 @@ describeInBrowser('every screen of a fresh install', () => {
           await settled(page);
           expect(await page.getByTestId('error-view').count(), `${screen}: no error view on a fresh install`).toBe(0);
           if (screen === 'settings')
-            expect(await page.getByTestId('settings-data-dir').textContent()).toContain(server.dataDir);
+            expect(await page.getByTestId('settings-data-dir').textContent()).toContain(app.server.dataDir);
           await screenshot(page, `${screen}-${theme}`);
           const serious = await axeViolations(page);
           if (serious.length > 0) findings[screen] = serious;
@@ -79,7 +67,7 @@ describeInBrowser('every screen of a fresh install', () => {
     });
 
     it('is keyboard reachable: skip link, then the navigation, which moves focus to the screen', async () => {
-      const { context, page } = await openApp(browser, server.authUrl);
+      const { context, page } = await openApp(app.browser, app.server.authUrl);
       try {
         await page.getByTestId('nav-corpus').waitFor();
         await page.keyboard.press('Tab');
@@ -101,11 +89,11 @@ describeInBrowser('every screen of a fresh install', () => {
 
     it('without the token, the page shows the UNAUTHORIZED error view', async () => {
       // Signed in by cookie (static files load), but this tab never received the Api token.
-      const { context, page } = await openApp(browser, server.authUrl);
+      const { context, page } = await openApp(app.browser, app.server.authUrl);
       try {
         await page.getByTestId('nav-corpus').waitFor();
         const tab = await context.newPage();
-        await tab.goto(server.url);
+        await tab.goto(app.server.url);
         const error = tab.getByTestId('error-view').first();
         await error.waitFor({ state: 'visible' });
         expect(await error.getAttribute('data-code')).toBe('UNAUTHORIZED');
@@ -116,13 +104,13 @@ describeInBrowser('every screen of a fresh install', () => {
     });
 
     it('without the cookie or with a wrong token, the server refuses the page', async () => {
-      const context = await browser.newContext();
+      const context = await app.browser.newContext();
       try {
         const page = await context.newPage();
-        const plain = await page.goto(server.url);
+        const plain = await page.goto(app.server.url);
         expect(plain?.status()).toBe(401);
         expect(await page.textContent('body')).toContain('UNAUTHORIZED');
-        const forged = await page.goto(server.authUrl.replace(/token=[0-9a-f]+/, `token=${'0'.repeat(64)}`));
+        const forged = await page.goto(app.server.authUrl.replace(/token=[0-9a-f]+/, `token=${'0'.repeat(64)}`));
         expect(forged?.status()).toBe(401);
         expect(await page.getByTestId('nav-corpus').count()).toBe(0);
       } finally {
