@@ -59,6 +59,13 @@ export interface FlavouredServerOptions {
    */
   opensThoughtInPrompt?: boolean;
   /**
+   * Under a JSON schema, llama-server files the JSON of a template that opens the thought in the
+   * prompt as `reasoning_content` (newer llama.cpp and KoboldCpp: llama.cpp issues #20345, #22537,
+   * SubtitleEdit #15010). At llama.cpp 85c9a50 the schema's handler (common_chat_params_init_without_tools,
+   * common/chat.cpp:2593-2607) sets no `thinking_forced_open`, so the JSON is `content`. Default false.
+   */
+  schemaReplyAsReasoning?: boolean;
+  /**
    * The key it was started with (`--api-key`). llama-server checks it on every route but
    * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp
    * at ggml-org/llama.cpp aa6192d: `middleware_validate_api_key`, its public set at :121-127 (which
@@ -296,18 +303,25 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const numCtx = options.numCtx ?? 4096;
     const counted = flavour === 'ollama' && promptTokens > numCtx ? numCtx : promptTokens;
     if (counted < promptTokens) state.truncatedInputs++;
+    const thinks = templateThinks(flavour, body, template);
     const thought =
-      options.thought != null && templateThinks(flavour, body) && !(flavour === 'llama-server' && schema)
+      options.thought != null && thinks && !(flavour === 'llama-server' && schema && !harmony(template))
         ? options.thought
         : null;
-    // Under a JSON schema llama-server skips the reasoning-aware chat handlers (common/chat.cpp,
-    // common_chat_templates_apply_jinja: DeepSeek R1 and Hermes/Qwen `... && params.json_schema.is_null()`)
-    // and builds the grammar from the schema in common_chat_params_init_without_tools, applied from
-    // the first token: the model cannot open `<think>`. vLLM applies structured output after the
-    // reasoning parser sees the thought end.
+    // Under a JSON schema llama-server (common/chat.cpp at ggml-org/llama.cpp 85c9a50,
+    // common_chat_templates_apply_jinja :2663-2948) skips the reasoning-aware handlers of
+    // DeepSeek R1 (:2715-2718) and Hermes/Qwen (`<tool_call>` in the template, :2763-2766: every
+    // Qwen3 template) and falls to common_chat_params_init_without_tools (:2861-2864, :2593-2607):
+    // format CONTENT_ONLY, the grammar built from the schema and not lazy, applied from the first
+    // token, so the model cannot open `<think>`. gpt-oss's handler is taken with a schema too
+    // (:2768-2771), and its grammar lets the analysis channel come first, then the final channel
+    // holds the schema's JSON (:2057-2074): that model reasons under a schema. vLLM applies
+    // structured output after the reasoning parser sees the thought end.
     state.chats.push({ body, thought: thought !== null });
     const answer = options.answer?.(body) ?? 'An answer.';
-    const opened = options.opensThoughtInPrompt === true && templateThinks(flavour, body);
+    const opened = options.opensThoughtInPrompt === true && thinks;
+    // At 85c9a50 a schema reply of such a template is plain content (see schemaReplyAsReasoning).
+    const openedAsReasoning = opened && !(flavour === 'llama-server' && schema && !options.schemaReplyAsReasoning);
     const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
     // llama-server stops at the slot's end; the others at max_tokens.
     const limit = Math.min(
@@ -315,7 +329,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
-    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, opened);
+    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, openedAsReasoning);
     const usage = { prompt_tokens: counted, completion_tokens: tokens, total_tokens: counted + tokens };
     const delay = options.firstByteDelayMs ?? 0;
     const finish = cut ? 'length' : 'stop';
@@ -376,14 +390,6 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   });
 }
 
-/**
- * Whether the template lets the model reason for this request: llama-server and vLLM pass
- * `chat_template_kwargs` to the template (vLLM protocol.py:265-271 at d5dba2d, the field of
- * `ChatCompletionRequest`; llama.cpp chat.cpp copies them into the template's extra context), so
- * Qwen3's `enable_thinking: false` renders the empty thought; Ollama's OpenAI layer has no such
- * field and maps `reasoning_effort: "none"` to `think: false` (openai.go:531-549, used at
- * :697-706); LM Studio is given no switch here (none documented).
- */
 /** Whether a route needs the key (see {@link FlavouredServerOptions.apiKey}). */
 function needsKey(flavour: ServerFlavour, path: string): boolean {
   if (flavour === 'llama-server') return !['/health', '/v1/health', '/models', '/v1/models'].includes(path);
@@ -391,11 +397,27 @@ function needsKey(flavour: ServerFlavour, path: string): boolean {
   return false;
 }
 
-function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>): boolean {
+/**
+ * Whether the template lets the model reason for this request: llama-server and vLLM pass
+ * `chat_template_kwargs` to the template (vLLM protocol.py:265-271 at d5dba2d, the field of
+ * `ChatCompletionRequest`; llama.cpp chat.cpp at 85c9a50 copies them into the template's extra
+ * context, common_chat_templates_apply_jinja :2684-2687, and `apply` sets `enable_thinking` from
+ * them :748-749), so Qwen3's `enable_thinking: false` renders the empty thought. A template that
+ * never reads `enable_thinking` renders the same prompt and its model reasons all the same:
+ * gpt-oss (its switch is `reasoning_effort`, whose lowest value "low" still reasons) and QwQ (no
+ * switch). Ollama's OpenAI layer has no such field and maps `reasoning_effort: "none"` to
+ * `think: false` (openai.go:531-549, used at :697-706); LM Studio is given no switch here (none
+ * documented).
+ */
+function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>, template: string): boolean {
   if (flavour === 'ollama') return body.reasoning_effort !== 'none';
   if (flavour === 'lmstudio') return true;
-  return (body.chat_template_kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking !== false;
+  const off = (body.chat_template_kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking === false;
+  return !(off && template.includes('enable_thinking'));
 }
+
+/** gpt-oss's template (its channels), which llama-server gives its own handler (chat.cpp:2768-2771 at 85c9a50). */
+const harmony = (template: string): boolean => template.includes('<|channel|>');
 
 /**
  * Ollama's capabilities of a model (server/images.go Capabilities): `embedding` for an embedding
