@@ -11,7 +11,9 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  * and LM Studio do with reasoning, the thinking switch, embedding windows and context limits, each
  * modelled on the server's own source (cited where modelled; line numbers where the source tools
  * gave them, else the function and the quoted text, which can be searched for):
- * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
+ * - llama.cpp (ggml-org/llama.cpp): tools/server/server-context.cpp (lines at fb40266),
+ *   common/chat.cpp (lines at 85c9a50), both counted from the read_file text (its length matched);
+ *   where wordings differ, the llama.cpp node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle);
  * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py (lines at vllm-project/vllm d5dba2d),
  *   vllm/renderers/params.py (lines at 1aa021e);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
@@ -99,6 +101,13 @@ export interface FlavouredServerOptions {
   workMs?: number;
   /** An embedding reply sends its headers and half its body, then nothing for this long. Default 0. */
   embeddingBodyStallMs?: number;
+  /**
+   * llama-server words its length refusals as at llama.cpp fb40266 (tools/server/server-context.cpp
+   * :2044-2062): "input is too large to process. increase the physical batch size", "the request
+   * exceeds the available context size, try increasing it", with no token counts. Default false:
+   * the wording with counts of the llama.cpp node-llama-cpp 3.21.1 ships (see flavouredEmbeddings.ts).
+   */
+  plainRefusals?: boolean;
 }
 
 const CHATML =
@@ -201,9 +210,9 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     }
     if (req.method === 'GET' && path === '/v1/models')
       return reply(res, 200, { object: 'list', data: [modelCard(flavour, model, context)] });
-    // llama-server answers `/props` with the slot's n_ctx and the model's chat template
-    // (server-context.cpp, the props handler: `{ "default_generation_settings", … }`,
-    // `{ "chat_template", common_chat_templates_source(…) }`); the others have no such route.
+    // llama-server answers `/props` with the slot's n_ctx, its slots and the model's chat template
+    // (server-context.cpp at fb40266, get_props :3171-3213: `n_ctx` :3182 from get_slot_n_ctx
+    // :2712-2714, `total_slots` :3189, `chat_template` :3200); the others have no such route.
     if (req.method === 'GET' && path === '/props' && flavour === 'llama-server')
       return reply(res, 200, {
         default_generation_settings: { n_ctx: context },
@@ -243,7 +252,16 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     }
     if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings)
       return embedReply(
-        { flavour, model, context, ubatch, vectors, state, bodyStallMs: options.embeddingBodyStallMs ?? 0 },
+        {
+          flavour,
+          model,
+          context,
+          ubatch,
+          vectors,
+          state,
+          bodyStallMs: options.embeddingBodyStallMs ?? 0,
+          plainRefusals: options.plainRefusals === true,
+        },
         body,
         res,
       );
@@ -279,12 +297,16 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       );
     }
     if (flavour === 'llama-server' && promptTokens >= context) {
-      // server-context.cpp: a prompt that does not fit the slot is ERROR_TYPE_EXCEED_CONTEXT_SIZE (400).
+      // server-context.cpp at fb40266 :2057-2062: a prompt that does not fit the slot is
+      // ERROR_TYPE_EXCEED_CONTEXT_SIZE (400), sent with the prompt's tokens and n_ctx (send_error
+      // :1387-1405); the bundle's llama.cpp also puts both in the message (:3191-3199).
       state.refusals++;
       return reply(res, 400, {
         error: {
           code: 400,
-          message: 'the request exceeds the available context size, try increasing it',
+          message: options.plainRefusals
+            ? 'the request exceeds the available context size, try increasing it'
+            : `request (${promptTokens} tokens) exceeds the available context size (${context} tokens), try increasing it`,
           type: 'exceed_context_size_error',
           n_prompt_tokens: promptTokens,
           n_ctx: context,
@@ -323,7 +345,8 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     // At 85c9a50 a schema reply of such a template is plain content (see schemaReplyAsReasoning).
     const openedAsReasoning = opened && !(flavour === 'llama-server' && schema && !options.schemaReplyAsReasoning);
     const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
-    // llama-server stops at the slot's end; the others at max_tokens.
+    // llama-server stops at the slot's end (server-context.cpp at fb40266 :1175-1183, context
+    // shift off: STOP_TYPE_LIMIT, finish "length"); the others at max_tokens.
     const limit = Math.min(
       asked ?? Number.POSITIVE_INFINITY,
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
@@ -433,8 +456,10 @@ function ollamaCapabilities(template: string, embeddings: boolean): string[] {
 
 /**
  * Where the thought goes: llama-server with `--reasoning-format deepseek` and vLLM with a
- * reasoning parser move it out of `content` (llama.cpp `common_chat_msg::to_json_oaicompat`
- * writes `reasoning_content`; vLLM's ChatMessage has `reasoning`, protocol.py:65 at d5dba2d), as
+ * reasoning parser move it out of `content` (llama.cpp common/chat.cpp at 85c9a50:
+ * `common_chat_msg::to_json_oaicompat` writes `reasoning_content` :55-61, and a stream's deltas
+ * carry `reasoning_content` :420-423, diffed apart from `content` :98-104; vLLM's ChatMessage has
+ * `reasoning`, protocol.py:65 at d5dba2d), as
  * does Ollama (openai.go:35 and :46, `reasoning`); with `--reasoning-format none`, and on LM
  * Studio here, it stays inline.
  */
