@@ -338,7 +338,10 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     // token, so the model cannot open `<think>`. gpt-oss's handler is taken with a schema too
     // (:2768-2771), and its grammar lets the analysis channel come first, then the final channel
     // holds the schema's JSON (:2057-2074): that model reasons under a schema. vLLM applies
-    // structured output after the reasoning parser sees the thought end.
+    // structured output after its reasoning parser sees the thought end (vllm/v1/structured_output/
+    // __init__.py at vllm-project/vllm 00b6063: should_fill_bitmask :280-294, should_advance
+    // :296-324); a prompt that already closes the thought (Qwen3's enable_thinking: false) ends
+    // reasoning before the first token (:289-293), so the schema applies from there.
     state.chats.push({ body, thought: thought !== null });
     const answer = options.answer?.(body) ?? 'An answer.';
     const opened = options.opensThoughtInPrompt === true && thinks;
