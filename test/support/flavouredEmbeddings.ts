@@ -13,6 +13,8 @@ export interface EmbedSetting {
   state: { embedded: number[]; truncatedInputs: number; refusals: number };
   /** Silence after the headers and half the body before the rest is sent. Default 0. */
   bodyStallMs?: number;
+  /** llama-server's refusals worded as at llama.cpp fb40266, without the counts (see FlavouredServerOptions.plainRefusals). */
+  plainRefusals?: boolean;
 }
 
 /**
@@ -30,25 +32,31 @@ export async function embedReply(
   for (const text of inputs) {
     const n = embeddingInputTokens(text);
     if (flavour === 'llama-server' && n > ubatch) {
-      // server-context.cpp update_slots(): an embedding cannot be split over ubatches
-      // (server_slot::can_split() is false for non-causal pooling), so a task over n_ubatch is
-      // refused with ERROR_TYPE_SERVER, which the HTTP layer answers 500.
+      // tools/server/server-context.cpp update_slots(): an embedding cannot be split over ubatches
+      // (server_slot::can_split() is false for non-causal pooling, :242-247 at ggml-org/llama.cpp
+      // fb40266), so a task over n_ubatch is refused with ERROR_TYPE_SERVER, which the HTTP layer
+      // answers 500 (:2044-2049). fb40266 words it without counts; the llama.cpp node-llama-cpp
+      // 3.21.1 ships (llama/gitRelease.bundle, server-context.cpp blob f78cfb3, :3168-3178) names both.
       state.refusals++;
       return reply(res, 500, {
         error: {
           code: 500,
-          message: `input (${n} tokens) is too large to process. increase the physical batch size (current batch size: ${ubatch})`,
+          message: setting.plainRefusals
+            ? 'input is too large to process. increase the physical batch size'
+            : `input (${n} tokens) is too large to process. increase the physical batch size (current batch size: ${ubatch})`,
           type: 'server_error',
         },
       });
     }
     if (flavour === 'llama-server' && n > context) {
-      // Same place, next check: ERROR_TYPE_EXCEED_CONTEXT_SIZE (HTTP 400).
+      // Same place, next check: ERROR_TYPE_EXCEED_CONTEXT_SIZE (HTTP 400): fb40266 :2051-2055, the bundle's :3180-3189.
       state.refusals++;
       return reply(res, 400, {
         error: {
           code: 400,
-          message: `input (${n} tokens) is larger than the max context size (${context} tokens). skipping`,
+          message: setting.plainRefusals
+            ? 'input is larger than the max context size. skipping'
+            : `input (${n} tokens) is larger than the max context size (${context} tokens). skipping`,
           type: 'exceed_context_size_error',
         },
       });

@@ -11,7 +11,9 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  * and LM Studio do with reasoning, the thinking switch, embedding windows and context limits, each
  * modelled on the server's own source (cited where modelled; line numbers where the source tools
  * gave them, else the function and the quoted text, which can be searched for):
- * - llama.cpp: tools/server/server-context.cpp, common/chat.cpp (ggml-org/llama.cpp);
+ * - llama.cpp (ggml-org/llama.cpp): tools/server/server-context.cpp (lines at fb40266),
+ *   common/chat.cpp (lines at 85c9a50), both counted from the read_file text (its length matched);
+ *   where wordings differ, the llama.cpp node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle);
  * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py (lines at vllm-project/vllm d5dba2d),
  *   vllm/renderers/params.py (lines at 1aa021e);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
@@ -59,6 +61,13 @@ export interface FlavouredServerOptions {
    */
   opensThoughtInPrompt?: boolean;
   /**
+   * Under a JSON schema, llama-server files the JSON of a template that opens the thought in the
+   * prompt as `reasoning_content` (newer llama.cpp and KoboldCpp: llama.cpp issues #20345, #22537,
+   * SubtitleEdit #15010). At llama.cpp 85c9a50 the schema's handler (common_chat_params_init_without_tools,
+   * common/chat.cpp:2593-2607) sets no `thinking_forced_open`, so the JSON is `content`. Default false.
+   */
+  schemaReplyAsReasoning?: boolean;
+  /**
    * The key it was started with (`--api-key`). llama-server checks it on every route but
    * `/health`, `/v1/health`, `/models`, `/v1/models` and the web UI (tools/server/server-http.cpp
    * at ggml-org/llama.cpp aa6192d: `middleware_validate_api_key`, its public set at :121-127 (which
@@ -92,6 +101,13 @@ export interface FlavouredServerOptions {
   workMs?: number;
   /** An embedding reply sends its headers and half its body, then nothing for this long. Default 0. */
   embeddingBodyStallMs?: number;
+  /**
+   * llama-server words its length refusals as at llama.cpp fb40266 (tools/server/server-context.cpp
+   * :2044-2062): "input is too large to process. increase the physical batch size", "the request
+   * exceeds the available context size, try increasing it", with no token counts. Default false:
+   * the wording with counts of the llama.cpp node-llama-cpp 3.21.1 ships (see flavouredEmbeddings.ts).
+   */
+  plainRefusals?: boolean;
 }
 
 const CHATML =
@@ -194,9 +210,9 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     }
     if (req.method === 'GET' && path === '/v1/models')
       return reply(res, 200, { object: 'list', data: [modelCard(flavour, model, context)] });
-    // llama-server answers `/props` with the slot's n_ctx and the model's chat template
-    // (server-context.cpp, the props handler: `{ "default_generation_settings", … }`,
-    // `{ "chat_template", common_chat_templates_source(…) }`); the others have no such route.
+    // llama-server answers `/props` with the slot's n_ctx, its slots and the model's chat template
+    // (server-context.cpp at fb40266, get_props :3171-3213: `n_ctx` :3182 from get_slot_n_ctx
+    // :2712-2714, `total_slots` :3189, `chat_template` :3200); the others have no such route.
     if (req.method === 'GET' && path === '/props' && flavour === 'llama-server')
       return reply(res, 200, {
         default_generation_settings: { n_ctx: context },
@@ -236,7 +252,16 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     }
     if (req.method === 'POST' && path === '/v1/embeddings' && options.embeddings)
       return embedReply(
-        { flavour, model, context, ubatch, vectors, state, bodyStallMs: options.embeddingBodyStallMs ?? 0 },
+        {
+          flavour,
+          model,
+          context,
+          ubatch,
+          vectors,
+          state,
+          bodyStallMs: options.embeddingBodyStallMs ?? 0,
+          plainRefusals: options.plainRefusals === true,
+        },
         body,
         res,
       );
@@ -272,12 +297,16 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       );
     }
     if (flavour === 'llama-server' && promptTokens >= context) {
-      // server-context.cpp: a prompt that does not fit the slot is ERROR_TYPE_EXCEED_CONTEXT_SIZE (400).
+      // server-context.cpp at fb40266 :2057-2062: a prompt that does not fit the slot is
+      // ERROR_TYPE_EXCEED_CONTEXT_SIZE (400), sent with the prompt's tokens and n_ctx (send_error
+      // :1387-1405); the bundle's llama.cpp also puts both in the message (:3191-3199).
       state.refusals++;
       return reply(res, 400, {
         error: {
           code: 400,
-          message: 'the request exceeds the available context size, try increasing it',
+          message: options.plainRefusals
+            ? 'the request exceeds the available context size, try increasing it'
+            : `request (${promptTokens} tokens) exceeds the available context size (${context} tokens), try increasing it`,
           type: 'exceed_context_size_error',
           n_prompt_tokens: promptTokens,
           n_ctx: context,
@@ -296,26 +325,37 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const numCtx = options.numCtx ?? 4096;
     const counted = flavour === 'ollama' && promptTokens > numCtx ? numCtx : promptTokens;
     if (counted < promptTokens) state.truncatedInputs++;
+    const thinks = templateThinks(flavour, body, template);
     const thought =
-      options.thought != null && templateThinks(flavour, body) && !(flavour === 'llama-server' && schema)
+      options.thought != null && thinks && !(flavour === 'llama-server' && schema && !harmony(template))
         ? options.thought
         : null;
-    // Under a JSON schema llama-server skips the reasoning-aware chat handlers (common/chat.cpp,
-    // common_chat_templates_apply_jinja: DeepSeek R1 and Hermes/Qwen `... && params.json_schema.is_null()`)
-    // and builds the grammar from the schema in common_chat_params_init_without_tools, applied from
-    // the first token: the model cannot open `<think>`. vLLM applies structured output after the
-    // reasoning parser sees the thought end.
+    // Under a JSON schema llama-server (common/chat.cpp at ggml-org/llama.cpp 85c9a50,
+    // common_chat_templates_apply_jinja :2663-2948) skips the reasoning-aware handlers of
+    // DeepSeek R1 (:2715-2718) and Hermes/Qwen (`<tool_call>` in the template, :2763-2766: every
+    // Qwen3 template) and falls to common_chat_params_init_without_tools (:2861-2864, :2593-2607):
+    // format CONTENT_ONLY, the grammar built from the schema and not lazy, applied from the first
+    // token, so the model cannot open `<think>`. gpt-oss's handler is taken with a schema too
+    // (:2768-2771), and its grammar lets the analysis channel come first, then the final channel
+    // holds the schema's JSON (:2057-2074): that model reasons under a schema. vLLM applies
+    // structured output after its reasoning parser sees the thought end (vllm/v1/structured_output/
+    // __init__.py at vllm-project/vllm 00b6063: should_fill_bitmask :280-294, should_advance
+    // :296-324); a prompt that already closes the thought (Qwen3's enable_thinking: false) ends
+    // reasoning before the first token (:289-293), so the schema applies from there.
     state.chats.push({ body, thought: thought !== null });
     const answer = options.answer?.(body) ?? 'An answer.';
-    const opened = options.opensThoughtInPrompt === true && templateThinks(flavour, body);
+    const opened = options.opensThoughtInPrompt === true && thinks;
+    // At 85c9a50 a schema reply of such a template is plain content (see schemaReplyAsReasoning).
+    const openedAsReasoning = opened && !(flavour === 'llama-server' && schema && !options.schemaReplyAsReasoning);
     const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
-    // llama-server stops at the slot's end; the others at max_tokens.
+    // llama-server stops at the slot's end (server-context.cpp at fb40266 :1175-1183, context
+    // shift off: STOP_TYPE_LIMIT, finish "length"); the others at max_tokens.
     const limit = Math.min(
       asked ?? Number.POSITIVE_INFINITY,
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
-    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, opened);
+    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, openedAsReasoning);
     const usage = { prompt_tokens: counted, completion_tokens: tokens, total_tokens: counted + tokens };
     const delay = options.firstByteDelayMs ?? 0;
     const finish = cut ? 'length' : 'stop';
@@ -376,14 +416,6 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   });
 }
 
-/**
- * Whether the template lets the model reason for this request: llama-server and vLLM pass
- * `chat_template_kwargs` to the template (vLLM protocol.py:265-271 at d5dba2d, the field of
- * `ChatCompletionRequest`; llama.cpp chat.cpp copies them into the template's extra context), so
- * Qwen3's `enable_thinking: false` renders the empty thought; Ollama's OpenAI layer has no such
- * field and maps `reasoning_effort: "none"` to `think: false` (openai.go:531-549, used at
- * :697-706); LM Studio is given no switch here (none documented).
- */
 /** Whether a route needs the key (see {@link FlavouredServerOptions.apiKey}). */
 function needsKey(flavour: ServerFlavour, path: string): boolean {
   if (flavour === 'llama-server') return !['/health', '/v1/health', '/models', '/v1/models'].includes(path);
@@ -391,11 +423,27 @@ function needsKey(flavour: ServerFlavour, path: string): boolean {
   return false;
 }
 
-function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>): boolean {
+/**
+ * Whether the template lets the model reason for this request: llama-server and vLLM pass
+ * `chat_template_kwargs` to the template (vLLM protocol.py:265-271 at d5dba2d, the field of
+ * `ChatCompletionRequest`; llama.cpp chat.cpp at 85c9a50 copies them into the template's extra
+ * context, common_chat_templates_apply_jinja :2684-2687, and `apply` sets `enable_thinking` from
+ * them :748-749), so Qwen3's `enable_thinking: false` renders the empty thought. A template that
+ * never reads `enable_thinking` renders the same prompt and its model reasons all the same:
+ * gpt-oss (its switch is `reasoning_effort`, whose lowest value "low" still reasons) and QwQ (no
+ * switch). Ollama's OpenAI layer has no such field and maps `reasoning_effort: "none"` to
+ * `think: false` (openai.go:531-549, used at :697-706); LM Studio is given no switch here (none
+ * documented).
+ */
+function templateThinks(flavour: ServerFlavour, body: Record<string, unknown>, template: string): boolean {
   if (flavour === 'ollama') return body.reasoning_effort !== 'none';
   if (flavour === 'lmstudio') return true;
-  return (body.chat_template_kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking !== false;
+  const off = (body.chat_template_kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking === false;
+  return !(off && template.includes('enable_thinking'));
 }
+
+/** gpt-oss's template (its channels), which llama-server gives its own handler (chat.cpp:2768-2771 at 85c9a50). */
+const harmony = (template: string): boolean => template.includes('<|channel|>');
 
 /**
  * Ollama's capabilities of a model (server/images.go Capabilities): `embedding` for an embedding
@@ -411,8 +459,10 @@ function ollamaCapabilities(template: string, embeddings: boolean): string[] {
 
 /**
  * Where the thought goes: llama-server with `--reasoning-format deepseek` and vLLM with a
- * reasoning parser move it out of `content` (llama.cpp `common_chat_msg::to_json_oaicompat`
- * writes `reasoning_content`; vLLM's ChatMessage has `reasoning`, protocol.py:65 at d5dba2d), as
+ * reasoning parser move it out of `content` (llama.cpp common/chat.cpp at 85c9a50:
+ * `common_chat_msg::to_json_oaicompat` writes `reasoning_content` :55-61, and a stream's deltas
+ * carry `reasoning_content` :420-423, diffed apart from `content` :98-104; vLLM's ChatMessage has
+ * `reasoning`, protocol.py:65 at d5dba2d), as
  * does Ollama (openai.go:35 and :46, `reasoning`); with `--reasoning-format none`, and on LM
  * Studio here, it stays inline.
  */

@@ -29,8 +29,11 @@ export interface ModelListServerOptions {
    * at vllm-project/vllm 619e4b3: called from `_pipeline` :516-538, the check :746-774, "The model
    * `x` does not exist." :770, NotFoundError, param "model"), and `create_error_response`
    * (:645-698) wraps it as `{"error": {message, type, code, param}}` (:691-698; older vLLM put
-   * the fields at the top level, a shape endpointErrorBodies.test.ts also reads). Ollama answers
-   * `{"error": "model \"x\" not found, try pulling it first"}`; llama-server ignores the name.
+   * the fields at the top level, a shape endpointErrorBodies.test.ts also reads). Ollama (at
+   * fb30760) answers `/v1/chat/completions` 404 `{"error": {"message": "model 'x' not found", "type":
+   * "not_found_error"}}` (server/routes.go ChatHandler :2481-2486, wrapped by middleware/openai.go
+   * writeError :64-78); its native routes send the bare string, the scheduler's being "model \"x\"
+   * not found, try pulling it first" (routes.go:3115-3116). llama-server ignores the name.
    */
   unknownModel404?: boolean;
 }

@@ -87,6 +87,17 @@ describe('embedding within the window the server has', () => {
     expect(s.refusals).toBe(1);
   });
 
+  it('llama-server worded as at llama.cpp fb40266 (no counts in the refusal): the window falls to the default physical batch, and the endpoint stays in the pool', async () => {
+    const s = await serve({ flavour: 'llama-server', contextTokens: 8192, ubatch: 512, plainRefusals: true });
+    const pooled = await PooledEmbedder.create([config(s)], { healthIntervalMs: 60_000 });
+    disposers.push(() => pooled.dispose());
+    const [long] = await pooled.embed([LONG]);
+    expect(s.refusals).toBe(1);
+    expect(Math.hypot(...long!)).toBeCloseTo(1, 5);
+    expect(Math.max(...s.embedded)).toBeLessThanOrEqual(512);
+    expect(pooled.status()[0]).toMatchObject({ health: 'up', failures: 0 });
+  });
+
   it('llama-server with n_ctx 512 (e5 as the README runs it): split at once', async () => {
     const s = await serve({ flavour: 'llama-server', contextTokens: 512 });
     const embedder = await OpenAiEmbedder.create(config(s));

@@ -65,11 +65,22 @@ describe('error bodies of every shape', () => {
       },
       /HTTP 400\): 400 the request exceeds the available context size$/,
     ],
+    // Ollama at fb30760: its native routes answer a bare string, e.g. the scheduler's 404
+    // (server/routes.go handleScheduleError :3107-3120, "try pulling it first" :3115-3116); on
+    // /v1 the OpenAI middleware wraps the handler's error (ChatHandler's 404 "model 'x' not found"
+    // :2481-2486) as {error: {message, type: "not_found_error", param, code}} (middleware/openai.go
+    // writeError :64-78, openai/openai.go NewError :225-236).
     [
-      'Ollama',
+      'Ollama native',
       404,
       { error: 'model "alias" not found, try pulling it first' },
       /HTTP 404\): 404 model "alias" not found, try pulling it first$/,
+    ],
+    [
+      'Ollama /v1',
+      404,
+      { error: { message: "model 'alias' not found", type: 'not_found_error', param: null, code: null } },
+      /HTTP 404\): 404 model 'alias' not found$/,
     ],
     ['plain text', 502, 'Bad Gateway: upstream closed', /HTTP 502\): 502 Bad Gateway: upstream closed$/],
   ] as const)('%s', async (_shape, status, body, shown) => {

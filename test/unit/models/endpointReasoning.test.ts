@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { endpointConfigSchema } from '../../../src-main/engine/models/endpoints/EndpointConfig.js';
 import { OpenAiLlm } from '../../../src-main/engine/models/endpoints/OpenAiLlm.js';
 import { InlineThoughtSplitter } from '../../../src-main/engine/models/endpoints/replyReasoning.js';
-import type { RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
+import { LLM_CALL_DEFAULTS, type RenderedPrompt } from '../../../src-main/engine/models/Llm.js';
 import {
   startFlavouredServer,
   type FlavouredServer,
@@ -81,11 +81,12 @@ describe('the thought is read where each server puts it, and counted as reasonin
     expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
   });
 
-  it('a template that opens the thought in the prompt (QwQ) on llama-server: the JSON its schema forced from the first token arrives as reasoning_content, and is the answer', async () => {
+  it('a template that opens the thought in the prompt (QwQ) on a newer llama-server: the JSON its schema forced from the first token arrives as reasoning_content, and is the answer', async () => {
     const { llm, server } = await connect({
       flavour: 'llama-server',
       chatTemplate: template('Qwen-QwQ-32B.jinja'),
       opensThoughtInPrompt: true,
+      schemaReplyAsReasoning: true,
     });
     const result = await llm.generateJson(PROMPT, schema);
     expect(server.chats[0]?.thought).toBe(false);
@@ -107,6 +108,67 @@ describe('the thought is read where each server puts it, and counted as reasonin
     const again = await llm.generateJson(PROMPT, schema, { maxTokens: 12, reasoningTokens: 64 });
     expect(again.value).toEqual({ answer: 'Penelope' });
     expect(server.chats.at(-1)?.body.max_completion_tokens).toBe(76);
+  });
+});
+
+describe('llama-server under a JSON schema, as common/chat.cpp at 85c9a50 picks the handler by template', () => {
+  const budgets = { maxTokens: 12, reasoningTokens: 64 };
+
+  it("Qwen3-8B's template: the schema's grammar applies from the first token, so no thought; the switch follows the step's policy", async () => {
+    const { llm, server } = await connect({ flavour: 'llama-server', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') });
+    const reasoned = await llm.generateJson(PROMPT, schema, budgets);
+    expect(reasoned.value).toEqual({ answer: 'Penelope' });
+    expect(reasoned.usage.reasoningTokens).toBeUndefined();
+    expect(server.chats[0]?.thought).toBe(false);
+    expect(server.chats[0]?.body).not.toHaveProperty('chat_template_kwargs');
+    expect(server.chats[0]?.body.max_tokens).toBe(76);
+    const off = await llm.generateJson(PROMPT, schema, { ...budgets, reasoningTokens: 0 });
+    expect(off.value).toEqual({ answer: 'Penelope' });
+    expect(server.chats[1]?.body).toMatchObject({ chat_template_kwargs: { enable_thinking: false }, max_tokens: 12 });
+  });
+
+  it("gpt-oss's template: its handler's grammar lets the analysis channel come first; reasoning_content is read and counted, the final channel's JSON parsed", async () => {
+    const { llm, server } = await connect({
+      flavour: 'llama-server',
+      chatTemplate: template('openai-gpt-oss-120b.jinja'),
+    });
+    const streamed: string[] = [];
+    const result = await llm.generateJson(PROMPT, schema, { ...budgets, onTextChunk: (t) => streamed.push(t) });
+    expect(server.chats[0]?.thought).toBe(true);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+    expect(streamed.join('')).toBe('{"answer":"Penelope"}');
+    expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+    expect(server.chats[0]?.body.max_tokens).toBe(76);
+  });
+
+  it("gpt-oss's template, a step without reasoning: enable_thinking would do nothing, so it is sent reasoning_effort low and keeps a reasoning budget for the thought it still writes", async () => {
+    const { llm, server } = await connect({
+      flavour: 'llama-server',
+      chatTemplate: template('openai-gpt-oss-120b.jinja'),
+    });
+    const result = await llm.generateJson(PROMPT, schema, { ...budgets, reasoningTokens: 0 });
+    expect(server.chats[0]?.body.chat_template_kwargs).toEqual({ reasoning_effort: 'low' });
+    expect(server.chats[0]?.body.max_tokens).toBe(12 + LLM_CALL_DEFAULTS.reasoningTokens);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+    expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+  });
+
+  it("QwQ's template (the prompt opens the thought): the schema's handler sets no thinking_forced_open, so the JSON is content and no reasoning is counted", async () => {
+    const { llm, server } = await connect({
+      flavour: 'llama-server',
+      chatTemplate: template('Qwen-QwQ-32B.jinja'),
+      opensThoughtInPrompt: true,
+    });
+    const result = await llm.generateJson(PROMPT, schema, budgets);
+    expect(server.chats[0]?.thought).toBe(false);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+    expect(result.usage.reasoningTokens).toBeUndefined();
+    // QwQ has no switch: a step without reasoning sends none, and keeps a budget for the thought.
+    const off = await llm.generateText(PROMPT, { ...budgets, reasoningTokens: 0 });
+    expect(server.chats[1]?.body).not.toHaveProperty('chat_template_kwargs');
+    expect(server.chats[1]?.body.max_tokens).toBe(12 + LLM_CALL_DEFAULTS.reasoningTokens);
+    expect(off.text).toBe('Penelope.');
+    expect(off.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
   });
 });
 

@@ -25,7 +25,7 @@ import {
 } from './endpointClient.js';
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
-import { InlineThoughtSplitter, thinkingOffFields } from './replyReasoning.js';
+import { InlineThoughtSplitter, thinkingOff, type ThinkingOff } from './replyReasoning.js';
 import { measureTokenEstimate, serverFacts, type ServerKind } from './serverFacts.js';
 import type { TokenEstimate } from './TokenEstimate.js';
 
@@ -94,6 +94,8 @@ export class OpenAiLlm implements Llm {
    * `max_tokens`, since the server counts the thought against it.
    */
   #reasons: boolean;
+  /** What a step without reasoning sends, for this server and (llama-server) the template it reports. */
+  readonly #off: ThinkingOff;
 
   private constructor(init: {
     config: EndpointConfig;
@@ -106,6 +108,7 @@ export class OpenAiLlm implements Llm {
     kind: ServerKind;
     reasons?: boolean;
     slots?: number;
+    chatTemplate?: string;
   }) {
     this.config = init.config;
     this.#client = init.client;
@@ -119,6 +122,7 @@ export class OpenAiLlm implements Llm {
     this.#firstByteMs = init.firstByteMs;
     this.serverKind = init.kind;
     this.#reasons = init.reasons === true;
+    this.#off = thinkingOff(init.kind, init.chatTemplate);
   }
 
   /**
@@ -269,7 +273,7 @@ export class OpenAiLlm implements Llm {
           // openai/chat_completion/protocol.py, ChatCompletionRequest); the others read max_tokens.
           ...(this.serverKind === 'vllm' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
           temperature: sampling.temperature,
-          ...(reasoningOff(options) ? thinkingOffFields(this.serverKind) : {}),
+          ...(reasoningOff(options) ? this.#off.fields : {}),
           ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
           ...(format ? { response_format: format } : {}),
           stream: true,
@@ -375,14 +379,15 @@ export class OpenAiLlm implements Llm {
   }
 
   /**
-   * The answer's budget, plus the reasoning budget when the call lets a model that reasons do so:
-   * the server counts the thought against `max_tokens`.
+   * The answer's budget, plus the reasoning budget when a model that reasons does so: the call lets
+   * it, or its template cannot switch the thought off (the default budget then). The server counts
+   * the thought against `max_tokens`.
    */
   #maxTokens(options: LlmCallOptions): number {
     const answer = options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens;
-    return this.#reasons && !reasoningOff(options)
-      ? answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens)
-      : answer;
+    if (!this.#reasons) return answer;
+    if (!reasoningOff(options)) return answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens);
+    return this.#off.stillReasons ? answer + LLM_CALL_DEFAULTS.reasoningTokens : answer;
   }
 
   /**

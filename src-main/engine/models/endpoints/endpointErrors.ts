@@ -116,6 +116,15 @@ function isPhysicalBatchRefusal(error: unknown): boolean {
 }
 
 /**
+ * The physical batch a refusal that names none is taken to mean: llama-server's default
+ * `--ubatch-size` (common/common.h `n_ubatch = 512`). llama.cpp at fb40266 words the refusal
+ * without counts ("input is too large to process. increase the physical batch size",
+ * tools/server/server-context.cpp:2044-2049); a smaller batch is then found by the estimate's
+ * stretch on the next refusal.
+ */
+const DEFAULT_PHYSICAL_BATCH = 512;
+
+/**
  * The window (tokens one input may take) a refusal names: llama-server's "current batch size: M"
  * and "max context size (M tokens)", vLLM's "maximum input length of M tokens" and "context length
  * is only M tokens", OpenAI's "maximum context length is M tokens". Undefined when it names none.
@@ -148,7 +157,9 @@ export function endpointError(
   const busy = busyStatus(error);
   const atFault = !busy && endpointIsAtFault(error);
   const overflow = isContextOverflow(error);
-  const window = error instanceof Error ? refusedWindow(error.message) : undefined;
+  const window =
+    (error instanceof Error ? refusedWindow(error.message) : undefined) ??
+    (isPhysicalBatchRefusal(error) ? DEFAULT_PHYSICAL_BATCH : undefined);
   const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : '';
   return new PolyhopError(
     overflow ? 'BAD_INPUT' : 'MODEL_ERROR',

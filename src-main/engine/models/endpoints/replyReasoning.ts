@@ -1,4 +1,11 @@
-import type { ServerKind } from './serverFacts.js';
+import { templateHasThought, type ServerKind } from './serverFacts.js';
+
+/** How a step without reasoning is asked of a server: the request fields, and whether the model still reasons. */
+export interface ThinkingOff {
+  fields: Record<string, unknown>;
+  /** The template has no switch that stops the thought: the call keeps its reasoning budget. */
+  stillReasons: boolean;
+}
 
 /**
  * The request fields that switch a thinking model's reasoning off, as each server takes them:
@@ -6,16 +13,24 @@ import type { ServerKind } from './serverFacts.js';
  * `enable_thinking: false` (Qwen3) renders the empty thought; Ollama's OpenAI layer has no such
  * field and maps `reasoning_effort: "none"` to its `think: false`. Another server (LM Studio) is
  * sent nothing: no switch of its is known, so its model reasons as its template has it.
+ * Where llama-server reports the template (`/props`) and it never reads `enable_thinking`, that
+ * switch does nothing: gpt-oss's own is `reasoning_effort`, whose lowest value ("low") still
+ * reasons; QwQ has none. Such a call is sent gpt-oss's "low" and keeps its reasoning budget.
  */
-export function thinkingOffFields(kind: ServerKind): Record<string, unknown> {
+export function thinkingOff(kind: ServerKind, template?: string): ThinkingOff {
   switch (kind) {
     case 'llama-server':
     case 'vllm':
-      return { chat_template_kwargs: { enable_thinking: false } };
+      if (template !== undefined && !template.includes('enable_thinking') && templateHasThought(template))
+        return {
+          fields: template.includes('reasoning_effort') ? { chat_template_kwargs: { reasoning_effort: 'low' } } : {},
+          stillReasons: true,
+        };
+      return { fields: { chat_template_kwargs: { enable_thinking: false } }, stillReasons: false };
     case 'ollama':
-      return { reasoning_effort: 'none' };
+      return { fields: { reasoning_effort: 'none' }, stillReasons: false };
     case 'other':
-      return {};
+      return { fields: {}, stillReasons: false };
   }
 }
 
