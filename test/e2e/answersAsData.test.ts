@@ -229,7 +229,9 @@ describeInBrowser('answers as data on the screens', () => {
       await byId(`docs-row-${cited.documentId}`).getByTestId('docs-open').click();
       await byId('doc-reindex').click();
       await byId('doc-detail').waitFor({ state: 'detached' });
-      const previousJob = await byId('job-progress').getAttribute('data-job-id', { timeout: 1_000 }).catch(() => null);
+      const previousJob = await byId('job-progress')
+        .getAttribute('data-job-id', { timeout: 1_000 })
+        .catch(() => null);
       await byId('index-start').click();
       await page
         .locator(`[data-testid="job-progress"][data-status="done"]:not([data-job-id="${previousJob}"])`)
