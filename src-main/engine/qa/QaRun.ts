@@ -107,13 +107,13 @@ export class QaRun {
   }
 
   /**
-   * The question in English: itself when English, else translated once (step `translate`).
-   * `unsure: true` translates also a question taken as English that may be in another language
-   * ({@link questionLanguages}): a translation of an English question is itself.
+   * The question in English: itself when English, else translated once (step `translate`). A
+   * question taken as English that may be in another language ({@link questionLanguages}) is
+   * translated too, for every strategy alike: one tie-break must not send an Italian question
+   * untranslated into English prompts and corpora, and a translation of an English question is itself.
    */
-  englishQuestion(options: { unsure?: boolean } = {}): Promise<string> {
-    const english = options.unsure ? this.questionLanguages.every(isEnglish) : isEnglish(this.questionLanguage);
-    this.#english ??= english
+  englishQuestion(): Promise<string> {
+    this.#english ??= this.questionLanguages.every(isEnglish)
       ? Promise.resolve(this.question)
       : this.step('translate', async (s) => {
           // An unusable translation leaves the question as asked (multilingual embedders still retrieve).
