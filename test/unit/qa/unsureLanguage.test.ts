@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer, StrategyName } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
 import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
+import { readLanguage } from '../../../src-main/engine/qa/language.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
+import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { buildItacaKb, itacaRules, QUESTION } from './support/itacaCorpus.js';
 import { prompts } from './support/odysseyKb.js';
 
@@ -73,6 +75,9 @@ async function run(
   const answer = await ask({ kb, llm, embedder, prompts, settings: resolveQaSettings() }, question, { strategy });
   return { answer, llm };
 }
+const answerCheck = (a: Answer) =>
+  (a.trace.find((s) => s.step === 'answer')!.detail as { language?: { note?: string } }).language;
+
 describe('a question taken as English that may be Italian', () => {
   it.each([
     ['dr', 'qa/dr-decompose'],
@@ -93,5 +98,81 @@ describe('a question taken as English that may be Italian', () => {
     ]);
     expect(answer.questionLanguage).toBe('en');
     expect(llm.callsOf('qa/dr-decompose')[0]!.prompt.variables.question).toContain(GIOCONDA);
+  });
+});
+
+describe('the answer settles a language the detector and the tie-break disagree on', () => {
+  it.each(['dr', 'hyp', 'dapt'] as const)(
+    '%s: an Italian question taken as English is answered in Italian',
+    async (strategy) => {
+      const { answer } = await run(QUESTION.it, strategy, [picks('en')]);
+      expect(answer.text).toBe(NOT_FOUND.Italian);
+      expect(answer.answerLanguage).toBe('it');
+      expect(answer.questionLanguage).toBe('it');
+      expect(answerCheck(answer)).toMatchObject({ unsure: ['it', 'en'], read: 'it', settled: 'it' });
+    },
+  );
+
+  it('"Who painted La Gioconda?" taken as Italian is answered in English', async () => {
+    const { answer, llm } = await run(GIOCONDA, 'dr', [picks('it')]);
+    expect(llm.callsOf('qa/answer')[0]!.prompt.variables.language).toBe(
+      'whichever of English and Italian the question is written in',
+    );
+    expect(answer.text).toBe(NOT_FOUND.English);
+    expect(answer.answerLanguage).toBe('en');
+    expect(answerCheck(answer)).toMatchObject({ unsure: ['en', 'it'], settled: 'en' });
+    expect(answerCheck(answer)?.note).toMatch(/taken as the question's language/);
+  });
+
+  it('an answer that is only a name leaves the tie-break standing, and says so', async () => {
+    const bare: ScriptRule = { prompt: 'qa/answer', reply: () => ({ answer: 'Penelope [1].', short: 'Penelope' }) };
+    const { answer, llm } = await run(QUESTION.it, 'dr', [picks('en'), bare]);
+    expect(llm.callsOf('qa/answer')).toHaveLength(1);
+    expect(answer.answerLanguage).toBe('en');
+    expect(answerCheck(answer)?.note).toMatch(/does not tell which.*English stands/);
+  });
+
+  it('an answer in neither language is asked for again, told so', async () => {
+    // A model that slides into a third language (the evidence's, its own favourite) on its first try.
+    let first = true;
+    const drifts: ScriptRule = {
+      prompt: 'qa/answer',
+      when: () => (first ? !(first = false) : false),
+      reply: () => ({ answer: 'La base de connaissances ne contient pas la réponse à cette question.', short: '' }),
+    };
+    const { answer, llm } = await run(QUESTION.it, 'dr', [picks('en'), drifts]);
+    const calls = llm.callsOf('qa/answer');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.prompt.variables.retry).toMatch(/written in French.*whichever of Italian and English/);
+    expect(answer.text).toBe(NOT_FOUND.Italian);
+    expect(answerCheck(answer)).toMatchObject({ written: 'fr', askedAgain: true, settled: 'it' });
+  });
+
+  it('an answer language the asker chose is kept', async () => {
+    const llm = new ScriptedLlm([picks('en'), ...otherSteps, ...itacaRules()]);
+    const answer = await ask({ kb, llm, embedder, prompts, settings: resolveQaSettings() }, QUESTION.it, {
+      strategy: 'dr',
+      answerLanguage: 'en',
+    });
+    expect(llm.callsOf('qa/answer')[0]!.prompt.variables.language).toBe('English');
+    expect(answer.text).toBe(NOT_FOUND.English);
+    expect(answer.answerLanguage).toBe('en');
+  });
+
+  it('a model that does not cooperate in any step still answers the Italian question in Italian', async () => {
+    let takenAsEnglish = 0;
+    for (const seed of Array.from({ length: 40 }, (_, i) => i + 1)) {
+      // Under a grammar its tie-break can be the wrong candidate ('en' at seeds 1, 3, 6 and 27).
+      const llm = new UncooperativeLlm(new ScriptedLlm([...otherSteps, ...itacaRules()]), { seed });
+      const answer = await ask({ kb, llm, embedder, prompts, settings: resolveQaSettings() }, QUESTION.it, {
+        strategy: 'dr',
+      });
+      if ((answer.trace.find((s) => s.step === 'language')!.detail as { model?: string }).model === 'en')
+        takenAsEnglish++;
+      expect(answer.answerLanguage, `seed ${seed}`).toBe('it');
+      // What the model wrote (an empty answer's reason, in parentheses, is the engine's own) is not English.
+      if (!answer.text.startsWith('(')) expect(readLanguage(answer.text, ['it', 'en']), `seed ${seed}`).not.toBe('en');
+    }
+    expect(takenAsEnglish, 'seeds whose tie-break took the question for English').toBeGreaterThan(0);
   });
 });
