@@ -29,6 +29,11 @@ export class QaRun {
    * them out (set by `ask`'s language step).
    */
   questionLanguages: readonly string[];
+  /**
+   * The detector's likeliest language and the tie-breaker's different pick, which the final
+   * answer settles (see `disputedLanguages`); null when they agree (set by `ask`'s language step).
+   */
+  languageDispute: readonly [string, string] | null = null;
   readonly #answerLanguage: string | undefined;
   readonly signal: AbortSignal | undefined;
   /** The final answer as it streams to the asker. */
@@ -56,6 +61,19 @@ export class QaRun {
   /** The language the answer is written in: as asked, else the question's. */
   get answerLanguage(): string {
     return this.#answerLanguage ?? this.questionLanguage;
+  }
+
+  /** The languages the final answer chooses between: the {@link languageDispute}, unless the answer language is asked. */
+  get openAnswerLanguages(): readonly [string, string] | null {
+    return this.#answerLanguage === undefined ? this.languageDispute : null;
+  }
+
+  /** The language the final answer was written in, among the {@link openAnswerLanguages}: the question's, from now on. */
+  settleLanguage(language: string): void {
+    if (!this.openAnswerLanguages?.includes(language))
+      throw new BugIndicatingError(`qa: ${language} is not one of the languages in dispute`);
+    this.questionLanguage = language;
+    this.languageDispute = null;
   }
 
   get llm(): Llm {
@@ -107,13 +125,13 @@ export class QaRun {
   }
 
   /**
-   * The question in English: itself when English, else translated once (step `translate`).
-   * `unsure: true` translates also a question taken as English that may be in another language
-   * ({@link questionLanguages}): a translation of an English question is itself.
+   * The question in English: itself when English, else translated once (step `translate`). A
+   * question taken as English that may be in another language ({@link questionLanguages}) is
+   * translated too, for every strategy alike: one tie-break must not send an Italian question
+   * untranslated into English prompts and corpora, and a translation of an English question is itself.
    */
-  englishQuestion(options: { unsure?: boolean } = {}): Promise<string> {
-    const english = options.unsure ? this.questionLanguages.every(isEnglish) : isEnglish(this.questionLanguage);
-    this.#english ??= english
+  englishQuestion(): Promise<string> {
+    this.#english ??= this.questionLanguages.every(isEnglish)
       ? Promise.resolve(this.question)
       : this.step('translate', async (s) => {
           // An unusable translation leaves the question as asked (multilingual embedders still retrieve).

@@ -4,7 +4,13 @@ import { PolyhopError } from '../base/errors.js';
 import { citeEvidence } from './citations.js';
 import { z } from 'zod';
 import { fence } from '../base/fence.js';
-import { guessLanguage, languageName, plausibleCorpusLanguages, type LanguageGuess } from './language.js';
+import {
+  disputedLanguages,
+  guessLanguage,
+  languageName,
+  plausibleCorpusLanguages,
+  type LanguageGuess,
+} from './language.js';
 import { QaRun, type StepScope } from './QaRun.js';
 import { retrievalOnlyAnswer } from './retrievalOnly.js';
 import { QA_DEFAULTS } from './settings.js';
@@ -44,8 +50,10 @@ export async function ask(ctx: QaContext, question: string, options: AskOptions)
       run.questionLanguage = await tieBreak(s, trimmed, guess);
     // The tie-break names the question's language; it does not rule out the detector's other close ones.
     run.questionLanguages = plausibleCorpusLanguages(run.questionLanguage, guess, kbLanguages);
+    run.languageDispute = disputedLanguages(run.questionLanguage, guess);
     s.detail.question = run.questionLanguage;
     if (run.questionLanguages.length > 1) s.detail.plausible = run.questionLanguages;
+    if (run.openAnswerLanguages) s.detail.answerSettles = run.openAnswerLanguages;
     s.detail.answer = run.answerLanguage;
     s.detail.mode = retrievalOnly
       ? ctx.llm === null

@@ -73,10 +73,28 @@ export function plausibleCorpusLanguages(
   return [...new Set([...guess.plausible.filter((l) => corpora.has(l)), chosen])];
 }
 
+/**
+ * The two languages an answer settles a question's language between, the detector's likeliest
+ * and the tie-breaker's pick, when the detector was not confident and the two differ; else null.
+ * The pick is one enum value under a grammar, which a small model may get wrong ("Who painted La
+ * Gioconda?" taken as Italian); a model writing the whole answer in prose follows the question's
+ * language far more reliably, so it is asked for the one of the two the question is written in.
+ */
+export function disputedLanguages(chosen: string, guess: LanguageGuess): [string, string] | null {
+  const likeliest = guess.plausible[0];
+  return !guess.confident && likeliest !== undefined && likeliest !== chosen ? [likeliest, chosen] : null;
+}
+
+/** The language a text confidently reads as, `hints` breaking near-ties toward them (citations ignored); null when it cannot tell. */
+export function readLanguage(text: string, hints: readonly string[]): string | null {
+  const guess = guessLanguage(text.replace(/\[\d+(?:\s*[,;]\s*\d+)*\]/g, ' '), { kbLanguages: hints });
+  return guess.confident ? guess.language : null;
+}
+
 /** The language a text reads as when it is clearly not `expected`, else null (too short, names only, or right). */
 export function writtenLanguage(text: string, expected: string): string | null {
-  const guess = guessLanguage(text.replace(/\[\d+(?:\s*[,;]\s*\d+)*\]/g, ' '), { kbLanguages: [expected] });
-  return guess.confident && guess.language !== expected ? guess.language : null;
+  const read = readLanguage(text, [expected]);
+  return read !== expected ? read : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
 import { fence } from '../base/fence.js';
-import { languageName, writtenLanguage } from './language.js';
+import { languageName, readLanguage } from './language.js';
 import type { PolyhopError } from '../base/errors.js';
 import type { LlmUsage } from '../models/Llm.js';
 import { JsonStringFieldStream } from '../models/JsonStringFieldStream.js';
@@ -142,7 +142,8 @@ export async function answerWith(
  * One final-answer call (any strategy's last step): the prompt's variables plus the answer
  * language, a {@link FinalAnswerSchema} reply within the answer token budget. The explained
  * answer streams to the asker as the model writes it (the `answer` field decoded from the JSON
- * text); `ask` settles the stream on the finished answer.
+ * text); `ask` settles the stream on the finished answer. Its language is checked (see
+ * {@link answerLanguageCheck}).
  */
 export async function finalAnswer(
   s: StepScope,
@@ -150,26 +151,44 @@ export async function finalAnswer(
   prompt: string,
   variables: Record<string, string>,
 ): Promise<{ text: string; shortAnswer: string }> {
-  const language = languageName(run.answerLanguage);
+  const open = run.openAnswerLanguages;
+  // Detector and tie-breaker disagreed on the question's language: the model, writing prose, is asked for the one it is in.
+  const language = open
+    ? `whichever of ${languageName(open[0])} and ${languageName(open[1])} the question is written in`
+    : languageName(run.answerLanguage);
   const stream = run.answerStream.jsonField('answer');
   let reply = await answerCall(s, run, prompt, { ...variables, language, retry: '' }, stream);
+  const accepted = open ?? [run.answerLanguage];
   // Small models drift into the language of the question or of the evidence: an answer that reads
   // as another language is asked for once more, told so, and flagged when it still does.
-  const written = writtenLanguage(reply.text, run.answerLanguage);
-  if (written !== null) {
+  let read = readLanguage(reply.text, accepted);
+  const check: Record<string, unknown> = {};
+  if (read !== null && !accepted.includes(read)) {
     stream.onTextRestart?.();
     const retry = fence(
-      `Your previous answer was written in ${languageName(written)}. Write the whole answer in ${language}.`,
+      `Your previous answer was written in ${languageName(read)}. Write the whole answer in ${language}.`,
     );
     reply = await answerCall(s, run, prompt, { ...variables, language, retry }, stream);
-    const still = writtenLanguage(reply.text, run.answerLanguage);
-    s.detail.language = {
-      expected: run.answerLanguage,
-      written,
-      askedAgain: true,
-      ...(still !== null ? { stillWritten: still } : {}),
-    };
+    const again = readLanguage(reply.text, accepted);
+    Object.assign(check, { expected: open ?? run.answerLanguage, written: read, askedAgain: true });
+    if (again !== null && !accepted.includes(again)) check.stillWritten = again;
+    read = again;
   }
+  if (open) {
+    const pick = open[1];
+    if (read !== null && open.includes(read)) run.settleLanguage(read);
+    Object.assign(check, {
+      unsure: open,
+      ...(read !== null ? { read } : {}),
+      settled: run.answerLanguage,
+      note: `the question read as ${languageName(open[0])} or ${languageName(pick)}: ${
+        read !== null && open.includes(read)
+          ? `the answer is written in ${languageName(read)}, taken as the question's language`
+          : `the answer ${read !== null ? `stayed in ${languageName(read)}` : 'does not tell which'}, so the tie-break's ${languageName(pick)} stands`
+      }`,
+    });
+  }
+  if (Object.keys(check).length > 0) s.detail.language = check;
   return reply;
 }
 

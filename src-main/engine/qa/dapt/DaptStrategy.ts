@@ -46,7 +46,7 @@ export const daptStrategy: Strategy = {
   usesRetrieval: true,
   async answer(run: QaRun): Promise<StrategyResult> {
     const { retrievalK, finalK } = run.settings.dapt;
-    const english = await run.englishQuestion({ unsure: true });
+    const english = await run.englishQuestion();
     const source = sourceLanguage(run);
     const { order, alias } = await plan(run, english, source);
 
