@@ -22,10 +22,9 @@ import {
   writeSyntheticCorpus,
 } from '../unit/reliability/support/syntheticCorpus.js';
 import { numberArg } from './support/benchArgs.js';
+import { LATENCY_HEADER, latencyRow as row, ok, pct, sampleUi, UI_CALLS } from './support/apiSampler.js';
 
 const KB = 'load';
-const UI_CALLS = ['docs:list', 'graph:search', 'kb:info'] as const;
-type UiCall = (typeof UI_CALLS)[number];
 
 export async function run(args: string[]): Promise<void> {
   const docs = numberArg(args, '--docs', 2000);
@@ -54,8 +53,7 @@ export async function run(args: string[]): Promise<void> {
     );
 
     // Baseline: the same UI calls on the idle engine (after the add, before the job).
-    const names = ['Ada Kestrel', 'Bruno', 'Foundry', 'Osthaven', 'Greta Ravenworth', 'Mill'];
-    const idle = await sampleUi(engine, names, intervalMs, () => 'idle', 40);
+    const idle = await sampleUi(engine, KB, intervalMs, () => 'idle', 40);
 
     const stage = { current: 'start' };
     const stageTimes = new Map<string, number>();
@@ -76,7 +74,7 @@ export async function run(args: string[]): Promise<void> {
     const settled = engine.jobs.settled(jobId).then((s) => ((finished = true), s));
     const busy = await sampleUi(
       engine,
-      names,
+      KB,
       intervalMs,
       () => stage.current,
       Infinity,
@@ -121,11 +119,7 @@ export async function run(args: string[]): Promise<void> {
     );
 
     console.log(`UI Api latency (a call every ${intervalMs} ms; p50 / p95 / max in ms; n):`);
-    const row = (label: string, samples: Sample[]) => {
-      const l = samples.map((s) => s.ms);
-      return `  ${label.padEnd(26)} ${ms(pct(l, 50)).padStart(9)} ${ms(pct(l, 95)).padStart(9)} ${ms(Math.max(0, ...l)).padStart(9)} ${String(l.length).padStart(6)}`;
-    };
-    console.log(`  ${''.padEnd(26)} ${'p50'.padStart(9)} ${'p95'.padStart(9)} ${'max'.padStart(9)} ${'n'.padStart(6)}`);
+    console.log(LATENCY_HEADER);
     for (const method of UI_CALLS)
       console.log(
         row(
@@ -187,42 +181,6 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-interface Sample {
-  method: UiCall;
-  stage: string;
-  /** performance.now() when the call was due. */
-  due: number;
-  /** From the moment the call was due (so time queued behind a blocked event loop counts) to its reply. */
-  ms: number;
-}
-
-/** Calls the UI methods in turn, one every `intervalMs`, until `count` calls or `stop()`. */
-async function sampleUi(
-  engine: Engine,
-  names: string[],
-  intervalMs: number,
-  stage: () => string,
-  count: number,
-  stop: () => boolean = () => false,
-): Promise<Sample[]> {
-  const samples: Sample[] = [];
-  for (let i = 0; i < count && !stop(); i++) {
-    const due = performance.now() + intervalMs;
-    await new Promise((r) => setTimeout(r, intervalMs));
-    const method = UI_CALLS[i % UI_CALLS.length]!;
-    const at = stage();
-    const payload =
-      method === 'graph:search'
-        ? { kb: KB, query: names[i % names.length]!, limit: 20 }
-        : method === 'docs:list'
-          ? { kb: KB, offset: (i * 50) % 1000, limit: 50, sort: 'title' }
-          : { kb: KB };
-    await ok(engine, method, payload);
-    samples.push({ method, stage: at, due, ms: performance.now() - due });
-  }
-  return samples;
-}
-
 /** Records every stretch of at least `thresholdMs` in which a 1 ms timer could not run. */
 function watchStalls(thresholdMs: number): { gaps: { start: number; end: number }[]; stop: () => void } {
   const gaps: { start: number; end: number }[] = [];
@@ -235,23 +193,11 @@ function watchStalls(thresholdMs: number): { gaps: { start: number; end: number 
   return { gaps, stop: () => clearInterval(timer) };
 }
 
-async function ok<T = unknown>(engine: Engine, method: string, payload: unknown): Promise<T> {
-  const reply = await engine.call(method, payload);
-  if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
-  return reply.value as T;
-}
-
 function fileBytes(file: string): number {
   const dir = resolve(file, '..');
   return readdirSync(dir)
     .filter((f) => f.startsWith('kb.sqlite'))
     .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
-}
-
-function pct(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 const ms = (x: number): string => `${x.toFixed(1)} ms`;

@@ -15,6 +15,7 @@
  *   npm run bench uiLatency                        # 10,000 documents, 20 rounds of actions per phase
  *   npm run bench uiLatency -- --docs 6000 --rounds 5
  *   npm run bench uiLatency -- --docs 1000 --scans 8  # and 8 two-page scanned PDFs, OCR'd while the input runs
+ *   npm run bench uiLatency -- --watch             # the Api's read calls during a watched folder's sync vs idle (no browser)
  *
  * `--scans` adds scanned PDFs (no text layer, 40 lines a page at 200 dpi) named to sort before the
  * corpus, so the indexing job's first documents are read by OCR in the loader threads while the
@@ -37,6 +38,7 @@ import {
   writeSyntheticCorpus,
 } from '../unit/reliability/support/syntheticCorpus.js';
 import { numberArg } from './support/benchArgs.js';
+import { runWatchedSync } from './support/watchedSyncLatency.js';
 
 const KB = 'latency';
 const ACTIONS = ['filter', 'detail', 'switch', 'ask'] as const;
@@ -63,6 +65,7 @@ interface PhaseResult {
 }
 
 export async function run(args: string[]): Promise<void> {
+  if (args.includes('--watch')) return runWatchedSync(args);
   const docs = numberArg(args, '--docs', 10000);
   const rounds = numberArg(args, '--rounds', 20);
   const scans = numberArg(args, '--scans', 0);

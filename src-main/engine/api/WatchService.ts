@@ -130,8 +130,8 @@ export class WatchService {
     await this.#stop(folder.kbId, folder.path);
     const active: ActiveFolder = { folder, watcher: null, view: { mode: 'events', message: null, lastSync: null } };
     this.#active.set(key(folder), active);
-    const sync = (run: (kb: string) => Promise<AddDocumentsResult>) => this.#sync(active, run);
-    void sync((kb) => addDocuments(this.#engine, kb, [folder.path]));
+    const sync = (run: (kb: string) => Promise<AddDocumentsResult>, resume = false) => this.#sync(active, run, resume);
+    void sync((kb) => addDocuments(this.#engine, kb, [folder.path]), true);
     try {
       active.watcher = await FolderWatcher.create(folder.path, {
         ...this.#timings,
@@ -160,8 +160,12 @@ export class WatchService {
     await active?.watcher?.dispose();
   }
 
-  /** One sync at a time per KB; its outcome is shown on the folder and sent as `watch:synced`. */
-  #sync(active: ActiveFolder, run: (kb: string) => Promise<AddDocumentsResult>): Promise<void> {
+  /**
+   * One sync at a time per KB; its outcome is shown on the folder and sent as `watch:synced`.
+   * `resume` (the catch-up on start): documents a killed run recorded but did not finish indexing
+   * are indexed too, though the scan finds their files unchanged.
+   */
+  #sync(active: ActiveFolder, run: (kb: string) => Promise<AddDocumentsResult>, resume = false): Promise<void> {
     const { kbId, path } = active.folder;
     const previous = this.#queues.get(kbId) ?? Promise.resolve();
     const next = previous.then(async () => {
@@ -170,7 +174,7 @@ export class WatchService {
       if (!name) return;
       try {
         const result = await run(name);
-        const jobId = result.added.length > 0 ? this.#index(name) : null;
+        const jobId = result.added.length > 0 || (resume && this.#unfinished(name)) ? this.#index(name) : null;
         const lastSync = {
           at: new Date().toISOString(),
           added: result.added.length,
@@ -188,6 +192,13 @@ export class WatchService {
     });
     this.#queues.set(kbId, next);
     return next;
+  }
+
+  /** Whether the KB has documents waiting to be indexed or left half-indexed (not those that failed). */
+  #unfinished(kb: string): boolean {
+    for (const doc of this.#engine.kbs.get(kb).kb.documents.iterateDocuments())
+      if (doc.status === 'pending' || doc.status === 'indexing') return true;
+    return false;
   }
 
   /** Starts indexing the KB, or marks it for another run when one is going. */
