@@ -20,7 +20,12 @@ const MODULES = {
     'test/unit/eval/bleuBrevity.test.ts',
     'test/unit/eval/metricEdges.test.ts',
   ],
-  'kb/rdf': ['test/unit/kb/rdf*.test.ts', 'test/unit/api/sparqlBeyondView.test.ts', 'test/unit/base/iri.test.ts'],
+  'kb/rdf': [
+    'test/unit/kb/rdf*.test.ts',
+    'test/unit/kb/sparql*.test.ts',
+    'test/unit/api/sparqlBeyondView.test.ts',
+    'test/unit/base/iri.test.ts',
+  ],
   mder: ['test/unit/mder/**/*.test.ts'],
   qa: ['test/unit/qa/**/*.test.ts'],
 };
