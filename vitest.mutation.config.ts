@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Vitest for `npm run mutation` (bin/mutation.js) only: the unit tests that guard the mutated module,
@@ -7,13 +8,13 @@ const include = (process.env['POLYHOP_MUTATION_TESTS'] ?? '').split(',').filter(
 if (include.length === 0) throw new Error('POLYHOP_MUTATION_TESTS names no test files');
 
 export default defineConfig({
+  // Stryker forces pool 'threads' and gives each run a new worker thread: @parcel/watcher's addon,
+  // registered once per process, failed in every later one (see the stub). isolate: false did not help.
+  resolve: {
+    alias: { '@parcel/watcher': fileURLToPath(new URL('./test/mutation/parcelWatcherStub.ts', import.meta.url)) },
+  },
   test: {
     include,
-    // Stryker forces pool 'threads' (one worker). @parcel/watcher's addon is not context-aware: loaded
-    // once per process, so with a fresh thread per file the second file importing the Engine
-    // (questionEstimate.test.ts after answerGraph.test.ts) fails "Module did not self-register" and
-    // loads no tests. One shared thread loads it once.
-    isolate: false,
     testTimeout: 120_000,
     hookTimeout: 300_000,
   },

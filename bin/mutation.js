@@ -20,7 +20,12 @@ const MODULES = {
     'test/unit/eval/bleuBrevity.test.ts',
     'test/unit/eval/metricEdges.test.ts',
   ],
-  'kb/rdf': ['test/unit/kb/rdf*.test.ts', 'test/unit/api/sparqlBeyondView.test.ts', 'test/unit/base/iri.test.ts'],
+  'kb/rdf': [
+    'test/unit/kb/rdf*.test.ts',
+    'test/unit/kb/sparql*.test.ts',
+    'test/unit/api/sparqlBeyondView.test.ts',
+    'test/unit/base/iri.test.ts',
+  ],
   mder: ['test/unit/mder/**/*.test.ts'],
   qa: ['test/unit/qa/**/*.test.ts'],
 };
@@ -159,7 +164,7 @@ for (const r of results) {
   }
   console.log(
     `${r.name}: ${r.score.toFixed(2)} % (floor ${r.floor.toFixed(2)} % with timeouts as not killed; ` +
-      `${r.killed} killed, ${r.timeout} timed out, ${r.survivors.length} survived, ` +
+      `${r.killed} killed, ${r.timeout} timed out, ${r.survivors.length + r.untested.length} survived, ` +
       `${r.noCoverage.length} without coverage, ${r.errors} errors, of ${r.total}) in ${r.minutes.toFixed(1)} min`,
   );
   if (r.sample) {
@@ -173,10 +178,14 @@ for (const r of results) {
     );
   }
   if (onlyTests) console.log(`  against only ${r.tests.join(', ')}`);
+  if (r.untested.length > 0)
+    console.log(
+      `  a lower bound: ${r.untested.length} of the survivors ran no tests (a test file failed to load in their run)`,
+    );
   if (r.silent.length > 0)
     console.log(`  a lower bound: no tests ran in Stryker's sandbox from ${r.silent.join(', ')}`);
   // Timed-out mutants are listed too: on a busy machine any of them may be a survivor.
-  for (const m of [...r.survivors, ...r.noCoverage, ...r.timedOut]) console.log(`  ${m}`);
+  for (const m of [...r.survivors, ...r.untested, ...r.noCoverage, ...r.timedOut]) console.log(`  ${m}`);
 }
 process.exit(results.some((r) => r.error) ? 1 : 0);
 
@@ -202,6 +211,7 @@ function summarise(report, drawn) {
   const survivors = [];
   const noCoverage = [];
   const timedOut = [];
+  const untested = [];
   for (const [file, { mutants }] of Object.entries(report.files)) {
     for (const m of mutants) {
       if (drawn && !drawn.has(keyOfReportMutant(root, file, m))) {
@@ -213,6 +223,8 @@ function summarise(report, drawn) {
       const shown = m.replacement === undefined ? '' : ` -> ${JSON.stringify(m.replacement).slice(0, 80)}`;
       if (m.status === 'Killed') killed += 1;
       else if (m.status === 'Timeout') timedOut.push(`timed out ${where}${shown}`);
+      // A survivor whose covering tests all failed to load in its run (testsCompleted 0) was never tested.
+      else if (m.status === 'Survived' && m.testsCompleted === 0) untested.push(`ran no tests ${where}${shown}`);
       else if (m.status === 'Survived') survivors.push(`survived ${where}${shown}`);
       else if (m.status === 'NoCoverage') noCoverage.push(`no coverage ${where}${shown}`);
       else if (m.status === 'CompileError' || m.status === 'RuntimeError') errors += 1;
@@ -225,6 +237,7 @@ function summarise(report, drawn) {
     errors,
     total,
     survivors,
+    untested,
     noCoverage,
     timedOut,
     ranAlso,

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { parse } from 'oxigraph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PolyhopError } from '../../../src-main/engine/base/errors.js';
-import { buildQuads } from '../../../src-main/engine/kb/rdf/buildQuads.js';
+import { buildQuads, neighbourhood } from '../../../src-main/engine/kb/rdf/buildQuads.js';
 import { exportRdf } from '../../../src-main/engine/kb/rdf/exportRdf.js';
 import { distinctWeirdNames, syntheticSource } from './rdfFixtures.js';
 import { countStatements } from '../../support/independentRdf.js';
 
+const PH = 'https://polyhop.app/ontology#';
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-rdf-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -63,6 +64,25 @@ describe('exportRdf', () => {
     expect(canonical(turtle, 'text/turtle')).toEqual(
       canonical(readFileSync(join(dir, 'all.ntriples'), 'utf8'), 'application/n-triples'),
     );
+  });
+
+  it("states each relation's sources and targets once: ph:relatesSource and ph:relatesTarget per distinct pair", async () => {
+    const predicates: string[] = [];
+    for await (const batch of buildQuads(source, { kind: 'all' }))
+      for (const q of batch) predicates.push(q.predicate.value);
+    const triples = await source.triples();
+    const pairs = (end: 'sourceId' | 'targetId') => new Set(triples.map((t) => `${t.relation} ${t[end]}`)).size;
+    expect(predicates.filter((p) => p === `${PH}relatesSource`)).toHaveLength(pairs('sourceId'));
+    expect(predicates.filter((p) => p === `${PH}relatesTarget`)).toHaveLength(pairs('targetId'));
+    expect(pairs('sourceId')).toBeLessThan(triples.length);
+  });
+
+  it("stops an entity's neighbourhood at its triple cap, within a hop too", async () => {
+    const triples = source.triples();
+    const degree = (id: number) => triples.filter((t) => t.sourceId === id || t.targetId === id).length;
+    const hub = [...new Set(triples.map((t) => t.sourceId))].sort((a, b) => degree(b) - degree(a))[0]!;
+    expect(degree(hub)).toBeGreaterThan(4);
+    expect((await neighbourhood(source, hub, 2, 4)).triples).toHaveLength(4);
   });
 
   it('exports one document and an entity neighbourhood', async () => {

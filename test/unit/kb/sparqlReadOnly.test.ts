@@ -61,5 +61,7 @@ describe('read-only SPARQL is checked on the parsed request (issue 24 point 14)'
 
   it('unlocked, text the parser refuses goes to the target by its first keyword', () => {
     expect(checkedSparql('DEFINE input:inference "x" SELECT * WHERE { ?s ?p ?o }', true, WHY).form).toBe('select');
+    // Virtuoso's log pragma before an update: sent as an update, not refused as bad syntax.
+    expect(checkedSparql('DEFINE sql:log-enable 2 DELETE WHERE { ?s ?p ?o }', true, WHY).form).toBe('update');
   });
 });

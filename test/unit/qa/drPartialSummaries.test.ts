@@ -79,6 +79,32 @@ describe('dr: a hub entity’s partial summaries', () => {
     expect(hop.added.some((label) => holders.includes(label))).toBe(true);
   });
 
+  it('anchors a hub on its partial summary nearest all the known triples, read word by word', async () => {
+    // Two triples without a placeholder, the first ending and the next opening with a name: run
+    // together ("TelemachusPenelope") neither name is read, and Odysseus's partial about Laertes
+    // and Troy is the nearest.
+    const decomposition: ScriptRule = {
+      prompt: 'qa/dr-decompose',
+      reply: () => ({
+        triples: [
+          { subject: 'Odysseus', relation: 'FATHER_OF', object: 'Telemachus' },
+          { subject: 'Penelope', relation: 'MARRIED_TO', object: 'Odysseus' },
+        ],
+      }),
+    };
+    const llm = new ScriptedLlm([decomposition, ...qaRules()]);
+    const settings = resolveQaSettings({ 'dr.similarityTopUp': 0 });
+    const answer = await ask(
+      { kb, llm, embedder: new QaEmbedder(), prompts, settings },
+      'Was Penelope married to the father of Telemachus?',
+      { strategy: 'dr' },
+    );
+    const partials = answer.evidence.filter((e) => e.label.startsWith('Odysseus (Person), facts '));
+    expect(partials).toHaveLength(1);
+    expect(partials[0]!.text).toMatch(/Telemachus/);
+    expect(partials[0]!.text).toMatch(/Penelope/);
+  });
+
   it('tops up the evidence with partial summaries by similarity to the question, standing for their entity', async () => {
     // No decomposition for this question: the similarity top-up alone finds the evidence.
     const llm = new ScriptedLlm(qaRules());

@@ -4,7 +4,7 @@ import { fence } from '../../base/fence.js';
 import type { QaRun } from '../QaRun.js';
 import { budgetNote, fitEvidence, synthesiseAnswer } from '../synthesis.js';
 import type { Strategy, StrategyResult } from '../types.js';
-import { withoutParenthetical, spellingSimilarity } from '../retrieval/Retriever.js';
+import { withoutParenthetical, spelledAlike } from '../retrieval/Retriever.js';
 import {
   cleanDecomposition,
   cleanResolvedValue,
@@ -189,8 +189,7 @@ function statingValue(candidates: readonly EvidenceItem[], value: string): Evide
   const name = (withoutParenthetical(value) ?? value).toLocaleLowerCase();
   const stating = candidates.filter(
     (c) =>
-      c.text.toLocaleLowerCase().includes(name) ||
-      c.text.split(/[^\p{L}\p{N}]+/u).some((w) => spellingSimilarity(w, name) >= 0.6),
+      c.text.toLocaleLowerCase().includes(name) || c.text.split(/[^\p{L}\p{N}]+/u).some((w) => spelledAlike(w, name)),
   );
   return stating.length > 0 ? stating : candidates.slice(0, 1);
 }

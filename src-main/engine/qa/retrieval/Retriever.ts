@@ -55,6 +55,11 @@ export function spellingSimilarity(a: string, b: string): number {
   return total === 0 ? 0 : (2 * shared) / total;
 }
 
+/** Whether one spelling is taken to misspell the other (grounding a value, finding the summaries that state it). */
+export function spelledAlike(a: string, b: string): boolean {
+  return spellingSimilarity(a, b) >= CLOSE_SPELLING;
+}
+
 /** Provenance chunks looked up per entity for a summary's citations. */
 const ENTITY_PROVENANCE_TRIPLES = 50;
 
@@ -193,11 +198,10 @@ export class Retriever {
     const exact = this.#exact(name);
     if (exact) return [{ entity: exact, score: 1 }];
     const value = withoutParenthetical(name) ?? name;
-    const near = (await this.entitiesByName(value, GROUNDING_NEIGHBOURS)).map((c) => ({
-      ...c,
-      spelling: spellingSimilarity(value, c.entity.name),
-    }));
-    const best = near.filter((c) => c.spelling >= CLOSE_SPELLING).sort((a, b) => b.spelling - a.spelling)[0];
+    const near = (await this.entitiesByName(value, GROUNDING_NEIGHBOURS))
+      .filter((c) => spelledAlike(value, c.entity.name))
+      .map((c) => ({ ...c, spelling: spellingSimilarity(value, c.entity.name) }));
+    const best = near.sort((a, b) => b.spelling - a.spelling)[0];
     return best ? [{ entity: best.entity, score: best.score }] : [];
   }
 
