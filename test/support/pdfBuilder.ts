@@ -169,6 +169,24 @@ export function writeAnnotatedPdf(pages: readonly AnnotatedPageSpec[]): Buffer {
   return pdf.finish(pdf.add(`<< /Type /Catalog /Pages ${pagesId} 0 R${form} >>`));
 }
 
+/** An Identity-H CID font with neither font program nor /ToUnicode (see {@link writeGlyphIdPdf}); returns its object number. */
+export function addGlyphIdFont(pdf: PdfBuilder): number {
+  const descriptor = pdf.add(
+    '<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>',
+  );
+  const cidFont = pdf.add(
+    `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`,
+  );
+  return pdf.add(
+    `<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`,
+  );
+}
+
+/** `text` as a hex string of glyph ids in the standard TrueType order (code = character − 29, space = 3), for {@link addGlyphIdFont}. */
+export function glyphIdString(text: string): string {
+  return `<${[...text].map((c) => (c === ' ' ? 3 : c.charCodeAt(0) - 29).toString(16).padStart(4, '0')).join('')}>`;
+}
+
 /**
  * Pages in Helvetica (`text`) or in an Identity-H CID font with no Unicode map (`glyphText`: the
  * text shown as glyph ids in the standard TrueType order, code = character − 29, space = 3), as
@@ -180,19 +198,9 @@ type GlyphIdLine = { text: string } | { glyphText: string };
 export function writeGlyphIdPdf(pages: readonly (GlyphIdLine | { lines: readonly GlyphIdLine[] })[]): Buffer {
   const pdf = new PdfBuilder();
   const helvetica = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
-  const descriptor = pdf.add(
-    '<< /Type /FontDescriptor /FontName /ABCDEF+Calibri /Flags 32 /FontBBox [0 -250 1000 750] /ItalicAngle 0 /Ascent 750 /Descent -250 /CapHeight 700 /StemV 80 >>',
-  );
-  const cidFont = pdf.add(
-    `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Calibri /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor ${descriptor} 0 R /DW 500 >>`,
-  );
-  const glyphFont = pdf.add(
-    `<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Calibri /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] >>`,
-  );
-  const glyphIds = (text: string) =>
-    [...text].map((c) => (c === ' ' ? 3 : c.charCodeAt(0) - 29).toString(16).padStart(4, '0')).join('');
+  const glyphFont = addGlyphIdFont(pdf);
   const show = (line: GlyphIdLine) =>
-    'text' in line ? `/F1 12 Tf ${pdfString(line.text)} Tj` : `/F2 12 Tf <${glyphIds(line.glyphText)}> Tj`;
+    'text' in line ? `/F1 12 Tf ${pdfString(line.text)} Tj` : `/F2 12 Tf ${glyphIdString(line.glyphText)} Tj`;
   const specs = pages.map((page) => ({
     content: pdf.stream(`BT 72 720 Td ${('lines' in page ? page.lines : [page]).map(show).join(' 0 -16 Td ')} ET`),
     resources: `/Font << /F1 ${helvetica} 0 R /F2 ${glyphFont} 0 R >>`,

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
-import { PdfBuilder, pdfString } from './pdfBuilder.js';
+import { addGlyphIdFont, glyphIdString, PdfBuilder, pdfString } from './pdfBuilder.js';
 
 /**
  * Scanned pages for OCR tests: text drawn into a grey image with @napi-rs/canvas (fonts from
@@ -110,18 +110,39 @@ export function tiffOf(scans: Scan | readonly Scan[], pages = 1): Buffer {
 }
 
 /**
- * A PDF whose pages are scans (an image, no text layer) or Helvetica text (a text layer), on US
- * Letter pages with the scan 0.5 in from the top left; with `a4`, on A4 pages, a scan of
- * A4_PIXELS filling its page.
+ * A scan under an invisible text layer (render mode 3, as OCR'd scans carry theirs) that extracts
+ * as garbage: in Helvetica whose /ToUnicode maps every code into the Private Use Area
+ * (`private use`, the default), or as glyph ids in a CID font with neither font program nor
+ * Unicode map (`glyph ids`, {@link addGlyphIdFont}), which a reader can only guess.
+ */
+export interface ScanUnderGarbage {
+  scan: Scan;
+  garbageTextLayer: string;
+  font?: 'private use' | 'glyph ids';
+}
+
+/** ToUnicode CMap sending each byte code 0x20–0x7E to U+E020–U+E07E (private use). */
+const PRIVATE_USE_CMAP = `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
+/CMapName /Private-Use-UCS def /CMapType 2 def
+1 begincodespacerange <00> <FF> endcodespacerange
+1 beginbfrange <20> <7E> <E020> endbfrange
+endcmap CMapName currentdict /CMapResource defineresource pop end end`;
+
+/**
+ * A PDF whose pages are scans (an image, no text layer), Helvetica text (a text layer) or scans
+ * under a garbage text layer, on US Letter pages with the scan 0.5 in from the top left; with
+ * `a4`, on A4 pages, a scan of A4_PIXELS filling its page.
  */
 export function writeScanPdf(
-  pages: readonly (Scan | { text: string })[],
+  pages: readonly (Scan | { text: string } | ScanUnderGarbage)[],
   { a4 = false }: { a4?: boolean } = {},
 ): Buffer {
   const [pageWidth, pageHeight, margin] = a4 ? [...A4_POINTS, 0] : [612, 792, 36];
   const size = [pageWidth, pageHeight] as const;
   const pdf = new PdfBuilder();
   const font = pdf.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const garbageFonts: Partial<Record<NonNullable<ScanUnderGarbage['font']>, number>> = {};
   const specs = pages.map((page) => {
     if ('text' in page)
       return {
@@ -129,17 +150,27 @@ export function writeScanPdf(
         resources: `/Font << /F1 ${font} 0 R >>`,
         size,
       };
-    const image = pdf.stream(page.gray, {
-      dict: `/Type /XObject /Subtype /Image /Width ${page.width} /Height ${page.height} /ColorSpace /DeviceGray /BitsPerComponent 8`,
+    const scan = 'scan' in page ? page.scan : page;
+    const image = pdf.stream(scan.gray, {
+      dict: `/Type /XObject /Subtype /Image /Width ${scan.width} /Height ${scan.height} /ColorSpace /DeviceGray /BitsPerComponent 8`,
       deflate: true,
     });
-    const w = (page.width * 72) / SCAN_DPI;
-    const h = (page.height * 72) / SCAN_DPI;
+    const w = (scan.width * 72) / SCAN_DPI;
+    const h = (scan.height * 72) / SCAN_DPI;
+    const draw = `q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} ${margin} ${(pageHeight - margin - h).toFixed(2)} cm /Im1 Do Q`;
+    if (!('scan' in page)) return { content: pdf.stream(draw), resources: `/XObject << /Im1 ${image} 0 R >>`, size };
+    const kind = page.font ?? 'private use';
+    const garbageFont = (garbageFonts[kind] ??=
+      kind === 'glyph ids'
+        ? addGlyphIdFont(pdf)
+        : pdf.add(
+            `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode ${pdf.stream(PRIVATE_USE_CMAP)} 0 R >>`,
+          ));
+    const shown = kind === 'glyph ids' ? glyphIdString(page.garbageTextLayer) : pdfString(page.garbageTextLayer);
+    const layer = `BT 3 Tr /F2 12 Tf ${margin + 14} ${pageHeight - margin - 20} Td ${shown} Tj ET`;
     return {
-      content: pdf.stream(
-        `q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} ${margin} ${(pageHeight - margin - h).toFixed(2)} cm /Im1 Do Q`,
-      ),
-      resources: `/XObject << /Im1 ${image} 0 R >>`,
+      content: pdf.stream(`${draw}\n${layer}`),
+      resources: `/XObject << /Im1 ${image} 0 R >> /Font << /F2 ${garbageFont} 0 R >>`,
       size,
     };
   });

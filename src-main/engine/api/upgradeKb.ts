@@ -92,15 +92,20 @@ async function keepPages(
     signal.throwIfAborted();
     progress({ stage: 'pages', done: kept + failed, total });
     const document = kb.documents.getDocument(id);
-    const pages = document
-      ? await readTextAgain(kb, document, loadFile).then(pageTexts, (error: unknown) => {
+    const loaded = document
+      ? await readTextAgain(kb, document, loadFile).catch((error: unknown) => {
           if (isCancellation(error)) throw error;
-          return [];
+          return undefined;
         })
-      : [];
+      : undefined;
+    const pages = loaded ? pageTexts(loaded) : [];
     signal.throwIfAborted();
     if (pages.length > 0) {
-      kb.pages.replace(id, pages);
+      // Read again, a scan says which of its pages OCR read too (schema v18).
+      kb.transaction(() => {
+        kb.pages.replace(id, pages);
+        kb.ocr.replace(id, loaded?.ocr);
+      });
       kept++;
     } else {
       // Gone, changed, or no pages after all: its citations keep reading the file.

@@ -1,3 +1,7 @@
+import type { OcrRecord } from '../kb/views.js';
+
+export type { OcrRecord };
+
 /** Where a PDF page starts in the extracted text (for citations). */
 export interface PageStart {
   /** 1-based page number. */
@@ -22,20 +26,6 @@ export interface LoadedText {
   warnings?: string[];
   /** The pages whose text was read by OCR (scans, pages whose text layer is unreadable); absent when none. */
   ocr?: OcrRecord;
-}
-
-/** Which pages of a document were read by OCR, and how sure the OCR was. */
-export interface OcrRecord {
-  /** Tesseract language codes the OCR recognised. */
-  languages: string[];
-  pages: {
-    /** 1-based page number (1 for an image file). */
-    page: number;
-    /** Tesseract's mean word confidence on the page, 0–100. */
-    confidence: number;
-    /** Why the page was OCR'd. */
-    reason: 'no text layer' | 'unreadable text' | 'image';
-  }[];
 }
 
 /** A loaded file: its text plus what the KB records about the file. */

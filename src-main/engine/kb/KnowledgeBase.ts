@@ -12,6 +12,7 @@ import { PartialSummaryRepository } from './PartialSummaryRepository.js';
 import { TextIndexRepository } from './TextIndexRepository.js';
 import { ThreadRepository } from './ThreadRepository.js';
 import { DocumentRepository } from './DocumentRepository.js';
+import { DocumentOcrRepository } from './DocumentOcrRepository.js';
 import { DocumentPageRepository } from './DocumentPageRepository.js';
 import { GraphRepository } from './GraphRepository.js';
 import { MetaRepository } from './MetaRepository.js';
@@ -76,6 +77,8 @@ export class KnowledgeBase {
   readonly documents: DocumentRepository;
   /** Paged documents' pages as indexed (DocumentPageRepository.ts). */
   readonly pages: DocumentPageRepository;
+  /** Which pages of each document were read by OCR, how sure it was (DocumentOcrRepository.ts). */
+  readonly ocr: DocumentOcrRepository;
   /** Entities, aliases, merges and triples (GraphRepository.ts; its reads in GraphReader.ts). */
   readonly graph: GraphRepository;
   /** Meta and settings (MetaRepository.ts). */
@@ -114,6 +117,7 @@ export class KnowledgeBase {
     this.graph = new GraphRepository(context, this.vectors, this.textIndex, this.partialSummaries);
     this.documents = new DocumentRepository(context, this.graph, this.vectors, this.textIndex);
     this.pages = new DocumentPageRepository(context);
+    this.ocr = new DocumentOcrRepository(context);
     this.storeJournal = new StoreJournal(context);
   }
 

@@ -139,6 +139,23 @@ export interface DocumentDetail {
   document: DocumentRow;
   chunks: ChunkView[];
   triples: TripleView[];
+  /** The pages read by OCR at its last indexing, with their confidence; null when none was (or before schema v18). */
+  ocr: OcrRecord | null;
+}
+
+/** Which pages of a document were read by OCR, and how sure the OCR was (kept per document, schema v18). */
+export interface OcrRecord {
+  /** Tesseract language codes the OCR recognised. */
+  languages: string[];
+  /** In page order. */
+  pages: {
+    /** 1-based page number (1 for an image file). */
+    page: number;
+    /** Tesseract's mean word confidence on the page, 0–100, rounded. */
+    confidence: number;
+    /** Why the page was OCR'd. */
+    reason: 'no text layer' | 'unreadable text' | 'image';
+  }[];
 }
 
 export interface AddDocumentsResult {

@@ -106,6 +106,8 @@ async function ingestOne(
       }
       // A citation is shown from its page as kept here, not from the file read again.
       kb.pages.replace(doc.id, own ? pageTexts(loaded) : []);
+      // Which pages OCR read, and how sure it was: the Corpus screen says how far to trust the text.
+      kb.ocr.replace(doc.id, own ? loaded.ocr : undefined);
       // What of the file was left out (unreadable pages…) stays on the document as its note; a
       // container without text of its own (an MBOX) has nothing more to index.
       kb.documents.setDocumentStatus(doc.id, own ? 'pending' : 'indexed', note);
@@ -180,7 +182,10 @@ function storePart(
   }
   kb.documents.replaceChunks(record.id, chunked.chunks);
   kb.documents.replacePassages(record.id, chunked.passages);
-  if (part.loaded) kb.pages.replace(record.id, pageTexts(part.loaded));
+  if (part.loaded) {
+    kb.pages.replace(record.id, pageTexts(part.loaded));
+    kb.ocr.replace(record.id, part.loaded.ocr);
+  }
   const warnings = part.loaded?.warnings ?? [];
   kb.documents.setDocumentStatus(record.id, 'pending', warnings.length ? `${INGEST_NOTE}${warnings.join('; ')}` : null);
   return undefined;

@@ -7,6 +7,7 @@ import { pageAt } from '../../../src-main/engine/ingest/chunk/chunkRecord.js';
 import { DocumentLoader } from '../../../src-main/engine/ingest/load/DocumentLoader.js';
 import { Ocr, ocrThreadMemoryBytes } from '../../../src-main/engine/ingest/load/ocr/Ocr.js';
 import { OCR_LANGUAGE_DIR } from '../../../src-main/engine/ingest/load/ocr/ocrLanguages.js';
+import { unreadableReason } from '../../../src-main/engine/ingest/load/textReadability.js';
 import type { LoadedDocument } from '../../../src-main/engine/ingest/types.js';
 import { scanOf, tiffOf, writeScanPdf } from '../../support/scanWriter.js';
 import { useTmpDir } from './tmpDir.js';
@@ -97,6 +98,35 @@ describe('scanned pages are read by OCR, offline', () => {
     expect(wordRecall(english.join(' '), scanned)).toBeGreaterThanOrEqual(0.8);
     expect(pageAt(pages, doc.text.indexOf('harbour'))).toBe(2);
     expect(pageAt(pages, doc.text.indexOf('three'))).toBe(3);
+  });
+
+  it.each([
+    ['a font mapping its glyphs into private use', 'private use'],
+    ['glyph ids in a font with neither font program nor Unicode map', 'glyph ids'],
+  ] as const)(
+    'a scan under a garbage text layer (%s): the page is OCRd and its real text indexed, none of the garbage',
+    async (_, font) => {
+      const bytes = writeScanPdf([{ scan: scanOf(english), garbageTextLayer: english.join(' '), font }]);
+      // Without OCR the layer is all there is, and it is refused as unreadable, not indexed.
+      await expect(loadDocument(put(`off-${font}.pdf`, bytes), { ocr: { disabled: true } })).rejects.toThrow(
+        /no readable text: page 1: text unreadable/,
+      );
+      const doc = await loadDocument(put(`${font}.pdf`, bytes), { ocr: { languages: ['eng'] } });
+      expect(wordRecall(english.join(' '), doc.text)).toBeGreaterThanOrEqual(0.8);
+      // The page's text is what OCR read, with nothing of the layer beside it.
+      expect(unreadableReason(doc.text)).toBeUndefined();
+      expect(doc.text.split(/\s+/).length).toBeLessThanOrEqual(english.join(' ').split(' ').length + 2);
+      expect(doc.ocr?.pages.map((p) => p.page)).toEqual([1]);
+      expectOcrPage(doc, 1, 'unreadable text');
+      expect(doc.warnings).toEqual([`page 1 read by OCR (mean confidence ${doc.ocr!.pages[0]!.confidence}%; eng)`]);
+    },
+  );
+
+  it('OCR text that is itself unreadable (an overprinted scan read as runs repeated without spaces) is not used: the page stays unread', async () => {
+    const overprinted = ['HarbourHarbourHarbourHarbourHarbour', 'MasterMasterMasterMasterMasterMaster'];
+    await expect(
+      loadDocument(put('overprinted.pdf', writeScanPdf([scanOf(overprinted)])), { ocr: { languages: ['eng'] } }),
+    ).rejects.toThrow(/no text layer in 1 page\(s\) \(scanned images\?\); OCR read no text in it/);
   });
 
   it('PNG, JPEG and TIFF scans are documents: read as page 1', async () => {

@@ -48,7 +48,9 @@ export function downgradeToV14(file: string, kinds: readonly string[]): void {
   const raw = new Database(file);
   for (const kind of kinds) plainSignCodes(raw, kind);
   raw.exec(
-    `DROP TABLE IF EXISTS document_pages;
+    `DROP TABLE IF EXISTS document_ocr_pages;
+     DROP TABLE IF EXISTS document_ocr;
+     DROP TABLE IF EXISTS document_pages;
      ${['centre', 'centred_at', 'code_column', 'staged_sum', 'staged_centre', 'staged_count', 'staged_after'].map((c) => `ALTER TABLE vector_state DROP COLUMN ${c};`).join('\n')}
      ${VECTOR_KINDS.map((k) => `ALTER TABLE vcode_${k} DROP COLUMN code_alt;`).join('\n')}`,
   );

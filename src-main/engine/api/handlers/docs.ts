@@ -24,6 +24,7 @@ export function docHandlers(engine: Engine): Pick<Handlers, DocMethods> {
         document: toRow(document),
         chunks: chunks.map(toChunkView),
         triples: kb.graph.triplesOfChunks(chunks.map((c) => c.id)).map(toTripleView),
+        ocr: kb.ocr.get(id) ?? null,
       };
     },
     'docs:remove': async ({ kb: name, id }) => {

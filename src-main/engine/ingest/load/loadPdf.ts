@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
+import type { PDFDocumentProxy } from 'unpdf/pdfjs';
 import { throwIfAborted } from '../../base/abort.js';
 import { badInput } from '../badInput.js';
 import { PAGE_SEPARATOR } from '../pageTexts.js';
@@ -67,6 +68,7 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
   const ocr = new OcrSession(options.ocr);
   const CanvasFactory = ocr.enabled ? await pdfCanvasFactory() : undefined;
   let pdf;
+  let probe: Promise<PDFDocumentProxy> | undefined;
   try {
     // PDF.js takes ownership of the buffer it is given, so it gets a copy.
     pdf = await getDocumentProxy(new Uint8Array(bytes), {
@@ -90,6 +92,19 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     const unreadable: { page: number; reason: string }[] = [];
     const partly: { page: number; dropped: number; lines: number }[] = [];
     const annotations = new PdfAnnotationReader(pdf, options.maxAnnotationsPerPage);
+    // PDF.js (5.4) never finishes drawing a page with text once a page's operator list was read in
+    // the same document: whether a page paints an image is asked of a second copy, opened on the
+    // first page that may need OCR, so that the document rendered for OCR only ever renders.
+    const paintsImage = async (n: number): Promise<boolean> => {
+      probe ??= getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false, ...PDFJS_DATA });
+      const copy = await probe.then((doc) => doc.getPage(n)).catch(() => undefined);
+      if (!copy) return false; // what PDF.js cannot open twice it cannot draw for OCR either
+      try {
+        return await pagePaintsImage(copy);
+      } finally {
+        copy.cleanup();
+      }
+    };
     let length = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       throwIfAborted(signal);
@@ -106,11 +121,10 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
       // Such a page, and a scan (no text, an image), is read by OCR first, when OCR reads it.
       const reason = unreadableReason(text);
       const salvage = readableLines(text);
-      // Only a page that paints an image is OCR'd: PDF.js (5.4) never finishes drawing a page whose
-      // font has no font program once another page used it, and a page with neither text nor an
-      // image has nothing to read.
+      // Only a page that paints an image is OCR'd: a page with neither text nor an image has
+      // nothing to read (text drawn as outlines aside), and rendering it would cost time for nothing.
       const ocrReason: OcrReason | undefined =
-        (reason || salvage.dropped > 0 || !text.trim()) && CanvasFactory && (await pagePaintsImage(page))
+        (reason || salvage.dropped > 0 || !text.trim()) && CanvasFactory && (await paintsImage(n))
           ? text.trim()
             ? 'unreadable text'
             : 'no text layer'
@@ -179,6 +193,13 @@ export async function loadPdf(bytes: Uint8Array, path: string, options: LoadPdfO
     if ((error as Error).name === 'PolyhopError' || (error as Error).name === 'CancelledError') throw error;
     throw badInput(path, `corrupt PDF (${(error as Error).message})`, { cause: error });
   } finally {
-    await Promise.all([pdf.destroy(), ocr.dispose()]);
+    await Promise.all([
+      pdf.destroy(),
+      ocr.dispose(),
+      probe?.then(
+        (copy) => copy.destroy(),
+        () => undefined,
+      ),
+    ]);
   }
 }

@@ -14,6 +14,7 @@ import { migration0014 } from './0014_answer_graphs.js';
 import { migration0015 } from './0015_vector_centres.js';
 import { migration0016 } from './0016_document_pages.js';
 import { migration0017 } from './0017_staged_recentring.js';
+import { migration0018 } from './0018_document_ocr.js';
 import type { Migration } from './Migration.js';
 
 /** Every migration, in order; append new numbered files here. */
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0015,
   migration0016,
   migration0017,
+  migration0018,
 ];
 /** The highest version (numbers are given out per branch, so the list may have gaps until they merge). */
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -7,6 +7,7 @@ import { formatBytes, formatNumber } from '../../lib/format.js';
 import { useAction, useApi } from '../../lib/useApi.js';
 import { useApp } from '../../store/app.js';
 import { TableScroll } from '../../components/TableScroll.js';
+import { OcrSummary } from './OcrSummary.js';
 
 const CHUNKS_SHOWN = 100;
 
@@ -75,6 +76,7 @@ export function DocumentDetail({
               {detail.data.document.error}
             </p>
           )}
+          {detail.data.ocr && <OcrSummary ocr={detail.data.ocr} />}
           <div className="row">
             <button
               type="button"
