@@ -142,8 +142,8 @@ export async function answerWith(
  * One final-answer call (any strategy's last step): the prompt's variables plus the answer
  * language, a {@link FinalAnswerSchema} reply within the answer token budget. The explained
  * answer streams to the asker as the model writes it (the `answer` field decoded from the JSON
- * text); `ask` settles the stream on the finished answer. Its language is checked (see
- * {@link answerLanguageCheck}).
+ * text); `ask` settles the stream on the finished answer. Its language is checked, and it
+ * settles a question language the detector and the tie-breaker disputed (see `disputedLanguages`).
  */
 export async function finalAnswer(
   s: StepScope,
