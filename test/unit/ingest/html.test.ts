@@ -85,12 +85,16 @@ describe('HTML main content', () => {
     expect(doc.text).toBe('Energy is E = mc^2 and the sum is x^2+a_1=1/2.');
   });
 
-  it("the page's title is the text's first line: the h1 Readability drops as a repeat of it, without the site's name", async () => {
+  it("the page's title is the text's first line and the document's title: the h1 Readability drops as a repeat of it, without the site's name", async () => {
     const article = ARTICLE.map((p) => `<p>${p}</p>`).join('');
     const page = (title: string, h1: string) =>
       `<html><head><title>${title}</title></head><body><article>${h1 ? `<h1>${h1}</h1>` : ''}${article}</article></body></html>`;
-    const text = async (name: string, title: string, h1: string) =>
-      (await loadDocument(put(name, page(title, h1)))).text;
+    // The document's title is the same line: the site's name is no more in the Corpus screen's title.
+    const text = async (name: string, title: string, h1: string) => {
+      const doc = await loadDocument(put(name, page(title, h1)));
+      expect(doc.text.startsWith(`${doc.title}\n\n`), `${name}: title ${doc.title}`).toBe(true);
+      return doc.text;
+    };
     const body = ARTICLE.join('\n\n');
     expect(await text('same.html', 'Marlow lock &amp; weir', 'Marlow lock &amp; weir')).toBe(
       `Marlow lock & weir\n\n${body}`,

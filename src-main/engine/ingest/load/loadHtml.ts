@@ -54,8 +54,7 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
       dropBoilerplate(articleBody);
       const articleText = domToText(articleBody);
       if (articleText.length >= MIN_ARTICLE_CHARS || articleText.length >= bodyText.length * MIN_ARTICLE_SHARE) {
-        const title = pageTitle(article.title || rawTitle, headings);
-        return { text: withTitle(articleText, title), ...meta, ...(article.title ? { title: article.title } : {}) };
+        return titled(articleText, pageTitle(article.title || rawTitle, headings), meta);
       }
     }
     // Readability changed the DOM it read: the fallback starts from a fresh one.
@@ -64,7 +63,12 @@ export function loadHtml(html: string, options: HtmlToDocumentOptions = {}): Loa
   const main = mainLandmark(fallbackDocument)!;
   dropBoilerplate(main);
   const text = domToText(main, { whole: true }) || bodyText;
-  return { text: withTitle(text, pageTitle(rawTitle, headings)), ...meta };
+  return titled(text, pageTitle(rawTitle, headings), meta);
+}
+
+/** The text opened by the page's title, which is also the document's title (the site's name left out, as shown). */
+function titled<M extends { title?: string }>(text: string, title: string, meta: M): M & { text: string } {
+  return { ...meta, text: withTitle(text, title), ...(title ? { title } : {}) };
 }
 
 /** Separators between a page's title and its site's name ("Title | Site", "Title - Site", "Site » Title"). */
