@@ -7,6 +7,7 @@ import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
 import { smallGraphTurtle } from '../support/smallGraph.js';
 import { StoreProxy } from '../support/storeProxy.js';
 import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
+import { virtuosoStoreSetArgs } from '../support/virtuosoCli.js';
 
 /**
  * Whether an answer from the store can be trusted, and whose graph it is (issue 24, points 12 and
@@ -25,23 +26,7 @@ describe('an external store says how far its copy can be trusted, and whose grap
     return JSON.parse(run.out) as T;
   };
   const storeSet = (kb: string, base: string, ...more: string[]): Promise<CliRun> =>
-    polyhop(
-      'store',
-      'set',
-      '--kb',
-      kb,
-      '--query-url',
-      `${base}/sparql`,
-      '--update-url',
-      `${base}/sparql-auth`,
-      '--graph-store-url',
-      `${base}/sparql-graph-crud-auth`,
-      '--auth',
-      'digest',
-      '--user',
-      'dba',
-      ...more,
-    );
+    polyhop(...virtuosoStoreSetArgs(kb, base, ...more));
   const COUNT = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }';
   const inView = async (kb: string): Promise<number> =>
     Number((await json<SparqlResult>('sparql', COUNT, '--kb', kb)).rows[0]?.n);
