@@ -50,10 +50,12 @@ describe('documents load in a thread with limits', () => {
     await using limited = new DocumentLoader({ memoryMb: 160 });
     const error = await failure(limited.load(imageBomb));
     expect(error).toMatchObject({ code: 'BAD_INPUT', details: { limit: 'memory', measure: 'thread', memoryMb: 160 } });
-    // Stopped at the limit, not past it: the sample that tripped it read at most 1.25 times the
-    // limit (the margin of one 100 ms sampling interval; twice the limit used to be allowed).
+    // Stopped by the limit, not by twice it (the old threshold): a threshold at 320 MiB trips only
+    // on a sample past 320, which this image never reaches. How far past 160 the tripping sample
+    // reads is one sampling interval's growth, which a loaded machine stretches (173 read idle, 211
+    // in CI at load ~40), so it is not bounded more tightly here.
     expect(error.details['grownMb']).toBeGreaterThan(160);
-    expect(error.details['grownMb']).toBeLessThanOrEqual(1.25 * 160);
+    expect(error.details['grownMb']).toBeLessThanOrEqual(2 * 160);
   });
 
   it('memory the rest of the process takes while a document loads does not count against the document', async () => {
