@@ -154,6 +154,18 @@ describe('an answer as RDF with PROV-O', () => {
     ]);
   });
 
+  it('states a fact once when two citations name one document: each N-Quads line is written once', () => {
+    const [triple, summary] = answer.evidence;
+    const secondPassage = { ...triple!.citations[0]!, chunkId: 42, startOffset: 1400, endOffset: 1500 };
+    const twice = { ...input, answer: { ...answer, evidence: [triple!, { ...summary!, citations: [secondPassage] }] } };
+    const graph = answerGraph(kb, BASE, twice);
+    const lines = graph.nquads.trim().split('\n');
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(graph.quads).toHaveLength(lines.length);
+    const derived = lines.filter((l) => l.startsWith(`<${graph.graphIri}> <${PROV}wasDerivedFrom>`));
+    expect(derived).toEqual([`<${graph.graphIri}> <${PROV}wasDerivedFrom> <${BASE}document/3> <${graph.graphIri}> .`]);
+  });
+
   it('uses only Polyhop terms the ontology declares', () => {
     const ontology = new Parser().parse(readFileSync(join(repoRoot, 'resources', 'ontology.ttl'), 'utf8'));
     const declared = new Set(ontology.filter((q) => q.predicate.value === TYPE).map((q) => q.subject.value));
