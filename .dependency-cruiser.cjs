@@ -23,6 +23,7 @@ const CONTRACT_LEAVES = [
   'eval/types',
   'kb/views',
   'kb/kbNaming',
+  'kb/ocrConfidence',
   'kb/rdf/SparqlResult',
   'kb/rdf/RdfFormat',
   'kb/store/StoreStatus',
@@ -30,8 +31,11 @@ const CONTRACT_LEAVES = [
   'qa/Answer',
 ].map((file) => `${ENGINE}${file}\\.ts$`);
 const CONTRACT = `${ENGINE}api/contract(\\.ts$|/)`;
-/** The rules the renderer's forms check before they call: a contract leaf it may import as values. */
-const KB_NAMING = `${ENGINE}kb/kbNaming\\.ts$`;
+/**
+ * Contract leaves the renderer may import as values: the rules its forms check before they call, and
+ * the OCR confidence below which the Corpus screen flags a page as `polyhop doc` does.
+ */
+const RENDERER_VALUE_LEAVES = ['kb/kbNaming', 'kb/ocrConfidence'].map((file) => `${ENGINE}${file}\\.ts$`);
 
 const layering = Object.entries(DOMAINS).map(([domain, allowed]) => ({
   name: `layering-${domain}`,
@@ -74,7 +78,7 @@ module.exports = {
       comment: 'The renderer and the preload know the engine only through the Api contract.',
       severity: 'error',
       from: { path: '^src-(renderer|preload)/' },
-      to: { path: '^src-main/', pathNot: [CONTRACT, KB_NAMING] },
+      to: { path: '^src-main/', pathNot: [CONTRACT, ...RENDERER_VALUE_LEAVES] },
     },
     {
       name: 'front-ends-import-contract-types',

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Responses } from '../engine/api/contract.js';
 import { CliError, type CliContext } from './CliContext.js';
-import { indexingFailureMessage, printTable } from './format.js';
+import { indexingFailureMessage, printDocument, printTable } from './format.js';
 
 /** `polyhop add`, `index`, `docs`, `rm` and `reindex`: a KB's documents and their indexing. */
 export function registerDocumentCommands(program: Command, { call, job, out, storeSynced }: CliContext): void {
@@ -83,11 +83,20 @@ export function registerDocumentCommands(program: Command, { call, job, out, sto
     });
 
   program
+    .command('doc <documentId>')
+    .description('one document: its file, status, counts and error, and the pages OCR read with its confidence')
+    .requiredOption('--kb <name>', 'knowledge base')
+    .action(async (documentId: string, opts: { kb: string }) => {
+      const detail = await call('docs:get', { kb: opts.kb, id: documentIdArg(documentId) });
+      out(detail, () => printDocument(detail));
+    });
+
+  program
     .command('rm <documentId>')
     .description('remove a document and everything that exists only because of it')
     .requiredOption('--kb <name>', 'knowledge base')
     .action(async (documentId: string, opts: { kb: string }) => {
-      await call('docs:remove', { kb: opts.kb, id: Number.parseInt(documentId, 10) });
+      await call('docs:remove', { kb: opts.kb, id: documentIdArg(documentId) });
       out({ removed: documentId }, () => console.log(`Removed document ${documentId}`));
       await storeSynced(opts.kb);
     });
@@ -97,10 +106,18 @@ export function registerDocumentCommands(program: Command, { call, job, out, sto
     .description('drop what was extracted from a document and queue it again (then run `polyhop index`)')
     .requiredOption('--kb <name>', 'knowledge base')
     .action(async (documentId: string, opts: { kb: string }) => {
-      const result = await call('docs:reindex', { kb: opts.kb, id: Number.parseInt(documentId, 10) });
+      const result = await call('docs:reindex', { kb: opts.kb, id: documentIdArg(documentId) });
       out(result, () => {
         console.log(`Queued ${result.added.map((d) => d.title).join(', ') || 'nothing'} for indexing.`);
         for (const e of result.errors) console.log(`  error: ${e.path}: ${e.reason}`);
       });
     });
+}
+
+/** A document id as `docs` and `ask` print it. */
+export function documentIdArg(text: string): number {
+  const id = Number(text);
+  if (!(Number.isInteger(id) && id > 0))
+    throw new CliError(`"${text}" is not a document id (a positive integer, as ask and docs print it)`);
+  return id;
 }

@@ -1,4 +1,9 @@
-import type { DoctorReport, SparqlResult } from '../engine/api/contract.js';
+import {
+  OCR_LOW_CONFIDENCE,
+  type DoctorReport,
+  type DocumentDetail,
+  type SparqlResult,
+} from '../engine/api/contract.js';
 
 export function printTable(rows: readonly Record<string, unknown>[]): void {
   if (rows.length === 0) {
@@ -121,4 +126,20 @@ export function truncationNote(result: SparqlResult, maxRows: number): string {
       '(Virtuoso: ResultSetMaxRows in virtuoso.ini) or add LIMIT/OFFSET)'
     );
   return `(truncated at ${maxRows.toLocaleString('en')} ${shown}; --max-rows raises the cap)`;
+}
+
+/** `polyhop doc`: the document's row, then each page OCR read (flagged below OCR_LOW_CONFIDENCE, as on the Corpus screen). */
+export function printDocument({ document: d, ocr }: Pick<DocumentDetail, 'document' | 'ocr'>): void {
+  const language = d.language ?? 'language unknown';
+  console.log(`${d.title} (document ${d.id})\n  ${d.path}`);
+  console.log(
+    `  ${d.mime}, ${d.size} bytes, ${language}; ${d.status}: ${d.chunkCount} chunks, ${d.tripleCount} triples`,
+  );
+  if (d.error) console.log(`  note: ${d.error}`);
+  if (!ocr || ocr.pages.length === 0) return;
+  const low = ocr.pages.filter((p) => p.confidence < OCR_LOW_CONFIDENCE).length;
+  const flagged = low > 0 ? `; ${low} below ${OCR_LOW_CONFIDENCE}%, likely misread words (!)` : '';
+  console.log(`  OCR (${ocr.languages.join('+')}): ${ocr.pages.length} page(s)${flagged}`);
+  for (const p of ocr.pages)
+    console.log(`    page ${p.page}: ${p.confidence}% (${p.reason})${p.confidence < OCR_LOW_CONFIDENCE ? ' !' : ''}`);
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { DocumentPageText } from '../engine/api/contract.js';
 import { CliError, type CliContext } from './CliContext.js';
+import { documentIdArg } from './documentCommands.js';
 
 /** How the passage is marked on its page: underlined on a terminal, between » « when piped. */
 export interface PassageMarks {
@@ -32,9 +33,7 @@ export function registerSourceCommand(program: Command, { call, out }: CliContex
     .description('show a cited passage at its source: the page it is on, the passage marked (span: START-END)')
     .requiredOption('--kb <name>', 'knowledge base')
     .action(async (documentId: string, span: string, opts: { kb: string }) => {
-      const id = Number(documentId);
-      if (!(Number.isInteger(id) && id > 0))
-        throw new CliError(`"${documentId}" is not a document id (a positive integer, as ask and docs print it)`);
+      const id = documentIdArg(documentId);
       const offsets = parseSpan(span);
       const page = await call('docs:page', { kb: opts.kb, id, ...offsets }).catch((error: unknown) => {
         throw new CliError(`Passage ${span} of document ${id} in "${opts.kb}": ${(error as Error).message}`);

@@ -3,7 +3,7 @@
  * types only and its bundle carries no engine code and no zod. Each list is a `Record<Name, true>`
  * over the contract's union, so a member missing or extra fails `npm run typecheck`; the order the
  * screens show (which tsc cannot compare) is held to the contract by test/unit/renderer/contractValues.test.ts.
- * The KB name and IRI rules are the engine's own (kb/kbNaming.ts, a leaf that imports nothing).
+ * The KB name and IRI rules and the OCR confidence line are the engine's own (kb/kbNaming.ts, kb/ocrConfidence.ts: leaves that import nothing).
  */
 import type { EventName, RdfFormat, StrategyName } from '../../src-main/engine/api/contract.js';
 

@@ -21,6 +21,7 @@ export * from './contract/responses.js';
 export type { StageProgress } from '../base/progress.js';
 export { DATASET_FORMATS, type DatasetFormatName, type EvalReportView } from '../eval/types.js';
 export type * from '../kb/views.js';
+export { OCR_LOW_CONFIDENCE } from '../kb/ocrConfidence.js';
 export { RDF_FORMATS, type RdfFormat } from '../kb/rdf/RdfFormat.js';
 export type { SparqlResult } from '../kb/rdf/SparqlResult.js';
 export type { StoreStatus, StoreSyncView } from '../kb/store/StoreStatus.js';

@@ -8,6 +8,7 @@ import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { documentLimitOptions } from '../../../src-main/engine/api/handlers/indexing.js';
 import { ingestPending } from '../../../src-main/engine/mder/ingestPending.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
+import { polyhopInProcess } from '../../support/cliInProcess.js';
 import { scanOf, writeScanPdf } from '../../support/scanWriter.js';
 import { call, tempEngine } from '../../support/tempEngine.js';
 
@@ -18,13 +19,14 @@ import { call, tempEngine } from '../../support/tempEngine.js';
  */
 describe('docs:get: the pages of a document read by OCR', () => {
   let engine: Engine;
+  let dataDir: string;
   let dispose: () => Promise<void>;
   const embedder = new NgramEmbedder(32);
   const folder = mkdtempSync(join(tmpdir(), 'polyhop-ocrrecord-'));
   const pdf = join(folder, 'mixed.pdf');
 
   beforeAll(async () => {
-    ({ engine, dispose } = await tempEngine({ embedder }));
+    ({ engine, dataDir, dispose } = await tempEngine({ embedder }));
     await call(engine, 'kb:create', { name: 'scans' });
     writeFileSync(
       pdf,
@@ -79,6 +81,17 @@ describe('docs:get: the pages of a document read by OCR', () => {
       `ingest: page 2 read by OCR (mean confidence ${got.ocr!.pages[0]!.confidence}%; eng)`,
     );
     expect((await detail(added.added.find((d) => d.path === text)!.id)).ocr).toBeNull();
+  });
+
+  it('polyhop doc prints the record: each page OCR read with its confidence and why; --json gives the Api detail', async () => {
+    const { confidence } = (await detail(id)).ocr!.pages[0]!;
+    const shown = await polyhopInProcess(dataDir, ['doc', String(id), '--kb', 'scans'], { engine });
+    expect(shown).toMatchObject({ code: 0, err: '' });
+    expect(shown.out).toContain(`mixed (document ${id})\n  ${pdf}\n`);
+    expect(shown.out).toContain(`  OCR (eng): 1 page(s)\n    page 2: ${confidence}% (no text layer)\n`);
+    const json = await polyhopInProcess(dataDir, ['--json', 'doc', String(id), '--kb', 'scans'], { engine });
+    expect(JSON.parse(json.out)).toEqual(await detail(id));
+    expect(await polyhopInProcess(dataDir, ['doc', '0', '--kb', 'scans'], { engine })).toMatchObject({ code: 1 });
   });
 
   it('re-indexed, the document comes back with a record of its own; the old one is gone', async () => {

@@ -1,11 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import type { OcrRecord } from '../../../api/index.js';
-
-/**
- * Pages read with less confidence are flagged: their text is likely to hold misread words. The
- * loader drops pages below 40 (OcrLoadOptions `minConfidence`); a clean 200 dpi scan reads at 85–95.
- */
-const LOW_CONFIDENCE = 60;
+import { OCR_LOW_CONFIDENCE, type OcrRecord } from '../../../api/index.js';
 
 const REASON_KEYS: Record<OcrRecord['pages'][number]['reason'], string> = {
   'no text layer': 'corpus.ocr.reason.noTextLayer',
@@ -20,7 +14,7 @@ export function OcrSummary({ ocr }: { ocr: OcrRecord }) {
   if (pages.length === 0) return null;
   const mean = Math.round(pages.reduce((sum, p) => sum + p.confidence, 0) / pages.length);
   const lowest = pages.reduce((low, p) => (p.confidence < low.confidence ? p : low));
-  const low = pages.filter((p) => p.confidence < LOW_CONFIDENCE);
+  const low = pages.filter((p) => p.confidence < OCR_LOW_CONFIDENCE);
   return (
     <section className="doc-ocr" data-testid="doc-ocr" aria-label={t('corpus.ocr.title')}>
       <p data-testid="doc-ocr-summary">
@@ -38,9 +32,9 @@ export function OcrSummary({ ocr }: { ocr: OcrRecord }) {
           {pages.map((p) => (
             <li
               key={p.page}
-              className={p.confidence < LOW_CONFIDENCE ? 'warning-text' : undefined}
+              className={p.confidence < OCR_LOW_CONFIDENCE ? 'warning-text' : undefined}
               data-testid={`doc-ocr-page-${p.page}`}
-              data-low={p.confidence < LOW_CONFIDENCE ? 'true' : undefined}
+              data-low={p.confidence < OCR_LOW_CONFIDENCE ? 'true' : undefined}
             >
               {t('corpus.ocr.page', { page: p.page, confidence: p.confidence, reason: t(REASON_KEYS[p.reason]) })}
             </li>
