@@ -2,7 +2,8 @@
  * RDF view and export figures, each against a baseline measured in the same run:
  * - Turtle export throughput of the streaming exporter vs Oxigraph's own `store.dump` (one string);
  * - how long `RdfView.open` takes to return (must not wait for the load), the worst event-loop stall
- *   while the view loads in the background, and the time until the view is ready.
+ *   while the view loads in the background, and the time until the view is ready;
+ * - a document removed: the view's incremental update vs loading the view again without it.
  * Usage: `npx tsx test/bench/rdf.bench.ts [--n 200000]` (n = quads, approximately).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -82,6 +83,28 @@ export async function run(args: string[]): Promise<void> {
     t = performance.now();
     const r = await view.query('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }', { timeoutMs: 60_000 });
     console.log(`count query: ${r.rows[0]?.n} quads in ${(performance.now() - t).toFixed(0)} ms`);
+
+    // 3. A document removed (as `docs:remove` and a watched folder's deletion do): the view's
+    // incremental update vs loading the view again from the source without it.
+    const gone = source.documentList[0]!.id;
+    const goneChunks = new Set(source.chunkList.filter((c) => c.documentId === gone).map((c) => c.id));
+    source.documentList = source.documentList.filter((d) => d.id !== gone);
+    source.chunkList = source.chunkList.filter((c) => !goneChunks.has(c.id));
+    source.tripleList = source.tripleList.flatMap((triple) => {
+      const chunkIds = triple.chunkIds.filter((id) => !goneChunks.has(id));
+      return chunkIds.length > 0 ? [{ ...triple, chunkIds }] : [];
+    });
+    t = performance.now();
+    await view.documentRemoved(gone);
+    const removeMs = performance.now() - t;
+    t = performance.now();
+    const reloaded = RdfView.open(source);
+    await reloaded.load();
+    const reloadMs = performance.now() - t;
+    console.log(
+      `document removed (${goneChunks.size} chunks): incremental ${removeMs.toFixed(0)} ms vs reloading the view ${reloadMs.toFixed(0)} ms = ${(removeMs / reloadMs).toFixed(3)}x (${view.status.triples} vs ${reloaded.status.triples} quads after)`,
+    );
+    await reloaded.dispose();
     await view.dispose();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,6 +12,8 @@ afterAll(async () => {
   for (const v of views) await v.dispose();
 });
 
+const ONLY_IN_LAST_DOCUMENT = 'SAILS_FROM_TEST';
+
 function fixture(): MemoryRdfSource {
   const names = ['Odysseus', 'Penelope', 'Ithaca', 'Telemachus', ...distinctWeirdNames(5, 60)];
   const source = syntheticSource({ seed: 9, entities: names, documents: 3, chunksPerDocument: 4, triples: 300 });
@@ -35,6 +37,17 @@ function fixture(): MemoryRdfSource {
       targetName: 'Penelope',
       description: null,
       chunkIds: [1, 5],
+    },
+    {
+      // The only triple of its relation, in the last document: removing that document orphans it.
+      id: 1003,
+      sourceId: 4,
+      sourceName: 'Telemachus',
+      relation: ONLY_IN_LAST_DOCUMENT,
+      targetId: 3,
+      targetName: 'Ithaca',
+      description: null,
+      chunkIds: [source.chunkList.find((c) => c.documentId === source.documentList.at(-1)!.id)!.id],
     },
   );
   return source;
@@ -244,6 +257,9 @@ describe('RdfView', () => {
     const fresh1 = open(source);
     expect(await contents(view)).toEqual(await contents(fresh1));
     expect(docTriples.length).toBeGreaterThan(0);
+    const relationNamed = async (name: string) =>
+      (await view.query(`${PREFIX} SELECT ?r WHERE { ?r a ph:Relationship ; ph:hasName "${name}" }`)).rows.length;
+    expect(await relationNamed(ONLY_IN_LAST_DOCUMENT)).toBe(1);
 
     // Entity renamed (merge) and summary changed.
     const penelope = source.entityList.find((e) => e.name === 'Penelope')!;
@@ -270,5 +286,6 @@ describe('RdfView', () => {
     source.entityList = source.entityList.filter((e) => live.has(e.id));
     await view.documentRemoved(removedDoc!.id);
     expect(await contents(view)).toEqual(await contents(open(source)));
+    expect(await relationNamed(ONLY_IN_LAST_DOCUMENT)).toBe(0); // no triple asserts it any more
   });
 });

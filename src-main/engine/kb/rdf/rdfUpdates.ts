@@ -48,7 +48,11 @@ export function deleteEntities(entityIds: readonly number[]): DeleteOperation[] 
 
 /** Relationship nodes no triple asserts any more, with the links that point at them. */
 export function deleteOrphanRelationships(): DeleteOperation[] {
-  const orphan = '?r a ph:Relationship . FILTER NOT EXISTS { ?t a ph:Triple ; ph:hasRelationship ?r }';
+  // The orphans are found once, in a subquery: written as one pattern with `?x ?p ?r`, Oxigraph ran
+  // the NOT EXISTS once for each statement that points at a relationship (every triple's does), so a
+  // document's removal took 260 s at 200k quads instead of a few ms.
+  const orphan =
+    '{ SELECT ?r WHERE { ?r a ph:Relationship . FILTER NOT EXISTS { ?t ph:hasRelationship ?r . ?t a ph:Triple } } }';
   return [
     { template: '?x ?p ?r', where: `${orphan} ?x ?p ?r` },
     { template: '?r ?p ?o', where: `${orphan} ?r ?p ?o` },
