@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Template } from '@huggingface/jinja';
 import type { AddressInfo } from 'node:net';
 import { NgramEmbedder } from './NgramEmbedder.js';
 import { embedReply } from './flavouredEmbeddings.js';
@@ -15,7 +16,7 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  *   common/chat.cpp (lines at 85c9a50), both counted from the read_file text (its length matched);
  *   where wordings differ, the llama.cpp node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle);
  * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py (lines at vllm-project/vllm d5dba2d),
- *   vllm/renderers/params.py (lines at 1aa021e);
+ *   vllm/renderers/params.py (lines at 1aa021e), vllm/entrypoints/serve/tokenize/protocol.py (at 030ea52);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
  * - LM Studio (closed source): its refusals as users report them (lmstudio-ai/lmstudio-bug-tracker #237, #546).
  * The model is a script (a thought and an answer); tokens are words and punctuation marks
@@ -155,6 +156,21 @@ export interface FlavouredServer {
   close: () => Promise<void>;
 }
 
+/** A template's rendering as tokens: its special tokens (`<|im_start|>`, `<think>`) whole, the rest as {@link toyTokens}. */
+function templateTokens(rendered: string): string[] {
+  return rendered.split(/(<\|[a-z_]+\|>|<\/?think>)/u).flatMap((part, i) => (i % 2 === 1 ? [part] : toyTokens(part)));
+}
+
+/** Token ids for token strings, one per distinct string. */
+class Vocabulary {
+  readonly #ids = new Map<string, number>();
+  id(token: string): number {
+    let id = this.#ids.get(token);
+    if (id === undefined) this.#ids.set(token, (id = this.#ids.size));
+    return id;
+  }
+}
+
 /** Tokens a chat template adds around the messages. */
 const TEMPLATE_TOKENS = 8;
 
@@ -164,6 +180,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   const ubatch = options.ubatch ?? 512;
   const vectors = new NgramEmbedder(64);
   const template = options.chatTemplate ?? (options.thought != null ? CHATML_THINKING : CHATML);
+  const vocabulary = new Vocabulary();
   const busyReplies: BusyReply[] = [];
   const slots = { free: options.slots ?? 4, waiting: [] as (() => void)[] };
   let loading = false;
@@ -219,6 +236,24 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
         total_slots: options.slots ?? 4,
         chat_template: template,
       });
+    if (req.method === 'POST' && path === '/tokenize' && flavour === 'vllm' && Array.isArray(body.messages)) {
+      // vLLM renders a chat as its chat completions do, with the request's chat_template_kwargs,
+      // and gives the token strings when asked (serve/tokenize/protocol.py at 030ea52,
+      // TokenizeChatRequest: messages, add_generation_prompt, return_token_strs,
+      // chat_template_kwargs, build_chat_params; TokenizeResponse: count, max_model_len, tokens, token_strs).
+      const rendered = new Template(template).render({
+        messages: body.messages,
+        add_generation_prompt: body.add_generation_prompt !== false,
+        ...(body.chat_template_kwargs as Record<string, unknown> | undefined),
+      });
+      const strs = templateTokens(rendered);
+      return reply(res, 200, {
+        count: strs.length,
+        max_model_len: context,
+        tokens: strs.map((t) => vocabulary.id(t)),
+        ...(body.return_token_strs === true ? { token_strs: strs } : {}),
+      });
+    }
     if (req.method === 'POST' && path === '/tokenize') {
       // llama-server: {content} → {tokens}; vLLM (entrypoints/serve tokenize): {prompt} → {count, max_model_len, tokens}.
       if (flavour === 'llama-server')
@@ -274,6 +309,23 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const promptTokens = messages.reduce((n, m) => n + toyTokens(String(m.content ?? '')).length, TEMPLATE_TOKENS);
     const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
     const schema = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
+    if (
+      flavour === 'vllm' &&
+      body.reasoning_effort != null &&
+      !['low', 'medium', 'high'].includes(String(body.reasoning_effort))
+    ) {
+      // chat_completion/protocol.py at d5dba2d: `reasoning_effort: Literal["low", "medium", "high"] | None`,
+      // so pydantic refuses any other value (Ollama's "none" among them) before the model runs.
+      state.refusals++;
+      return reply(res, 400, {
+        error: {
+          message: `1 validation error for ChatCompletionRequest\nreasoning_effort\n  Input should be 'low', 'medium' or 'high'`,
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      });
+    }
     if (flavour === 'vllm' && asked !== undefined && asked > context) {
       // renderers/params.py:133-151 (1aa021e) TokenizeParams.__post_init__, with the chat request's parameter names.
       state.refusals++;

@@ -1,4 +1,4 @@
-import { templateHasThought, type ServerKind } from './serverFacts.js';
+import type { ServerKind, TemplateReading } from './serverFacts.js';
 
 /** How a step without reasoning is asked of a server: the request fields, and whether the model still reasons. */
 export interface ThinkingOff {
@@ -8,24 +8,29 @@ export interface ThinkingOff {
 }
 
 /**
- * The request fields that switch a thinking model's reasoning off, as each server takes them:
- * llama-server and vLLM hand `chat_template_kwargs` to the model's template, whose
- * `enable_thinking: false` (Qwen3) renders the empty thought; Ollama's OpenAI layer has no such
- * field and maps `reasoning_effort: "none"` to its `think: false`. Another server (LM Studio) is
- * sent nothing: no switch of its is known, so its model reasons as its template has it.
- * Where llama-server reports the template (`/props`) and it never reads `enable_thinking`, that
- * switch does nothing: gpt-oss's own is `reasoning_effort`, whose lowest value ("low") still
- * reasons; QwQ has none. Such a call is sent gpt-oss's "low" and keeps its reasoning budget.
+ * The request fields that switch a thinking model's reasoning off, as each server takes them and
+ * as the model's template reads them (`reading`, where the server shows it: see ServerFacts):
+ * - llama-server and vLLM hand `chat_template_kwargs` to the template, whose `enable_thinking:
+ *   false` (Qwen3) renders the empty thought. A template that never reads it gets nothing from
+ *   it: gpt-oss's switch is `reasoning_effort`, whose lowest value ("low") still reasons, so the
+ *   call keeps its reasoning budget; llama-server takes it among the kwargs, vLLM as the request's
+ *   own `reasoning_effort` (chat_completion/protocol.py at d5dba2d: `Literal["low", "medium",
+ *   "high"]`, which `build_chat_params` hands the template and the Harmony renderer reads; "none"
+ *   is refused). QwQ has no switch: nothing is sent, and the budget kept.
+ * - Ollama's OpenAI layer has no kwargs and maps `reasoning_effort: "none"` to its `think: false`.
+ * - Another server (LM Studio) is sent nothing: no switch of its is known, so its model reasons
+ *   as its template has it.
+ * With no reading (a template the server does not show) Qwen3's switch is sent.
  */
-export function thinkingOff(kind: ServerKind, template?: string): ThinkingOff {
+export function thinkingOff(kind: ServerKind, reading?: TemplateReading): ThinkingOff {
   switch (kind) {
     case 'llama-server':
     case 'vllm':
-      if (template !== undefined && !template.includes('enable_thinking') && templateHasThought(template))
-        return {
-          fields: template.includes('reasoning_effort') ? { chat_template_kwargs: { reasoning_effort: 'low' } } : {},
-          stillReasons: true,
-        };
+      if (reading?.hasThought && reading.reads !== 'enable_thinking') {
+        const low =
+          kind === 'vllm' ? { reasoning_effort: 'low' } : { chat_template_kwargs: { reasoning_effort: 'low' } };
+        return { fields: reading.reads === 'reasoning_effort' ? low : {}, stillReasons: true };
+      }
       return { fields: { chat_template_kwargs: { enable_thinking: false } }, stillReasons: false };
     case 'ollama':
       return { fields: { reasoning_effort: 'none' }, stillReasons: false };
