@@ -399,7 +399,13 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const opened = options.opensThoughtInPrompt === true && thinks;
     // At 85c9a50 a schema reply of such a template is plain content (see schemaReplyAsReasoning).
     const openedAsReasoning = opened && !(flavour === 'llama-server' && schema && !options.schemaReplyAsReasoning);
-    const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
+    // gpt-oss writes Harmony channels: the analysis message, then the final one (its template's own format).
+    const raw =
+      thought === null
+        ? answer
+        : harmony(template)
+          ? `<|channel|>analysis<|message|>${thought}<|end|><|start|>assistant<|channel|>final<|message|>${answer}`
+          : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
     // llama-server stops at the slot's end (server-context.cpp at fb40266 :1175-1183, context
     // shift off: STOP_TYPE_LIMIT, finish "length"); the others at max_tokens.
     const limit = Math.min(
@@ -407,7 +413,9 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
-    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, openedAsReasoning);
+    const split = harmony(template)
+      ? splitHarmony(flavour, options.reasoningFormat ?? 'deepseek', text)
+      : splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, openedAsReasoning);
     const usage = { prompt_tokens: counted, completion_tokens: tokens, total_tokens: counted + tokens };
     const delay = options.firstByteDelayMs ?? 0;
     const finish = cut ? 'length' : 'stop';
@@ -532,6 +540,31 @@ function splitThought(
     : /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
   if (inline || !match) return { reasoning: '', content: text };
   return { reasoning: match[1] ?? '', content: text.slice(match[0].length) };
+}
+
+/**
+ * Where gpt-oss's analysis channel goes. llama-server parses the Harmony messages
+ * (common/chat-parser.cpp at ggml-org/llama.cpp 05e5139, `common_chat_parse_gpt_oss`): the
+ * analysis message becomes `reasoning_content` (`try_parse_reasoning` up to `<|end|>`), or with
+ * `--reasoning-format none` stays in `content` with its header and `<|end|>` (`add_content(
+ * consume_end(true))`); the `<|start|>assistant` between messages is consumed unseen
+ * (`try_find_regex(start_regex, npos, false)`) and the final message's text follows. vLLM and
+ * Ollama give the analysis as `reasoning`.
+ */
+function splitHarmony(
+  flavour: ServerFlavour,
+  format: 'deepseek' | 'none',
+  text: string,
+): { reasoning: string; content: string } {
+  const match =
+    /^<\|channel\|>analysis<\|message\|>([\s\S]*?)(?:<\|end\|>|$)(?:<\|start\|>assistant<\|channel\|>final<\|message\|>)?/.exec(
+      text,
+    );
+  if (!match) return { reasoning: '', content: text };
+  const answer = text.slice(match[0].length);
+  if (flavour === 'lmstudio' || (flavour === 'llama-server' && format === 'none'))
+    return { reasoning: '', content: `<|channel|>analysis<|message|>${match[1] ?? ''}<|end|>${answer}` };
+  return { reasoning: match[1] ?? '', content: answer };
 }
 
 /** `text` cut after `limit` tokens (whole text when it has fewer). */

@@ -310,4 +310,53 @@ describe('InlineThoughtSplitter', () => {
     const c = new InlineThoughtSplitter();
     expect(['<', 'b>bold</b>'].map((p) => c.push(p)).join('')).toBe('<b>bold</b>');
   });
+
+  it("takes gpt-oss's analysis channel as the thought, cut over chunks, with or without the final channel's header", () => {
+    // chat-parser.cpp at 05e5139 (`--reasoning-format none`): the analysis message with its header
+    // and <|end|>, then the final message's text; the older parser left the final header in too.
+    for (const [pieces, answer] of [
+      [['<|chan', 'nel|>analysis<|mess', 'age|>weigh it<|e', 'nd|>{"a"', ':1}'], '{"a":1}'],
+      [
+        ['<|channel|>analysis<|message|>weigh it<|end|><|sta', 'rt|>assistant<|channel|>final<|mes', 'sage|>{"a":1}'],
+        '{"a":1}',
+      ],
+      [
+        [
+          '<|channel|>analysis<|message|>weigh it<|end|><|start|>assistant<|channel|>final <|constrain|>json<|message|>{"a":1}',
+        ],
+        '{"a":1}',
+      ],
+    ] as const) {
+      const splitter = new InlineThoughtSplitter();
+      const streamed = pieces.map((p) => splitter.push(p)).join('');
+      expect(streamed).toBe(answer);
+      expect(splitter.finish()).toEqual({ thought: 'weigh it', answer });
+    }
+  });
+});
+
+describe("llama-server --reasoning-format none with gpt-oss's template: the analysis channel stays in content", () => {
+  it.each([
+    ['text', false],
+    ['JSON under a schema', true],
+  ] as const)('%s: the thought is kept out of the answer and counted', async (_name, json) => {
+    const { llm } = await connect({
+      flavour: 'llama-server',
+      reasoningFormat: 'none',
+      chatTemplate: template('openai-gpt-oss-120b.jinja'),
+    });
+    const streamed: string[] = [];
+    const options = { maxTokens: 64, reasoningTokens: 64, onTextChunk: (t: string) => streamed.push(t) };
+    if (json) {
+      const result = await llm.generateJson(PROMPT, schema, options);
+      expect(result.value).toEqual({ answer: 'Penelope' });
+      expect(streamed.join('')).toBe('{"answer":"Penelope"}');
+      expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+    } else {
+      const result = await llm.generateText(PROMPT, options);
+      expect(result.text).toBe('Penelope.');
+      expect(streamed.join('')).toBe('Penelope.');
+      expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+    }
+  });
 });

@@ -41,17 +41,30 @@ export function thinkingOff(kind: ServerKind, reading?: TemplateReading): Thinki
 
 const OPEN = '<think>';
 const CLOSE = '</think>';
+/** gpt-oss's analysis channel (Harmony), as llama-server leaves it in `content` with `--reasoning-format none`. */
+const HARMONY_OPEN = '<|channel|>analysis<|message|>';
+const HARMONY_CLOSE = '<|end|>';
+/**
+ * The final channel's header after the analysis message: llama.cpp's older gpt-oss parser left it
+ * in `content` (`<|start|>assistant<|channel|>final<|message|>`, a schema's `<|constrain|>json`
+ * inside); common/chat-parser.cpp at 05e5139 (`common_chat_parse_gpt_oss`) drops it.
+ */
+const HARMONY_FINAL = /^(?:<\|start\|>assistant)?<\|channel\|>final[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>/;
 
 /**
  * Splits a streamed reply's `content` into the answer and an inline thought: a server that does
  * not parse reasoning (llama-server `--reasoning-format none`, LM Studio) passes `<think>…</think>`
- * through as text. A thought opens only at the reply's start (after white space), as thinking
- * templates write it; a tag cut over two chunks is held back until it is whole. A `</think>` with
- * no opener (the template opened the thought in the prompt) is handled by {@link finish}.
+ * through as text, and gpt-oss's analysis channel as `<|channel|>analysis<|message|>…<|end|>`
+ * (the final channel's header after it, where the server leaves it, is neither thought nor
+ * answer). A thought opens only at the reply's start (after white space), as thinking templates
+ * write it; a tag cut over two chunks is held back until it is whole. A `</think>` with no opener
+ * (the template opened the thought in the prompt) is handled by {@link finish}.
  */
 export class InlineThoughtSplitter {
   #state: 'start' | 'thought' | 'afterThought' | 'answer' = 'start';
   #held = '';
+  /** The tag that closes the open thought. */
+  #close = CLOSE;
   /** The whole thought, once closed or at the end. */
   thought = '';
   /** The whole answer so far. */
@@ -64,32 +77,41 @@ export class InlineThoughtSplitter {
     for (;;) {
       if (this.#state === 'start') {
         const lead = this.#held.trimStart();
-        if (lead.startsWith(OPEN)) {
-          this.#held = lead.slice(OPEN.length);
+        const opener = [OPEN, HARMONY_OPEN].find((tag) => lead.startsWith(tag));
+        if (opener) {
+          this.#held = lead.slice(opener.length);
+          this.#close = opener === OPEN ? CLOSE : HARMONY_CLOSE;
           this.#state = 'thought';
           continue;
         }
-        if (lead === '' || OPEN.startsWith(lead)) return out;
+        if (lead === '' || OPEN.startsWith(lead) || HARMONY_OPEN.startsWith(lead)) return out;
         this.#state = 'answer';
         continue;
       }
       if (this.#state === 'thought') {
-        const end = this.#held.indexOf(CLOSE);
+        const end = this.#held.indexOf(this.#close);
         if (end < 0) {
-          const keep = partialSuffix(this.#held, CLOSE);
+          const keep = partialSuffix(this.#held, this.#close);
           this.thought += this.#held.slice(0, this.#held.length - keep);
           this.#held = this.#held.slice(this.#held.length - keep);
           return out;
         }
         this.thought += this.#held.slice(0, end);
-        this.#held = this.#held.slice(end + CLOSE.length);
+        this.#held = this.#held.slice(end + this.#close.length);
         this.#state = 'afterThought';
         continue;
       }
       if (this.#state === 'afterThought') {
-        // The blank lines between thought and answer are neither.
+        // The blank lines between thought and answer are neither, nor is a final channel's header.
         this.#held = this.#held.trimStart();
         if (this.#held === '') return out;
+        if (this.#close === HARMONY_CLOSE) {
+          const header = HARMONY_FINAL.exec(this.#held);
+          if (header) this.#held = this.#held.slice(header[0].length);
+          // A header still arriving: held until it is whole (it ends at <|message|>).
+          else if (this.#held.startsWith('<|') && !this.#held.includes('<|message|>') && mayOpenHeader(this.#held))
+            return out;
+        }
         this.#state = 'answer';
         continue;
       }
@@ -116,6 +138,15 @@ export class InlineThoughtSplitter {
     }
     return { thought: this.thought.trim(), answer: this.answer };
   }
+}
+
+/** Whether `text` (no `<|message|>` yet) can still become a final channel's header. */
+function mayOpenHeader(text: string): boolean {
+  const start = '<|start|>assistant';
+  const channel = '<|channel|>final';
+  const rest = text.startsWith(start) ? text.slice(start.length) : start.startsWith(text) ? '' : null;
+  if (rest === null) return false;
+  return rest === '' || channel.startsWith(rest) || rest.startsWith(channel);
 }
 
 /** Length of the longest end of `text` that begins `tag` (a tag cut by the chunking). */
