@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Template } from '@huggingface/jinja';
 import type { AddressInfo } from 'node:net';
 import { NgramEmbedder } from './NgramEmbedder.js';
 import { embedReply } from './flavouredEmbeddings.js';
@@ -15,7 +16,7 @@ export { embeddingInputTokens, toyTokens } from './flavouredWire.js';
  *   common/chat.cpp (lines at 85c9a50), both counted from the read_file text (its length matched);
  *   where wordings differ, the llama.cpp node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle);
  * - vLLM: vllm/entrypoints/openai/chat_completion/protocol.py (lines at vllm-project/vllm d5dba2d),
- *   vllm/renderers/params.py (lines at 1aa021e);
+ *   vllm/renderers/params.py (lines at 1aa021e), vllm/entrypoints/serve/tokenize/protocol.py (at 030ea52);
  * - Ollama (mirror fb30760): openai/openai.go, middleware/openai.go, server/routes.go, server/sched.go;
  * - LM Studio (closed source): its refusals as users report them (lmstudio-ai/lmstudio-bug-tracker #237, #546).
  * The model is a script (a thought and an answer); tokens are words and punctuation marks
@@ -155,6 +156,21 @@ export interface FlavouredServer {
   close: () => Promise<void>;
 }
 
+/** A template's rendering as tokens: its special tokens (`<|im_start|>`, `<think>`) whole, the rest as {@link toyTokens}. */
+function templateTokens(rendered: string): string[] {
+  return rendered.split(/(<\|[a-z_]+\|>|<\/?think>)/u).flatMap((part, i) => (i % 2 === 1 ? [part] : toyTokens(part)));
+}
+
+/** Token ids for token strings, one per distinct string. */
+class Vocabulary {
+  readonly #ids = new Map<string, number>();
+  id(token: string): number {
+    let id = this.#ids.get(token);
+    if (id === undefined) this.#ids.set(token, (id = this.#ids.size));
+    return id;
+  }
+}
+
 /** Tokens a chat template adds around the messages. */
 const TEMPLATE_TOKENS = 8;
 
@@ -164,6 +180,7 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
   const ubatch = options.ubatch ?? 512;
   const vectors = new NgramEmbedder(64);
   const template = options.chatTemplate ?? (options.thought != null ? CHATML_THINKING : CHATML);
+  const vocabulary = new Vocabulary();
   const busyReplies: BusyReply[] = [];
   const slots = { free: options.slots ?? 4, waiting: [] as (() => void)[] };
   let loading = false;
@@ -219,6 +236,24 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
         total_slots: options.slots ?? 4,
         chat_template: template,
       });
+    if (req.method === 'POST' && path === '/tokenize' && flavour === 'vllm' && Array.isArray(body.messages)) {
+      // vLLM renders a chat as its chat completions do, with the request's chat_template_kwargs,
+      // and gives the token strings when asked (serve/tokenize/protocol.py at 030ea52,
+      // TokenizeChatRequest: messages, add_generation_prompt, return_token_strs,
+      // chat_template_kwargs, build_chat_params; TokenizeResponse: count, max_model_len, tokens, token_strs).
+      const rendered = new Template(template).render({
+        messages: body.messages,
+        add_generation_prompt: body.add_generation_prompt !== false,
+        ...(body.chat_template_kwargs as Record<string, unknown> | undefined),
+      });
+      const strs = templateTokens(rendered);
+      return reply(res, 200, {
+        count: strs.length,
+        max_model_len: context,
+        tokens: strs.map((t) => vocabulary.id(t)),
+        ...(body.return_token_strs === true ? { token_strs: strs } : {}),
+      });
+    }
     if (req.method === 'POST' && path === '/tokenize') {
       // llama-server: {content} → {tokens}; vLLM (entrypoints/serve tokenize): {prompt} → {count, max_model_len, tokens}.
       if (flavour === 'llama-server')
@@ -274,6 +309,23 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const promptTokens = messages.reduce((n, m) => n + toyTokens(String(m.content ?? '')).length, TEMPLATE_TOKENS);
     const asked = Number(body.max_completion_tokens ?? body.max_tokens ?? 0) || undefined;
     const schema = (body.response_format as { type?: string } | undefined)?.type === 'json_schema';
+    if (
+      flavour === 'vllm' &&
+      body.reasoning_effort != null &&
+      !['low', 'medium', 'high'].includes(String(body.reasoning_effort))
+    ) {
+      // chat_completion/protocol.py at d5dba2d: `reasoning_effort: Literal["low", "medium", "high"] | None`,
+      // so pydantic refuses any other value (Ollama's "none" among them) before the model runs.
+      state.refusals++;
+      return reply(res, 400, {
+        error: {
+          message: `1 validation error for ChatCompletionRequest\nreasoning_effort\n  Input should be 'low', 'medium' or 'high'`,
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      });
+    }
     if (flavour === 'vllm' && asked !== undefined && asked > context) {
       // renderers/params.py:133-151 (1aa021e) TokenizeParams.__post_init__, with the chat request's parameter names.
       state.refusals++;
@@ -347,7 +399,13 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
     const opened = options.opensThoughtInPrompt === true && thinks;
     // At 85c9a50 a schema reply of such a template is plain content (see schemaReplyAsReasoning).
     const openedAsReasoning = opened && !(flavour === 'llama-server' && schema && !options.schemaReplyAsReasoning);
-    const raw = thought === null ? answer : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
+    // gpt-oss writes Harmony channels: the analysis message, then the final one (its template's own format).
+    const raw =
+      thought === null
+        ? answer
+        : harmony(template)
+          ? `<|channel|>analysis<|message|>${thought}<|end|><|start|>assistant<|channel|>final<|message|>${answer}`
+          : `${opened ? '' : '<think>\n'}${thought}\n</think>\n\n${answer}`;
     // llama-server stops at the slot's end (server-context.cpp at fb40266 :1175-1183, context
     // shift off: STOP_TYPE_LIMIT, finish "length"); the others at max_tokens.
     const limit = Math.min(
@@ -355,7 +413,9 @@ export async function startFlavouredServer(options: FlavouredServerOptions): Pro
       flavour === 'llama-server' ? context - promptTokens : Number.POSITIVE_INFINITY,
     );
     const { text, tokens, cut } = cutAtTokens(raw, limit);
-    const split = splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, openedAsReasoning);
+    const split = harmony(template)
+      ? splitHarmony(flavour, options.reasoningFormat ?? 'deepseek', text)
+      : splitThought(flavour, options.reasoningFormat ?? 'deepseek', text, openedAsReasoning);
     const usage = { prompt_tokens: counted, completion_tokens: tokens, total_tokens: counted + tokens };
     const delay = options.firstByteDelayMs ?? 0;
     const finish = cut ? 'length' : 'stop';
@@ -480,6 +540,31 @@ function splitThought(
     : /^<think>\n?([\s\S]*?)(?:\n?<\/think>\s*|$)/.exec(text);
   if (inline || !match) return { reasoning: '', content: text };
   return { reasoning: match[1] ?? '', content: text.slice(match[0].length) };
+}
+
+/**
+ * Where gpt-oss's analysis channel goes. llama-server parses the Harmony messages
+ * (common/chat-parser.cpp at ggml-org/llama.cpp 05e5139, `common_chat_parse_gpt_oss`): the
+ * analysis message becomes `reasoning_content` (`try_parse_reasoning` up to `<|end|>`), or with
+ * `--reasoning-format none` stays in `content` with its header and `<|end|>` (`add_content(
+ * consume_end(true))`); the `<|start|>assistant` between messages is consumed unseen
+ * (`try_find_regex(start_regex, npos, false)`) and the final message's text follows. vLLM and
+ * Ollama give the analysis as `reasoning`.
+ */
+function splitHarmony(
+  flavour: ServerFlavour,
+  format: 'deepseek' | 'none',
+  text: string,
+): { reasoning: string; content: string } {
+  const match =
+    /^<\|channel\|>analysis<\|message\|>([\s\S]*?)(?:<\|end\|>|$)(?:<\|start\|>assistant<\|channel\|>final<\|message\|>)?/.exec(
+      text,
+    );
+  if (!match) return { reasoning: '', content: text };
+  const answer = text.slice(match[0].length);
+  if (flavour === 'lmstudio' || (flavour === 'llama-server' && format === 'none'))
+    return { reasoning: '', content: `<|channel|>analysis<|message|>${match[1] ?? ''}<|end|>${answer}` };
+  return { reasoning: match[1] ?? '', content: answer };
 }
 
 /** `text` cut after `limit` tokens (whole text when it has fewer). */

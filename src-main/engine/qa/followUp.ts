@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PolyhopError } from '../base/errors.js';
 import { fence } from '../base/fence.js';
 import { entityKey } from '../kb/entityKey.js';
-import { guessLanguage, languageName } from './language.js';
+import { disputedLanguages, guessLanguage, languageToWrite, readLanguage, settlementNote } from './language.js';
 import { QaRun } from './QaRun.js';
 import { QA_DEFAULTS } from './settings.js';
 import type { FollowUpRewrite } from './Answer.js';
@@ -54,8 +54,12 @@ export async function rewriteFollowUp(
     kbLanguages: ctx.kb.documents.documentLanguages(),
     ...(options.uiLanguage ? { uiLanguage: options.uiLanguage } : {}),
   });
-  // A follow-up too short to tell is most likely in the language the thread is asked in.
-  const language = !guess.confident && previous && guess.candidates.includes(previous) ? previous : guess.language;
+  // A follow-up too short to tell is most likely in the language the thread is asked in; but that
+  // may be one tie-break's pick ('en' for an Italian first turn): when the detector's likeliest
+  // differs, the rewrite, prose in the follow-up's language, settles which (as the final answer does).
+  const pick = !guess.confident && previous && guess.candidates.includes(previous) ? previous : guess.language;
+  const dispute = disputedLanguages(pick, guess);
+  let language = pick;
   const run = new QaRun(ctx, ctx.settings ?? QA_DEFAULTS, trimmed, language, {
     strategy: 'dr',
     ...(options.signal ? { signal: options.signal } : {}),
@@ -75,7 +79,11 @@ export async function rewriteFollowUp(
     else {
       const reply = await s.tryJson(
         'qa/rewrite',
-        { conversation: fence(renderTurns(earlier)), followUp: fence(trimmed), language: languageName(language) },
+        {
+          conversation: fence(renderTurns(earlier)),
+          followUp: fence(trimmed),
+          language: languageToWrite(pick, dispute, 'follow-up'),
+        },
         RewriteSchema,
         REWRITE_MAX_TOKENS,
       );
@@ -83,6 +91,12 @@ export async function rewriteFollowUp(
       s.detail.suggested = suggested || null;
       problem = reply === null ? 'the reply failed its schema' : rewriteProblem(suggested, trimmed, earlier);
       if (problem === null) {
+        if (dispute) {
+          const settlement = settlementNote(dispute, readLanguage(suggested, dispute), 'the rewrite', 'the thread');
+          language = settlement.settled;
+          s.detail.language = language;
+          Object.assign(s.detail, settlement);
+        }
         const kept = guessLanguage(suggested, { kbLanguages: [language] });
         s.detail.languageKept = kept.language === language || !kept.confident;
         s.detail.standalone = suggested;

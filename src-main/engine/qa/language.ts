@@ -1,5 +1,6 @@
 import { detectAll } from 'tinyld';
 import { primaryLanguage } from '../ingest/detectLanguage.js';
+import { languageName } from '../ingest/preprocess/languageName.js';
 
 /** English names of languages for prompts, and the English test, are the ingest helpers'. */
 export { isEnglish, languageName } from '../ingest/preprocess/languageName.js';
@@ -83,6 +84,41 @@ export function plausibleCorpusLanguages(
 export function disputedLanguages(chosen: string, guess: LanguageGuess): [string, string] | null {
   const likeliest = guess.plausible[0];
   return !guess.confident && likeliest !== undefined && likeliest !== chosen ? [likeliest, chosen] : null;
+}
+
+/**
+ * What a prompt names as the language to write in: `language`, or for a {@link disputedLanguages}
+ * pair "whichever of X and Y the <what> is written in", so that the model's prose can settle it
+ * (see {@link settlementNote}).
+ */
+export function languageToWrite(language: string, dispute: readonly [string, string] | null, what: string): string {
+  return dispute
+    ? `whichever of ${languageName(dispute[0])} and ${languageName(dispute[1])} the ${what} is written in`
+    : languageName(language);
+}
+
+/**
+ * The trace's account of a dispute that `read` settled or left open: the pair, what the prose read
+ * as, the language that stands (the pick, `dispute[1]`, when it did not settle) and why.
+ * `prose` names what was read ("the answer"), `pick` who picked the second language ("the tie-break").
+ */
+export function settlementNote(
+  dispute: readonly [string, string],
+  read: string | null,
+  prose: string,
+  pick: string,
+): { unsure: readonly [string, string]; read?: string; settled: string; note: string } {
+  const settles = read !== null && dispute.includes(read);
+  return {
+    unsure: dispute,
+    ...(read !== null ? { read } : {}),
+    settled: settles ? read : dispute[1],
+    note: `the question read as ${languageName(dispute[0])} or ${languageName(dispute[1])}: ${
+      settles
+        ? `${prose} is written in ${languageName(read)}, taken as the question's language`
+        : `${prose} ${read !== null ? `stayed in ${languageName(read)}` : 'does not tell which'}, so ${pick}'s ${languageName(dispute[1])} stands`
+    }`,
+  };
 }
 
 /** The language a text confidently reads as, `hints` breaking near-ties toward them (citations ignored); null when it cannot tell. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EvidenceItem } from './EvidencePool.js';
 import { evidenceBrief } from './EvidencePool.js';
 import { fence } from '../base/fence.js';
-import { languageName, readLanguage } from './language.js';
+import { languageName, languageToWrite, readLanguage, settlementNote } from './language.js';
 import type { PolyhopError } from '../base/errors.js';
 import type { LlmUsage } from '../models/Llm.js';
 import { JsonStringFieldStream } from '../models/JsonStringFieldStream.js';
@@ -153,9 +153,7 @@ export async function finalAnswer(
 ): Promise<{ text: string; shortAnswer: string }> {
   const open = run.openAnswerLanguages;
   // Detector and tie-breaker disagreed on the question's language: the model, writing prose, is asked for the one it is in.
-  const language = open
-    ? `whichever of ${languageName(open[0])} and ${languageName(open[1])} the question is written in`
-    : languageName(run.answerLanguage);
+  const language = languageToWrite(run.answerLanguage, open, 'question');
   const stream = run.answerStream.jsonField('answer');
   let reply = await answerCall(s, run, prompt, { ...variables, language, retry: '' }, stream);
   const accepted = open ?? [run.answerLanguage];
@@ -175,18 +173,9 @@ export async function finalAnswer(
     read = again;
   }
   if (open) {
-    const pick = open[1];
-    if (read !== null && open.includes(read)) run.settleLanguage(read);
-    Object.assign(check, {
-      unsure: open,
-      ...(read !== null ? { read } : {}),
-      settled: run.answerLanguage,
-      note: `the question read as ${languageName(open[0])} or ${languageName(pick)}: ${
-        read !== null && open.includes(read)
-          ? `the answer is written in ${languageName(read)}, taken as the question's language`
-          : `the answer ${read !== null ? `stayed in ${languageName(read)}` : 'does not tell which'}, so the tie-break's ${languageName(pick)} stands`
-      }`,
-    });
+    const settled = read !== null && open.includes(read) ? read : null;
+    if (settled) run.settleLanguage(settled);
+    Object.assign(check, settlementNote(open, read, 'the answer', 'the tie-break'));
   }
   if (Object.keys(check).length > 0) s.detail.language = check;
   return reply;

@@ -172,6 +172,62 @@ describe('llama-server under a JSON schema, as common/chat.cpp at 85c9a50 picks 
   });
 });
 
+describe("vLLM: a step without reasoning is sent the switch the model's template reads (vLLM renders it by /tokenize)", () => {
+  const budgets = { maxTokens: 12, reasoningTokens: 0 };
+
+  it("Qwen3-8B's template reads enable_thinking: the empty thought is rendered, no reasoning budget", async () => {
+    const { llm, server } = await connect({ flavour: 'vllm', chatTemplate: template('Qwen-Qwen3-0.6B.jinja') });
+    const result = await llm.generateJson(PROMPT, schema, budgets);
+    expect(server.chats[0]?.body).toMatchObject({
+      chat_template_kwargs: { enable_thinking: false },
+      max_completion_tokens: 12,
+    });
+    expect(server.chats[0]?.body).not.toHaveProperty('reasoning_effort');
+    expect(server.chats[0]?.thought).toBe(false);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+  });
+
+  it("gpt-oss's template reads reasoning_effort, which vLLM takes as the request's own field: low, and the reasoning budget kept for the thought it still writes", async () => {
+    const { llm, server } = await connect({ flavour: 'vllm', chatTemplate: template('openai-gpt-oss-120b.jinja') });
+    const result = await llm.generateJson(PROMPT, schema, budgets);
+    expect(server.chats[0]?.body.reasoning_effort).toBe('low');
+    expect(server.chats[0]?.body).not.toHaveProperty('chat_template_kwargs');
+    expect(server.chats[0]?.body.max_completion_tokens).toBe(12 + LLM_CALL_DEFAULTS.reasoningTokens);
+    expect(server.chats[0]?.thought).toBe(true);
+    expect(result.value).toEqual({ answer: 'Penelope' });
+    expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+  });
+
+  it("QwQ's template opens the thought in the prompt and has no switch: none is sent, and the reasoning budget kept", async () => {
+    const { llm, server } = await connect({
+      flavour: 'vllm',
+      chatTemplate: template('Qwen-QwQ-32B.jinja'),
+      opensThoughtInPrompt: true,
+    });
+    const result = await llm.generateText(PROMPT, budgets);
+    expect(server.chats[0]?.body).not.toHaveProperty('chat_template_kwargs');
+    expect(server.chats[0]?.body).not.toHaveProperty('reasoning_effort');
+    expect(server.chats[0]?.body.max_completion_tokens).toBe(12 + LLM_CALL_DEFAULTS.reasoningTokens);
+    expect(result.text).toBe('Penelope.');
+    expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+  });
+
+  it("vLLM refuses a reasoning_effort it does not know (Ollama's 'none'), as its request schema does", async () => {
+    const { server } = await connect({ flavour: 'vllm', chatTemplate: template('openai-gpt-oss-120b.jinja') });
+    const refused = await fetch(`${server.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'qwen3-8b',
+        messages: [{ role: 'user', content: 'Hi' }],
+        reasoning_effort: 'none',
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/Input should be 'low', 'medium' or 'high'/);
+  });
+});
+
 describe('whether a server model reasons is learnt before its first reply, where the server says', () => {
   // The first call's max_tokens: the answer budget (12), plus the reasoning budget (64) when the
   // model is known to reason. Learnt only from a reply, the first reply is cut in its thought.
@@ -253,5 +309,54 @@ describe('InlineThoughtSplitter', () => {
     expect(b.finish()).toEqual({ thought: 'opened by the prompt', answer: '{"a":2}' });
     const c = new InlineThoughtSplitter();
     expect(['<', 'b>bold</b>'].map((p) => c.push(p)).join('')).toBe('<b>bold</b>');
+  });
+
+  it("takes gpt-oss's analysis channel as the thought, cut over chunks, with or without the final channel's header", () => {
+    // chat-parser.cpp at 05e5139 (`--reasoning-format none`): the analysis message with its header
+    // and <|end|>, then the final message's text; the older parser left the final header in too.
+    for (const [pieces, answer] of [
+      [['<|chan', 'nel|>analysis<|mess', 'age|>weigh it<|e', 'nd|>{"a"', ':1}'], '{"a":1}'],
+      [
+        ['<|channel|>analysis<|message|>weigh it<|end|><|sta', 'rt|>assistant<|channel|>final<|mes', 'sage|>{"a":1}'],
+        '{"a":1}',
+      ],
+      [
+        [
+          '<|channel|>analysis<|message|>weigh it<|end|><|start|>assistant<|channel|>final <|constrain|>json<|message|>{"a":1}',
+        ],
+        '{"a":1}',
+      ],
+    ] as const) {
+      const splitter = new InlineThoughtSplitter();
+      const streamed = pieces.map((p) => splitter.push(p)).join('');
+      expect(streamed).toBe(answer);
+      expect(splitter.finish()).toEqual({ thought: 'weigh it', answer });
+    }
+  });
+});
+
+describe("llama-server --reasoning-format none with gpt-oss's template: the analysis channel stays in content", () => {
+  it.each([
+    ['text', false],
+    ['JSON under a schema', true],
+  ] as const)('%s: the thought is kept out of the answer and counted', async (_name, json) => {
+    const { llm } = await connect({
+      flavour: 'llama-server',
+      reasoningFormat: 'none',
+      chatTemplate: template('openai-gpt-oss-120b.jinja'),
+    });
+    const streamed: string[] = [];
+    const options = { maxTokens: 64, reasoningTokens: 64, onTextChunk: (t: string) => streamed.push(t) };
+    if (json) {
+      const result = await llm.generateJson(PROMPT, schema, options);
+      expect(result.value).toEqual({ answer: 'Penelope' });
+      expect(streamed.join('')).toBe('{"answer":"Penelope"}');
+      expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+    } else {
+      const result = await llm.generateText(PROMPT, options);
+      expect(result.text).toBe('Penelope.');
+      expect(streamed.join('')).toBe('Penelope.');
+      expect(result.usage.reasoningTokens).toBe(llm.countTokens(THOUGHT));
+    }
   });
 });

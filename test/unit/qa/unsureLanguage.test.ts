@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer, StrategyName } from '../../../src-main/engine/api/contract.js';
 import type { KnowledgeBase } from '../../../src-main/engine/kb/index.js';
-import { ask, resolveQaSettings } from '../../../src-main/engine/qa/index.js';
+import { ask, resolveQaSettings, rewriteFollowUp, type QaContext } from '../../../src-main/engine/qa/index.js';
 import { readLanguage } from '../../../src-main/engine/qa/language.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
-import { buildItacaKb, itacaRules, QUESTION } from './support/itacaCorpus.js';
+import { buildItacaKb, ITACA_ROWS, itacaRules, QUESTION } from './support/itacaCorpus.js';
 import { prompts } from './support/odysseyKb.js';
 
 /**
@@ -41,7 +41,12 @@ const NOT_FOUND: Record<string, string> = {
 /** The words a model reads a question's language by (names aside). */
 const OWN_WORDS: Record<string, RegExp> = {
   English: /\b(?:who|what|where|painted|the|of)\b/i,
-  Italian: /\b(?:chi|dove|di|del|la tessitura)\b/i,
+  Italian: /\b(?:chi|dove|di|del|la tessitura|quando)\b/i,
+};
+/** The language a model told "whichever of X and Y the <what> is written in" writes in: the one `text`'s own words are in. */
+const chosen = (told: string, text: string): string => {
+  const choice = /^whichever of (\w+) and (\w+)/.exec(told);
+  return choice ? ([choice[1], choice[2]].find((l) => OWN_WORDS[l!]?.test(text)) ?? choice[1]!) : told;
 };
 /**
  * A model's final answer: in the language it is told, whatever the question's (as real models
@@ -50,13 +55,7 @@ const OWN_WORDS: Record<string, RegExp> = {
  */
 const writes = (prompt: string): ScriptRule => ({
   prompt,
-  reply: (v) => {
-    const choice = /^whichever of (\w+) and (\w+)/.exec(v.language!);
-    const language = choice
-      ? ([choice[1], choice[2]].find((l) => OWN_WORDS[l!]?.test(v.question!)) ?? choice[1]!)
-      : v.language!;
-    return { answer: NOT_FOUND[language] ?? NOT_FOUND.English!, short: '' };
-  },
+  reply: (v) => ({ answer: NOT_FOUND[chosen(v.language!, v.question!)] ?? NOT_FOUND.English!, short: '' }),
 });
 const otherSteps: ScriptRule[] = [
   writes('qa/answer'),
@@ -174,5 +173,92 @@ describe('the answer settles a language the detector and the tie-break disagree 
       if (!answer.text.startsWith('(')) expect(readLanguage(answer.text, ['it', 'en']), `seed ${seed}`).not.toBe('en');
     }
     expect(takenAsEnglish, 'seeds whose tie-break took the question for English').toBeGreaterThan(0);
+  });
+});
+
+describe('a follow-up the detector cannot place, in a thread the tie-break took for English', () => {
+  const context = (llm: ScriptedLlm): QaContext => ({ kb, llm, embedder, prompts, settings: resolveQaSettings() });
+  /** "And when?": it 0.41, pt 0.32 in this KB, so not confident; the thread's language breaks the tie. */
+  const FOLLOW_UP = 'e quando?';
+  const STANDALONE: Record<string, string> = {
+    English: 'When did Penelope unpick the burial shroud?',
+    Italian: 'Quando disfaceva Penelope la tela funebre?',
+  };
+  /** A rewrite in the language the prompt names, as a model follows an explicit language. */
+  const rewrites: ScriptRule = {
+    prompt: 'qa/rewrite',
+    reply: (v) => ({ standalone: STANDALONE[chosen(v.language!, v.followUp!)] ?? STANDALONE.English! }),
+  };
+  /** The first turn: the Italian question, taken as English by the model's tie-break, answered with a bare name that settles nothing. */
+  async function takenAsEnglish() {
+    const bare: ScriptRule = { prompt: 'qa/answer', reply: () => ({ answer: 'Penelope [1].', short: 'Penelope' }) };
+    const { answer } = await run(QUESTION.it, 'dr', [picks('en'), bare]);
+    expect(answer.questionLanguage).toBe('en');
+    return [{ question: answer.question, answer: answer.shortAnswer!, language: answer.questionLanguage }];
+  }
+
+  it('is rewritten in Italian, and its language is Italian', async () => {
+    const earlier = await takenAsEnglish();
+    const llm = new ScriptedLlm([rewrites, ...otherSteps, ...itacaRules()]);
+    const rewrite = await rewriteFollowUp(context(llm), earlier, FOLLOW_UP);
+    expect(llm.callsOf('qa/rewrite')[0]!.prompt.variables.language).toBe(
+      'whichever of Italian and English the follow-up is written in',
+    );
+    expect(rewrite).toMatchObject({ how: 'model', standalone: STANDALONE.Italian, language: 'it' });
+    expect(rewrite.step.detail).toMatchObject({ unsure: ['it', 'en'], settled: 'it' });
+  });
+
+  it('is answered by DaPT on both paths, in Italian, as the job answers a follow-up', async () => {
+    const earlier = await takenAsEnglish();
+    const llm = new ScriptedLlm([rewrites, ...otherSteps, ...itacaRules()]);
+    const ctx = context(llm);
+    const rewrite = await rewriteFollowUp(ctx, earlier, FOLLOW_UP);
+    // As handlers/qa.ts asks it: the standalone question, in the follow-up's language.
+    const answer = await ask(ctx, rewrite.standalone, { strategy: 'dapt', answerLanguage: rewrite.language, rewrite });
+    const corpora = answer.trace
+      .filter((s) => s.step.startsWith('solve'))
+      .flatMap((s) => (s.detail as { attempts: { corpus: string }[] }).attempts.map((a) => a.corpus));
+    expect(new Set(corpora)).toEqual(new Set(['original', 'english']));
+    expect(answer.answerLanguage).toBe('it');
+    expect(answer.text).toBe(NOT_FOUND.Italian);
+  });
+
+  it("a rewrite that does not tell which leaves the thread's language standing, and says so", async () => {
+    const earlier = await takenAsEnglish();
+    const named: ScriptRule = { prompt: 'qa/rewrite', reply: () => ({ standalone: 'Penelope?' }) };
+    const llm = new ScriptedLlm([named, ...otherSteps, ...itacaRules()]);
+    const rewrite = await rewriteFollowUp(context(llm), earlier, FOLLOW_UP);
+    expect(rewrite).toMatchObject({ how: 'model', language: 'en' });
+    expect(rewrite.step.detail).toMatchObject({ unsure: ['it', 'en'], settled: 'en' });
+  });
+});
+
+describe('DaPT plans by the languages the question may be in, not by the tie-break', () => {
+  const GIOCONDA_IT = 'Chi ha dipinto La Gioconda?';
+  /** Sub-questions in the language the prompt names (the whole question as one). */
+  const decomposes: ScriptRule = {
+    prompt: 'qa/dapt-decompose',
+    when: (v) => v.question!.includes(GIOCONDA),
+    reply: (v) => ({
+      subQuestions: [{ id: '1', question: v.language === 'Italian' ? GIOCONDA_IT : GIOCONDA, dependsOn: [] }],
+    }),
+  };
+  const translates: ScriptRule = { prompt: 'qa/translate', reply: (v) => ({ english: v.question }) };
+
+  it('"Who painted La Gioconda?" taken as Italian plans its English graph too, reads the English corpus, and is answered in English', async () => {
+    const { answer, llm } = await run(GIOCONDA, 'dapt', [picks('it'), translates, decomposes]);
+    const plan = answer.trace.find((s) => s.step === 'plan')!.detail as Record<string, unknown>;
+    // Its translation is itself: an English question's, not a failed one.
+    expect(plan.untranslated).toBeUndefined();
+    expect(plan.english).toEqual([{ id: '1', question: GIOCONDA, dependsOn: [] }]);
+    expect(plan.source).toEqual([{ id: '1', question: GIOCONDA_IT, dependsOn: [] }]);
+    expect(plan.unsureLanguage).toMatch(/English or Italian/);
+    // The final retrieval reads the English corpus: the Italian chunks' English text, not the text as written.
+    const shown = llm.callsOf('qa/dapt-final')[0]!.prompt.variables.evidence!;
+    const italian = ITACA_ROWS.filter((r) => r.language === 'it');
+    expect(italian.some((r) => shown.includes(r.english!))).toBe(true);
+    expect(italian.filter((r) => shown.includes(r.text))).toEqual([]);
+    expect(answer.questionLanguage).toBe('en');
+    expect(answer.text).toBe(NOT_FOUND.English);
   });
 });

@@ -26,7 +26,7 @@ import {
 import { EndpointStall, endpointError } from './endpointErrors.js';
 import { fitMaxTokens, minimumRoom, roomStatedByRefusal } from './contextFit.js';
 import { InlineThoughtSplitter, thinkingOff, type ThinkingOff } from './replyReasoning.js';
-import { measureTokenEstimate, serverFacts, type ServerKind } from './serverFacts.js';
+import { measureTokenEstimate, serverFacts, type ServerKind, type TemplateReading } from './serverFacts.js';
 import type { TokenEstimate } from './TokenEstimate.js';
 
 export interface OpenAiLlmOptions {
@@ -94,7 +94,7 @@ export class OpenAiLlm implements Llm {
    * `max_tokens`, since the server counts the thought against it.
    */
   #reasons: boolean;
-  /** What a step without reasoning sends, for this server and (llama-server) the template it reports. */
+  /** What a step without reasoning sends, for this server and the template it shows (llama-server `/props`, vLLM `/tokenize`). */
   readonly #off: ThinkingOff;
 
   private constructor(init: {
@@ -109,6 +109,7 @@ export class OpenAiLlm implements Llm {
     reasons?: boolean;
     slots?: number;
     chatTemplate?: string;
+    templateReading?: TemplateReading;
   }) {
     this.config = init.config;
     this.#client = init.client;
@@ -122,7 +123,7 @@ export class OpenAiLlm implements Llm {
     this.#firstByteMs = init.firstByteMs;
     this.serverKind = init.kind;
     this.#reasons = init.reasons === true;
-    this.#off = thinkingOff(init.kind, init.chatTemplate);
+    this.#off = thinkingOff(init.kind, init.templateReading);
   }
 
   /**
@@ -385,9 +386,10 @@ export class OpenAiLlm implements Llm {
    */
   #maxTokens(options: LlmCallOptions): number {
     const answer = options.maxTokens ?? LLM_CALL_DEFAULTS.maxTokens;
+    // `stillReasons` is known from the template (llama-server's `/props`, vLLM's rendering), before any reply shows a thought.
+    if (reasoningOff(options)) return this.#off.stillReasons ? answer + LLM_CALL_DEFAULTS.reasoningTokens : answer;
     if (!this.#reasons) return answer;
-    if (!reasoningOff(options)) return answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens);
-    return this.#off.stillReasons ? answer + LLM_CALL_DEFAULTS.reasoningTokens : answer;
+    return answer + (options.reasoningTokens ?? LLM_CALL_DEFAULTS.reasoningTokens);
   }
 
   /**

@@ -25,6 +25,12 @@ export interface ServerFacts {
   /** llama-server's chat template (`/props` `chat_template`), when it reports one. */
   chatTemplate?: string;
   /**
+   * What the chat template reads, where the server shows it: llama-server's `/props` template,
+   * vLLM's rendering of a chat by `/tokenize` (see {@link TemplateReading}). It decides which
+   * switch a step without reasoning is sent (replyReasoning.ts `thinkingOff`).
+   */
+  templateReading?: TemplateReading;
+  /**
    * Whether the served model reasons, where the server tells before any reply: llama-server's
    * `/props` template has a thought segment, Ollama's `/api/show` lists the `thinking` capability.
    * Undefined where the server does not say (vLLM: its reasoning parser is a launch flag no route
@@ -72,10 +78,12 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
     );
   }
   if (typeof entry.max_model_len === 'number' || entry.owned_by === 'vllm') {
+    const reading = await vllmTemplateReading(client, config, entry.id, signal);
     return {
       servedModel: entry.id,
       contextTokens: typeof entry.max_model_len === 'number' ? entry.max_model_len : undefined,
       kind: 'vllm',
+      ...(reading ? { templateReading: reading } : {}),
     };
   }
   const props = await llamaServerProps(client, config, signal);
@@ -85,7 +93,11 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
       contextTokens: props.contextTokens,
       kind: 'llama-server',
       ...(props.chatTemplate
-        ? { chatTemplate: props.chatTemplate, reasons: templateHasThought(props.chatTemplate) }
+        ? {
+            chatTemplate: props.chatTemplate,
+            templateReading: readTemplate(props.chatTemplate),
+            reasons: templateHasThought(props.chatTemplate),
+          }
         : {}),
       ...(props.slots !== undefined ? { slots: props.slots } : {}),
     };
@@ -101,6 +113,78 @@ export async function serverFacts(client: OpenAI, config: EndpointConfig, signal
       ...(ollama.capabilities ? { reasons: ollama.capabilities.includes('thinking') } : {}),
     };
   return { servedModel: entry.id, contextTokens: undefined, kind: 'other' };
+}
+
+/**
+ * What a chat template does with the thought: whether the model reasons under it, and the switch
+ * it reads (Qwen3 `enable_thinking`, gpt-oss `reasoning_effort`; QwQ none, it always reasons).
+ */
+export interface TemplateReading {
+  hasThought: boolean;
+  reads: 'enable_thinking' | 'reasoning_effort' | null;
+}
+
+/** What a template's source reads (llama-server reports the source in `/props`). */
+export function readTemplate(template: string): TemplateReading {
+  return {
+    hasThought: templateHasThought(template),
+    reads: template.includes('enable_thinking')
+      ? 'enable_thinking'
+      : template.includes('reasoning_effort')
+        ? 'reasoning_effort'
+        : null,
+  };
+}
+
+/**
+ * What vLLM's chat template reads, from how it renders one user message: vLLM reports no template,
+ * but its `POST /tokenize` renders a chat as `/v1/chat/completions` does, `chat_template_kwargs`
+ * included, and can return the token strings (serve/tokenize/protocol.py, TokenizeChatRequest:
+ * `messages`, `add_generation_prompt`, `return_token_strs`, `chat_template_kwargs`). A kwarg the
+ * template reads changes the rendering (Qwen3's `enable_thinking: false` adds the empty thought,
+ * gpt-oss's `reasoning_effort: "low"` its "Reasoning: low"); a rendering that ends in `<think>`
+ * opens the thought in the prompt (QwQ). Undefined when the route does not render chats (an older
+ * vLLM): the switch then stays Qwen3's.
+ */
+async function vllmTemplateReading(
+  client: OpenAI,
+  config: EndpointConfig,
+  model: string,
+  signal?: AbortSignal,
+): Promise<TemplateReading | undefined> {
+  const render = async (kwargs?: Record<string, unknown>): Promise<{ ids: string; strs: string[] } | undefined> => {
+    const reply = await client.post<{ tokens?: unknown; token_strs?: unknown }>(
+      `${serverRoot(config.baseUrl)}/tokenize`,
+      {
+        body: {
+          model,
+          messages: [{ role: 'user', content: 'Hi' }],
+          add_generation_prompt: true,
+          return_token_strs: true,
+          ...(kwargs ? { chat_template_kwargs: kwargs } : {}),
+        },
+        ...(signal ? { signal } : {}),
+      },
+    );
+    if (!Array.isArray(reply.tokens) || !Array.isArray(reply.token_strs)) return undefined;
+    return { ids: JSON.stringify(reply.tokens), strs: reply.token_strs.map(String) };
+  };
+  try {
+    const [plain, noThinking, lowEffort] = await Promise.all([
+      render(),
+      render({ enable_thinking: false }),
+      render({ reasoning_effort: 'low' }),
+    ]);
+    if (!plain || !noThinking || !lowEffort) return undefined;
+    // Byte-level BPE token strings spell white space as Ġ (space) and Ċ (newline).
+    const last = plain.strs.filter((t) => t.replace(/[ĠĊ\s]/gu, '') !== '').at(-1);
+    const reads =
+      noThinking.ids !== plain.ids ? 'enable_thinking' : lowEffort.ids !== plain.ids ? 'reasoning_effort' : null;
+    return { hasThought: reads !== null || last === '<think>', reads };
+  } catch (error) {
+    refuseAuthFailure(error, config, 'rendering a chat by /tokenize', signal);
+    return undefined;
+  }
 }
 
 /** llama-server's per-slot context and chat template from `/props`; null when the server has no such route. */

@@ -97,8 +97,8 @@ async function plan(
     if (untranslated)
       s.detail.untranslated =
         'the translation failed or kept the question as asked: no English graph is planned, the source-language graph answers alone';
-    if (language !== null && isEnglish(run.questionLanguage))
-      s.detail.unsureLanguage = `taken as English, but it may be ${languageName(language)}: both paths are planned`;
+    if (language !== null && run.questionLanguages.some(isEnglish))
+      s.detail.unsureLanguage = `it may be English or ${languageName(language)}: both paths are planned`;
     const missing = language !== null ? run.retriever.missingOriginalVectors() : 0;
     if (missing > 0) {
       s.detail.originalCorpus =
@@ -321,24 +321,28 @@ export function combine(
 }
 
 /**
- * The source path's language, null for an English question with one path: the question's, or for
- * one taken as English, a KB language the detector could not rule out (`QaRun.questionLanguages`).
- * The paper knows the source language; a detector's or a small model's one guess would otherwise
- * decide alone which corpus a short question reads.
+ * The source path's language, null for an English question with one path: the first non-English
+ * language the question may be in (`QaRun.questionLanguages`, the detector's likeliest first, the
+ * tie-break's pick among them), not the pick itself. The paper knows the source language; a
+ * detector's or a small model's one guess would otherwise decide alone which corpus a short
+ * question reads (the pick is one enum value under a grammar: "Who painted La Gioconda?" taken as
+ * Italian, an Italian question as English). The final answer settles the language between the
+ * detector and the pick (`finalAnswer`); the plan covers both.
  */
 function sourceLanguage(run: QaRun): string | null {
-  if (!isEnglish(run.questionLanguage)) return run.questionLanguage;
   return run.questionLanguages.find((l) => !isEnglish(l)) ?? null;
 }
 
 /**
- * Whether the question as written reads as English: taken as English and the detector's likeliest
- * too. A tie-break that took an Italian question for English (a small model under the grammar's
+ * Whether the question as written reads as English: the first of `QaRun.questionLanguages` (the
+ * detector's likeliest, or the language the final answer settled on) is, whatever the tie-break
+ * picked. A tie-break that took an Italian question for English (a small model under the grammar's
  * enum) leaves it read as Italian: its unchanged "translation" is then a failed one, and its final
- * retrieval reads the chunks as written.
+ * retrieval reads the chunks as written; one that took an English question for Italian leaves it
+ * read as English, its translation itself.
  */
 function readsAsEnglish(run: QaRun): boolean {
-  return isEnglish(run.questionLanguage) && isEnglish(run.questionLanguages[0] ?? 'en');
+  return isEnglish(run.questionLanguages[0] ?? run.questionLanguage);
 }
 
 /** The two corpora of seed 002 (see kb/chunkCorpora.ts). */
