@@ -1,11 +1,3 @@
-import {
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  createServer,
-  request as httpRequest,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,54 +11,9 @@ import { call, repoRoot, runJobToEnd, tempEngine } from '../support/tempEngine.j
 import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
 import { virtuosoStoreSetArgs } from '../support/virtuosoCli.js';
 import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
+import { StoreProxy } from '../support/storeProxy.js';
 
 const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl');
-
-/**
- * Forwards to Virtuoso, or, once `failing`, drops every request as a store that went away would:
- * the test decides at which step of a sync the store disappears, without racing a process kill.
- */
-class CuttableProxy {
-  failing = false;
-  requests = 0;
-  readonly #server: Server;
-
-  private constructor(server: Server) {
-    this.#server = server;
-  }
-
-  static async start(target: number): Promise<CuttableProxy> {
-    let proxy: CuttableProxy | null = null;
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      proxy!.requests++;
-      if (proxy!.failing) {
-        req.socket.destroy();
-        return;
-      }
-      const upstream = httpRequest(
-        { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      upstream.on('error', () => req.socket.destroy());
-      req.pipe(upstream);
-    });
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    proxy = new CuttableProxy(server);
-    return proxy;
-  }
-
-  get port(): number {
-    return (this.#server.address() as AddressInfo).port;
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections();
-    return new Promise((ok) => this.#server.close(() => ok()));
-  }
-}
 
 /** Every statement of a result of `SELECT ?s ?p ?o`, as comparable text. */
 function statements(result: SparqlResult): string[] {
@@ -82,13 +29,13 @@ const COUNTS = [
 
 describe('an external SPARQL store: Virtuoso Open Source', () => {
   let virtuoso: VirtuosoInstance;
-  let proxy: CuttableProxy;
+  let proxy: StoreProxy;
   let engine: Engine;
   let dispose: () => Promise<void>;
 
   beforeAll(async () => {
     virtuoso = await startVirtuoso();
-    proxy = await CuttableProxy.start(virtuoso.httpPort);
+    proxy = await StoreProxy.start(virtuoso.httpPort);
     ({ engine, dispose } = await tempEngine({ llm: new ScriptedLlm(corpusRules()), embedder: new CorpusEmbedder() }));
   });
   afterAll(async () => {

@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { SparqlResult, StoreStatus } from '../../src-main/engine/api/contract.js';
-import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
-import { StoreProxy } from '../support/storeProxy.js';
 import { repoRoot } from '../support/tempEngine.js';
-import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
-import { virtuosoStoreSetArgs } from '../support/virtuosoCli.js';
+import { virtuosoCliSuite } from '../support/virtuosoCli.js';
 
 const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl');
 
@@ -16,34 +11,12 @@ const MSE_KG = resolve(repoRoot, '..', 'shared', 'data', 'mse-kg', 'Output.ttl')
  * (ResultSetMaxRows 10000), driven the way a user drives Polyhop, from the CLI (issue 24, points 10–14).
  */
 describe("an external store on Debian's default Virtuoso limits, from the CLI", () => {
-  let virtuoso: VirtuosoInstance;
-  let proxy: StoreProxy;
-  let dir: string;
-  const polyhop = (...args: string[]): Promise<CliRun> => polyhopInProcess(dir, args);
-  const json = async <T>(...args: string[]): Promise<T> => {
-    const run = await polyhop('--json', ...args);
-    expect(run, run.err).toMatchObject({ code: 0 });
-    return JSON.parse(run.out) as T;
-  };
-  const storeSet = (kb: string, base: string, ...more: string[]): Promise<CliRun> =>
-    polyhop(...virtuosoStoreSetArgs(kb, base, ...more));
-
-  beforeAll(async () => {
-    virtuoso = await startVirtuoso();
-    proxy = await StoreProxy.start(virtuoso.httpPort);
-    dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-defaults-'));
-    process.env.POLYHOP_STORE_PASSWORD = virtuoso.password;
-  });
-  afterAll(async () => {
-    delete process.env.POLYHOP_STORE_PASSWORD;
-    await proxy?.close();
-    await virtuoso?.dispose();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const store = virtuosoCliSuite('polyhop-cli-defaults-');
+  const { polyhop, json, storeSet } = store;
 
   it('point 10: `import` finishes the automatic sync before it exits, with progress', async () => {
     expect(await polyhop('kb', 'create', 'mse')).toMatchObject({ code: 0 });
-    expect(await storeSet('mse', `http://127.0.0.1:${virtuoso.httpPort}`)).toMatchObject({ code: 0, err: '' });
+    expect(await storeSet('mse', `http://127.0.0.1:${store.virtuoso.httpPort}`)).toMatchObject({ code: 0, err: '' });
     const imported = await polyhop('import', MSE_KG, '--kb', 'mse');
     expect(imported, imported.err).toMatchObject({ code: 0 });
     const status = await json<StoreStatus>('store', 'show', '--kb', 'mse', '--probe');
@@ -82,7 +55,7 @@ describe("an external store on Debian's default Virtuoso limits, from the CLI", 
   );
 
   it('point 14: a function call that Virtuoso runs as a SQL procedure is refused, even on the authenticated endpoint', async () => {
-    const base = `http://127.0.0.1:${virtuoso.httpPort}`;
+    const base = `http://127.0.0.1:${store.virtuoso.httpPort}`;
     // Queries through /sparql-auth: signed in as dba, where a function IRI names a procedure that may write.
     expect(await storeSet('mse', base, '--query-url', `${base}/sparql-auth`)).toMatchObject({ code: 0 });
     const graph = (await json<StoreStatus>('store', 'show', '--kb', 'mse')).config!.graphIri;
@@ -105,15 +78,17 @@ describe("an external store on Debian's default Virtuoso limits, from the CLI", 
 
   it('point 10: Ctrl-C during that sync leaves it journalled and says so; `store sync` then completes', async () => {
     expect(await polyhop('kb', 'create', 'cut')).toMatchObject({ code: 0 });
-    expect(await storeSet('cut', proxy.base, '--graph', 'http://example.org/polyhop/cut')).toMatchObject({ code: 0 });
+    expect(await storeSet('cut', store.proxy.base, '--graph', 'http://example.org/polyhop/cut')).toMatchObject({
+      code: 0,
+    });
     // Ctrl-C as the publish's first Graph Store write reaches the store.
-    proxy.onRequest = (req) => {
+    store.proxy.onRequest = (req) => {
       if (req.method !== 'PUT') return;
-      proxy.onRequest = null;
+      store.proxy.onRequest = null;
       process.emit('SIGINT');
     };
     const imported = await polyhop('import', MSE_KG, '--kb', 'cut');
-    proxy.onRequest = null;
+    store.proxy.onRequest = null;
     expect(imported, imported.err).toMatchObject({ code: 0 });
     expect(imported.err).toMatch(
       /Store sync cancelled: the changes not yet sent stay journalled; `polyhop store sync --kb "cut"` sends them/,

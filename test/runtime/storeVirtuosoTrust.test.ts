@@ -1,32 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SparqlResult, StoreStatus } from '../../src-main/engine/api/contract.js';
-import { polyhopInProcess, type CliRun } from '../support/cliInProcess.js';
 import { smallGraphTurtle } from '../support/smallGraph.js';
-import { StoreProxy } from '../support/storeProxy.js';
-import { type VirtuosoInstance, startVirtuoso } from '../support/virtuoso.js';
-import { virtuosoStoreSetArgs } from '../support/virtuosoCli.js';
+import { virtuosoCliSuite } from '../support/virtuosoCli.js';
 
 /**
  * Whether an answer from the store can be trusted, and whose graph it is (issue 24, points 12 and
  * 13), against Virtuoso on Debian's default limits, driven from the CLI.
  */
 describe('an external store says how far its copy can be trusted, and whose graph it is', () => {
-  let virtuoso: VirtuosoInstance;
-  let proxy: StoreProxy;
-  let dir: string;
+  const store = virtuosoCliSuite('polyhop-store-trust-');
+  const { polyhop, json, storeSet } = store;
   let small: string;
   let note: string;
-  const polyhop = (...args: string[]): Promise<CliRun> => polyhopInProcess(dir, args);
-  const json = async <T>(...args: string[]): Promise<T> => {
-    const run = await polyhop('--json', ...args);
-    expect(run, run.err).toMatchObject({ code: 0 });
-    return JSON.parse(run.out) as T;
-  };
-  const storeSet = (kb: string, base: string, ...more: string[]): Promise<CliRun> =>
-    polyhop(...virtuosoStoreSetArgs(kb, base, ...more));
   const COUNT = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }';
   const inView = async (kb: string): Promise<number> =>
     Number((await json<SparqlResult>('sparql', COUNT, '--kb', kb)).rows[0]?.n);
@@ -34,33 +21,23 @@ describe('an external store says how far its copy can be trusted, and whose grap
     (await json<StoreStatus>('store', 'show', '--kb', kb, '--probe')).storeQuads!;
 
   beforeAll(async () => {
-    virtuoso = await startVirtuoso();
-    proxy = await StoreProxy.start(virtuoso.httpPort);
-    dir = mkdtempSync(join(tmpdir(), 'polyhop-store-trust-'));
-    small = join(dir, 'small.ttl');
+    small = join(store.dir, 'small.ttl');
     writeFileSync(small, smallGraphTurtle().turtle);
-    note = join(dir, 'note.txt');
+    note = join(store.dir, 'note.txt');
     writeFileSync(note, 'Hannover is a city in Lower Saxony. The Leibniz University is there.\n');
-    process.env.POLYHOP_STORE_PASSWORD = virtuoso.password;
-  });
-  afterAll(async () => {
-    delete process.env.POLYHOP_STORE_PASSWORD;
-    await proxy?.close();
-    await virtuoso?.dispose();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('point 12: an answer from a partial or stale copy carries a warning (Api field, stderr), and the query still succeeds', async () => {
     expect(await polyhop('kb', 'create', 'cut')).toMatchObject({ code: 0 });
-    expect(await storeSet('cut', proxy.base)).toMatchObject({ code: 0 });
+    expect(await storeSet('cut', store.proxy.base)).toMatchObject({ code: 0 });
     // Ctrl-C as the publish's first Graph Store write reaches the store: a partial copy.
-    proxy.onRequest = (req) => {
+    store.proxy.onRequest = (req) => {
       if (req.method !== 'PUT') return;
-      proxy.onRequest = null;
+      store.proxy.onRequest = null;
       process.emit('SIGINT');
     };
     const imported = await polyhop('import', small, '--kb', 'cut');
-    proxy.onRequest = null;
+    store.proxy.onRequest = null;
     expect(imported, imported.err).toMatchObject({ code: 0 });
 
     const partial = await polyhop('--json', 'sparql', COUNT, '--kb', 'cut', '--store');
@@ -81,7 +58,7 @@ describe('an external store says how far its copy can be trusted, and whose grap
     );
 
     // The KB changes without the store hearing of it: a document added, not sent.
-    expect(await storeSet('cut', proxy.base, '--no-auto-sync')).toMatchObject({ code: 0 });
+    expect(await storeSet('cut', store.proxy.base, '--no-auto-sync')).toMatchObject({ code: 0 });
     const added = await polyhop('add', note, '--kb', 'cut');
     expect(added, added.err).toMatchObject({ code: 0 });
     const stale = await polyhop('--json', 'sparql', COUNT, '--kb', 'cut', '--store');
@@ -98,14 +75,14 @@ describe('an external store says how far its copy can be trusted, and whose grap
 
   it("point 13: a KB restored under a new name cannot overwrite the original's graph unless told to take it over", async () => {
     expect(await polyhop('kb', 'create', 'original')).toMatchObject({ code: 0 });
-    const base = `http://127.0.0.1:${virtuoso.httpPort}`;
+    const base = `http://127.0.0.1:${store.virtuoso.httpPort}`;
     expect(await storeSet('original', base)).toMatchObject({ code: 0 });
     expect(await polyhop('import', small, '--kb', 'original')).toMatchObject({ code: 0 });
     const originals = await stored('original');
     expect(originals).toBe(await inView('original'));
 
     // The copy keeps the original's base IRI, so its default graph is the same one.
-    const file = join(dir, 'original.polyhop');
+    const file = join(store.dir, 'original.polyhop');
     expect(await polyhop('kb', 'backup', 'original', file)).toMatchObject({ code: 0 });
     expect(await polyhop('kb', 'restore', file, 'copy')).toMatchObject({ code: 0 });
     expect(await polyhop('add', note, '--kb', 'copy')).toMatchObject({ code: 0 });
@@ -134,7 +111,7 @@ describe('an external store says how far its copy can be trusted, and whose grap
     const right = process.env.POLYHOP_STORE_PASSWORD;
     process.env.POLYHOP_STORE_PASSWORD = 'not-the-password';
     try {
-      expect(await storeSet('cut', proxy.base)).toMatchObject({ code: 0 });
+      expect(await storeSet('cut', store.proxy.base)).toMatchObject({ code: 0 });
       const wrong = await json<StoreStatus>('store', 'show', '--kb', 'cut', '--probe');
       expect(wrong.storeQuads).toBeGreaterThan(0);
       expect(wrong.updateProbe).toMatchObject({
@@ -145,7 +122,7 @@ describe('an external store says how far its copy can be trusted, and whose grap
     } finally {
       process.env.POLYHOP_STORE_PASSWORD = right;
     }
-    expect(await storeSet('cut', proxy.base)).toMatchObject({ code: 0 });
+    expect(await storeSet('cut', store.proxy.base)).toMatchObject({ code: 0 });
     const ok = await json<StoreStatus>('store', 'show', '--kb', 'cut', '--probe');
     expect(ok.updateProbe).toEqual({ ok: true });
     expect(ok.graphOwner).toMatchObject({ name: 'cut', thisKb: true });
@@ -155,12 +132,12 @@ describe('an external store says how far its copy can be trusted, and whose grap
   });
 
   it('a CONSTRUCT that Virtuoso cuts at its ResultSetMaxRows (10,000) is flagged truncated', async () => {
-    const file = join(dir, 'big.ttl');
+    const file = join(store.dir, 'big.ttl');
     const lines = ['@prefix ex: <https://example.org/big/> .'];
     for (let i = 0; i < 4000; i++) lines.push(`ex:e${i} ex:n ${i} ; ex:next ex:e${i + 1} ; ex:tag "t${i % 7}" .`);
     writeFileSync(file, `${lines.join('\n')}\n`);
     expect(await polyhop('kb', 'create', 'big')).toMatchObject({ code: 0 });
-    expect(await storeSet('big', `http://127.0.0.1:${virtuoso.httpPort}`)).toMatchObject({ code: 0 });
+    expect(await storeSet('big', `http://127.0.0.1:${store.virtuoso.httpPort}`)).toMatchObject({ code: 0 });
     expect(await polyhop('import', file, '--kb', 'big')).toMatchObject({ code: 0 });
     expect(await stored('big')).toBeGreaterThan(12_000);
     const all = 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }';

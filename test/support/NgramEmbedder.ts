@@ -39,3 +39,28 @@ export class NgramEmbedder implements Embedder {
     return v;
   }
 }
+
+/**
+ * `inner`'s vectors, except that a text `anchorOf` maps to another embeds next to that one (its
+ * vector plus 0.15 of the text's own, normalised), as a semantic embedder puts an
+ * alias next to its name; a text it maps to null keeps its own vector.
+ */
+export async function embedNearAnchors(
+  inner: Embedder,
+  texts: readonly string[],
+  options: EmbedOptions,
+  anchorOf: (text: string) => string | null,
+): Promise<Float32Array[]> {
+  const anchored = texts.map(anchorOf);
+  const own = await inner.embed(texts, options);
+  const anchors = await inner.embed(
+    texts.map((t, i) => anchored[i] ?? t),
+    options,
+  );
+  return own.map((v, i) => {
+    if (anchored[i] === null) return v;
+    const mixed = anchors[i]!.map((x, j) => x + 0.15 * v[j]!);
+    const norm = Math.hypot(...mixed);
+    return mixed.map((x) => x / norm);
+  });
+}

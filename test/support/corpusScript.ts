@@ -5,7 +5,7 @@ import { sha256Hex } from '../../src-main/engine/base/hash.js';
 import type { EmbedOptions, Embedder } from '../../src-main/engine/models/Embedder.js';
 import type { DocumentRecord, KnowledgeBase } from '../../src-main/engine/kb/index.js';
 import type { ScriptRule } from './ScriptedLlm.js';
-import { NgramEmbedder } from './NgramEmbedder.js';
+import { NgramEmbedder, embedNearAnchors } from './NgramEmbedder.js';
 import { askedPairs } from './disambiguatePrompt.js';
 import { batchedPassages } from './summariseBatchPrompt.js';
 
@@ -294,6 +294,18 @@ export function plainDescription(source: string, relation: string, target: strin
   return `${source} ${relation.toLowerCase().replace(/_/g, ' ')} ${target}.`;
 }
 
+/** A Reduce rule: each entity's summary is {@link scriptedSummary}; a part of a hub entity's facts, its lines joined. */
+export const SCRIPTED_REDUCE_RULE: ScriptRule = {
+  prompt: 'mder/reduce',
+  reply: (v) => ({
+    summaries: reduceBlocks(v.entities!).map((b) => ({
+      id: b.id,
+      name: b.name,
+      summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts),
+    })),
+  }),
+};
+
 /** A Disambiguate rule for tests about other stages: every candidate pair is two entities. */
 export const NO_MERGES_RULE: ScriptRule = {
   prompt: 'mder/disambiguate',
@@ -370,16 +382,7 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
         }),
       }),
     },
-    {
-      prompt: 'mder/reduce',
-      reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({
-          id: b.id,
-          name: b.name,
-          summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts),
-        })),
-      }),
-    },
+    SCRIPTED_REDUCE_RULE,
   ];
 }
 
@@ -397,17 +400,7 @@ export class CorpusEmbedder implements Embedder {
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     this.calls++;
     const groups = [...ALIAS_GROUPS, ...NEAR_BUT_DIFFERENT];
-    const base = await this.#inner.embed(texts, options);
-    const anchors = await this.#inner.embed(
-      texts.map((t) => groups.find((g) => g.includes(t))?.[0] ?? t),
-      options,
-    );
-    return base.map((own, i) => {
-      if (anchors[i] === undefined || groups.every((g) => !g.includes(texts[i]!))) return own;
-      const v = anchors[i]!.map((x, j) => x + 0.15 * own[j]!);
-      const norm = Math.hypot(...v);
-      return v.map((x) => x / norm);
-    });
+    return embedNearAnchors(this.#inner, texts, options, (t) => groups.find((g) => g.includes(t))?.[0] ?? null);
   }
 
   async dispose(): Promise<void> {}

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Engine } from '../../src-main/engine/api/Engine.js';
-import { appPaths } from '../../src-main/engine/api/paths.js';
+import type { Engine } from '../../src-main/engine/api/Engine.js';
 import type { KnowledgeBase } from '../../src-main/engine/kb/KnowledgeBase.js';
 import { chunks } from '../unit/kb/kbFixtures.js';
 import { downgradeToV14 } from '../unit/kb/vectorCentreFixtures.js';
 import { writePdf } from './pdfWriter.js';
-import { call, repoRoot, tempEngine } from './tempEngine.js';
+import { call, engineAt, tempEngine } from './tempEngine.js';
 
 export interface OldKbEngineOptions {
   /** The KBs to make, each filled by `fill` on a first engine. */
@@ -39,10 +37,7 @@ export async function oldKbEngine({ names, fill, families = [] }: OldKbEngineOpt
   }
   await made.engine.dispose();
   for (const file of Object.values(files)) downgradeToV14(file, families);
-  const engine = await Engine.create({
-    paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
-    progressIntervalMs: 0,
-  });
+  const engine = await engineAt(dataDir, undefined, { progressIntervalMs: 0 });
   return {
     engine,
     dataDir,
@@ -59,9 +54,23 @@ export const ITHACA_PAGES = ['Page one is about Ithaca.', 'Page two is about Pen
 
 /** A `fill` for {@link oldKbEngine}: writes a two-page PDF at `path` and adds it, one chunk a page, to `kb`. */
 export function addIthacaPdf(kb: KnowledgeBase, path: string): void {
-  const bytes = writePdf({ pages: [...ITHACA_PAGES] });
-  writeFileSync(path, bytes);
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const doc = kb.documents.addDocument({ path, title: 'ithaca', hash, mime: 'application/pdf', size: bytes.length });
-  kb.documents.replaceChunks(doc.id, chunks(...ITHACA_PAGES));
+  addPdf(kb, { path, title: 'ithaca', bytes: writePdf({ pages: [...ITHACA_PAGES] }), chunks: ITHACA_PAGES });
+}
+
+/** For a `fill`: writes the PDF `bytes` at `path` and adds the document to `kb` with those chunks; returns its id. */
+export function addPdf(
+  kb: KnowledgeBase,
+  pdf: { path: string; title: string; bytes: Uint8Array; chunks: readonly string[] },
+): number {
+  writeFileSync(pdf.path, pdf.bytes);
+  const hash = createHash('sha256').update(pdf.bytes).digest('hex');
+  const doc = kb.documents.addDocument({
+    path: pdf.path,
+    title: pdf.title,
+    hash,
+    mime: 'application/pdf',
+    size: pdf.bytes.length,
+  });
+  kb.documents.replaceChunks(doc.id, chunks(...pdf.chunks));
+  return doc.id;
 }

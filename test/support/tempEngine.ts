@@ -18,11 +18,7 @@ export async function tempEngine(
   options: Omit<EngineOptions, 'paths' | 'models'> = {},
 ): Promise<{ engine: Engine; dataDir: string; dispose: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'polyhop-test-'));
-  const engine = await Engine.create({
-    paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
-    ...(models ? { models } : {}),
-    ...options,
-  });
+  const engine = await engineAt(dataDir, models, options);
   return {
     engine,
     dataDir,
@@ -31,6 +27,19 @@ export async function tempEngine(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A real engine over the data directory `dataDir` (kept), with this checkout's prompts and catalog. */
+export function engineAt(
+  dataDir: string,
+  models?: InjectedModels,
+  options: Omit<EngineOptions, 'paths' | 'models'> = {},
+): Promise<Engine> {
+  return Engine.create({
+    paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
+    ...(models ? { models } : {}),
+    ...options,
+  });
 }
 
 /** Calls the Api and unwraps the reply, failing the test with the error on `ok: false`. */

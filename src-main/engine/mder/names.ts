@@ -61,34 +61,6 @@ export function foldName(name: string): string {
     .trim();
 }
 
-/** Words that say nothing about identity when two names share them (English and the corpus languages). */
-const FUNCTION_WORDS = new Set([
-  'of',
-  'the',
-  'and',
-  'for',
-  'with',
-  'from',
-  'de',
-  'di',
-  'da',
-  'du',
-  'd',
-  'von',
-  'van',
-  'der',
-  'den',
-  'des',
-  'del',
-  'della',
-  'dei',
-  'degli',
-  'les',
-  'los',
-  'las',
-  'und',
-]);
-
 /** Words that start a complement ("of …") in names of the corpus languages. */
 const OF_WORDS = new Set([
   'of',
@@ -106,6 +78,9 @@ const OF_WORDS = new Set([
   'dei',
   'degli',
 ]);
+
+/** Words that say nothing about identity when two names share them: the complement words and these. */
+const FUNCTION_WORDS = new Set([...OF_WORDS, 'the', 'and', 'for', 'with', 'from', 'den', 'les', 'los', 'las', 'und']);
 
 /** Why two names may denote the same thing on their letters alone, or null. */
 export type LexicalEvidence = 'same letters' | 'acronym' | 'same head noun';

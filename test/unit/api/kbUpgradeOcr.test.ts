@@ -1,15 +1,12 @@
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentDetail, JobState } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { LATEST_SCHEMA_VERSION } from '../../../src-main/engine/kb/migrations/migrate.js';
-import { oldKbEngine } from '../../support/oldKbEngine.js';
+import { addPdf, oldKbEngine } from '../../support/oldKbEngine.js';
 import { scanOf, writeScanPdf } from '../../support/scanWriter.js';
 import { call } from '../../support/tempEngine.js';
-import { chunks } from '../kb/kbFixtures.js';
 
 /**
  * A KB an older Polyhop made (schema v14, before OCR records) opens at the current schema: its
@@ -32,20 +29,8 @@ describe('an old KB opens after migration 0018 (OCR records)', () => {
           ]),
           text: writeScanPdf([{ text: 'A page with a text layer only.' }]),
         };
-        for (const [name, bytes] of Object.entries(files)) {
-          const path = join(dataDir, `${name}.pdf`);
-          writeFileSync(path, bytes);
-          const hash = createHash('sha256').update(bytes).digest('hex');
-          const doc = kb.documents.addDocument({
-            path,
-            title: name,
-            hash,
-            mime: 'application/pdf',
-            size: bytes.length,
-          });
-          kb.documents.replaceChunks(doc.id, chunks(`${name} text`));
-          ids[name] = doc.id;
-        }
+        for (const [name, bytes] of Object.entries(files))
+          ids[name] = addPdf(kb, { path: join(dataDir, `${name}.pdf`), title: name, bytes, chunks: [`${name} text`] });
       },
     });
     ({ engine } = made);

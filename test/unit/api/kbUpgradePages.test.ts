@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobState } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { writePdf } from '../../support/pdfWriter.js';
-import { oldKbEngine } from '../../support/oldKbEngine.js';
+import { addPdf, oldKbEngine } from '../../support/oldKbEngine.js';
 import { call } from '../../support/tempEngine.js';
 import { chunks } from '../kb/kbFixtures.js';
 
@@ -28,18 +27,12 @@ describe('kb upgrade job: pages of documents indexed before v16', () => {
       fill: (kb, dataDir) => {
         for (const name of ['first', 'second', 'gone']) {
           const path = join(dataDir, `${name}.pdf`);
-          const bytes = writePdf({ pages: pdfPages(name) });
-          writeFileSync(path, bytes);
-          const hash = createHash('sha256').update(bytes).digest('hex');
-          const doc = kb.documents.addDocument({
+          ids[name] = addPdf(kb, {
             path,
             title: name,
-            hash,
-            mime: 'application/pdf',
-            size: bytes.length,
+            bytes: writePdf({ pages: pdfPages(name) }),
+            chunks: pdfPages(name),
           });
-          kb.documents.replaceChunks(doc.id, chunks(...pdfPages(name)));
-          ids[name] = doc.id;
         }
         const text = kb.documents.addDocument({ path: '/t.txt', title: 't', hash: 'h', mime: 'text/plain', size: 1 });
         kb.documents.replaceChunks(text.id, chunks('plain text'));

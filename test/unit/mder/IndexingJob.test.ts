@@ -21,6 +21,7 @@ import {
 } from '../../support/corpusScript.js';
 import { openKb, prompts, snapshot } from './support/corpusKb.js';
 import { askedPairs } from '../../support/disambiguatePrompt.js';
+import { addPassageDocument } from '../../support/passageDocument.js';
 
 let dir: string;
 beforeEach(() => {
@@ -294,17 +295,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     const born = 'Kenji Treschuk was born in Honolulu in 1982.';
     const capital = 'Honolulu is the capital of Hawaii.';
     const text = `${born} ${capital}`;
-    const doc = kb.documents.addDocument({
-      path: 'treschuk.txt',
-      title: 'Treschuk',
-      hash: 'treschuk',
-      mime: 'text/plain',
-      size: text.length,
-      language: 'en',
-    });
-    kb.documents.replaceChunks(doc.id, [
-      { ord: 0, text, language: 'en', startOffset: 0, endOffset: text.length, page: null },
-    ]);
+    addPassageDocument(kb, { path: 'treschuk.txt', title: 'Treschuk', text });
     const triple = (subject: string, relation: string, object: string, objectType: string) => ({
       subject,
       subjectType: subject === 'Honolulu' ? 'City' : 'Person',

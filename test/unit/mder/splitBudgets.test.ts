@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { sha256Hex } from '../../../src-main/engine/base/hash.js';
 import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { ScriptedLlm } from '../../support/ScriptedLlm.js';
 import { UncooperativeLlm } from '../../support/UncooperativeLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
+import { addPassageDocument } from '../../support/passageDocument.js';
 import { NO_MERGES_RULE, reduceBlocks } from '../../support/corpusScript.js';
 import { openKb, prompts } from './support/corpusKb.js';
 import { harbourRules } from './support/harbourRules.js';
@@ -40,17 +40,7 @@ const script = () =>
 async function indexDenseChunk(name: string, facts: number) {
   const kb = openKb(join(dir, `${name}.sqlite`));
   const text = Array.from({ length: facts }, (_, i) => `Odysseus landed at Harbour ${i + 1}.`).join(' ');
-  const doc = kb.documents.addDocument({
-    path: `/${name}.txt`,
-    title: `${name}.txt`,
-    hash: sha256Hex(text),
-    mime: 'text/plain',
-    size: text.length,
-    language: 'en',
-  });
-  kb.documents.replaceChunks(doc.id, [
-    { ord: 0, text, language: 'en', startOffset: 0, endOffset: text.length, page: null },
-  ]);
+  addPassageDocument(kb, { path: `/${name}.txt`, title: `${name}.txt`, text });
   const inner = script();
   const llm = new UncooperativeLlm(inner, { seed: 1, contextTokens: 4096, degrade: () => false });
   const result = await new IndexingJob(kb, llm, {

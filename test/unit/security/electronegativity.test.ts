@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './support/fullRun.js';
+import { repoRoot as REPO_ROOT } from '../../support/tempEngine.js';
 
 /**
  * Electronegativity (static analysis of Electron apps) over the main process, the preload and

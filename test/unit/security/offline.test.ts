@@ -18,7 +18,8 @@ import {
   loadCatalog,
 } from '../../../src-main/engine/models/ModelCatalog.js';
 import { ModelManager } from '../../../src-main/engine/models/ModelManager.js';
-import { corpusLlm, engineAt, fullRun, REPO_ROOT, type FullRunSummary } from './support/fullRun.js';
+import { repoRoot as REPO_ROOT } from '../../support/tempEngine.js';
+import { corpusEngineAt, corpusLlm, fullRun, type FullRunSummary } from './support/fullRun.js';
 import { installNetworkGuard, isLoopbackHost, type NetworkViolation } from './support/networkGuard.js';
 import { startModelListServer } from '../../support/modelListServer.js';
 
@@ -234,7 +235,7 @@ describe('a full run makes no network connection but loopback', () => {
   it('in process, under the Node-level guard', async () => {
     const guard = installNetworkGuard();
     const llm = corpusLlm();
-    const engine = await engineAt(join(work, 'in-process'), llm);
+    const engine = await corpusEngineAt(join(work, 'in-process'), llm);
     try {
       const summary = await fullRun(engine, llm, work);
       expectCompleteRun(summary);
@@ -261,7 +262,7 @@ describe('with an inference server configured, connections go to its host only',
     const host = machineAddress();
     const server = await startModelListServer({ host, models: ['qwen3-8b'], apiKey: 'sk-offline' });
     const llm = corpusLlm();
-    const engine = await engineAt(join(work, 'endpoint-in-process'), llm);
+    const engine = await corpusEngineAt(join(work, 'endpoint-in-process'), llm);
     const added = await engine.call('endpoints:add', {
       id: 'gpu1',
       role: 'generation',

@@ -1,6 +1,6 @@
 import type sparqljs from 'sparqljs';
 import { PolyhopError } from '../../base/errors.js';
-import { sparqlText } from '../rdf/sparqlForm.js';
+import { parseSparql, sparqlText } from '../rdf/sparqlForm.js';
 import type { SelectResult, SparqlStoreClient, StoreRequestOptions } from './SparqlStoreClient.js';
 
 /**
@@ -68,4 +68,30 @@ export async function pagedSelect(
     truncated: rows.length > maxRows,
     storeMaxRows: pageSize,
   };
+}
+
+/**
+ * Every row of `query`, for a sync step that would go wrong with some left off: paged past the
+ * store's row limit (Virtuoso: 10,000 by default), the pages given an hour in all. Still short, it
+ * fails the step with a STORE_ERROR that says how many of `what` came back.
+ */
+export async function selectAll(
+  client: SparqlStoreClient,
+  query: string,
+  options: StoreRequestOptions,
+  what: string,
+): Promise<SelectResult['rows']> {
+  const all = await pagedSelect(
+    client,
+    parseSparql(query),
+    await client.select(query, Number.MAX_SAFE_INTEGER, options),
+    Number.MAX_SAFE_INTEGER,
+    { ...options, timeoutMs: 3_600_000 },
+  );
+  if (all.truncated)
+    throw new PolyhopError(
+      'STORE_ERROR',
+      `the store answered only ${all.rows.length} of ${what} (its row limit is ${all.storeMaxRows})`,
+    );
+  return all.rows;
 }

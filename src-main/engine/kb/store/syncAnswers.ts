@@ -1,12 +1,10 @@
 import { throwIfAborted } from '../../base/abort.js';
-import { PolyhopError } from '../../base/errors.js';
 import type { AnswerGraphRecord } from '../AnswerGraphRepository.js';
 import { answerGraphQuads } from '../rdf/answerGraphQuads.js';
 import type { RdfRecordSource } from '../rdf/RdfRecordSource.js';
 import { RdfSerializer } from '../rdf/RdfSerializer.js';
-import { parseSparql } from '../rdf/sparqlForm.js';
 import { KbIris } from '../rdf/terms.js';
-import { pagedSelect } from './pagedSelect.js';
+import { selectAll } from './pagedSelect.js';
 import type { SparqlStoreClient, StoreRequestOptions } from './SparqlStoreClient.js';
 
 /**
@@ -72,22 +70,10 @@ export async function syncAnswers(
 /** The answer graphs the side graph lists for the client's KB graph, with the staleness each was sent with. */
 async function heldAnswers(client: SparqlStoreClient, options: StoreRequestOptions): Promise<Map<string, boolean>> {
   const query = `SELECT ?a ?stale WHERE { ?a <${NS}answerOf> <${client.graphIri}> ; <${NS}stale> ?stale }`;
-  const request = { ...options, defaultGraph: ANSWERS_GRAPH };
-  const all = await pagedSelect(
-    client,
-    parseSparql(query),
-    await client.select(query, Number.MAX_SAFE_INTEGER, request),
-    Number.MAX_SAFE_INTEGER,
-    { ...request, timeoutMs: 3_600_000 },
-  );
   // Short of the whole list, an answer left off would be sent again (harmless) but one the KB no
-  // longer has would stay: fail as the journal's entity lookup does.
-  if (all.truncated)
-    throw new PolyhopError(
-      'STORE_ERROR',
-      `the store listed only ${all.rows.length} of the answer graphs it holds (its row limit is ${all.storeMaxRows})`,
-    );
-  return new Map(all.rows.filter((r) => r.a).map((r) => [r.a as string, r.stale === 'true']));
+  // longer has would stay.
+  const all = await selectAll(client, query, { ...options, defaultGraph: ANSWERS_GRAPH }, 'the answer graphs it holds');
+  return new Map(all.filter((r) => r.a).map((r) => [r.a as string, r.stale === 'true']));
 }
 
 function writeAnswer(record: AnswerGraphRecord, iris: KbIris, kbGraph: string): string[] {

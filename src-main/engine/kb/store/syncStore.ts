@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../../base/abort.js';
-import { PolyhopError, isCancellation } from '../../base/errors.js';
+import { isCancellation } from '../../base/errors.js';
 import { buildQuads } from '../rdf/buildQuads.js';
 import { KbQuads } from '../rdf/KbQuads.js';
 import type { RdfRecordSource } from '../rdf/RdfRecordSource.js';
@@ -15,9 +15,8 @@ import {
 } from '../rdf/rdfUpdates.js';
 import { KbIris, type RdfQuad } from '../rdf/terms.js';
 import type { TripleRecord } from '../types.js';
-import { parseSparql } from '../rdf/sparqlForm.js';
 import { type GraphOwner, claimGraph } from './graphOwner.js';
-import { pagedSelect } from './pagedSelect.js';
+import { selectAll } from './pagedSelect.js';
 import type { SparqlStoreClient } from './SparqlStoreClient.js';
 import { syncAnswers } from './syncAnswers.js';
 import type { StoreJournal } from './StoreJournal.js';
@@ -186,22 +185,14 @@ async function syncChanges(
       ids.map((id) => iris.document(id).value),
       graph,
     );
-    // Past the store's row limit (Virtuoso: 10,000 by default) the answer comes in pages; one
-    // still short would leave entities unsent, so it fails the step instead.
-    const before = await pagedSelect(
+    // An entity left off would stay unsent.
+    const before = await selectAll(
       client,
-      parseSparql(linkedQuery),
-      await client.select(linkedQuery, Number.MAX_SAFE_INTEGER, requestOptions),
-      Number.MAX_SAFE_INTEGER,
-      { ...requestOptions, timeoutMs: 3_600_000 },
+      linkedQuery,
+      requestOptions,
+      'the entities its copy links to these documents',
     );
-    if (before.truncated) {
-      throw new PolyhopError(
-        'STORE_ERROR',
-        `the store answered only ${before.rows.length} of the entities its copy links to these documents (its row limit is ${before.storeMaxRows})`,
-      );
-    }
-    for (const row of before.rows) linked.add(Number(row.id));
+    for (const row of before) linked.add(Number(row.id));
     for (const id of ids)
       for await (const t of source.triples({ documentId: id })) linked.add(t.sourceId).add(t.targetId);
     // The entities come next from the journal, so they are noted before the documents are let go.

@@ -1,19 +1,16 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import {
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
   migrate,
   schemaVersion,
 } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase } from '../../../support/migrationDatabase.js';
 
 describe('migration 0001_initial', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
   it('is numbered in sequence with the others', () => {
     // Ascending and unique; numbers are handed out per branch, so a gap lasts until they merge.

@@ -1,13 +1,11 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase } from '../../../support/migrationDatabase.js';
 
 describe('migration 0002_imported_statements', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
   it('upgrades a version-1 database and keeps its rows', () => {
     migrate(db, ':memory:', 1);

@@ -1,14 +1,11 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase } from '../../../support/migrationDatabase.js';
 
 describe('migration 0003_passages', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
   it('upgrades a version-2 database, keeps its rows and adds the passage vector family', () => {
     migrate(db, ':memory:', 2);

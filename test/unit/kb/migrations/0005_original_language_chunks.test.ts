@@ -1,15 +1,12 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { sqlNotEnglish } from '../../../../src-main/engine/base/englishLanguage.js';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase } from '../../../support/migrationDatabase.js';
 
 describe('migration 0005_original_language_chunks', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
   const match = (table: string, q: string): number[] =>
     db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck().all(q) as number[];

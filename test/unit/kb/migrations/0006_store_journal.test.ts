@@ -1,25 +1,15 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
 import { StoreJournal } from '../../../../src-main/engine/kb/store/StoreJournal.js';
 import { bareRepositoryContext } from '../../../support/bareRepositoryContext.js';
+import { eachMemoryDatabase, insertDocument } from '../../../support/migrationDatabase.js';
 
 describe('migration 0006_store_journal', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
-  const addDocument = (path: string): number =>
-    Number(
-      db
-        .prepare(
-          `INSERT INTO documents (path, title, hash, mime, size, status, added_at) VALUES (?, ?, 'h', 'text/plain', 1, 'pending', 'now')`,
-        )
-        .run(path, path).lastInsertRowid,
-    );
+  const addDocument = (path: string): number => insertDocument(db, { path, title: path, status: 'pending' });
   const addEntity = (name: string): number =>
     Number(
       db.prepare(`INSERT INTO entities (name, name_key, type) VALUES (?, ?, 'Person')`).run(name, name.toLowerCase())

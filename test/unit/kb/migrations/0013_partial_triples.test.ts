@@ -1,14 +1,11 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase } from '../../../support/migrationDatabase.js';
 
 describe('migration 0013_partial_triples', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
   it('keeps existing partial summaries, with no triples known (they cite their entity until reduced again)', () => {
     migrate(db, ':memory:', 8);

@@ -1,23 +1,13 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase, insertDocument } from '../../../support/migrationDatabase.js';
 
 describe('migration 0014_answer_graphs', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
-  const addDocument = (path: string, title: string, hash: string): number =>
-    Number(
-      db
-        .prepare(
-          `INSERT INTO documents (path, title, hash, mime, size, status, added_at) VALUES (?, ?, ?, 'text/plain', 1, 'indexed', 'now')`,
-        )
-        .run(path, title, hash).lastInsertRowid,
-    );
+  const addDocument = (path: string, title: string, hash: string): number => insertDocument(db, { path, title, hash });
   const answerCiting = (...cited: { documentId: number; documentTitle: string }[]): string =>
     JSON.stringify({
       question: 'q',

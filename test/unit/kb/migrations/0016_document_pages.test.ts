@@ -1,23 +1,13 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase, insertDocument } from '../../../support/migrationDatabase.js';
 
 describe('migration 0016_document_pages', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
-  const insertDocument = (path: string) =>
-    Number(
-      db
-        .prepare(
-          `INSERT INTO documents (path, title, hash, mime, size, status, added_at) VALUES (?, 't', 'h', 'application/pdf', 1, 'indexed', 'now')`,
-        )
-        .run(path).lastInsertRowid,
-    );
+  const insertPdf = (path: string) => insertDocument(db, { path, mime: 'application/pdf' });
   const insertPage = (documentId: number, page: number, start: number, end: number, text: string) =>
     db
       .prepare('INSERT INTO document_pages (document_id, page, start_offset, end_offset, text) VALUES (?, ?, ?, ?, ?)')
@@ -27,7 +17,7 @@ describe('migration 0016_document_pages', () => {
 
   it('upgrades a version-14 database: its documents keep no pages (citations into them read the file again)', () => {
     migrate(db, ':memory:', 14);
-    const old = insertDocument('/data/old.pdf');
+    const old = insertPdf('/data/old.pdf');
     migrate(db, ':memory:', 16);
     expect(schemaVersion(db)).toBe(16);
     expect(pagesOf(old)).toEqual([]);
@@ -38,7 +28,7 @@ describe('migration 0016_document_pages', () => {
 
   it('a page belongs to an existing document, once per number, and goes with its document', () => {
     migrate(db, ':memory:');
-    const id = insertDocument('/data/ithaca.pdf');
+    const id = insertPdf('/data/ithaca.pdf');
     insertPage(id, 1, 0, 6, 'Ithaca');
     insertPage(id, 2, 8, 16, 'Penelope');
     expect(() => insertPage(id, 2, 8, 16, 'Penelope')).toThrow(/UNIQUE|PRIMARY KEY/);

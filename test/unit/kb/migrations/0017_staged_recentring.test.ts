@@ -1,24 +1,16 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase, insertChunkWithCode } from '../../../support/migrationDatabase.js';
 
 describe('migration 0017_staged_recentring', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
   it('keeps every family live in `code`, with its centre, nothing staged, and a free second code column', () => {
     migrate(db, ':memory:', 16);
-    db.exec(`
-      INSERT INTO documents (id, path, title, hash, mime, size, status, added_at) VALUES (1, '/a', 'a', 'h', 'text/plain', 1, 'indexed', '2026-01-01');
-      INSERT INTO chunks (id, document_id, ord, text, language, start_offset, end_offset) VALUES (1, 1, 0, 'x', 'en', 0, 1);
-      INSERT INTO vec_chunk (id, vector) VALUES (1, x'0000803f');
-      INSERT INTO vcode_chunk (id, code) VALUES (1, x'01000000');
-      UPDATE vector_state SET generation = 7, centre = x'0000003f', centred_at = 64 WHERE kind = 'chunk';
-    `);
+    insertChunkWithCode(db);
+    db.exec(`UPDATE vector_state SET generation = 7, centre = x'0000003f', centred_at = 64 WHERE kind = 'chunk'`);
     const kinds = db.prepare('SELECT kind FROM vector_state ORDER BY kind').pluck().all() as string[];
     migrate(db, ':memory:', 17);
     expect(schemaVersion(db)).toBe(17);

@@ -1,23 +1,13 @@
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, migrate, schemaVersion } from '../../../../src-main/engine/kb/migrations/migrate.js';
+import { eachMemoryDatabase, insertDocument } from '../../../support/migrationDatabase.js';
 
 describe('migration 0018_document_ocr', () => {
   let db: Database.Database;
-  beforeEach(() => {
-    db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-  });
-  afterEach(() => db.close());
+  eachMemoryDatabase((opened) => (db = opened));
 
-  const insertDocument = (path: string) =>
-    Number(
-      db
-        .prepare(
-          `INSERT INTO documents (path, title, hash, mime, size, status, added_at) VALUES (?, 't', 'h', 'application/pdf', 1, 'indexed', 'now')`,
-        )
-        .run(path).lastInsertRowid,
-    );
+  const insertPdf = (path: string) => insertDocument(db, { path, mime: 'application/pdf' });
   const insertRecord = (documentId: number, languages = 'eng') =>
     db.prepare('INSERT INTO document_ocr (document_id, languages) VALUES (?, ?)').run(documentId, languages);
   const insertPage = (documentId: number, page: number, confidence: number, reason = 'no text layer') =>
@@ -29,7 +19,7 @@ describe('migration 0018_document_ocr', () => {
 
   it('upgrades a version-17 database: its documents have no OCR record until re-indexed', () => {
     migrate(db, ':memory:', 17);
-    const old = insertDocument('/data/old.pdf');
+    const old = insertPdf('/data/old.pdf');
     migrate(db, ':memory:', 18);
     expect(schemaVersion(db)).toBe(18);
     expect(LATEST_SCHEMA_VERSION).toBeGreaterThanOrEqual(18);
@@ -42,7 +32,7 @@ describe('migration 0018_document_ocr', () => {
 
   it('a page belongs to a record of an existing document, once per number, with a confidence and a known reason, and goes with its document', () => {
     migrate(db, ':memory:');
-    const id = insertDocument('/data/scan.pdf');
+    const id = insertPdf('/data/scan.pdf');
     expect(() => insertRecord(9999)).toThrow(/FOREIGN KEY/);
     expect(() => insertPage(id, 1, 80)).toThrow(/FOREIGN KEY/); // no record yet
     expect(() => insertRecord(id, '')).toThrow(/CHECK/);

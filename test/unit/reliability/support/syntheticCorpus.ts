@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Prng } from '../../../../src-main/engine/eval/stats/Prng.js';
 import type { EmbedOptions, Embedder } from '../../../../src-main/engine/models/Embedder.js';
-import { NgramEmbedder } from '../../../support/NgramEmbedder.js';
+import { NgramEmbedder, embedNearAnchors } from '../../../support/NgramEmbedder.js';
 import type { ScriptRule } from '../../../support/ScriptedLlm.js';
-import { reduceBlocks, scriptedSummary } from '../../../support/corpusScript.js';
+import { SCRIPTED_REDUCE_RULE } from '../../../support/corpusScript.js';
 import { askedPairs } from '../../../support/disambiguatePrompt.js';
 
 /**
@@ -244,16 +244,7 @@ export function syntheticRules(): ScriptRule[] {
         })),
       }),
     },
-    {
-      prompt: 'mder/reduce',
-      reply: (v) => ({
-        summaries: reduceBlocks(v.entities!).map((b) => ({
-          id: b.id,
-          name: b.name,
-          summary: b.part ? b.facts.join(' ') : scriptedSummary(b.name, b.type, b.facts),
-        })),
-      }),
-    },
+    SCRIPTED_REDUCE_RULE,
   ];
 }
 
@@ -267,13 +258,9 @@ export class SyntheticEmbedder implements Embedder {
   readonly #inner = new NgramEmbedder(256);
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
-    const own = await this.#inner.embed(texts, options);
-    const anchors = await this.#inner.embed(texts.map(syntheticCanonical), options);
-    return own.map((v, i) => {
-      if (syntheticCanonical(texts[i]!) === texts[i]) return v;
-      const mixed = anchors[i]!.map((x, j) => x + 0.15 * v[j]!);
-      const norm = Math.hypot(...mixed);
-      return mixed.map((x) => x / norm);
+    return embedNearAnchors(this.#inner, texts, options, (t) => {
+      const canonical = syntheticCanonical(t);
+      return canonical === t ? null : canonical;
     });
   }
 

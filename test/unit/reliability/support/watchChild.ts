@@ -11,26 +11,15 @@
  * <jobId|none>` per sync; `stage <name>` when the index job enters a stage; `held <stage>` when a
  * call is held; `idle` when a sync or an index job ended with no index job running or started.
  */
-import { join, resolve } from 'node:path';
-import type { z } from 'zod';
-import { Engine } from '../../../../src-main/engine/api/Engine.js';
-import { appPaths } from '../../../../src-main/engine/api/paths.js';
 import type { KbSummary } from '../../../../src-main/engine/api/contract.js';
-import type { EmbedOptions, Embedder } from '../../../../src-main/engine/models/Embedder.js';
-import type {
-  Llm,
-  LlmCallOptions,
-  LlmJsonResult,
-  LlmTextResult,
-  RenderedPrompt,
-} from '../../../../src-main/engine/models/Llm.js';
 import { ScriptedLlm } from '../../../support/ScriptedLlm.js';
+import { call, engineAt } from '../../../support/tempEngine.js';
+import { CallHold, HoldingEmbedder, HoldingLlm } from './holdingModels.js';
 import { SyntheticEmbedder, syntheticRules } from './syntheticCorpus.js';
 
 const [dataDir, folder, KB_NAME, holdAt] = process.argv.slice(2) as [string, string, string, string | undefined];
-const [holdStage, holdCall, holdAfter] = holdAt?.split(':') ?? [];
-let stage = '';
-let holding = false;
+const holdAfter = holdAt?.split(':')[2];
+const hold = new CallHold(holdAt, () => holdAfter === undefined || ingestedPending() >= Number(holdAfter));
 
 /** Documents this job has ingested (chunks committed) and not yet indexed, as the KB says. */
 function ingestedPending(): number {
@@ -40,71 +29,18 @@ function ingestedPending(): number {
   return n;
 }
 
-/** For the held call (see the file comment): a promise that never settles; otherwise null. */
-function holdIf(name: string): Promise<never> | null {
-  if (holding || name !== holdCall || stage !== holdStage) return null;
-  if (holdAfter !== undefined && ingestedPending() < Number(holdAfter)) return null;
-  holding = true;
-  process.stdout.write(`held ${stage}\n`);
-  return new Promise<never>(() => {});
-}
-
-class HoldingEmbedder implements Embedder {
-  readonly #inner = new SyntheticEmbedder();
-  readonly identity = this.#inner.identity;
-  readonly dimension = this.#inner.dimension;
-
-  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]> {
-    return holdIf('embed') ?? this.#inner.embed(texts, options);
-  }
-
-  dispose(): Promise<void> {
-    return this.#inner.dispose();
-  }
-}
-
-class HoldingLlm implements Llm {
-  readonly #inner = new ScriptedLlm(syntheticRules(), { parallelism: 4 });
-  readonly identity = this.#inner.identity;
-  readonly parallelism = this.#inner.parallelism;
-
-  generateText(prompt: RenderedPrompt, options?: LlmCallOptions): Promise<LlmTextResult> {
-    return holdIf(prompt.name) ?? this.#inner.generateText(prompt, options);
-  }
-
-  generateJson<S extends z.ZodType>(
-    prompt: RenderedPrompt,
-    schema: S,
-    options?: LlmCallOptions,
-  ): Promise<LlmJsonResult<z.infer<S>>> {
-    return holdIf(prompt.name) ?? this.#inner.generateJson(prompt, schema, options);
-  }
-
-  countTokens(text: string): number {
-    return this.#inner.countTokens(text);
-  }
-
-  dispose(): Promise<void> {
-    return this.#inner.dispose();
-  }
-}
-
-async function call<T>(method: string, payload: unknown): Promise<T> {
-  const reply = await engine.call(method, payload);
-  if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
-  return reply.value as T;
-}
-
-const repoRoot = resolve(import.meta.dirname, '../../../..');
-const engine = await Engine.create({
-  paths: appPaths(repoRoot, dataDir, join(dataDir, 'models')),
-  models: { llm: new HoldingLlm(), embedder: new HoldingEmbedder() },
-  watchTimings: { debounceMs: 100 },
-});
+const engine = await engineAt(
+  dataDir,
+  {
+    llm: new HoldingLlm(new ScriptedLlm(syntheticRules(), { parallelism: 4 }), hold),
+    embedder: new HoldingEmbedder(new SyntheticEmbedder(), hold),
+  },
+  { watchTimings: { debounceMs: 100 } },
+);
 const indexing = () => engine.jobs.list().some((j) => j.kind === 'index' && j.status === 'running');
 engine.onEvent((e) => {
-  if (e.name === 'job:progress' && e.payload.kind === 'index' && e.payload.stage !== stage)
-    process.stdout.write(`stage ${(stage = e.payload.stage)}\n`);
+  if (e.name === 'job:progress' && e.payload.kind === 'index' && e.payload.stage !== hold.stage)
+    process.stdout.write(`stage ${(hold.stage = e.payload.stage)}\n`);
   if (e.name === 'watch:synced') {
     const s = e.payload;
     process.stdout.write(`synced ${s.added} ${s.renamed} ${s.removed} ${s.jobId ?? 'none'}\n`);
@@ -116,9 +52,9 @@ engine.onEvent((e) => {
     if (!indexing()) process.stdout.write('idle\n');
   }
 });
-if (!(await call<KbSummary[]>('kb:list', {})).some((k) => k.name === KB_NAME)) {
-  await call('kb:create', { name: KB_NAME });
-  await call('watch:add', { kb: KB_NAME, path: folder });
+if (!(await call<KbSummary[]>(engine, 'kb:list', {})).some((k) => k.name === KB_NAME)) {
+  await call(engine, 'kb:create', { name: KB_NAME });
+  await call(engine, 'watch:add', { kb: KB_NAME, path: folder });
 }
 await engine.watches.start(KB_NAME);
 process.stdout.write('watching\n');

@@ -1,5 +1,4 @@
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   STRATEGIES,
   type Answer,
@@ -7,10 +6,10 @@ import {
   type SparqlResult,
   type StrategyName,
 } from '../../../../src-main/engine/api/contract.js';
-import { Engine } from '../../../../src-main/engine/api/Engine.js';
-import { appPaths } from '../../../../src-main/engine/api/paths.js';
+import type { Engine } from '../../../../src-main/engine/api/Engine.js';
 import { CORPUS_DIR, CORPUS_FILES, corpusRules } from '../../../support/corpusScript.js';
 import { ScriptedLlm, type ScriptRule } from '../../../support/ScriptedLlm.js';
+import { call, engineAt, runJobToEnd } from '../../../support/tempEngine.js';
 import { QaEmbedder, qaRules, WIFE_OF_KING } from '../../qa/support/qaScript.js';
 
 /**
@@ -19,8 +18,6 @@ import { QaEmbedder, qaRules, WIFE_OF_KING } from '../../qa/support/qaScript.js'
  * KB, query with SPARQL. Used in-process under the network guard and in a child process inside
  * a network namespace; plain Engine calls only, so it runs under vitest and under `node --import tsx`.
  */
-
-export const REPO_ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)));
 
 /** The question per strategy: three of the corpus' four languages. */
 export const QUESTIONS: Record<StrategyName, string> = {
@@ -46,27 +43,14 @@ export function corpusLlm(extra: ScriptRule[] = []): ScriptedLlm {
   return new ScriptedLlm([...extra, ...corpusRules(), ...qaRules()]);
 }
 
-export async function engineAt(dataDir: string, llm: ScriptedLlm): Promise<Engine> {
-  return Engine.create({
-    paths: appPaths(REPO_ROOT, dataDir, join(dataDir, 'models')),
-    models: { llm, embedder: new QaEmbedder() },
-  });
+/** An engine over `dataDir` with the corpus's scripted model and the QA embedder. */
+export function corpusEngineAt(dataDir: string, llm: ScriptedLlm): Promise<Engine> {
+  return engineAt(dataDir, { llm, embedder: new QaEmbedder() });
 }
 
-async function value<T>(engine: Engine, method: string, payload: unknown): Promise<T> {
-  const reply = await engine.call(method, payload);
-  if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
-  return reply.value as T;
-}
-
+/** {@link runJobToEnd}, failing unless the job is done. */
 async function job(engine: Engine, method: string, payload: unknown): Promise<{ state: JobState; result: unknown }> {
-  const { jobId } = await value<{ jobId: string }>(engine, method, payload);
-  let result: unknown;
-  const off = engine.onEvent((e) => {
-    if (e.name === 'job:finished' && e.payload.jobId === jobId) result = e.payload.result;
-  });
-  const state = (await engine.jobs.settled(jobId)) as JobState;
-  off();
+  const { result, ...state } = await runJobToEnd(engine, method, payload);
   if (state.status !== 'done')
     throw new Error(`${method}: job ${state.status}: ${state.error?.code}: ${state.error?.message}`);
   return { state, result };
@@ -74,13 +58,13 @@ async function job(engine: Engine, method: string, payload: unknown): Promise<{ 
 
 export async function fullRun(engine: Engine, llm: ScriptedLlm, workDir: string): Promise<FullRunSummary> {
   const doctor = await engine.call('system:doctor', {});
-  await value(engine, 'models:list', {});
-  await value(engine, 'models:catalog', {});
+  await call(engine, 'models:list', {});
+  await call(engine, 'models:catalog', {});
 
-  await value(engine, 'kb:create', { name: 'odyssey' });
-  await value(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
+  await call(engine, 'kb:create', { name: 'odyssey' });
+  await call(engine, 'docs:add', { kb: 'odyssey', paths: CORPUS_FILES.map((f) => join(CORPUS_DIR, f)) });
   await job(engine, 'index:start', { kb: 'odyssey' });
-  const page = await value<{ rows: { path: string; status: string; language: string | null }[] }>(engine, 'docs:list', {
+  const page = await call<{ rows: { path: string; status: string; language: string | null }[] }>(engine, 'docs:list', {
     kb: 'odyssey',
   });
 
@@ -98,9 +82,9 @@ export async function fullRun(engine: Engine, llm: ScriptedLlm, workDir: string)
     scope: { kind: 'all' },
     outputPath: turtle,
   });
-  await value(engine, 'kb:create', { name: 'reimported' });
+  await call(engine, 'kb:create', { name: 'reimported' });
   const imported = await job(engine, 'rdf:import', { kb: 'reimported', inputPath: turtle });
-  const sparql = await value<SparqlResult>(engine, 'sparql:query', {
+  const sparql = await call<SparqlResult>(engine, 'sparql:query', {
     kb: 'odyssey',
     query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }',
     timeoutMs: 60_000,

@@ -17,7 +17,7 @@ import tls from 'node:tls';
 import { networkAllowList } from '../../../../src-main/engine/api/networkAllowList.js';
 import { startModelListServer } from '../../../support/modelListServer.js';
 import { installNetworkGuard } from './networkGuard.js';
-import { corpusLlm, engineAt, fullRun } from './fullRun.js';
+import { corpusLlm, corpusEngineAt, fullRun } from './fullRun.js';
 
 const [workDir, endpointHost] = process.argv.slice(2);
 if (!workDir) throw new Error('usage: offlineChild.ts <workDir> [<endpointHost>]');
@@ -55,7 +55,7 @@ const checked = await selfCheck();
 mkdirSync(workDir, { recursive: true });
 const guard = installNetworkGuard({ allowHosts });
 const llm = corpusLlm();
-const engine = await engineAt(join(workDir, 'data'), llm);
+const engine = await corpusEngineAt(join(workDir, 'data'), llm);
 const server = endpointHost
   ? await startModelListServer({ host: endpointHost, models: ['qwen3-8b'], apiKey: 'sk-offline-child' })
   : null;
