@@ -51,18 +51,24 @@ function model(degrade: (cooperative: Entry[]) => Entry[]): ScriptedLlm {
 }
 
 let runs = 0;
-/** Indexes the documents, four to a Preprocess call, in a new KB or `file`'s; each chunk's English text by its title, and the run's failures. */
-async function index(llm: ScriptedLlm, docs = DOCS, file = join(dir, `kb${runs++}.sqlite`)) {
+/**
+ * Indexes the documents, four to a Preprocess call (`chunksPerCall` null: the job's default), in
+ * a new KB or `file`'s; each chunk's English text by its title, and the run's failures.
+ */
+async function index(
+  llm: ScriptedLlm,
+  docs: readonly { title: string; text: string; language?: string }[] = DOCS,
+  file = join(dir, `kb${runs++}.sqlite`),
+  chunksPerCall: number | null = 4,
+) {
   const kb = openKb(file);
   try {
-    for (const d of docs) {
-      addPassageDocument(kb, { path: `${d.title}.txt`, title: d.title, text: d.text });
-    }
+    for (const d of docs) addPassageDocument(kb, { path: `${d.title}.txt`, ...d });
     const result = await new IndexingJob(kb, llm, {
       prompts,
       concurrency: 1,
       embedder: new NgramEmbedder(64),
-      preprocess: { chunksPerCall: 4 },
+      ...(chunksPerCall === null ? {} : { preprocess: { chunksPerCall } }),
     }).run();
     const title = new Map([...kb.documents.iterateDocuments()].map((d) => [d.id, d.title]));
     const english = Object.fromEntries(
@@ -88,6 +94,33 @@ const askedAlone = (llm: ScriptedLlm): string[] =>
     );
 
 describe('Preprocess several documents of one chunk per call', () => {
+  it('by default eight to a call, and a call holds chunks of one language only', async () => {
+    // Nine English documents and two Italian ones, interleaved: the batched prompt names one language.
+    const english = Array.from({ length: 9 }, (_, i) => ({
+      title: `Island ${i + 1}`,
+      text: `Island ${i + 1} lies west.`,
+    }));
+    const italian = [
+      { title: 'Itaca', text: 'Itaca è un’isola.', language: 'it' },
+      { title: 'Troia', text: 'Troia cadde.', language: 'it' },
+    ];
+    const docs = [...english.slice(0, 4), italian[0]!, ...english.slice(4), italian[1]!];
+    const llm = model((e) => e);
+    const { english: texts, failures } = await index(llm, docs, undefined, null);
+    expect(texts).toEqual(Object.fromEntries(docs.map((d) => [d.title, clean(d.text)])));
+    expect(failures).toEqual([]);
+    const batches = llm.callsOf('ingest/summarise-batch').map((c) => ({
+      language: c.prompt.variables.language,
+      titles: batchedPassages(c.prompt.variables.passages!).map((p) => p.title),
+    }));
+    expect(batches).toEqual([
+      { language: 'English', titles: english.slice(0, 8).map((d) => d.title) },
+      { language: 'Italian', titles: ['Itaca', 'Troia'] },
+    ]);
+    // The ninth English chunk is a batch of one: the single-chunk prompt.
+    expect(llm.callsOf('ingest/summarise').map((c) => c.prompt.variables.chunk)).toEqual([english[8]!.text]);
+  });
+
   it('a cooperative model: one call for four chunks, each given its own text', async () => {
     const llm = model((e) => e);
     const { english, failures } = await index(llm);
