@@ -48,7 +48,7 @@ import { reduceBlocks } from '../support/corpusScript.js';
 import { numberArg } from './support/benchArgs.js';
 import { formatMergeRecall, mergeRecall } from './support/mergeRecall.js';
 import { askedPairs } from '../support/disambiguatePrompt.js';
-import { batchedPassages } from '../support/summariseBatchPrompt.js';
+import { batchedPassages, summariseBatchRule } from '../support/summariseBatchPrompt.js';
 
 const CORPUS = join(import.meta.dirname, '../../../shared/data/musique/hipporag_musique_train_sample_corpus.json');
 
@@ -437,19 +437,14 @@ function realisticRules(passages: Passage[], passageOf: Map<string, number>): Sc
     return extractions.get(i)!;
   };
   const sentenceOf = new Map<string, string>();
+  // A faithful rewrite keeps every fact: about as long as the passage.
+  const summarise: ScriptRule = {
+    prompt: 'ingest/summarise',
+    reply: (v) => ({ text: passages[passageOf.get(v.chunk!)!]!.text }),
+  };
   return [
-    // A faithful rewrite keeps every fact: about as long as the passage.
-    { prompt: 'ingest/summarise', reply: (v) => ({ text: passages[passageOf.get(v.chunk!)!]!.text }) },
-    {
-      prompt: 'ingest/summarise-batch',
-      reply: (v) => ({
-        passages: batchedPassages(v.passages!).map(({ id, title, chunk }) => ({
-          id,
-          title,
-          text: passages[passageOf.get(chunk)!]!.text,
-        })),
-      }),
-    },
+    summarise,
+    summariseBatchRule(summarise),
     {
       prompt: 'mder/map',
       reply: (v) => {

@@ -27,7 +27,7 @@ import {
   PLACEHOLDER_SPELLINGS,
   REASONING,
   SCORE_KEY,
-  SOURCE_VARIABLE,
+  sourceText,
   stream,
   VERDICT_KEY,
 } from './degradedForms.js';
@@ -44,6 +44,8 @@ export { DEFAULT_RATES, type Degradation, type DegradationKind, type Degradation
  * - batches (any array in a reply) with an item dropped, one item written twice in place of
  *   another, or two items swapped;
  * - names in another language ("Ulisse" for "Odysseus") or with a "(Type)" suffix;
+ * - a text asked for in English left in its source language (in a batched Preprocess reply, the
+ *   entry's own passage: sourceText in degradedForms.ts);
  * - placeholders spelled `X`, `[X]`, `<X>`, `?` or "unknown" instead of `?X`;
  * - citations glued to words ("Penelope[1]."), a sentence of reasoning before the answer, empty
  *   strings and very long (rambling) strings;
@@ -444,7 +446,7 @@ export class UncooperativeLlm implements Llm {
           attempt('fixedKeyDrift', path, (r) => setAt(r, path, drifted));
         continue;
       }
-      const source = this.#sourceText(prompt);
+      const source = sourceText(prompt, this.#variables, key, parent);
       if (source !== null && node && this.#chance('sourceLanguage')) {
         attempt('sourceLanguage', path, (r) => setAt(r, path, source));
         continue;
@@ -475,24 +477,9 @@ export class UncooperativeLlm implements Llm {
     return reply;
   }
 
-  /** The text a translation prompt was given, which a model may hand back untranslated; null for other prompts. */
-  #sourceText(prompt: string): string | null {
-    const v = this.#variables;
-    // A summary asked for in English of a chunk in another language translates it too.
-    const translating =
-      prompt.endsWith('/translate') ||
-      (v.outputLanguage === 'English' && v.language !== undefined && v.language !== 'English');
-    if (!translating) return null;
-    for (const v of SOURCE_VARIABLE) {
-      const text = this.#variables[v];
-      if (text !== undefined) return text.replace(/^<\w+>\n?|\n?<\/\w+>$/g, '').trim();
-    }
-    return null;
-  }
-
   /** Free text of a text call: reasoning first, glued citations, rambling, or nothing. */
   #degradeText(prompt: string, at: string, text: string, glue: boolean): string {
-    const source = this.#sourceText(prompt);
+    const source = sourceText(prompt, this.#variables);
     if (source !== null && this.#chance('sourceLanguage')) {
       this.#note(prompt, 'sourceLanguage', at);
       return source;

@@ -7,7 +7,7 @@ import type { DocumentRecord, KnowledgeBase } from '../../src-main/engine/kb/ind
 import type { ScriptRule } from './ScriptedLlm.js';
 import { NgramEmbedder, embedNearAnchors } from './NgramEmbedder.js';
 import { askedPairs } from './disambiguatePrompt.js';
-import { batchedPassages } from './summariseBatchPrompt.js';
+import { summariseBatchRule } from './summariseBatchPrompt.js';
 
 /**
  * What a perfect model answers for the hand-written corpus in `test/support/corpus/` (Odysseus,
@@ -329,22 +329,14 @@ export function corpusRules(options: CorpusRulesOptions = {}): ScriptRule[] {
     if (value === undefined) throw new Error(`corpusScript: no scripted answer for ${what}`);
     return value;
   };
+  const summarise: ScriptRule = {
+    prompt: 'ingest/summarise',
+    reply: (v) => ({ text: need(byText.get(v.chunk!), `summary of ${v.chunk}`).summary }),
+  };
   return [
     ...broken,
-    {
-      prompt: 'ingest/summarise',
-      reply: (v) => ({ text: need(byText.get(v.chunk!), `summary of ${v.chunk}`).summary }),
-    },
-    {
-      prompt: 'ingest/summarise-batch',
-      reply: (v) => ({
-        passages: batchedPassages(v.passages!).map(({ id, title, chunk }) => ({
-          id,
-          title,
-          text: need(byText.get(chunk), `summary of ${chunk}`).summary,
-        })),
-      }),
-    },
+    summarise,
+    summariseBatchRule(summarise),
     {
       prompt: 'ingest/translate',
       reply: (v) => ({ text: need(byText.get(v.chunk!), `translation of ${v.chunk}`).summary }),

@@ -1,6 +1,8 @@
 import type { LlmCallOptions } from '../../src-main/engine/models/Llm.js';
 import { modelChunks } from './modelChunks.js';
 import { qwen3CountTokens as countTokens } from './qwen3Tokens.js';
+import { hasNumericId } from './replyPaths.js';
+import { batchedPassages } from './summariseBatchPrompt.js';
 
 /**
  * How UncooperativeLlm tells what a reply's values are (by their keys: names, vocabulary terms,
@@ -56,4 +58,33 @@ export function driftFixed(text: string): string {
   if (/^[a-z]+\d+$/i.test(text)) return text.replace(/^[a-z]+/i, '');
   if (/[A-Z]/.test(text)) return text.toLowerCase();
   return text.toUpperCase();
+}
+
+/**
+ * The text a translation prompt was given, which a model may hand back untranslated; null for
+ * other prompts. A batched one (`passages`) was given one per entry: the text of the passage whose
+ * id the entry carries, at its text field only (see summariseBatchPrompt.ts).
+ */
+export function sourceText(
+  prompt: string,
+  variables: Readonly<Record<string, string>>,
+  key?: string | number,
+  entry?: unknown,
+): string | null {
+  // A summary asked for in English of a chunk in another language translates it too.
+  const translating =
+    prompt.endsWith('/translate') ||
+    (variables.outputLanguage === 'English' && variables.language !== undefined && variables.language !== 'English');
+  if (!translating) return null;
+  const unfenced = (text: string): string => text.replace(/^<\w+>\n?|\n?<\/\w+>$/g, '').trim();
+  if (variables.passages !== undefined) {
+    if (key !== 'text' || !hasNumericId(entry)) return null;
+    const passage = batchedPassages(variables.passages).find((p) => p.id === entry.id);
+    return passage ? unfenced(passage.chunk) : null;
+  }
+  for (const name of SOURCE_VARIABLE) {
+    const text = variables[name];
+    if (text !== undefined) return unfenced(text);
+  }
+  return null;
 }

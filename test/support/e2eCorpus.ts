@@ -10,6 +10,7 @@ import type {
   RenderedPrompt,
 } from '../../src-main/engine/models/Llm.js';
 import { ScriptedLlm, type ScriptRule } from './ScriptedLlm.js';
+import { summariseBatchRule } from './summariseBatchPrompt.js';
 import {
   CHUNK_SCRIPT,
   CORPUS_DIR,
@@ -98,6 +99,7 @@ const preprocess = (v: Readonly<Record<string, string>>) => {
 export function e2eRules(): ScriptRule[] {
   return [
     { prompt: 'ingest/summarise', reply: preprocess },
+    summariseBatchRule({ prompt: 'ingest/summarise', reply: preprocess }),
     { prompt: 'ingest/translate', reply: preprocess },
     {
       prompt: 'mder/map',

@@ -32,8 +32,12 @@ export type {
 const ALL = 2 ** 31 - 1;
 /** Chunks whose triples Enrich reads per query while planning its units. */
 const ENRICH_PLAN_CHUNKS = 2000;
-/** Documents of one chunk that Preprocess summarises per call by default (see `preprocess.chunksPerCall`). */
-const PREPROCESS_CHUNKS_PER_CALL = 1;
+/**
+ * Documents of one chunk that Preprocess summarises per call by default (see `preprocess.chunksPerCall`):
+ * the instructions and chat template are paid once per 8 chunks, and a batch's reply (8 rewrites
+ * of short passages) stays well inside a 4,096-token context.
+ */
+const PREPROCESS_CHUNKS_PER_CALL = 8;
 const mapCheckpoint = (chunkId: number): string => `mder:map:${chunkId}`;
 
 /**
@@ -118,9 +122,15 @@ export class IndexingJob {
     const batchable = (ref: ChunkRef): boolean =>
       chunksPerCall > 1 && options.summarise !== false && options.summaryInSourceLanguage !== true && work.alone(ref);
     const pending = work.chunks.filter((c) => !c.preprocessed);
-    const alone = pending.filter(batchable);
     const units: ChunkRef[][] = pending.filter((c) => !batchable(c)).map((c) => [c]);
-    for (let i = 0; i < alone.length; i += chunksPerCall) units.push(alone.slice(i, i + chunksPerCall));
+    // The batched prompt names one passage language, so the chunks are grouped by language before they are cut.
+    const byLanguage = new Map<string | null, ChunkRef[]>();
+    for (const c of pending.filter(batchable)) {
+      const group = byLanguage.get(c.language) ?? [];
+      if (group.push(c) === 1) byLanguage.set(c.language, group);
+    }
+    for (const alone of byLanguage.values())
+      for (let i = 0; i < alone.length; i += chunksPerCall) units.push(alone.slice(i, i + chunksPerCall));
     await this.#runner.units(
       'preprocess',
       units,
@@ -147,7 +157,7 @@ export class IndexingJob {
     );
   }
 
-  /** Summarises chunks with no neighbours several to a call, one call per language; writes each text it got. */
+  /** Summarises chunks with no neighbours, all of one language, in one call (split as askInBatches splits); writes each text it got. */
   async #preprocessBatch(
     work: IndexingWork,
     refs: ChunkRef[],
@@ -155,28 +165,22 @@ export class IndexingJob {
     attempts: Attempts,
     signal: AbortSignal,
   ): Promise<void> {
-    const byLanguage = new Map<string | null, { ref: ChunkRef; chunk: ChunkRecord }[]>();
-    for (const ref of refs) {
-      const chunk = work.load(ref);
-      byLanguage.set(chunk.language, [...(byLanguage.get(chunk.language) ?? []), { ref, chunk }]);
-    }
-    for (const [language, group] of byLanguage) {
-      const sampling = samplingFor(Math.max(...group.map((g) => attempts.count(g.chunk.id))));
-      const items = group.map((g) => ({
-        title: work.document(g.ref).title || work.document(g.ref).path,
-        text: g.chunk.text,
-      }));
-      const { texts } = await preprocessBatch(this.#llm, items, language, {
-        prompts: this.#options.prompts,
-        ...budget,
-        sampling,
-        signal,
-      });
-      group.forEach((g, i) => {
-        const text = texts[i];
-        if (text) this.#written(g.ref, text, text, attempts);
-      });
-    }
+    const chunks = refs.map((ref) => work.load(ref));
+    const sampling = samplingFor(Math.max(...chunks.map((c) => attempts.count(c.id))));
+    const items = refs.map((ref, i) => ({
+      title: work.document(ref).title || work.document(ref).path,
+      text: chunks[i]!.text,
+    }));
+    const { texts } = await preprocessBatch(this.#llm, items, refs[0]!.language, {
+      prompts: this.#options.prompts,
+      ...budget,
+      sampling,
+      signal,
+    });
+    refs.forEach((ref, i) => {
+      const text = texts[i];
+      if (text) this.#written(ref, text, text, attempts);
+    });
   }
 
   /** A chunk's preprocessed text, written with its checkpoint (its English text) in one transaction. */

@@ -6,6 +6,8 @@ export interface ChunkRef {
   readonly id: number;
   readonly documentId: number;
   readonly ord: number;
+  /** Its language as detected at ingest (null: undetected). */
+  readonly language: string | null;
   /** Has its summary and English text. */
   preprocessed: boolean;
 }
@@ -32,6 +34,7 @@ export class IndexingWork {
           id: c.id,
           documentId: c.documentId,
           ord: c.ord,
+          language: c.language,
           preprocessed: c.englishText !== null,
         }));
       this.#byDoc.set(d.id, refs);

@@ -35,9 +35,9 @@ export interface IndexingJobOptions {
   signal?: AbortSignal;
   preprocess?: Pick<PreprocessOptions, 'summarise' | 'summaryInSourceLanguage' | 'maxTokens'> & {
     /**
-     * Documents of one chunk summarised per call at most (`ingest/summarise-batch`; chunks with
-     * neighbours, or summarised in their own language, are asked one per call). 1: one call per
-     * chunk. Default: 1.
+     * Documents of one chunk summarised per call at most (`ingest/summarise-batch`), all of one
+     * language (the prompt names it); chunks with neighbours, or summarised in their own language,
+     * are asked one per call. 1: one call per chunk. Default: 8.
      */
     chunksPerCall?: number;
   };

@@ -146,8 +146,11 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     for (const fact of odysseusFacts) expect(summary).toContain(fact);
     expect(snap.entities.every((e) => !e.stale && e.summary)).toBe(true);
 
-    // Calls: one per chunk for preprocess, map and enrich; pairs and entities batched.
+    // Calls: one per chunk for preprocess, map and enrich; pairs and entities batched. Preprocess
+    // batches documents of one chunk by language (the default), and the corpus's two, French and
+    // Spanish, share none: each gets the single-chunk prompt.
     expect(llm.callsOf('ingest/summarise')).toHaveLength(7);
+    expect(llm.callsOf('ingest/summarise-batch')).toHaveLength(0);
     expect(llm.callsOf('ingest/translate')).toHaveLength(0);
     expect(llm.callsOf('mder/map')).toHaveLength(7);
     // One per chunk, also for the two chunks whose triples share their object (Ithaca, Odysseus):
@@ -205,6 +208,7 @@ describe('IndexingJob on the multilingual Odysseus corpus', () => {
     const es = addCorpusDocument(kb, 'telemaco.es.txt');
     const second = scripted();
     await job(kb, second).run();
+    // Two documents of one chunk, in two languages: one single-chunk call each, no batch.
     expect(second.callsOf('ingest/summarise')).toHaveLength(2);
     expect(second.callsOf('mder/map')).toHaveLength(2);
     // Telemachus SON_OF Odysseus was already described: only the 4 new triples are.

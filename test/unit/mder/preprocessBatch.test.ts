@@ -6,7 +6,7 @@ import { IndexingJob } from '../../../src-main/engine/mder/IndexingJob.js';
 import { addPassageDocument } from '../../support/passageDocument.js';
 import { ScriptedLlm, type ScriptRule } from '../../support/ScriptedLlm.js';
 import { NgramEmbedder } from '../../support/NgramEmbedder.js';
-import { batchedPassages } from '../../support/summariseBatchPrompt.js';
+import { batchedPassages, summariseBatchRule } from '../../support/summariseBatchPrompt.js';
 import { openKb, prompts } from './support/corpusKb.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyhop-preprocess-batch-'));
@@ -27,42 +27,59 @@ interface Entry {
   title: string;
   text: string;
 }
-/** The entries a cooperative model writes for a batch: each passage's own title and rewrite, under its number. */
-const entries = (v: Readonly<Record<string, string>>): Entry[] =>
-  batchedPassages(v.passages!).map(({ id, title, chunk }) => ({ id, title, text: clean(chunk) }));
+/** The single-chunk Preprocess rule of a model that rewrites each chunk as `rewrite` says. */
+const summarise = (rewrite = clean): ScriptRule => ({
+  prompt: 'ingest/summarise',
+  reply: (v) => ({ text: rewrite(v.chunk!) }),
+});
+/**
+ * The batched form of `single` (summariseBatchRule: each passage's own id, title and rewrite),
+ * its entries as `change` writes them.
+ */
+const batched = (change = (entries: Entry[]): Entry[] => entries, single = summarise()): ScriptRule => {
+  const rule = summariseBatchRule(single);
+  return {
+    ...rule,
+    reply: (v, prompt, sampling) => ({
+      passages: change((rule.reply(v, prompt, sampling) as { passages: Entry[] }).passages),
+    }),
+  };
+};
 
 /** A Preprocess model that writes its first batch of four as `degrade` says, and cooperates after. */
 function model(degrade: (cooperative: Entry[]) => Entry[]): ScriptedLlm {
   let first = true;
   const rules: ScriptRule[] = [
-    {
-      prompt: 'ingest/summarise-batch',
-      reply: (v) => {
-        const written = entries(v);
-        if (!first || written.length < 4) return { passages: written };
-        first = false;
-        return { passages: degrade(written) };
-      },
-    },
-    { prompt: 'ingest/summarise', reply: (v) => ({ text: clean(v.chunk!) }) },
+    batched((written) => {
+      if (!first || written.length < 4) return written;
+      first = false;
+      return degrade(written);
+    }),
+    summarise(),
     { prompt: 'mder/map', reply: () => ({ triples: [] }) },
   ];
   return new ScriptedLlm(rules);
 }
 
 let runs = 0;
-/** Indexes the documents, four to a Preprocess call, in a new KB or `file`'s; each chunk's English text by its title, and the run's failures. */
-async function index(llm: ScriptedLlm, docs = DOCS, file = join(dir, `kb${runs++}.sqlite`)) {
+/**
+ * Indexes the documents, four to a Preprocess call (`chunksPerCall` null: the job's default), in
+ * a new KB or `file`'s; each chunk's English text by its title, and the run's failures.
+ */
+async function index(
+  llm: ScriptedLlm,
+  docs: readonly { title: string; text: string; language?: string }[] = DOCS,
+  file = join(dir, `kb${runs++}.sqlite`),
+  chunksPerCall: number | null = 4,
+) {
   const kb = openKb(file);
   try {
-    for (const d of docs) {
-      addPassageDocument(kb, { path: `${d.title}.txt`, title: d.title, text: d.text });
-    }
+    for (const d of docs) addPassageDocument(kb, { path: `${d.title}.txt`, ...d });
     const result = await new IndexingJob(kb, llm, {
       prompts,
       concurrency: 1,
       embedder: new NgramEmbedder(64),
-      preprocess: { chunksPerCall: 4 },
+      ...(chunksPerCall === null ? {} : { preprocess: { chunksPerCall } }),
     }).run();
     const title = new Map([...kb.documents.iterateDocuments()].map((d) => [d.id, d.title]));
     const english = Object.fromEntries(
@@ -88,6 +105,33 @@ const askedAlone = (llm: ScriptedLlm): string[] =>
     );
 
 describe('Preprocess several documents of one chunk per call', () => {
+  it('by default eight to a call, and a call holds chunks of one language only', async () => {
+    // Nine English documents and two Italian ones, interleaved: the batched prompt names one language.
+    const english = Array.from({ length: 9 }, (_, i) => ({
+      title: `Island ${i + 1}`,
+      text: `Island ${i + 1} lies west.`,
+    }));
+    const italian = [
+      { title: 'Itaca', text: 'Itaca è un’isola.', language: 'it' },
+      { title: 'Troia', text: 'Troia cadde.', language: 'it' },
+    ];
+    const docs = [...english.slice(0, 4), italian[0]!, ...english.slice(4), italian[1]!];
+    const llm = model((e) => e);
+    const { english: texts, failures } = await index(llm, docs, undefined, null);
+    expect(texts).toEqual(Object.fromEntries(docs.map((d) => [d.title, clean(d.text)])));
+    expect(failures).toEqual([]);
+    const batches = llm.callsOf('ingest/summarise-batch').map((c) => ({
+      language: c.prompt.variables.language,
+      titles: batchedPassages(c.prompt.variables.passages!).map((p) => p.title),
+    }));
+    expect(batches).toEqual([
+      { language: 'English', titles: english.slice(0, 8).map((d) => d.title) },
+      { language: 'Italian', titles: ['Itaca', 'Troia'] },
+    ]);
+    // The ninth English chunk is a batch of one: the single-chunk prompt.
+    expect(llm.callsOf('ingest/summarise').map((c) => c.prompt.variables.chunk)).toEqual([english[8]!.text]);
+  });
+
   it('a cooperative model: one call for four chunks, each given its own text', async () => {
     const llm = model((e) => e);
     const { english, failures } = await index(llm);
@@ -120,8 +164,8 @@ describe('Preprocess several documents of one chunk per call', () => {
     const long = (entry: Entry): Entry =>
       entry.title === 'Telemachus' ? { ...entry, text: `${entry.text} ${'and his father '.repeat(200)}` } : entry;
     const rules: ScriptRule[] = [
-      { prompt: 'ingest/summarise-batch', reply: (v) => ({ passages: entries(v).map(long) }) },
-      { prompt: 'ingest/summarise', reply: (v) => ({ text: clean(v.chunk!) }) },
+      batched((entries) => entries.map(long)),
+      summarise(),
       { prompt: 'mder/map', reply: () => ({ triples: [] }) },
     ];
     const llm = new ScriptedLlm(rules);
@@ -137,13 +181,10 @@ describe('Preprocess several documents of one chunk per call', () => {
     const file = join(dir, 'resume.sqlite');
     let calls = 0;
     const crashing = new ScriptedLlm([
-      {
-        prompt: 'ingest/summarise-batch',
-        reply: (v) => {
-          if (++calls === 2) throw new Error('backend crashed');
-          return { passages: entries(v) };
-        },
-      },
+      batched((entries) => {
+        if (++calls === 2) throw new Error('backend crashed');
+        return entries;
+      }),
     ]);
     await expect(index(crashing, more, file)).rejects.toThrow('backend crashed');
     const llm = model((e) => e);
@@ -160,17 +201,10 @@ describe('Preprocess several documents of one chunk per call', () => {
   it('a chunk that no prompt gets a text for fails its own document only; the others of its batch are indexed', async () => {
     // Telemachus's rewrite never fits, batched or alone.
     const endless = `${'and his father '.repeat(2000)}`;
+    const single = summarise((chunk) => (chunk === DOCS[2]!.text ? endless : clean(chunk)));
     const rules: ScriptRule[] = [
-      {
-        prompt: 'ingest/summarise-batch',
-        reply: (v) => ({
-          passages: entries(v).map((e) => (e.title === 'Telemachus' ? { ...e, text: endless } : e)),
-        }),
-      },
-      {
-        prompt: 'ingest/summarise',
-        reply: (v) => ({ text: v.chunk === DOCS[2]!.text ? endless : clean(v.chunk!) }),
-      },
+      batched(undefined, single),
+      single,
       { prompt: 'mder/map', reply: () => ({ triples: [] }) },
     ];
     const { english, status, failures } = await index(new ScriptedLlm(rules));

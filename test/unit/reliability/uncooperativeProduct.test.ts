@@ -90,26 +90,49 @@ interface Yields {
 }
 /**
  * What the product keeps, per mode, from a model that degrades at DEFAULT_RATES, as a share of what
- * a perfect model yields: printed by the yield test over seeds 1–50 (25 per mode) on 2026-12-07,
- * main at 5dfe1aa. Over seeds 51–100 (POLYHOP_UNCOOPERATIVE_SEEDS=100, the same day) the grammar
- * seeds kept triples 0.917, merged 0.707, answers dr 0.76, hyp 0.6, dapt 0.92, vector 1, llm-only
- * 0.88; the ignored seeds triples 0.931, merged 0.533, answers dr 0.84, hyp 0.88, dapt 1, vector
- * 0.96, llm-only 1 (the spread the margins below are sized by). Remeasure when a change moves the
- * double's seeded draws (a new call, a new degradation) and say so in the commit.
+ * a perfect model yields: the mean over seeds 1–200 (100 per mode; POLYHOP_UNCOOPERATIVE_SEEDS=200,
+ * 23 min on the shared dev machine at load 9) and the standard deviation between seeds of a seed's
+ * share, as the yield test prints them; measured 2026-12-07 at 09b7bd6, with Preprocess's default
+ * of 8 one-chunk documents to a call. (This corpus's one-chunk documents are in French and
+ * Spanish, one each, so Preprocess makes no batched call here at any setting: the double degraded
+ * none in the 200 seeds; batches meet it in test/unit/mder/uncooperativeBatches.test.ts.) The
+ * floors were first taken from seeds 1–50 alone (ignored: triples 0.935, merged 0.627, floors
+ * 0.900 and 0.527), which the 200 seeds show were a lucky sample: over them the ignored seeds read
+ * 0.924 and 0.523, the merges under their old floor (the 200-seed run failed there). Remeasure when a change moves the double's seeded draws (a new call, a new
+ * degradation) and say so in the commit.
  */
-const MEASURED: Record<SchemaEnforcement, Yields> = {
-  grammar: { triples: 0.893, merged: 0.653, answers: { dr: 0.8, hyp: 0.72, dapt: 0.96, vector: 1, 'llm-only': 0.92 } },
-  ignored: { triples: 0.935, merged: 0.627, answers: { dr: 0.76, hyp: 0.72, dapt: 0.96, vector: 1, 'llm-only': 0.96 } },
+const MEASURED: Record<SchemaEnforcement, Yields & { sd: { triples: number; merged: number } }> = {
+  grammar: {
+    triples: 0.92,
+    merged: 0.64,
+    sd: { triples: 0.078, merged: 0.254 },
+    answers: { dr: 0.78, hyp: 0.71, dapt: 0.97, vector: 0.98, 'llm-only': 0.93 },
+  },
+  ignored: {
+    triples: 0.924,
+    merged: 0.523,
+    sd: { triples: 0.072, merged: 0.285 },
+    answers: { dr: 0.84, hyp: 0.82, dapt: 0.97, vector: 0.97, 'llm-only': 0.98 },
+  },
 };
-/** Seeds per mode at the default setting: the sample the margins are sized for. */
+/** Seeds per mode at the default setting: the sample the floors are sized for. */
 const SEEDS_PER_MODE = MIN_SEEDS / 2;
 /**
- * A strategy's answer rate is a count of seeds (25 per mode): its floor is 1.5 binomial standard
- * deviations under what was measured, and at least two seeds (rule of three: 25 of 25 is
- * compatible with a true rate of 0.89), so a change that only reshuffles the seeded draws passes
- * and one that loses a strategy's answer on a few seeds in 25 fails. Triples are a share of many
- * facts per seed: 1.5 times the largest spread between seeds 1–50 and 51–100 (0.024). Merges are
- * three per seed and move together: the largest spread itself (0.094, ignored seeds).
+ * Standard errors of a 25-seed mean a floor lies under the measured mean. A default run's yield is
+ * a mean over 25 seeds per mode; a change that only reshuffles the seeded draws leaves it a fresh
+ * sample of that mean, which falls more than 3 standard errors low about once in 740 (normal
+ * tail), so about once in 50 for the 14 floors together. A change is caught for sure only when
+ * it moves a mean by more than that: about 0.045 of the triples, 0.15–0.17 of the merges (three
+ * per seed, all or none of a group: their spread is large), 0.08–0.27 of an answer rate. The floors
+ * that follow: grammar triples 0.873, merged 0.487; ignored triples 0.880, merged 0.352.
+ */
+const STANDARD_ERRORS = 3;
+const floorOf = (mean: number, sd: number): number =>
+  Math.floor((mean - (STANDARD_ERRORS * sd) / Math.sqrt(SEEDS_PER_MODE)) * 1000) / 1000;
+/**
+ * A strategy's answer rate is a count of seeds: the binomial spread of a seed (sqrt(p(1 - p))),
+ * and at least two seeds under the mean (rule of three: 25 of 25 is compatible with a true rate of
+ * 0.89). Triples and merges use the spread measured between seeds.
  * Aggregate floors, not per-seed ones: per seed the reference is already the cooperative run's (it
  * reaches the script exactly, its own test), and a seed's losses with a recorded reason are allowed
  * by the per-seed test; what only a rate over seeds can see is a change that makes excused losses
@@ -119,12 +142,12 @@ const SEEDS_PER_MODE = MIN_SEEDS / 2;
  * open work).
  */
 const answerFloor = (p: number): number =>
-  Math.floor((p - Math.max(2 / SEEDS_PER_MODE, 1.5 * Math.sqrt((p * (1 - p)) / SEEDS_PER_MODE))) * 1000) / 1000;
+  Math.min(floorOf(p, Math.sqrt(p * (1 - p))), Math.floor((p - 2 / SEEDS_PER_MODE) * 1000) / 1000);
 const MIN_YIELD: Record<SchemaEnforcement, Yields> = Object.fromEntries(
   MODES.map((mode) => {
     const m = MEASURED[mode];
     const answers = Object.fromEntries(STRATEGIES.map((s) => [s, answerFloor(m.answers[s])]));
-    return [mode, { triples: m.triples - 0.035, merged: m.merged - 0.1, answers }];
+    return [mode, { triples: floorOf(m.triples, m.sd.triples), merged: floorOf(m.merged, m.sd.merged), answers }];
   }),
 ) as Record<SchemaEnforcement, Yields>;
 
@@ -445,8 +468,13 @@ describe('the whole product with an uncooperative model', () => {
         const answers = Object.fromEntries(
           STRATEGIES.map((s) => [s, ms.filter((m) => m.answered.includes(s)).length / ms.length]),
         ) as Record<StrategyName, number>;
+        // The spread between seeds (sample standard deviation of a seed's share) is what MIN_YIELD's floors are sized by.
+        const sd = (share: (m: Measured) => number): number => {
+          const mean = sum(share) / ms.length;
+          return Math.sqrt(ms.reduce((n, m) => n + (share(m) - mean) ** 2, 0) / (ms.length - 1));
+        };
         console.log(
-          `uncooperative yields over ${ms.length} ${schema} seeds: triples ${triples.toFixed(3)}, merged ${merged.toFixed(3)}, answers ${JSON.stringify(answers)}`,
+          `uncooperative yields over ${ms.length} ${schema} seeds: triples ${triples.toFixed(3)} (sd ${sd((m) => m.kept / m.total).toFixed(3)}), merged ${merged.toFixed(3)} (sd ${sd((m) => m.merged / m.groups).toFixed(3)}), answers ${JSON.stringify(answers)}`,
         );
         // Soft: one run prints and checks every mode and strategy, whichever fails first.
         const floor = MIN_YIELD[schema];

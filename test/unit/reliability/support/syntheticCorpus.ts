@@ -6,6 +6,7 @@ import { NgramEmbedder, embedNearAnchors } from '../../../support/NgramEmbedder.
 import type { ScriptRule } from '../../../support/ScriptedLlm.js';
 import { SCRIPTED_REDUCE_RULE } from '../../../support/corpusScript.js';
 import { askedPairs } from '../../../support/disambiguatePrompt.js';
+import { summariseBatchRule } from '../../../support/summariseBatchPrompt.js';
 
 /**
  * A generated corpus of any size whose facts a scripted model can read back from the text itself:
@@ -219,9 +220,11 @@ export function syntheticDescription(source: string, relation: string, target: s
 
 /** ScriptedLlm rules answering every MDER prompt over a synthetic corpus like a perfect model. */
 export function syntheticRules(): ScriptRule[] {
+  // The "summary" is the chunk itself: the facts stay readable for map.
+  const summarise: ScriptRule = { prompt: 'ingest/summarise', reply: (v) => ({ text: v.chunk! }) };
   return [
-    // The "summary" is the chunk itself: the facts stay readable for map.
-    { prompt: 'ingest/summarise', reply: (v) => ({ text: v.chunk! }) },
+    summarise,
+    summariseBatchRule(summarise),
     { prompt: 'ingest/translate', reply: (v) => ({ text: v.chunk! }) },
     { prompt: 'mder/map', reply: (v) => ({ triples: syntheticTriples(v.chunk!) }) },
     {
