@@ -150,6 +150,8 @@ export function createMcpServer(engine: Engine): McpServer {
           question: query,
           strategy: 'vector',
           retrievalOnly: true,
+          // A search is not an answer: nothing goes to the history or the answers' graphs.
+          keep: false,
         })) as Answer;
         return { query, passages: citationsOf(answer) };
       }),

@@ -111,5 +111,10 @@ describe('threads over the Api', () => {
       ok: false,
       error: { code: 'INVALID_REQUEST' },
     });
+    // A turn of a thread is an answer kept: `keep: false` (a search, as MCP's) cannot be filed in one.
+    expect(await engine.call('qa:ask', { kb: 'odyssey', question: 'x', thread: 'new', keep: false })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_REQUEST' },
+    });
   });
 });

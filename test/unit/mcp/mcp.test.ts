@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentDetail } from '../../../src-main/engine/api/contract.js';
+import type { DocumentDetail, SparqlResult } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { createMcpServer, startMcpHttp, type McpHttpServer } from '../../../src-main/mcp.js';
 import { E2E_CORPUS_PATHS, e2eModels } from '../../support/e2eCorpus.js';
@@ -105,11 +105,22 @@ describe('MCP front door, as an MCP client calls it', () => {
   });
 
   it('ranks passages without generating, and refuses an update disguised as a query', async () => {
+    const history = async () => (await call<unknown[]>(engine, 'qa:history', { kb: 'odyssey' })).length;
+    const answerGraphs = async () => {
+      const { rows } = await call<SparqlResult>(engine, 'sparql:query', {
+        kb: 'odyssey',
+        query: 'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }',
+      });
+      return Number(rows[0]!['n']);
+    };
+    const [historyBefore, graphsBefore] = [await history(), await answerGraphs()];
     const { passages } = replyOf(
       await client.callTool({ name: 'search_passages', arguments: { kb: 'odyssey', query: 'Penelope weaving' } }),
     );
     expect(passages.length).toBeGreaterThan(0);
     expect(passages.every((p: { sources: unknown[] }) => p.sources.length > 0)).toBe(true);
+    // Read-only, as its annotation says: no history entry, no answer graph.
+    expect([await history(), await answerGraphs()]).toEqual([historyBefore, graphsBefore]);
 
     const count = replyOf(
       await client.callTool({

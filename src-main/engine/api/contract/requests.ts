@@ -195,6 +195,11 @@ export const requestSchemas = {
         .regex(/^[a-z]{2,3}$/)
         .optional(),
       retrievalOnly: z.boolean().default(false),
+      /**
+       * Whether the answer is kept: in the history, as data (its named graph) and in its thread.
+       * false writes nothing (MCP's read-only `search_passages`); it cannot go with `thread`.
+       */
+      keep: z.boolean().default(true),
       /** Files the answer as the next turn of this thread ('new': the first turn of a new one). */
       thread: z.union([id, z.literal('new')]).optional(),
       /** With `thread`: the standalone question to answer `question` as (from `qa:rewrite`, as the asker left it). Default: rewritten in the job. */

@@ -30,9 +30,14 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
   return {
     'qa:estimate': () => estimateQuestions(),
     'qa:ask': (request) => {
-      const { kb: name, question, strategy, retrievalOnly, thread, standalone } = request;
+      const { kb: name, question, strategy, retrievalOnly, keep, thread, standalone } = request;
       if (standalone !== undefined && thread === undefined)
         throw new PolyhopError('INVALID_REQUEST', 'qa:ask: a standalone question needs the thread it comes from');
+      if (!keep && thread !== undefined)
+        throw new PolyhopError(
+          'INVALID_REQUEST',
+          'qa:ask: an answer filed in a thread is kept (keep: false goes without thread)',
+        );
       const session = engine.kbs.get(name);
       // An unknown thread fails the call itself, before any job starts.
       const earlier = typeof thread === 'number' ? earlierTurns(session.kb, thread) : [];
@@ -72,14 +77,7 @@ export function qaHandlers(engine: Engine): Pick<Handlers, 'qa:ask' | 'qa:histor
             onContext: (ctx) => (context = ctx),
           },
         );
-        const historyId = session.kb.history.addHistory(asked, strategy, JSON.stringify(answer));
-        if (thread !== undefined) {
-          const filed =
-            thread === 'new' ? session.kb.threads.createThread(question) : session.kb.threads.thread(thread);
-          const turn = session.kb.threads.addTurn(filed.id, { question, standaloneQuestion: asked, historyId });
-          answer.thread = { id: filed.id, title: filed.title, turnId: turn.id, position: turn.position };
-        }
-        await recordAnswerGraph(engine, session, { historyId, answer, askedQuestion: question, context });
+        if (keep) await keepAnswer(engine, session, { answer, asked, question, strategy, thread, context });
         const { llmCalls, promptTokens, completionTokens, cacheHits } = answer.usage;
         progress({
           stage: 'answer',
@@ -142,6 +140,32 @@ export async function answerQuestion(
     ...(request.rewrite ? { rewrite: request.rewrite } : {}),
     ...uiLanguage(engine),
   });
+}
+
+/**
+ * Keeps an answer: in the history, as the next turn of its thread (a new one for 'new'), and as
+ * data, its PROV-O named graph (the thread turn written into the answer first, so the graph names it).
+ */
+async function keepAnswer(
+  engine: Engine,
+  session: KbSession,
+  kept: {
+    answer: Answer;
+    asked: string;
+    question: string;
+    strategy: StrategyName;
+    thread: number | 'new' | undefined;
+    context: QaContext | null;
+  },
+): Promise<void> {
+  const { answer, asked, question, strategy, thread, context } = kept;
+  const historyId = session.kb.history.addHistory(asked, strategy, JSON.stringify(answer));
+  if (thread !== undefined) {
+    const filed = thread === 'new' ? session.kb.threads.createThread(question) : session.kb.threads.thread(thread);
+    const turn = session.kb.threads.addTurn(filed.id, { question, standaloneQuestion: asked, historyId });
+    answer.thread = { id: filed.id, title: filed.title, turnId: turn.id, position: turn.position };
+  }
+  await recordAnswerGraph(engine, session, { historyId, answer, askedQuestion: question, context });
 }
 
 /** The models and settings a question over this KB is answered with (checks the KB's vectors and embedder first). */
