@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { DocumentPage, DocumentPageText, DocumentSource } from '../../src-main/engine/api/contract.js';
@@ -132,6 +133,9 @@ describeInBrowser('a citation into a PDF', () => {
       for (const box of boxes) expect(box).toMatchObject({ onSpan: true, onCanvas: true });
       for (const box of boxes) expect(box.width * box.height).toBeGreaterThan(20);
       expect(await marks.first().isVisible()).toBe(true);
+      // And painted: on a screenshot of the first mark most pixels carry the highlight's yellow tint
+      // (blue well below red), which neither white paper nor black or grey text has.
+      expect(await tintedShare(page, (await marks.first().boundingBox())!)).toBeGreaterThan(0.3);
       // Browser mode has no system viewer to open.
       expect(await page.getByTestId('open-in-viewer').count()).toBe(0);
       expect(appConsoleErrors(consoleErrors)).toEqual([]);
@@ -180,3 +184,15 @@ describeInBrowser('a citation into a PDF', () => {
     }
   });
 });
+
+/** The share of a screenshot clip's pixels tinted yellow, as the highlight paints them (blue 60 or more below red). */
+async function tintedShare(page: Page, clip: { x: number; y: number; width: number; height: number }): Promise<number> {
+  const image = await loadImage(await page.screenshot({ clip }));
+  const canvas = createCanvas(image.width, image.height);
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  const { data } = context.getImageData(0, 0, image.width, image.height);
+  let tinted = 0;
+  for (let i = 0; i < data.length; i += 4) if (data[i]! - data[i + 2]! >= 60) tinted++;
+  return tinted / (data.length / 4);
+}
