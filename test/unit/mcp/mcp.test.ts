@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentDetail, SparqlResult } from '../../../src-main/engine/api/contract.js';
+import type { DocumentDetail, HistoryEntry, SparqlResult } from '../../../src-main/engine/api/contract.js';
 import type { Engine } from '../../../src-main/engine/api/Engine.js';
 import { createMcpServer, startMcpHttp, type McpHttpServer } from '../../../src-main/mcp.js';
 import { E2E_CORPUS_PATHS, e2eModels } from '../../support/e2eCorpus.js';
@@ -90,6 +90,10 @@ describe('MCP front door, as an MCP client calls it', () => {
     );
     expect(reply.shortAnswer).toMatch(/Penelope/);
     expect(reply.answerLanguage).toBe('it');
+    // The explained answer is the one the Api kept in the history, with its [n] citations.
+    const [kept] = await call<HistoryEntry[]>(engine, 'qa:history', { kb: 'odyssey' });
+    expect(reply.answer).toBe(kept!.answer.text);
+    expect(reply.answer).toMatch(/Penelope.*\[\d+\]/s);
     expect(reply.citations.length).toBeGreaterThan(0);
     const sources = reply.citations.flatMap((c: { sources: unknown[] }) => c.sources);
     expect(sources.length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FollowUpRewrite } from '../../../src-main/engine/api/contract.js';
+import type { AnswerStaleness, FollowUpRewrite } from '../../../src-main/engine/api/contract.js';
 import { repoRoot } from '../../support/tempEngine.js';
 
 /**
@@ -17,7 +17,9 @@ const FILES = [
   join(SRC, 'components', 'PdfPage.tsx'),
   join(SRC, 'components', 'OpenInViewer.tsx'),
 ];
+// Keys the screens build at run time (`threads.how.${how}`, `threads.stale.${reason}`), one per value.
 const HOWS: FollowUpRewrite['how'][] = ['first-turn', 'model', 'fallback', 'asker'];
+const STALE_REASONS = Object.keys({ reindexed: true, removed: true } satisfies Record<AnswerStaleness['reason'], true>);
 
 const lookup = (tree: unknown, key: string): unknown =>
   key.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], tree);
@@ -29,6 +31,7 @@ const usedKeys = (): string[] => {
     for (const m of source.matchAll(/\bt\('((?:threads|ask)\.[\w.]+)'/g)) keys.add(m[1]!);
   }
   for (const how of HOWS) keys.add(`threads.how.${how}`);
+  for (const reason of STALE_REASONS) keys.add(`threads.stale.${reason}`);
   return [...keys].sort();
 };
 
