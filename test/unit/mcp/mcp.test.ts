@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -243,4 +244,52 @@ describe('MCP front door, as an MCP client calls it', () => {
     ]);
     await stdio.close();
   }, 120_000);
+
+  it("`polyhop mcp --http` prints its loopback URL and this run's token, and serves a client that sends it", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'polyhop.js'),
+        '--data-dir',
+        dataDir,
+        '--models-dir',
+        join(dataDir, 'models'),
+        'mcp',
+        '--http',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      let out = '';
+      const printed = await new Promise<RegExpExecArray>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += String(chunk);
+          const match =
+            /^Polyhop MCP server at (\S+)\nSend this run's token with every request: Authorization: Bearer ([0-9a-f]{64})\n/.exec(
+              out,
+            );
+          if (match) resolve(match);
+        });
+        void exited.then((code) => reject(new Error(`polyhop mcp --http exited (${code}) having printed: ${out}`)));
+        setTimeout(
+          () => reject(new Error(`polyhop mcp --http printed no URL and token in 90 s: ${out}`)),
+          90_000,
+        ).unref();
+      });
+      const [, url, token] = printed;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const remote = new Client({ name: 'http-assistant', version: '1.0.0' });
+      await remote.connect(
+        new StreamableHTTPClientTransport(new URL(url!), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      expect(replyOf(await remote.callTool({ name: 'list_knowledge_bases', arguments: {} }))[0].name).toBe('odyssey');
+      await remote.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0); // SIGTERM closes the server and ends the command
+  }, 200_000);
 });
