@@ -273,8 +273,8 @@ describe('MCP front door, as an MCP client calls it', () => {
         });
         void exited.then((code) => reject(new Error(`polyhop mcp --http exited (${code}) having printed: ${out}`)));
         setTimeout(
-          () => reject(new Error(`polyhop mcp --http printed no URL and token in 90 s: ${out}`)),
-          90_000,
+          () => reject(new Error(`polyhop mcp --http printed no URL and token in 150 s: ${out}`)),
+          150_000,
         ).unref();
       });
       const [, url, token] = printed;
