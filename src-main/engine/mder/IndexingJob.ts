@@ -152,7 +152,8 @@ export class IndexingJob {
         }
       },
       (refs) => (refs.length === 1 ? work.unitName(refs[0]!) : `${refs.length} chunks from ${work.unitName(refs[0]!)}`),
-      (refs) => refs[0]!.documentId,
+      // A batch that fails (its call refused) fails every document in it, not only the first.
+      (refs) => [...new Set(refs.map((r) => r.documentId))],
       { retryFailed: true },
     );
   }

@@ -60,7 +60,8 @@ export class StageRunner {
     units: readonly T[],
     run: (unit: T, signal: AbortSignal, retry: UnitRetry | null) => Promise<void>,
     name: (unit: T) => string,
-    documentOf?: (unit: T) => number,
+    /** The document a failed unit is recorded against; a unit of several documents (a Preprocess batch) fails each. */
+    documentOf?: (unit: T) => number | readonly number[],
     options: { retryFailed?: boolean } = {},
   ): Promise<void> {
     await this.stage(stage, units.length, async (tick) => {
@@ -86,11 +87,13 @@ export class StageRunner {
     });
   }
 
-  fail(stage: MderStage, failure: UnitFailure, documentId?: number): void {
+  /** One failed unit, recorded against each document it held (its own, or `failure.details.documentId`). */
+  fail(stage: MderStage, failure: UnitFailure, documents?: number | readonly number[]): void {
     this.#failures.push(failure);
     this.#stages[stage]!.failed++;
-    const docId = documentId ?? (failure.details.documentId as number | undefined);
-    if (docId !== undefined) this.#docFailures.set(docId, [...(this.#docFailures.get(docId) ?? []), failure]);
+    const ids = documents ?? (failure.details.documentId as number | undefined);
+    for (const docId of ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids)
+      this.#docFailures.set(docId, [...(this.#docFailures.get(docId) ?? []), failure]);
   }
 
   async stage(

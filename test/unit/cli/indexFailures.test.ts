@@ -17,8 +17,13 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'polyhop-cli-index-failures-'));
   mkdirSync(join(dir, 'models'));
   mkdirSync(join(dir, 'docs'));
-  writeFileSync(join(dir, 'docs', 'ithaca.txt'), 'Odysseus was the king of Ithaca. Penelope waited for him there.');
-  writeFileSync(join(dir, 'docs', 'troy.txt'), 'Priam was the king of Troy. Hector was his eldest son.');
+  // Sixteen one-chunk English documents: Preprocess asks them eight to a call (its default), so
+  // two units, each refused for the same reason.
+  for (let i = 1; i <= 16; i++)
+    writeFileSync(
+      join(dir, 'docs', `king${i}.txt`),
+      `King number ${i} ruled the island of Ithaca for ${i + 10} years.`,
+    );
   server = await startModelListServer({
     models: ['gen', 'emb'],
     embeddings: true,
@@ -49,8 +54,8 @@ describe('polyhop index when units fail', () => {
     expect(run.code).not.toBe(0);
     expect(run.out).not.toContain('Indexing done.');
     expect(run.err).toMatch(/ 2 of \d+ units failed/);
-    // Both documents' Preprocess units failed for the same reason: one line, counted.
-    expect(run.err).toMatch(/^ {2}2 × preprocess: .*HTTP 400.*model "gen" is not loaded$/m);
+    // Both Preprocess units (eight documents each) failed for the same reason: one line, counted.
+    expect(run.err).toMatch(/^ {2}2 × preprocess: ingest\/summarise-batch: .*HTTP 400.*model "gen" is not loaded$/m);
 
     // The job result carries the count (the Corpus screen reads it); JSON output exits non-zero too.
     const json = await polyhop('--json', 'index', '--kb', 'odyssey');
@@ -58,5 +63,11 @@ describe('polyhop index when units fail', () => {
     const printed = JSON.parse(json.out) as { status: string; result: { failed: number; units: number } };
     expect(printed.status).toBe('done');
     expect(printed.result.failed).toBe(2);
+    // A batch refused fails each of its eight documents, none left indexed without its text.
+    const docs = JSON.parse((await polyhop('--json', 'docs', '--kb', 'odyssey')).out) as {
+      rows: { status: string; error: string | null }[];
+    };
+    expect(docs.rows).toHaveLength(16);
+    for (const d of docs.rows) expect(d).toMatchObject({ status: 'error', error: expect.stringContaining('HTTP 400') });
   });
 });
