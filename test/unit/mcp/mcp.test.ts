@@ -224,17 +224,21 @@ describe('MCP front door, as an MCP client calls it', () => {
     });
   });
 
+  /** `polyhop mcp` run as a user runs it, over this suite's data directory. */
+  const polyhopMcpArgs = (...options: string[]): string[] => [
+    join(repoRoot, 'bin', 'polyhop.js'),
+    '--data-dir',
+    dataDir,
+    '--models-dir',
+    join(dataDir, 'models'),
+    'mcp',
+    ...options,
+  ];
+
   it('`polyhop mcp` speaks MCP on stdio (nothing else on stdout) over the same data directory', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [
-        join(repoRoot, 'bin', 'polyhop.js'),
-        '--data-dir',
-        dataDir,
-        '--models-dir',
-        join(dataDir, 'models'),
-        'mcp',
-      ],
+      args: polyhopMcpArgs(),
       stderr: 'pipe',
     });
     const stdio = new Client({ name: 'stdio-assistant', version: '1.0.0' });
@@ -246,19 +250,7 @@ describe('MCP front door, as an MCP client calls it', () => {
   }, 120_000);
 
   it("`polyhop mcp --http` prints its loopback URL and this run's token, and serves a client that sends it", async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        join(repoRoot, 'bin', 'polyhop.js'),
-        '--data-dir',
-        dataDir,
-        '--models-dir',
-        join(dataDir, 'models'),
-        'mcp',
-        '--http',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, polyhopMcpArgs('--http'), { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       let out = '';
